@@ -1,0 +1,1 @@
+"""citewise.embed."""

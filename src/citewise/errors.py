@@ -1,0 +1,61 @@
+"""The citewise exception tree. Every message says what to do next.
+
+::
+
+    CitewiseError                 shown to the user as is
+    ├── ConfigError               a bad setting or option
+    ├── IngestError               one file could not be ingested (the batch goes on)
+    │   ├── UnsupportedFormatError  its content is not a format we read
+    │   └── LimitExceededError      it is larger than a configured limit
+    ├── ModelError                an embedding model is missing, corrupt or fails
+    ├── StoreError                the index cannot be opened or written
+    │   ├── IndexMismatchError      the index was built with another embedder/chunker
+    │   └── NotFoundError           a document id is not in the index
+    └── BackendUnavailable        an optional dependency is not installed
+"""
+
+from __future__ import annotations
+
+
+class CitewiseError(Exception):
+    """Base of every error citewise raises on purpose; its message is meant for the user."""
+
+
+class ConfigError(CitewiseError):
+    """A setting, option or argument is invalid."""
+
+
+class IngestError(CitewiseError):
+    """One input file could not be ingested. Carries the path for the per-file report."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class UnsupportedFormatError(IngestError):
+    """The file's content does not match any format citewise reads."""
+
+
+class LimitExceededError(IngestError):
+    """The file is over a configured limit (size, pages, blocks)."""
+
+
+class ModelError(CitewiseError):
+    """An embedding model cannot be found, fails its checksum, or fails to run."""
+
+
+class StoreError(CitewiseError):
+    """The index cannot be opened, migrated or written."""
+
+
+class IndexMismatchError(StoreError):
+    """The index was built with a different embedder or chunker than the one configured."""
+
+
+class NotFoundError(StoreError):
+    """A document id is not in the index."""
+
+
+class BackendUnavailable(CitewiseError):
+    """An optional dependency is missing; the message names the extra to install."""

@@ -1,0 +1,178 @@
+"""Value types shared by every stage. All frozen: a value never changes after it is made.
+
+Offsets (``start``/``end``) are character offsets into :attr:`ParsedDocument.text`, the
+normalized text a loader produces, so ``parsed.text[block.start:block.end] == block.text``
+and the same holds for chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockKind = Literal["heading", "text", "table", "code", "list"]
+SearchMode = Literal["bm25", "dense", "hybrid"]
+SEARCH_MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural unit of a parsed document.
+
+    ``heading_path`` is the chain of enclosing headings (outermost first); for a heading block
+    it includes the heading itself. ``anchor`` is the id of the nearest enclosing element that
+    has one (HTML ``id``, Markdown heading slug, ``page-N`` for PDF), for ``source#anchor``.
+    Tables are rendered one row per line, cells separated by `` | ``; the first
+    ``header_lines`` lines are the header, repeated when a table is split.
+    """
+
+    kind: BlockKind
+    text: str
+    start: int
+    end: int
+    heading_path: tuple[str, ...] = ()
+    anchor: str | None = None
+    level: int = 0
+    page: int | None = None
+    header_lines: int = 0
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """What a :class:`~citewise.protocols.Loader` returns: text, structure and file metadata.
+
+    ``metadata`` holds what the file itself says (front matter, ``<meta>``, PDF info), e.g.
+    ``title``, ``owner``, ``groups``, ``tenant``, ``source_url``, ``updated_at``.
+    """
+
+    title: str
+    text: str
+    blocks: tuple[Block, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    pages: int | None = None
+    format: str = "text"
+
+
+@dataclass(frozen=True)
+class Document:
+    """A governed document as the index stores it (without its text).
+
+    ``version`` starts at 1 and grows each time the content hash changes.
+    ``content_hash`` is the sha256 of the normalized text plus title.
+    ``acl_groups`` are the groups allowed to read it; an empty set means nobody can.
+    """
+
+    doc_id: str
+    title: str
+    content_hash: str
+    tenant: str
+    acl_groups: frozenset[str]
+    version: int = 1
+    source_url: str | None = None
+    owner: str | None = None
+    updated_at: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable passage.
+
+    ``chunk_id`` is derived from doc_id, offsets and text hash (stable across re-ingest of the
+    same content). ``text_for_embedding`` is title + heading path + text; ``embed_hash`` is the
+    sha256 of it, the key of the embedding cache. ``section_id`` identifies the parent section
+    (for small-to-large expansion).
+    """
+
+    chunk_id: str
+    doc_id: str
+    ordinal: int
+    text: str
+    text_for_embedding: str
+    embed_hash: str
+    start: int
+    end: int
+    heading_path: tuple[str, ...] = ()
+    anchor: str | None = None
+    section_id: str | None = None
+    token_count: int = 0
+    kind: BlockKind = "text"
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is asking. A chunk is visible only if its document is in ``tenant`` and shares at
+    least one group with ``groups``. No groups means nothing is visible."""
+
+    tenant: str = "default"
+    groups: frozenset[str] = frozenset()
+    name: str | None = None
+
+    @classmethod
+    def of(cls, groups: str | list[str] | tuple[str, ...] | frozenset[str] | None,
+           tenant: str = "default", name: str | None = None) -> Principal:
+        """Build from a comma-separated string or a list of group names."""
+        if groups is None:
+            items: list[str] = []
+        elif isinstance(groups, str):
+            items = [g.strip() for g in groups.split(",")]
+        else:
+            items = [str(g).strip() for g in groups]
+        return cls(tenant=tenant, groups=frozenset(g for g in items if g), name=name)
+
+
+@dataclass(frozen=True)
+class ScoredId:
+    """One entry of a ranked list from a single signal: 1-based rank and raw score."""
+
+    chunk_id: str
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its document and how each signal ranked it.
+
+    ``signals`` maps a signal name (``bm25``, ``dense``) to its :class:`ScoredId`; a signal
+    missing from the map did not return the chunk in its top-N.
+    """
+
+    rank: int
+    score: float
+    chunk: Chunk
+    document: Document
+    signals: Mapping[str, ScoredId] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        """``source_url#anchor`` (or doc_id when the document has no URL)."""
+        base = self.document.source_url or self.document.doc_id
+        return f"{base}#{self.chunk.anchor}" if self.chunk.anchor else base
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits plus what the search did, for ``--explain``."""
+
+    hits: tuple[Hit, ...]
+    mode: str
+    filter: str
+    candidates: Mapping[str, int] = field(default_factory=dict)
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The identity of an index: what built it. A query with another embedder is refused."""
+
+    schema_version: int
+    embedder_id: str
+    embedder_dim: int
+    chunker_hash: str
+    chunker_params: Mapping[str, Any]
+    created_at: str
+    package_version: str
