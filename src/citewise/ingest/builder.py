@@ -1,0 +1,105 @@
+"""Assemble blocks into a :class:`~citewise.types.ParsedDocument` with exact offsets.
+
+Every loader emits blocks in document order through a :class:`DocumentBuilder`; the
+builder joins them with a blank line, so ``text[block.start:block.end] == block.text``
+holds by construction, keeps the heading stack (``heading_path``) and enforces
+``limits.max_blocks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from citewise.errors import IngestError, LimitExceededError
+from citewise.types import Block, BlockKind, ParsedDocument
+
+SEPARATOR = "\n\n"
+DEFAULT_MAX_BLOCKS = 50_000
+
+
+class DocumentBuilder:
+    """Collects blocks for one document; see the module docstring."""
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+        self._parts: list[str] = []
+        self._blocks: list[Block] = []
+        self._length = 0
+        self._headings: list[tuple[int, str, str | None]] = []
+        self._first_by_level: dict[int, str] = {}
+        self._path: tuple[str, ...] = ()
+        self._anchor: str | None = None
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        """The enclosing headings at this point, outermost first."""
+        return self._path
+
+    @property
+    def section_anchor(self) -> str | None:
+        """The anchor of the nearest enclosing heading that has one."""
+        return self._anchor
+
+    def first_heading(self, level: int | None = None) -> str | None:
+        """The first heading seen of ``level`` (or of any level, the highest first)."""
+        if level is not None:
+            return self._first_by_level.get(level)
+        return next((self._first_by_level[k] for k in sorted(self._first_by_level)), None)
+
+    def heading(self, text: str, level: int, *, anchor: str | None = None,
+                page: int | None = None, inherit: bool = True) -> None:
+        """Open a section: pop headings of the same or a deeper level, push this one.
+
+        The heading block's anchor is ``anchor``; when that is None and ``inherit`` is set,
+        the anchor of the nearest enclosing heading that has one.
+        """
+        if not text:
+            return
+        level = min(max(level, 1), 6)
+        while self._headings and self._headings[-1][0] >= level:
+            self._headings.pop()
+        self._headings.append((level, text, anchor))
+        self._path = tuple(text for _, text, _ in self._headings)
+        self._anchor = next((a for _, _, a in reversed(self._headings) if a), None)
+        self._first_by_level.setdefault(level, text)
+        block_anchor = self._anchor if inherit else anchor
+        self.add("heading", text, anchor=block_anchor, page=page, level=level)
+
+    def add(self, kind: BlockKind, text: str, *, anchor: str | None = None,
+            page: int | None = None, level: int = 0, header_lines: int = 0) -> None:
+        """Append one block; empty (whitespace-only) text is ignored."""
+        if not text.strip():
+            return
+        if len(self._blocks) >= self.max_blocks:
+            raise LimitExceededError(
+                f"more than {self.max_blocks} blocks (limits.max_blocks); "
+                "split the document or raise limits.max_blocks")
+        if self._parts:
+            self._parts.append(SEPARATOR)
+            self._length += len(SEPARATOR)
+        start = self._length
+        self._parts.append(text)
+        self._length += len(text)
+        self._blocks.append(Block(
+            kind=kind, text=text, start=start, end=self._length,
+            heading_path=self._path, anchor=anchor, level=level, page=page,
+            header_lines=header_lines))
+
+    def build(self, *, title: str, fmt: str, metadata: Mapping[str, Any] | None = None,
+              pages: int | None = None, empty_hint: str = "") -> ParsedDocument:
+        """Freeze the document; raise :class:`IngestError` when it holds no text at all."""
+        if not self._blocks:
+            hint = empty_hint or "check that the file has content"
+            raise IngestError(f"no extractable text; {hint}")
+        return ParsedDocument(
+            title=title, text="".join(self._parts), blocks=tuple(self._blocks),
+            metadata=dict(metadata or {}), pages=pages, format=fmt)
+
+
+def pick_title(*candidates: object, fallback: str) -> str:
+    """The first candidate that is a non-blank string (collapsed), else ``fallback``."""
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.strip():
+            return " ".join(candidate.split())
+    return fallback

@@ -1,0 +1,259 @@
+"""HTML loader (selectolax/lexbor): the readable content of a page as structured blocks.
+
+Dropped: ``script style noscript template svg iframe`` everywhere; page chrome ``nav aside
+form footer`` and any ``header`` that is not inside ``<article>``/``<main>``. Kept: headings
+h1–h6, paragraphs, ``pre`` (verbatim code), lists (``- item``/``1. item`` lines), tables
+(``a | b`` rows; ``header_lines`` = rows in ``<thead>``, else leading all-``<th>`` rows),
+blockquotes and loose text in containers.
+
+Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
+of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
+the heading), whichever starts later in the document; an ``<a name>`` marker acts as an
+id for the rest of its container. ``None`` when there is none, so ``page.html#anchor``
+always points at the block's own section.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.content import decode_text
+from citewise.ingest.normalize import collapse, verbatim
+from citewise.types import ParsedDocument
+
+STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed"]
+SKIP_TAGS = frozenset({"nav", "aside", "form", "footer", "button", "select", "textarea",
+                       "dialog", "canvas", "head", "title", "meta", "link"})
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+INLINE_TAGS = frozenset({
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+    "em", "font", "i", "img", "ins", "kbd", "label", "mark", "q", "s", "samp", "small",
+    "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "picture"})
+_KEEP_HEADER_IN = ("article", "main")
+_MAX_DEPTH = 200
+
+
+class HtmlLoader:
+    """Loads ``.html``/``.htm`` files; see the module docstring for what is kept."""
+
+    format = "html"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        """Parse UTF-8 HTML bytes into blocks; raises IngestError for bad bytes/no text."""
+        tree = LexborHTMLParser(decode_text(data, "HTML"))
+        metadata = _head_metadata(tree)
+        tree.strip_tags(STRIP_TAGS)
+        for br in tree.css("br"):
+            br.replace_with("\n")
+        builder = DocumentBuilder(self.max_blocks)
+        root = tree.body or tree.root
+        if root is not None:
+            _Walker(builder).container(root, None, 0)
+        title_node = tree.css_first("head > title") or tree.css_first("title")
+        title = pick_title(title_node.text() if title_node else None,
+                           builder.first_heading(1), builder.first_heading(),
+                           fallback=path.stem)
+        return builder.build(title=title, fmt=self.format, metadata=metadata,
+                             empty_hint="the page has no visible text outside navigation")
+
+
+def fragment_text(markup: str) -> str:
+    """Visible text of an HTML fragment (scripts/styles dropped), e.g. a Markdown HTML block."""
+    tree = LexborHTMLParser(markup)
+    tree.strip_tags(STRIP_TAGS)
+    root = tree.body or tree.root
+    return root.text(deep=True, separator=" ") if root is not None else ""
+
+
+def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
+    """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url."""
+    metadata: dict[str, str] = {}
+    for meta in tree.css("meta[name]"):
+        name = (meta.attrs.get("name") or "").strip().lower()
+        content = collapse(meta.attrs.get("content") or "")
+        if name == "author" and content:
+            metadata.setdefault("owner", content)
+    for link in tree.css("link[rel]"):
+        rels = (link.attrs.get("rel") or "").lower().split()
+        href = (link.attrs.get("href") or "").strip()
+        if "canonical" in rels and href:
+            metadata.setdefault("source_url", href)
+    return metadata
+
+
+def _anchor_of(node: LexborNode) -> str | None:
+    """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
+    value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
+    if not value or not value.strip():
+        return None
+    return value.strip()
+
+
+def _is_element(node: LexborNode) -> bool:
+    return not node.tag.startswith("-")
+
+
+Scope = tuple[int, str] | None  # (sequence number where the id starts, the id)
+
+
+class _Walker:
+    """Recursive descent over the DOM, emitting blocks through the builder.
+
+    Anchor rule: of the nearest enclosing element with an id (or ``<a name>`` earlier in the
+    same container) and the nearest enclosing heading with an id, the one that starts later
+    in the document wins. Sequence numbers give "later".
+    """
+
+    def __init__(self, builder: DocumentBuilder) -> None:
+        self.builder = builder
+        self.seq = 0
+        self.headings: list[tuple[int, int, str | None]] = []  # (level, seq, own id)
+
+    def _scope(self, ident: str | None, outer: Scope) -> Scope:
+        if not ident:
+            return outer
+        self.seq += 1
+        return (self.seq, ident)
+
+    def _anchor(self, scope: Scope) -> str | None:
+        best = scope
+        for _, seq, ident in reversed(self.headings):
+            if ident:
+                if best is None or seq > best[0]:
+                    best = (seq, ident)
+                break
+        return best[1] if best else None
+
+    def container(self, node: LexborNode, scope: Scope, depth: int,
+                  in_article: bool = False) -> None:
+        """Walk a container's children: flush loose inline text, dispatch block children."""
+        inline: list[str] = []
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                inline.append(child.text_content or "")
+            elif not _is_element(child) or tag in SKIP_TAGS:
+                continue
+            elif tag in INLINE_TAGS:
+                marker = _anchor_of(child) if tag == "a" else None
+                if marker:
+                    self._flush(inline, scope)
+                    scope = self._scope(marker, scope)
+                inline.append(child.text(deep=True))
+            elif tag == "header" and not in_article:
+                continue
+            else:
+                self._flush(inline, scope)
+                self._block(child, scope, depth, in_article)
+        self._flush(inline, scope)
+
+    def _flush(self, inline: list[str], scope: Scope) -> None:
+        if inline:
+            self.builder.add("text", collapse("".join(inline)), anchor=self._anchor(scope))
+            inline.clear()
+
+    def _block(self, node: LexborNode, outer: Scope, depth: int, in_article: bool) -> None:
+        """Emit one block-level element (or descend into a container)."""
+        tag = node.tag
+        scope = self._scope(_anchor_of(node), outer)
+        if tag in HEADINGS:
+            self._heading(node, HEADINGS[tag], scope)
+        elif tag == "p" or depth >= _MAX_DEPTH:
+            self.builder.add("text", collapse(node.text(deep=True)), anchor=self._anchor(scope))
+        elif tag == "pre":
+            self.builder.add("code", verbatim(node.text(deep=True)), anchor=self._anchor(scope))
+        elif tag in ("ul", "ol"):
+            self.builder.add("list", "\n".join(_list_lines(node, 0)), anchor=self._anchor(scope))
+        elif tag == "table":
+            self._table(node, self._anchor(scope))
+        else:
+            self.container(node, scope, depth + 1, in_article or tag in _KEEP_HEADER_IN)
+
+    def _heading(self, node: LexborNode, level: int, scope: Scope) -> None:
+        text = collapse(node.text(deep=True))
+        if not text:
+            return
+        inner = node.css_first("a[id], a[name]")
+        own = _anchor_of(node) or (_anchor_of(inner) if inner is not None else None)
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.seq += 1
+        self.headings.append((level, self.seq, own))
+        self.builder.heading(text, level, anchor=own or self._anchor(scope), inherit=False)
+
+    def _table(self, node: LexborNode, anchor: str | None) -> None:
+        caption = node.css_first("caption")
+        if caption is not None:
+            self.builder.add("text", collapse(caption.text(deep=True)), anchor=anchor)
+        rows, header_lines = _table_rows(node)
+        self.builder.add("table", "\n".join(rows), anchor=anchor, header_lines=header_lines)
+
+
+def _table_rows(table: LexborNode) -> tuple[list[str], int]:
+    """Rows of this table (not of nested ones) as ``a | b`` lines, and the header row count."""
+    rows: list[str] = []
+    in_thead = 0
+    leading_th = 0
+    counting_th = True
+    for row in table.css("tr"):
+        if _owner_table(row) != table.mem_id:
+            continue
+        cells = [c for c in row.iter() if c.tag in ("th", "td")]
+        if not cells:
+            continue
+        rows.append(" | ".join(collapse(c.text(deep=True)) for c in cells))
+        parent = row.parent
+        in_thead += parent is not None and parent.tag == "thead"
+        counting_th = counting_th and all(c.tag == "th" for c in cells)
+        leading_th += counting_th
+    header_lines = in_thead or leading_th
+    return rows, min(header_lines, len(rows))
+
+
+def _owner_table(node: LexborNode) -> int | None:
+    parent = node.parent
+    while parent is not None and parent.tag != "table":
+        parent = parent.parent
+    return parent.mem_id if parent is not None else None
+
+
+def _list_lines(node: LexborNode, depth: int) -> list[str]:
+    """``- item`` (or ``3. item``) lines; nested lists and ``pre`` indented under their item."""
+    ordered = node.tag == "ol"
+    number = _int_attr(node, "start", 1)
+    indent = "  " * depth
+    lines: list[str] = []
+    for item in node.iter():
+        if item.tag != "li":
+            continue
+        parts: list[str] = []
+        nested: list[str] = []
+        for child in item.iter(include_text=True):
+            if child.tag in ("ul", "ol") and depth < _MAX_DEPTH:
+                nested.extend(_list_lines(child, depth + 1))
+            elif child.tag == "pre":
+                code = verbatim(child.text(deep=True))
+                nested.extend(f"{indent}  {line}".rstrip() for line in code.split("\n"))
+            elif child.tag == "-text":
+                parts.append(child.text_content or "")
+            elif _is_element(child) and child.tag not in SKIP_TAGS:
+                text = child.text(deep=True)
+                parts.append(text if child.tag in INLINE_TAGS else f" {text} ")
+        marker = f"{number}." if ordered else "-"
+        number += 1
+        lines.append(f"{indent}{marker} {collapse(''.join(parts))}".rstrip())
+        lines.extend(nested)
+    return lines
+
+
+def _int_attr(node: LexborNode, name: str, default: int) -> int:
+    try:
+        return int((node.attrs.get(name) or "").strip())
+    except ValueError:
+        return default

@@ -1,0 +1,133 @@
+"""Document metadata: YAML front matter and the normalised key set every source maps to.
+
+Normalised keys (whatever the source spelled): ``title``, ``owner``, ``groups`` (always a
+list of strings; ``acl_groups`` is accepted as an alias, and a comma-separated string is
+split), ``tenant``, ``source_url`` (alias ``url``), ``updated_at`` (ISO 8601 string),
+``doc_id``. Any other key is kept, converted to JSON-safe values (dates become ISO strings).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from citewise.errors import IngestError
+from citewise.ingest.normalize import one_line
+
+STRING_KEYS = ("title", "owner", "tenant", "source_url", "doc_id", "updated_at")
+_ALIASES = {"acl_groups": "groups", "url": "source_url"}
+_FENCE = "---"
+_FENCE_ENDS = ("---", "...")
+
+
+def normalize_metadata(raw: Mapping[Any, Any]) -> dict[str, Any]:
+    """Map raw key/values (front matter, sidecar line, ``<meta>``) to the normalised keys.
+
+    Raises :class:`IngestError` (without location; callers prefix it) for a value of the
+    wrong type, or for an alias that contradicts its key (``url`` vs ``source_url``).
+    """
+    out: dict[str, Any] = {}
+    for raw_key, value in raw.items():
+        key = str(raw_key).strip().lower().replace("-", "_")
+        key = _ALIASES.get(key, key)
+        norm = _normalize_value(key, value)
+        if key in out and out[key] != norm:
+            raise IngestError(
+                f"both {key!r} and its alias give different values; keep only one")
+        out[key] = norm
+    return out
+
+
+def _normalize_value(key: str, value: Any) -> Any:
+    if key == "groups":
+        return normalize_groups(value)
+    if key in STRING_KEYS:
+        if isinstance(value, dt.date | dt.datetime):
+            return value.isoformat()
+        if value is None or isinstance(value, Mapping | list | tuple):
+            raise IngestError(f"{key!r} must be a single value, got {type(value).__name__}")
+        return str(value).strip()
+    return json_safe(value)
+
+
+def normalize_groups(value: Any) -> list[str]:
+    """Groups as a de-duplicated list of non-empty strings, from a list or "a, b" string."""
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+    else:
+        raise IngestError(
+            "'groups' must be a list or a comma-separated string, "
+            f"got {type(value).__name__}")
+    groups: list[str] = []
+    for item in items:
+        if isinstance(item, Mapping | list | tuple) or item is None:
+            raise IngestError("'groups' items must be plain names like staff or hr")
+        name = str(item).strip()
+        if name and name not in groups:
+            groups.append(name)
+    return groups
+
+
+def json_safe(value: Any) -> Any:
+    """Dates to ISO strings, tuples/sets to lists, other non-JSON scalars to strings."""
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
+    """Split ``---`` YAML front matter off a Markdown text.
+
+    Returns ``(metadata, body, body_first_line)`` where ``body_first_line`` is the 1-based
+    line of the file where ``body`` starts. Without front matter: ``({}, text, 1)``.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != _FENCE:
+        return {}, text, 1
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in _FENCE_ENDS:
+            meta = parse_front_matter("\n".join(lines[1:index]))
+            return meta, "\n".join(lines[index + 1:]), index + 2
+    raise IngestError(
+        "front matter opened by '---' on line 1 is never closed; "
+        "add a closing '---' line after the YAML")
+
+
+def parse_front_matter(source: str) -> dict[str, Any]:
+    """Parse the YAML between the fences into normalised metadata (line numbers in errors)."""
+    try:
+        data = yaml.safe_load(source)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 2 if mark is not None else 2
+        raise IngestError(
+            f"invalid YAML front matter at line {line}: {one_line(exc.problem or exc)}; "
+            "fix that line (key: value pairs between the --- lines)") from None
+    except yaml.YAMLError as exc:
+        raise IngestError(
+            f"invalid YAML front matter: {one_line(exc)}; fix the lines between the ---"
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise IngestError(
+            f"front matter must be key: value pairs, got a {type(data).__name__}; "
+            "write it as 'title: ...' lines between the --- lines")
+    try:
+        return normalize_metadata(data)
+    except IngestError as exc:
+        raise IngestError(f"front matter: {exc}") from None

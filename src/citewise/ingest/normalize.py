@@ -1,0 +1,56 @@
+"""Whitespace and line normalisation shared by every loader.
+
+Prose collapses to single spaces; code keeps its lines and indentation; error messages are
+forced onto one line so a per-file report stays one row per file.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_HSPACE = re.compile(r"[^\S\n]+")
+_RARE_BREAKS = ("\u2028", "\u2029", "\x85")
+_BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
+
+
+def unify_newlines(text: str) -> str:
+    """Turn CRLF, CR and Unicode line separators into ``\\n``."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for brk in _RARE_BREAKS:
+        if brk in text:
+            text = text.replace(brk, "\n")
+    return text
+
+
+def collapse(text: str) -> str:
+    """Prose: every run of whitespace (newlines included) becomes one space; NFC-normalised."""
+    return unicodedata.normalize("NFC", " ".join(text.split()))
+
+
+def clean_lines(text: str) -> str:
+    """Keep line breaks, collapse spaces inside each line, drop blank lines."""
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return unicodedata.normalize("NFC", "\n".join(line for line in lines if line))
+
+
+def verbatim(text: str) -> str:
+    """Code: keep indentation and inner blank lines; drop trailing spaces and outer blank lines."""
+    lines = [line.rstrip() for line in unify_newlines(text).split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def paragraphs(text: str) -> list[str]:
+    """Split on blank lines (lines holding only whitespace)."""
+    return [p for p in _BLANK_LINES.split(text) if p.strip()]
+
+
+def one_line(message: object, limit: int = 200) -> str:
+    """Squash any text (e.g. a third-party exception) onto one short line."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

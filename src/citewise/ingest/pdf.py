@@ -1,0 +1,120 @@
+"""PDF loader (pypdf): text blocks per page, anchored ``page=N`` for ``file.pdf#page=N``.
+
+Each page's extracted text is split on blank lines into ``text`` blocks (often one per
+page), with ``page`` set (1-based) and anchor ``page=N``, the standard PDF open parameter
+(RFC 8118), so ``file.pdf#page=3`` opens the cited page. Truncated, corrupt and encrypted
+files, and files over ``limits.max_pages``, raise one-line errors before any text is used.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from pypdf import PasswordType, PdfReader
+
+from citewise.errors import IngestError, LimitExceededError
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.content import check_pdf_header
+from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines
+from citewise.types import ParsedDocument
+
+DEFAULT_MAX_PAGES = 2000
+EOF_WINDOW = 1024  # Acrobat requires %%EOF within the last 1024 bytes
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_CORRUPT_HINT = "the file is damaged; re-export or re-download it"
+# Placeholders some producers write (reportlab: "untitled"/"anonymous"): not real metadata.
+_PLACEHOLDERS = frozenset({"untitled", "anonymous", "unknown", "(unspecified)", "none"})
+
+
+class PdfLoader:
+    """Loads ``.pdf`` files; see the module docstring."""
+
+    format = "pdf"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
+                 max_pages: int = DEFAULT_MAX_PAGES) -> None:
+        self.max_blocks = max_blocks
+        self.max_pages = max_pages
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        """Extract page text; raises IngestError for truncated/corrupt/encrypted PDFs."""
+        check_pdf_header(data)
+        if b"%%EOF" not in data[-EOF_WINDOW:]:
+            raise IngestError(
+                "PDF is truncated (no %%EOF end marker); re-download or re-export the file")
+        reader = _open(data)
+        count = _page_count(reader)
+        if count > self.max_pages:
+            raise LimitExceededError(
+                f"PDF has {count} pages, over limits.max_pages ({self.max_pages}); "
+                "split the PDF or raise limits.max_pages")
+        builder = DocumentBuilder(self.max_blocks)
+        for number in range(1, count + 1):
+            for para in paragraphs(_page_text(reader, number)):
+                builder.add("text", clean_lines(para), page=number, anchor=f"page={number}")
+        metadata = _info(reader)
+        title = pick_title(metadata.get("title"), fallback=path.stem)
+        return builder.build(
+            title=title, fmt=self.format, metadata=metadata, pages=count,
+            empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")
+
+
+def _open(data: bytes) -> PdfReader:
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        encrypted = reader.is_encrypted
+    except Exception as exc:  # pypdf raises many types on damaged input
+        raise IngestError(f"cannot parse PDF ({one_line(exc)}); {_CORRUPT_HINT}") from None
+    if encrypted:
+        try:
+            opened = reader.decrypt("") != PasswordType.NOT_DECRYPTED
+        except Exception:  # e.g. AES without the optional crypto dependency
+            opened = False
+        if not opened:
+            raise IngestError(
+                "PDF is encrypted (password-protected); save an unencrypted copy "
+                "and ingest that")
+    return reader
+
+
+def _page_count(reader: PdfReader) -> int:
+    try:
+        count = len(reader.pages)
+    except Exception as exc:
+        raise IngestError(
+            f"cannot read the PDF page tree ({one_line(exc)}); {_CORRUPT_HINT}") from None
+    if count == 0:
+        raise IngestError(f"PDF has no pages; {_CORRUPT_HINT}")
+    return count
+
+
+def _page_text(reader: PdfReader, number: int) -> str:
+    try:
+        text = reader.pages[number - 1].extract_text() or ""
+    except Exception as exc:
+        raise IngestError(
+            f"cannot extract text from page {number} ({one_line(exc)}); {_CORRUPT_HINT}"
+        ) from None
+    return _CONTROL.sub("", unify_newlines(text))
+
+
+def _info(reader: PdfReader) -> dict[str, Any]:
+    """``/Title`` → title, ``/Author`` → owner, ``/ModDate`` → updated_at (when present)."""
+    out: dict[str, Any] = {}
+    try:
+        info = reader.metadata
+        if info is None:
+            return out
+        for key, value in (("title", info.title), ("owner", info.author)):
+            text = " ".join(str(value or "").split())
+            if text and text.lower() not in _PLACEHOLDERS:
+                out[key] = text
+        modified = info.modification_date
+        if modified is not None:
+            out["updated_at"] = modified.isoformat()
+    except Exception:  # a damaged info dictionary must not sink an otherwise good file
+        return out
+    return out

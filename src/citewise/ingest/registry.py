@@ -1,0 +1,125 @@
+"""Pick a loader for a file and guard it: size before reading, content against its suffix.
+
+``load_file`` is the one entry point the ingest pipeline needs. It stats the file first
+(nothing is read when it is over ``limits.max_file_bytes``), chooses the loader from the
+suffix, and lets the loader validate the bytes (UTF-8 text, ``%PDF-`` header). A file
+without a known suffix is sniffed: PDF by its magic bytes, HTML by its doctype, and a file
+with no suffix at all as plain text.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from citewise.config import LimitSettings
+from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
+from citewise.ingest.content import PDF_MAGIC, describe_binary, looks_like_html
+from citewise.ingest.html import HtmlLoader
+from citewise.ingest.markdown import MarkdownLoader
+from citewise.ingest.pdf import PdfLoader
+from citewise.ingest.text import TextLoader
+from citewise.protocols import Loader
+from citewise.types import ParsedDocument
+
+FORMAT_BY_SUFFIX: dict[str, str] = {
+    ".md": "markdown", ".markdown": "markdown",
+    ".html": "html", ".htm": "html",
+    ".txt": "text", ".text": "text", ".rst": "text",
+    ".pdf": "pdf",
+}
+SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
+
+
+def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
+    """The loader for a format name (``markdown``, ``html``, ``text``, ``pdf``)."""
+    limits = limits or LimitSettings()
+    if fmt == "markdown":
+        return MarkdownLoader(max_blocks=limits.max_blocks)
+    if fmt == "html":
+        return HtmlLoader(max_blocks=limits.max_blocks)
+    if fmt == "text":
+        return TextLoader(max_blocks=limits.max_blocks)
+    if fmt == "pdf":
+        return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages)
+    raise UnsupportedFormatError(
+        f"unknown format {fmt!r}; use one of: html, markdown, pdf, text")
+
+
+def load_file(path: Path, limits: LimitSettings | None = None) -> ParsedDocument:
+    """Load one file into a :class:`ParsedDocument`.
+
+    Raises :class:`LimitExceededError` when the file is over ``limits.max_file_bytes``
+    (checked with ``os.stat`` before reading), :class:`UnsupportedFormatError` when its
+    content is not what its suffix says, and :class:`IngestError` for anything else that
+    makes it unreadable. Every error carries ``path`` and a one-line message.
+    """
+    limits = limits or LimitSettings()
+    path = Path(path)
+    try:
+        data = _read_limited(path, limits.max_file_bytes)
+        return load_bytes(data, path, limits)
+    except IngestError as exc:
+        if exc.path is None:
+            exc.path = str(path)
+        raise
+
+
+def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> ParsedDocument:
+    """Like :func:`load_file` for bytes already in memory (e.g. an upload named ``path``)."""
+    limits = limits or LimitSettings()
+    path = Path(path)
+    if len(data) > limits.max_file_bytes:
+        raise _too_big(len(data), limits.max_file_bytes, path)
+    fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower()) or sniff_format(data, path)
+    return make_loader(fmt, limits).load(data, path)
+
+
+def sniff_format(data: bytes, path: Path) -> str:
+    """Guess the format of a file whose suffix is not a supported one, or raise."""
+    if data.startswith(PDF_MAGIC):
+        return "pdf"
+    suffix = path.suffix.lower()
+    known = describe_binary(data)
+    if known is None and b"\x00" not in data[:8192]:
+        if looks_like_html(data[:4096].decode("utf-8", errors="ignore")):
+            return "html"
+        if not suffix:
+            return "text"
+    what = f" ({known})" if known else ""
+    raise UnsupportedFormatError(
+        f"unsupported file type {suffix or '(no suffix)'}{what}; supported: "
+        f"{', '.join(SUPPORTED_SUFFIXES)}; convert the file or leave it out")
+
+
+def _read_limited(path: Path, max_bytes: int) -> bytes:
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise IngestError(f"cannot read file: {exc.strerror or exc}; check the path") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise IngestError("not a regular file; pass a file (directories are walked by ingest)")
+    if info.st_size > max_bytes:
+        raise _too_big(info.st_size, max_bytes, path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise IngestError(
+            f"cannot read file: {exc.strerror or exc}; check its permissions") from None
+    if len(data) > max_bytes:  # grew between stat and read
+        raise _too_big(len(data), max_bytes, path)
+    return data
+
+
+def _too_big(size: int, max_bytes: int, path: Path) -> LimitExceededError:
+    return LimitExceededError(
+        f"file is {_human(size)}, over limits.max_file_bytes ({_human(max_bytes)}); "
+        "split it or raise limits.max_file_bytes", path=str(path))
+
+
+def _human(size: int) -> str:
+    if size < 1024 * 1024:
+        return f"{size} bytes"
+    return f"{size / (1024 * 1024):.1f} MiB"

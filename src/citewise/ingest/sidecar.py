@@ -1,0 +1,89 @@
+"""Sidecar metadata: a JSONL file that sets owner, groups, tenant, … for ingested files.
+
+Each non-blank line is one JSON object with ``path`` (relative to the ingest root, POSIX
+separators) or ``doc_id``, plus any metadata keys (normalised like front matter, see
+:mod:`citewise.ingest.metadata`). Sidecar values are meant to override what the file
+itself says. Example line::
+
+    {"path": "compensation-bands.md", "groups": ["hr"], "owner": "people-ops@example.com"}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.ingest.metadata import normalize_metadata
+from citewise.ingest.normalize import one_line
+
+
+def read_sidecar(path: Path) -> dict[str, dict[str, Any]]:
+    """Read a JSONL sidecar into ``{path or doc_id: normalised metadata}``.
+
+    The key is the entry's ``path`` (normalised: ``./`` dropped, POSIX separators) when it
+    has one, else its ``doc_id``; ``path`` itself is not repeated in the value, ``doc_id``
+    is. Raises :class:`IngestError` naming the file and line for any bad line.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(
+            f"cannot read sidecar {path}: {one_line(exc.strerror or exc)}; "
+            "check the --meta path", path=str(path)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(
+            f"{path.name}: invalid UTF-8 at byte {exc.start}; re-save the file as UTF-8",
+            path=str(path)) from None
+    entries: dict[str, dict[str, Any]] = {}
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path.name} line {number}"
+        key, meta = _parse_line(line, where, path)
+        if key in entries:
+            raise IngestError(
+                f"{where}: duplicate entry for {key!r} (first on line {first_line[key]}); "
+                "merge the two lines", path=str(path))
+        entries[key], first_line[key] = meta, number
+    return entries
+
+
+def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any]]:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); "
+            "write one JSON object per line", path=str(path)) from None
+    if not isinstance(obj, dict):
+        raise IngestError(
+            f"{where}: expected a JSON object like {{\"path\": ..., \"groups\": [...]}}, "
+            f"got {type(obj).__name__}", path=str(path))
+    rel = obj.pop("path", None)
+    try:
+        meta = normalize_metadata(obj)
+    except IngestError as exc:
+        raise IngestError(f"{where}: {exc}", path=str(path)) from None
+    if rel is not None:
+        return _relative_key(rel, where, path), meta
+    if meta.get("doc_id"):
+        return str(meta["doc_id"]), meta
+    raise IngestError(
+        f"{where}: no \"path\" or \"doc_id\"; add one to say which document it describes",
+        path=str(path))
+
+
+def _relative_key(rel: Any, where: str, path: Path) -> str:
+    if not isinstance(rel, str) or not rel.strip():
+        raise IngestError(f"{where}: \"path\" must be a non-empty string", path=str(path))
+    posix = PurePosixPath(rel.strip().replace("\\", "/"))
+    if posix.is_absolute() or ".." in posix.parts:
+        raise IngestError(
+            f"{where}: \"path\" {rel!r} must be relative to the ingest root, "
+            "without '..'", path=str(path))
+    return posix.as_posix()

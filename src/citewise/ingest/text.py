@@ -1,0 +1,63 @@
+"""Plain-text loader (``.txt``, ``.text``, ``.rst``): paragraphs split on blank lines.
+
+Lines inside a paragraph are kept (spaces collapsed within each line). A paragraph of one
+line underlined (and optionally overlined) with ``=``, ``-``, ``~``, … is a heading, as in
+reStructuredText and setext Markdown; levels follow the order the underline styles first
+appear. Plain text has no deep links, so anchors are None.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.content import decode_text
+from citewise.ingest.normalize import clean_lines, collapse, paragraphs
+from citewise.types import ParsedDocument
+
+_UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
+
+
+class TextLoader:
+    """Loads plain UTF-8 text; see the module docstring."""
+
+    format = "text"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        """Split UTF-8 text into paragraph (and underlined heading) blocks."""
+        text = decode_text(data, "plain")
+        builder = DocumentBuilder(self.max_blocks)
+        styles: list[tuple[str, bool]] = []
+        for para in paragraphs(text):
+            heading = _underlined_heading(para)
+            if heading is None:
+                builder.add("text", clean_lines(para))
+                continue
+            title, style = heading
+            if style not in styles:
+                styles.append(style)
+            builder.heading(title, min(styles.index(style) + 1, 6))
+        title = pick_title(builder.first_heading(), fallback=path.stem)
+        return builder.build(title=title, fmt=self.format,
+                             empty_hint="the file is empty or only whitespace")
+
+
+def _underlined_heading(para: str) -> tuple[str, tuple[str, bool]] | None:
+    """``(title, (underline char, overlined))`` for a heading paragraph, else None."""
+    lines = [line.strip() for line in para.strip("\n").split("\n")]
+    overlined = len(lines) == 3 and _is_rule(lines[0]) and lines[0] == lines[2]
+    if overlined:
+        lines = lines[1:]
+    if len(lines) != 2 or not _is_rule(lines[1]) or _is_rule(lines[0]):
+        return None
+    title = collapse(lines[0])
+    if not title or len(lines[1]) < min(len(title), 3):
+        return None
+    return title, (lines[1][0], overlined)
+
+
+def _is_rule(line: str) -> bool:
+    return len(line) >= 3 and line[0] in _UNDERLINE_CHARS and line == line[0] * len(line)

@@ -1,0 +1,248 @@
+"""Structure produced by each loader: blocks, headings, anchors, tables, code, pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.ingest import SUPPORTED_SUFFIXES, load_file
+from citewise.ingest.html import HtmlLoader
+from citewise.ingest.markdown import MarkdownLoader
+from citewise.ingest.pdf import PdfLoader
+from citewise.ingest.text import TextLoader
+from citewise.protocols import Loader
+
+MARKDOWN = """\
+# Travel Guide
+
+Intro   text
+wrapped *over* two lines.
+
+## Booking Flights!
+
+- Economy up to **6 hours**
+- Premium economy
+  1. over 6 hours
+  2. with approval
+
+```python
+def fare(hours):
+    if hours > 6:
+        return "premium"
+
+    return "economy"
+```
+
+| Duration | Class |
+|----------|-------|
+| <= 6 h   | Economy |
+| > 6 h    | Premium |
+
+### Hotels & Meals
+
+> Caps apply per night.
+
+## Booking Flights!
+
+Second section with the same title.
+"""
+
+
+def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return path
+
+
+def _kinds(parsed):
+    return [b.kind for b in parsed.blocks]
+
+
+def test_every_loader_satisfies_the_protocol():
+    for loader in (MarkdownLoader(), HtmlLoader(), TextLoader(), PdfLoader()):
+        assert isinstance(loader, Loader)
+    assert {".md", ".markdown", ".html", ".htm", ".txt", ".pdf"} <= set(SUPPORTED_SUFFIXES)
+
+
+def test_markdown_blocks_headings_and_anchors(tmp_path, check_offsets):
+    parsed = load_file(_write(tmp_path, "travel.md", MARKDOWN))
+    check_offsets(parsed)
+    assert parsed.format == "markdown"
+    assert parsed.title == "Travel Guide"
+    assert _kinds(parsed) == ["heading", "text", "heading", "list", "code", "table",
+                              "heading", "text", "heading", "text"]
+    h1, intro, h2, lst, code, table, h3, quote, h2b, last = parsed.blocks
+    assert (h1.level, h1.heading_path, h1.anchor) == (1, ("Travel Guide",), "travel-guide")
+    assert intro.text == "Intro text wrapped over two lines."
+    assert intro.heading_path == ("Travel Guide",) and intro.anchor == "travel-guide"
+    assert h2.heading_path == ("Travel Guide", "Booking Flights!")
+    assert h2.anchor == "booking-flights"
+    assert lst.text == ("- Economy up to 6 hours\n- Premium economy\n"
+                        "  1. over 6 hours\n  2. with approval")
+    assert lst.anchor == "booking-flights"
+    assert h3.heading_path == ("Travel Guide", "Booking Flights!", "Hotels & Meals")
+    assert h3.anchor == "hotels--meals"  # GitHub keeps both spaces around the dropped '&'
+    assert quote.text == "Caps apply per night." and quote.anchor == "hotels--meals"
+    assert h2b.heading_path == ("Travel Guide", "Booking Flights!")
+    assert h2b.anchor == "booking-flights-1" and last.anchor == "booking-flights-1"
+
+
+def test_markdown_code_is_verbatim_and_table_has_header(tmp_path):
+    parsed = load_file(_write(tmp_path, "travel.md", MARKDOWN))
+    code = next(b for b in parsed.blocks if b.kind == "code")
+    assert code.text == ('def fare(hours):\n    if hours > 6:\n        return "premium"\n\n'
+                         '    return "economy"')
+    table = next(b for b in parsed.blocks if b.kind == "table")
+    assert table.text.split("\n") == ["Duration | Class", "<= 6 h | Economy", "> 6 h | Premium"]
+    assert table.header_lines == 1
+
+
+def test_markdown_without_headings_uses_the_file_stem(tmp_path, check_offsets):
+    parsed = load_file(_write(tmp_path, "notes-2024.md", "Just one paragraph.\n"))
+    check_offsets(parsed)
+    assert parsed.title == "notes-2024"
+    assert parsed.blocks[0].heading_path == () and parsed.blocks[0].anchor is None
+
+
+HTML = """<!doctype html><html><head>
+<title>Tern Manual</title>
+<meta name="author" content="Docs Team">
+<link rel="canonical" href="https://docs.example/tern">
+<style>p { color: red }</style><script>var tracking = "SECRET-SCRIPT";</script>
+</head><body>
+<header>Site banner</header>
+<nav><ul><li><a href="/">Home</a></li><li>Products</li></ul></nav>
+<main>
+<h1>Operator Manual</h1>
+<p>Intro with <b>bold</b>
+   and   <a href="#x">a link</a>.</p>
+<section id="errors">
+  <h2>Error codes</h2>
+  <table>
+    <thead><tr><th>Code</th><th>Meaning</th></tr></thead>
+    <tbody><tr><td>E42</td><td>Lift overload</td></tr><tr><td>E12</td><td>Lost</td></tr></tbody>
+  </table>
+  <h3 id="reset">Resetting</h3>
+  <pre><code>ternctl reset --robot TRN-1
+    --force</code></pre>
+  <ul><li>Check the deck</li><li>Press <em>RESUME</em><ol><li>hold 2 s</li></ol></li></ul>
+</section>
+<section>
+  <h2>Charging</h2>
+  <p>No id anywhere here.</p>
+  <a name="legacy"></a><p>After a named anchor.</p>
+  <blockquote><p>Quoted tip.</p></blockquote>
+</section>
+</main>
+<aside>Related pages</aside><form><input name="q"><button>Search</button></form>
+<footer>Copyright footer</footer><noscript>Enable JS</noscript>
+</body></html>"""
+
+
+def test_html_drops_chrome_and_keeps_structure(tmp_path, check_offsets):
+    parsed = load_file(_write(tmp_path, "manual.html", HTML))
+    check_offsets(parsed)
+    assert parsed.format == "html" and parsed.title == "Tern Manual"
+    for dropped in ("SECRET-SCRIPT", "Site banner", "Home", "Products", "Related pages",
+                    "Copyright footer", "Enable JS", "Search", "color: red"):
+        assert dropped not in parsed.text
+    assert parsed.metadata == {"owner": "Docs Team", "source_url": "https://docs.example/tern"}
+    assert _kinds(parsed) == ["heading", "text", "heading", "table", "heading", "code",
+                              "list", "heading", "text", "text", "text"]
+    intro = parsed.blocks[1]
+    assert intro.text == "Intro with bold and a link."
+
+
+def test_html_anchors_come_from_ids(tmp_path):
+    blocks = load_file(_write(tmp_path, "manual.html", HTML)).blocks
+    by_text = {b.text.split("\n")[0]: b for b in blocks}
+    assert by_text["Operator Manual"].anchor is None
+    assert by_text["Error codes"].anchor == "errors"  # enclosing <section id>
+    assert by_text["Code | Meaning"].anchor == "errors"
+    assert by_text["Resetting"].anchor == "reset"  # heading's own id
+    assert by_text["ternctl reset --robot TRN-1"].anchor == "reset"  # preceding heading id
+    assert by_text["No id anywhere here."].anchor is None
+    assert by_text["After a named anchor."].anchor == "legacy"  # <a name>
+    assert by_text["Quoted tip."].anchor == "legacy"
+    assert by_text["Resetting"].heading_path == ("Operator Manual", "Error codes", "Resetting")
+    assert by_text["Quoted tip."].heading_path == ("Operator Manual", "Charging")
+
+
+def test_html_tables_lists_and_code(tmp_path):
+    blocks = load_file(_write(tmp_path, "manual.html", HTML)).blocks
+    table = next(b for b in blocks if b.kind == "table")
+    assert table.text == "Code | Meaning\nE42 | Lift overload\nE12 | Lost"
+    assert table.header_lines == 1
+    code = next(b for b in blocks if b.kind == "code")
+    assert code.text == "ternctl reset --robot TRN-1\n    --force"
+    lst = next(b for b in blocks if b.kind == "list")
+    assert lst.text == "- Check the deck\n- Press RESUME\n  1. hold 2 s"
+
+
+def test_html_table_without_thead_counts_leading_th_rows(tmp_path):
+    html = ("<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr>"
+            "<tr><td>x<table><tr><td>nested</td></tr></table></td><td>y</td></tr></table>")
+    parsed = load_file(_write(tmp_path, "t.htm", html))
+    table = parsed.blocks[0]
+    assert table.kind == "table" and table.header_lines == 1
+    assert table.text.split("\n") == ["A | B", "1 | 2", "xnested | y"]
+
+
+def test_html_article_header_is_kept_and_title_falls_back_to_h1(tmp_path, check_offsets):
+    html = ("<body><header><a href='/'>Logo</a></header><article><header>"
+            "<h1 id='post'>Release 4.3</h1></header><p>Body text.</p>"
+            "<footer>share buttons</footer></article></body>")
+    parsed = load_file(_write(tmp_path, "post.html", html))
+    check_offsets(parsed)
+    assert parsed.title == "Release 4.3"
+    assert [b.text for b in parsed.blocks] == ["Release 4.3", "Body text."]
+    assert parsed.blocks[1].anchor == "post"
+
+
+def test_text_paragraphs_and_underlined_headings(tmp_path, check_offsets):
+    text = ("Office Guide\n============\n\nOpen   from 07:00\nto 20:00.\n\n\n"
+            "Parking\n-------\n\n40 spaces.\n   \nBikes in the basement.\n")
+    parsed = load_file(_write(tmp_path, "guide.txt", text))
+    check_offsets(parsed)
+    assert parsed.format == "text" and parsed.title == "Office Guide"
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("heading", "Office Guide"), ("text", "Open from 07:00\nto 20:00."),
+        ("heading", "Parking"), ("text", "40 spaces."), ("text", "Bikes in the basement.")]
+    assert parsed.blocks[2].level == 2
+    assert parsed.blocks[3].heading_path == ("Office Guide", "Parking")
+    assert all(b.anchor is None for b in parsed.blocks)
+
+
+def test_text_crlf_and_bom_are_normalised(tmp_path, check_offsets):
+    parsed = load_file(_write(tmp_path, "a.txt", b"\xef\xbb\xbfline one\r\nline two\r\n\r\nnext"))
+    check_offsets(parsed)
+    assert parsed.text == "line one\nline two\n\nnext"
+
+
+def test_pdf_pages_anchor_and_title(tmp_path, make_pdf, check_offsets):
+    data = make_pdf([["Incident response", "", "Call the on-call engineer."],
+                     ["Severity SEV1: acknowledge within 10 minutes."]],
+                    title="Incident Response Procedure")
+    parsed = load_file(_write(tmp_path, "ir.pdf", data))
+    check_offsets(parsed)
+    assert parsed.format == "pdf" and parsed.pages == 2
+    assert parsed.title == "Incident Response Procedure"
+    assert parsed.metadata["title"] == "Incident Response Procedure"
+    assert {b.page for b in parsed.blocks} == {1, 2}
+    for block in parsed.blocks:
+        assert block.anchor == f"page={block.page}" and block.kind == "text"
+    page2 = [b.text for b in parsed.blocks if b.page == 2]
+    assert page2 == ["Severity SEV1: acknowledge within 10 minutes."]
+    assert "Call the on-call engineer." in parsed.text
+
+
+def test_pdf_without_title_uses_stem(tmp_path, make_pdf):
+    parsed = load_file(_write(tmp_path, "scan-0042.pdf", make_pdf([["hello"]])))
+    assert parsed.title == "scan-0042"
+
+
+def test_pdf_owner_password_only_still_loads(tmp_path, make_pdf):
+    from reportlab.lib.pdfencrypt import StandardEncryption
+
+    encrypt = StandardEncryption("", ownerPassword="owner-secret", canPrint=0)
+    parsed = load_file(_write(tmp_path, "locked.pdf", make_pdf([["open text"]], encrypt=encrypt)))
+    assert parsed.text == "open text"
