@@ -1,0 +1,70 @@
+"""Turn a draft into a :class:`~citewise.types.Chunk`: ids, hashes and the embedding text.
+
+Formulas (``H`` = sha256 hex digest of the UTF-8 bytes, ``\\0`` = the NUL character):
+
+* ``chunk_id   = H(f"{doc_id}\\0{start}\\0{end}\\0{H(text)}")[:32]``
+* ``section_id = H(f"{doc_id}\\0section\\0{section_start}")[:16]``
+* ``text_for_embedding = title + "\\n" + " > ".join(heading_path) + "\\n\\n" + text``, where an
+  empty title or path is left out with its newline, and the path is left out when it is
+  just ``(title,)``; with neither, it is ``text`` alone.
+* ``embed_hash = H(text_for_embedding)`` (full 64 hex digits).
+
+``kind`` is the one kind of the chunk's non-heading blocks, ``"text"`` when they mix kinds,
+and ``"heading"`` for a chunk of headings only. ``anchor`` and ``page`` are the first block's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from citewise.chunk.draft import Draft
+from citewise.types import BlockKind, Chunk
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_id(doc_id: str, start: int, end: int, text: str) -> str:
+    return sha256_hex(f"{doc_id}\x00{start}\x00{end}\x00{sha256_hex(text)}")[:32]
+
+
+def section_id(doc_id: str, section_start: int) -> str:
+    return sha256_hex(f"{doc_id}\x00section\x00{section_start}")[:16]
+
+
+def text_for_embedding(title: str, heading_path: tuple[str, ...], text: str) -> str:
+    path = " > ".join(heading_path)
+    head = "\n".join(p for p in (title, "" if path == title else path) if p)
+    return f"{head}\n\n{text}" if head else text
+
+
+def chunk_kind(draft: Draft) -> BlockKind:
+    kinds = {b.kind for b in draft.blocks if b.kind != "heading"}
+    if not kinds:
+        return "heading"
+    return kinds.pop() if len(kinds) == 1 else "text"
+
+
+def make_chunk(draft: Draft, doc_id: str, ordinal: int, title: str, token_count: int) -> Chunk:
+    """The chunk for ``draft`` (formulas in the module docstring); ``token_count`` is the
+    count of ``draft.text``."""
+    path = draft.section.heading_path
+    embed_text = text_for_embedding(title, path, draft.text)
+    first = draft.blocks[0]
+    return Chunk(
+        chunk_id=chunk_id(doc_id, draft.start, draft.end, draft.text),
+        doc_id=doc_id,
+        ordinal=ordinal,
+        text=draft.text,
+        text_for_embedding=embed_text,
+        embed_hash=sha256_hex(embed_text),
+        start=draft.start,
+        end=draft.end,
+        heading_path=path,
+        anchor=first.anchor,
+        section_id=section_id(doc_id, draft.section.start),
+        token_count=token_count,
+        kind=chunk_kind(draft),
+        page=first.page,
+    )

@@ -1,0 +1,78 @@
+"""Split a document's blocks into sections, the units chunks never cross.
+
+Rules, applied in order:
+
+1. **Split.** A section is a heading block plus the blocks after it up to the next heading.
+   Blocks before the first heading form a *preamble* section whose heading path is the first
+   block's own ``heading_path`` (``()`` or the title, as the loader set it).
+2. **Heading-only sections merge forward.** A section holding only heading blocks (a heading
+   directly followed by another heading) is prepended to the next section. The merged section
+   takes the *next* section's heading path: for the usual parent→child case (``# Guide`` then
+   ``## Install``) that is the deeper path; when an empty heading is followed by a sibling or a
+   shallower heading, the content still belongs to the later heading, so its path is kept too.
+   A heading-only section at the very end of the document stays as it is.
+3. **Small sections merge with the next sibling.** A section of fewer than ``min_tokens``
+   tokens absorbs the next section when both begin with a heading, share the same parent path
+   (``heading_path[:-1]``) and the sum fits ``chunk_tokens``. The merged section's heading path
+   is that common parent path, because its text now holds both headings; its ``start`` is the
+   first one's. Merging repeats while the merged section stays under ``min_tokens`` and fits.
+   Preambles never merge this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citewise.chunk.draft import Counted, Section
+
+
+def build_sections(blocks: Sequence[Counted], chunk_tokens: int,
+                   min_tokens: int) -> list[Section]:
+    """Rules 1–3 of the module docstring, in order."""
+    sections = merge_heading_only(split_sections(blocks))
+    return merge_small_siblings(sections, chunk_tokens, min_tokens)
+
+
+def split_sections(blocks: Sequence[Counted]) -> list[Section]:
+    """Rule 1: cut before every heading block."""
+    groups: list[list[Counted]] = []
+    for counted in blocks:
+        if counted.block.kind == "heading" or not groups:
+            groups.append([])
+        groups[-1].append(counted)
+    return [_section(group) for group in groups]
+
+
+def merge_heading_only(sections: Sequence[Section]) -> list[Section]:
+    """Rule 2: prepend heading-only sections to the section after them."""
+    out: list[Section] = []
+    carry: tuple[Counted, ...] = ()
+    for i, section in enumerate(sections):
+        if carry:
+            section = Section(carry + section.blocks, section.heading_path, section.parent)
+            carry = ()
+        if section.heading_only and i + 1 < len(sections):
+            carry = section.blocks
+            continue
+        out.append(section)
+    return out
+
+
+def merge_small_siblings(sections: Sequence[Section], chunk_tokens: int,
+                         min_tokens: int) -> list[Section]:
+    """Rule 3: a section under ``min_tokens`` absorbs its next sibling if the sum fits."""
+    out: list[Section] = []
+    for section in sections:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.tokens < min_tokens and prev.headed and section.headed
+                and prev.parent == section.parent
+                and prev.tokens + section.tokens <= chunk_tokens):
+            out[-1] = Section(prev.blocks + section.blocks, prev.parent, prev.parent)
+        else:
+            out.append(section)
+    return out
+
+
+def _section(blocks: list[Counted]) -> Section:
+    path = blocks[0].block.heading_path
+    return Section(tuple(blocks), path, path[:-1])

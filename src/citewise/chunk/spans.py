@@ -1,0 +1,95 @@
+"""Cut a span of text into smaller spans: lines, sentences, words.
+
+Every function takes ``(text, start, end)`` and returns ``(start, end)`` pairs of absolute
+offsets into ``text``, in order, without leading/trailing whitespace, never overlapping. The
+chunker uses them as cut points, so a piece of text is always a slice ``text[start:end]``.
+
+Sentence rule (a deliberately small regex splitter): a sentence ends after ``.``, ``!`` or ``?``
+(plus any closing quotes/brackets) followed by whitespace and then an uppercase letter, a
+digit, or an opening quote/bracket; or after ``。！？`` (no whitespace needed). A ``.`` does
+not end a sentence when the word before it is
+
+* in :data:`ABBREVIATIONS` (``vs.``, ``Dr.``, ``et al.``, ``approx.`` ...),
+* in :data:`NUMBER_ABBREVIATIONS` and a digit follows (``Fig. 2``, ``No. 5``, ``pp. 3``),
+* dotted letters such as ``e.g.``, ``i.e.``, ``U.S.``, or
+* a single capital letter, an initial (``J. Smith``).
+
+Decimals (``3.14``) never split because no whitespace follows the dot.
+"""
+
+from __future__ import annotations
+
+import re
+
+Span = tuple[int, int]
+
+_LINE = re.compile(r"[^\n]*\S[^\n]*")
+_WORD = re.compile(r"\S+")
+_BOUNDARY = re.compile(
+    r"[.!?]+[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[À-ÖØ-Þ])"  # Latin: punctuation, space, capital
+    r"|[。！？]+[」』）]*\s*"  # CJK full stops need no space
+)
+_DOTTED = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]?$")
+_NEXT_CHAR = re.compile(r"\S")
+# Always abbreviations: never end a sentence.
+ABBREVIATIONS = frozenset({
+    "al", "approx", "ca", "cf", "co", "corp", "dept", "dr", "gen", "inc", "jr", "lt",
+    "ltd", "mr", "mrs", "ms", "mt", "prof", "rev", "sr", "st", "vs",
+})
+# Abbreviations only before a number ("Fig. 2", "No. 5", "pp. 3-4"): "... said no. 5 ..." is rare,
+# "... said no. Then ..." is not.
+NUMBER_ABBREVIATIONS = frozenset({
+    "apr", "aug", "ch", "dec", "eq", "eqs", "feb", "fig", "figs", "jan", "jul", "jun", "mar",
+    "no", "nos", "nov", "oct", "p", "pp", "ref", "refs", "sec", "secs", "sep", "sept", "tab",
+    "vol", "vols",
+})
+
+
+def line_spans(text: str, start: int, end: int) -> list[Span]:
+    """Lines that contain a non-space character; a span starts at the line's first column
+    (indentation kept) and ends at the newline."""
+    return [m.span() for m in _LINE.finditer(text, start, end)]
+
+
+def word_spans(text: str, start: int, end: int) -> list[Span]:
+    """Maximal runs of non-whitespace."""
+    return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[Span]:
+    """Sentences by the rule in the module docstring."""
+    spans: list[Span] = []
+    pos = start
+    for m in _BOUNDARY.finditer(text, start, end):
+        if _is_abbreviation(text, pos, m.start()):
+            continue
+        _append_trimmed(spans, text, pos, m.end())
+        pos = m.end()
+    _append_trimmed(spans, text, pos, end)
+    return spans
+
+
+def _is_abbreviation(text: str, pos: int, dot: int) -> bool:
+    """Whether the ``.`` at ``dot`` closes an abbreviation rather than a sentence."""
+    if text[dot] != ".":
+        return False
+    begin = dot
+    while begin > pos and not text[begin - 1].isspace():
+        begin -= 1
+    word = text[begin:dot].lstrip("(\"'“‘[")
+    if len(word) == 1 and word.isupper():
+        return True
+    word = word.lower()
+    if word in ABBREVIATIONS or _DOTTED.match(word):
+        return True
+    nxt = _NEXT_CHAR.search(text, dot + 1)
+    return word in NUMBER_ABBREVIATIONS and nxt is not None and nxt.group().isdigit()
+
+
+def _append_trimmed(spans: list[Span], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        spans.append((start, end))

@@ -1,0 +1,108 @@
+"""Split one block that is alone larger than ``chunk_tokens`` into several drafts.
+
+``lead`` is the run of heading blocks just before the block (its section's heading lines, when
+nothing else came between); it is placed at the front of the first draft so a heading is never
+a chunk of its own, and it is never repeated.
+
+* **Prose** (``text``, ``list``): cut into units, each counted once — a list by lines, then
+  sentences, then words; text by sentences, then words — refining only units still larger
+  than ``chunk_tokens``. Windows of ≤ ``chunk_tokens`` with ≈ ``overlap_tokens`` overlap
+  are planned from the unit counts (:func:`~citewise.chunk.window.plan_windows`). A window's
+  text is the slice from its first unit's start to its last unit's end.
+* **Code**: cut between lines only, windows without overlap. A single line longer than the
+  budget stays whole.
+* **Table**: cut between rows only. Every draft starts with the ``header_lines`` header rows.
+  The first draft is a contiguous slice (lead + header + its rows). A continued draft's
+  ``text`` is ``header + "\\n" + rows`` while ``start``/``end`` span only its rows, so its text
+  is *not* a slice of the document. Budgets: header + rows (+ lead for the first) ≤
+  ``chunk_tokens``, at least one row per draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from citewise.chunk.draft import Counted, Draft, Section
+from citewise.chunk.spans import Span, line_spans, sentence_spans, word_spans
+from citewise.chunk.window import group_greedy, plan_windows
+from citewise.types import Block
+
+Count = Callable[[str], int]
+Splitter = Callable[[str, int, int], list[Span]]
+_PROSE_SPLITTERS: dict[str, tuple[Splitter, ...]] = {
+    "list": (line_spans, sentence_spans, word_spans),
+    "text": (sentence_spans, word_spans),
+}
+
+
+def split_block(text: str, item: Counted, lead: Sequence[Counted], section: Section,
+                budget: int, overlap: int, count: Count) -> list[Draft]:
+    """Drafts for one oversized block, dispatched on its kind (see the module docstring)."""
+    kind = item.block.kind
+    if kind == "table":
+        return _split_table(text, item, lead, section, budget, count)
+    if kind == "code":
+        splitters: tuple[Splitter, ...] = (line_spans,)
+        overlap = 0
+    else:
+        splitters = _PROSE_SPLITTERS.get(kind, _PROSE_SPLITTERS["text"])
+    units = refine(text, (item.block.start, item.block.end), item.tokens, splitters,
+                   budget, count)
+    spans = [(c.block.start, c.block.end) for c in lead] + [s for s, _ in units]
+    tokens = [c.tokens for c in lead] + [t for _, t in units]
+    drafts = []
+    for i, j in plan_windows(tokens, budget, overlap, floor=len(lead)):
+        start, end = spans[i][0], spans[j - 1][1]
+        used = tuple(c.block for c in lead[i:j]) + ((item.block,) if j > len(lead) else ())
+        drafts.append(Draft(text[start:end], start, end, sum(tokens[i:j]), used, section))
+    return drafts
+
+
+def refine(text: str, span: Span, tokens: int, splitters: Sequence[Splitter], budget: int,
+           count: Count) -> list[tuple[Span, int]]:
+    """Cut ``span`` with the first splitter, then recursively cut every piece still over
+    ``budget`` with the next one; returns ``(span, tokens)`` pairs. A piece that no splitter
+    can cut further is kept whole, even if over budget."""
+    if tokens <= budget or not splitters:
+        return [(span, tokens)]
+    pieces = splitters[0](text, *span)
+    if len(pieces) <= 1 and len(splitters) > 1:
+        return refine(text, span, tokens, splitters[1:], budget, count)
+    out: list[tuple[Span, int]] = []
+    for piece in pieces:
+        out.extend(refine(text, piece, count(text[piece[0]:piece[1]]), splitters[1:], budget,
+                          count))
+    return out
+
+
+def _split_table(text: str, item: Counted, lead: Sequence[Counted], section: Section,
+                 budget: int, count: Count) -> list[Draft]:
+    block = item.block
+    lines = line_spans(text, block.start, block.end)
+    lead_tokens = sum(c.tokens for c in lead)
+    header, rows = lines[:block.header_lines], lines[block.header_lines:]
+    if not rows:
+        start = lead[0].block.start if lead else block.start
+        return [Draft(text[start:block.end], start, block.end, lead_tokens + item.tokens,
+                      _blocks(lead, block), section)]
+    head_text = text[header[0][0]:header[-1][1]] if header else ""
+    head_tokens = count(head_text) if header else 0
+    row_tokens = [count(text[s:e]) for s, e in rows]
+    groups = group_greedy(row_tokens, budget - head_tokens - lead_tokens, budget - head_tokens)
+    drafts = []
+    for n, (i, j) in enumerate(groups):
+        end, tokens = rows[j - 1][1], head_tokens + sum(row_tokens[i:j])
+        if n == 0:
+            start = lead[0].block.start if lead else block.start
+            drafts.append(Draft(text[start:end], start, end, lead_tokens + tokens,
+                                _blocks(lead, block), section))
+            continue
+        start = rows[i][0]
+        body = text[start:end]
+        drafts.append(Draft(f"{head_text}\n{body}" if header else body, start, end, tokens,
+                            (block,), section))
+    return drafts
+
+
+def _blocks(lead: Sequence[Counted], block: Block) -> tuple[Block, ...]:
+    return tuple(c.block for c in lead) + (block,)
