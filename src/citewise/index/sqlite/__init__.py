@@ -1,1 +1,5 @@
-"""citewise.index.sqlite."""
+"""citewise.index.sqlite: the embedded backend (one SQLite file, FTS5 BM25, exact dense)."""
+
+from citewise.index.sqlite.store import SQLiteStore
+
+__all__ = ["SQLiteStore"]

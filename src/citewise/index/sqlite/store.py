@@ -1,0 +1,226 @@
+"""``SQLiteStore``: the embedded :class:`~citewise.protocols.Store`, one SQLite file.
+
+Documents, chunks, ACLs, vectors, the FTS5 index and the manifest live in one WAL-mode file
+(schema: :mod:`citewise.index.sqlite.migrations`). Lexical search is FTS5 BM25 with the ACL in
+the MATCH (:mod:`.fts`); dense search is exact filtered search over an in-process matrix
+(:mod:`.vectors`); hydration repeats the ACL predicate in SQL (:mod:`.rows`).
+
+One connection per store object, opened on first use and guarded by a lock, so a store may be
+shared between threads. Several processes may open the same file: writes serialise on SQLite's
+write lock (5 s busy timeout) and readers see each commit on their next call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citewise.errors import StoreError
+from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
+from citewise.index.sqlite import fts, rows, writes
+from citewise.index.sqlite.acl import describe_principal, resolve_principal
+from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.vectors import DenseIndex
+from citewise.protocols import DocumentWrite, StoreCounts
+from citewise.retrieve.analyze import query_terms
+from citewise.types import Chunk, Document, Manifest, Principal, ScoredId
+
+
+class SQLiteStore:
+    """The SQLite backend of :class:`~citewise.protocols.Store`.
+
+    ``path`` is a file path (created with its parent folders if missing) or ``":memory:"``
+    (private to this object). The constructor does no I/O.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._conn: Any = None
+        self._lock = threading.RLock()
+        self._dense = DenseIndex()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- connection and transactions -------------------------------------------------------
+
+    def _db(self) -> Any:
+        if self._conn is None:
+            conn = connect(self.path)
+            try:
+                migrate(conn)
+            except sqlite3.Error as exc:
+                conn.close()
+                raise self._error(exc, "migrate") from exc
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _reading(self, action: str = "read") -> Iterator[Any]:
+        with self._lock:
+            try:
+                yield self._db()
+            except sqlite3.Error as exc:
+                raise self._error(exc, action) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        """One ``BEGIN IMMEDIATE`` transaction; any exception rolls it all back."""
+        with self._reading("write to") as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _error(self, exc: Exception, action: str) -> StoreError:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return StoreError(f"index {self.path} is busy: another process held its write lock "
+                              f"for over 5 s ({exc}). Fix: retry when the other ingest ends.")
+        if isinstance(exc, sqlite3.IntegrityError):
+            return StoreError(f"cannot {action} index {self.path}: {exc}. Fix: chunk ids must be "
+                              "unique across documents (derive them from doc_id, offsets and "
+                              "text hash, as citewise's chunker does).")
+        return StoreError(f"cannot {action} index {self.path}: {exc}. Fix: check the path and "
+                          "disk space; if the file is damaged, re-create it with "
+                          "`citewise ingest --db NEW.db`.")
+
+    def close(self) -> None:
+        """Close the connection and drop the in-memory matrix (reopened on next use)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._dense.invalidate()
+
+    # -- manifest ----------------------------------------------------------------------------
+
+    def manifest(self) -> Manifest | None:
+        with self._reading() as conn:
+            return self._manifest(conn)
+
+    def _manifest(self, conn: Any) -> Manifest | None:
+        return manifest_from_rows(dict(conn.execute("SELECT key, value FROM manifest")))
+
+    def ensure_manifest(self, manifest: Manifest) -> Manifest:
+        """Record ``manifest`` on an index without one; else check it matches the stored one."""
+        with self._writing() as conn:
+            stored = self._manifest(conn)
+            if stored is None:
+                conn.executemany("INSERT INTO manifest(key, value) VALUES (?, ?)",
+                                 manifest_to_rows(manifest))
+                return manifest
+        check_manifest(stored, manifest, where=f"index {self.path}")
+        return stored
+
+    def _dim(self, conn: Any) -> int | None:
+        row = conn.execute("SELECT value FROM manifest WHERE key = 'embedder_dim'").fetchone()
+        return None if row is None else int(row[0])
+
+    # -- documents -----------------------------------------------------------------------------
+
+    def get_document(self, doc_id: str) -> Document | None:
+        with self._reading() as conn:
+            return rows.get_document(conn, doc_id)
+
+    def list_documents(self) -> list[Document]:
+        with self._reading() as conn:
+            return rows.list_documents(conn)
+
+    def count(self) -> StoreCounts:
+        with self._reading() as conn:
+            n_docs, n_chunks, n_vectors = conn.execute(
+                "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
+                "(SELECT count(*) FROM vectors)").fetchone()
+        return StoreCounts(documents=n_docs, chunks=n_chunks, vectors=n_vectors)
+
+    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+        with self._reading() as conn:
+            return writes.cached_hashes(conn, embed_hashes)
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def write(self, batch: Sequence[DocumentWrite]) -> None:
+        """Upsert documents with all their chunks and new vectors, in one transaction."""
+        if not batch:
+            return
+        with self._writing() as conn:
+            writes.write_batch(conn, batch, self._dim(conn))
+
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        if isinstance(doc_ids, str):
+            raise StoreError("delete() takes a list of document ids, not one string. "
+                             f"Fix: delete([{doc_ids!r}]).")
+        with self._writing() as conn:
+            return writes.delete_documents(conn, doc_ids)
+
+    def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
+        if isinstance(groups, str):
+            raise StoreError(f"set_acl() takes a list of group names, not one string. "
+                             f"Fix: set_acl({doc_id!r}, [{groups!r}]).")
+        with self._writing() as conn:
+            writes.set_document_acl(conn, doc_id, list(groups), tenant)
+
+    # -- search --------------------------------------------------------------------------------
+
+    def search_sparse(self, query: str, top_k: int, principal: Principal,
+                      title_weight: float = 1.0) -> list[ScoredId]:
+        """BM25 over title + heading path + text, among chunks ``principal`` may read."""
+        fts.check_search_args(top_k, title_weight)
+        terms = query_terms(query)
+        if not terms:
+            return []
+        with self._reading() as conn:
+            resolved = resolve_principal(conn, principal)
+            tokens = None if resolved is None else resolved.tokens
+            return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
+
+    def build_sparse_sql(self, query: str, top_k: int, principal: Principal,
+                         title_weight: float = 1.0) -> tuple[str, dict[str, Any]] | None:
+        """The SQL :meth:`search_sparse` would run, or ``None`` when it would not query."""
+        terms = query_terms(query)
+        with self._reading() as conn:
+            resolved = resolve_principal(conn, principal)
+        if resolved is None or not terms:
+            return None
+        return fts.build_sparse_sql(terms, resolved.tokens, top_k, title_weight)
+
+    def search_dense(self, vector: np.ndarray, top_k: int,
+                     principal: Principal) -> list[ScoredId]:
+        """Exact cosine top-k among chunks ``principal`` may read."""
+        fts.check_search_args(top_k)
+        with self._reading() as conn:
+            dim = self._dim(conn)
+            if dim is None:
+                return []
+            resolved = resolve_principal(conn, principal)
+            return self._dense.search(conn, vector, top_k, dim, resolved)
+
+    def get_chunks(self, chunk_ids: Sequence[str],
+                   principal: Principal) -> dict[str, tuple[Chunk, Document]]:
+        """The chunks among ``chunk_ids`` that ``principal`` may read, with their documents."""
+        if isinstance(chunk_ids, str):
+            chunk_ids = [chunk_ids]
+        with self._reading() as conn:
+            return rows.visible_chunks(conn, list(chunk_ids), resolve_principal(conn, principal))
+
+    def describe_filter(self, principal: Principal) -> str:
+        with self._reading() as conn:
+            return describe_principal(conn, principal)
