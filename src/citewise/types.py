@@ -22,7 +22,8 @@ class Block:
 
     ``heading_path`` is the chain of enclosing headings (outermost first); for a heading block
     it includes the heading itself. ``anchor`` is the id of the nearest enclosing element that
-    has one (HTML ``id``, Markdown heading slug, ``page=N`` for PDF, the standard open parameter), for ``source#anchor``.
+    has one (HTML ``id``, Markdown heading slug, ``page=N`` for PDF, the standard open
+    parameter), for ``source#anchor``.
     Tables are rendered one row per line, cells separated by `` | ``; the first
     ``header_lines`` lines are the header, repeated when a table is split.
     """

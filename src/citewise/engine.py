@@ -1,0 +1,105 @@
+"""The library surface the CLI (and later the HTTP API) call: one object per index.
+
+``Engine`` holds settings, a store and an embedder; both are opened lazily, so building an
+Engine is cheap and a ``delete`` never loads the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from citewise.config import Settings
+from citewise.errors import IndexMismatchError, NotFoundError
+from citewise.index import open_store
+from citewise.index.manifest import make_manifest
+from citewise.indexing import IngestReport, Pending, index_documents
+from citewise.protocols import Embedder, Store
+from citewise.retrieve import search
+from citewise.sources import file_sources
+from citewise.types import Manifest, Principal, SearchResult
+
+
+class Engine:
+    """citewise over one index. ``embedder`` may be injected (tests pass a fake)."""
+
+    def __init__(self, db: str | Path, settings: Settings | None = None,
+                 embedder: Embedder | None = None, store: Store | None = None) -> None:
+        self.db = db
+        self.settings = settings or Settings()
+        self._embedder = embedder
+        self._store = store
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = open_store(self.db)
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from citewise.embed import load_embedder
+
+            self._embedder = load_embedder(self.settings.embed)
+        return self._embedder
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def expected_manifest(self) -> Manifest:
+        chunk = self.settings.chunk
+        return make_manifest(self.embedder.model_id, self.embedder.dim, chunk.params(),
+                             chunk.params_hash())
+
+    def ingest(self, items: Iterable[Pending],
+               on_progress: Callable[[int], None] | None = None) -> IngestReport:
+        self.store.ensure_manifest(self.expected_manifest())
+        return index_documents(self.store, self.embedder, items, self.settings,
+                               on_progress=on_progress)
+
+    def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
+                     sidecar: Mapping[str, Mapping[str, Any]] | None = None,
+                     on_progress: Callable[[int], None] | None = None) -> IngestReport:
+        items = file_sources(paths, self.settings.limits, defaults, sidecar)
+        return self.ingest(items, on_progress=on_progress)
+
+    def check_query_model(self) -> None:
+        """Refuse to search an index built with another embedder (vectors would be garbage)."""
+        stored = self.store.manifest()
+        if stored is None:
+            return
+        if stored.embedder_id != self.embedder.model_id:
+            raise IndexMismatchError(
+                f"index {self.db} was built with embedder {stored.embedder_id!r} but "
+                f"{self.embedder.model_id!r} is configured; use --model matching the index "
+                f"or re-ingest into a new --db")
+
+    def search(self, query: str, principal: Principal, mode: str | None = None,
+               top_k: int | None = None) -> SearchResult:
+        mode = mode or self.settings.retrieve.mode
+        embedder = None
+        if mode != "bm25":
+            self.check_query_model()
+            embedder = self.embedder
+        return search(self.store, embedder, query, principal, self.settings.retrieve,
+                      mode=mode, top_k=top_k)
+
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        missing = [d for d in doc_ids if self.store.get_document(d) is None]
+        if missing:
+            raise NotFoundError(f"not in the index: {', '.join(missing)}; "
+                                f"list documents with `citewise status --documents`")
+        return self.store.delete(doc_ids)
+
+    def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
+        self.store.set_acl(doc_id, groups, tenant)

@@ -1,0 +1,225 @@
+"""The indexing flow: load → chunk → embed what is not cached → write, one transaction a batch.
+
+Incremental by content hash: an unchanged document with unchanged governance data is skipped;
+changed metadata or ACLs rewrite the record and reuse every cached vector (nothing embedded);
+changed text re-chunks and embeds only chunks whose ``embed_hash`` is new. A failure inside a
+batch (embedder crash, bad vector) rolls the whole batch back, so the index keeps its previous
+state; a file that cannot be loaded is reported and skipped, never aborting the batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from citewise.chunk import chunk_document
+from citewise.config import Settings
+from citewise.errors import IngestError
+from citewise.protocols import DocumentWrite, Embedder, Store
+from citewise.types import Chunk, Document, ParsedDocument
+
+STATUSES = ("new", "changed", "updated", "unchanged", "failed")
+_GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One document waiting to be indexed: ``load`` is called lazily, inside error handling."""
+
+    label: str
+    doc_id: str
+    load: Callable[[], ParsedDocument]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    label: str
+    doc_id: str
+    status: str
+    chunks: int = 0
+    embedded: int = 0
+    error: str | None = None
+
+
+@dataclass
+class IngestReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    seconds: float = 0.0
+    model_seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    @property
+    def embedded(self) -> int:
+        return sum(o.embedded for o in self.outcomes)
+
+    @property
+    def chunks(self) -> int:
+        return sum(o.chunks for o in self.outcomes if o.status != "failed")
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {s: self.count(s) for s in STATUSES}
+        out.update(chunks=self.chunks, chunks_embedded=self.embedded,
+                   seconds=round(self.seconds, 3), model_seconds=round(self.model_seconds, 3))
+        return out
+
+
+def content_hash(parsed: ParsedDocument) -> str:
+    """sha256 of title and normalized text: the document's identity for incremental ingest."""
+    return hashlib.sha256(f"{parsed.title}\x00{parsed.text}".encode()).hexdigest()
+
+
+def _groups(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    items = value.split(",") if isinstance(value, str) else value
+    return frozenset(str(g).strip() for g in items if str(g).strip())
+
+
+def make_document(parsed: ParsedDocument, doc_id: str, meta: Mapping[str, Any],
+                  previous: Document | None) -> Document:
+    """The record for ``parsed``: ``meta`` (batch defaults < file < sidecar, merged by the
+    caller) supplies governance fields; the version grows when the content hash changes."""
+    digest = content_hash(parsed)
+    if previous is None:
+        version = 1
+    elif previous.content_hash == digest:
+        version = previous.version
+    else:
+        version = previous.version + 1
+    extra = {k: v for k, v in meta.items()
+             if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
+    updated_at = meta.get("updated_at")
+    if updated_at is None and previous is not None and previous.content_hash == digest:
+        updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
+    if updated_at is None:
+        updated_at = meta.get("_file_mtime")
+    return Document(
+        doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
+        tenant=str(meta.get("tenant") or "default"), acl_groups=_groups(meta.get("groups")),
+        version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
+        updated_at=None if updated_at is None else str(updated_at),
+        metadata=extra)
+
+
+def _same_record(a: Document, b: Document) -> bool:
+    return replace(a, metadata=dict(a.metadata)) == replace(b, metadata=dict(b.metadata))
+
+
+@dataclass
+class _Prepared:
+    pending: Pending
+    document: Document
+    chunks: list[Chunk]
+    status: str
+
+
+def _prepare(store: Store, item: Pending, settings: Settings,
+             count_tokens: Callable[[str], int]) -> _Prepared | Outcome:
+    try:
+        parsed = item.load()
+        meta = {**parsed.metadata, **item.meta}
+        doc_id = str(meta.get("doc_id") or item.doc_id)  # front matter may name the id
+        previous = store.get_document(doc_id)
+        document = make_document(parsed, doc_id, meta, previous)
+        if previous is not None and _same_record(previous, document):
+            return Outcome(item.label, doc_id, "unchanged")
+        chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens)
+        if not chunks:
+            raise IngestError("no text to index after parsing; check the file has content")
+    except IngestError as exc:
+        return Outcome(item.label, item.doc_id, "failed", error=_one_line(exc))
+    except Exception as exc:  # a loader bug must not abort the batch either
+        return Outcome(item.label, item.doc_id, "failed",
+                       error=_one_line(f"{type(exc).__name__}: {exc}"))
+    if previous is None:
+        status = "new"
+    elif previous.content_hash != document.content_hash:
+        status = "changed"
+    else:
+        status = "updated"
+    return _Prepared(item, document, chunks, status)
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[_Prepared],
+                   report: IngestReport) -> dict[str, np.ndarray]:
+    texts: dict[str, str] = {}
+    for p in prepared:
+        for c in p.chunks:
+            texts.setdefault(c.embed_hash, c.text_for_embedding)
+    cached = store.cached_vectors(list(texts))
+    todo = [(h, t) for h, t in texts.items() if h not in cached]
+    if not todo:
+        return {}
+    t0 = time.perf_counter()
+    vectors = embedder.embed_batch([t for _, t in todo])
+    report.model_seconds += time.perf_counter() - t0
+    return {h: vectors[i] for i, (h, _) in enumerate(todo)}
+
+
+def _batches(items: Iterable[Pending], size: int) -> Iterator[list[Pending]]:
+    batch: list[Pending] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
+                    settings: Settings, *, batch_docs: int = 64,
+                    on_progress: Callable[[int], None] | None = None) -> IngestReport:
+    """Index ``items``; each batch of ``batch_docs`` documents is written in one transaction.
+
+    Exceptions from the embedder or the store propagate after rolling back the current batch
+    (earlier batches stay committed, each complete). Per-file problems become ``failed``
+    outcomes in the report.
+    """
+    report = IngestReport()
+    started = time.perf_counter()
+    count_tokens = getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
+    for batch in _batches(items, batch_docs):
+        prepared: list[_Prepared] = []
+        for item in batch:
+            result = _prepare(store, item, settings, count_tokens)
+            if isinstance(result, Outcome):
+                report.outcomes.append(result)
+            else:
+                prepared.append(result)
+        if prepared:
+            vectors = _embed_missing(store, embedder, prepared, report)
+            store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors))
+                         for p in prepared])
+            report.outcomes.extend(_outcomes(prepared, vectors))
+        if on_progress:
+            on_progress(len(batch))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _own(chunks: Sequence[Chunk], vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {c.embed_hash: vectors[c.embed_hash] for c in chunks if c.embed_hash in vectors}
+
+
+def _outcomes(prepared: Sequence[_Prepared], vectors: Mapping[str, np.ndarray]) -> list[Outcome]:
+    out = []
+    claimed: set[str] = set()
+    for p in prepared:
+        fresh = {c.embed_hash for c in p.chunks if c.embed_hash in vectors} - claimed
+        claimed |= fresh
+        out.append(Outcome(p.pending.label, p.document.doc_id, p.status,
+                           chunks=len(p.chunks), embedded=len(fresh)))
+    return out

@@ -1,0 +1,142 @@
+"""The retrieval half of the query path: sparse + dense inside the ACL filter, RRF, dedup.
+
+Both signals run with the principal's tenant and groups applied INSIDE the store query
+(see :class:`citewise.protocols.Store`); nothing is filtered afterwards except duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from citewise.config import RetrieveSettings
+from citewise.errors import ConfigError
+from citewise.fuse import rrf
+from citewise.protocols import Embedder, Store
+from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The fused list before hydration: ``(chunk_id, fused score)`` plus each signal's run."""
+
+    fused: list[tuple[str, float]]
+    runs: Mapping[str, Sequence[ScoredId]]
+    timings_ms: Mapping[str, float]
+
+
+_EXECUTOR: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citewise-bm25")
+    return _EXECUTOR
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+def check_mode(mode: str) -> str:
+    if mode not in SEARCH_MODES:
+        raise ConfigError(f"Unknown search mode {mode!r}. Supported modes: {list(SEARCH_MODES)}")
+    return mode
+
+
+def rank(store: Store, embedder: Embedder | None, query: str, principal: Principal,
+         settings: RetrieveSettings, mode: str | None = None,
+         candidates: int | None = None) -> Ranked:
+    """Run the signals for ``mode`` and fuse them. Single-signal modes keep their own order
+    (scored by the signal's raw score); ``hybrid`` fuses with RRF (rrf_k from settings)."""
+    mode = check_mode(mode or settings.mode)
+    depth = candidates or settings.candidates
+    if mode != "bm25" and embedder is None:
+        raise ConfigError(f"mode {mode!r} needs an embedder; use --mode bm25 or configure one")
+    runs: dict[str, Sequence[ScoredId]] = {}
+    timings: dict[str, float] = {}
+
+    def sparse() -> None:
+        t = time.perf_counter()
+        runs["bm25"] = store.search_sparse(query, depth, principal, settings.title_weight)
+        timings["bm25"] = _ms(t)
+
+    def dense() -> None:
+        t = time.perf_counter()
+        vector = embedder.embed_query(query)
+        timings["embed_query"] = _ms(t)
+        t = time.perf_counter()
+        runs["dense"] = store.search_dense(vector, depth, principal)
+        timings["dense"] = _ms(t)
+
+    if mode == "hybrid":
+        # BM25 runs in a worker thread while the query is embedded here: SQLite and
+        # onnxruntime both release the GIL, so the two signals overlap on two cores.
+        pending = _executor().submit(sparse)
+        dense()
+        pending.result()
+    elif mode == "bm25":
+        sparse()
+    else:
+        dense()
+    t = time.perf_counter()
+    if mode == "hybrid":
+        fused = rrf(runs, rrf_k=settings.rrf_k)
+    else:
+        fused = [(s.chunk_id, s.score) for s in runs[mode]]
+    timings["fuse"] = _ms(t)
+    return Ranked(fused=fused, runs=runs, timings_ms=timings)
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()
+
+
+def search(store: Store, embedder: Embedder | None, query: str, principal: Principal,
+           settings: RetrieveSettings | None = None, mode: str | None = None,
+           top_k: int | None = None) -> SearchResult:
+    """Search as ``principal``: returns up to ``top_k`` hydrated, de-duplicated hits.
+
+    Duplicates (same normalised chunk text, e.g. a policy copied into two documents) keep
+    only their best-ranked copy; what was dropped is listed in ``notes`` for ``--explain``.
+    """
+    settings = settings or RetrieveSettings()
+    mode = check_mode(mode or settings.mode)
+    top_k = top_k or settings.top_k
+    ranked = rank(store, embedder, query, principal, settings, mode,
+                  candidates=max(settings.candidates, top_k))
+    t = time.perf_counter()
+    by_signal = {name: {s.chunk_id: s for s in run} for name, run in ranked.runs.items()}
+    hits: list[Hit] = []
+    seen: dict[str, str] = {}
+    notes: list[str] = []
+    page = top_k * 2 + 10
+    for offset in range(0, len(ranked.fused), page):
+        if len(hits) >= top_k:
+            break
+        window = ranked.fused[offset: offset + page]
+        rows = store.get_chunks([cid for cid, _ in window], principal)
+        for cid, score in window:
+            if len(hits) >= top_k:
+                break
+            if cid not in rows:
+                continue  # hydration re-applies the ACL predicate (defence in depth)
+            chunk, document = rows[cid]
+            key = _text_key(chunk.text)
+            if key in seen:
+                notes.append(f"dropped {cid} ({document.doc_id}): duplicate text of {seen[key]}")
+                continue
+            seen[key] = cid
+            signals = {n: m[cid] for n, m in by_signal.items() if cid in m}
+            hits.append(Hit(rank=len(hits) + 1, score=score, chunk=chunk, document=document,
+                            signals=signals))
+    timings = dict(ranked.timings_ms)
+    timings["hydrate"] = _ms(t)
+    return SearchResult(
+        hits=tuple(hits), mode=mode, filter=store.describe_filter(principal),
+        candidates={name: len(run) for name, run in ranked.runs.items()},
+        timings_ms=timings, notes=tuple(notes))

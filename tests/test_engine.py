@@ -1,0 +1,167 @@
+"""End-to-end over real SQLite and the real loaders/chunker, with the deterministic fake
+embedder: ACL inside every search mode, delete, incremental ingest, ACL change, crash."""
+
+from pathlib import Path
+
+import pytest
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+MODES = ["bm25", "dense", "hybrid"]
+STAFF = Principal.of("staff", tenant="acme")
+HR = Principal.of("hr", tenant="acme")
+
+PUBLIC = """---
+title: Travel policy
+groups: [staff]
+---
+# Travel policy
+
+## Booking
+Book flights through the travel desk at least 14 days ahead.
+
+## Per diem
+The daily meal allowance is 45 euros in Europe.
+"""
+# The canary: the best match for "salary band" lives in a document only HR may read.
+SECRET = """---
+title: Salary bands
+groups: [hr]
+---
+# Salary bands
+
+Level 5 salary band: 98,000 to 120,000 euros. Salary band review happens in March.
+"""
+
+
+def write(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    write(root, "travel.md", PUBLIC)
+    write(root, "salary.md", SECRET)
+    return root
+
+
+@pytest.fixture
+def engine(tmp_path):
+    eng = Engine(tmp_path / "index.db", Settings(), embedder=FakeEmbedder())
+    yield eng
+    eng.close()
+
+
+def doc_ids(result):
+    return [h.document.doc_id for h in result.hits]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_canary_never_returned_without_group(engine, corpus, mode):
+    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert report.count("new") == 2
+    assert "salary.md" not in doc_ids(engine.search("salary band", STAFF, mode=mode, top_k=50))
+    assert doc_ids(engine.search("salary band", HR, mode=mode))[0] == "salary.md"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tenant_isolation_and_no_groups(engine, corpus, mode):
+    engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert engine.search("travel flights", Principal.of("staff", tenant="other"),
+                         mode=mode).hits == ()
+    assert engine.search("travel flights", Principal.of("", tenant="acme"), mode=mode).hits == ()
+    assert "travel.md" in doc_ids(engine.search("travel flights", STAFF, mode=mode))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_delete_is_immediate(engine, corpus, mode):
+    engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert engine.delete(["salary.md"]) == 1
+    assert engine.search("salary band", HR, mode=mode, top_k=50).hits == ()
+    assert engine.store.get_document("salary.md") is None
+
+
+def test_unchanged_reingest_embeds_nothing(engine, corpus):
+    first = engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert first.embedded > 0
+    calls = len(engine.embedder.embedded)
+    again = engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert again.count("unchanged") == 2
+    assert again.embedded == 0
+    assert len(engine.embedder.embedded) == calls
+
+
+def test_changed_file_reembeds_only_new_chunks(engine, corpus):
+    engine.ingest_paths([corpus], {"tenant": "acme"})
+    before = len(engine.embedder.embedded)
+    write(corpus, "travel.md", PUBLIC.replace("45 euros", "50 euros"))
+    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    assert report.count("changed") == 1 and report.count("unchanged") == 1
+    new_texts = engine.embedder.embedded[before:]
+    assert new_texts and all("50 euros" in t for t in new_texts)
+    assert engine.store.get_document("travel.md").version == 2
+    hits = engine.search("meal allowance", STAFF, mode="bm25").hits
+    assert "50 euros" in hits[0].chunk.text
+    assert not any("45 euros" in h.chunk.text for h in hits)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_acl_change_without_reembedding(engine, corpus, mode):
+    engine.ingest_paths([corpus], {"tenant": "acme"})
+    calls = len(engine.embedder.embedded)
+    vectors = engine.store.count().vectors
+    engine.set_acl("salary.md", ["staff"])
+    assert doc_ids(engine.search("salary band", STAFF, mode=mode))[0] == "salary.md"
+    assert engine.search("salary band", HR, mode=mode, top_k=50).hits == ()
+    assert len(engine.embedder.embedded) == calls
+    assert engine.store.count().vectors == vectors
+
+
+def test_crash_mid_ingest_keeps_previous_state(tmp_path, corpus):
+    db = tmp_path / "crash.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as eng:
+        eng.ingest_paths([corpus], {"tenant": "acme"})
+        before = eng.store.count()
+    write(corpus, "travel.md", PUBLIC.replace("45 euros", "70 euros"))
+    write(corpus, "new.md", "# New\n\nA brand new onboarding checklist for staff.\n")
+    crashing = FakeEmbedder(fail_after=0)
+    with Engine(db, Settings(), embedder=crashing) as eng, \
+            pytest.raises(RuntimeError, match="simulated"):
+        eng.ingest_paths([corpus], {"tenant": "acme", "groups": ["staff"]})
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as eng:
+        assert eng.store.count() == before
+        assert eng.store.get_document("new.md") is None
+        assert eng.store.get_document("travel.md").version == 1
+        hits = eng.search("meal allowance", STAFF, mode="bm25").hits
+        assert "45 euros" in hits[0].chunk.text
+
+
+def test_bad_files_reported_rest_ingested(engine, corpus):
+    (corpus / "broken.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (corpus / "latin1.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
+    (corpus / "short.pdf").write_bytes(b"%PDF-1.4\n1 0 obj\n<<")
+    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    failed = {Path(o.label).name: o.error for o in report.outcomes if o.status == "failed"}
+    assert set(failed) == {"broken.md", "latin1.txt", "short.pdf"}
+    assert all(err and "\n" not in err for err in failed.values())
+    assert report.count("new") == 2
+
+
+def test_query_with_other_embedder_is_refused(tmp_path, corpus):
+    from citewise.errors import IndexMismatchError
+
+    db = tmp_path / "m.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as eng:
+        eng.ingest_paths([corpus], {"tenant": "acme"})
+    with Engine(db, Settings(), embedder=FakeEmbedder(model_id="other")) as eng:
+        with pytest.raises(IndexMismatchError, match="other"):
+            eng.search("travel", STAFF, mode="dense")
+        with pytest.raises(IndexMismatchError):
+            eng.ingest_paths([corpus], {"tenant": "acme"})
