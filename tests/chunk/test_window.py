@@ -38,3 +38,22 @@ def test_group_greedy_uses_a_separate_first_budget():
     assert group_greedy([3] * 7, first_budget=6, budget=9) == [(0, 2), (2, 5), (5, 7)]
     assert group_greedy([], 5, 5) == []
     assert group_greedy([9, 1], first_budget=0, budget=5) == [(0, 1), (1, 2)]
+
+
+def test_plan_balanced_avoids_a_short_tail():
+    from citewise.chunk.window import plan_balanced, plan_windows
+
+    counts = [30] * 10  # a 300-token section under a 256 budget
+    assert plan_windows(counts, 256) == [(0, 8), (8, 10)]  # 240 + 60
+    assert plan_balanced(counts, 256) == [(0, 5), (5, 10)]  # 150 + 150
+
+
+def test_plan_balanced_keeps_single_window_and_never_adds_windows():
+    from citewise.chunk.window import plan_balanced, plan_windows
+
+    assert plan_balanced([10, 20], 256) == [(0, 2)]
+    counts = [7, 40, 3, 22, 9, 31, 5, 18]
+    for budget in (40, 50, 64, 90):
+        for overlap in (0, 10):
+            assert len(plan_balanced(counts, budget, overlap)) == len(
+                plan_windows(counts, budget, overlap))

@@ -7,7 +7,7 @@ a chunk of its own, and it is never repeated.
 * **Prose** (``text``, ``list``): cut into units, each counted once — a list by lines, then
   sentences, then words; text by sentences, then words — refining only units still larger
   than ``chunk_tokens``. Windows of ≤ ``chunk_tokens`` with ≈ ``overlap_tokens`` overlap
-  are planned from the unit counts (:func:`~citewise.chunk.window.plan_windows`). A window's
+  are planned from the unit counts (:func:`~citewise.chunk.window.plan_balanced`). A window's
   text is the slice from its first unit's start to its last unit's end.
 * **Code**: cut between lines only, windows without overlap. A single line longer than the
   budget stays whole.
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 from citewise.chunk.draft import Counted, Draft, Section
 from citewise.chunk.spans import Span, line_spans, sentence_spans, word_spans
-from citewise.chunk.window import group_greedy, plan_windows
+from citewise.chunk.window import group_greedy, plan_balanced
 from citewise.types import Block
 
 Count = Callable[[str], int]
@@ -51,7 +51,7 @@ def split_block(text: str, item: Counted, lead: Sequence[Counted], section: Sect
     spans = [(c.block.start, c.block.end) for c in lead] + [s for s, _ in units]
     tokens = [c.tokens for c in lead] + [t for _, t in units]
     drafts = []
-    for i, j in plan_windows(tokens, budget, overlap, floor=len(lead)):
+    for i, j in plan_balanced(tokens, budget, overlap, floor=len(lead)):
         start, end = spans[i][0], spans[j - 1][1]
         used = tuple(c.block for c in lead[i:j]) + ((item.block,) if j > len(lead) else ())
         drafts.append(Draft(text[start:end], start, end, sum(tokens[i:j]), used, section))

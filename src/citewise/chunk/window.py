@@ -39,6 +39,28 @@ def plan_windows(tokens: Sequence[int], budget: int, overlap: int = 0,
     return windows
 
 
+def plan_balanced(tokens: Sequence[int], budget: int, overlap: int = 0,
+                  floor: int = 0) -> list[Window]:
+    """:func:`plan_windows` with the smallest budget ``b <= budget`` that still needs no more
+    windows than ``budget`` does, so a section splits into windows of similar size instead of
+    full windows plus a short tail (a 300-token abstract under a 256 budget becomes two
+    ~170-token windows, not 256 + 76). Found by bisection over ``b``; ``b`` never drops below
+    the largest unit, so no unit is split further than with ``budget``.
+    """
+    best = plan_windows(tokens, budget, overlap, floor)
+    if len(best) <= 1:
+        return best
+    lo, hi = max(max(tokens), 1), budget
+    while lo < hi:
+        mid = (lo + hi) // 2
+        plan = plan_windows(tokens, mid, overlap, floor)
+        if len(plan) <= len(best):
+            hi = mid
+        else:
+            lo = mid + 1
+    return plan_windows(tokens, lo, overlap, floor) if lo < budget else best
+
+
 def _next_start(tokens: Sequence[int], start: int, end: int, budget: int, overlap: int,
                 floor: int) -> int:
     """The start of the window after ``(start, end)``; see :func:`plan_windows`."""
