@@ -1,0 +1,77 @@
+"""``citewise delete``, ``acl``, ``status``, ``config``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import click
+
+from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, load_settings
+from citewise.types import Principal
+
+
+@click.command()
+@click.argument("doc_ids", nargs=-1, required=True)
+@db_option
+@friendly_errors
+def delete(doc_ids, db):
+    """Delete documents: unretrievable the moment this returns; their vectors go too."""
+    with engine_from(db) as engine:
+        removed = engine.delete(list(doc_ids))
+    click.echo(f"deleted {removed} document(s)")
+
+
+@click.command()
+@click.argument("doc_id")
+@click.option("--groups", required=True, help="Comma-separated groups allowed to read it.")
+@click.option("--tenant", default=None, help="Move the document to this tenant.")
+@db_option
+@friendly_errors
+def acl(doc_id, groups, tenant, db):
+    """Change who may read a document, without re-embedding anything."""
+    allowed = sorted(Principal.of(groups).groups)
+    with engine_from(db) as engine:
+        engine.set_acl(doc_id, allowed, tenant)
+    click.echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
+               + (f", tenant {tenant}" if tenant else ""))
+
+
+@click.command()
+@click.option("--documents", is_flag=True, help="Also list every document with its ACL.")
+@click.option("--json", "as_json", is_flag=True)
+@db_option
+@friendly_errors
+def status(documents, as_json, db):
+    """Counts and the index manifest (embedder, chunker, schema)."""
+    with engine_from(db) as engine:
+        counts = engine.store.count()
+        manifest = engine.store.manifest()
+        docs = engine.store.list_documents() if documents else []
+    out = {"db": str(db), **asdict(counts),
+           "manifest": asdict(manifest) if manifest else None}
+    if documents:
+        out["documents"] = [{"doc_id": d.doc_id, "title": d.title, "version": d.version,
+                             "tenant": d.tenant, "groups": sorted(d.acl_groups),
+                             "updated_at": d.updated_at} for d in docs]
+    if as_json:
+        echo_json(out)
+        return
+    click.echo(f"index: {db}\ndocuments: {counts.documents}  chunks: {counts.chunks}  "
+               f"vectors: {counts.vectors}")
+    if manifest:
+        click.echo(f"embedder: {manifest.embedder_id} (dim {manifest.embedder_dim})\n"
+                   f"chunker: {manifest.chunker_hash} {dict(manifest.chunker_params)}\n"
+                   f"schema: v{manifest.schema_version}  created: {manifest.created_at}  "
+                   f"citewise {manifest.package_version}")
+    else:
+        click.echo("empty index (no manifest yet): run `citewise ingest PATH`")
+    for d in out.get("documents", []):
+        click.echo(f"  {d['doc_id']}  v{d['version']}  tenant={d['tenant']}  "
+                   f"groups={','.join(d['groups']) or '-'}  {d['title']}")
+
+
+@click.command("config")
+@friendly_errors
+def config_cmd():
+    """Print the default settings as JSON (a starting point for --config FILE)."""
+    echo_json(load_settings().model_dump())

@@ -1,0 +1,61 @@
+"""``citewise ingest``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.ingest import read_sidecar
+from citewise.types import Principal
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--tenant", default=None, help="Tenant of the batch (default: 'default').")
+@click.option("--groups", default=None, help="Comma-separated ACL groups for the batch.")
+@click.option("--owner", default=None, help="Owner recorded on each document.")
+@click.option("--meta", "meta_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="JSONL sidecar: per-file metadata (path or doc_id, groups, tenant, ...).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--strict", is_flag=True, help="Exit with status 1 if any file failed.")
+@db_option
+@settings_options
+@friendly_errors
+def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, db,
+           config_path, model, threads):
+    """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
+    a file that cannot be read is reported and skipped."""
+    defaults = {"tenant": tenant, "owner": owner}
+    if groups is not None:
+        defaults["groups"] = sorted(Principal.of(groups).groups)
+    defaults = {k: v for k, v in defaults.items() if v is not None}
+    sidecar = read_sidecar(Path(meta_path)) if meta_path else None
+    with engine_from(db, config_path, model, threads) as engine:
+        show = sys.stderr.isatty() if progress is None else progress
+        bar = None
+        if show:
+            from tqdm import tqdm
+
+            bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
+        report = engine.ingest_paths(paths, defaults, sidecar,
+                                     on_progress=bar.update if bar else None)
+        if bar:
+            bar.close()
+    summary = report.summary()
+    failures = [o for o in report.outcomes if o.status == "failed"]
+    if as_json:
+        echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
+                                           for o in failures]})
+    else:
+        for o in failures:
+            click.echo(f"failed: {o.label}: {o.error}", err=True)
+        click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
+                   "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
+                   "({chunks_embedded} embedded) in {seconds}s".format(**summary))
+    if strict and failures:
+        sys.exit(1)

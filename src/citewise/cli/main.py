@@ -1,0 +1,24 @@
+"""``citewise``: the command line. Each command is a thin layer over :class:`Engine`."""
+
+from __future__ import annotations
+
+import click
+
+from citewise import __version__
+from citewise.cli.admin import acl, config_cmd, delete, status
+from citewise.cli.eval import eval_group
+from citewise.cli.ingest import ingest
+from citewise.cli.search import search
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="citewise")
+def cli() -> None:
+    """citewise: answers from governed documents, with citations anyone can check."""
+
+
+for command in (ingest, search, delete, acl, status, config_cmd, eval_group):
+    cli.add_command(command)
+
+if __name__ == "__main__":  # pragma: no cover
+    cli()

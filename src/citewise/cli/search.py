@@ -1,0 +1,89 @@
+"""``citewise search``."""
+
+from __future__ import annotations
+
+import click
+
+from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
+
+
+def hit_json(hit: Hit) -> dict:
+    return {"rank": hit.rank, "score": round(hit.score, 6), "doc_id": hit.document.doc_id,
+            "chunk_id": hit.chunk.chunk_id, "title": hit.document.title,
+            "heading_path": list(hit.chunk.heading_path), "anchor": hit.chunk.anchor,
+            "source": hit.source, "updated_at": hit.document.updated_at,
+            "version": hit.document.version, "text": hit.chunk.text}
+
+
+def explain_json(result: SearchResult) -> dict:
+    return {"mode": result.mode, "filter": result.filter, "candidates": dict(result.candidates),
+            "timings_ms": dict(result.timings_ms), "dropped": list(result.notes),
+            "hits": [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "fused": round(h.score, 6),
+                      **{f"{n}_rank": s.rank for n, s in h.signals.items()},
+                      **{f"{n}_score": round(s.score, 6) for n, s in h.signals.items()}}
+                     for h in result.hits]}
+
+
+def breadcrumb(hit: Hit) -> str:
+    """``Title › Heading › Subheading`` without repeating a top heading equal to the title."""
+    path = list(hit.chunk.heading_path)
+    if path and path[0].strip().lower() == hit.document.title.strip().lower():
+        path = path[1:]
+    return " › ".join([hit.document.title, *path])
+
+
+def _signal(hit: Hit, name: str) -> str:
+    s = hit.signals.get(name)
+    return f"#{s.rank} ({s.score:.4f})" if s else "—"
+
+
+def print_explain(result: SearchResult) -> None:
+    click.echo(f"mode: {result.mode}   filter: {result.filter}")
+    cands = ", ".join(f"{k} {v}" for k, v in result.candidates.items())
+    times = ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items())
+    click.echo(f"candidates: {cands}   timings ms: {times}")
+    for note in result.notes:
+        click.echo(f"  {note}")
+
+
+def print_hits(result: SearchResult, explain: bool) -> None:
+    if explain:
+        print_explain(result)
+    if not result.hits:
+        click.echo("No results visible to this principal.")
+    for h in result.hits:
+        click.echo(f"[{h.rank}] {breadcrumb(h)}  ({h.source}"
+                   f"{', updated ' + h.document.updated_at[:10] if h.document.updated_at else ''})")
+        if explain:
+            click.echo(f"    fused {h.score:.5f}   bm25 {_signal(h, 'bm25')}   "
+                       f"dense {_signal(h, 'dense')}")
+        snippet = " ".join(h.chunk.text.split())
+        click.echo(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+
+
+@click.command()
+@click.argument("query")
+@click.option("--groups", default="", help="Comma-separated groups of the asking user.")
+@click.option("--tenant", default="default", show_default=True, help="Tenant of the user.")
+@click.option("--top-k", type=click.IntRange(1, 1000), default=None, help="Hits to return.")
+@click.option("--mode", type=click.Choice(SEARCH_MODES), default=None,
+              help="Retrieval signals (default: hybrid).")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@click.option("--explain", is_flag=True,
+              help="Show the filter, per-signal ranks and scores, timings, dropped hits.")
+@db_option
+@settings_options
+@friendly_errors
+def search(query, groups, tenant, top_k, mode, as_json, explain, db, config_path, model,
+           threads):
+    """Search as a user: only chunks of documents in the user's tenant that share a group
+    with the user are candidates. A user with no groups sees nothing."""
+    principal = Principal.of(groups, tenant=tenant)
+    with engine_from(db, config_path, model, threads) as engine:
+        result = engine.search(query, principal, mode=mode, top_k=top_k)
+    if as_json:
+        hits = [hit_json(h) for h in result.hits]
+        echo_json({"hits": hits, "explain": explain_json(result)} if explain else hits)
+    else:
+        print_hits(result, explain)

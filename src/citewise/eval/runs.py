@@ -1,0 +1,40 @@
+"""TREC run and qrels files, so every ranking can be checked with trec_eval or ranx."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from citewise.errors import ConfigError
+
+
+def write_trec_run(path: str | Path, runs: Mapping[str, Sequence[tuple[str, float]]],
+                   tag: str = "citewise") -> None:
+    """``qid Q0 docid rank score tag`` per line, ranks 1-based, best first."""
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for qid, ranked in runs.items():
+            for rank, (doc, score) in enumerate(ranked, start=1):
+                fh.write(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """BEIR ``qrels/*.tsv`` (``query-id corpus-id score`` with a header) or TREC qrels
+    (``qid 0 docid grade``)."""
+    qrels: dict[str, dict[str, int]] = {}
+    with Path(path).open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.split()
+            if not parts or (lineno == 1 and parts[0] == "query-id"):
+                continue
+            if len(parts) == 3:
+                qid, doc, grade = parts
+            elif len(parts) == 4:
+                qid, _, doc, grade = parts
+            else:
+                raise ConfigError(f"{path} line {lineno}: expected 3 (BEIR) or 4 (TREC) columns")
+            try:
+                qrels.setdefault(qid, {})[doc] = int(grade)
+            except ValueError as exc:
+                raise ConfigError(f"{path} line {lineno}: grade {grade!r} is not an integer") \
+                    from exc
+    return qrels

@@ -1,0 +1,69 @@
+import math
+
+import pytest
+
+from citewise.eval.metrics import (
+    hit_at_k,
+    mean_over_queries,
+    mrr_at_k,
+    ndcg_at_k,
+    percentile,
+    recall_at_k,
+)
+from citewise.eval.runs import read_qrels, write_trec_run
+
+QRELS = {"d1": 1, "d3": 2, "d9": 0}
+RANKING = ["d2", "d3", "d4", "d1"]
+
+
+def test_recall_and_hit():
+    assert recall_at_k(RANKING, QRELS, 2) == 1 / 2
+    assert recall_at_k(RANKING, QRELS, 4) == 2 / 2
+    assert hit_at_k(RANKING, QRELS, 1) == 0.0
+    assert hit_at_k(RANKING, QRELS, 2) == 1.0
+    assert recall_at_k(RANKING, {"d9": 0}, 10) == 0.0
+
+
+def test_mrr_first_relevant_1_based():
+    assert mrr_at_k(RANKING, QRELS, 10) == 1 / 2
+    assert mrr_at_k(RANKING, QRELS, 1) == 0.0
+    assert mrr_at_k([], QRELS, 10) == 0.0
+
+
+def test_ndcg_graded_hand_computed():
+    dcg = 2 / math.log2(3) + 1 / math.log2(5)  # d3 at rank 2 (grade 2), d1 at rank 4
+    idcg = 2 / math.log2(2) + 1 / math.log2(3)
+    assert ndcg_at_k(RANKING, QRELS, 10) == pytest.approx(dcg / idcg)
+    assert ndcg_at_k(RANKING, QRELS, 1) == 0.0
+    assert ndcg_at_k(["d3", "d1"], QRELS, 10) == pytest.approx(1.0)
+
+
+def test_ndcg_cut_truncates_ideal_too():
+    qrels = {"a": 1, "b": 1, "c": 1}
+    assert ndcg_at_k(["a"], qrels, 1) == pytest.approx(1.0)
+    assert ndcg_at_k(["x", "a"], qrels, 2) == pytest.approx(
+        (1 / math.log2(3)) / (1 + 1 / math.log2(3)))
+
+
+def test_mean_skips_unjudged_and_counts_missing_runs_as_zero():
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 0}}
+    runs = {"q1": ["d1"], "q3": ["d3"]}
+    assert mean_over_queries(recall_at_k, runs, qrels, 10) == 0.5
+
+
+def test_percentile_linear():
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile([5], 95) == 5
+    assert percentile([10, 20], 95) == pytest.approx(19.5)
+
+
+def test_trec_run_and_qrels_round_trip(tmp_path):
+    run_path = tmp_path / "run.txt"
+    write_trec_run(run_path, {"q1": [("d1", 0.5), ("d2", 0.25)]}, tag="t")
+    assert run_path.read_text().splitlines() == ["q1 Q0 d1 1 0.500000 t", "q1 Q0 d2 2 0.250000 t"]
+    beir = tmp_path / "test.tsv"
+    beir.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td7\t2\n")
+    assert read_qrels(beir) == {"q1": {"d1": 1, "d7": 2}}
+    trec = tmp_path / "qrels.txt"
+    trec.write_text("q1 0 d1 1\n")
+    assert read_qrels(trec) == {"q1": {"d1": 1}}
