@@ -23,7 +23,7 @@ $CW search "What does error code E42 mean?" --db "$DB" --tenant northwind --grou
 
 say "A staff member searches the restricted salary bands (they are not in the staff group's view)"
 $CW search "What is the salary band for level L4?" --db "$DB" --tenant northwind --groups staff --top-k 3 --json \
-  | .venv/bin/python -c 'import json,sys; hits=json.load(sys.stdin); print("documents returned:", sorted({h["doc_id"] for h in hits})); print("compensation-bands.md visible:", any(h["doc_id"]=="compensation-bands.md" for h in hits))'
+  | .venv/bin/python -c 'import json,sys; hits=json.load(sys.stdin); print("documents returned:", sorted({h["doc_id"] for h in hits})); print("restricted compensation bands visible to staff:", any("compensation-bands" in h["source"] for h in hits))'
 
 say "An HR member runs the same search"
 $CW search "What is the salary band for level L4?" --db "$DB" --tenant northwind --groups hr --top-k 2

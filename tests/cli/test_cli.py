@@ -1,0 +1,120 @@
+"""The CLI end to end on the bundled corpus with the real shipped model (as `make demo`)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "corpus"
+META = ROOT / "examples" / "corpus.meta.jsonl"
+RESTRICTED = "hr-compensation-bands-2026"  # compensation-bands.md, hr only
+# A phrase only the restricted document contains.
+SECRET = "68,000"
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "demo.db"
+    result = invoke("ingest", str(CORPUS), "--db", str(path), "--tenant", "northwind",
+                    "--groups", "staff", "--meta", str(META), "--no-progress")
+    assert "13 new" in result.output and "0 failed" in result.output
+    return path
+
+
+def invoke(*args: str, ok: bool = True):
+    result = CliRunner().invoke(cli, list(args))
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+def search_json(db, query, groups, *extra):
+    out = invoke("search", query, "--db", str(db), "--tenant", "northwind", "--groups", groups,
+                 "--json", *extra).output
+    return json.loads(out)
+
+
+def test_answerable_question_finds_the_right_section(db):
+    hits = search_json(db, "How many days of parental leave do employees get?", "staff")
+    assert hits[0]["doc_id"] == "hr-leave-policy"
+    assert hits[0]["anchor"] == "parental-leave"
+    assert hits[0]["source"].endswith("leave-policy.md#parental-leave")
+    assert "100 working days" in hits[0]["text"]
+    assert set(hits[0]) >= {"rank", "score", "doc_id", "chunk_id", "title", "heading_path",
+                            "anchor", "source", "text"}
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_restricted_document_invisible_to_staff_visible_to_hr(db, mode):
+    query = "What is the salary band for level L4?"
+    staff = invoke("search", query, "--db", str(db), "--tenant", "northwind", "--groups",
+                   "staff", "--mode", mode, "--top-k", "50", "--json", "--explain").output
+    assert RESTRICTED not in staff and "compensation-bands" not in staff
+    assert SECRET not in staff
+    hr = search_json(db, query, "hr", "--mode", mode)
+    assert hr and all(h["doc_id"] == RESTRICTED for h in hr)
+
+
+def test_reingest_embeds_nothing(db):
+    result = invoke("ingest", str(CORPUS), "--db", str(db), "--tenant", "northwind",
+                    "--groups", "staff", "--meta", str(META), "--no-progress", "--json")
+    report = json.loads(result.output)
+    assert report["unchanged"] == 13 and report["chunks_embedded"] == 0
+
+
+def test_explain_shows_filter_ranks_and_scores(db):
+    out = invoke("search", "error code E42", "--db", str(db), "--tenant", "northwind",
+                 "--groups", "staff", "--explain", "--top-k", "2").output
+    assert "filter: tenant = 'northwind'" in out
+    assert "bm25 #" in out and "dense #" in out and "fused" in out
+
+
+def test_no_groups_sees_nothing(db):
+    assert search_json(db, "parental leave", "") == []
+
+
+def test_acl_and_delete_round_trip(tmp_path):
+    db = tmp_path / "x.db"
+    invoke("ingest", str(CORPUS / "leave-policy.md"), "--db", str(db), "--groups", "staff",
+           "--no-progress")
+    invoke("acl", "hr-leave-policy", "--groups", "hr", "--db", str(db))
+    assert search_json_default(db, "parental leave", "staff") == []
+    assert search_json_default(db, "parental leave", "hr")
+    assert "deleted 1" in invoke("delete", "hr-leave-policy", "--db", str(db)).output
+    assert search_json_default(db, "parental leave", "hr") == []
+    missing = invoke("delete", "nope", "--db", str(db), ok=False)
+    assert missing.exit_code == 1 and "not in the index: nope" in missing.output
+
+
+def search_json_default(db, query, groups):
+    return json.loads(invoke("search", query, "--db", str(db), "--groups", groups,
+                             "--json").output)
+
+
+def test_bad_files_get_one_line_errors(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# Fine\n\nThis document is fine.\n")
+    (docs / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (docs / "bad.txt").write_bytes(b"caf\xe9 au lait")
+    (docs / "cut.pdf").write_bytes((CORPUS / "incident-response.pdf").read_bytes()[:4000])
+    result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", str(tmp_path / "b.db"),
+                                      "--groups", "staff", "--no-progress"])
+    assert result.exit_code == 0
+    assert "1 new" in result.output and "3 failed" in result.output
+    failures = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert len(failures) == 3
+    assert any("image.md" in f for f in failures) and any("UTF-8" in f for f in failures)
+
+
+def test_status_and_config(db):
+    out = invoke("status", "--db", str(db), "--json").output
+    status = json.loads(out)
+    assert status["documents"] == 13 and status["manifest"]["embedder_dim"] == 384
+    assert json.loads(invoke("config").output)["retrieve"]["rrf_k"] == 60
