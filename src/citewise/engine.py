@@ -6,7 +6,9 @@ Engine is cheap and a ``delete`` never loads the model.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ class Engine:
         self.settings = settings or Settings()
         self._embedder = embedder
         self._store = store
+        self._warm = False
 
     @property
     def store(self) -> Store:
@@ -88,11 +91,20 @@ class Engine:
                top_k: int | None = None) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
         embedder = None
+        load_ms = 0.0
         if mode != "bm25":
             self.check_query_model()
             embedder = self.embedder
-        return search(self.store, embedder, query, principal, self.settings.retrieve,
-                      mode=mode, top_k=top_k)
+            if not self._warm and hasattr(embedder, "warm_up"):
+                t = time.perf_counter()
+                embedder.warm_up()  # model loading is reported apart from query latency
+                load_ms = round((time.perf_counter() - t) * 1000.0, 3)
+            self._warm = True
+        result = search(self.store, embedder, query, principal, self.settings.retrieve,
+                        mode=mode, top_k=top_k)
+        if load_ms:
+            result = replace(result, timings_ms={"model_load": load_ms, **result.timings_ms})
+        return result
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         missing = [d for d in doc_ids if self.store.get_document(d) is None]

@@ -118,3 +118,10 @@ def test_status_and_config(db):
     status = json.loads(out)
     assert status["documents"] == 13 and status["manifest"]["embedder_dim"] == 384
     assert json.loads(invoke("config").output)["retrieve"]["rrf_k"] == 60
+
+
+def test_status_text_lists_documents(db):
+    out = invoke("status", "--db", str(db), "--documents").output
+    assert "documents: 13" in out and "embedder: sentence-transformers/all-MiniLM-L6-v2" in out
+    assert "hr-compensation-bands-2026" in out and "groups=hr" in out
+    assert "documents: 13" in invoke("status", "--db", str(db)).output

@@ -50,7 +50,7 @@ def status(documents, as_json, db):
     out = {"db": str(db), **asdict(counts),
            "manifest": asdict(manifest) if manifest else None}
     if documents:
-        out["documents"] = [{"doc_id": d.doc_id, "title": d.title, "version": d.version,
+        out["document_list"] = [{"doc_id": d.doc_id, "title": d.title, "version": d.version,
                              "tenant": d.tenant, "groups": sorted(d.acl_groups),
                              "updated_at": d.updated_at} for d in docs]
     if as_json:
@@ -65,7 +65,7 @@ def status(documents, as_json, db):
                    f"citewise {manifest.package_version}")
     else:
         click.echo("empty index (no manifest yet): run `citewise ingest PATH`")
-    for d in out.get("documents", []):
+    for d in out.get("document_list", []):
         click.echo(f"  {d['doc_id']}  v{d['version']}  tenant={d['tenant']}  "
                    f"groups={','.join(d['groups']) or '-'}  {d['title']}")
 

@@ -137,6 +137,11 @@ class BaseEmbedder:
         """One query (with the query prefix) -> ``(dim,)`` float32, L2-normalised."""
         return self._embed([self.query_prefix + text])[0]
 
+    def warm_up(self) -> None:
+        """Load the model now (it otherwise loads on first use), e.g. to keep model loading
+        out of a query's latency."""
+        self.embed_query("warm up")
+
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` by this model's tokenizer, without special tokens or truncation."""
         return len(self._tokenizer(None).encode(text, add_special_tokens=False).ids)
