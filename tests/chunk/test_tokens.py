@@ -24,7 +24,7 @@ def test_constructor_is_cheap_and_a_missing_file_fails_on_first_use(tmp_path):
 def test_a_corrupt_file_is_a_model_error(tmp_path):
     bad = tmp_path / "tokenizer.json"
     bad.write_text("{not json")
-    with pytest.raises(ModelError, match="cannot read tokenizer"):
+    with pytest.raises(ModelError, match="Cannot read the tokenizer"):
         TokenCounter(bad).count_many(["x"])
 
 

@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.errors import ModelError
-
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -94,16 +92,6 @@ def is_additive(config: Mapping) -> bool:
 
 
 def _load(path: Path) -> Tokenizer:
-    from tokenizers import Tokenizer
+    from citewise.embed.base import load_tokenizer
 
-    if not path.is_file():
-        raise ModelError(f"tokenizer file not found: {path}. Point to the model's "
-                         "tokenizer.json, or run `make install` to fetch the shipped model.")
-    try:
-        tokenizer = Tokenizer.from_file(str(path))
-    except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
-        raise ModelError(f"cannot read tokenizer {path}: {exc}. Check that the file is a "
-                         "Hugging Face tokenizer.json.") from exc
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
+    return load_tokenizer(path, None)  # cached per process; never truncates, never pads

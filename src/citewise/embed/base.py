@@ -28,13 +28,16 @@ _TOKENIZERS: dict[tuple[str, int | None], Tokenizer] = {}
 _TOKENIZER_LOCK = threading.Lock()
 
 
-def _load_tokenizer(path: Path, max_length: int | None) -> Tokenizer:
+def load_tokenizer(path: Path, max_length: int | None) -> Tokenizer:
     """The tokenizer at ``path``: truncating to ``max_length`` (``None``: never), no padding.
 
     Any padding/truncation saved in tokenizer.json (all-MiniLM's pads to a fixed 128) is
     replaced: we pad per mini-batch ourselves.
     """
     key = (str(path), max_length)
+    if not path.is_file():
+        raise ModelError(f"tokenizer file not found: {path}. Point to the model's "
+                         "tokenizer.json, or run `make install` to fetch the shipped model.")
     with _TOKENIZER_LOCK:
         if key not in _TOKENIZERS:
             try:
@@ -147,7 +150,7 @@ class BaseEmbedder:
         return len(self._tokenizer(None).encode(text, add_special_tokens=False).ids)
 
     def _tokenizer(self, max_length: int | None) -> Tokenizer:
-        return _load_tokenizer(verified_path(self.spec.tokenizer), max_length)
+        return load_tokenizer(verified_path(self.spec.tokenizer), max_length)
 
     def _forward(self, input_ids: np.ndarray, attention_mask: np.ndarray,
                  token_type_ids: np.ndarray) -> np.ndarray:
