@@ -125,3 +125,12 @@ def test_status_text_lists_documents(db):
     assert "documents: 13" in out and "embedder: sentence-transformers/all-MiniLM-L6-v2" in out
     assert "hr-compensation-bands-2026" in out and "groups=hr" in out
     assert "documents: 13" in invoke("status", "--db", str(db)).output
+
+
+def test_sql_shows_the_acl_inside_the_bm25_query(db):
+    out = invoke("search", "parental leave", "--db", str(db), "--tenant", "northwind",
+                 "--groups", "staff", "--sql").output
+    assert "MATCH :allowed" in out and "acl: (" in out and "tenant:" in out
+    nothing = invoke("search", "parental leave", "--db", str(db), "--groups", "nobody",
+                     "--sql").output
+    assert nothing.startswith("-- no query is run")

@@ -62,6 +62,22 @@ def print_hits(result: SearchResult, explain: bool) -> None:
         click.echo(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
 
 
+def print_sql(engine, query: str, principal: Principal) -> None:
+    builder = getattr(engine.store, "build_sparse_sql", None)
+    if builder is None:
+        click.echo("this backend cannot show its SQL")
+        return
+    retrieve = engine.settings.retrieve
+    built = builder(query, retrieve.candidates, principal, retrieve.title_weight)
+    if built is None:
+        click.echo("-- no query is run: no searchable terms, or nothing visible to this "
+                   f"principal ({engine.store.describe_filter(principal)})")
+        return
+    sql, params = built
+    click.echo(sql.strip())
+    click.echo("-- parameters: " + ", ".join(f"{k}={v!r}" for k, v in params.items()))
+
+
 @click.command()
 @click.argument("query")
 @click.option("--groups", default="", help="Comma-separated groups of the asking user.")
@@ -72,15 +88,20 @@ def print_hits(result: SearchResult, explain: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.option("--explain", is_flag=True,
               help="Show the filter, per-signal ranks and scores, timings, dropped hits.")
+@click.option("--sql", "show_sql", is_flag=True,
+              help="Print the BM25 SQL (with the ACL filter inside it) instead of searching.")
 @db_option
 @settings_options
 @friendly_errors
-def search(query, groups, tenant, top_k, mode, as_json, explain, db, config_path, model,
-           threads):
+def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, config_path,
+           model, threads):
     """Search as a user: only chunks of documents in the user's tenant that share a group
     with the user are candidates. A user with no groups sees nothing."""
     principal = Principal.of(groups, tenant=tenant)
     with engine_from(db, config_path, model, threads) as engine:
+        if show_sql:
+            print_sql(engine, query, principal)
+            return
         result = engine.search(query, principal, mode=mode, top_k=top_k)
     if as_json:
         hits = [hit_json(h) for h in result.hits]
