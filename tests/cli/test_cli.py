@@ -134,3 +134,12 @@ def test_sql_shows_the_acl_inside_the_bm25_query(db):
     nothing = invoke("search", "parental leave", "--db", str(db), "--groups", "nobody",
                      "--sql").output
     assert nothing.startswith("-- no query is run")
+
+
+@pytest.mark.parametrize("command", [["search", "x", "--groups", "a"], ["status"],
+                                     ["delete", "d"], ["acl", "d", "--groups", "a"]])
+def test_reading_commands_refuse_a_missing_index(tmp_path, command):
+    db = tmp_path / "missing.db"
+    result = invoke(*command, "--db", str(db), ok=False)
+    assert result.exit_code == 1 and "no index at" in result.output
+    assert not db.exists()

@@ -16,7 +16,7 @@ from citewise.types import Principal
 @friendly_errors
 def delete(doc_ids, db):
     """Delete documents: unretrievable the moment this returns; their vectors go too."""
-    with engine_from(db) as engine:
+    with engine_from(db, must_exist=True) as engine:
         removed = engine.delete(list(doc_ids))
     click.echo(f"deleted {removed} document(s)")
 
@@ -30,7 +30,7 @@ def delete(doc_ids, db):
 def acl(doc_id, groups, tenant, db):
     """Change who may read a document, without re-embedding anything."""
     allowed = sorted(Principal.of(groups).groups)
-    with engine_from(db) as engine:
+    with engine_from(db, must_exist=True) as engine:
         engine.set_acl(doc_id, allowed, tenant)
     click.echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
                + (f", tenant {tenant}" if tenant else ""))
@@ -43,7 +43,7 @@ def acl(doc_id, groups, tenant, db):
 @friendly_errors
 def status(documents, as_json, db):
     """Counts and the index manifest (embedder, chunker, schema)."""
-    with engine_from(db) as engine:
+    with engine_from(db, must_exist=True) as engine:
         counts = engine.store.count()
         manifest = engine.store.manifest()
         docs = engine.store.list_documents() if documents else []

@@ -58,8 +58,21 @@ def load_settings(config_path: str | None = None, **overrides: Any) -> Settings:
         raise ConfigError(f"setting {where}: {first['msg']} (see `citewise config`)") from exc
 
 
+def require_index(db: str) -> None:
+    """Commands that read an index refuse a missing file instead of creating an empty one."""
+    text = str(db)
+    if "://" in text or text == ":memory:":
+        return
+    if not Path(text).is_file():
+        raise ConfigError(f"no index at {text}: run `citewise ingest PATH --db {text}` first, "
+                          "or pass the right --db")
+
+
 def engine_from(db: str, config_path: str | None = None, model: str | None = None,
-                threads: int | None = None, **overrides: Any) -> Engine:
+                threads: int | None = None, must_exist: bool = False,
+                **overrides: Any) -> Engine:
+    if must_exist:
+        require_index(db)
     settings = load_settings(config_path, **{"embed.model": model, "embed.threads": threads},
                              **overrides)
     return Engine(db, settings)

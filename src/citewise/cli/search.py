@@ -98,7 +98,7 @@ def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, c
     """Search as a user: only chunks of documents in the user's tenant that share a group
     with the user are candidates. A user with no groups sees nothing."""
     principal = Principal.of(groups, tenant=tenant)
-    with engine_from(db, config_path, model, threads) as engine:
+    with engine_from(db, config_path, model, threads, must_exist=True) as engine:
         if show_sql:
             print_sql(engine, query, principal)
             return
