@@ -33,6 +33,7 @@ class Engine:
         self._embedder = embedder
         self._store = store
         self._warm = False
+        self._checked_model = False
 
     @property
     def store(self) -> Store:
@@ -77,7 +78,10 @@ class Engine:
         return self.ingest(items, on_progress=on_progress)
 
     def check_query_model(self) -> None:
-        """Refuse to search an index built with another embedder (vectors would be garbage)."""
+        """Refuse to search an index built with another embedder (vectors would be garbage).
+        An index's manifest never changes once written, so one check per Engine suffices."""
+        if self._checked_model:
+            return
         stored = self.store.manifest()
         if stored is None:
             return
@@ -86,6 +90,7 @@ class Engine:
                 f"index {self.db} was built with embedder {stored.embedder_id!r} but "
                 f"{self.embedder.model_id!r} is configured; use --model matching the index "
                 f"or re-ingest into a new --db")
+        self._checked_model = True
 
     def search(self, query: str, principal: Principal, mode: str | None = None,
                top_k: int | None = None) -> SearchResult:
