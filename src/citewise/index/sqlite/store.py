@@ -25,6 +25,7 @@ from citewise.index.manifest import check_manifest, manifest_from_rows, manifest
 from citewise.index.sqlite import fts, rows, writes
 from citewise.index.sqlite.acl import describe_principal, resolve_principal
 from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.vectors import DenseIndex
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.retrieve.analyze import query_terms
@@ -43,6 +44,7 @@ class SQLiteStore:
         self._conn: Any = None
         self._lock = threading.RLock()
         self._dense = DenseIndex()
+        self._term_stats = TermStats()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
@@ -190,7 +192,8 @@ class SQLiteStore:
         with self._reading() as conn:
             resolved = resolve_principal(conn, principal)
             tokens = None if resolved is None else resolved.tokens
-            return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
+            return search_sparse_pruned(conn, self._term_stats, terms, tokens, top_k,
+                                        title_weight)
 
     def build_sparse_sql(self, query: str, top_k: int, principal: Principal,
                          title_weight: float = 1.0) -> tuple[str, dict[str, Any]] | None:
