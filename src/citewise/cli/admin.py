@@ -38,7 +38,7 @@ def acl(doc_id, groups, tenant, db):
 
 @click.command()
 @click.option("--documents", is_flag=True, help="Also list every document with its ACL.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print counts and manifest as JSON.")
 @db_option
 @friendly_errors
 def status(documents, as_json, db):

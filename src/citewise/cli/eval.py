@@ -21,9 +21,10 @@ def eval_group():
 
 @eval_group.command("beir")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
-@click.option("--mode", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True)
+@click.option("--mode", type=click.Choice(SEARCH_MODES), default="hybrid", show_default=True,
+              help="Retrieval signals to evaluate.")
 @click.option("--split", default="test", show_default=True, help="qrels/SPLIT.tsv to score.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--run-file", type=click.Path(dir_okay=False), default=None,
               help="Write the document ranking as a TREC run file.")
 @click.option("--db", default=None,
