@@ -143,3 +143,12 @@ def test_reading_commands_refuse_a_missing_index(tmp_path, command):
     result = invoke(*command, "--db", str(db), ok=False)
     assert result.exit_code == 1 and "no index at" in result.output
     assert not db.exists()
+
+
+def test_snippet_centres_on_the_rarest_query_term():
+    from citewise.cli.search import snippet
+
+    text = "error " * 80 + "E42 means lift overload. " + "error " * 80
+    out = snippet(text, "what does error E42 mean", width=60)
+    assert "E42 means lift overload" in out and out.startswith("…") and out.endswith("…")
+    assert snippet("short text", "anything") == "short text"

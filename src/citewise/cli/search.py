@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.retrieve.analyze import query_terms
 from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
 
 
@@ -47,7 +50,24 @@ def print_explain(result: SearchResult) -> None:
         click.echo(f"  {note}")
 
 
-def print_hits(result: SearchResult, explain: bool) -> None:
+def snippet(text: str, query: str, width: int = 300) -> str:
+    """``width`` characters of ``text`` around the query word that occurs least often in it
+    (ties: the earliest), with … where text was cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    found = {t: [m.start() for m in re.finditer(rf"\b{re.escape(t)}\b", lower)]
+             for t in query_terms(query)}
+    found = {t: pos for t, pos in found.items() if pos}
+    rarest = min(found, key=lambda t: (len(found[t]), found[t][0]), default=None)
+    hit = found[rarest][0] if rarest else 0
+    start = max(0, min(hit - width // 3, len(flat) - width))
+    return ("…" if start else "") + flat[start:start + width] + \
+        ("…" if start + width < len(flat) else "")
+
+
+def print_hits(result: SearchResult, explain: bool, query: str = "") -> None:
     if explain:
         print_explain(result)
     if not result.hits:
@@ -58,8 +78,7 @@ def print_hits(result: SearchResult, explain: bool) -> None:
         if explain:
             click.echo(f"    fused {h.score:.5f}   bm25 {_signal(h, 'bm25')}   "
                        f"dense {_signal(h, 'dense')}")
-        snippet = " ".join(h.chunk.text.split())
-        click.echo(f"    {snippet[:300]}{'…' if len(snippet) > 300 else ''}")
+        click.echo(f"    {snippet(h.chunk.text, query)}")
 
 
 def print_sql(engine, query: str, principal: Principal) -> None:
@@ -107,4 +126,4 @@ def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, c
         hits = [hit_json(h) for h in result.hits]
         echo_json({"hits": hits, "explain": explain_json(result)} if explain else hits)
     else:
-        print_hits(result, explain)
+        print_hits(result, explain, query)
