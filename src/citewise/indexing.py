@@ -50,6 +50,7 @@ class Outcome:
 @dataclass
 class IngestReport:
     outcomes: list[Outcome] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # written with no ACL group at all
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -204,6 +205,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
             store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors))
                          for p in prepared])
             report.outcomes.extend(_outcomes(prepared, vectors))
+            report.unreadable.extend(p.document.doc_id for p in prepared
+                                     if not p.document.acl_groups)
         if on_progress:
             on_progress(len(batch))
     report.seconds = time.perf_counter() - started

@@ -152,3 +152,11 @@ def test_snippet_centres_on_the_rarest_query_term():
     out = snippet(text, "what does error E42 mean", width=60)
     assert "E42 means lift overload" in out and out.startswith("…") and out.endswith("…")
     assert snippet("short text", "anything") == "short text"
+
+
+def test_documents_without_groups_are_flagged(tmp_path):
+    (tmp_path / "open.md").write_text("# Open\n\nNo groups were given for this file.\n")
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path / "open.md"), "--db",
+                                      str(tmp_path / "g.db"), "--no-progress"])
+    assert result.exit_code == 0
+    assert "1 document(s) have no ACL group, so nobody can read them (open.md)" in result.output

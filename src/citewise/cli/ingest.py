@@ -50,10 +50,16 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, d
     failures = [o for o in report.outcomes if o.status == "failed"]
     if as_json:
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
-                                           for o in failures]})
+                                           for o in failures],
+                   "no_groups": report.unreadable})
     else:
         for o in failures:
             click.echo(f"failed: {o.label}: {o.error}", err=True)
+        if report.unreadable:
+            shown = ", ".join(report.unreadable[:5]) + (" …" if len(report.unreadable) > 5 else "")
+            click.echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
+                       f"nobody can read them ({shown}); pass --groups, set `groups` in front "
+                       "matter or the --meta sidecar, or run `citewise acl`", err=True)
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
