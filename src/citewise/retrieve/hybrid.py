@@ -34,7 +34,7 @@ _EXECUTOR: ThreadPoolExecutor | None = None
 def _executor() -> ThreadPoolExecutor:
     global _EXECUTOR
     if _EXECUTOR is None:
-        _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citewise-bm25")
+        _EXECUTOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="citewise-bm25")
     return _EXECUTOR
 
 
@@ -83,6 +83,8 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
         sparse()
     else:
         dense()
+    # A fixed run order: RRF breaks exact ties by run order, and the threads finish in any order.
+    runs = {name: runs[name] for name in ("bm25", "dense") if name in runs}
     t = time.perf_counter()
     if mode == "hybrid":
         fused = rrf(runs, rrf_k=settings.rrf_k)
