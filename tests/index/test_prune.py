@@ -59,7 +59,8 @@ def test_pruned_equals_unpruned(store, monkeypatch, groups, top_k):
     monkeypatch.setattr(prune.fts, "search_sparse", counting)
     stats = prune.TermStats()
     for q in queries:
-        got = prune.search_sparse_pruned(conn, stats, query_terms(q), tokens, top_k)
+        got = prune.search_sparse_pruned(conn, stats, query_terms(q), tokens, top_k,
+                                          min_rows=0)
         assert [(h.chunk_id, round(h.score, 9)) for h in got] == \
             [(h.chunk_id, round(h.score, 9)) for h in expected[q]]
     if groups == "all" and top_k == 3:

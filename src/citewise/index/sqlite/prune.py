@@ -11,8 +11,9 @@ FTS5's BM25 (``fts5_aux.c``) gives term t in a row at most its upper bound
 (the saturation ``f·(k1+1) / (f + k1·(1 − b + b·D/avgdl))`` tends to k1+1 as f grows),
 where N is the number of rows and n_t the rows containing t.
 
-For a principal allowed at least ``BROAD_SHARE`` of the rows (otherwise the ACL already keeps
-the scored set small), split the terms into *essential* ones (n_t ≤ ``ESSENTIAL_SHARE``·N:
+In an index of at least ``MIN_ROWS`` rows (smaller ones score every match in a few ms), for a
+principal allowed at least ``BROAD_SHARE`` of them (otherwise the ACL already keeps the scored
+set small), split the terms into *essential* ones (n_t ≤ ``ESSENTIAL_SHARE``·N:
 rare, high idf) and the rest. A row matching no essential term scores at most
 ``B = Σ_rest UB(t)``. So: score, with ALL terms, only the allowed rows that match an essential
 term; if the k-th of them scores above ``B``, no other row can enter the top k and the result
@@ -32,6 +33,7 @@ from citewise.types import ScoredId
 
 K1 = 1.2  # FTS5's bm25 k1 (fixed in fts5_aux.c)
 ESSENTIAL_SHARE = 0.1  # terms in at most 10 % of rows are essential (a speed knob, not quality)
+MIN_ROWS = 20_000  # below this, scoring every match is cheap and pruning's counts cost more
 BROAD_SHARE = 0.2  # prune only for principals allowed at least 20 % of rows: for selective ones
 # the ACL already keeps the scored set small and a failed pruning attempt would cost a 2nd query
 COUNT_SQL = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
@@ -78,7 +80,7 @@ class TermStats:
 
 def search_sparse_pruned(conn: Any, stats: TermStats, terms: Sequence[str],
                          tokens: AclTokens | None, top_k: int,
-                         title_weight: float = 1.0) -> list[ScoredId]:
+                         title_weight: float = 1.0, min_rows: int = MIN_ROWS) -> list[ScoredId]:
     """Exactly :func:`fts.search_sparse`'s result, faster when some terms are common.
     Counts and queries run in one read transaction, so they see one snapshot."""
     fts.check_search_args(top_k, title_weight)
@@ -86,15 +88,15 @@ def search_sparse_pruned(conn: Any, stats: TermStats, terms: Sequence[str],
         return []
     conn.execute("BEGIN")
     try:
-        return _search(conn, stats, terms, tokens, top_k, title_weight)
+        return _search(conn, stats, terms, tokens, top_k, title_weight, min_rows)
     finally:
         conn.execute("COMMIT")
 
 
 def _search(conn: Any, stats: TermStats, terms: Sequence[str], tokens: AclTokens,
-            top_k: int, title_weight: float) -> list[ScoredId]:
+            top_k: int, title_weight: float, min_rows: int) -> list[ScoredId]:
     n_rows = stats.refresh(conn)
-    if stats.allowed(conn, tokens) < BROAD_SHARE * n_rows:
+    if n_rows < min_rows or stats.allowed(conn, tokens) < BROAD_SHARE * n_rows:
         return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
     hits = {t: stats.hits(conn, t) for t in terms}
     present = sorted((t for t in terms if hits[t] > 0), key=lambda t: hits[t])
