@@ -29,12 +29,12 @@ _GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated
 
 @dataclass(frozen=True)
 class Pending:
-    """One document waiting to be indexed: ``load`` is called lazily, inside error handling."""
+    """One document waiting to be indexed: ``load`` is called lazily, inside error handling,
+    and returns the document with ALL its metadata merged (see :mod:`citewise.sources`)."""
 
     label: str
     doc_id: str
     load: Callable[[], ParsedDocument]
-    meta: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,10 @@ def _groups(value: Any) -> frozenset[str]:
     return frozenset(str(g).strip() for g in items if str(g).strip())
 
 
-def make_document(parsed: ParsedDocument, doc_id: str, meta: Mapping[str, Any],
-                  previous: Document | None) -> Document:
-    """The record for ``parsed``: ``meta`` (batch defaults < file < sidecar, merged by the
-    caller) supplies governance fields; the version grows when the content hash changes."""
+def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None) -> Document:
+    """The record for ``parsed``: its metadata (batch defaults < file < sidecar, merged by the
+    source) supplies governance fields; the version grows when the content hash changes."""
+    meta = parsed.metadata
     digest = content_hash(parsed)
     if previous is None:
         version = 1
@@ -126,10 +126,9 @@ def _prepare(store: Store, item: Pending, settings: Settings,
              count_tokens: Callable[[str], int]) -> _Prepared | Outcome:
     try:
         parsed = item.load()
-        meta = {**parsed.metadata, **item.meta}
-        doc_id = str(meta.get("doc_id") or item.doc_id)  # front matter may name the id
+        doc_id = str(parsed.metadata.get("doc_id") or item.doc_id)  # front matter may name it
         previous = store.get_document(doc_id)
-        document = make_document(parsed, doc_id, meta, previous)
+        document = make_document(parsed, doc_id, previous)
         if previous is not None and _same_record(previous, document):
             return Outcome(item.label, doc_id, "unchanged")
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens)

@@ -55,8 +55,7 @@ def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
         doc_id = str(side.get("doc_id") or rel)
         side.update(sidecar.get(doc_id) or {})
         items.append(Pending(label=str(path), doc_id=doc_id,
-                             load=_file_loader(path, limits, defaults or {}, side),
-                             meta=side))
+                             load=_file_loader(path, limits, defaults or {}, side)))
     return items
 
 
@@ -83,11 +82,11 @@ def beir_sources(corpus: Path, meta: Mapping[str, Any]) -> Iterator[Pending]:
                 doc_id, title, text = str(row["_id"]), row.get("title") or "", row["text"]
             except (json.JSONDecodeError, KeyError) as exc:
                 raise ConfigError(f"{corpus} line {lineno}: not a BEIR corpus row ({exc})") from exc
-            parsed = _single_block(title, text)
-            yield Pending(label=doc_id, doc_id=doc_id, load=lambda p=parsed: p, meta=meta)
+            parsed = _single_block(title, text, meta)
+            yield Pending(label=doc_id, doc_id=doc_id, load=lambda p=parsed: p)
 
 
-def _single_block(title: str, text: str) -> ParsedDocument:
+def _single_block(title: str, text: str, meta: Mapping[str, Any]) -> ParsedDocument:
     text = " ".join(text.split())
     blocks = (Block(kind="text", text=text, start=0, end=len(text)),) if text else ()
-    return ParsedDocument(title=title, text=text, blocks=blocks, format="text")
+    return ParsedDocument(title=title, text=text, blocks=blocks, metadata=meta, format="text")
