@@ -76,13 +76,17 @@ def build_terms_match(terms: Sequence[str]) -> str:
     return "{title body}: (" + " OR ".join(quote_term(t) for t in terms) + ")"
 
 
-def build_match(terms: Sequence[str], tokens: AclTokens) -> str:
-    """Any term in title/body AND any of the principal's group tokens AND its tenant token."""
+def build_acl_match(tokens: AclTokens) -> str:
+    """Any of the principal's group tokens AND its tenant token."""
     if not tokens.groups:
         raise ValueError("a principal's MATCH expression needs at least one group token")
     groups = " OR ".join(quote_term(g) for g in tokens.groups)
-    return (f"{build_terms_match(terms)} AND acl: ({groups}) "
-            f"AND tenant: {quote_term(tokens.tenant)}")
+    return f"acl: ({groups}) AND tenant: {quote_term(tokens.tenant)}"
+
+
+def build_match(terms: Sequence[str], tokens: AclTokens) -> str:
+    """Any term in title/body AND any of the principal's group tokens AND its tenant token."""
+    return f"{build_terms_match(terms)} AND {build_acl_match(tokens)}"
 
 
 def build_sparse_sql(terms: Sequence[str], tokens: AclTokens, top_k: int,

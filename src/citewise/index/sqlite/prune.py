@@ -29,6 +29,7 @@ from typing import Any
 
 from citewise.index.sqlite import fts
 from citewise.index.sqlite.acl import AclTokens
+from citewise.index.sqlite.vectors import GENERATION_SQL
 from citewise.types import ScoredId
 
 K1 = 1.2  # FTS5's bm25 k1 (fixed in fts5_aux.c)
@@ -38,7 +39,6 @@ BROAD_SHARE = 0.2  # prune only for principals allowed at least 20 % of rows: fo
 # the ACL already keeps the scored set small and a failed pruning attempt would cost a 2nd query
 COUNT_SQL = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
 ROWS_SQL = "SELECT count(*) FROM chunks"
-GENERATION_SQL = "SELECT value FROM meta WHERE key = 'generation'"
 
 
 def upper_bound(n_rows: int, n_hits: int) -> float:
@@ -66,8 +66,7 @@ class TermStats:
     def allowed(self, conn: Any, tokens: AclTokens) -> int:
         """Rows the principal may read (all terms), counted by FTS5 once per generation."""
         if tokens not in self._allowed:
-            groups = " OR ".join(fts.quote_term(g) for g in tokens.groups)
-            match = f"acl: ({groups}) AND tenant: {fts.quote_term(tokens.tenant)}"
+            match = fts.build_acl_match(tokens)
             self._allowed[tokens] = conn.execute(COUNT_SQL, (match,)).fetchone()[0]
         return self._allowed[tokens]
 
