@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from citewise.types import SearchMode
 
 
 class _Section(BaseModel):
@@ -53,7 +54,7 @@ class EmbedSettings(_Section):
 
 
 class RetrieveSettings(_Section):
-    mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    mode: SearchMode = Field("hybrid", description="Retrieval signals: bm25, dense or hybrid.")
     top_k: int = Field(10, ge=1, le=1000, description="Hits returned.")
     candidates: int = Field(
         100, ge=1, le=5000, description="Top-N taken from each signal before fusion.")

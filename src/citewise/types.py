@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 BlockKind = Literal["heading", "text", "table", "code", "list"]
 SearchMode = Literal["bm25", "dense", "hybrid"]
-SEARCH_MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,6 @@ class ResolvedPrincipal:
     tenant: str
     tenant_id: int
     group_ids: tuple[int, ...]
-    group_names: tuple[str, ...]
 
     @property
     def tokens(self) -> AclTokens:
@@ -82,10 +81,8 @@ def resolve_principal(conn: Any, principal: Principal) -> ResolvedPrincipal | No
     groups = lookup_ids(conn, "groups", principal.groups)
     if principal.tenant not in tenants or not groups:
         return None
-    pairs = sorted(groups.items(), key=lambda item: item[1])
-    return ResolvedPrincipal(
-        tenant=principal.tenant, tenant_id=tenants[principal.tenant],
-        group_ids=tuple(i for _, i in pairs), group_names=tuple(n for n, _ in pairs))
+    return ResolvedPrincipal(tenant=principal.tenant, tenant_id=tenants[principal.tenant],
+                             group_ids=tuple(sorted(groups.values())))
 
 
 def describe_principal(conn: Any, principal: Principal) -> str:
