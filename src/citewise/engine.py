@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from citewise.config import Settings
-from citewise.errors import IndexMismatchError, NotFoundError
+from citewise.errors import NotFoundError
 from citewise.index import open_store
-from citewise.index.manifest import make_manifest
+from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Store
 from citewise.retrieve import search
@@ -85,11 +85,7 @@ class Engine:
         stored = self.store.manifest()
         if stored is None:
             return
-        if stored.embedder_id != self.embedder.model_id:
-            raise IndexMismatchError(
-                f"index {self.db} was built with embedder {stored.embedder_id!r} but "
-                f"{self.embedder.model_id!r} is configured; use --model matching the index "
-                f"or re-ingest into a new --db")
+        check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
         self._checked_model = True
 
     def search(self, query: str, principal: Principal, mode: str | None = None,

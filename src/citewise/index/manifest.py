@@ -18,6 +18,8 @@ from citewise.types import Manifest
 
 IDENTITY_FIELDS = ("embedder_id", "embedder_dim", "chunker_hash")
 """The fields that must match between the configured pipeline and a stored index."""
+QUERY_FIELDS = ("embedder_id", "embedder_dim")
+"""What a query must match: chunking only matters when writing."""
 
 
 def make_manifest(embedder_id: str, dim: int, chunk_params: Mapping[str, Any],
@@ -53,10 +55,11 @@ def manifest_from_rows(rows: Mapping[str, str]) -> Manifest | None:
                          "the index with `citewise ingest --db NEW.db`.") from exc
 
 
-def check_manifest(stored: Manifest, wanted: Manifest, where: str = "this index") -> None:
-    """Raise :class:`IndexMismatchError` when ``wanted`` differs from ``stored`` in identity."""
+def check_manifest(stored: Manifest, wanted: Manifest, where: str = "this index",
+                   fields: tuple[str, ...] = IDENTITY_FIELDS) -> None:
+    """Raise :class:`IndexMismatchError` when ``wanted`` differs from ``stored`` in ``fields``."""
     diffs = [f"{name}: index has {getattr(stored, name)!r}, configured {getattr(wanted, name)!r}"
-             for name in IDENTITY_FIELDS if getattr(stored, name) != getattr(wanted, name)]
+             for name in fields if getattr(stored, name) != getattr(wanted, name)]
     if not diffs:
         return
     fix = f"configure embedder {stored.embedder_id!r} (dim {stored.embedder_dim})"
