@@ -89,7 +89,7 @@ class Engine:
         self._checked_model = True
 
     def search(self, query: str, principal: Principal, mode: str | None = None,
-               top_k: int | None = None) -> SearchResult:
+               top_k: int | None = None, explain: bool = False) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
         embedder = None
         load_ms = 0.0
@@ -102,7 +102,7 @@ class Engine:
                 load_ms = round((time.perf_counter() - t) * 1000.0, 3)
             self._warm = True
         result = search(self.store, embedder, query, principal, self.settings.retrieve,
-                        mode=mode, top_k=top_k)
+                        mode=mode, top_k=top_k, explain=explain)
         if load_ms:
             result = replace(result, timings_ms={"model_load": load_ms, **result.timings_ms})
         return result

@@ -160,7 +160,7 @@ class SearchResult:
 
     hits: tuple[Hit, ...]
     mode: str
-    filter: str
+    filter: str | None  # the ACL predicate as applied; only described when explain is asked
     candidates: Mapping[str, int] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()

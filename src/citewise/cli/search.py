@@ -121,7 +121,7 @@ def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, c
         if show_sql:
             print_sql(engine, query, principal)
             return
-        result = engine.search(query, principal, mode=mode, top_k=top_k)
+        result = engine.search(query, principal, mode=mode, top_k=top_k, explain=explain)
     if as_json:
         hits = [hit_json(h) for h in result.hits]
         echo_json({"hits": hits, "explain": explain_json(result)} if explain else hits)

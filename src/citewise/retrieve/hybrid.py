@@ -100,7 +100,7 @@ def _text_key(text: str) -> str:
 
 def search(store: Store, embedder: Embedder | None, query: str, principal: Principal,
            settings: RetrieveSettings | None = None, mode: str | None = None,
-           top_k: int | None = None) -> SearchResult:
+           top_k: int | None = None, explain: bool = False) -> SearchResult:
     """Search as ``principal``: returns up to ``top_k`` hydrated, de-duplicated hits.
 
     Duplicates (same normalised chunk text, e.g. a policy copied into two documents) keep
@@ -139,6 +139,7 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     timings = dict(ranked.timings_ms)
     timings["hydrate"] = _ms(t)
     return SearchResult(
-        hits=tuple(hits), mode=mode, filter=store.describe_filter(principal),
+        hits=tuple(hits), mode=mode,
+        filter=store.describe_filter(principal) if explain else None,  # its lookups, on demand
         candidates={name: len(run) for name, run in ranked.runs.items()},
         timings_ms=timings, notes=tuple(notes))
