@@ -88,19 +88,22 @@ class Engine:
         check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
         self._checked_model = True
 
+    def query_embedder(self) -> tuple[Embedder, float]:
+        """The embedder, checked against the index and loaded: model loading (ms, 0 after the
+        first call) is kept out of query latency and reported apart."""
+        self.check_query_model()
+        embedder, load_ms = self.embedder, 0.0
+        if not self._warm:
+            t = time.perf_counter()
+            getattr(embedder, "warm_up", lambda: embedder.embed_query("warm up"))()
+            load_ms = round((time.perf_counter() - t) * 1000.0, 3)
+            self._warm = True
+        return embedder, load_ms
+
     def search(self, query: str, principal: Principal, mode: str | None = None,
                top_k: int | None = None, explain: bool = False) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
-        embedder = None
-        load_ms = 0.0
-        if mode != "bm25":
-            self.check_query_model()
-            embedder = self.embedder
-            if not self._warm and hasattr(embedder, "warm_up"):
-                t = time.perf_counter()
-                embedder.warm_up()  # model loading is reported apart from query latency
-                load_ms = round((time.perf_counter() - t) * 1000.0, 3)
-            self._warm = True
+        embedder, load_ms = self.query_embedder() if mode != "bm25" else (None, 0.0)
         result = search(self.store, embedder, query, principal, self.settings.retrieve,
                         mode=mode, top_k=top_k, explain=explain)
         if load_ms:
