@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from citewise.cli.common import echo_json, friendly_errors, load_settings, settings_options
-from citewise.engine import Engine
+from citewise.cli.common import echo_json, engine_from, friendly_errors, settings_options
 from citewise.types import SEARCH_MODES
 
 
@@ -36,12 +35,11 @@ def beir(directory, mode, split, as_json, run_file, db, config_path, model, thre
     nDCG@10, Recall@10, Recall@100, MRR@10 and query latency p50/p95 (embedding included)."""
     from citewise.eval.beir import evaluate_beir
 
-    settings = load_settings(config_path, **{"embed.model": model, "embed.threads": threads})
     with contextlib.ExitStack() as stack:
         if db is None:
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="citewise-beir-"))
             db = Path(tmp) / "beir.db"
-        engine = stack.enter_context(Engine(db, settings))
+        engine = stack.enter_context(engine_from(db, config_path, model, threads))
         bar = None
         if sys.stderr.isatty():
             from tqdm import tqdm
