@@ -7,10 +7,12 @@
     ├── IngestError               one file could not be ingested (the batch goes on)
     │   ├── UnsupportedFormatError  its content is not a format we read
     │   └── LimitExceededError      it is larger than a configured limit
-    ├── ModelError                an embedding model is missing, corrupt or fails
+    ├── ModelError                a model (embedder, reranker, LLM) is missing, corrupt or fails
+    ├── GenerationError           a generator failed or ran past its timeout
     ├── StoreError                the index cannot be opened or written
     │   ├── IndexMismatchError      the index was built with another embedder/chunker
-    │   └── NotFoundError           a document id is not in the index
+    │   ├── NotFoundError           a document id is not in the index
+    │   └── VersionError            an index version is unknown or cannot be promoted
     └── BackendUnavailable        an optional dependency is not installed
 """
 
@@ -42,7 +44,11 @@ class LimitExceededError(IngestError):
 
 
 class ModelError(CitewiseError):
-    """An embedding model cannot be found, fails its checksum, or fails to run."""
+    """A model (embedder, reranker, LLM) cannot be found, fails its checksum, or fails to run."""
+
+
+class GenerationError(CitewiseError):
+    """A generator failed (server error, bad response) or ran past its timeout."""
 
 
 class StoreError(CitewiseError):
@@ -55,6 +61,10 @@ class IndexMismatchError(StoreError):
 
 class NotFoundError(StoreError):
     """A document id is not in the index."""
+
+
+class VersionError(StoreError):
+    """An index version is unknown, or cannot be promoted/rolled back to."""
 
 
 class BackendUnavailable(CitewiseError):

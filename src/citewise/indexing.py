@@ -120,6 +120,7 @@ class _Prepared:
     document: Document
     chunks: list[Chunk]
     status: str
+    parsed: ParsedDocument
 
 
 def _prepare(store: Store, item: Pending, settings: Settings,
@@ -145,7 +146,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         status = "changed"
     else:
         status = "updated"
-    return _Prepared(item, document, chunks, status)
+    return _Prepared(item, document, chunks, status, parsed)
 
 
 def _one_line(message: object) -> str:
@@ -201,7 +202,7 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
                 prepared.append(result)
         if prepared:
             vectors = _embed_missing(store, embedder, prepared, report)
-            store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors))
+            store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors), p.parsed)
                          for p in prepared])
             report.outcomes.extend(_outcomes(prepared, vectors))
             report.unreadable.extend(p.document.doc_id for p in prepared

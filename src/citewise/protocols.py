@@ -8,14 +8,24 @@ Contracts:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
+from citewise.types import (
+    Chunk,
+    Document,
+    Generation,
+    IndexVersion,
+    Manifest,
+    ParsedDocument,
+    Principal,
+    Prompt,
+    ScoredId,
+)
 
 
 @runtime_checkable
@@ -50,12 +60,14 @@ class Embedder(Protocol):
 
 @dataclass(frozen=True)
 class DocumentWrite:
-    """One document to (re)write: its record, all its chunks, and vectors for the chunks'
-    ``embed_hash`` values not yet cached in the store (others are reused)."""
+    """One document to (re)write: its record, all its chunks, vectors for the chunks'
+    ``embed_hash`` values not yet cached in the store (others are reused), and the parsed
+    document itself (kept so the index can be re-chunked without the source files)."""
 
     document: Document
     chunks: Sequence[Chunk]
     vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
+    parsed: ParsedDocument | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,18 @@ class Store(Protocol):
 
     def get_document(self, doc_id: str) -> Document | None: ...
 
+    def get_parsed(self, doc_id: str) -> ParsedDocument | None:
+        """The parsed document last written with ``doc_id`` (``None`` if unknown or written
+        without one); used by ``reindex`` to re-chunk without the source files."""
+        ...
+
+    def get_meta(self, key: str) -> str | None:
+        """A value recorded about this index outside its identity (e.g. the calibrated
+        grounding threshold ``gate.threshold``), or ``None``."""
+        ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
     def list_documents(self) -> list[Document]: ...
 
     def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
@@ -118,3 +142,54 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class VersionCatalog(Protocol):
+    """The index versions of one ``--db`` target and which one is live.
+
+    A version is a complete Store (own manifest, chunks, vectors). ``open_store(db)`` opens
+    the live one. ``promote`` makes another version live atomically: a reader opening the
+    index sees either the old or the new version, never a mix; old versions are kept (state
+    ``retired``) for ``rollback``.
+    """
+
+    def versions(self) -> list[IndexVersion]: ...
+
+    def live(self) -> IndexVersion: ...
+
+    def create(self, note: str = "") -> IndexVersion:
+        """Register a new, empty ``shadow`` version and return it (open it with ``open``)."""
+        ...
+
+    def open(self, number: int) -> Store: ...
+
+    def promote(self, number: int, note: str = "") -> None: ...
+
+    def set_state(self, number: int, state: str, note: str = "") -> None:
+        """Mark a non-live version ``refused`` (or ``shadow``/``retired``) with a reason."""
+        ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores (query, passage) pairs; higher = more relevant. ``model_id`` names the weights
+    (part of any cache key). One score per text, in order. Callers bound the time it may take
+    (``citewise.rerank.rerank_with_deadline``), so implementations just score."""
+
+    model_id: str
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Writes an answer for a :class:`Prompt`. ``on_token`` (if given) receives text pieces as
+    they are produced (streaming). Raises :class:`~citewise.errors.GenerationError` on
+    failure or when ``timeout_s`` passes."""
+
+    model_id: str
+
+    def generate(self, prompt: Prompt, *, max_tokens: int = 512,
+                 on_token: Callable[[str], None] | None = None,
+                 timeout_s: float | None = None) -> Generation: ...

@@ -177,3 +177,121 @@ class Manifest:
     chunker_params: Mapping[str, Any]
     created_at: str
     package_version: str
+
+
+# -- index versions ---------------------------------------------------------------------------
+
+VersionState = Literal["live", "shadow", "retired", "refused"]
+
+
+@dataclass(frozen=True)
+class IndexVersion:
+    """One physical index (a complete :class:`~citewise.protocols.Store` with its own
+    manifest) registered in a :class:`~citewise.protocols.VersionCatalog`.
+
+    ``location`` is backend-specific (a SQLite file path, a PostgreSQL schema name); ``note``
+    says why the version is in its state (e.g. the evaluation that promoted or refused it).
+    """
+
+    number: int
+    location: str
+    state: VersionState
+    created_at: str
+    note: str = ""
+
+
+# -- answers ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContextPassage:
+    """One passage placed in a prompt. ``sid`` (``S1``…) is the only id the model sees; it
+    maps back to ``hit`` (chunk + document) for citations. No ACL or storage data is in it."""
+
+    sid: str
+    hit: Hit
+    text: str
+    tokens: int
+
+    @property
+    def chunk_id(self) -> str:
+        return self.hit.chunk.chunk_id
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a :class:`~citewise.protocols.Generator` receives: chat ``messages`` (system +
+    user, passages fenced as data) plus the question and passages themselves, so a generator
+    without an LLM (``extractive``) works from the same request."""
+
+    messages: tuple[Mapping[str, str], ...]
+    question: str
+    passages: tuple[ContextPassage, ...]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A generator's output with its accounting."""
+
+    text: str
+    model_id: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    finish_reason: str = "stop"
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class SentenceIssue:
+    """A sentence of an answer that failed a citation check; ``ids`` are the ids it cites,
+    ``score`` the support score (when computed)."""
+
+    sentence: str
+    ids: tuple[str, ...] = ()
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Citation validation of one answer: ``fabricated`` ids not in the context (never dropped
+    silently), claims ``unsupported`` by the passages they cite, claims ``uncited``;
+    ``cited`` the valid ids in order of first use."""
+
+    cited: tuple[str, ...] = ()
+    fabricated: tuple[str, ...] = ()
+    unsupported: tuple[SentenceIssue, ...] = ()
+    uncited: tuple[SentenceIssue, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not (self.fabricated or self.unsupported or self.uncited)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A passage an answer cites, with what a reader needs to check it."""
+
+    id: str  # the number shown to the reader ("1", "2", …)
+    sid: str  # the prompt id (S3)
+    chunk_id: str
+    doc_id: str
+    title: str
+    heading_path: tuple[str, ...]
+    anchor: str | None
+    source: str
+    updated_at: str | None
+    quote: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The result of ``Engine.ask``. When ``declined`` is true, ``answer`` is the
+    insufficient-evidence message and ``reason`` says which check declined."""
+
+    question: str
+    answer: str
+    declined: bool
+    reason: str | None
+    citations: tuple[Citation, ...] = ()
+    validation: ValidationReport = field(default_factory=ValidationReport)
+    trace: Mapping[str, Any] = field(default_factory=dict)

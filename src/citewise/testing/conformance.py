@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ from citewise.errors import IndexMismatchError, NotFoundError, StoreError
 from citewise.index.manifest import make_manifest
 from citewise.protocols import DocumentWrite, Store, StoreCounts
 from citewise.testing.fakes import FakeEmbedder
-from citewise.types import Chunk, Document, Principal, ScoredId
+from citewise.types import Block, Chunk, Document, ParsedDocument, Principal, ScoredId
 
 DIM = 64
 QUERY = "quarterly salary bands executive compensation"
@@ -364,3 +365,27 @@ class StoreConformanceTests:
                            for c in self.search_all(other, embedder, "holiday memo", STAFF)[1])
         finally:
             other.close()
+
+    # -- parsed bodies and index metadata --------------------------------------------------
+
+    def test_parsed_body_roundtrip(self, ready: Store, embedder: FakeEmbedder) -> None:
+        text = "Policy\n\nStaff may work remotely two days a week."
+        parsed = ParsedDocument(
+            title="Policy", text=text, format="markdown", metadata={"owner": "ops"},
+            blocks=(Block("heading", "Policy", 0, 6, ("Policy",), "policy", 1),
+                    Block("text", text[8:], 8, len(text), ("Policy",), "policy")))
+        item = make_write(embedder, "policy", [text[8:]], groups=["staff"])
+        ready.write([replace(item, parsed=parsed)])
+        assert ready.get_parsed("policy") == parsed
+        assert ready.get_parsed("missing") is None
+        ready.write([item])  # rewritten without a body: the old one must not linger
+        assert ready.get_parsed("policy") is None
+        ready.write([replace(item, parsed=parsed)])
+        ready.delete(["policy"])
+        assert ready.get_parsed("policy") is None
+
+    def test_meta(self, ready: Store) -> None:
+        assert ready.get_meta("gate.threshold") is None
+        ready.set_meta("gate.threshold", "0.42")
+        ready.set_meta("gate.threshold", "0.5")
+        assert ready.get_meta("gate.threshold") == "0.5"

@@ -100,7 +100,16 @@ _M001 = (
         content = '', contentless_delete = 1)""",
 )
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_initial,)
+def m002_sources_and_meta(conn: Connection) -> None:
+    """Parsed document bodies (for reindexing without the files) and free-form index metadata
+    (calibrated thresholds), which is not part of the manifest's identity."""
+    conn.execute("""CREATE TABLE doc_sources (
+        doc_rowid INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+        body BLOB NOT NULL)""")
+    conn.execute("CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_initial, m002_sources_and_meta)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

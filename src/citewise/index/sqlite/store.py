@@ -27,9 +27,10 @@ from citewise.index.sqlite.acl import describe_principal, resolve_principal
 from citewise.index.sqlite.migrations import connect, migrate, sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.vectors import DenseIndex
+from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.retrieve.analyze import query_terms
-from citewise.types import Chunk, Document, Manifest, Principal, ScoredId
+from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
 
 
 class SQLiteStore:
@@ -141,6 +142,22 @@ class SQLiteStore:
     def get_document(self, doc_id: str) -> Document | None:
         with self._reading() as conn:
             return rows.get_document(conn, doc_id)
+
+    def get_parsed(self, doc_id: str) -> ParsedDocument | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT s.body FROM doc_sources s JOIN documents d "
+                               "ON d.id = s.doc_rowid WHERE d.doc_id = ?", (doc_id,)).fetchone()
+        return None if row is None else parsed_from_bytes(row[0])
+
+    def get_meta(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM index_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._writing() as conn:
+            conn.execute("INSERT OR REPLACE INTO index_meta(key, value) VALUES (?, ?)",
+                         (key, str(value)))
 
     def list_documents(self) -> list[Document]:
         with self._reading() as conn:

@@ -18,6 +18,7 @@ from citewise.errors import NotFoundError, StoreError
 from citewise.index.sqlite.acl import ensure_ids
 from citewise.index.sqlite.fts import DELETE_FTS_ROWS_SQL, rebuild_fts_rows
 from citewise.index.sqlite.vectors import check_vector, to_blob
+from citewise.ingest.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
 
@@ -170,6 +171,11 @@ def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
     _put_acl(conn, doc_rowid, tuple(doc.acl_groups), doc.tenant)
     conn.executemany(INSERT_CHUNK_SQL, [_chunk_params(c, doc_rowid) for c in item.chunks])
     rebuild_fts_rows(conn, doc_rowid)
+    if item.parsed is not None:
+        conn.execute("INSERT OR REPLACE INTO doc_sources(doc_rowid, body) VALUES (?, ?)",
+                     (doc_rowid, parsed_to_bytes(item.parsed)))
+    else:  # never leave a body that no longer matches the chunks
+        conn.execute("DELETE FROM doc_sources WHERE doc_rowid = ?", (doc_rowid,))
     return stale - {c.embed_hash for c in item.chunks}
 
 

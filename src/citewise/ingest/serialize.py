@@ -1,0 +1,50 @@
+"""A :class:`ParsedDocument` as compact bytes, so an index can re-chunk and re-embed its
+documents without the source files (``citewise reindex``).
+
+Format: zlib-compressed JSON ``{"v": 1, "title", "text", "format", "pages", "metadata",
+"blocks": [[kind, start, end, heading_path, anchor, level, page, header_lines, text|null]]}``.
+A block's text is stored only when it differs from ``text[start:end]`` (normally it does not).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from citewise.errors import StoreError
+from citewise.types import Block, ParsedDocument
+
+FORMAT_VERSION = 1
+
+
+def parsed_to_bytes(parsed: ParsedDocument) -> bytes:
+    """Serialise ``parsed``; metadata values JSON cannot hold (dates) become strings."""
+    blocks = []
+    for b in parsed.blocks:
+        same = parsed.text[b.start:b.end] == b.text
+        blocks.append([b.kind, b.start, b.end, list(b.heading_path), b.anchor, b.level, b.page,
+                       b.header_lines, None if same else b.text])
+    body = {"v": FORMAT_VERSION, "title": parsed.title, "text": parsed.text,
+            "format": parsed.format, "pages": parsed.pages,
+            "metadata": dict(parsed.metadata), "blocks": blocks}
+    return zlib.compress(json.dumps(body, default=str, ensure_ascii=False).encode(), 6)
+
+
+def parsed_from_bytes(data: bytes) -> ParsedDocument:
+    """Inverse of :func:`parsed_to_bytes`. Raises :class:`StoreError` on damaged data."""
+    try:
+        body: dict[str, Any] = json.loads(zlib.decompress(data))
+    except (zlib.error, ValueError) as exc:
+        raise StoreError(f"a stored document body is damaged ({exc}). Fix: re-ingest the "
+                         "document from its source file.") from exc
+    if body.get("v") != FORMAT_VERSION:
+        raise StoreError(f"stored document body has format {body.get('v')!r}, this citewise "
+                         f"reads {FORMAT_VERSION}. Fix: upgrade citewise or re-ingest.")
+    text = body["text"]
+    blocks = tuple(
+        Block(kind=k, text=t if t is not None else text[s:e], start=s, end=e,
+              heading_path=tuple(hp), anchor=a, level=lv, page=pg, header_lines=hl)
+        for k, s, e, hp, a, lv, pg, hl, t in body["blocks"])
+    return ParsedDocument(title=body["title"], text=text, blocks=blocks,
+                          metadata=body["metadata"], pages=body["pages"], format=body["format"])
