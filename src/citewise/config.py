@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,8 +64,74 @@ class RetrieveSettings(_Section):
         1.0, ge=0, description="BM25 weight of the title/heading column (body weight is 1).")
 
 
+class RerankSettings(_Section):
+    kind: Literal["none", "llm-judge", "cross-encoder"] = Field(
+        "none", description="Reranker applied to the top of the fused list.")
+    model: str | None = Field(
+        None, description="llm-judge: a local LLM name (`citewise models list`) or GGUF path "
+                          "(default: the local generator's model); cross-encoder: a folder "
+                          "(sentence-transformers layout) or an .onnx file with tokenizer.json.")
+    top_n: int = Field(8, ge=1, le=200, description="How many fused hits are rescored.")
+    deadline_ms: int = Field(
+        1500, ge=1, description="Rescoring stops here; the rest keep their fused order and the "
+                                "trace says `timeout` with how many were scored.")
+    threads: int = Field(0, ge=0, description="Model threads; 0 = number of cores.")
+
+
+class ContextSettings(_Section):
+    budget_tokens: int = Field(2500, ge=100, description="Most passage tokens in a prompt.")
+    max_passages: int = Field(8, ge=1, le=50, description="Most passages in a prompt.")
+    mmr_lambda: float = Field(
+        0.7, ge=0.0, le=1.0, description="MMR trade-off: 1 = relevance only, 0 = novelty only.")
+    expand_parent: bool = Field(
+        False, description="Replace a passage by its whole section when the budget allows.")
+
+
+class OpenAISettings(_Section):
+    base_url: str = Field("https://api.openai.com/v1",
+                          description="Any OpenAI-compatible chat endpoint (vLLM, Ollama, …).")
+    model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
+    api_key_env: str = Field("OPENAI_API_KEY",
+                             description="Environment variable holding the key (read by the CLI).")
+    api_key: str | None = Field(None, description="The key itself (prefer api_key_env).",
+                                repr=False)
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout.")
+    retries: int = Field(2, ge=0, le=10, description="Retries on 429/5xx/connection errors.")
+
+
+class GenerateSettings(_Section):
+    generator: Literal["auto", "local", "openai", "extractive"] = Field(
+        "auto", description="auto = local when its model is installed, else extractive.")
+    local_model: str = Field(
+        "qwen2.5-coder-1.5b-instruct", description="Local GGUF model name or path.")
+    threads: int = Field(0, ge=0, description="LLM threads; 0 = number of cores.")
+    context_tokens: int = Field(4096, ge=512, description="LLM context window (n_ctx).")
+    max_tokens: int = Field(384, ge=1, description="Most tokens generated per answer.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    timeout_s: float = Field(
+        180.0, gt=0, description="Past this, the answer falls back to extractive.")
+    openai: OpenAISettings = OpenAISettings()
+
+
+class GateSettings(_Section):
+    threshold: float | None = Field(
+        None, description="Decline below this evidence score; default: the value "
+                          "`citewise calibrate` stored in the index, else the shipped one.")
+
+
+class CiteSettings(_Section):
+    policy: Literal["flag", "strict"] = Field(
+        "flag", description="flag: return the answer with its validation report; strict: "
+                            "regenerate once, then fall back to extractive or decline.")
+
+
 class Settings(_Section):
     limits: LimitSettings = LimitSettings()
     chunk: ChunkSettings = ChunkSettings()
     embed: EmbedSettings = EmbedSettings()
     retrieve: RetrieveSettings = RetrieveSettings()
+    rerank: RerankSettings = RerankSettings()
+    context: ContextSettings = ContextSettings()
+    generate: GenerateSettings = GenerateSettings()
+    gate: GateSettings = GateSettings()
+    cite: CiteSettings = CiteSettings()
