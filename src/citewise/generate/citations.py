@@ -1,0 +1,72 @@
+"""From a validated answer to what the reader sees: ``[S3]`` ids renumbered ``[1]``, ``[2]``…
+in order of first use, and one :class:`Citation` per cited passage with the quote that best
+matches the sentence citing it.
+
+Ids the model invented (``fabricated``) are left in the text exactly as written and reported
+by validation: never dropped, never replaced by a real passage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citewise.types import Citation, ContextPassage, ValidationReport
+
+BRACKET = re.compile(r"\[((?:\s*[Ss]\d+\s*[,;]?)+)\]")
+_ID = re.compile(r"[Ss](\d+)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+QUOTE_CHARS = 300
+
+
+def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
+    """Replace each valid id by its citation number; keep fabricated ids verbatim."""
+    numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
+
+    def repl(match: re.Match[str]) -> str:
+        ids = [f"S{n}" for n in _ID.findall(match.group(1))]
+        shown = list(dict.fromkeys(numbers.get(sid, sid) for sid in ids))
+        return "[" + ", ".join(shown) + "]"
+
+    return BRACKET.sub(repl, text), numbers
+
+
+def best_quote(passage_text: str, sentence_words: set[str]) -> str:
+    """The passage sentence sharing most words with the citing sentences (first on ties)."""
+    sentences = [s.strip() for s in _SENTENCE.split(passage_text) if s.strip()]
+    if not sentences:
+        return ""
+    def overlap(s: str) -> int:
+        return len(sentence_words & set(re.findall(r"\w+", s.lower())))
+    quote = max(sentences, key=overlap) if sentence_words else sentences[0]
+    return quote if len(quote) <= QUOTE_CHARS else quote[:QUOTE_CHARS - 1].rstrip() + "…"
+
+
+def build_citations(text: str, passages: Sequence[ContextPassage],
+                    report: ValidationReport) -> tuple[str, tuple[Citation, ...]]:
+    """The reader's answer text and its citations, numbered in order of first use."""
+    rendered, numbers = renumber(text, report)
+    by_sid = {p.sid: p for p in passages}
+    citing: dict[str, set[str]] = {sid: set() for sid in numbers}
+    for sentence in _SENTENCE.split(text):
+        for match in BRACKET.finditer(sentence):
+            for n in _ID.findall(match.group(1)):
+                if f"S{n}" in citing:
+                    citing[f"S{n}"] |= set(re.findall(r"\w+", BRACKET.sub("", sentence).lower()))
+    citations = []
+    for sid, number in numbers.items():
+        p = by_sid[sid]
+        chunk, doc = p.hit.chunk, p.hit.document
+        citations.append(Citation(
+            id=number, sid=sid, chunk_id=chunk.chunk_id, doc_id=doc.doc_id, title=doc.title,
+            heading_path=tuple(chunk.heading_path), anchor=chunk.anchor, source=p.hit.source,
+            updated_at=doc.updated_at, quote=best_quote(p.text, citing[sid])))
+    return rendered, tuple(citations)
+
+
+def format_citation(c: Citation) -> str:
+    """``[1] Title › Heading (source#anchor, updated 2026-…)``."""
+    heading = [h for h in c.heading_path if h and h != c.title]
+    where = " › ".join([c.title, *heading[-1:]])
+    updated = f", updated {c.updated_at[:10]}" if c.updated_at else ""
+    return f"[{c.id}] {where} ({c.source}{updated})"

@@ -1,0 +1,185 @@
+"""The context builder: which retrieved passages go into the prompt, in what order.
+
+Steps, each recorded so ``--explain`` can show what was dropped and why:
+
+1. **Near-duplicates** are dropped: a passage whose word-shingle overlap with an already kept
+   passage reaches :data:`NEAR_DUPLICATE` (Jaccard of word 3-shingles, Broder 1997) adds no
+   evidence and costs tokens.
+2. **Diverse selection** by Maximal Marginal Relevance (Carbonell & Goldstein, SIGIR 1998):
+   repeatedly pick ``argmax  λ·rel(p) − (1−λ)·max_{s∈S} sim(p, s)`` where ``rel`` is the
+   retrieval score scaled to [0, 1] by the best score and ``sim`` is the Jaccard similarity of
+   content-word sets. ``λ = 1`` keeps the retrieval order.
+3. **Token budget**: a passage that does not fit the remaining budget is skipped (a later,
+   shorter one may fit); the first passage is cut at a sentence boundary if it alone exceeds
+   the budget, so a long top passage never empties the context.
+4. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
+   section (from the stored parsed document) when that fits the budget.
+
+Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from citewise.config import ContextSettings
+from citewise.retrieve.analyze import query_terms
+from citewise.types import ContextPassage, Hit, ParsedDocument
+
+NEAR_DUPLICATE = 0.8
+"""Shingle Jaccard at or above which two passages count as the same evidence."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class Dropped:
+    chunk_id: str
+    reason: str  # near_duplicate | over_budget | max_passages
+
+
+@dataclass(frozen=True)
+class Context:
+    passages: tuple[ContextPassage, ...]
+    dropped: tuple[Dropped, ...]
+    tokens: int
+
+
+def shingles(text: str, n: int = 3) -> frozenset[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    if len(words) < n:
+        return frozenset({tuple(words)}) if words else frozenset()
+    return frozenset(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    """|A ∩ B| / |A ∪ B|; 0 for two empty sets."""
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def mmr_order(relevance: Sequence[float], similarity: Callable[[int, int], float],
+              lam: float) -> list[int]:
+    """Indices in MMR order (Carbonell & Goldstein 1998); ties keep the input order."""
+    remaining = list(range(len(relevance)))
+    chosen: list[int] = []
+    while remaining:
+        def value(i: int) -> float:
+            redundancy = max((similarity(i, j) for j in chosen), default=0.0)
+            return lam * relevance[i] - (1.0 - lam) * redundancy
+        best = max(remaining, key=lambda i: (value(i), -i))
+        chosen.append(best)
+        remaining.remove(best)
+    return chosen
+
+
+def truncate_to_budget(text: str, budget: int, count_tokens: Callable[[str], int]) -> str:
+    """The longest prefix of whole sentences within ``budget`` tokens (at least one sentence,
+    cut by words if even that is too long)."""
+    kept: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        if count_tokens(" ".join([*kept, sentence])) > budget:
+            break
+        kept.append(sentence)
+    if kept:
+        return " ".join(kept)
+    words = text.split()
+    lo, hi = 0, len(words)
+    while lo < hi:  # the most words that fit
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if count_tokens(" ".join(words[:mid])) <= budget else (lo, mid - 1)
+    return " ".join(words[:lo])
+
+
+def section_text(parsed: ParsedDocument, hit: Hit) -> str | None:
+    """The text of the section holding ``hit``'s chunk: the blocks sharing its heading path."""
+    path = hit.chunk.heading_path
+    if not path:
+        return None
+    spans = [(b.start, b.end) for b in parsed.blocks if b.heading_path[:len(path)] == path]
+    if not spans:
+        return None
+    start, end = min(s for s, _ in spans), max(e for _, e in spans)
+    return parsed.text[start:end].strip() or None
+
+
+def build_context(hits: Sequence[Hit], settings: ContextSettings,
+                  count_tokens: Callable[[str], int],
+                  load_parsed: Callable[[str], ParsedDocument | None] | None = None
+                  ) -> Context:
+    """Choose passages from ``hits`` (best first) for a prompt; see the module docstring."""
+    kept, dropped = _drop_near_duplicates(hits)
+    best = max((h.score for h in kept), default=0.0) or 1.0
+    words = [frozenset(query_terms(h.chunk.text)) for h in kept]
+    order = mmr_order([h.score / best for h in kept],
+                      lambda i, j: jaccard(words[i], words[j]), settings.mmr_lambda)
+    passages: list[ContextPassage] = []
+    used = 0
+    for i in order:
+        hit = kept[i]
+        if len(passages) >= settings.max_passages:
+            dropped.append(Dropped(hit.chunk.chunk_id, "max_passages"))
+            continue
+        text, tokens = _fit(hit, settings.budget_tokens - used, not passages, count_tokens)
+        if text is None:
+            dropped.append(Dropped(hit.chunk.chunk_id, "over_budget"))
+            continue
+        passages.append(ContextPassage(f"S{len(passages) + 1}", hit, text, tokens))
+        used += tokens
+    if settings.expand_parent and load_parsed is not None:
+        passages, used = _expand(passages, settings.budget_tokens - used, count_tokens,
+                                 load_parsed, used)
+    return Context(tuple(passages), tuple(dropped), used)
+
+
+def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
+    kept: list[Hit] = []
+    seen: list[frozenset] = []
+    dropped: list[Dropped] = []
+    for hit in hits:
+        sh = shingles(hit.chunk.text)
+        if any(jaccard(sh, other) >= NEAR_DUPLICATE for other in seen):
+            dropped.append(Dropped(hit.chunk.chunk_id, "near_duplicate"))
+            continue
+        kept.append(hit)
+        seen.append(sh)
+    return kept, dropped
+
+
+def _fit(hit: Hit, room: int, first: bool,
+         count_tokens: Callable[[str], int]) -> tuple[str | None, int]:
+    text = hit.chunk.text
+    tokens = count_tokens(text)
+    if tokens <= room:
+        return text, tokens
+    if not first or room <= 0:
+        return None, 0
+    cut = truncate_to_budget(text, room, count_tokens)
+    return (cut, count_tokens(cut)) if cut else (None, 0)
+
+
+def _expand(passages: list[ContextPassage], room: int, count_tokens: Callable[[str], int],
+            load_parsed: Callable[[str], ParsedDocument | None],
+            used: int) -> tuple[list[ContextPassage], int]:
+    out: list[ContextPassage] = []
+    expanded: set[tuple[str, tuple[str, ...]]] = set()
+    for p in passages:
+        key = (p.hit.document.doc_id, p.hit.chunk.heading_path)
+        if key in expanded:  # a second passage of an already expanded section stays small
+            out.append(p)
+            continue
+        parsed = load_parsed(p.hit.document.doc_id)
+        whole = section_text(parsed, p.hit) if parsed is not None else None
+        if whole and len(whole) > len(p.text):
+            extra = count_tokens(whole) - p.tokens
+            if extra <= room:
+                p = ContextPassage(p.sid, p.hit, whole, p.tokens + extra)
+                expanded.add(key)
+                room -= extra
+                used += extra
+        out.append(p)
+    return out, used

@@ -1,0 +1,116 @@
+"""The grounding gate: decline before generation when the evidence is absent or weak.
+
+The gate looks only at retrieval (scores and term overlap of passages the principal may read),
+never at what a passage *says* — so text inside a source ("ignore previous instructions…")
+cannot open it. Signals, each in [0, 1] (dense cosine can be slightly negative):
+
+* ``dense_top``: the best dense cosine among the retrieved hits (0 without a dense signal);
+* ``coverage``: the best share, among the top :data:`COVERAGE_DEPTH` hits, of the question's
+  content terms (stopwords removed, light suffix stemming) that occur in the passage;
+* ``combined``: their mean.
+
+Which signal and which threshold are not constants copied from elsewhere: ``citewise
+calibrate`` measures every signal on labelled questions (answerable vs. unanswerable), picks the
+signal and threshold on a dev split and stores both in the index (``gate.signal``,
+``gate.threshold``). :data:`SHIPPED` is the result of that procedure on the SQuAD 2.0 subset
+(``benchmarks/gate.py`` reproduces it), used only for an index nobody calibrated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from citewise.errors import ConfigError
+from citewise.retrieve.analyze import query_terms
+from citewise.types import Hit
+
+SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
+COVERAGE_DEPTH = 3
+
+SHIPPED: tuple[str, float] = ("combined", 0.5)
+"""(signal, threshold) used when neither settings nor the index name one; replaced by the
+calibrated value measured on the SQuAD 2.0 dev split (see module docstring)."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SUFFIXES = ("ations", "ation", "ingly", "ments", "ment", "ness", "ings", "ing", "ies", "ied",
+             "es", "ed", "ly", "s")  # first match only; then final "y"/"e"s
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper (not Porter): enough to match "policies"/"policy",
+    "scheduled"/"schedule"; words of 4 letters or fewer are kept whole."""
+    if len(word) <= 4:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 4 and word.endswith("y"):
+        word = word[:-1]
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(t) for t in query_terms(text)} if text else set()
+
+
+def term_coverage(question: str, passage: str) -> float:
+    """Share of the question's content stems found among the passage's words."""
+    wanted = content_stems(question)
+    if not wanted:
+        return 0.0
+    have = {stem(w) for w in _WORD.findall(passage.lower())}
+    return len(wanted & have) / len(wanted)
+
+
+def evidence_signals(question: str, hits: Sequence[Hit]) -> dict[str, float]:
+    """The gate's candidate signals for ``hits`` (already filtered for the principal)."""
+    dense = [h.signals["dense"].score for h in hits if "dense" in h.signals]
+    dense_top = max(dense) if dense else 0.0
+    coverage = max((term_coverage(question, f"{h.document.title} {h.chunk.text}")
+                    for h in hits[:COVERAGE_DEPTH]), default=0.0)
+    return {"dense_top": round(dense_top, 6), "coverage": round(coverage, 6),
+            "combined": round((dense_top + coverage) / 2.0, 6)}
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """``passed`` is false when the answer must be declined; ``reason`` says why
+    (``no_evidence``: nothing the principal may read was retrieved; ``weak_evidence``: the
+    signal is below the threshold). ``source`` tells where the threshold came from."""
+
+    passed: bool
+    reason: str | None
+    signal: str
+    score: float
+    threshold: float
+    source: str
+    signals: Mapping[str, float]
+
+
+def choose_threshold(configured: float | None, stored_signal: str | None,
+                     stored_threshold: str | None) -> tuple[str, float, str]:
+    """(signal, threshold, source): settings beat the index's calibration beat :data:`SHIPPED`.
+    A configured threshold applies to the index's calibrated signal (or the shipped one)."""
+    signal = stored_signal or SHIPPED[0]
+    if signal not in SIGNALS:
+        raise ConfigError(f"the index names gate signal {signal!r}, which this citewise does "
+                          f"not know ({', '.join(SIGNALS)}). Fix: run `citewise calibrate` again.")
+    if configured is not None:
+        return signal, configured, "settings"
+    if stored_threshold is not None:
+        return signal, float(stored_threshold), "index"
+    return signal, SHIPPED[1], "shipped"
+
+
+def decide(question: str, hits: Sequence[Hit], signal: str, threshold: float,
+           source: str) -> GateDecision:
+    signals = evidence_signals(question, hits)
+    score = signals[signal]
+    if not hits:
+        return GateDecision(False, "no_evidence", signal, 0.0, threshold, source, signals)
+    if score < threshold:
+        return GateDecision(False, "weak_evidence", signal, score, threshold, source, signals)
+    return GateDecision(True, None, signal, score, threshold, source, signals)

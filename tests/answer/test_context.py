@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from citewise.config import ContextSettings
+from citewise.generate.context import (
+    build_context,
+    jaccard,
+    mmr_order,
+    section_text,
+    shingles,
+    truncate_to_budget,
+)
+from citewise.types import Block, ParsedDocument
+
+from .conftest import make_hit
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_jaccard_and_shingles_by_hand() -> None:
+    a = shingles("the cat sat on the mat")  # 4 shingles
+    b = shingles("the cat sat on a mat")  # (the cat sat) (cat sat on) (sat on a) (on a mat)
+    assert len(a) == 4 and len(b) == 4
+    assert jaccard(a, b) == 2 / 6
+    assert jaccard(frozenset(), frozenset()) == 0.0
+
+
+def test_mmr_order_by_hand() -> None:
+    # rel = [1.0, 0.9, 0.5]; 0 and 1 are near copies (sim 1.0), 2 is novel (sim 0).
+    sim = {(0, 1): 1.0, (1, 0): 1.0}
+    order = mmr_order([1.0, 0.9, 0.5], lambda i, j: sim.get((i, j), 0.0), lam=0.5)
+    # step 2: value(1) = .45 - .5 = -.05, value(2) = .25 - 0 = .25  -> 2 before 1
+    assert order == [0, 2, 1]
+    assert mmr_order([1.0, 0.9, 0.5], lambda i, j: sim.get((i, j), 0.0), lam=1.0) == [0, 1, 2]
+
+
+def test_near_duplicates_dropped_and_ids_opaque() -> None:
+    text = "Install the package with pip install citewise and run the demo command today."
+    hits = [make_hit(text, 1), make_hit(text + " Really.", 2),
+            make_hit("Configure the proxy with the HTTPS_PROXY variable.", 3)]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert [p.sid for p in ctx.passages] == ["S1", "S2"]
+    assert [p.chunk_id for p in ctx.passages] == ["doc1#1", "doc3#3"]
+    assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc2#2", "near_duplicate")]
+
+
+def test_budget_skips_what_does_not_fit_and_cuts_first() -> None:
+    long = " ".join(f"Sentence {i} is here." for i in range(100))  # 400 words
+    hits = [make_hit(long, 1), make_hit("word " * 90, 2), make_hit("tiny passage here", 3)]
+    ctx = build_context(hits, ContextSettings(budget_tokens=100), words)
+    # 25 four-word sentences fill the budget exactly; nothing else fits after them
+    assert ctx.tokens == 100 and len(ctx.passages) == 1
+    assert ctx.passages[0].text.endswith("Sentence 24 is here.")
+    reasons = {d.chunk_id: d.reason for d in ctx.dropped}
+    assert reasons == {"doc2#2": "over_budget", "doc3#3": "over_budget"}
+    roomy = build_context(hits, ContextSettings(budget_tokens=111), words)  # 108 + 3
+    assert [p.chunk_id for p in roomy.passages] == ["doc1#1", "doc3#3"]  # the short one fits
+
+
+def test_max_passages() -> None:
+    hits = [make_hit(f"distinct topic number {i} alpha{i} beta{i}", i) for i in range(1, 6)]
+    ctx = build_context(hits, ContextSettings(max_passages=2), words)
+    assert len(ctx.passages) == 2
+    assert sum(d.reason == "max_passages" for d in ctx.dropped) == 3
+
+
+def test_truncate_by_words_when_one_sentence_is_too_long() -> None:
+    assert truncate_to_budget("a b c d e f", 3, words) == "a b c"
+
+
+def test_parent_expansion_uses_the_whole_section() -> None:
+    text = "Setup\nFirst step here. Second step here. Third step."
+    parsed = ParsedDocument(title="Guide", text=text, blocks=(
+        Block("heading", "Setup", 0, 5, ("Guide", "Setup"), "setup", 2),
+        Block("text", text[6:], 6, len(text), ("Guide", "Setup"), "setup")))
+    hits = [make_hit("Second step here.", 1, doc_id="g")]
+    assert section_text(parsed, hits[0]) == text
+    ctx = build_context(hits, ContextSettings(expand_parent=True), words,
+                        load_parsed=lambda doc_id: parsed)
+    assert ctx.passages[0].text == text and ctx.tokens == words(text)
+    small = build_context(hits, ContextSettings(expand_parent=True, budget_tokens=100), words,
+                          load_parsed=lambda doc_id: None)
+    assert small.passages[0].text == "Second step here."
