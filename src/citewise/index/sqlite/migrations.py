@@ -22,6 +22,13 @@ Schema (m001)::
     chunks_fts FTS5(title, body, acl, tenant), contentless with contentless_delete=1,
                rowid = chunks.id
 
+Later migrations: m002 ``doc_sources`` (parsed bodies) and ``index_meta``; m003 the catalog of
+index versions (:mod:`citewise.index.sqlite.catalog`)::
+
+    index_versions    (number PK, state live|shadow|retired|refused, created_at, changed_at, note)
+                      -- at most one 'live' row (partial unique index); 1 = this file's own data
+    index_version_log (id PK, number, state, note, at)   -- every state change, for the record
+
 ``chunks_fts`` is contentless (``content=''``): the text lives once, in ``chunks``; measured on
 100k chunks it is 38 MB vs 86 MB for a regular FTS table, inserts 85k vs 61k rows/s, and the
 same query latency. ``contentless_delete=1`` (SQLite >= 3.43) allows DELETE of single rows.
@@ -109,7 +116,30 @@ def m002_sources_and_meta(conn: Connection) -> None:
     conn.execute("CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_initial, m002_sources_and_meta)
+def m003_index_versions(conn: Connection) -> None:
+    """The catalog of index versions (``citewise reindex``/``versions``/``rollback``). Version 1
+    is this file's own data and live until another version is promoted; version N > 1 lives in
+    the sibling file ``PATH.vN`` (see :mod:`citewise.index.sqlite.catalog`)."""
+    conn.execute("""CREATE TABLE index_versions (
+        number INTEGER PRIMARY KEY CHECK (number >= 1),
+        state TEXT NOT NULL CHECK (state IN ('live', 'shadow', 'retired', 'refused')),
+        created_at TEXT NOT NULL,
+        changed_at TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '')""")
+    conn.execute("CREATE UNIQUE INDEX index_versions_one_live ON index_versions(state) "
+                 "WHERE state = 'live'")
+    conn.execute("""CREATE TABLE index_version_log (
+        id INTEGER PRIMARY KEY, number INTEGER NOT NULL, state TEXT NOT NULL,
+        note TEXT NOT NULL, at TEXT NOT NULL)""")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    row = conn.execute("SELECT json_extract(value, '$') FROM manifest "
+                       "WHERE key = 'created_at'").fetchone()
+    conn.execute("INSERT INTO index_versions(number, state, created_at, changed_at, note) "
+                 "VALUES (1, 'live', ?, ?, '')", (row[0] if row else now, now))
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
+    m001_initial, m002_sources_and_meta, m003_index_versions)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

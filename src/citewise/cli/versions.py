@@ -1,0 +1,167 @@
+"""``citewise reindex``, ``versions``, ``rollback``: index versions gated by evaluation."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any
+
+import click
+
+from citewise.cli.common import db_option, echo_json, friendly_errors, load_settings, require_index
+from citewise.types import SEARCH_MODES
+
+
+@click.command()
+@click.option("--embedder", default=None,
+              help="Embedding model of the new version: a shipped name or a model folder.")
+@click.option("--chunk-tokens", type=int, default=None,
+              help="Most tokens per chunk in the new version (chunk.chunk_tokens).")
+@click.option("--mode", type=click.Choice(SEARCH_MODES), default=None,
+              help="Retrieval mode both versions are evaluated with (default: retrieve.mode).")
+@click.option("--questions", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Eval set (JSONL) to gate on (default: the eval.questions setting).")
+@click.option("--personas", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Personas JSON for the eval set (default: the eval.personas setting).")
+@click.option("--tolerance", type=float, default=None,
+              help="Allowed drop of a headline metric (default: the eval.tolerance setting).")
+@click.option("--force", is_flag=True,
+              help="Promote even when the evaluation (or the copy) fails; noted in the version.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              default=None, help="JSON settings of the live pipeline (see `citewise config`).")
+@click.option("--threads", type=int, default=None,
+              help="Threads for the embedding models (0 = all cores).")
+@db_option
+@friendly_errors
+def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force, as_json,
+            progress, config_path, threads, db):
+    """Rebuild the index as a shadow version from the stored documents (no source files
+    needed) with your settings (--config, defaults) plus the options given, evaluate it
+    against the live version on the eval set, and promote it only if no headline metric
+    measured worse than the tolerance. Exits 1 when it is refused."""
+    from citewise.index.versions import open_catalog
+    from citewise.reindex import eval_gate, settings_for_manifest
+    from citewise.reindex import reindex as run_reindex
+
+    require_index(db)
+    base = load_settings(config_path, **{"embed.threads": threads, "retrieve.mode": mode,
+                                         "eval.questions": questions,
+                                         "eval.personas": personas,
+                                         "eval.tolerance": tolerance})
+    new = load_settings(config_path, **{"embed.threads": threads, "retrieve.mode": mode,
+                                        "embed.model": embedder,
+                                        "chunk.chunk_tokens": chunk_tokens})
+    ev = base.eval
+    gate = None if ev.questions is None else eval_gate(
+        ev.questions, ev.personas, k=ev.k, tolerance=ev.tolerance,
+        samples=ev.bootstrap_samples, seed=ev.seed)
+    catalog = open_catalog(db)
+    live_store = catalog.open(catalog.live().number)
+    try:
+        live_settings = settings_for_manifest(base, live_store.manifest())
+    finally:
+        live_store.close()
+    with contextlib.ExitStack() as stack:
+        bar = None
+        if sys.stderr.isatty() if progress is None else progress:
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(unit="doc", file=sys.stderr, desc="reindex"))
+        report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
+                             on_progress=bar.update if bar else None)
+    if as_json:
+        echo_json(report.as_dict())
+    else:
+        _print_report(report, new.embed.model != live_settings.embed.model and embedder)
+    if not report.promoted:
+        sys.exit(1)
+
+
+def _print_report(report: Any, new_model: str | None) -> None:
+    click.echo(f"version {report.version} built from version {report.live_version} "
+               f"({report.pipeline}): {report.copied} documents, {report.chunks} chunks "
+               f"({report.embedded} embedded) in {report.seconds:.1f}s")
+    if report.reread:
+        click.echo(f"re-read from their source files: {', '.join(report.reread)}")
+    if report.deleted_during_build or report.rewritten_during_build:
+        click.echo(f"changed in the live version meanwhile (applied): "
+                   f"{report.deleted_during_build} deleted, {report.rewritten_during_build} "
+                   "rewritten")
+    rows = getattr(report.comparison, "rows", None) or []
+    if rows:
+        click.echo(f"\n{'metric':<12}{'live':>8}{'new':>8}{'delta':>9}  {'95% CI':<19}"
+                   f"{'allowed':>8}  verdict")
+        for r in rows:
+            click.echo(f"{r.metric:<12}{r.base:>8.4f}{r.new:>8.4f}{r.delta:>+9.4f}  "
+                       f"{f'[{r.lo:+.3f}, {r.hi:+.3f}]':<19}{r.allowed:>8.4f}  "
+                       f"{_verdict(r, getattr(report.comparison, 'worse', []))}")
+        click.echo("")
+    for reason in report.reasons:
+        click.echo(f"- {reason}")
+    if report.decision == "refused":
+        click.echo(f"decision: REFUSED: version {report.version} is kept for inspection; "
+                   f"version {report.live_version} keeps serving.")
+        return
+    forced = " (FORCED: see the reasons above)" if report.decision == "forced" else ""
+    click.echo(f"decision: PROMOTED{forced}: version {report.version} is live; undo with "
+               "`citewise rollback`.")
+    if new_model:
+        click.echo(f"queries now need embed.model {new_model!r} (e.g. `citewise search "
+                   f"--model {new_model}`).")
+
+
+def _verdict(row: Any, worse: list[str]) -> str:
+    if row.regressed:
+        return "REGRESSED"
+    return "worse" if row.metric in worse else "ok"
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the versions as JSON.")
+@db_option
+@friendly_errors
+def versions(as_json, db):
+    """List the index versions: number, state (live, shadow, retired, refused), when made,
+    embedder and chunking, counts, and the note saying why it is in its state."""
+    from citewise.index.versions import describe_version, open_catalog
+
+    require_index(db)
+    catalog = open_catalog(db)
+    rows = [describe_version(catalog, v) for v in catalog.versions()]
+    if as_json:
+        echo_json(rows)
+        return
+    for row in rows:
+        mark = "*" if row["state"] == "live" else " "
+        click.echo(f"{mark} v{row['number']:<3} {row['state']:<8} {row['created_at']}  "
+                   f"{_pipeline(row)}")
+        if row.get("note"):
+            click.echo(f"        {row['note']}")
+
+
+def _pipeline(row: dict[str, Any]) -> str:
+    if "error" in row:
+        return f"unreadable: {row['error']}"
+    if not row.get("embedder"):
+        return "empty"
+    chunker = row.get("chunker") or {}
+    return (f"{row['embedder']}  chunk_tokens={chunker.get('chunk_tokens', '?')}  "
+            f"{row['documents']} docs, {row['chunks']} chunks")
+
+
+@click.command()
+@click.argument("version", type=int, required=False)
+@db_option
+@friendly_errors
+def rollback(version, db):
+    """Make a retired version live again (default: the one the live version replaced). The
+    version it replaces is kept, retired, so a rollback can be undone the same way."""
+    from citewise.index.versions import open_catalog
+    from citewise.index.versions import rollback as roll_back
+
+    require_index(db)
+    before, now = roll_back(open_catalog(db), version)
+    click.echo(f"version {now} is live (version {before} is retired).")

@@ -1,0 +1,282 @@
+"""``SQLiteCatalog``: the index versions of one SQLite ``--db`` file, and which one is live.
+
+Layout: the file at ``--db PATH`` is the *home*. It holds the catalog (tables
+``index_versions`` and ``index_version_log``, migration m003) and the data of version 1.
+Version N > 1 is a complete index of its own in the sibling file ``PATH.vN`` (with its WAL
+files ``PATH.vN-wal``/``-shm``); moving the home together with its siblings keeps the catalog
+valid, since locations are derived from the home path, never stored.
+
+``open_store(PATH)`` opens the live version: :func:`live_path` reads the live row with one
+read-only query on the home file. An index made before m003 (or a new file) has no catalog
+rows and is its own live version 1, exactly as before. ``promote`` flips the live row in one
+transaction (the previous live version becomes ``retired``), so a process opening the index
+sees either the old or the new version, never a mix; a store opened before the flip keeps
+reading its version's file, which stays as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import StoreError, VersionError
+from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.store import SQLiteStore
+from citewise.types import IndexVersion
+
+STATES = ("live", "shadow", "retired", "refused")
+SETTABLE = ("shadow", "retired", "refused")
+_COLUMNS = "number, state, created_at, note"
+
+
+def version_path(home: str | Path, number: int) -> str:
+    """The file of version ``number`` of the index at ``home``: the home itself for 1, the
+    sibling ``HOME.vN`` otherwise."""
+    return str(home) if number == 1 else f"{home}.v{number}"
+
+
+class VersionedStore(SQLiteStore):
+    """A :class:`SQLiteStore` on one version of an index; ``version_number`` is its number in
+    the home's catalog (reported by ``Engine.index_info``)."""
+
+    def __init__(self, path: str | Path, version_number: int = 1) -> None:
+        super().__init__(path)
+        self.version_number = version_number
+
+
+def live_version(home: str | Path) -> tuple[str, int]:
+    """``(file, number)`` of the live version of the index at ``home``.
+
+    One read-only query on the home file; a missing file, an in-memory index or an index
+    without the catalog table (made before m003) is its own live version 1. A file that is not
+    a database is returned as is, so ``SQLiteStore`` reports it as before."""
+    target = str(home)
+    if target == ":memory:" or not os.path.isfile(target):
+        return target, 1
+    try:
+        conn = sqlite3.connect(f"{Path(target).resolve().as_uri()}?mode=ro", uri=True,
+                               timeout=5.0)
+    except sqlite3.Error:
+        return target, 1
+    try:
+        row = conn.execute("SELECT number FROM index_versions WHERE state = 'live'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if "no such table" in str(exc) or "not a database" in str(exc):
+            return target, 1
+        raise StoreError(f"cannot read the version catalog of {target}: {exc}. Fix: retry; if "
+                         "the file is damaged, restore it or re-create the index with "
+                         "`citewise ingest --db NEW.db`.") from exc
+    finally:
+        conn.close()
+    number = 1 if row is None else int(row[0])
+    return version_path(target, number), number
+
+
+def live_path(home: str | Path) -> str:
+    """The file of the live version of the index at ``home`` (see :func:`live_version`)."""
+    return live_version(home)[0]
+
+
+def open_live(home: str | Path) -> VersionedStore:
+    """A store on the live version of the index at ``home`` (what ``open_store`` returns)."""
+    return VersionedStore(*live_version(home))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SQLiteCatalog:
+    """The SQLite :class:`~citewise.protocols.VersionCatalog`. Cheap constructor; the home
+    file is opened (and migrated) on first use. Thread-safe like :class:`SQLiteStore`."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._conn: Any = None
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCatalog({self.path!r})"
+
+    def __enter__(self) -> SQLiteCatalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- connection --------------------------------------------------------------------------
+
+    def _db(self) -> Any:
+        if self.path in (":memory:", ""):
+            raise VersionError("index versions need an index file (version N lives in the "
+                               "sibling file PATH.vN). Fix: pass --db PATH, not :memory:.")
+        if self._conn is None:
+            conn = connect(self.path)
+            try:
+                migrate(conn)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _reading(self) -> Iterator[Any]:
+        with self._lock:
+            try:
+                yield self._db()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot use the version catalog of {self.path}: {exc}. Fix: "
+                                 "retry when other writers finish; check the path.") from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        with self._reading() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _version(self, row: tuple[Any, ...]) -> IndexVersion:
+        number, state, created_at, note = row
+        return IndexVersion(number=int(number), location=version_path(self.path, int(number)),
+                            state=state, created_at=created_at, note=note)
+
+    def _get(self, conn: Any, number: int) -> IndexVersion:
+        row = conn.execute(f"SELECT {_COLUMNS} FROM index_versions WHERE number = ?",
+                           (int(number),)).fetchone()
+        if row is None:
+            known = [r[0] for r in conn.execute("SELECT number FROM index_versions")]
+            raise VersionError(f"index {self.path} has no version {number} (versions: "
+                               f"{known}). Fix: list them with `citewise versions`.")
+        return self._version(row)
+
+    def _log(self, conn: Any, number: int, state: str, note: str) -> None:
+        conn.execute("INSERT INTO index_version_log(number, state, note, at) VALUES (?, ?, ?, ?)",
+                     (number, state, note, _now()))
+
+    # -- VersionCatalog ----------------------------------------------------------------------
+
+    def versions(self) -> list[IndexVersion]:
+        with self._reading() as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM index_versions ORDER BY number")
+            return [self._version(r) for r in rows]
+
+    def get(self, number: int) -> IndexVersion:
+        with self._reading() as conn:
+            return self._get(conn, number)
+
+    def live(self) -> IndexVersion:
+        with self._reading() as conn:
+            row = conn.execute(f"SELECT {_COLUMNS} FROM index_versions "
+                               "WHERE state = 'live'").fetchone()
+        if row is None:
+            raise VersionError(f"index {self.path} has no live version. Fix: make one live "
+                               "with `citewise rollback N` (see `citewise versions`).")
+        return self._version(row)
+
+    def location(self, number: int) -> str:
+        return version_path(self.path, number)
+
+    def create(self, note: str = "") -> IndexVersion:
+        """Register a new ``shadow`` version; its number skips any leftover sibling file (a
+        file the catalog does not know is never reused or overwritten)."""
+        with self._writing() as conn:
+            number = int(conn.execute("SELECT coalesce(max(number), 1) + 1 "
+                                      "FROM index_versions").fetchone()[0])
+            while any(os.path.exists(version_path(self.path, number) + suffix)
+                      for suffix in ("", "-wal", "-shm")):
+                number += 1
+            now = _now()
+            conn.execute("INSERT INTO index_versions(number, state, created_at, changed_at, "
+                         "note) VALUES (?, 'shadow', ?, ?, ?)", (number, now, now, note))
+            self._log(conn, number, "shadow", note)
+            return self._get(conn, number)
+
+    def open(self, number: int) -> VersionedStore:
+        """The store of version ``number``; only a ``shadow`` may be created by opening it (a
+        missing file of another version is an error, never a new empty index)."""
+        with self._reading() as conn:
+            version = self._get(conn, number)
+        if version.state != "shadow" and not os.path.isfile(version.location):
+            raise VersionError(f"version {number}'s file {version.location} is missing. Fix: "
+                               "restore the file, or pick another version.")
+        return VersionedStore(version.location, version.number)
+
+    def promote(self, number: int, note: str = "") -> None:
+        """Make ``number`` live and the live version ``retired``, in one transaction."""
+        self._check_built(self.get(number))  # opens the version: outside the write lock
+        with self._writing() as conn:
+            version = self._get(conn, number)
+            self._check_state(version)
+            now = _now()
+            for (old,) in conn.execute("SELECT number FROM index_versions WHERE state = 'live'"
+                                       ).fetchall():
+                conn.execute("UPDATE index_versions SET state = 'retired', changed_at = ? "
+                             "WHERE number = ?", (now, old))
+                self._log(conn, old, "retired", f"replaced by version {number}")
+            conn.execute("UPDATE index_versions SET state = 'live', changed_at = ?, "
+                         "note = CASE WHEN ? = '' THEN note ELSE ? END WHERE number = ?",
+                         (now, note, note, number))
+            self._log(conn, number, "live", note)
+
+    def _check_state(self, version: IndexVersion) -> None:
+        n = version.number
+        if version.state == "live":
+            raise VersionError(f"version {n} is already live. Fix: pick another version "
+                               "(see `citewise versions`).")
+        if version.state == "refused":
+            raise VersionError(f"version {n} was refused ({version.note or 'no reason given'}). "
+                               "Fix: run `citewise reindex` again (with --force to override "
+                               "the evaluation), or roll back to a retired version.")
+
+    def _check_built(self, version: IndexVersion) -> None:
+        self._check_state(version)
+        n = version.number
+        if not os.path.isfile(version.location):
+            raise VersionError(f"version {n}'s file {version.location} is missing. Fix: "
+                               "restore the file, or pick another version.")
+        with SQLiteStore(version.location) as store:
+            if store.manifest() is None:
+                raise VersionError(f"version {n} is empty (it was never built). Fix: build it "
+                                   "with `citewise reindex`, or pick another version.")
+
+    def set_state(self, number: int, state: str, note: str = "") -> None:
+        if state not in SETTABLE:
+            raise VersionError(f"cannot set a version's state to {state!r} (allowed: "
+                               f"{', '.join(SETTABLE)}). Fix: make a version live with "
+                               "`promote` (`citewise rollback N`).")
+        with self._writing() as conn:
+            version = self._get(conn, number)
+            if version.state == "live":
+                raise VersionError(f"version {number} is live; its state changes only when "
+                                   "another version is promoted. Fix: promote another version "
+                                   "first (`citewise rollback N`).")
+            conn.execute("UPDATE index_versions SET state = ?, changed_at = ?, "
+                         "note = CASE WHEN ? = '' THEN note ELSE ? END WHERE number = ?",
+                         (state, _now(), note, note, number))
+            self._log(conn, number, state, note)
+
+    # -- beyond the protocol -------------------------------------------------------------------
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every state change, oldest first: ``{number, state, note, at}``."""
+        with self._reading() as conn:
+            rows = conn.execute("SELECT number, state, note, at FROM index_version_log "
+                                "ORDER BY id").fetchall()
+        return [{"number": n, "state": s, "note": note, "at": at} for n, s, note, at in rows]

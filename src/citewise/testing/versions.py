@@ -1,0 +1,294 @@
+"""``VersionCatalogConformanceTests``: the guarantees every
+:class:`~citewise.protocols.VersionCatalog` keeps.
+
+A backend's test module subclasses this class and overrides the ``catalog`` fixture: an EMPTY
+catalog on a fresh target (only version 1 exists, live, with no documents). Override
+:meth:`open_live` to open the index the way users do (``open_store(target)``) and
+:meth:`reopen` to return a second catalog object on the same target::
+
+    class TestSQLiteCatalog(VersionCatalogConformanceTests):
+        @pytest.fixture
+        def catalog(self, tmp_path):
+            with SQLiteCatalog(tmp_path / "index.db") as c:
+                yield c
+
+        def open_live(self, catalog):
+            return open_store(catalog.path)
+
+        def reopen(self, catalog):
+            return SQLiteCatalog(catalog.path)
+
+Each version is filled with its own documents (version 1: ``A_DOCS``, the shadow: ``B_DOCS``,
+written with another embedder id), so a search tells which version answered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from citewise.errors import VersionError
+from citewise.index.manifest import make_manifest
+from citewise.index.versions import rollback_target
+from citewise.protocols import Store, VersionCatalog
+from citewise.testing.conformance import make_write
+from citewise.testing.fakes import FakeEmbedder
+from citewise.types import Principal
+
+READER = Principal.of("staff", tenant="acme")
+QUERY = "travel expenses reimbursement"
+A_DOCS = ("travel-a", "expenses-a")
+B_DOCS = ("travel-b", "expenses-b", "mileage-b")
+
+
+class NoiseEmbedder:
+    """A deliberately useless embedder for gate tests: each text's vector is random noise
+    seeded by the text's hash (deterministic, unrelated to its words)."""
+
+    def __init__(self, dim: int = 64, model_id: str = "noise-64") -> None:
+        self.dim, self.model_id = dim, model_id
+
+    def _vector(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        vec = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        return vec / np.linalg.norm(vec)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros(
+            (0, self.dim), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def fill(store: Store, embedder: FakeEmbedder, doc_ids: Sequence[str]) -> None:
+    """Record ``embedder``'s manifest and write one readable document per id, each about
+    :data:`QUERY`, so every version answers the query with its own documents."""
+    store.ensure_manifest(make_manifest(embedder.model_id, embedder.dim, {"chunker": "test"},
+                                        f"chunker-{embedder.model_id}"))
+    store.write([make_write(embedder, doc_id, [f"{QUERY} rules for {doc_id}.",
+                                               f"Receipts and approvals of {doc_id}."],
+                            groups=["staff"]) for doc_id in doc_ids])
+
+
+def answering_docs(store: Store) -> set[str]:
+    """The documents whose chunks a BM25 search for :data:`QUERY` returns."""
+    hits = store.search_sparse(QUERY, 20, READER)
+    chunks = store.get_chunks([h.chunk_id for h in hits], READER)
+    return {doc.doc_id for _, doc in chunks.values()}
+
+
+class VersionCatalogConformanceTests:
+    """Subclass, override ``catalog`` (and preferably :meth:`open_live`, :meth:`reopen`)."""
+
+    @pytest.fixture
+    def catalog(self) -> VersionCatalog:
+        raise NotImplementedError("override the `catalog` fixture with an empty catalog")
+
+    def open_live(self, catalog: VersionCatalog) -> Store:
+        """A store on the live version, opened as users open the index (default: through
+        the catalog; backends should override with ``open_store(target)``)."""
+        return catalog.open(catalog.live().number)
+
+    def reopen(self, catalog: VersionCatalog) -> VersionCatalog:
+        """A second catalog object on the same target (skip the test if not possible)."""
+        pytest.skip("backend does not provide reopen()")
+
+    @pytest.fixture
+    def embedder_a(self) -> FakeEmbedder:
+        return FakeEmbedder(dim=32, model_id="fake-a-32")
+
+    @pytest.fixture
+    def embedder_b(self) -> FakeEmbedder:
+        return FakeEmbedder(dim=48, model_id="fake-b-48")
+
+    @pytest.fixture
+    def two_versions(self, catalog: VersionCatalog, embedder_a: FakeEmbedder,
+                     embedder_b: FakeEmbedder) -> VersionCatalog:
+        """Version 1 (live) holds A_DOCS; version 2 (shadow) holds B_DOCS."""
+        self._fill(catalog, 1, embedder_a, A_DOCS)
+        shadow = catalog.create(note="built for the test")
+        self._fill(catalog, shadow.number, embedder_b, B_DOCS)
+        return catalog
+
+    def _fill(self, catalog: VersionCatalog, number: int, embedder: FakeEmbedder,
+              doc_ids: Sequence[str]) -> None:
+        store = catalog.open(number)
+        try:
+            fill(store, embedder, doc_ids)
+        finally:
+            store.close()
+
+    def _docs_of(self, catalog: VersionCatalog, number: int | None = None) -> set[str]:
+        store = self.open_live(catalog) if number is None else catalog.open(number)
+        try:
+            return answering_docs(store)
+        finally:
+            store.close()
+
+    def _states(self, catalog: VersionCatalog) -> dict[int, str]:
+        return {v.number: v.state for v in catalog.versions()}
+
+    # -- registering -------------------------------------------------------------------------
+
+    def test_implements_protocol(self, catalog: VersionCatalog) -> None:
+        assert isinstance(catalog, VersionCatalog)
+
+    def test_fresh_target_has_version_1_live(self, catalog: VersionCatalog) -> None:
+        assert self._states(catalog) == {1: "live"}
+        live = catalog.live()
+        assert live.number == 1 and live.state == "live" and live.location
+        datetime.fromisoformat(live.created_at)
+
+    def test_create_registers_an_empty_shadow(self, catalog: VersionCatalog) -> None:
+        made = catalog.create(note="chunk_tokens=128")
+        assert (made.number, made.state, made.note) == (2, "shadow", "chunk_tokens=128")
+        assert made.location != catalog.live().location
+        datetime.fromisoformat(made.created_at)
+        assert catalog.versions()[-1] == made
+        assert catalog.live().number == 1
+        store = catalog.open(made.number)
+        try:
+            assert store.manifest() is None and store.count().documents == 0
+        finally:
+            store.close()
+        assert catalog.create().number == 3
+
+    def test_versions_are_independent_stores(self, two_versions: VersionCatalog) -> None:
+        assert self._docs_of(two_versions, 1) == set(A_DOCS)
+        assert self._docs_of(two_versions, 2) == set(B_DOCS)
+        assert self._docs_of(two_versions) == set(A_DOCS)  # the shadow is not live
+        manifests = []
+        for number in (1, 2):
+            store = two_versions.open(number)
+            try:
+                manifests.append(store.manifest())
+            finally:
+                store.close()
+        assert [m.embedder_id for m in manifests] == ["fake-a-32", "fake-b-48"]
+
+    # -- promoting ---------------------------------------------------------------------------
+
+    def test_promote_flips_live_and_retires_the_previous(self,
+                                                         two_versions: VersionCatalog) -> None:
+        two_versions.promote(2, note="nDCG@10 0.61 -> 0.64")
+        assert self._states(two_versions) == {1: "retired", 2: "live"}
+        assert two_versions.live().note == "nDCG@10 0.61 -> 0.64"
+        assert self._docs_of(two_versions) == set(B_DOCS)
+
+    def test_store_opened_before_promotion_keeps_its_version(
+            self, two_versions: VersionCatalog) -> None:
+        before = self.open_live(two_versions)
+        try:
+            first = answering_docs(before)
+            two_versions.promote(2)
+            assert answering_docs(before) == first == set(A_DOCS)
+            assert self._docs_of(two_versions) == set(B_DOCS)  # opened after: the new one
+        finally:
+            before.close()
+
+    def test_readers_never_see_a_mix_during_promotions(self,
+                                                       two_versions: VersionCatalog) -> None:
+        seen: list[set[str]] = []
+        errors: list[BaseException] = []
+        stop = threading.Event()
+
+        def read() -> None:
+            try:
+                while not stop.is_set():
+                    seen.append(self._docs_of(two_versions))
+            except BaseException as exc:  # reported below, not lost in the thread
+                errors.append(exc)
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            for number in (2, 1, 2, 1, 2, 1):
+                two_versions.promote(number)
+        finally:
+            stop.set()
+            reader.join()
+        assert not errors, errors
+        assert seen and all(s in (set(A_DOCS), set(B_DOCS)) for s in seen)
+        assert sum(1 for v in two_versions.versions() if v.state == "live") == 1
+
+    def test_writes_through_the_live_store_reach_the_live_version(
+            self, two_versions: VersionCatalog, embedder_b: FakeEmbedder) -> None:
+        two_versions.promote(2)
+        store = self.open_live(two_versions)
+        try:
+            store.write([make_write(embedder_b, "per-diem-b", [f"{QUERY} per diem."],
+                                    groups=["staff"])])
+        finally:
+            store.close()
+        assert self._docs_of(two_versions, 2) == set(B_DOCS) | {"per-diem-b"}
+        assert self._docs_of(two_versions, 1) == set(A_DOCS)
+
+    def test_promote_unknown_version_is_refused(self, two_versions: VersionCatalog) -> None:
+        with pytest.raises(VersionError, match="Fix:"):
+            two_versions.promote(99)
+        assert self._states(two_versions) == {1: "live", 2: "shadow"}
+
+    def test_promote_refused_version_is_refused(self, two_versions: VersionCatalog) -> None:
+        two_versions.set_state(2, "refused", note="nDCG@10 dropped 0.64 -> 0.51")
+        with pytest.raises(VersionError, match="Fix:") as info:
+            two_versions.promote(2)
+        assert "refused" in str(info.value)
+        assert self._states(two_versions) == {1: "live", 2: "refused"}
+        assert two_versions.versions()[1].note == "nDCG@10 dropped 0.64 -> 0.51"
+        assert self._docs_of(two_versions) == set(A_DOCS)
+
+    def test_promote_live_or_empty_version_is_refused(self, two_versions: VersionCatalog) -> None:
+        try:  # promoting the live version: an error or a no-op, never a state change
+            two_versions.promote(1)
+        except VersionError as exc:
+            assert "Fix:" in str(exc)
+        assert self._states(two_versions) == {1: "live", 2: "shadow"}
+        empty = two_versions.create(note="never built")
+        with pytest.raises(VersionError, match="Fix:"):
+            two_versions.promote(empty.number)
+        assert two_versions.live().number == 1
+
+    # -- rolling back and states -------------------------------------------------------------
+
+    def test_rollback_to_a_retired_version(self, two_versions: VersionCatalog) -> None:
+        two_versions.promote(2)
+        target = rollback_target(two_versions.versions())
+        assert target.number == 1
+        two_versions.promote(target.number, note="rollback")
+        assert self._states(two_versions) == {1: "live", 2: "retired"}
+        assert self._docs_of(two_versions) == set(A_DOCS)
+        two_versions.promote(2)  # and forward again: retired versions stay usable
+        assert self._docs_of(two_versions) == set(B_DOCS)
+
+    def test_set_state_rules(self, two_versions: VersionCatalog) -> None:
+        for number, state in ((1, "refused"), (2, "live"), (2, "deleted"), (99, "refused")):
+            with pytest.raises(VersionError, match="Fix:"):
+                two_versions.set_state(number, state, note="x")
+        two_versions.set_state(2, "retired", note="kept for later")
+        assert two_versions.versions()[1].state == "retired"
+        assert two_versions.versions()[1].note == "kept for later"
+        two_versions.set_state(2, "refused")  # no note: the previous one stays
+        assert two_versions.versions()[1].note == "kept for later"
+
+    def test_states_and_notes_persist(self, two_versions: VersionCatalog) -> None:
+        two_versions.promote(2, note="passed: nDCG@10 +0.03")
+        refused = two_versions.create(note="trial")
+        two_versions.set_state(refused.number, "refused", note="recall@10 -0.2")
+        again = self.reopen(two_versions)
+        assert again.versions() == two_versions.versions()
+        assert [(v.state, v.note) for v in again.versions()[1:]] == [
+            ("live", "passed: nDCG@10 +0.03"), ("refused", "recall@10 -0.2")]
+        assert again.versions()[0].state == "retired"
+
+    def test_numbers_are_never_reused(self, two_versions: VersionCatalog) -> None:
+        two_versions.set_state(2, "refused", note="worse")
+        assert two_versions.create().number == 3
