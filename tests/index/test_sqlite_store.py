@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citewise.errors import BackendUnavailable, ConfigError, StoreError
+from citewise.errors import ConfigError, StoreError
 from citewise.index import make_manifest, open_store
 from citewise.index.sqlite import SQLiteStore
 from citewise.index.sqlite.acl import AclTokens
@@ -262,8 +262,10 @@ def test_open_store_urls(tmp_path: Path) -> None:
     assert path_of("sqlite:///rel/index.db") == "rel/index.db"
     assert path_of(f"sqlite:///{tmp_path}/b.db") == f"{tmp_path}/b.db"  # sqlite:////abs
     assert path_of("sqlite://") == path_of(":memory:") == ":memory:"
-    with pytest.raises(BackendUnavailable, match="SQLite path"):
-        open_store("postgresql://localhost/citewise")
+    from citewise.index.postgres import PostgresStore
+
+    for url in ("postgresql://localhost/citewise", "postgres://localhost/citewise"):
+        assert isinstance(open_store(url), PostgresStore)  # cheap: connects on first use
     with pytest.raises(ConfigError, match="sqlite:///"):
         open_store("mysql://x")
 

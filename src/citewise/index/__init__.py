@@ -11,6 +11,7 @@ from pathlib import Path
 from citewise.errors import BackendUnavailable, ConfigError
 from citewise.index.manifest import make_manifest
 from citewise.index.sqlite import SQLiteStore
+from citewise.index.sqlite.catalog import open_live
 from citewise.protocols import Store
 
 __all__ = ["SQLiteStore", "make_manifest", "open_store"]
@@ -23,15 +24,17 @@ def open_store(url_or_path: str | Path) -> Store:
 
     * ``path/to/index.db`` or ``sqlite:///path/to/index.db`` (relative), ``sqlite:////abs.db``
       (absolute, the SQLAlchemy convention); ``:memory:`` or ``sqlite://`` for a private
-      in-memory index.
-    * ``postgresql://...``: not available yet (raises :class:`BackendUnavailable`).
+      in-memory index. A SQLite path opens its LIVE version (``citewise versions``): the
+      file itself, or the sibling ``PATH.vN`` promoted by ``citewise reindex``.
+    * ``postgresql://user@host:5432/db``: the live index version of that database
+      (:class:`~citewise.index.postgres.PostgresStore`; ``?schema=citewise_v2`` opens one
+      version). Needs psycopg 3 (``pip install 'citewise[postgres]'``) and pgvector >= 0.8.
     """
     target = str(url_or_path)
     if isinstance(url_or_path, Path):
-        return SQLiteStore(url_or_path)
+        return open_live(url_or_path)
     if target.startswith(_POSTGRES):
-        raise BackendUnavailable("PostgreSQL backend is not available yet; use a SQLite path "
-                                 "(e.g. --db index.db).")
+        return _postgres_store(target)
     if target in ("sqlite://", "sqlite:///:memory:"):
         return SQLiteStore(":memory:")
     if target.startswith("sqlite:///"):
@@ -42,4 +45,15 @@ def open_store(url_or_path: str | Path) -> Store:
                           "`sqlite:///path/to/index.db`, or `postgresql://...`.")
     if not target:
         raise ConfigError("empty index path. Fix: pass --db PATH (e.g. index.db).")
-    return SQLiteStore(target)
+    return open_live(target)
+
+
+def _postgres_store(url: str) -> Store:
+    try:
+        from citewise.index.postgres import PostgresStore
+    except ImportError as exc:  # psycopg is an optional dependency
+        raise BackendUnavailable(f"the PostgreSQL backend needs psycopg 3 ({exc}). Fix: pip "
+                                 "install 'citewise[postgres]', or use a SQLite path.") from exc
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    return PostgresStore(url)

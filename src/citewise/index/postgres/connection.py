@@ -1,0 +1,128 @@
+"""Connections to PostgreSQL: URL handling, the pool, the pgvector check and vector encoding.
+
+* ``prepare_threshold=None``: psycopg 3 prepares a statement after 5 executions, and
+  PostgreSQL may then switch to a GENERIC plan that ignores the tenant/ACL values (measured:
+  broad filtered kNN 2.3 -> 348 ms, see backends.md). Never preparing keeps custom plans.
+* pgvector must be >= 0.8: ``hnsw.iterative_scan`` (0.8) is what makes a filtered HNSW scan
+  return the full k. Older versions silently accept the setting and return a fraction of the
+  rows, so they are refused (:func:`check_pgvector_version`).
+* Vectors travel in pgvector's binary format (int16 dim, int16 unused, float4[dim], big
+  endian) through a dumper registered for :class:`numpy.ndarray` on our connections only.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+
+from citewise.errors import BackendUnavailable, ConfigError, StoreError
+
+MIN_PGVECTOR = (0, 8, 0)
+SCHEMA_PARAM = "schema"
+"""URL query parameter naming one version schema (``?schema=citewise_v2``); stripped before
+the URL reaches libpq. Without it :func:`~citewise.index.open_store` opens the live version."""
+
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def split_url(url: str) -> tuple[str, str | None]:
+    """``(libpq URL, schema or None)``; ``postgresql+psycopg://`` is accepted as an alias."""
+    if url.startswith("postgresql+psycopg://"):
+        url = "postgresql://" + url[len("postgresql+psycopg://"):]
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((v for k, v in query if k == SCHEMA_PARAM), None)
+    rest = urlencode([(k, v) for k, v in query if k != SCHEMA_PARAM])
+    return urlunsplit(parts._replace(query=rest)), schema
+
+
+def check_identifier(name: str, what: str = "schema name") -> str:
+    """``name`` if it is a plain lower-case SQL identifier, else :class:`ConfigError`."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise ConfigError(f"invalid {what} {name!r}. Fix: use lower-case letters, digits and "
+                          "underscores, starting with a letter (e.g. citewise_v2).")
+    return name
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def psycopg_modules() -> tuple[Any, Any]:
+    """``(psycopg, psycopg_pool)`` or :class:`BackendUnavailable` naming the install."""
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the PostgreSQL backend needs psycopg 3 and psycopg_pool ({exc}). Fix: "
+            "pip install 'citewise[postgres]'.") from exc
+    return psycopg, psycopg_pool
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+def pgvector_version(conn: Any) -> str | None:
+    """The installed ``vector`` extension's version in this database, or ``None``."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def check_pgvector_version(version: str | None, where: str) -> None:
+    """Refuse a missing or pre-0.8 pgvector with the fix."""
+    if version is None:
+        raise StoreError(f"{where} has no pgvector extension and it could not be created. Fix: "
+                         "install pgvector >= 0.8 on the server and run `CREATE EXTENSION vector` "
+                         "as a superuser (CI: `.ci/pg start`).")
+    if parse_version(version) < MIN_PGVECTOR:
+        raise StoreError(
+            f"{where} has pgvector {version}; citewise needs >= 0.8 (hnsw.iterative_scan: older "
+            "versions return only part of the top-k under an ACL filter). Fix: install pgvector "
+            ">= 0.8 and run `ALTER EXTENSION vector UPDATE`.")
+
+
+def ensure_pgvector(conn: Any, where: str) -> None:
+    """Create the extension if it is missing (needs the right privilege), then check it."""
+    if pgvector_version(conn) is None:
+        try:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except Exception:  # noqa: BLE001 - reported as missing below
+            conn.rollback()
+    check_pgvector_version(pgvector_version(conn), where)
+
+
+def vector_bytes(vec: np.ndarray) -> bytes:
+    """pgvector's binary wire format of a 1-d float vector."""
+    arr = np.ascontiguousarray(vec, dtype=">f4")
+    return struct.pack(">HH", arr.shape[0], 0) + arr.tobytes()
+
+
+def register_vector_dumper(conn: Any) -> None:
+    """Send :class:`numpy.ndarray` parameters as pgvector ``vector`` values on ``conn``."""
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+    from psycopg.types import TypeInfo
+
+    info = TypeInfo.fetch(conn, "vector")
+    if info is None:
+        return  # checked (and reported) by ensure_pgvector
+
+    class VectorDumper(Dumper):
+        format = Format.BINARY
+        oid = info.oid
+
+        def dump(self, obj: Any) -> bytes:
+            return vector_bytes(obj)
+
+    conn.adapters.register_dumper(np.ndarray, VectorDumper)

@@ -1,0 +1,343 @@
+"""``PostgresStore``: the scale-out :class:`~citewise.protocols.Store` (PostgreSQL + pgvector).
+
+One index = one schema (``citewise_v1``...; tables: :mod:`.migrations`). Lexical search is
+``tsvector`` + GIN ranked by ``ts_rank`` (not BM25), dense search is pgvector HNSW with
+iterative scans or an exact scan for selective filters (:mod:`.search`); both carry the
+tenant/ACL predicate, and hydration (:meth:`PostgresStore.get_chunks`) repeats it on the
+document row.
+
+Connections come from a ``psycopg_pool`` pool opened on first use (the constructor does no
+I/O), in autocommit mode with ``prepare_threshold=None`` (custom plans, see
+:mod:`.connection`) and ``search_path = <schema>, public``. Writes take a transaction-scoped
+advisory lock on the schema, so concurrent writers (threads or processes) serialise as they do
+on SQLite, and the "drop unreferenced vectors" step can never race a writer that reuses one.
+Searches take no lock and see each commit on their next query.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from citewise.errors import CitewiseError, StoreError
+from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
+from citewise.index.postgres import search, writes
+from citewise.index.postgres.connection import (
+    check_identifier,
+    ensure_pgvector,
+    psycopg_modules,
+    redact,
+    register_vector_dumper,
+    split_url,
+)
+from citewise.index.postgres.migrations import (
+    create_vector_index,
+    lock_key,
+    migrate,
+    set_vector_dim,
+)
+from citewise.index.sqlite.fts import check_search_args
+from citewise.index.sqlite.vectors import check_vector
+from citewise.ingest.serialize import parsed_from_bytes
+from citewise.protocols import DocumentWrite, StoreCounts
+from citewise.retrieve.analyze import query_terms
+from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
+
+EF_SEARCH = 100
+"""Default ``hnsw.ef_search`` (raised to k when k is larger)."""
+EXACT_MAX = 3_000
+"""Dense search is exact when the planner estimates the principal may read at most this many
+chunks (exact costs ~10 us per allowed row; HNSW ~40 us per row it has to skip)."""
+
+
+class PostgresStore:
+    """The PostgreSQL backend of :class:`~citewise.protocols.Store`.
+
+    ``url`` is a libpq URL (``postgresql://user@host:5432/db``); ``schema`` names the index
+    schema. Without one (and without ``?schema=`` in the URL) the store opens the LIVE version
+    of the database's :class:`~citewise.index.postgres.catalog.PostgresCatalog` (creating
+    version 1 on an empty database).
+    """
+
+    def __init__(self, url: str, schema: str | None = None, *, ef_search: int = EF_SEARCH,
+                 exact_max: int = EXACT_MAX, pool_size: int = 4) -> None:
+        self.url, url_schema = split_url(url)
+        chosen = schema or url_schema
+        self.schema = None if chosen is None else check_identifier(chosen)
+        self.ef_search = int(ef_search)
+        self.exact_max = int(exact_max)
+        self.pool_size = int(pool_size)
+        self.last_dense_path: str | None = None  # "exact" | "hnsw", for --explain and tests
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({redact(self.url)!r}, schema={self.schema!r})"
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- connections and transactions ----------------------------------------------------------
+
+    def _open(self) -> Any:
+        with self._lock:
+            if self._pool is None:
+                psycopg, psycopg_pool = psycopg_modules()
+                try:
+                    self._pool = self._make_pool(psycopg, psycopg_pool)
+                except psycopg.Error as exc:
+                    raise self._error(exc, "open") from exc
+            return self._pool
+
+    def _make_pool(self, psycopg: Any, psycopg_pool: Any) -> Any:
+        if self.schema is None:
+            from citewise.index.postgres.catalog import PostgresCatalog
+
+            self.schema = PostgresCatalog(self.url).live().location
+        with psycopg.connect(self.url, autocommit=True, prepare_threshold=None) as conn:
+            ensure_pgvector(conn, f"database {redact(self.url)}")
+            self._set_search_path(conn)
+            migrate(conn, self.schema)
+        pool = psycopg_pool.ConnectionPool(
+            self.url, min_size=1, max_size=self.pool_size, open=False, timeout=30,
+            kwargs={"autocommit": True, "prepare_threshold": None}, configure=self._configure)
+        pool.open(wait=True, timeout=30)
+        return pool
+
+    def _set_search_path(self, conn: Any) -> None:
+        conn.execute("SELECT set_config('search_path', %s, false)", (f"{self.schema}, public",))
+
+    def _configure(self, conn: Any) -> None:
+        self._set_search_path(conn)
+        conn.execute("SET jit = off")  # see citewise.index.postgres.search (dense, HNSW)
+        register_vector_dumper(conn)
+
+    @contextmanager
+    def _reading(self, action: str = "read") -> Iterator[Any]:
+        psycopg, _ = psycopg_modules()
+        pool = self._open()
+        try:
+            with pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise self._error(exc, action) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        """One transaction holding the schema's write lock; any exception rolls it back."""
+        with self._reading("write to") as conn, conn.transaction():
+            conn.execute(lock_key(str(self.schema)))
+            yield conn
+
+    def _error(self, exc: Exception, action: str) -> CitewiseError:
+        where = f"{redact(self.url)} (schema {self.schema})"
+        if type(exc).__name__ in ("OperationalError", "PoolTimeout"):
+            return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the URL and that "
+                              "the server is running and reachable (CI: `.ci/pg start`).")
+        if type(exc).__name__ == "UniqueViolation":
+            return StoreError(f"cannot {action} index {where}: {exc}. Fix: chunk ids must be "
+                              "unique across documents (derive them from doc_id, offsets and "
+                              "text hash, as citewise's chunker does).")
+        return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the server log; "
+                          "if the schema is damaged, ingest into a new one.")
+
+    def close(self) -> None:
+        """Close the pool (reopened on next use)."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    # -- manifest and metadata -------------------------------------------------------------------
+
+    def manifest(self) -> Manifest | None:
+        with self._reading() as conn:
+            return _manifest(conn)
+
+    def ensure_manifest(self, manifest: Manifest) -> Manifest:
+        """Record ``manifest`` (and build the HNSW index) on an empty index, else check it."""
+        with self._writing() as conn:
+            stored = _manifest(conn)
+            if stored is None:
+                with conn.cursor() as cur:
+                    cur.executemany("INSERT INTO manifest(key, value) VALUES (%s, %s)",
+                                    manifest_to_rows(manifest))
+                set_vector_dim(conn, manifest.embedder_dim)
+                create_vector_index(conn)
+                return manifest
+        check_manifest(stored, manifest, where=f"index {redact(self.url)} ({self.schema})")
+        return stored
+
+    def get_meta(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM index_meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._writing() as conn:
+            conn.execute("INSERT INTO index_meta(key, value) VALUES (%s, %s) ON CONFLICT (key) "
+                         "DO UPDATE SET value = excluded.value", (key, str(value)))
+
+    # -- documents -------------------------------------------------------------------------------
+
+    def get_document(self, doc_id: str) -> Document | None:
+        with self._reading() as conn:
+            row = conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = %s",
+                               (doc_id,)).fetchone()
+        return None if row is None else document_from_row(row)
+
+    def list_documents(self) -> list[Document]:
+        with self._reading() as conn:
+            rows = conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
+            return [document_from_row(row) for row in rows]
+
+    def get_parsed(self, doc_id: str) -> ParsedDocument | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT s.body FROM doc_sources AS s JOIN documents AS d "
+                               "ON d.id = s.doc_id WHERE d.doc_id = %s", (doc_id,)).fetchone()
+        return None if row is None else parsed_from_bytes(bytes(row[0]))
+
+    def count(self) -> StoreCounts:
+        with self._reading() as conn:
+            docs, chunks, vectors = conn.execute(
+                "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
+                "(SELECT count(*) FROM vectors)").fetchone()
+        return StoreCounts(documents=docs, chunks=chunks, vectors=vectors)
+
+    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+        with self._reading() as conn:
+            return writes.cached_hashes(conn, embed_hashes)
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def write(self, batch: Sequence[DocumentWrite]) -> None:
+        """Upsert documents with all their chunks and new vectors, in one transaction."""
+        if not batch:
+            return
+        with self._writing() as conn:
+            writes.write_batch(conn, batch, _dim(conn))
+
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        if isinstance(doc_ids, str):
+            raise StoreError("delete() takes a list of document ids, not one string. "
+                             f"Fix: delete([{doc_ids!r}]).")
+        with self._writing() as conn:
+            return writes.delete_documents(conn, list(doc_ids))
+
+    def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
+        if isinstance(groups, str):
+            raise StoreError(f"set_acl() takes a list of group names, not one string. "
+                             f"Fix: set_acl({doc_id!r}, [{groups!r}]).")
+        with self._writing() as conn:
+            writes.set_document_acl(conn, doc_id, list(groups), tenant)
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[PostgresStore]:
+        """Write many batches with the HNSW index dropped, then build it once (pgvector builds
+        an index in bulk several times faster than it inserts row by row). Meanwhile dense
+        searches still answer, by a sequential scan. Used by ``migrate`` and the benchmark."""
+        with self._writing() as conn:
+            dim = _dim(conn)
+            conn.execute("DROP INDEX IF EXISTS vectors_hnsw")
+        try:
+            yield self
+        finally:
+            if dim is not None:
+                with self._writing() as conn:
+                    conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
+                    create_vector_index(conn)
+                    conn.execute("ANALYZE chunks")  # fresh estimates for the dense path choice
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def search_sparse(self, query: str, top_k: int, principal: Principal,
+                      title_weight: float = 1.0) -> list[ScoredId]:
+        """``ts_rank`` (not BM25) over headings (A) + text (B), among readable chunks."""
+        check_search_args(top_k, title_weight)
+        terms = query_terms(query)
+        if not terms or not principal.groups:
+            return []
+        params = search.filter_params(principal.tenant, principal.groups)
+        with self._reading("search") as conn:
+            return search.search_sparse(conn, terms, params, top_k, title_weight)
+
+    def search_dense(self, vector: np.ndarray, top_k: int,
+                     principal: Principal) -> list[ScoredId]:
+        """Cosine top-k among readable chunks (exact for selective filters, else HNSW)."""
+        check_search_args(top_k)
+        with self._reading("search") as conn:
+            dim = _dim(conn)
+            if dim is None:
+                return []
+            query = writes.normalised(check_vector(vector, dim, "the query vector"))
+            if not principal.groups:
+                return []
+            params = search.filter_params(principal.tenant, principal.groups)
+            path, results = search.search_dense(conn, query, params, top_k, self.ef_search,
+                                                self.exact_max)
+        self.last_dense_path = path
+        return results
+
+    def get_chunks(self, chunk_ids: Sequence[str],
+                   principal: Principal) -> dict[str, tuple[Chunk, Document]]:
+        """The chunks among ``chunk_ids`` that ``principal`` may read, with their documents."""
+        if isinstance(chunk_ids, str):
+            chunk_ids = [chunk_ids]
+        if not chunk_ids or not principal.groups:
+            return {}
+        params = {**search.filter_params(principal.tenant, principal.groups),
+                  "chunk_ids": list(chunk_ids)}
+        out: dict[str, tuple[Chunk, Document]] = {}
+        with self._reading() as conn:
+            for row in conn.execute(search.VISIBLE_CHUNKS_SQL, params):
+                doc = document_from_row(row[12:])
+                out[row[0]] = (chunk_from_row(row[:12], doc.doc_id), doc)
+        return out
+
+    def describe_filter(self, principal: Principal) -> str:
+        groups = ", ".join(repr(g) for g in sorted(principal.groups))
+        text = (f"c.tenant = {principal.tenant!r} AND c.acl && ARRAY[{groups}] "
+                f"(schema {self.schema}; GIN on chunks.acl; dense: exact scan when the planner "
+                f"estimates at most {self.exact_max} allowed chunks, else HNSW with iterative "
+                "scan)")
+        if not principal.groups:
+            text += " (the principal has no groups: nothing is visible)"
+        return text
+
+
+_DOC_COLUMNS = ("doc_id, title, content_hash, tenant, acl, version, source_url, owner, "
+                "updated_at, metadata")
+
+
+def _manifest(conn: Any) -> Manifest | None:
+    return manifest_from_rows(dict(conn.execute("SELECT key, value FROM manifest").fetchall()))
+
+
+def _dim(conn: Any) -> int | None:
+    row = conn.execute("SELECT value FROM manifest WHERE key = 'embedder_dim'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def document_from_row(row: Sequence[Any]) -> Document:
+    doc_id, title, content_hash, tenant, acl, version, source_url, owner, updated_at, meta = row
+    return Document(doc_id=doc_id, title=title, content_hash=content_hash, tenant=tenant,
+                    acl_groups=frozenset(acl), version=version, source_url=source_url,
+                    owner=owner, updated_at=updated_at, metadata=json.loads(meta))
+
+
+def chunk_from_row(row: Sequence[Any], doc_id: str) -> Chunk:
+    """``text_for_embedding`` is not stored (only its hash): it comes back empty."""
+    (chunk_id, ordinal, text, embed_hash, start, end, heading_path, anchor, section_id,
+     token_count, kind, page) = row
+    return Chunk(chunk_id=chunk_id, doc_id=doc_id, ordinal=ordinal, text=text,
+                 text_for_embedding="", embed_hash=embed_hash, start=start, end=end,
+                 heading_path=tuple(heading_path), anchor=anchor, section_id=section_id,
+                 token_count=token_count, kind=kind, page=page)

@@ -1,0 +1,175 @@
+"""The write side of the PostgreSQL index: batch upsert, delete and ACL changes.
+
+Every function runs INSIDE the caller's transaction (which holds the schema's advisory write
+lock, :func:`~citewise.index.postgres.migrations.lock_key`) and raises on any problem, so the
+rollback leaves nothing of the batch visible. Validation is shared with the SQLite backend
+(:mod:`citewise.index.sqlite.writes`), so both refuse the same inputs with the same messages.
+
+The chunks' ``tenant``/``acl`` columns copy the document's, so both searches filter on the
+chunk row itself (GIN ``acl && groups``); :func:`set_document_acl` rewrites the copies and
+nothing else (vectors and ``tsv`` are untouched). ``tsv`` is built by PostgreSQL:
+``setweight(to_tsvector(cfg, title || headings), 'A') || setweight(to_tsvector(cfg, text), 'B')``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from citewise.errors import NotFoundError, StoreError
+from citewise.index.sqlite.vectors import check_vector
+from citewise.index.sqlite.writes import _check_acl, _check_batch, _json
+from citewise.ingest.serialize import parsed_to_bytes
+from citewise.protocols import DocumentWrite
+from citewise.types import Chunk, Document
+
+TS_CONFIG = "english"
+
+UPSERT_DOCUMENT_SQL = """INSERT INTO documents
+    (doc_id, version, content_hash, title, source_url, owner, tenant, acl, updated_at, metadata)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (doc_id) DO UPDATE SET
+    version = excluded.version, content_hash = excluded.content_hash, title = excluded.title,
+    source_url = excluded.source_url, owner = excluded.owner, tenant = excluded.tenant,
+    acl = excluded.acl, updated_at = excluded.updated_at, metadata = excluded.metadata
+RETURNING id"""
+
+INSERT_CHUNK_SQL = f"""INSERT INTO chunks
+    (chunk_id, doc_id, ordinal, text, heading_path, anchor, start_char, end_char, section_id,
+     token_count, kind, page, embed_hash, tenant, acl, tsv)
+VALUES (%(chunk_id)s, %(doc)s, %(ordinal)s, %(text)s, %(heading_path)s, %(anchor)s, %(start)s,
+        %(end)s, %(section_id)s, %(token_count)s, %(kind)s, %(page)s, %(embed_hash)s,
+        %(tenant)s, %(acl)s,
+        setweight(to_tsvector('{TS_CONFIG}', %(title_text)s), 'A')
+        || setweight(to_tsvector('{TS_CONFIG}', %(text)s), 'B'))"""
+
+INSERT_VECTOR_SQL = ("INSERT INTO vectors(embed_hash, embedding) VALUES (%s, %s) "
+                     "ON CONFLICT (embed_hash) DO NOTHING")
+
+DROP_ORPHAN_VECTORS_SQL = """DELETE FROM vectors AS v
+WHERE v.embed_hash = ANY(%s)
+  AND NOT EXISTS (SELECT 1 FROM chunks AS c WHERE c.embed_hash = v.embed_hash)"""
+
+
+def cached_hashes(conn: Any, hashes: Iterable[str]) -> set[str]:
+    """Which of ``hashes`` have a row in ``vectors``."""
+    wanted = sorted(set(hashes))
+    if not wanted:
+        return set()
+    rows = conn.execute("SELECT embed_hash FROM vectors WHERE embed_hash = ANY(%s)", (wanted,))
+    return {row[0] for row in rows}
+
+
+def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
+    """Upsert every document of ``batch`` with its chunks and new vectors."""
+    _check_batch(batch)
+    vectors = _new_vectors(conn, batch, dim)
+    stale: set[str] = set()
+    for item in batch:
+        stale |= _write_document(conn, item)
+    with conn.cursor() as cur:
+        cur.executemany(INSERT_VECTOR_SQL, sorted(vectors.items(), key=lambda kv: kv[0]))
+    drop_orphan_vectors(conn, stale)
+
+
+def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
+    """Remove documents (chunks and bodies cascade) and the vectors no chunk uses anymore."""
+    ids = list(dict.fromkeys(doc_ids))
+    if not ids:
+        return 0
+    hashes = [r[0] for r in conn.execute(
+        "SELECT DISTINCT c.embed_hash FROM chunks AS c JOIN documents AS d ON d.id = c.doc_id "
+        "WHERE d.doc_id = ANY(%s)", (ids,))]
+    removed = conn.execute("DELETE FROM documents WHERE doc_id = ANY(%s)", (ids,)).rowcount
+    drop_orphan_vectors(conn, hashes)
+    return int(removed)
+
+
+def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str | None) -> None:
+    """New groups (and optionally tenant) for one document and its chunks' filter columns."""
+    row = conn.execute("SELECT id, tenant FROM documents WHERE doc_id = %s FOR UPDATE",
+                       (doc_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"document {doc_id!r} is not in the index. Fix: check the id with "
+                            "`citewise docs` (ids are listed by list_documents()).")
+    rowid, old_tenant = row
+    new_tenant = old_tenant if tenant is None else tenant
+    _check_acl(doc_id, groups, new_tenant)
+    acl = sorted(set(groups))
+    conn.execute("UPDATE documents SET tenant = %s, acl = %s WHERE id = %s",
+                 (new_tenant, acl, rowid))
+    conn.execute("UPDATE chunks SET tenant = %s, acl = %s WHERE doc_id = %s",
+                 (new_tenant, acl, rowid))
+
+
+def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
+    """Delete the vectors of ``hashes`` that no chunk references anymore."""
+    hashes = sorted(set(hashes))
+    if hashes:
+        conn.execute(DROP_ORPHAN_VECTORS_SQL, (hashes,))
+
+
+def normalised(vec: np.ndarray) -> np.ndarray:
+    """``vec / ||vec||`` (the HNSW index ranks by inner product; stored vectors are unit)."""
+    norm = float(np.linalg.norm(vec))
+    return vec if norm == 0.0 else (vec / norm).astype(np.float32)
+
+
+def _new_vectors(conn: Any, batch: Sequence[DocumentWrite],
+                 dim: int | None) -> dict[str, np.ndarray]:
+    """Validated, normalised vectors of the batch; raises if a chunk would have none."""
+    needed = {c.embed_hash for item in batch for c in item.chunks}
+    given = {h: v for item in batch for h, v in item.vectors.items()}
+    if dim is None:
+        if needed or given:
+            raise StoreError("the index has no manifest, so it cannot check vector dimensions."
+                             " Fix: call ensure_manifest(make_manifest(...)) before write "
+                             "(`citewise ingest` does this).")
+        return {}
+    vectors = {h: normalised(check_vector(v, dim, f"the vector for embed_hash {h[:12]}…"))
+               for h, v in given.items()}
+    missing = needed - vectors.keys()
+    missing -= cached_hashes(conn, missing) if missing else set()
+    if missing:
+        example = sorted(missing)[0]
+        raise StoreError(f"{len(missing)} chunk embed_hash(es) have no vector (e.g. "
+                         f"{example[:12]}…). Fix: embed the hashes cached_vectors() does not "
+                         "report and pass them in DocumentWrite.vectors.")
+    return {h: v for h, v in vectors.items() if h in needed}
+
+
+def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
+    """Upsert one document and replace its chunks; returns the embed hashes it dropped."""
+    doc = item.document
+    rowid = conn.execute(UPSERT_DOCUMENT_SQL, _document_params(doc)).fetchone()[0]
+    stale = {r[0] for r in conn.execute(
+        "DELETE FROM chunks WHERE doc_id = %s RETURNING embed_hash", (rowid,))}
+    acl = sorted(set(doc.acl_groups))
+    with conn.cursor() as cur:
+        cur.executemany(INSERT_CHUNK_SQL, [_chunk_params(c, rowid, doc, acl)
+                                           for c in item.chunks])
+    if item.parsed is not None:
+        conn.execute("INSERT INTO doc_sources(doc_id, body) VALUES (%s, %s) ON CONFLICT (doc_id) "
+                     "DO UPDATE SET body = excluded.body", (rowid, parsed_to_bytes(item.parsed)))
+    else:  # never leave a body that no longer matches the chunks
+        conn.execute("DELETE FROM doc_sources WHERE doc_id = %s", (rowid,))
+    return stale - {c.embed_hash for c in item.chunks}
+
+
+def _document_params(doc: Document) -> tuple[Any, ...]:
+    return (doc.doc_id, int(doc.version), doc.content_hash, doc.title, doc.source_url,
+            doc.owner, doc.tenant, sorted(set(doc.acl_groups)), doc.updated_at,
+            _json(doc.metadata))
+
+
+def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str]) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.chunk_id, "doc": rowid, "ordinal": int(chunk.ordinal),
+        "text": chunk.text, "heading_path": list(chunk.heading_path), "anchor": chunk.anchor,
+        "start": int(chunk.start), "end": int(chunk.end), "section_id": chunk.section_id,
+        "token_count": int(chunk.token_count), "kind": chunk.kind, "page": chunk.page,
+        "embed_hash": chunk.embed_hash, "tenant": doc.tenant, "acl": acl,
+        "title_text": " ".join([doc.title, *chunk.heading_path]),
+    }

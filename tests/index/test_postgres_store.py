@@ -1,0 +1,331 @@
+"""The PostgreSQL backend: the shared Store conformance suite (on both dense paths), the
+pgvector version check, the version catalog and concurrent writers.
+
+Needs a server: ``CITEWISE_TEST_PG_URL=$(.ci/pg start)`` (``.ci/run`` does this). Without the
+variable every test here is SKIPPED with that reason (``pytest -rA`` shows it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import uuid
+from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from citewise.errors import StoreError, VersionError
+from citewise.index import make_manifest, open_store
+from citewise.index.postgres import PostgresCatalog, PostgresStore, connection
+from citewise.protocols import Store, VersionCatalog
+from citewise.testing.conformance import (
+    DIM,
+    QUERY,
+    STAFF,
+    StoreConformanceTests,
+    assert_all_visible,
+    corpus_writes,
+    make_write,
+)
+from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.versions import VersionCatalogConformanceTests
+from citewise.types import Principal
+
+PG_URL = os.environ.get("CITEWISE_TEST_PG_URL", "")
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(not PG_URL, reason="CITEWISE_TEST_PG_URL is not set: no PostgreSQL "
+                       "server to test against (run `export CITEWISE_TEST_PG_URL=$(.ci/pg "
+                       "start)`; .ci/run does this)"),
+]
+
+
+def _admin(url: str = PG_URL):
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
+
+
+def drop_schema(schema: str) -> None:
+    with _admin() as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture
+def schema() -> Iterator[str]:
+    name = f"citewise_t{uuid.uuid4().hex[:12]}"
+    yield name
+    drop_schema(name)
+
+
+@pytest.fixture
+def fresh_db_url() -> Iterator[str]:
+    """A new database (with pgvector) on the test server; dropped afterwards."""
+    name = f"citewise_db_{uuid.uuid4().hex[:10]}"
+    with _admin() as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    parts = urlsplit(PG_URL)
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    with _admin(url) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield url
+    with _admin() as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+class TestPostgresStore(StoreConformanceTests):
+    """Default settings: the test corpora are small, so dense search takes the exact path."""
+
+    exact_max = 10_000
+
+    @pytest.fixture
+    def store(self, schema: str) -> Iterator[PostgresStore]:
+        with PostgresStore(PG_URL, schema=schema, exact_max=self.exact_max) as s:
+            yield s
+
+    def reopen(self, store: Store) -> Store:
+        assert isinstance(store, PostgresStore)
+        return PostgresStore(store.url, schema=store.schema, exact_max=self.exact_max)
+
+    def vector_fingerprint(self, store: Store) -> object:
+        assert isinstance(store, PostgresStore)
+        with store._reading() as conn:
+            rows = conn.execute("SELECT embed_hash, embedding::text FROM vectors "
+                                "ORDER BY embed_hash").fetchall()
+        return hashlib.sha256("".join(h + v for h, v in rows).encode()).hexdigest()
+
+    def test_dense_path(self, corpus: Store, embedder: FakeEmbedder) -> None:
+        assert isinstance(corpus, PostgresStore)
+        corpus.search_dense(embedder.embed_query(QUERY), 5, STAFF)
+        assert corpus.last_dense_path == ("exact" if self.exact_max > 0 else "hnsw")
+
+
+class TestPostgresStoreHnsw(TestPostgresStore):
+    """The same guarantees on the HNSW path alone (iterative scan): ``exact_max=-1`` turns the
+    exact path and the exact fallback off."""
+
+    exact_max = -1
+
+
+def test_postgres_vectors_plain_and_bulk_load(schema: str) -> None:
+    embedder = FakeEmbedder(dim=DIM)
+
+    def state(store: PostgresStore) -> tuple[str, str, bool]:
+        with store._reading() as conn:
+            storage, typ = conn.execute(
+                "SELECT a.attstorage, format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a"
+                " WHERE a.attrelid = 'vectors'::regclass AND a.attname = 'embedding'").fetchone()
+            index = conn.execute("SELECT to_regclass('vectors_hnsw') IS NOT NULL").fetchone()[0]
+        return storage, typ, index
+
+    with PostgresStore(PG_URL, schema=schema, exact_max=-1) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        assert state(store) == ("p", f"vector({DIM})", True)  # PLAIN: never TOASTed
+        with store.bulk_load():
+            assert state(store)[2] is False
+            store.write(corpus_writes(embedder))
+            assert store.search_dense(embedder.embed_query(QUERY), 3, STAFF)  # seq scan
+        assert state(store) == ("p", f"vector({DIM})", True)
+        results = store.search_dense(embedder.embed_query(QUERY), 3, STAFF)
+        assert store.last_dense_path == "hnsw" and results
+        assert_all_visible(store, results, STAFF)
+
+
+def test_postgres_hnsw_falls_back_to_exact(schema: str) -> None:
+    """HNSW is chosen (estimate > exact_max = 0), returns fewer than k, so exact runs."""
+    embedder = FakeEmbedder(dim=DIM)
+    with PostgresStore(PG_URL, schema=schema, exact_max=0) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        store.write(corpus_writes(embedder))
+        results = store.search_dense(embedder.embed_query(QUERY), 50, STAFF)
+        assert store.last_dense_path == "hnsw+exact"
+        assert len(results) == 2  # every chunk STAFF may read in acme: the handbook's two
+        assert_all_visible(store, results, STAFF)
+        assert len(store.search_dense(embedder.embed_query(QUERY), 1, STAFF)) == 1
+        assert store.last_dense_path == "hnsw"
+
+
+def test_postgres_never_prepares_statements(schema: str) -> None:
+    """psycopg prepares after 5 runs by default and a generic plan ignores the ACL values;
+    the store's connections must keep custom plans (prepare_threshold=None)."""
+    embedder = FakeEmbedder(dim=DIM)
+    with PostgresStore(PG_URL, schema=schema, pool_size=1) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        store.write(corpus_writes(embedder))
+        for _ in range(8):
+            store.search_sparse(QUERY, 5, STAFF)
+            store.search_dense(embedder.embed_query(QUERY), 5, STAFF)
+        with store._reading() as conn:
+            assert conn.prepare_threshold is None
+            assert conn.execute("SELECT count(*) FROM pg_prepared_statements").fetchone()[0] == 0
+
+
+def test_postgres_refuses_old_pgvector(schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection, "pgvector_version", lambda conn: "0.6.2")
+    with PostgresStore(PG_URL, schema=schema) as store, pytest.raises(StoreError) as err:
+        store.count()
+    assert "0.6.2" in str(err.value) and "Fix:" in str(err.value)
+    with pytest.raises(StoreError, match="no pgvector"):
+        connection.check_pgvector_version(None, "db")
+    connection.check_pgvector_version("0.8.0", "db")
+    connection.check_pgvector_version("0.10.1", "db")
+
+
+def test_postgres_unreachable_server_says_fix() -> None:
+    with PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
+                       schema="citewise_v1") as store, pytest.raises(StoreError, match="Fix:"):
+        store.count()
+
+
+def test_postgres_url_schema_and_open_store(fresh_db_url: str) -> None:
+    assert connection.split_url(PG_URL + "?schema=citewise_v7")[1] == "citewise_v7"
+    store = open_store(fresh_db_url)  # an empty database: version 1 is created, live
+    try:
+        assert isinstance(store, PostgresStore) and store.count().documents == 0
+        assert store.schema == "citewise_v1"
+    finally:
+        store.close()
+    catalog = PostgresCatalog(fresh_db_url)
+    assert [(v.number, v.state) for v in catalog.versions()] == [(1, "live")]
+
+
+def test_postgres_catalog_promote_and_rollback(fresh_db_url: str) -> None:
+    embedder = FakeEmbedder(dim=DIM)
+    catalog = PostgresCatalog(fresh_db_url)
+    v1 = catalog.live()
+    with catalog.open(v1.number) as old:
+        old.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        old.write([make_write(embedder, "old", ["Old text."], groups=["staff"])])
+    v2 = catalog.create(note="rebuild")
+    assert (v2.number, v2.state, v2.location) == (2, "shadow", "citewise_v2")
+    with catalog.open(v2.number) as new:
+        new.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        new.write([make_write(embedder, "new", ["New text."], groups=["staff"])])
+    with open_store(fresh_db_url) as live:
+        assert [d.doc_id for d in live.list_documents()] == ["old"]
+    catalog.promote(2, note="ndcg +0.01")
+    assert [(v.number, v.state) for v in catalog.versions()] == [(1, "retired"), (2, "live")]
+    assert catalog.live().note == "ndcg +0.01"
+    with open_store(fresh_db_url) as live:
+        assert [d.doc_id for d in live.list_documents()] == ["new"]
+    catalog.promote(1)  # rollback
+    with open_store(fresh_db_url) as live:
+        assert [d.doc_id for d in live.list_documents()] == ["old"]
+    catalog.set_state(2, "refused", "worse on SciFact")
+    with pytest.raises(VersionError, match="Fix:"):
+        catalog.promote(2)
+    with pytest.raises(VersionError, match="live"):
+        catalog.set_state(1, "retired")
+    with pytest.raises(VersionError, match="does not exist"):
+        catalog.open(9)
+    catalog.drop(2)
+    assert [v.number for v in catalog.versions()] == [1]
+
+
+# -- concurrency: two writer processes and a searcher ---------------------------------------------
+
+def _ingest(url: str, schema: str, prefix: str, n: int) -> None:
+    embedder = FakeEmbedder(dim=DIM)
+    groups = ["staff"] if prefix == "a" else ["hr"]
+    with PostgresStore(url, schema=schema) as store:
+        for i in range(n):
+            store.write([make_write(embedder, f"{prefix}-{i:03d}",
+                                    [f"Report {prefix} number {i} about quarterly salary."],
+                                    groups=groups)])
+
+
+def _search(url: str, schema: str, rounds: int, queue: multiprocessing.Queue) -> None:
+    embedder = FakeEmbedder(dim=DIM)
+    problems: list[str] = []
+    with PostgresStore(url, schema=schema) as store:
+        for _ in range(rounds):
+            for principal in (STAFF, Principal.of("hr", tenant="acme")):
+                sparse = store.search_sparse("quarterly salary report", 20, principal)
+                dense = store.search_dense(embedder.embed_query(QUERY), 20, principal)
+                try:
+                    assert_all_visible(store, sparse + dense, principal)
+                except AssertionError as exc:
+                    problems.append(str(exc))
+    queue.put(problems)
+
+
+@pytest.mark.slow
+def test_postgres_concurrent_writers_and_reader(schema: str) -> None:
+    embedder = FakeEmbedder(dim=DIM)
+    with PostgresStore(PG_URL, schema=schema) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        store.write(corpus_writes(embedder))
+    # fork (spawn cannot import this module under --import-mode=importlib); no pool is open
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_ingest, args=(PG_URL, schema, p, 40)) for p in "ab"]
+    procs.append(ctx.Process(target=_search, args=(PG_URL, schema, 30, queue)))
+    for p in procs:
+        p.start()
+    problems = queue.get(timeout=120)
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0, 0]
+    assert problems == []
+    with PostgresStore(PG_URL, schema=schema) as store:
+        ids = {d.doc_id for d in store.list_documents()}
+        assert {f"{p}-{i:03d}" for p in "ab" for i in range(40)} <= ids
+        assert store.count().documents == 5 + 80
+
+
+class TestPostgresCatalog(VersionCatalogConformanceTests):
+    """The shared catalog guarantees, each test on a fresh database."""
+
+    @pytest.fixture
+    def catalog(self, fresh_db_url: str) -> PostgresCatalog:
+        return PostgresCatalog(fresh_db_url)
+
+    def open_live(self, catalog: VersionCatalog) -> Store:
+        assert isinstance(catalog, PostgresCatalog)
+        return open_store(catalog.url)
+
+    def reopen(self, catalog: VersionCatalog) -> VersionCatalog:
+        assert isinstance(catalog, PostgresCatalog)
+        return PostgresCatalog(catalog.url)
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_postgres_cli_end_to_end(schema: str) -> None:
+    """The CLI with ``--db postgresql://...``: ingest the example corpus with the shipped
+    model, search it under each ACL, change an ACL, delete."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+
+    root = Path(__file__).resolve().parents[2]
+    db = f"{PG_URL}?schema={schema}"
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(cli, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    out = run("ingest", str(root / "examples" / "corpus"), "--db", db, "--tenant", "northwind",
+              "--groups", "staff", "--meta", str(root / "examples" / "corpus.meta.jsonl"),
+              "--no-progress")
+    assert "13 new" in out and "0 failed" in out
+    query = "What is the salary band for level L4?"
+    for mode in ("bm25", "dense", "hybrid"):
+        args = ("search", query, "--db", db, "--tenant", "northwind", "--mode", mode, "--json")
+        staff = run(*args, "--groups", "staff", "--top-k", "50")
+        assert "hr-compensation-bands-2026" not in staff and "68,000" not in staff
+        hr = [h["doc_id"] for h in json.loads(run(*args, "--groups", "hr"))]
+        assert hr and set(hr) == {"hr-compensation-bands-2026"}
+    leave = ("search", "parental leave", "--db", db, "--tenant", "northwind", "--json")
+    assert "hr-leave-policy" in run(*leave, "--groups", "staff")
+    run("acl", "hr-leave-policy", "--groups", "hr", "--db", db)
+    assert "hr-leave-policy" not in run(*leave, "--groups", "staff")
+    assert "hr-leave-policy" in run(*leave, "--groups", "hr")
+    assert "deleted 1" in run("delete", "hr-leave-policy", "--db", db)
+    assert "hr-leave-policy" not in {h["doc_id"] for h in json.loads(run(*leave, "--groups", "hr"))}

@@ -1,0 +1,65 @@
+"""Pure pieces of the PostgreSQL backend (no server needed): URL handling, the pgvector
+version check, the wire format of vectors, ts_rank weights and the migration's score check."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from citewise.errors import ConfigError, StoreError
+from citewise.index.migrate import score_overlap
+from citewise.index.postgres.connection import (
+    check_identifier,
+    check_pgvector_version,
+    redact,
+    split_url,
+    vector_bytes,
+)
+from citewise.index.postgres.search import ts_weights, tsquery_text
+
+
+def test_postgres_split_url_strips_schema() -> None:
+    assert split_url("postgresql://u@h:5/db?schema=citewise_v2&sslmode=disable") == (
+        "postgresql://u@h:5/db?sslmode=disable", "citewise_v2")
+    assert split_url("postgresql+psycopg://u@h/db") == ("postgresql://u@h/db", None)
+    assert redact("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
+
+
+def test_postgres_identifiers_are_checked() -> None:
+    assert check_identifier("citewise_v12") == "citewise_v12"
+    for bad in ("Citewise", "v1; DROP TABLE x", "", "1abc", "a" * 64):
+        with pytest.raises(ConfigError, match="Fix:"):
+            check_identifier(bad)
+
+
+@pytest.mark.parametrize("version,ok", [("0.8.0", True), ("0.8.1", True), ("0.10.0", True),
+                                        ("1.0.0", True), ("0.7.4", False), ("0.6.0", False)])
+def test_postgres_pgvector_version_gate(version: str, ok: bool) -> None:
+    if ok:
+        check_pgvector_version(version, "db")
+    else:
+        with pytest.raises(StoreError, match=r">= 0\.8.*Fix: install pgvector"):
+            check_pgvector_version(version, "db")
+
+
+def test_postgres_vector_wire_format() -> None:
+    # pgvector's vector_recv: int16 dim, int16 unused, then float4 each, network byte order
+    data = vector_bytes(np.array([1.0, -2.5], np.float32))
+    assert data == struct.pack(">HHff", 2, 0, 1.0, -2.5)
+
+
+def test_postgres_ts_rank_weights() -> None:
+    # {D, C, B, A}: B = body 1, A = headings title_weight, scaled by 1 / max(1, title_weight)
+    assert ts_weights(1.0) == [0.0, 0.0, 1.0, 1.0]
+    assert ts_weights(4.0) == [0.0, 0.0, 0.25, 1.0]
+    assert ts_weights(0.5) == [0.0, 0.0, 1.0, 0.5]
+    assert tsquery_text(["vacation", "policy"]) == "vacation | policy"
+
+
+def test_postgres_migration_score_overlap() -> None:
+    assert score_overlap([0.9, 0.5, 0.5], [0.9, 0.5, 0.5]) == 1.0
+    assert score_overlap([0.9, 0.5, 0.5], [0.9, 0.5, 0.4]) == 2 / 3
+    assert score_overlap([0.9, 0.8], [0.1, 0.2]) == 0.0
+    assert score_overlap([], []) == 0.0
