@@ -23,11 +23,18 @@ from citewise.types import Principal
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any file failed.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes that parse, chunk and embed (default 1: all in this "
+                   "process; with --ray: one actor per cluster CPU). Model threads per worker: "
+                   "cores / workers unless --threads is given.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Run the workers as Ray actors: auto (a running cluster), local (start one "
+                   "here) or ray://host:port. Needs `pip install 'citewise[ray]'`.")
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, db,
-           config_path, model, threads):
+def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, workers,
+           ray_address, db, config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
     a file that cannot be read is reported and skipped."""
     defaults = {"tenant": tenant, "owner": owner}
@@ -43,7 +50,8 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, d
 
             bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
         report = engine.ingest_paths(paths, defaults, sidecar,
-                                     on_progress=bar.update if bar else None)
+                                     on_progress=bar.update if bar else None,
+                                     workers=workers, ray=ray_address)
         if bar:
             bar.close()
     summary = report.summary()

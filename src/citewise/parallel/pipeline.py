@@ -1,0 +1,153 @@
+"""The main process's side of a parallel ingest: dispatch, decide, embed in the pool, write.
+
+Per batch of ``batch_docs`` documents (as :func:`citewise.indexing.index_documents`):
+
+1. workers load, parse and chunk each document (dispatched up to ``ahead`` batches early, so
+   the pool keeps working while the main process writes; at most ``ahead + 1`` batches of
+   parsed documents are held in memory);
+2. the main process, which alone owns the store, makes the content-hash skip decision
+   (``unchanged`` / ``updated`` / ``changed`` / ``new``) exactly as the serial path does;
+3. it asks the store which ``embed_hash`` values are cached and sends only the missing texts
+   to the pool, in length-balanced shards, one or more per worker;
+4. it writes the batch in one ``Store.write`` transaction.
+
+Why chunk in the workers but decide and look up the cache here: a chunk's ``embed_hash`` is
+known only after parsing and chunking, and only the store knows what is cached. A single
+round trip would have to embed before knowing the cache (recomputing cached vectors) or let
+workers query the store. The second round trip costs pickling texts out and vectors back.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
+
+import numpy as np
+
+from citewise.config import Settings
+from citewise.indexing import (
+    IngestReport,
+    Outcome,
+    Pending,
+    _batches,
+    _one_line,
+    _outcomes,
+    _own,
+    _Prepared,
+    _same_record,
+    make_document,
+)
+from citewise.parallel.backends import Backend
+from citewise.parallel.units import shippable
+from citewise.parallel.worker import Parsed
+from citewise.protocols import DocumentWrite, Store
+
+#: Fewest texts worth a separate embedding task (below it, IPC outweighs the model call).
+MIN_SHARD = 8
+
+_Job = Future | Outcome
+
+
+def run_pipeline(store: Store, backend: Backend, items: Iterable[Pending], settings: Settings,
+                 *, batch_docs: int = 64, ahead: int = 2,
+                 on_progress: Callable[[int], None] | None = None) -> IngestReport:
+    """Index ``items`` with ``backend``'s workers; same report and transactions as the serial
+    :func:`~citewise.indexing.index_documents`. A worker's exception propagates after the
+    current batch is abandoned (earlier batches stay committed, each complete)."""
+    report = IngestReport()
+    started = time.perf_counter()
+    window: deque[tuple[list[Pending], list[_Job]]] = deque()
+
+    def drain(keep: int) -> None:
+        while len(window) > keep:
+            batch, jobs = window.popleft()
+            _finish(store, backend, batch, jobs, report)
+            if on_progress:
+                on_progress(len(batch))
+
+    for batch in _batches(items, batch_docs):
+        window.append((batch, [_dispatch(backend, item, settings) for item in batch]))
+        drain(ahead)
+    drain(0)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _dispatch(backend: Backend, item: Pending, settings: Settings) -> _Job:
+    shipped = shippable(item)
+    if isinstance(shipped, Outcome):
+        return shipped
+    return backend.prepare(shipped, settings.chunk)
+
+
+def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequence[_Job],
+            report: IngestReport) -> None:
+    prepared: list[_Prepared] = []
+    for item, job in zip(batch, jobs, strict=True):
+        result = job if isinstance(job, Outcome) else backend.result(job)
+        if not isinstance(result, Outcome):
+            result = _decide(store, item, result)
+        if isinstance(result, Outcome):
+            report.outcomes.append(result)
+        else:
+            prepared.append(result)
+    if not prepared:
+        return
+    vectors = _embed_missing(store, backend, prepared, report)
+    store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors), p.parsed)
+                 for p in prepared])
+    report.outcomes.extend(_outcomes(prepared, vectors))
+    report.unreadable.extend(p.document.doc_id for p in prepared if not p.document.acl_groups)
+
+
+def _decide(store: Store, item: Pending, result: Parsed) -> _Prepared | Outcome:
+    """The serial path's decision (see ``indexing._prepare``), on a worker's parse."""
+    try:
+        previous = store.get_document(result.doc_id)
+        document = make_document(result.parsed, result.doc_id, previous)
+    except Exception as exc:  # as in the serial path: one bad record fails one document
+        return Outcome(item.label, item.doc_id, "failed",
+                       error=_one_line(f"{type(exc).__name__}: {exc}"))
+    if previous is not None and _same_record(previous, document):
+        return Outcome(item.label, result.doc_id, "unchanged")
+    if result.chunk_error is not None:
+        return Outcome(item.label, item.doc_id, "failed", error=result.chunk_error)
+    if previous is None:
+        status = "new"
+    elif previous.content_hash != document.content_hash:
+        status = "changed"
+    else:
+        status = "updated"
+    return _Prepared(item, document, list(result.chunks), status, result.parsed)
+
+
+def _embed_missing(store: Store, backend: Backend, prepared: Sequence[_Prepared],
+                   report: IngestReport) -> dict[str, np.ndarray]:
+    texts: dict[str, str] = {}
+    for p in prepared:
+        for c in p.chunks:
+            texts.setdefault(c.embed_hash, c.text_for_embedding)
+    cached = store.cached_vectors(list(texts))
+    todo = [(h, t) for h, t in texts.items() if h not in cached]
+    shards = shard(todo, backend.workers)
+    futures = [backend.embed([t for _, t in s]) for s in shards]
+    out: dict[str, np.ndarray] = {}
+    for s, future in zip(shards, futures, strict=True):
+        vectors, seconds = backend.result(future)
+        report.model_seconds += seconds  # model time summed over workers
+        out.update((h, vectors[i]) for i, (h, _) in enumerate(s))
+    return out
+
+
+def shard(todo: Sequence[tuple[str, str]], workers: int) -> list[list[tuple[str, str]]]:
+    """Split ``(hash, text)`` pairs into at most ``workers`` shards of similar total length:
+    longest first, dealt round-robin (shard i gets ranks i, i+n, ...), and no shard under
+    :data:`MIN_SHARD` texts unless there are fewer texts than that."""
+    if not todo:
+        return []
+    n = max(1, min(workers, math.ceil(len(todo) / MIN_SHARD)))
+    ranked = sorted(todo, key=lambda pair: -len(pair[1]))
+    return [ranked[i::n] for i in range(n)]

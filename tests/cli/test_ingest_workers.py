@@ -1,0 +1,88 @@
+"""``citewise ingest --workers N`` / ``--ray ADDRESS`` end to end, with the shipped model."""
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.main import cli
+
+CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+META = CORPUS.parent / "corpus.meta.jsonl"
+
+
+def ingest_json(db: Path, *extra: str) -> dict:
+    result = CliRunner().invoke(cli, ["ingest", str(CORPUS), "--db", str(db), "--tenant",
+                                      "northwind", "--groups", "staff", "--meta", str(META),
+                                      "--no-progress", "--json", "--threads", "1", *extra])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def chunk_rows(db: Path) -> list:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT chunk_id, embed_hash FROM chunks ORDER BY chunk_id").fetchall()
+    finally:
+        conn.close()
+
+
+def vectors(db: Path) -> dict[str, np.ndarray]:
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT embed_hash, vec FROM vectors").fetchall()
+    finally:
+        conn.close()
+    return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+
+
+def counts(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k not in ("seconds", "model_seconds")}
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_two_workers_match_one_and_rerun_embeds_nothing(tmp_path):
+    one = ingest_json(tmp_path / "one.db")
+    two = ingest_json(tmp_path / "two.db", "--workers", "2")
+    assert counts(two) == counts(one)
+    assert two["new"] == 13 and two["failed"] == 0 and two["chunks_embedded"] == two["chunks"]
+    assert chunk_rows(tmp_path / "two.db") == chunk_rows(tmp_path / "one.db")
+    # Texts meet other mini-batch neighbours with 2 workers (other padded shapes); padding is
+    # masked, so vectors agree (bit for bit on docs-httpx; allow float summation-order noise).
+    a, b = vectors(tmp_path / "one.db"), vectors(tmp_path / "two.db")
+    assert a.keys() == b.keys()
+    assert max(float(np.abs(a[h] - b[h]).max()) for h in a) < 1e-4
+    again = ingest_json(tmp_path / "two.db", "--workers", "2")
+    assert again["unchanged"] == 13 and again["chunks_embedded"] == 0
+    found = CliRunner().invoke(cli, ["search", "how many vacation days", "--db",
+                                     str(tmp_path / "two.db"), "--tenant", "northwind",
+                                     "--groups", "staff", "--json"])
+    assert found.exit_code == 0 and json.loads(found.output), found.output
+
+
+def test_workers_must_be_positive(tmp_path):
+    result = CliRunner().invoke(cli, ["ingest", str(CORPUS), "--db", str(tmp_path / "x.db"),
+                                      "--workers", "0"])
+    assert result.exit_code == 2 and "--workers" in result.output
+
+
+def test_bad_ray_address_says_what_to_pass(tmp_path):
+    result = CliRunner().invoke(cli, ["ingest", str(CORPUS), "--db", str(tmp_path / "x.db"),
+                                      "--ray", "10.0.0.1:6379", "--no-progress"])
+    assert result.exit_code == 1
+    assert "expected auto, local or ray://host:port" in result.output and "Fix:" in result.output
+
+
+def test_missing_ray_is_one_line_with_the_install_command(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    result = CliRunner().invoke(cli, ["ingest", str(CORPUS), "--db", str(tmp_path / "x.db"),
+                                      "--ray", "local", "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: --ray needs the Ray package, which is not installed. "
+        "Fix: pip install 'citewise[ray]'"]
