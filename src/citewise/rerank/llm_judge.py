@@ -1,0 +1,104 @@
+"""A local LLM as a relevance judge: score = P(Yes) / (P(Yes) + P(No)) for the question
+"Does this passage help answer the query?", read from the first answer token's logprobs.
+
+This is the pointwise "yes/no" relevance prompting of Nogueira et al. (2020), "Document
+Ranking with a Pretrained Sequence-to-Sequence Model" (monoT5: softmax over the "true"/"false"
+logits), with an instruction-tuned chat model in place of T5. The probability itself is read by
+:func:`citewise.generate.local.yes_probability` (one answer token, temperature 0, case and
+spacing of the candidates ignored; 0.5 when neither answer is among the top logprobs).
+
+The model is the generator's xllamacpp server (``load_server``: one copy in memory when the
+judge uses the generator's model, threads and context size). Scores are cached in-process by
+(model id, query hash, text hash).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import ConfigError
+from citewise.rerank.cache import ScoreCache, score_key
+
+SYSTEM = ("You judge search results. Given a query and a passage, reply with one word: "
+          "Yes if the passage helps answer the query, No if it does not.")
+QUESTION = "Does this passage help answer the query? Answer Yes or No."
+MAX_PASSAGE_CHARS = 2000  # ~500 tokens: bounds the prompt (and its time) per pair
+
+
+def judge_messages(query: str, passage: str) -> list[dict[str, str]]:
+    """The chat messages for one (query, passage) pair; the passage is cut to
+    :data:`MAX_PASSAGE_CHARS` characters."""
+    text = passage if len(passage) <= MAX_PASSAGE_CHARS else passage[:MAX_PASSAGE_CHARS] + "…"
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"Query: {query}\n\nPassage:\n{text}\n\n{QUESTION}"}]
+
+
+class LLMJudgeReranker:
+    """:class:`~citewise.protocols.Reranker` asking a local GGUF chat model Yes/No per pair.
+
+    ``model`` is a shipped model name (``citewise models list``) or a GGUF path. The model is
+    resolved and loaded on the first ``rerank`` call (shared with the local generator when
+    ``threads``/``context_tokens`` match its settings).
+    """
+
+    def __init__(self, model: str | Path, threads: int = 0, context_tokens: int = 4096,
+                 cache_size: int = 4096) -> None:
+        if not str(model).strip():
+            raise ConfigError("rerank.model is empty. Fix: set it to a local model name "
+                              "(`citewise models list`) or a GGUF path.")
+        self.model = str(model)
+        self.threads = threads
+        self.context_tokens = context_tokens
+        self.cache = ScoreCache(cache_size)
+        self._path: Path | None = None
+        self._server: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        """``llm-judge:`` + the shipped model's id (``name@sha256[:12]``), or for a user's
+        file ``<file name>@<bytes>`` (hashing a GB file per process would be slow)."""
+        from citewise.models import LOCAL_MODELS
+
+        if self.model in LOCAL_MODELS:
+            return f"llm-judge:{LOCAL_MODELS[self.model].model_id}"
+        path = self._resolve()
+        return f"llm-judge:{path.name}@{path.stat().st_size}"
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        model_id = self.model_id
+        scores = []
+        for text in texts:
+            key = score_key(model_id, query, text)
+            score = self.cache.get(key)
+            if score is None:
+                score = self.judge(query, text)
+                self.cache.put(key, score)
+            scores.append(score)
+        return scores
+
+    def judge(self, query: str, passage: str) -> float:
+        """P(Yes) for one pair, uncached."""
+        from citewise.generate.local import yes_probability
+
+        return yes_probability(self._load(), judge_messages(query, passage))
+
+    def _resolve(self) -> Path:
+        if self._path is None:
+            from citewise.models import resolve
+
+            self._path = resolve(self.model)
+        return self._path
+
+    def _load(self) -> Any:
+        """The generator's cached xllamacpp server for this model (``load_server`` raises
+        BackendUnavailable/ModelError with the fix when xllamacpp or the file is missing)."""
+        from citewise.generate.local import load_server
+
+        with self._lock:
+            if self._server is None:
+                self._server = load_server(self._resolve(), self.threads, self.context_tokens)
+            return self._server

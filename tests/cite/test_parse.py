@@ -1,0 +1,50 @@
+"""split_sentences / parse_citations: every id in every bracket, and the documented decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from citewise.cite.parse import bracket_ids, parse_citations, split_sentences, strip_citations
+
+
+@pytest.mark.parametrize(("text", "ids"), [
+    ("Aspirin helps [S2, S5].", ("S2", "S5")),
+    ("Aspirin helps [S2][S5].", ("S2", "S5")),
+    ("Aspirin helps [S2; S5].", ("S2", "S5")),
+    ("Aspirin helps [S2,S5] and more [S7 and S1].", ("S2", "S5", "S7", "S1")),
+    ("Aspirin helps [s3] [S03] [S3].", ("S3",)),
+    ("Aspirin helps [1].", ()),  # numeric brackets are not ids
+    ("Aspirin helps [see S2] [S2-S5] [S2, p. 3].", ()),  # not every item is an id
+    ("Use `a[S1]` as shown in [the docs](http://x) [S4].", ("S4",)),  # code and links skipped
+])
+def test_every_id_in_every_citation_bracket(text: str, ids: tuple[str, ...]) -> None:
+    assert parse_citations(text) == [(text, ids)]
+
+
+def test_bracket_ids() -> None:
+    assert bracket_ids(" S2 ;s10 ") == ("S2", "S10")
+    assert bracket_ids("") is None and bracket_ids("2") is None
+
+
+def test_sentences_split_at_stops_but_not_abbreviations_or_decimals() -> None:
+    text = ("Doses of 2.5 mg (e.g. in adults) work [S1]. Smith et al. found this in 2001 [S2]! "
+            "Did it? Yes. 40% improved [S3].")
+    assert split_sentences(text) == [
+        "Doses of 2.5 mg (e.g. in adults) work [S1].", "Smith et al. found this in 2001 [S2]!",
+        "Did it?", "Yes.", "40% improved [S3]."]
+
+
+def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before() -> None:
+    assert parse_citations("Aspirin helps. [S1] Statins too. [S2][S3]") == [
+        ("Aspirin helps. [S1]", ("S1",)), ("Statins too. [S2][S3]", ("S2", "S3"))]
+
+
+def test_lines_are_sentences_and_fenced_code_is_skipped() -> None:
+    text = "## Dosage\n- Adults: 75 mg daily [S1]\n```\nx = y[S9]\n```\nChildren: none [S2]."
+    assert parse_citations(text) == [("## Dosage", ()), ("- Adults: 75 mg daily [S1]", ("S1",)),
+                                     ("Children: none [S2].", ("S2",))]
+
+
+def test_strip_citations_keeps_other_brackets() -> None:
+    assert strip_citations("Aspirin helps [S1, S2] in [1] trials [S3].") == \
+        "Aspirin helps in [1] trials."

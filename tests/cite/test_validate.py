@@ -1,0 +1,76 @@
+"""validate(): fabricated ids reported, grouped brackets parsed, unsupported / uncited claims
+flagged, supported claims not flagged."""
+
+from __future__ import annotations
+
+from citewise.cite.support import SUPPORT_THRESHOLD, support_score
+from citewise.cite.validate import is_claim, validate
+from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
+from citewise.types import Chunk, ContextPassage, Document, Hit, SentenceIssue
+
+S1 = "Aspirin lowered the risk of heart attacks by 25% in a Danish cohort of 10,000 adults."
+S2 = "Statins reduce LDL cholesterol levels in most patients."
+
+
+def passages(*texts: str) -> list[ContextPassage]:
+    doc = Document(doc_id="d", title="t", content_hash="h", tenant="default",
+                   acl_groups=frozenset({"g"}))
+    out = []
+    for i, text in enumerate(texts, start=1):
+        chunk = Chunk(chunk_id=f"c{i}", doc_id="d", ordinal=i, text=text,
+                      text_for_embedding=text, embed_hash=f"e{i}", start=0, end=len(text))
+        out.append(ContextPassage(sid=f"S{i}", hit=Hit(i, 1.0, chunk, doc), text=text,
+                                  tokens=len(text.split())))
+    return out
+
+
+def test_supported_claims_pass() -> None:
+    report = validate("Aspirin lowers heart attack risk by 25% [S1]. Statins reduce LDL "
+                      "cholesterol [s2].", passages(S1, S2))
+    assert report.ok and report.cited == ("S1", "S2")
+
+
+def test_fabricated_ids_are_reported_in_first_use_order_and_grouped_brackets_parsed() -> None:
+    answer = "Statins reduce LDL cholesterol [S2; S9]. Aspirin lowers heart attack risk [S1][S7]."
+    report = validate(answer, passages(S1, S2))
+    assert report.cited == ("S2", "S1")
+    assert report.fabricated == ("S9", "S7")
+    assert report.unsupported == () and not report.ok
+
+
+def test_unsupported_claim_is_flagged_with_its_score() -> None:
+    answer = "Aspirin lowers heart attack risk [S1]. Vitamin C cures the common cold [S1]."
+    report = validate(answer, passages(S1, S2))
+    assert [i.sentence for i in report.unsupported] == ["Vitamin C cures the common cold [S1]."]
+    issue = report.unsupported[0]
+    assert issue.ids == ("S1",) and issue.score is not None and issue.score < SUPPORT_THRESHOLD
+
+
+def test_support_is_judged_against_the_union_of_the_cited_passages() -> None:
+    claim = "Aspirin lowers heart attack risk while statins reduce LDL cholesterol"
+    assert support_score(claim, S1) < SUPPORT_THRESHOLD  # one passage alone is not enough
+    assert validate(f"{claim} [S1][S2].", passages(S1, S2)).unsupported == ()
+    assert validate(f"{claim} [S1].", passages(S1, S2)).unsupported != ()
+
+
+def test_a_claim_citing_only_fabricated_ids_is_unsupported() -> None:
+    report = validate("Vitamin C cures the common cold [S4].", passages(S1))
+    assert report.fabricated == ("S4",)
+    assert report.unsupported == (SentenceIssue("Vitamin C cures the common cold [S4].",
+                                                ("S4",), None),)
+
+
+def test_uncited_claims_are_flagged_but_not_connectives_headings_or_declines() -> None:
+    answer = ("## Summary\nIn summary:\nAccording to the sources, here is the answer. "
+              "Aspirin lowers heart attack risk [S1]. Exercise improves sleep quality "
+              f"considerably. Does it help? {INSUFFICIENT_EVIDENCE}")
+    report = validate(answer, passages(S1))
+    assert report.uncited == (SentenceIssue("Exercise improves sleep quality considerably."),)
+    assert report.unsupported == () and report.cited == ("S1",)
+
+
+def test_is_claim() -> None:
+    assert is_claim("Aspirin lowers heart attack risk.")
+    assert not is_claim("The sources differ.")
+    assert not is_claim(INSUFFICIENT_EVIDENCE)
+    assert not is_claim("**Dosage**")
