@@ -67,3 +67,28 @@ def test_trec_run_and_qrels_round_trip(tmp_path):
     trec = tmp_path / "qrels.txt"
     trec.write_text("q1 0 d1 1\n")
     assert read_qrels(trec) == {"q1": {"d1": 1}}
+
+
+def test_ties_keep_the_given_rank_order():
+    # equal scores are not re-sorted: the ranking is scored in the order the engine returned
+    from citewise.eval.matching import credit
+    from citewise.eval.questions import parse_question
+
+    q = parse_question({"id": "q", "question": "?", "relevant": [{"doc": "b"}]}, "t")
+    tied = [{"doc_id": d, "score": 0.5, "anchor": None, "heading_path": []} for d in "ab"]
+    ranking, qrels = credit(tied, q.relevant, "doc")
+    assert mrr_at_k(ranking, qrels, 10) == 0.5
+    assert ndcg_at_k(ranking, qrels, 10) == pytest.approx(1 / math.log2(3))
+
+
+def test_context_precision_and_duplicates():
+    from citewise.eval.metrics import context_precision, duplicate_rate, mean
+
+    assert context_precision([True, False, False, True]) == 0.5
+    assert context_precision([]) == 0.0
+    passages = [("a", 0, 100, "h1"), ("a", 90, 200, "h2"),  # overlaps the first
+                ("a", 200, 300, "h3"),                      # touches, does not overlap
+                ("b", 0, 50, "h1")]                          # same text as the first
+    assert duplicate_rate(passages) == 2 / 4
+    assert duplicate_rate([]) == 0.0
+    assert mean([1, 2]) == 1.5 and math.isnan(mean([]))

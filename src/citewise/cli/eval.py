@@ -1,21 +1,35 @@
-"""``citewise eval``."""
+"""``citewise eval``: beir, run, compare, sweep, squad — thin layers over citewise.eval."""
 
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import tempfile
 from pathlib import Path
 
 import click
 
-from citewise.cli.common import echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    load_settings,
+    settings_options,
+)
+from citewise.errors import ConfigError
 from citewise.types import SEARCH_MODES
+
+RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
+               "context_precision", "duplicate_rate", "tokens_per_request", "latency_ms",
+               "abstention_accuracy", "false_decline_rate", "citation_validity",
+               "unsupported_claim_rate", "token_f1", "containment")
 
 
 @click.group("eval")
 def eval_group():
-    """Measure retrieval quality."""
+    """Measure retrieval and answer quality."""
 
 
 @eval_group.command("beir")
@@ -60,3 +74,172 @@ def beir(directory, mode, split, as_json, run_file, db, config_path, model, thre
     click.echo(f"ingest: {ing['new'] + ing['changed']} documents, {ing['chunks']} chunks, "
                f"{ing['chunks_embedded']} embedded in {ing['seconds']}s "
                f"(model {ing['model_seconds']}s)")
+
+
+def _fmt(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:.4f}"
+
+
+def _write_outputs(run, out: Path, samples: int, seed: int) -> dict:
+    from citewise.eval.bootstrap import run_summary
+    from citewise.eval.interop import questions_to_qrels
+    from citewise.eval.report import render_report
+    from citewise.eval.runs import write_qrels, write_trec_run
+
+    out.mkdir(parents=True, exist_ok=True)
+    run.save(out / "run.json")
+    write_trec_run(out / "run.trec", run.doc_runs(), tag=f"citewise-{run.name}")
+    write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
+    summary = run_summary(run, samples, seed)
+    (out / "report.html").write_text(render_report(run, samples, seed), encoding="utf-8")
+    return summary
+
+
+@eval_group.command("run")
+@click.option("--questions", "questions_path", type=click.Path(), default=None,
+              help="Eval set (JSONL, or a BEIR directory); default: eval.questions.")
+@click.option("--personas", "personas_path", type=click.Path(dir_okay=False), default=None,
+              help="Personas JSON {name: {groups, tenant}}; default: eval.personas.")
+@click.option("--as", "as_persona", default=None, help="Run every question as this persona.")
+@click.option("--answers", is_flag=True, help="Also ask for answers and score them.")
+@click.option("-k", "k", type=int, default=None, help="Hits per question (default eval.k).")
+@click.option("--mode", type=click.Choice(SEARCH_MODES), default=None,
+              help="Retrieval signals (default: the retrieve.mode setting).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="eval-out",
+              show_default=True,
+              help="Writes run.json, run.trec, qrels.trec (doc level) and report.html here.")
+@click.option("--name", default=None, help="Run name (default: the --out folder name).")
+@click.option("--json", "as_json", is_flag=True, help="Print every figure and slice as JSON.")
+@db_option
+@settings_options
+@friendly_errors
+def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir, name,
+            as_json, db, config_path, model, threads):
+    """Run an eval set against an index: figures with 95% bootstrap intervals, slices by
+    kind/persona/answerability, a TREC run file and report.html."""
+    from citewise.eval.harness import run_eval
+
+    settings = load_settings(config_path, **{"retrieve.mode": mode})
+    questions_path = questions_path or settings.eval.questions
+    if not questions_path:
+        raise ConfigError("no eval set. Fix: pass --questions FILE (or set eval.questions)")
+    out = Path(out_dir)
+    with engine_from(db, config_path, model, threads, must_exist=True,
+                     **{"retrieve.mode": mode}) as engine:
+        run = run_eval(engine, questions_path, personas_path or settings.eval.personas,
+                       as_persona=as_persona, k=k or settings.eval.k, answers=answers,
+                       name=name or out.resolve().name)
+    summary = _write_outputs(run, out, settings.eval.bootstrap_samples, settings.eval.seed)
+    if as_json:
+        echo_json(summary)
+        return
+    click.echo(f"{summary['questions']} questions ({summary['answerable']} answerable), "
+               f"k={run.k}; 95% bootstrap intervals")
+    for m in RUN_FIGURES:
+        if m in summary["figures"]:
+            f = summary["figures"][m]
+            click.echo(f"  {m:<24} {_fmt(f['mean'])}  [{_fmt(f['lo'])}, {_fmt(f['hi'])}]  "
+                       f"n={f['n']}")
+    for w in run.warnings:
+        click.echo(f"warning: {w}", err=True)
+    click.echo(f"wrote {out}/run.json, run.trec, qrels.trec, report.html")
+
+
+@eval_group.command("compare")
+@click.argument("base", type=click.Path(exists=True, dir_okay=False))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False))
+@click.option("--metric", "metrics", multiple=True,
+              help="Headline metric (repeatable); default: ndcg@10 and recall@10.")
+@click.option("--tolerance", type=float, default=0.0, show_default=True,
+              help="A drop up to max(this, the paired interval half-width) passes.")
+@click.option("--fail-on-regression", is_flag=True, help="Exit with status 1 on regression.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@friendly_errors
+def compare_cmd(base, new, metrics, tolerance, fail_on_regression, as_json):
+    """Compare two run.json files question by question (paired bootstrap)."""
+    from citewise.eval.compare import DEFAULT_METRICS, compare_runs
+    from citewise.eval.record import EvalRun
+
+    result = compare_runs(EvalRun.load(base), EvalRun.load(new), tolerance,
+                          tuple(metrics) or DEFAULT_METRICS)
+    if as_json:
+        echo_json(result.as_dict())
+    else:
+        for r in result.rows:
+            flag = "REGRESSED" if r.regressed else "ok"
+            click.echo(f"{r.metric:<20} {r.base:.4f} -> {r.new:.4f}  Δ {r.delta:+.4f} "
+                       f"[{r.lo:+.4f}, {r.hi:+.4f}]  allowed {r.allowed:.4f}  n={r.n}  {flag}")
+            flips = result.flipped[r.metric]
+            if flips["lost"] or flips["gained"]:
+                click.echo(f"{'':<20} lost: {', '.join(flips['lost']) or '-'}; "
+                           f"gained: {', '.join(flips['gained']) or '-'}")
+        for reason in result.reasons:
+            click.echo(f"regression: {reason}", err=True)
+        click.echo("passed" if result.passed else "FAILED")
+    if fail_on_regression and not result.passed:
+        sys.exit(1)
+
+
+@eval_group.command("sweep")
+@click.option("--questions", "questions_path", type=click.Path(exists=True, dir_okay=False),
+              required=True, help="Eval set (JSONL).")
+@click.option("--corpus", multiple=True, required=True, type=click.Path(exists=True),
+              help="Files or folders to index (repeatable).")
+@click.option("--vary", multiple=True, help="KEY=V1,V2 (repeatable): the grid to sweep.")
+@click.option("--groups", default="eval", show_default=True,
+              help="ACL groups given to the corpus; questions run as these groups.")
+@click.option("--meta", "meta_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="JSONL sidecar with per-file metadata (as `ingest --meta`).")
+@click.option("--personas", "personas_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="Personas JSON for questions that name one.")
+@click.option("-k", "k", type=int, default=10, show_default=True, help="Hits per question.")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+@settings_options
+@friendly_errors
+def sweep_cmd(questions_path, corpus, vary, groups, meta_path, personas_path, k, as_json,
+              config_path, model, threads):
+    """Index the corpus once per distinct index setting (throwaway indexes) and print hit@5,
+    recall@5, nDCG@10, tokens per request and p50 latency for every variant."""
+    from citewise.eval.questions import load_personas, load_questions
+    from citewise.eval.sweep import COLUMNS, parse_vary, sweep
+    from citewise.ingest import read_sidecar
+    from citewise.types import Principal
+
+    base = load_settings(config_path, **{"embed.model": model, "embed.threads": threads})
+    principal = Principal.of(groups, name="sweep")
+    shown = {"tokens_per_request": "tokens/request", "latency_p50_ms": "p50 ms"}
+    header = f"{'variant':<36}" + "".join(f"{shown.get(c, c):>16}" for c in COLUMNS)
+    if not as_json:
+        click.echo(header)
+
+    def show(row):
+        if not as_json:
+            click.echo(f"{row.label:<36}" + "".join(f"{_fmt(row.figures[c]):>16}"
+                                                     for c in COLUMNS))
+
+    rows = sweep(load_questions(questions_path), list(corpus), parse_vary(vary), base,
+                 {"groups": sorted(principal.groups)},
+                 read_sidecar(Path(meta_path)) if meta_path else None,
+                 load_personas(personas_path) if personas_path else None, principal, k,
+                 on_variant=show)
+    if as_json:
+        echo_json([r.as_dict() for r in rows])
+
+
+@eval_group.command("squad")
+@click.argument("source", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Writes docs/<article>/pNNN.txt and questions.jsonl here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@friendly_errors
+def squad_cmd(source, out_dir, as_json):
+    """Convert SQuAD 2.0 JSON into a documents folder and an eval set (unanswerable
+    questions get relevant: [])."""
+    from citewise.eval.squad import convert_squad
+
+    result = convert_squad(source, out_dir)
+    if as_json:
+        echo_json(result.as_dict())
+        return
+    click.echo(f"{result.documents} documents in {result.docs_dir}; {result.questions} "
+               f"questions ({result.unanswerable} unanswerable) in {result.questions_path}")

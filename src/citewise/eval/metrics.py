@@ -74,3 +74,35 @@ def percentile(values: Sequence[float], pct: float) -> float:
     pos = (len(ordered) - 1) * pct / 100.0
     lo, hi = math.floor(pos), math.ceil(pos)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def context_precision(relevant: Sequence[bool]) -> float:
+    """Share of the retrieved passages that lie in a relevant place:
+    |{i ≤ n : passage i relevant}| / n over the n passages retrieved (n, not k: a short list
+    is not penalised for its missing tail); 0 for an empty retrieval. Set precision
+    (Manning et al., IIR §8.3) at the retrieved depth, i.e. RAGAS' context precision without
+    its rank weighting. Passages are not collapsed: two relevant chunks both count."""
+    if not relevant:
+        return 0.0
+    return sum(1 for r in relevant if r) / len(relevant)
+
+
+def duplicate_rate(passages: Sequence[tuple[str, int, int, str]]) -> float:
+    """Share of retrieved passages that repeat one ranked above them: same document with an
+    overlapping character span (overlapping windows), or the same text hash (a copy in another
+    document). ``passages`` are ``(doc_id, start, end, text_hash)`` best first; 0 when empty.
+    Spans ``[s, e)`` overlap when ``s1 < e2 and s2 < e1``."""
+    if not passages:
+        return 0.0
+    dup = 0
+    for i, (doc, start, end, digest) in enumerate(passages):
+        for doc2, start2, end2, digest2 in passages[:i]:
+            if digest == digest2 or (doc == doc2 and start < end2 and start2 < end):
+                dup += 1
+                break
+    return dup / len(passages)
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean; NaN for no values (a figure with nothing to average is not 0)."""
+    return sum(values) / len(values) if values else float("nan")

@@ -38,3 +38,32 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
                 raise ConfigError(f"{path} line {lineno}: grade {grade!r} is not an integer") \
                     from exc
     return qrels
+
+
+def read_trec_run(path: str | Path) -> dict[str, list[tuple[str, float]]]:
+    """A TREC run file (``qid Q0 docid rank score tag``) as ``{qid: [(doc, score), ...]}``
+    in the file's rank order (the rank column, then line order; scores are not re-sorted)."""
+    rows: dict[str, list[tuple[int, int, str, float]]] = {}
+    with Path(path).open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise ConfigError(f"{path} line {lineno}: expected 6 columns "
+                                  "(qid Q0 docid rank score tag). Fix: write a TREC run file")
+            qid, _, doc, rank, score, _ = parts
+            try:
+                rows.setdefault(qid, []).append((int(rank), lineno, doc, float(score)))
+            except ValueError as exc:
+                raise ConfigError(f"{path} line {lineno}: rank/score not numeric ({exc}). "
+                                  "Fix: write a TREC run file") from None
+    return {q: [(d, s) for _, _, d, s in sorted(r)] for q, r in rows.items()}
+
+
+def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """TREC qrels: ``qid 0 docid grade`` per line."""
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for qid, docs in qrels.items():
+            for doc, grade in docs.items():
+                fh.write(f"{qid} 0 {doc} {grade}\n")

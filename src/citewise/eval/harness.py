@@ -1,0 +1,135 @@
+"""``run_eval``: run an eval set against an :class:`~citewise.engine.Engine`, question by
+question, as each question's principal, and record what came back (:class:`EvalRun`).
+
+Who asks: ``as_persona`` (every question) > the question's ``persona`` > ``principal`` >
+the persona named ``default`` in the personas file; with none of these the run is refused.
+Relevant pieces in documents the principal may not read are dropped from the question
+(all dropped: it is unanswerable for that principal, which is what a persona case without
+access expects); a hit from such a document is counted as an ACL leak.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import ConfigError
+from citewise.eval.questions import Question, as_personas, as_questions
+from citewise.eval.record import EvalRun, QuestionRecord
+from citewise.types import Answer, Document, Hit, Principal
+
+SNIPPET_CHARS = 200
+
+
+def _visible(doc: Document | None, principal: Principal) -> bool:
+    return doc is not None and doc.tenant == principal.tenant and bool(
+        doc.acl_groups & principal.groups)
+
+
+def hit_record(hit: Hit) -> dict[str, Any]:
+    c = hit.chunk
+    return {"rank": hit.rank, "score": round(float(hit.score), 6), "doc_id": c.doc_id,
+            "chunk_id": c.chunk_id, "anchor": c.anchor, "heading_path": list(c.heading_path),
+            "section_id": c.section_id, "start": c.start, "end": c.end,
+            "tokens": c.token_count, "title": hit.document.title,
+            "text_hash": hashlib.sha256(" ".join(c.text.split()).encode()).hexdigest()[:16],
+            "snippet": " ".join(c.text.split())[:SNIPPET_CHARS]}
+
+
+def answer_record(answer: Answer) -> dict[str, Any]:
+    v = answer.validation
+    return {"answer": answer.answer, "declined": answer.declined, "reason": answer.reason,
+            "citations": [{"id": c.id, "doc_id": c.doc_id, "anchor": c.anchor,
+                           "chunk_id": c.chunk_id} for c in answer.citations],
+            "cited": list(v.cited), "fabricated": list(v.fabricated),
+            "unsupported": [asdict(s) for s in v.unsupported],
+            "uncited": [asdict(s) for s in v.uncited],
+            "trace": dict(answer.trace)}
+
+
+class _Principals:
+    def __init__(self, personas: Mapping[str, Principal], as_persona: str | None,
+                 principal: Principal | None) -> None:
+        if as_persona is not None and as_persona not in personas:
+            raise ConfigError(f"--as {as_persona}: no such persona (have: "
+                              f"{', '.join(sorted(personas)) or 'none'}). "
+                              "Fix: add it to the personas file or pass --personas")
+        self.personas, self.as_persona = personas, as_persona
+        self.fallback = principal or personas.get("default")
+
+    def __call__(self, q: Question) -> tuple[str | None, Principal]:
+        name = self.as_persona or q.persona
+        if name is not None:
+            if name not in self.personas:
+                raise ConfigError(f"question {q.id}: persona {name!r} is not in the personas "
+                                  "file. Fix: add it to --personas, or run all with --as NAME")
+            return name, self.personas[name]
+        if self.fallback is None:
+            raise ConfigError(f"question {q.id} has no persona and there is no default. "
+                              "Fix: add a \"default\" persona to --personas, or pass --as NAME")
+        return self.fallback.name, self.fallback
+
+
+def _restrict(engine: Any, q: Question, principal: Principal,
+              cache: dict[str, Document | None], warnings: list[str]) -> tuple[Question, int]:
+    """Drop the pieces ``principal`` cannot read; a piece is kept if any place is readable."""
+    kept = []
+    for piece in q.relevant:
+        for place in piece.places:
+            if place.doc not in cache:
+                cache[place.doc] = engine.store.get_document(place.doc)
+                if cache[place.doc] is None:
+                    warnings.append(f"question {q.id}: relevant doc {place.doc!r} is not in "
+                                    "the index (scored as a miss); fix the label or ingest it")
+        if any(cache[p.doc] is None or _visible(cache[p.doc], principal) for p in piece.places):
+            kept.append(piece)
+    return replace(q, relevant=tuple(kept)), len(q.relevant) - len(kept)
+
+
+def _ask(engine: Any, q: Question, principal: Principal) -> tuple[dict[str, Any], float]:
+    t0 = time.perf_counter()
+    answer = engine.ask(q.question, principal)
+    return answer_record(answer), round((time.perf_counter() - t0) * 1000.0, 3)
+
+
+def run_eval(engine: Any, questions: str | Path | Sequence[Question],
+             personas: str | Path | Mapping[str, Principal] | None = None,
+             as_persona: str | None = None, k: int = 10, answers: bool = False,
+             principal: Principal | None = None, name: str = "run") -> EvalRun:
+    """Search (and with ``answers`` ask) every question; see the module docstring for who
+    asks. ``engine`` is an :class:`~citewise.engine.Engine` (``search``, ``store``, and
+    ``ask`` for answers). Latency is per search, model loading excluded."""
+    if k < 1:
+        raise ConfigError(f"k={k}: must be at least 1. Fix: pass -k 10")
+    if answers and not callable(getattr(engine, "ask", None)):
+        raise ConfigError("--answers needs Engine.ask, which this citewise does not have yet. "
+                          "Fix: run without --answers (retrieval metrics only)")
+    qs = as_questions(questions)
+    who = _Principals(as_personas(personas), as_persona, principal)
+    mode = engine.settings.retrieve.mode
+    if mode != "bm25":
+        engine.query_embedder()  # model loaded and checked outside the timings
+    run = EvalRun(records=[], k=k, name=name,
+                  created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                  settings=engine.settings.model_dump(  # never write a secret to run.json
+                      mode="json", exclude={"generate": {"openai": {"api_key"}}}))
+    docs: dict[str, Document | None] = {}
+    for q in qs:
+        persona, asker = who(q)
+        scored_q, hidden = _restrict(engine, q, asker, docs, run.warnings)
+        t0 = time.perf_counter()
+        result = engine.search(q.question, asker, top_k=k)
+        latency = round((time.perf_counter() - t0) * 1000.0, 3)
+        leaks = sum(1 for h in result.hits if not _visible(h.document, asker))
+        record = QuestionRecord(question=scored_q, persona=persona,
+                                hits=[hit_record(h) for h in result.hits], latency_ms=latency,
+                                hidden=hidden, leaks=leaks)
+        if answers:
+            record.answer, record.answer_latency_ms = _ask(engine, q, asker)
+        run.records.append(record)
+    return run

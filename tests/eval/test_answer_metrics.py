@@ -1,0 +1,42 @@
+"""SQuAD-style correctness and claim counting, against hand-computed numbers."""
+
+import pytest
+
+from citewise.eval.answer_metrics import (
+    contains_reference,
+    count_claims,
+    max_token_f1,
+    normalize_answer,
+    token_f1,
+    unsupported_claim_rate,
+)
+
+
+def test_normalize_like_squad():
+    assert normalize_answer("The  Rhine, River!") == "rhine river"
+    assert normalize_answer("an apple a day") == "apple day"
+
+
+def test_token_f1_hand_computed():
+    # pred: [rhine, river, delta] ref: [rhine, delta]: common 2, P 2/3, R 1
+    assert token_f1("the Rhine river delta", "Rhine delta") == pytest.approx(
+        2 * (2 / 3) * 1 / (2 / 3 + 1))
+    assert token_f1("", "") == 1.0 and token_f1("", "x") == 0.0 and token_f1("a b", "c") == 0.0
+    # duplicates count as a multiset: pred [x, x] vs ref [x]: common 1, P 1/2, R 1
+    assert token_f1("x x", "x") == pytest.approx(2 / 3)
+    assert max_token_f1("Rhine", ["Danube", "the Rhine"]) == 1.0
+    assert max_token_f1("Rhine", []) == 0.0
+
+
+def test_containment_is_whole_token():
+    assert contains_reference("It flows 1,230 km to the sea.", ["1,230 km"]) == 1.0
+    assert contains_reference("It is 11,230 km long", ["1,230 km"]) == 0.0
+    assert contains_reference("anything", [""]) == 0.0
+
+
+def test_claims_and_unsupported_rate():
+    text = "Timeouts default to 5 seconds [1]. Set timeout=None to disable [2]. Done."
+    assert count_claims(text) == 3
+    assert unsupported_claim_rate(text, 1) == pytest.approx(1 / 3)
+    assert unsupported_claim_rate(text, 7) == 1.0
+    assert unsupported_claim_rate("", 1) == 0.0
