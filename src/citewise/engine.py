@@ -17,10 +17,10 @@ from citewise.errors import NotFoundError
 from citewise.index import open_store
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
-from citewise.protocols import Embedder, Store
+from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
 from citewise.sources import file_sources
-from citewise.types import Manifest, Principal, SearchResult
+from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
 class Engine:
@@ -34,6 +34,9 @@ class Engine:
         self._store = store
         self._warm = False
         self._checked_model = False
+        self._generator: Generator | None = None
+        self.generator_reason = ""
+        self._reranker: Reranker | None = None
 
     @property
     def store(self) -> Store:
@@ -66,16 +69,30 @@ class Engine:
                              chunk.params_hash())
 
     def ingest(self, items: Iterable[Pending],
-               on_progress: Callable[[int], None] | None = None) -> IngestReport:
+               on_progress: Callable[[int], None] | None = None, *,
+               workers: int | None = None, ray: str | None = None) -> IngestReport:
+        """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
+        worker processes (see :mod:`citewise.parallel`), else all runs in this process."""
         self.store.ensure_manifest(self.expected_manifest())
+        if (workers or 1) > 1 or ray:
+            from citewise.parallel import index_parallel
+
+            return index_parallel(self.store, self.embedder, items, self.settings,
+                                  workers=workers, ray=ray, on_progress=on_progress)
         return index_documents(self.store, self.embedder, items, self.settings,
                                on_progress=on_progress)
 
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
-                     on_progress: Callable[[int], None] | None = None) -> IngestReport:
-        items = file_sources(paths, self.settings.limits, defaults, sidecar)
-        return self.ingest(items, on_progress=on_progress)
+                     on_progress: Callable[[int], None] | None = None, *,
+                     workers: int | None = None, ray: str | None = None) -> IngestReport:
+        if (workers or 1) > 1 or ray:
+            from citewise.parallel import file_units
+
+            items = file_units(paths, self.settings.limits, defaults, sidecar)
+        else:
+            items = file_sources(paths, self.settings.limits, defaults, sidecar)
+        return self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).
@@ -109,6 +126,50 @@ class Engine:
         if load_ms:
             result = replace(result, timings_ms={"model_load": load_ms, **result.timings_ms})
         return result
+
+    # -- answers ----------------------------------------------------------------------------
+
+    @property
+    def generator(self) -> Generator:
+        """The configured generator, made once (``auto``: local if installed, else extractive)."""
+        if self._generator is None:
+            from citewise.generate import choose_generator
+
+            choice = choose_generator(self.settings.generate, self.settings.generate.models_dir)
+            self._generator, self.generator_reason = choice.generator, choice.reason
+        return self._generator
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The configured reranker, made once (``None`` when ``rerank.kind`` is ``none``)."""
+        if self._reranker is None and self.settings.rerank.kind != "none":
+            from citewise.rerank import make_reranker
+
+            self._reranker = make_reranker(self.settings.rerank, self.settings.generate)
+        return self._reranker
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the embedder's own tokenizer (the context budget's unit)."""
+        counter = getattr(self.embedder, "count_tokens", None)
+        return counter(text) if counter else len(text.split())
+
+    def index_info(self) -> dict[str, Any]:
+        """What identifies the index answering: manifest fields (and its version number)."""
+        manifest = self.store.manifest()
+        info: dict[str, Any] = {"version": getattr(self.store, "version_number", 1)}
+        if manifest is not None:
+            info.update(embedder=manifest.embedder_id, chunker=manifest.chunker_hash,
+                        created_at=manifest.created_at)
+        return info
+
+    def ask(self, question: str, principal: Principal, *, generator: Generator | None = None,
+            reranker: Reranker | None = None, dry_run: bool = False,
+            on_token: Callable[[str], None] | None = None) -> Answer:
+        """A grounded, cited answer or a decline; see :func:`citewise.ask.ask`."""
+        from citewise.ask import ask
+
+        return ask(self, question, principal, generator=generator, reranker=reranker,
+                   dry_run=dry_run, on_token=on_token)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         missing = [d for d in doc_ids if self.store.get_document(d) is None]

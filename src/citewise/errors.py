@@ -13,6 +13,7 @@
     │   ├── IndexMismatchError      the index was built with another embedder/chunker
     │   ├── NotFoundError           a document id is not in the index
     │   └── VersionError            an index version is unknown or cannot be promoted
+    ├── WorkerError               a parallel-ingest worker process or Ray actor died
     └── BackendUnavailable        an optional dependency is not installed
 """
 
@@ -65,6 +66,11 @@ class NotFoundError(StoreError):
 
 class VersionError(StoreError):
     """An index version is unknown, or cannot be promoted/rolled back to."""
+
+
+class WorkerError(CitewiseError):
+    """A worker process (or Ray actor) of a parallel ingest died; the batch in progress was
+    rolled back, earlier batches stay committed."""
 
 
 class BackendUnavailable(CitewiseError):

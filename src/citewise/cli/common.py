@@ -75,6 +75,10 @@ def engine_from(db: str, config_path: str | None = None, model: str | None = Non
         require_index(db)
     settings = load_settings(config_path, **{"embed.model": model, "embed.threads": threads},
                              **overrides)
+    models_dir = os.environ.get("CITEWISE_MODELS_DIR")
+    if models_dir and settings.generate.models_dir is None:  # env is read here, at the edge
+        generate = settings.generate.model_copy(update={"models_dir": models_dir})
+        settings = settings.model_copy(update={"generate": generate})
     return Engine(db, settings)
 
 

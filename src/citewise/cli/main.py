@@ -6,9 +6,14 @@ import click
 
 from citewise import __version__
 from citewise.cli.admin import acl, config_cmd, delete, status
+from citewise.cli.ask import ask
+from citewise.cli.calibrate import calibrate
 from citewise.cli.eval import eval_group
 from citewise.cli.ingest import ingest
+from citewise.cli.migrate import migrate
+from citewise.cli.models import models_group
 from citewise.cli.search import search
+from citewise.cli.versions import reindex, rollback, versions
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,8 +22,12 @@ def cli() -> None:
     """citewise: answers from governed documents, with citations anyone can check."""
 
 
-for command in (ingest, search, delete, acl, status, config_cmd, eval_group):
+for command in (ingest, search, ask, calibrate, delete, acl, status, config_cmd, eval_group,
+                models_group):
     cli.add_command(command)
+for command in (reindex, versions, rollback):
+    cli.add_command(command)
+cli.add_command(migrate)
 
 if __name__ == "__main__":  # pragma: no cover
     cli()

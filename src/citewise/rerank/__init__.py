@@ -33,7 +33,8 @@ def make_reranker(settings: RerankSettings,
     if isinstance(default_llm, GenerateSettings):
         return LLMJudgeReranker(settings.model or default_llm.local_model,
                                 threads=settings.threads or default_llm.threads,
-                                context_tokens=default_llm.context_tokens)
+                                context_tokens=default_llm.context_tokens,
+                                models_dir=default_llm.models_dir)
     model = settings.model or default_llm
     if not model:
         raise ConfigError("rerank.kind is llm-judge but no model is set. Fix: set rerank.model "

@@ -45,13 +45,14 @@ class LLMJudgeReranker:
     """
 
     def __init__(self, model: str | Path, threads: int = 0, context_tokens: int = 4096,
-                 cache_size: int = 4096) -> None:
+                 cache_size: int = 4096, models_dir: str | Path | None = None) -> None:
         if not str(model).strip():
             raise ConfigError("rerank.model is empty. Fix: set it to a local model name "
                               "(`citewise models list`) or a GGUF path.")
         self.model = str(model)
         self.threads = threads
         self.context_tokens = context_tokens
+        self.models_dir = models_dir
         self.cache = ScoreCache(cache_size)
         self._path: Path | None = None
         self._server: Any = None
@@ -90,7 +91,7 @@ class LLMJudgeReranker:
         if self._path is None:
             from citewise.models import resolve
 
-            self._path = resolve(self.model)
+            self._path = resolve(self.model, self.models_dir)
         return self._path
 
     def _load(self) -> Any:

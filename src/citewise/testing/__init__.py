@@ -5,9 +5,10 @@
 
 from typing import Any
 
-from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.fakes import FakeEmbedder, FakeGenerator, FakeReranker, SlowReranker
 
-__all__ = ["FakeEmbedder", "StoreConformanceTests", "assert_all_visible"]
+__all__ = ["FakeEmbedder", "FakeGenerator", "FakeReranker", "SlowReranker", "StoreConformanceTests",
+           "assert_all_visible"]
 
 
 def __getattr__(name: str) -> Any:

@@ -56,3 +56,70 @@ class FakeEmbedder:
     def count_tokens(self, text: str) -> int:
         """Whitespace words: a stand-in tokenizer for chunking tests."""
         return len(text.split())
+
+
+class FakeReranker:
+    """Scores a text by the share of the query's words it contains (deterministic).
+
+    ``delay_s`` sleeps per text (a slow model, for deadline tests); ``fail_on`` makes a call
+    raise when any of its texts contains that string; ``calls`` records every batch scored.
+    """
+
+    def __init__(self, model_id: str = "fake-overlap", delay_s: float = 0.0,
+                 fail_on: str | None = None) -> None:
+        self.model_id = model_id
+        self.delay_s = delay_s
+        self.fail_on = fail_on
+        self.calls: list[list[str]] = []
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        import time
+
+        self.calls.append(list(texts))
+        words = set(_WORD.findall(query.lower()))
+        scores = []
+        for text in texts:
+            if self.fail_on is not None and self.fail_on in text:
+                raise RuntimeError(f"FakeReranker: simulated failure on {self.fail_on!r}")
+            if self.delay_s:
+                time.sleep(self.delay_s)
+            found = words & set(_WORD.findall(text.lower()))
+            scores.append(len(found) / max(len(words), 1))
+        return scores
+
+
+class SlowReranker(FakeReranker):
+    """A :class:`FakeReranker` that takes ``delay_s`` (default 0.2 s) per text."""
+
+    def __init__(self, delay_s: float = 0.2, model_id: str = "fake-slow") -> None:
+        super().__init__(model_id=model_id, delay_s=delay_s)
+
+
+class FakeGenerator:
+    """A :class:`~citewise.protocols.Generator` that returns scripted answers, in order (the
+    last one repeats). ``{S1}``-style text is returned verbatim, so tests control exactly which
+    ids an answer cites. ``prompts`` records every :class:`~citewise.types.Prompt` received;
+    ``fail`` raises :class:`~citewise.errors.GenerationError` (a timeout, say) on every call.
+    """
+
+    def __init__(self, *answers: str, model_id: str = "fake-generator",
+                 fail: str | None = None) -> None:
+        self.answers = list(answers) or ["Insufficient evidence."]
+        self.model_id = model_id
+        self.fail = fail
+        self.prompts: list = []
+
+    def generate(self, prompt, *, max_tokens: int = 512, on_token=None, timeout_s=None):
+        from citewise.errors import GenerationError
+        from citewise.types import Generation
+
+        self.prompts.append(prompt)
+        if self.fail is not None:
+            raise GenerationError(self.fail)
+        text = self.answers[min(len(self.prompts), len(self.answers)) - 1]
+        if on_token is not None:
+            for piece in text.split(" "):
+                on_token(piece + " ")
+        return Generation(text=text, model_id=self.model_id,
+                          tokens_in=sum(len(m["content"].split()) for m in prompt.messages),
+                          tokens_out=len(text.split()))

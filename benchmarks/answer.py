@@ -1,0 +1,97 @@
+"""Per-stage latency of ``citewise ask`` and the local generator's speed.
+
+Builds (or reuses) an index, asks every question of an eval set (or the bundled demo
+questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
+total) plus tokens in/out and generated tokens per second.
+
+    .venv/bin/python benchmarks/answer.py                                 # bundled corpus
+    .venv/bin/python benchmarks/answer.py --generator local --threads 2 --n 10
+    .venv/bin/python benchmarks/answer.py --db squad.db --questions squad.jsonl --groups public
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.eval.metrics import percentile
+from citewise.ingest.sidecar import read_sidecar
+from citewise.types import Principal
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO_QUESTIONS = [
+    "How many weeks of parental leave do employees get?",
+    "What does error code E42 mean on the Tern robot?",
+    "Can I expense a business class flight?",
+    "Who do I call when I find a security incident?",
+    "How many days a week can I work from home?",
+    "What is the cafeteria menu on Fridays in Rotterdam?",
+]
+
+
+def build_demo_index(engine: Engine) -> None:
+    sidecar = read_sidecar(ROOT / "examples" / "corpus.meta.jsonl")
+    engine.ingest_paths([ROOT / "examples" / "corpus"],
+                        {"tenant": "northwind", "groups": ["staff"]}, sidecar)
+
+
+def load_questions(path: str | None, n: int) -> list[str]:
+    if not path:
+        return DEMO_QUESTIONS[:n]
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["question"] for line in lines if line.strip()][:n]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", help="existing index (default: the bundled corpus in a temp dir)")
+    ap.add_argument("--questions", help="eval set JSONL (default: bundled demo questions)")
+    ap.add_argument("--n", type=int, default=6, help="questions to ask")
+    ap.add_argument("--generator", default="auto",
+                    choices=["auto", "local", "openai", "extractive"])
+    ap.add_argument("--rerank", default="none", choices=["none", "llm-judge", "cross-encoder"])
+    ap.add_argument("--threads", type=int, default=2, help="LLM threads")
+    ap.add_argument("--groups", default="staff")
+    ap.add_argument("--tenant", default="northwind")
+    args = ap.parse_args()
+    settings = Settings.model_validate({
+        "generate": {"generator": args.generator, "threads": args.threads},
+        "rerank": {"kind": args.rerank, "threads": args.threads}})
+    tmp = tempfile.TemporaryDirectory()
+    db = args.db or str(Path(tmp.name) / "demo.db")
+    principal = Principal.of(args.groups, tenant=args.tenant)
+    with Engine(db, settings) as engine:
+        if not args.db:
+            build_demo_index(engine)
+        engine.ask("warm up the models", principal)  # model loading is not query latency
+        stages: dict[str, list[float]] = {}
+        tokens_in, tokens_out, gen_ms, declined = 0, 0, 0.0, 0
+        questions = load_questions(args.questions, args.n)
+        for q in questions:
+            answer = engine.ask(q, principal)
+            for stage, ms in answer.trace["timings_ms"].items():
+                stages.setdefault(stage, []).append(ms)
+            gen = answer.trace.get("generation", {})
+            tokens_in += gen.get("tokens_in", 0)
+            tokens_out += gen.get("tokens_out", 0)
+            gen_ms += answer.trace["timings_ms"].get("generate", 0.0)
+            declined += answer.declined
+        model = engine.generator.model_id
+    print(f"{len(questions)} questions, generator {model}, rerank {args.rerank}, "
+          f"{declined} declined")
+    print(f"{'stage':<10} {'p50 ms':>9} {'p95 ms':>9}  n")
+    for stage, values in stages.items():
+        print(f"{stage:<10} {percentile(values, 50):9.1f} {percentile(values, 95):9.1f}  "
+              f"{len(values)}")
+    if tokens_out:
+        rate = tokens_out / (gen_ms / 1000)
+        print(f"tokens in {tokens_in}, out {tokens_out}; generation {rate:.1f} tokens/s "
+              "(prompt processing included)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""``ask``: a question in, a grounded answer with checked citations (or a decline) out.
+
+retrieve (tenant + ACL inside the search) → rerank under a deadline → grounding gate →
+context (dedup, MMR, token budget, opaque ``S1``… ids) → generate (passages fenced as data) →
+validate citations (fabricated / unsupported / uncited) → citations for the reader.
+
+Everything the pipeline decided is in ``Answer.trace``; it only ever holds ids and scores of
+passages the asking principal may read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from citewise.errors import ConfigError, GenerationError
+from citewise.generate.citations import build_citations
+from citewise.generate.context import Context, build_context
+from citewise.generate.gate import GateDecision, choose_threshold, decide
+from citewise.types import Answer, Generation, Hit, Principal, Prompt
+
+if TYPE_CHECKING:
+    from citewise.engine import Engine
+    from citewise.protocols import Generator, Reranker
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
+    return [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "doc_id": h.document.doc_id,
+             "score": round(h.score, 6),
+             "signals": {n: {"rank": s.rank, "score": round(s.score, 6)}
+                         for n, s in h.signals.items()}} for h in hits]
+
+
+def _gate(engine: Engine, question: str, hits: list[Hit]) -> GateDecision:
+    store = engine.store
+    signal, threshold, source = choose_threshold(
+        engine.settings.gate.threshold, store.get_meta("gate.signal"),
+        store.get_meta("gate.threshold"))
+    return decide(question, hits, signal, threshold, source)
+
+
+def _rerank(engine: Engine, question: str, hits: list[Hit],
+            reranker: Reranker | None) -> tuple[list[Hit], dict[str, Any]]:
+    settings = engine.settings.rerank
+    if reranker is None or not hits:
+        return hits, {"status": "off", "scored": 0}
+    from citewise.rerank import rerank_with_deadline
+
+    outcome = rerank_with_deadline(reranker, question, hits, settings.top_n,
+                                   settings.deadline_ms / 1000.0)
+    info = {"status": outcome.status, "scored": outcome.scored, "of": min(len(hits),
+            settings.top_n), "model": reranker.model_id, "ms": round(outcome.ms, 3)}
+    if outcome.error:
+        info["error"] = outcome.error
+    return list(outcome.hits), info
+
+
+def ask(engine: Engine, question: str, principal: Principal, *,
+        generator: Generator | None = None, reranker: Reranker | None = None,
+        dry_run: bool = False, on_token: Callable[[str], None] | None = None) -> Answer:
+    """Answer ``question`` as ``principal`` (see the module docstring)."""
+    if not question or not question.strip():
+        raise ConfigError("the question is empty. Fix: pass a question, e.g. "
+                          "`citewise ask \"How many vacation days do I get?\"`.")
+    started = time.perf_counter()
+    settings = engine.settings
+    t = time.perf_counter()
+    depth = max(settings.retrieve.top_k, settings.context.max_passages * 2,
+                settings.rerank.top_n)
+    result = engine.search(question, principal, top_k=depth)
+    trace: dict[str, Any] = {"timings_ms": {"retrieve": _ms(t)}, "index": engine.index_info(),
+                             "retrieval": {"mode": result.mode,
+                                           "candidates": dict(result.candidates)}}
+    t = time.perf_counter()
+    if reranker is None and settings.rerank.kind != "none":
+        reranker = engine.reranker
+    hits, trace["rerank"] = _rerank(engine, question, list(result.hits), reranker)
+    trace["timings_ms"]["rerank"] = _ms(t)
+    trace["retrieval"]["hits"] = retrieval_trace(hits)
+    t = time.perf_counter()
+    gate = _gate(engine, question, hits)
+    trace["timings_ms"]["gate"] = _ms(t)
+    trace["gate"] = {"passed": gate.passed, "reason": gate.reason, "signal": gate.signal,
+                     "score": gate.score, "threshold": gate.threshold, "source": gate.source,
+                     "signals": dict(gate.signals)}
+    models = {"embedder": engine.settings.embed.model if result.mode != "bm25" else None,
+              "reranker": trace["rerank"].get("model")}
+    trace["models"] = models
+    if not gate.passed:
+        return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
+    t = time.perf_counter()
+    context = build_context(hits, settings.context, engine.count_tokens,
+                            engine.store.get_parsed)
+    trace["timings_ms"]["context"] = _ms(t)
+    trace["context"] = _context_trace(context)
+    if dry_run:
+        trace["dry_run"] = True
+        return _finish(Answer(question, "", False, None, trace=trace), started)
+    return _finish(_generate(engine, question, context, generator, on_token, trace), started)
+
+
+def _context_trace(context: Context) -> dict[str, Any]:
+    return {"tokens": context.tokens,
+            "passages": [{"id": p.sid, "chunk_id": p.chunk_id, "tokens": p.tokens}
+                         for p in context.passages],
+            "dropped": [{"chunk_id": d.chunk_id, "reason": d.reason} for d in context.dropped]}
+
+
+def declined(question: str, reason: str, trace: dict[str, Any]) -> Answer:
+    from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
+
+    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace)
+
+
+def _finish(answer: Answer, started: float) -> Answer:
+    trace = dict(answer.trace)
+    trace["timings_ms"] = {**trace.get("timings_ms", {}), "total": _ms(started)}
+    return replace(answer, trace=trace)
+
+
+def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
+         on_token: Callable[[str], None] | None, notes: list[str]) -> Generation:
+    """Generate; on failure or timeout fall back to the extractive generator (noted)."""
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    try:
+        return gen.generate(prompt, max_tokens=max_tokens, on_token=on_token,
+                            timeout_s=timeout_s)
+    except GenerationError as exc:
+        notes.append(f"{gen.model_id} failed ({exc}); fell back to extractive")
+        return ExtractiveGenerator().generate(prompt, max_tokens=max_tokens)
+
+
+def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
+              on_token: Callable[[str], None] | None, trace: dict[str, Any]) -> Answer:
+    from citewise.cite.validate import validate
+    from citewise.generate.extractive import ExtractiveGenerator
+    from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
+
+    cfg = engine.settings.generate
+    gen = generator or engine.generator
+    prompt = build_prompt(question, list(context.passages))
+    notes: list[str] = []
+    t = time.perf_counter()
+    out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, on_token, notes)
+    trace["timings_ms"]["generate"] = _ms(t)
+    t = time.perf_counter()
+    report = validate(out.text, list(context.passages))
+    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
+        notes.append("strict: citations failed validation; regenerated once")
+        out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, None, notes)
+        report = validate(out.text, list(context.passages))
+        if report.fabricated or report.unsupported:
+            notes.append("strict: failed again; fell back to extractive")
+            out = ExtractiveGenerator().generate(prompt, max_tokens=cfg.max_tokens)
+            report = validate(out.text, list(context.passages))
+    trace["timings_ms"]["validate"] = _ms(t)
+    trace["generation"] = {"model": out.model_id, "tokens_in": out.tokens_in,
+                           "tokens_out": out.tokens_out, "finish_reason": out.finish_reason,
+                           "seconds": round(out.seconds, 3), "notes": notes}
+    if generator is None and engine.generator_reason:
+        trace["generation"]["chosen"] = engine.generator_reason
+    trace["models"]["generator"] = out.model_id
+    if INSUFFICIENT_EVIDENCE.lower() in out.text.lower() and not report.cited:
+        return declined(question, "model_declined", trace)
+    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
+        return replace(declined(question, "unsupported", trace), validation=report)
+    text, citations = build_citations(out.text.strip(), context.passages, report)
+    return Answer(question, text, False, None, citations, report, trace)

@@ -1,0 +1,95 @@
+"""`citewise ask` and `citewise calibrate` end to end on the bundled corpus with the real
+embedding model and the extractive generator (deterministic, no LLM)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "corpus"
+META = ROOT / "examples" / "corpus.meta.jsonl"
+RESTRICTED = "hr-compensation-bands-2026"
+SECRET = "88,000"  # the L4 maximum: only the hr-only document says it
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+def invoke(*args: str, ok: bool = True):
+    result = CliRunner().invoke(cli, list(args))
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ask") / "demo.db"
+    invoke("ingest", str(CORPUS), "--db", str(path), "--tenant", "northwind", "--groups",
+           "staff", "--meta", str(META), "--no-progress")
+    return path
+
+
+def ask(db, question, groups="staff", *extra):
+    out = invoke("ask", question, "--db", str(db), "--tenant", "northwind", "--groups", groups,
+                 "--generator", "extractive", "--json", *extra).output
+    return json.loads(out)
+
+
+def test_answer_is_cited_and_checked(db):
+    a = ask(db, "How many weeks of parental leave do employees get?")
+    assert not a["declined"] and a["citations"]
+    assert "20 weeks" in a["answer"]
+    c = a["citations"][0]
+    assert c["doc_id"] and c["source"] and c["quote"] and c["updated_at"] is not None
+    assert a["validation"]["fabricated"] == []
+    assert set(a["trace"]["timings_ms"]) >= {"retrieve", "gate", "generate", "total"}
+    text = invoke("ask", "How many weeks of parental leave do employees get?", "--db", str(db),
+                  "--tenant", "northwind", "--groups", "staff", "--generator",
+                  "extractive").output
+    assert "[1] " in text and "updated " in text
+
+
+def test_restricted_document_never_reaches_unauthorised_output(db):
+    for groups in ("staff", "nobody"):
+        result = invoke("ask", "What is the maximum salary for level L4?", "--db", str(db),
+                        "--tenant", "northwind", "--groups", groups, "--generator",
+                        "extractive", "--json", "--explain")
+        assert SECRET not in result.output and RESTRICTED not in result.output
+    assert ask(db, "What is the maximum salary for level L4?", "nobody")["reason"] == \
+        "no_evidence"
+    hr = ask(db, "What is the maximum salary for level L4?", "hr")
+    assert {c["doc_id"] for c in hr["citations"]} == {RESTRICTED}
+
+
+def test_dry_run_reports_the_gate_only(db):
+    out = invoke("ask", "What does error code E42 mean?", "--db", str(db), "--tenant",
+                 "northwind", "--groups", "staff", "--dry-run").output
+    assert out.startswith("would answer")
+
+
+def test_calibrate_stores_the_threshold(db, tmp_path):
+    answerable = [("parental leave weeks", "leave-policy.md"),
+                  ("error code E42 lift overload", "prod-tern-operator-manual"),
+                  ("business class flights travel policy", "travel-policy.md"),
+                  ("report a security incident", "sec-incident-response"),
+                  ("expense receipts reimbursement", "expense-policy.md"),
+                  ("remote work days per week", "remote-work-policy.md")]
+    off_topic = ["volcano eruption lava temperature", "medieval cathedral architecture",
+                 "photosynthesis chlorophyll wavelength", "baroque harpsichord tuning",
+                 "deep sea anglerfish bioluminescence", "cricket test match scoring rules"]
+    lines = [{"id": f"a{i}", "question": q, "relevant": [{"doc": d}]}
+             for i, (q, d) in enumerate(answerable)]
+    lines += [{"id": f"u{i}", "question": q, "relevant": []} for i, q in enumerate(off_topic)]
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = invoke("calibrate", "--questions", str(questions), "--db", str(db), "--tenant",
+                 "northwind", "--groups", "staff", "--max-false-decline", "0", "--json").output
+    result = json.loads(out)
+    assert result["dev"]["false_decline"] == 0.0
+    a = ask(db, "volcano eruption lava temperature")
+    assert a["trace"]["gate"]["source"] == "index"
+    assert a["trace"]["gate"]["threshold"] == result["threshold"]
