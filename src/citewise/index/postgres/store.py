@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import CitewiseError, StoreError
+from citewise.index.checks import check_vector
 from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
 from citewise.index.postgres import search, writes
 from citewise.index.postgres.connection import (
@@ -42,7 +43,6 @@ from citewise.index.postgres.migrations import (
     set_vector_dim,
 )
 from citewise.index.sqlite.fts import check_search_args
-from citewise.index.sqlite.vectors import check_vector
 from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.retrieve.analyze import query_terms

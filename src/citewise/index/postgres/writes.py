@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from citewise.errors import NotFoundError, StoreError
-from citewise.index.sqlite.vectors import check_vector
-from citewise.index.sqlite.writes import _check_acl, _check_batch, _json
+from citewise.errors import NotFoundError
+from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
 from citewise.ingest.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
@@ -64,8 +63,8 @@ def cached_hashes(conn: Any, hashes: Iterable[str]) -> set[str]:
 
 def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
     """Upsert every document of ``batch`` with its chunks and new vectors."""
-    _check_batch(batch)
-    vectors = _new_vectors(conn, batch, dim)
+    check_batch(batch)
+    vectors = batch_vectors(batch, dim, lambda hs: cached_hashes(conn, hs), normalised)
     stale: set[str] = set()
     for item in batch:
         stale |= _write_document(conn, item)
@@ -96,7 +95,7 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
                             "`citewise docs` (ids are listed by list_documents()).")
     rowid, old_tenant = row
     new_tenant = old_tenant if tenant is None else tenant
-    _check_acl(doc_id, groups, new_tenant)
+    check_acl(doc_id, groups, new_tenant)
     acl = sorted(set(groups))
     conn.execute("UPDATE documents SET tenant = %s, acl = %s WHERE id = %s",
                  (new_tenant, acl, rowid))
@@ -115,29 +114,6 @@ def normalised(vec: np.ndarray) -> np.ndarray:
     """``vec / ||vec||`` (the HNSW index ranks by inner product; stored vectors are unit)."""
     norm = float(np.linalg.norm(vec))
     return vec if norm == 0.0 else (vec / norm).astype(np.float32)
-
-
-def _new_vectors(conn: Any, batch: Sequence[DocumentWrite],
-                 dim: int | None) -> dict[str, np.ndarray]:
-    """Validated, normalised vectors of the batch; raises if a chunk would have none."""
-    needed = {c.embed_hash for item in batch for c in item.chunks}
-    given = {h: v for item in batch for h, v in item.vectors.items()}
-    if dim is None:
-        if needed or given:
-            raise StoreError("the index has no manifest, so it cannot check vector dimensions."
-                             " Fix: call ensure_manifest(make_manifest(...)) before write "
-                             "(`citewise ingest` does this).")
-        return {}
-    vectors = {h: normalised(check_vector(v, dim, f"the vector for embed_hash {h[:12]}…"))
-               for h, v in given.items()}
-    missing = needed - vectors.keys()
-    missing -= cached_hashes(conn, missing) if missing else set()
-    if missing:
-        example = sorted(missing)[0]
-        raise StoreError(f"{len(missing)} chunk embed_hash(es) have no vector (e.g. "
-                         f"{example[:12]}…). Fix: embed the hashes cached_vectors() does not "
-                         "report and pass them in DocumentWrite.vectors.")
-    return {h: v for h, v in vectors.items() if h in needed}
 
 
 def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
@@ -161,7 +137,7 @@ def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
 def _document_params(doc: Document) -> tuple[Any, ...]:
     return (doc.doc_id, int(doc.version), doc.content_hash, doc.title, doc.source_url,
             doc.owner, doc.tenant, sorted(set(doc.acl_groups)), doc.updated_at,
-            _json(doc.metadata))
+            metadata_json(doc.metadata))
 
 
 def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import StoreError
+from citewise.index.checks import check_vector
 from citewise.index.sqlite.acl import ResolvedPrincipal
 from citewise.types import ScoredId
 
@@ -41,24 +42,6 @@ LOAD_CHUNKS_SQL = "SELECT id, chunk_id, doc_rowid, embed_hash FROM chunks ORDER 
 LOAD_DOCUMENTS_SQL = "SELECT id, tenant_id FROM documents ORDER BY id"
 LOAD_POSTINGS_SQL = "SELECT group_id, doc_rowid FROM doc_groups ORDER BY group_id, doc_rowid"
 GENERATION_SQL = "SELECT value FROM meta WHERE key = 'generation'"
-
-
-def check_vector(vec: Any, dim: int, what: str) -> np.ndarray:
-    """``vec`` as a float32 array of shape ``(dim,)`` with finite values, or :class:`StoreError`
-    naming the problem and the fix."""
-    try:
-        arr = np.asarray(vec, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"{what} is not a float32-convertible array ({exc}). Fix: pass the "
-                         "embedder's output (a numpy float32 vector).") from exc
-    if arr.shape != (dim,):
-        raise StoreError(
-            f"{what} has shape {arr.shape}, but this index holds {dim}-d vectors. Fix: embed "
-            "with the index's embedder, or re-create the index with `citewise ingest --db NEW.db`.")
-    if not np.isfinite(arr).all():
-        raise StoreError(f"{what} contains NaN or infinite values. Fix: check the embedder "
-                         "(a corrupt model or an fp16 overflow).")
-    return arr
 
 
 def to_blob(vec: np.ndarray) -> bytes:

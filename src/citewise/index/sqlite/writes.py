@@ -9,15 +9,14 @@ in-memory dense matrix.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
-from citewise.errors import NotFoundError, StoreError
+from citewise.errors import NotFoundError
+from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
 from citewise.index.sqlite.acl import ensure_ids
 from citewise.index.sqlite.fts import DELETE_FTS_ROWS_SQL, rebuild_fts_rows
-from citewise.index.sqlite.vectors import check_vector, to_blob
+from citewise.index.sqlite.vectors import to_blob
 from citewise.ingest.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
@@ -59,8 +58,8 @@ def cached_hashes(conn: Any, hashes: Iterable[str]) -> set[str]:
 
 def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
     """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors."""
-    _check_batch(batch)
-    blobs = _new_vectors(conn, batch, dim)
+    check_batch(batch)
+    blobs = batch_vectors(batch, dim, lambda hs: cached_hashes(conn, hs), to_blob)
     stale: set[str] = set()
     for item in batch:
         stale |= _write_document(conn, item)
@@ -96,7 +95,7 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
                             "`citewise docs` (ids are listed by list_documents()).")
     doc_rowid, old_tenant = row
     new_tenant = old_tenant if tenant is None else tenant
-    _check_acl(doc_id, groups, new_tenant)
+    check_acl(doc_id, groups, new_tenant)
     _put_acl(conn, doc_rowid, groups, new_tenant)
     rebuild_fts_rows(conn, doc_rowid)
     bump_generation(conn)
@@ -107,59 +106,6 @@ def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
     hashes = sorted(set(hashes))
     if hashes:
         conn.execute(DROP_ORPHAN_VECTORS_SQL, (json.dumps(hashes),))
-
-
-def _check_batch(batch: Sequence[DocumentWrite]) -> None:
-    seen_docs: set[str] = set()
-    seen_chunks: set[str] = set()
-    for item in batch:
-        doc = item.document
-        if doc.doc_id in seen_docs:
-            raise StoreError(f"document {doc.doc_id!r} appears twice in one write batch. "
-                             "Fix: send each document once per batch.")
-        seen_docs.add(doc.doc_id)
-        _check_acl(doc.doc_id, tuple(doc.acl_groups), doc.tenant)
-        for chunk in item.chunks:
-            if chunk.doc_id != doc.doc_id:
-                raise StoreError(f"chunk {chunk.chunk_id!r} has doc_id {chunk.doc_id!r} but is "
-                                 f"written with document {doc.doc_id!r}. Fix: chunk each "
-                                 "document separately.")
-            if chunk.chunk_id in seen_chunks:
-                raise StoreError(f"chunk id {chunk.chunk_id!r} appears twice in one batch. Fix: "
-                                 "derive chunk ids from doc_id, offsets and text hash.")
-            seen_chunks.add(chunk.chunk_id)
-
-
-def _check_acl(doc_id: str, groups: Sequence[str], tenant: str) -> None:
-    if not isinstance(tenant, str) or not tenant:
-        raise StoreError(f"document {doc_id!r} has no tenant. Fix: set a tenant name "
-                         "(citewise uses 'default' when there is one tenant).")
-    bad = [g for g in groups if not isinstance(g, str) or not g]
-    if bad:
-        raise StoreError(f"document {doc_id!r} has invalid group names {bad!r}. Fix: use "
-                         "non-empty strings.")
-
-
-def _new_vectors(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> dict[str, bytes]:
-    """Validated blobs for the batch's vectors; raises if a chunk would be left without one."""
-    needed = {c.embed_hash for item in batch for c in item.chunks}
-    given = {h: v for item in batch for h, v in item.vectors.items()}
-    if dim is None:
-        if needed or given:
-            raise StoreError("the index has no manifest, so it cannot check vector dimensions."
-                             " Fix: call ensure_manifest(make_manifest(...)) before write "
-                             "(`citewise ingest` does this).")
-        return {}
-    blobs = {h: to_blob(check_vector(v, dim, f"the vector for embed_hash {h[:12]}…"))
-             for h, v in given.items()}
-    missing = needed - blobs.keys()
-    missing -= cached_hashes(conn, missing) if missing else set()
-    if missing:
-        example = sorted(missing)[0]
-        raise StoreError(f"{len(missing)} chunk embed_hash(es) have no vector (e.g. "
-                         f"{example[:12]}…). Fix: embed the hashes cached_vectors() does not "
-                         "report and pass them in DocumentWrite.vectors.")
-    return {h: b for h, b in blobs.items() if h in needed}
 
 
 def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
@@ -202,7 +148,7 @@ def _put_acl(conn: Any, doc_rowid: int, groups: Sequence[str], tenant: str) -> N
 def _document_params(doc: Document, tenant_id: int) -> tuple[Any, ...]:
     return (doc.doc_id, int(doc.version), doc.content_hash, doc.title, doc.source_url,
             doc.owner, doc.tenant, tenant_id, json.dumps(sorted(doc.acl_groups)),
-            doc.updated_at, _json(doc.metadata))
+            doc.updated_at, metadata_json(doc.metadata))
 
 
 def _chunk_params(chunk: Chunk, doc_rowid: int) -> tuple[Any, ...]:
@@ -210,16 +156,3 @@ def _chunk_params(chunk: Chunk, doc_rowid: int) -> tuple[Any, ...]:
             json.dumps(list(chunk.heading_path), ensure_ascii=False), chunk.anchor,
             int(chunk.start), int(chunk.end), chunk.section_id, int(chunk.token_count),
             chunk.kind, chunk.page, chunk.embed_hash)
-
-
-def _json(value: Mapping[str, Any]) -> str:
-    """Metadata as JSON; values JSON cannot hold (dates from YAML front matter) become str."""
-    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, default=_jsonable)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, set | frozenset | tuple):
-        return sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
-    return str(value)

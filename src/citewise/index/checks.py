@@ -1,0 +1,103 @@
+"""Checks every backend applies before writing: batch consistency, ACL values, vector shapes,
+and vectors present for every chunk (given, or already cached in the store). Backend-neutral,
+so SQLite and PostgreSQL refuse the same bad input with the same messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from citewise.errors import StoreError
+from citewise.protocols import DocumentWrite
+
+T = TypeVar("T")
+
+
+def check_vector(vec: Any, dim: int, what: str) -> np.ndarray:
+    """``vec`` as a float32 array of shape ``(dim,)`` with finite values, or :class:`StoreError`
+    naming the problem and the fix."""
+    try:
+        arr = np.asarray(vec, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{what} is not a float32-convertible array ({exc}). Fix: pass the "
+                         "embedder's output (a numpy float32 vector).") from exc
+    if arr.shape != (dim,):
+        raise StoreError(
+            f"{what} has shape {arr.shape}, but this index holds {dim}-d vectors. Fix: embed "
+            "with the index's embedder, or re-create the index with `citewise ingest --db NEW.db`.")
+    if not np.isfinite(arr).all():
+        raise StoreError(f"{what} contains NaN or infinite values. Fix: check the embedder "
+                         "(a corrupt model or an fp16 overflow).")
+    return arr
+
+
+def check_batch(batch: Sequence[DocumentWrite]) -> None:
+    seen_docs: set[str] = set()
+    seen_chunks: set[str] = set()
+    for item in batch:
+        doc = item.document
+        if doc.doc_id in seen_docs:
+            raise StoreError(f"document {doc.doc_id!r} appears twice in one write batch. "
+                             "Fix: send each document once per batch.")
+        seen_docs.add(doc.doc_id)
+        check_acl(doc.doc_id, tuple(doc.acl_groups), doc.tenant)
+        for chunk in item.chunks:
+            if chunk.doc_id != doc.doc_id:
+                raise StoreError(f"chunk {chunk.chunk_id!r} has doc_id {chunk.doc_id!r} but is "
+                                 f"written with document {doc.doc_id!r}. Fix: chunk each "
+                                 "document separately.")
+            if chunk.chunk_id in seen_chunks:
+                raise StoreError(f"chunk id {chunk.chunk_id!r} appears twice in one batch. Fix: "
+                                 "derive chunk ids from doc_id, offsets and text hash.")
+            seen_chunks.add(chunk.chunk_id)
+
+
+def check_acl(doc_id: str, groups: Sequence[str], tenant: str) -> None:
+    if not isinstance(tenant, str) or not tenant:
+        raise StoreError(f"document {doc_id!r} has no tenant. Fix: set a tenant name "
+                         "(citewise uses 'default' when there is one tenant).")
+    bad = [g for g in groups if not isinstance(g, str) or not g]
+    if bad:
+        raise StoreError(f"document {doc_id!r} has invalid group names {bad!r}. Fix: use "
+                         "non-empty strings.")
+
+
+def batch_vectors(batch: Sequence[DocumentWrite], dim: int | None,
+                  cached: Callable[[set[str]], set[str]],
+                  convert: Callable[[np.ndarray], T]) -> dict[str, T]:
+    """The batch's vectors, checked and converted, for the chunks that need them; raises
+    when a chunk would be left without a vector (neither given nor ``cached``)."""
+    needed = {c.embed_hash for item in batch for c in item.chunks}
+    given = {h: v for item in batch for h, v in item.vectors.items()}
+    if dim is None:
+        if needed or given:
+            raise StoreError("the index has no manifest, so it cannot check vector dimensions."
+                             " Fix: call ensure_manifest(make_manifest(...)) before write "
+                             "(`citewise ingest` does this).")
+        return {}
+    out = {h: convert(check_vector(v, dim, f"the vector for embed_hash {h[:12]}…"))
+           for h, v in given.items()}
+    missing = needed - out.keys()
+    missing -= cached(missing) if missing else set()
+    if missing:
+        example = sorted(missing)[0]
+        raise StoreError(f"{len(missing)} chunk embed_hash(es) have no vector (e.g. "
+                         f"{example[:12]}…). Fix: embed the hashes cached_vectors() does not "
+                         "report and pass them in DocumentWrite.vectors.")
+    return {h: x for h, x in out.items() if h in needed}
+
+
+def metadata_json(value: Mapping[str, Any]) -> str:
+    """Metadata as JSON; values JSON cannot hold (dates from YAML front matter) become str."""
+    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, default=jsonable)
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, set | frozenset | tuple):
+        return sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
+    return str(value)
