@@ -16,9 +16,9 @@ from citewise.engine import Engine
 from citewise.errors import BackendUnavailable, ConfigError, WorkerError
 from citewise.indexing import Pending
 from citewise.ingest import read_sidecar
-from citewise.parallel import file_units, index_parallel
+from citewise.parallel import index_parallel
 from citewise.parallel.pipeline import shard
-from citewise.sources import beir_sources
+from citewise.sources import beir_sources, file_sources
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -162,7 +162,7 @@ def test_worker_crash_is_a_clear_error_and_leaves_whole_batches(docs, tmp_path):
     settings = Settings()
     with Engine(tmp_path / "ref.db", settings, embedder=FakeEmbedder()) as engine:
         final_id = {o.label: o.doc_id for o in engine.ingest_paths([docs], DEFAULTS).outcomes}
-    items = file_units([docs], settings.limits, DEFAULTS)
+    items = file_sources([docs], settings.limits, DEFAULTS)
     # The last document kills its worker process outright (as a segfault or OOM kill would).
     # With 3 documents a batch and 2 batches dispatched ahead, it is dispatched only after
     # batches 1 and 2 are written.
@@ -177,7 +177,7 @@ def test_worker_crash_is_a_clear_error_and_leaves_whole_batches(docs, tmp_path):
         committed = {d.doc_id for d in store.list_documents()}
         whole = [{final_id[i.label] for i in items[:k]} for k in (6, 9, 12)]  # whole batches
         assert committed in whole
-        report = index_parallel(store, embedder, file_units([docs], settings.limits, DEFAULTS),
+        report = index_parallel(store, embedder, file_sources([docs], settings.limits, DEFAULTS),
                                 settings, workers=2)
         assert report.count("new") == 13 - len(committed)
         assert report.count("unchanged") == len(committed)
@@ -234,7 +234,7 @@ def test_ray_actors_build_the_same_index_and_report_failures(serial, tmp_path):
                 pytest.raises(RuntimeError, match="simulated failure") as raised:
             eng.ingest_paths([docs], DEFAULTS, ray="auto")
         assert "ray" not in type(raised.value).__module__  # the actor's own exception
-        items = file_units([docs], settings.limits, DEFAULTS)
+        items = file_sources([docs], settings.limits, DEFAULTS)
         items[6] = Pending(items[6].label, items[6].doc_id, functools.partial(os._exit, 3))
         with Engine(tmp_path / "crash.db", settings, embedder=FakeEmbedder()) as eng, \
                 pytest.raises(WorkerError, match="Ray ingest actor died.*Fix: rerun"):

@@ -86,12 +86,7 @@ class Engine:
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None) -> IngestReport:
-        if (workers or 1) > 1 or ray:
-            from citewise.parallel import file_units
-
-            items = file_units(paths, self.settings.limits, defaults, sidecar)
-        else:
-            items = file_sources(paths, self.settings.limits, defaults, sidecar)
+        items = file_sources(paths, self.settings.limits, defaults, sidecar)
         return self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
 
     def check_query_model(self) -> None:

@@ -110,12 +110,22 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         metadata=extra)
 
 
-def _same_record(a: Document, b: Document) -> bool:
+def same_record(a: Document, b: Document) -> bool:
+    """True when re-writing ``b`` over ``a`` would change nothing (content and metadata)."""
     return replace(a, metadata=dict(a.metadata)) == replace(b, metadata=dict(b.metadata))
 
 
+def write_status(previous: Document | None, document: Document) -> str:
+    """``new``, ``changed`` (content hash differs) or ``updated`` (metadata only)."""
+    if previous is None:
+        return "new"
+    return "changed" if previous.content_hash != document.content_hash else "updated"
+
+
 @dataclass
-class _Prepared:
+class Prepared:
+    """A document ready to write: its record, chunks, write status and parsed body."""
+
     pending: Pending
     document: Document
     chunks: list[Chunk]
@@ -124,36 +134,31 @@ class _Prepared:
 
 
 def _prepare(store: Store, item: Pending, settings: Settings,
-             count_tokens: Callable[[str], int]) -> _Prepared | Outcome:
+             count_tokens: Callable[[str], int]) -> Prepared | Outcome:
     try:
         parsed = item.load()
         doc_id = str(parsed.metadata.get("doc_id") or item.doc_id)  # front matter may name it
         previous = store.get_document(doc_id)
         document = make_document(parsed, doc_id, previous)
-        if previous is not None and _same_record(previous, document):
+        if previous is not None and same_record(previous, document):
             return Outcome(item.label, doc_id, "unchanged")
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
     except IngestError as exc:
-        return Outcome(item.label, item.doc_id, "failed", error=_one_line(exc))
+        return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
     except Exception as exc:  # a loader bug must not abort the batch either
         return Outcome(item.label, item.doc_id, "failed",
-                       error=_one_line(f"{type(exc).__name__}: {exc}"))
-    if previous is None:
-        status = "new"
-    elif previous.content_hash != document.content_hash:
-        status = "changed"
-    else:
-        status = "updated"
-    return _Prepared(item, document, chunks, status, parsed)
+                       error=one_line(f"{type(exc).__name__}: {exc}"))
+    return Prepared(item, document, chunks, write_status(previous, document), parsed)
 
 
-def _one_line(message: object) -> str:
+def one_line(message: object) -> str:
+    """``message`` on one line (for per-file errors in reports)."""
     return " ".join(str(message).split())
 
 
-def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[_Prepared],
+def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
                    report: IngestReport) -> dict[str, np.ndarray]:
     texts: dict[str, str] = {}
     for p in prepared:
@@ -169,7 +174,8 @@ def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[_Prepare
     return {h: vectors[i] for i, (h, _) in enumerate(todo)}
 
 
-def _batches(items: Iterable[Pending], size: int) -> Iterator[list[Pending]]:
+def batches(items: Iterable[Pending], size: int) -> Iterator[list[Pending]]:
+    """``items`` in lists of ``size`` (the last may be shorter)."""
     batch: list[Pending] = []
     for item in items:
         batch.append(item)
@@ -192,8 +198,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     report = IngestReport()
     started = time.perf_counter()
     count_tokens = getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
-    for batch in _batches(items, batch_docs):
-        prepared: list[_Prepared] = []
+    for batch in batches(items, batch_docs):
+        prepared: list[Prepared] = []
         for item in batch:
             result = _prepare(store, item, settings, count_tokens)
             if isinstance(result, Outcome):
@@ -202,9 +208,9 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
                 prepared.append(result)
         if prepared:
             vectors = _embed_missing(store, embedder, prepared, report)
-            store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors), p.parsed)
-                         for p in prepared])
-            report.outcomes.extend(_outcomes(prepared, vectors))
+            store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
+                                       p.parsed) for p in prepared])
+            report.outcomes.extend(outcomes_of(prepared, vectors))
             report.unreadable.extend(p.document.doc_id for p in prepared
                                      if not p.document.acl_groups)
         if on_progress:
@@ -213,11 +219,15 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     return report
 
 
-def _own(chunks: Sequence[Chunk], vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def own_vectors(chunks: Sequence[Chunk],
+                vectors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The new vectors ``chunks`` use (each document's write carries its own)."""
     return {c.embed_hash: vectors[c.embed_hash] for c in chunks if c.embed_hash in vectors}
 
 
-def _outcomes(prepared: Sequence[_Prepared], vectors: Mapping[str, np.ndarray]) -> list[Outcome]:
+def outcomes_of(prepared: Sequence[Prepared],
+                vectors: Mapping[str, np.ndarray]) -> list[Outcome]:
+    """Report lines for written documents; a vector shared by several counts once."""
     out = []
     claimed: set[str] = set()
     for p in prepared:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,19 +56,27 @@ def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
         doc_id = str(side.get("doc_id") or rel)
         side.update(sidecar.get(doc_id) or {})
         items.append(Pending(label=str(path), doc_id=doc_id,
-                             load=_file_loader(path, limits, defaults or {}, side)))
+                             load=FileLoad(path, limits, dict(defaults or {}), side)))
     return items
 
 
-def _file_loader(path: Path, limits: LimitSettings, defaults: Mapping[str, Any],
-                 side: Mapping[str, Any]):
-    def load() -> ParsedDocument:
-        parsed = load_file(path, limits)
-        meta = {"_file_mtime": _mtime_iso(path), "source_url": path.as_posix(), **defaults,
-                **parsed.metadata, **side}
+@dataclass(frozen=True)
+class FileLoad:
+    """Load and parse one file, merging metadata (batch defaults < the file's own metadata <
+    its sidecar line). A picklable value, so a worker process can run it
+    (:mod:`citewise.parallel`)."""
+
+    path: Path
+    limits: LimitSettings
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    side: Mapping[str, Any] = field(default_factory=dict)
+
+    def __call__(self) -> ParsedDocument:
+        parsed = load_file(self.path, self.limits)
+        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": self.path.as_posix(),
+                **self.defaults, **parsed.metadata, **self.side}
         return ParsedDocument(title=parsed.title, text=parsed.text, blocks=parsed.blocks,
                               metadata=meta, pages=parsed.pages, format=parsed.format)
-    return load
 
 
 def beir_sources(corpus: Path, meta: Mapping[str, Any]) -> Iterator[Pending]:

@@ -4,8 +4,8 @@ the main process keeps the store: skip decisions, the embedding-cache lookup and
 
 ``index_parallel(store, embedder, items, settings, workers=N)`` runs a local process pool;
 ``ray="auto" | "local" | "ray://host:port"`` runs Ray actors instead (``citewise[ray]``).
-Items must be picklable to be loaded by a worker: use :func:`file_units` for files; other
-items are loaded in the main process and only chunked and embedded by the workers.
+Items must be picklable to be loaded by a worker (:func:`citewise.sources.file_sources` items
+are); other items are loaded in the main process and only chunked and embedded by the workers.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from citewise.config import Settings
 from citewise.indexing import IngestReport, Pending
 from citewise.parallel.backends import LocalPool, RayPool
 from citewise.parallel.pipeline import run_pipeline
-from citewise.parallel.units import FileLoad, Loaded, file_units
+from citewise.parallel.units import Loaded
 from citewise.parallel.worker import EmbedderFactory
 from citewise.protocols import Embedder, Store
 
-__all__ = ["FileLoad", "Loaded", "embedder_factory", "file_units", "index_parallel"]
+__all__ = ["Loaded", "embedder_factory", "index_parallel"]
 
 
 @dataclass(frozen=True)

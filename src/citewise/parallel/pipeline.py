@@ -32,13 +32,14 @@ from citewise.indexing import (
     IngestReport,
     Outcome,
     Pending,
-    _batches,
-    _one_line,
-    _outcomes,
-    _own,
-    _Prepared,
-    _same_record,
+    Prepared,
+    batches,
     make_document,
+    one_line,
+    outcomes_of,
+    own_vectors,
+    same_record,
+    write_status,
 )
 from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
@@ -68,7 +69,7 @@ def run_pipeline(store: Store, backend: Backend, items: Iterable[Pending], setti
             if on_progress:
                 on_progress(len(batch))
 
-    for batch in _batches(items, batch_docs):
+    for batch in batches(items, batch_docs):
         window.append((batch, [_dispatch(backend, item, settings) for item in batch]))
         drain(ahead)
     drain(0)
@@ -85,7 +86,7 @@ def _dispatch(backend: Backend, item: Pending, settings: Settings) -> _Job:
 
 def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequence[_Job],
             report: IngestReport) -> None:
-    prepared: list[_Prepared] = []
+    prepared: list[Prepared] = []
     for item, job in zip(batch, jobs, strict=True):
         result = job if isinstance(job, Outcome) else backend.result(job)
         if not isinstance(result, Outcome):
@@ -97,34 +98,29 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
     if not prepared:
         return
     vectors = _embed_missing(store, backend, prepared, report)
-    store.write([DocumentWrite(p.document, p.chunks, _own(p.chunks, vectors), p.parsed)
+    store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors), p.parsed)
                  for p in prepared])
-    report.outcomes.extend(_outcomes(prepared, vectors))
+    report.outcomes.extend(outcomes_of(prepared, vectors))
     report.unreadable.extend(p.document.doc_id for p in prepared if not p.document.acl_groups)
 
 
-def _decide(store: Store, item: Pending, result: Parsed) -> _Prepared | Outcome:
+def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
     """The serial path's decision (see ``indexing._prepare``), on a worker's parse."""
     try:
         previous = store.get_document(result.doc_id)
         document = make_document(result.parsed, result.doc_id, previous)
     except Exception as exc:  # as in the serial path: one bad record fails one document
         return Outcome(item.label, item.doc_id, "failed",
-                       error=_one_line(f"{type(exc).__name__}: {exc}"))
-    if previous is not None and _same_record(previous, document):
+                       error=one_line(f"{type(exc).__name__}: {exc}"))
+    if previous is not None and same_record(previous, document):
         return Outcome(item.label, result.doc_id, "unchanged")
     if result.chunk_error is not None:
         return Outcome(item.label, item.doc_id, "failed", error=result.chunk_error)
-    if previous is None:
-        status = "new"
-    elif previous.content_hash != document.content_hash:
-        status = "changed"
-    else:
-        status = "updated"
-    return _Prepared(item, document, list(result.chunks), status, result.parsed)
+    return Prepared(item, document, list(result.chunks), write_status(previous, document),
+                    result.parsed)
 
 
-def _embed_missing(store: Store, backend: Backend, prepared: Sequence[_Prepared],
+def _embed_missing(store: Store, backend: Backend, prepared: Sequence[Prepared],
                    report: IngestReport) -> dict[str, np.ndarray]:
     texts: dict[str, str] = {}
     for p in prepared:

@@ -16,7 +16,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import ChunkSettings
 from citewise.errors import IngestError
-from citewise.indexing import Outcome, Pending, _one_line
+from citewise.indexing import Outcome, Pending, one_line
 from citewise.protocols import Embedder
 from citewise.types import Chunk, ParsedDocument
 
@@ -56,7 +56,7 @@ def embedder() -> Embedder:
 def load_failure(item: Pending, exc: Exception) -> Outcome:
     """The ``failed`` outcome of a document that could not be loaded (as the serial path)."""
     message = exc if isinstance(exc, IngestError) else f"{type(exc).__name__}: {exc}"
-    return Outcome(item.label, item.doc_id, "failed", error=_one_line(message))
+    return Outcome(item.label, item.doc_id, "failed", error=one_line(message))
 
 
 def prepare(item: Pending, chunking: ChunkSettings) -> Parsed | Outcome:
@@ -72,7 +72,7 @@ def prepare(item: Pending, chunking: ChunkSettings) -> Parsed | Outcome:
         chunks = tuple(chunk_document(parsed, doc_id, chunking, count_tokens))
     except Exception as exc:
         message = exc if isinstance(exc, IngestError) else f"{type(exc).__name__}: {exc}"
-        return Parsed(doc_id, parsed, (), _one_line(message))
+        return Parsed(doc_id, parsed, (), one_line(message))
     if not chunks:
         return Parsed(doc_id, parsed, (), "no text to index after parsing; check the file has "
                                           "content")
