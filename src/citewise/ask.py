@@ -39,9 +39,10 @@ def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
 
 def _gate(engine: Engine, question: str, hits: list[Hit]) -> GateDecision:
     store = engine.store
+    manifest = store.manifest()
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, store.get_meta("gate.signal"),
-        store.get_meta("gate.threshold"))
+        store.get_meta("gate.threshold"), manifest.embedder_id if manifest else None)
     return decide(question, hits, signal, threshold, source)
 
 

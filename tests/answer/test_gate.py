@@ -57,6 +57,8 @@ def test_injection_text_does_not_move_the_gate() -> None:
 
 def test_threshold_precedence() -> None:
     assert choose_threshold(None, None, None) == (*SHIPPED, "shipped")
+    assert choose_threshold(None, None, None, "my-bge") == (SHIPPED[0], 0.0, "uncalibrated")
+    assert choose_threshold(None, "coverage", "0.4", "my-bge") == ("coverage", 0.4, "index")
     assert choose_threshold(None, "coverage", "0.4") == ("coverage", 0.4, "index")
     assert choose_threshold(0.9, "coverage", "0.4") == ("coverage", 0.9, "settings")
     with pytest.raises(ConfigError, match="calibrate"):

@@ -29,6 +29,12 @@ from citewise.types import Hit
 SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
 COVERAGE_DEPTH = 3
 
+SHIPPED_FOR = ("sentence-transformers/all-MiniLM-L6-v2@onnx-int8",
+               "sentence-transformers/all-MiniLM-L6-v2@fp32")
+"""The embedders :data:`SHIPPED` was measured with (int8 and fp32 vectors agree to ≥ 0.9989
+cosine). Another embedder's cosines live on another scale: its uncalibrated index only declines
+when nothing is retrieved, and ``ask`` says so in the trace (``source: uncalibrated``)."""
+
 SHIPPED: tuple[str, float] = ("dense_top", 0.398)
 """(signal, threshold) used when neither settings nor the index name one: what ``citewise
 calibrate`` chose on the dev half of the SQuAD 2.0 subset (Normans + Rhine, 706 questions, 320
@@ -97,9 +103,11 @@ class GateDecision:
 
 
 def choose_threshold(configured: float | None, stored_signal: str | None,
-                     stored_threshold: str | None) -> tuple[str, float, str]:
-    """(signal, threshold, source): settings beat the index's calibration beat :data:`SHIPPED`.
-    A configured threshold applies to the index's calibrated signal (or the shipped one)."""
+                     stored_threshold: str | None,
+                     embedder_id: str | None = SHIPPED_FOR[0]) -> tuple[str, float, str]:
+    """(signal, threshold, source): settings beat the index's calibration beat :data:`SHIPPED`
+    (only for the embedders it was measured with; else 0, source ``uncalibrated``). A
+    configured threshold applies to the index's calibrated signal (or the shipped one)."""
     signal = stored_signal or SHIPPED[0]
     if signal not in SIGNALS:
         raise ConfigError(f"the index names gate signal {signal!r}, which this citewise does "
@@ -108,6 +116,8 @@ def choose_threshold(configured: float | None, stored_signal: str | None,
         return signal, configured, "settings"
     if stored_threshold is not None:
         return signal, float(stored_threshold), "index"
+    if embedder_id not in SHIPPED_FOR:
+        return signal, 0.0, "uncalibrated"
     return signal, SHIPPED[1], "shipped"
 
 
