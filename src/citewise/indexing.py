@@ -158,14 +158,20 @@ def one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 
-def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
-                   report: IngestReport) -> dict[str, np.ndarray]:
+def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str, str]]:
+    """(embed_hash, text) of the batch's chunks whose vector the store does not cache yet,
+    each hash once."""
     texts: dict[str, str] = {}
     for p in prepared:
         for c in p.chunks:
             texts.setdefault(c.embed_hash, c.text_for_embedding)
     cached = store.cached_vectors(list(texts))
-    todo = [(h, t) for h, t in texts.items() if h not in cached]
+    return [(h, t) for h, t in texts.items() if h not in cached]
+
+
+def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
+                   report: IngestReport) -> dict[str, np.ndarray]:
+    todo = texts_to_embed(store, prepared)
     if not todo:
         return {}
     t0 = time.perf_counter()

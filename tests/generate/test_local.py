@@ -52,7 +52,7 @@ def test_generates_streams_and_counts_tokens(generator):
     assert out.text and "".join(pieces).strip() == out.text
     assert len(pieces) >= 2  # streamed piece by piece, not at the end
     assert out.tokens_in > 100  # the system message alone is longer
-    assert 1 <= out.tokens_out <= 24
+    assert 0 < out.tokens_out <= 24
     assert out.model_id == SMOLLM.name and out.seconds > 0
 
 

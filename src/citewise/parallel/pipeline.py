@@ -39,6 +39,7 @@ from citewise.indexing import (
     outcomes_of,
     own_vectors,
     same_record,
+    texts_to_embed,
     write_status,
 )
 from citewise.parallel.backends import Backend
@@ -122,13 +123,7 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
 
 def _embed_missing(store: Store, backend: Backend, prepared: Sequence[Prepared],
                    report: IngestReport) -> dict[str, np.ndarray]:
-    texts: dict[str, str] = {}
-    for p in prepared:
-        for c in p.chunks:
-            texts.setdefault(c.embed_hash, c.text_for_embedding)
-    cached = store.cached_vectors(list(texts))
-    todo = [(h, t) for h, t in texts.items() if h not in cached]
-    shards = shard(todo, backend.workers)
+    shards = shard(texts_to_embed(store, prepared), backend.workers)
     futures = [backend.embed([t for _, t in s]) for s in shards]
     out: dict[str, np.ndarray] = {}
     for s, future in zip(shards, futures, strict=True):
