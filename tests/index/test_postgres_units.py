@@ -63,3 +63,16 @@ def test_postgres_migration_score_overlap() -> None:
     assert score_overlap([0.9, 0.5, 0.5], [0.9, 0.5, 0.4]) == 2 / 3
     assert score_overlap([0.9, 0.8], [0.1, 0.2]) == 0.0
     assert score_overlap([], []) == 0.0
+
+
+def test_postgres_url_tuning_parameters() -> None:
+    from citewise.index.postgres import PostgresStore
+    from citewise.index.postgres.connection import url_tuning
+
+    url = "postgresql://u@h/db?ef_search=200&sslmode=disable&exact_max=5000&schema=citewise_v2"
+    assert url_tuning(url) == {"ef_search": 200, "exact_max": 5000}
+    assert split_url(url) == ("postgresql://u@h/db?sslmode=disable", "citewise_v2")
+    store = PostgresStore(url)  # no connection until first use
+    assert (store.ef_search, store.exact_max, store.schema) == (200, 5000, "citewise_v2")
+    with pytest.raises(ConfigError, match="ef_search"):
+        url_tuning("postgresql://u@h/db?ef_search=lots")

@@ -26,6 +26,10 @@ SCHEMA_PARAM = "schema"
 """URL query parameter naming one version schema (``?schema=citewise_v2``); stripped before
 the URL reaches libpq. Without it :func:`~citewise.index.open_store` opens the live version."""
 
+TUNING_PARAMS = ("ef_search", "exact_max")
+"""URL query parameters that tune dense search (``?ef_search=200&exact_max=5000``, see
+:class:`~citewise.index.postgres.PostgresStore`); stripped before the URL reaches libpq."""
+
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -36,8 +40,21 @@ def split_url(url: str) -> tuple[str, str | None]:
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     schema = next((v for k, v in query if k == SCHEMA_PARAM), None)
-    rest = urlencode([(k, v) for k, v in query if k != SCHEMA_PARAM])
+    ours = (SCHEMA_PARAM, *TUNING_PARAMS)
+    rest = urlencode([(k, v) for k, v in query if k not in ours])
     return urlunsplit(parts._replace(query=rest)), schema
+
+
+def url_tuning(url: str) -> dict[str, int]:
+    """The :data:`TUNING_PARAMS` given in ``url`` as positive integers."""
+    out: dict[str, int] = {}
+    for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+        if key in TUNING_PARAMS:
+            if not value.isdigit() or int(value) < 1:
+                raise ConfigError(f"URL parameter {key}={value!r} is not a positive integer. "
+                                  f"Fix: e.g. ?{key}=200.")
+            out[key] = int(value)
+    return out
 
 
 def check_identifier(name: str, what: str = "schema name") -> str:

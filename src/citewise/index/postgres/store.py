@@ -35,6 +35,7 @@ from citewise.index.postgres.connection import (
     redact,
     register_vector_dumper,
     split_url,
+    url_tuning,
 )
 from citewise.index.postgres.migrations import (
     create_vector_index,
@@ -69,8 +70,9 @@ class PostgresStore:
         self.url, url_schema = split_url(url)
         chosen = schema or url_schema
         self.schema = None if chosen is None else check_identifier(chosen)
-        self.ef_search = int(ef_search)
-        self.exact_max = int(exact_max)
+        tuning = url_tuning(url)  # ?ef_search=…&exact_max=… in --db beat the defaults
+        self.ef_search = int(tuning.get("ef_search", ef_search))
+        self.exact_max = int(tuning.get("exact_max", exact_max))
         self.pool_size = int(pool_size)
         self.last_dense_path: str | None = None  # "exact" | "hnsw", for --explain and tests
         self._pool: Any = None
