@@ -211,9 +211,11 @@ def test_postgres_catalog_promote_and_rollback(fresh_db_url: str) -> None:
     assert catalog.live().note == "ndcg +0.01"
     with open_store(fresh_db_url) as live:
         assert [d.doc_id for d in live.list_documents()] == ["new"]
+        assert live.version_number == 2  # what `ask` reports as the index version
     catalog.promote(1)  # rollback
     with open_store(fresh_db_url) as live:
         assert [d.doc_id for d in live.list_documents()] == ["old"]
+        assert live.version_number == 1
     catalog.set_state(2, "refused", "worse on SciFact")
     with pytest.raises(VersionError, match="Fix:"):
         catalog.promote(2)

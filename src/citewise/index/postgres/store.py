@@ -78,6 +78,17 @@ class PostgresStore:
         self._pool: Any = None
         self._lock = threading.Lock()
 
+    @property
+    def version_number(self) -> int | None:
+        """The index version this store serves (from its ``citewise_vN`` schema; opening the
+        store resolves the live one), or ``None`` for a schema outside the catalog's naming."""
+        self._open()
+        from citewise.index.postgres.catalog import SCHEMA_PREFIX
+
+        tail = str(self.schema).removeprefix(SCHEMA_PREFIX)
+        return int(tail) if str(self.schema).startswith(SCHEMA_PREFIX) and tail.isdigit() \
+            else None
+
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r}, schema={self.schema!r})"
 
