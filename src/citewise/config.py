@@ -143,6 +143,11 @@ class EvalSettings(_Section):
     tolerance: float = Field(
         0.0, ge=0.0, description="A headline metric may drop this much (or its paired "
                                  "bootstrap half-width, whichever is larger) before failing.")
+    metrics: tuple[str, ...] = Field(
+        ("ndcg@10", "recall@10"),
+        description="Headline metrics a reindex may not make worse. Add section_ndcg@10 to "
+                    "also catch chunking changes that still find the right document but not "
+                    "the right section (needs section labels in the eval set).")
     bootstrap_samples: int = Field(1000, ge=10, description="Bootstrap resamples per interval.")
     seed: int = Field(0, description="Bootstrap random seed (results are reproducible).")
 

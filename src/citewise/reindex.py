@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from citewise.config import Settings
+from citewise.config import EvalSettings, Settings
 from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
 from citewise.indexing import Pending, content_hash, index_documents
@@ -131,7 +131,8 @@ def strict_verdict(comparison: Any, tolerance: float) -> GateResult:
 
 def eval_gate(questions: str | Path, personas: str | Path | None = None, *, k: int = 10,
               tolerance: float = 0.0, samples: int = 1000, seed: int = 0,
-              principal: Principal | None = None) -> Gate:
+              principal: Principal | None = None,
+              metrics: tuple[str, ...] | None = None) -> Gate:
     """The gate ``citewise reindex`` uses: run the eval set on both versions
     (:func:`citewise.eval.harness.run_eval`), compare them
     (:func:`citewise.eval.compare.compare_runs`) and apply :func:`strict_verdict`. The eval
@@ -146,7 +147,9 @@ def eval_gate(questions: str | Path, personas: str | Path | None = None, *, k: i
     def gate(live: Engine, shadow: Engine) -> GateOutcome:
         base = run_eval(live, qs, people, k=k, principal=principal, name="live")
         new = run_eval(shadow, qs, people, k=k, principal=principal, name="shadow")
-        comparison = compare_runs(base, new, tolerance=tolerance, samples=samples, seed=seed)
+        comparison = compare_runs(base, new, tolerance=tolerance,
+                                  metrics=metrics or EvalSettings().metrics, samples=samples,
+                                  seed=seed)
         return strict_verdict(comparison, tolerance)
 
     return gate

@@ -57,7 +57,7 @@ def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force,
     ev = base.eval
     gate = None if ev.questions is None else eval_gate(
         ev.questions, ev.personas, k=ev.k, tolerance=ev.tolerance,
-        samples=ev.bootstrap_samples, seed=ev.seed)
+        samples=ev.bootstrap_samples, seed=ev.seed, metrics=ev.metrics)
     catalog = open_catalog(db)
     live_store = catalog.open(catalog.live().number)
     try:
