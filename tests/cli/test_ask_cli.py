@@ -93,3 +93,11 @@ def test_calibrate_stores_the_threshold(db, tmp_path):
     a = ask(db, "volcano eruption lava temperature")
     assert a["trace"]["gate"]["source"] == "index"
     assert a["trace"]["gate"]["threshold"] == result["threshold"]
+
+
+def test_auto_without_a_local_model_says_it_answered_extractively(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("CITEWISE_MODELS_DIR", str(tmp_path / "no-models"))
+    result = invoke("ask", "How many weeks of parental leave do employees get?", "--db",
+                    str(db), "--tenant", "northwind", "--groups", "staff")
+    assert "answered without an LLM (extractive)" in result.output
+    assert "citewise models pull" in result.output and "[1] " in result.output

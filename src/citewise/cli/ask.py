@@ -101,6 +101,10 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         return
     if stream:
         click.echo("", err=True)
+    chosen = answer.trace.get("generation", {}).get("chosen", "")
+    if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
+        click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
+                   err=True)
     if dry_run:
         gate = answer.trace.get("gate", {})
         click.echo("would decline" if answer.declined else "would answer",
