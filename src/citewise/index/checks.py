@@ -5,12 +5,13 @@ so SQLite and PostgreSQL refuse the same bad input with the same messages."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-from citewise.errors import StoreError
+from citewise.errors import ConfigError, StoreError
 from citewise.protocols import DocumentWrite
 
 T = TypeVar("T")
@@ -101,3 +102,30 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, set | frozenset | tuple):
         return sorted(value, key=str) if isinstance(value, set | frozenset) else list(value)
     return str(value)
+
+
+def check_search_args(top_k: int, title_weight: float = 1.0) -> None:
+    """Raise :class:`ConfigError` for a ``top_k`` < 1 or a negative/non-finite weight."""
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ConfigError(f"top_k must be an integer >= 1, got {top_k!r}")
+    if not math.isfinite(title_weight) or title_weight < 0:
+        raise ConfigError(
+            f"title_weight must be a finite number >= 0, got {title_weight!r} "
+            "(set retrieve.title_weight, e.g. 1.0)")
+
+
+def delete_ids(doc_ids: Sequence[str]) -> list[str]:
+    """``Store.delete``'s argument as a list; one bare string is refused (it would iterate
+    as characters)."""
+    if isinstance(doc_ids, str):
+        raise StoreError("delete() takes a list of document ids, not one string. "
+                         f"Fix: delete([{doc_ids!r}]).")
+    return list(doc_ids)
+
+
+def acl_groups(doc_id: str, groups: Sequence[str]) -> list[str]:
+    """``Store.set_acl``'s groups as a list; one bare string is refused."""
+    if isinstance(groups, str):
+        raise StoreError(f"set_acl() takes a list of group names, not one string. "
+                         f"Fix: set_acl({doc_id!r}, [{groups!r}]).")
+    return list(groups)

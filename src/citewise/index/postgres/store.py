@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import CitewiseError, StoreError
-from citewise.index.checks import check_vector
+from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
 from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
 from citewise.index.postgres import search, writes
 from citewise.index.postgres.connection import (
@@ -43,7 +43,6 @@ from citewise.index.postgres.migrations import (
     migrate,
     set_vector_dim,
 )
-from citewise.index.sqlite.fts import check_search_args
 from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.retrieve.analyze import query_terms
@@ -239,18 +238,14 @@ class PostgresStore:
             writes.write_batch(conn, batch, _dim(conn))
 
     def delete(self, doc_ids: Sequence[str]) -> int:
-        if isinstance(doc_ids, str):
-            raise StoreError("delete() takes a list of document ids, not one string. "
-                             f"Fix: delete([{doc_ids!r}]).")
+        ids = delete_ids(doc_ids)
         with self._writing() as conn:
-            return writes.delete_documents(conn, list(doc_ids))
+            return writes.delete_documents(conn, ids)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
-        if isinstance(groups, str):
-            raise StoreError(f"set_acl() takes a list of group names, not one string. "
-                             f"Fix: set_acl({doc_id!r}, [{groups!r}]).")
+        names = acl_groups(doc_id, groups)
         with self._writing() as conn:
-            writes.set_document_acl(conn, doc_id, list(groups), tenant)
+            writes.set_document_acl(conn, doc_id, names, tenant)
 
     @contextmanager
     def bulk_load(self) -> Iterator[PostgresStore]:

@@ -17,7 +17,6 @@ reading its version's file, which stays as it was.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import StoreError, VersionError
-from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.database import Database
+from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.store import SQLiteStore
 from citewise.types import IndexVersion
 
@@ -97,8 +97,7 @@ class SQLiteCatalog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._conn: Any = None
-        self._lock = threading.RLock()
+        self._database = Database(self.path, self._error)
 
     def __repr__(self) -> str:
         return f"SQLiteCatalog({self.path!r})"
@@ -110,47 +109,30 @@ class SQLiteCatalog:
         self.close()
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._database.close()
 
     # -- connection --------------------------------------------------------------------------
 
-    def _db(self) -> Any:
+    def _error(self, exc: Exception, action: str) -> StoreError:
+        return StoreError(f"cannot use the version catalog of {self.path}: {exc}. Fix: retry "
+                          "when other writers finish; check the path.")
+
+    def _check_file(self) -> None:
         if self.path in (":memory:", ""):
             raise VersionError("index versions need an index file (version N lives in the "
                                "sibling file PATH.vN). Fix: pass --db PATH, not :memory:.")
-        if self._conn is None:
-            conn = connect(self.path)
-            try:
-                migrate(conn)
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
 
     @contextmanager
     def _reading(self) -> Iterator[Any]:
-        with self._lock:
-            try:
-                yield self._db()
-            except sqlite3.Error as exc:
-                raise StoreError(f"cannot use the version catalog of {self.path}: {exc}. Fix: "
-                                 "retry when other writers finish; check the path.") from exc
+        self._check_file()
+        with self._database.reading() as conn:
+            yield conn
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        with self._reading() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+        self._check_file()
+        with self._database.writing() as conn:
+            yield conn
 
     def _version(self, row: tuple[Any, ...]) -> IndexVersion:
         number, state, created_at, note = row

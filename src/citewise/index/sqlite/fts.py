@@ -31,11 +31,10 @@ columns. It returns the NEGATED score (lower is better); we return ``-bm25`` (hi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from citewise.errors import ConfigError
+from citewise.index.checks import check_search_args
 from citewise.index.sqlite.acl import AclTokens
 from citewise.types import ScoredId
 
@@ -113,16 +112,6 @@ def search_sparse(conn: Any, terms: Sequence[str], tokens: AclTokens | None, top
     rows = conn.execute(sql, params).fetchall()
     return [ScoredId(chunk_id=cid, score=float(score), rank=i)
             for i, (cid, score) in enumerate(rows, start=1)]
-
-
-def check_search_args(top_k: int, title_weight: float = 1.0) -> None:
-    """Raise :class:`ConfigError` for a ``top_k`` < 1 or a negative/non-finite weight."""
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-        raise ConfigError(f"top_k must be an integer >= 1, got {top_k!r}")
-    if not math.isfinite(title_weight) or title_weight < 0:
-        raise ConfigError(
-            f"title_weight must be a finite number >= 0, got {title_weight!r} "
-            "(set retrieve.title_weight, e.g. 1.0)")
 
 
 def rebuild_fts_rows(conn: Any, doc_rowid: int) -> None:

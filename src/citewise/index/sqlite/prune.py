@@ -27,6 +27,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from citewise.index.checks import check_search_args
 from citewise.index.sqlite import fts
 from citewise.index.sqlite.acl import AclTokens
 from citewise.index.sqlite.vectors import GENERATION_SQL
@@ -82,7 +83,7 @@ def search_sparse_pruned(conn: Any, stats: TermStats, terms: Sequence[str],
                          title_weight: float = 1.0, min_rows: int = MIN_ROWS) -> list[ScoredId]:
     """Exactly :func:`fts.search_sparse`'s result, faster when some terms are common.
     Counts and queries run in one read transaction, so they see one snapshot."""
-    fts.check_search_args(top_k, title_weight)
+    check_search_args(top_k, title_weight)
     if tokens is None or not terms or not tokens.groups:
         return []
     conn.execute("BEGIN")

@@ -12,19 +12,19 @@ write lock (5 s busy timeout) and readers see each commit on their next call.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from citewise.errors import StoreError
+from citewise.index.checks import acl_groups, check_search_args, delete_ids
 from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
 from citewise.index.sqlite import fts, rows, writes
 from citewise.index.sqlite.acl import describe_principal, resolve_principal
-from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.database import Database
+from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.vectors import DenseIndex
 from citewise.ingest.serialize import parsed_from_bytes
@@ -42,8 +42,11 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._conn: Any = None
-        self._lock = threading.RLock()
+        self._database = Database(self.path, self._error)
+        self._lock = self._database.lock
+        self._db = self._database.connection
+        self._reading = self._database.reading
+        self._writing = self._database.writing
         self._dense = DenseIndex()
         self._term_stats = TermStats()
 
@@ -57,41 +60,6 @@ class SQLiteStore:
         self.close()
 
     # -- connection and transactions -------------------------------------------------------
-
-    def _db(self) -> Any:
-        if self._conn is None:
-            conn = connect(self.path)
-            try:
-                migrate(conn)
-            except sqlite3.Error as exc:
-                conn.close()
-                raise self._error(exc, "migrate") from exc
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
-
-    @contextmanager
-    def _reading(self, action: str = "read") -> Iterator[Any]:
-        with self._lock:
-            try:
-                yield self._db()
-            except sqlite3.Error as exc:
-                raise self._error(exc, action) from exc
-
-    @contextmanager
-    def _writing(self) -> Iterator[Any]:
-        """One ``BEGIN IMMEDIATE`` transaction; any exception rolls it all back."""
-        with self._reading("write to") as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
 
     def _error(self, exc: Exception, action: str) -> StoreError:
         if "locked" in str(exc) or "busy" in str(exc):
@@ -108,9 +76,7 @@ class SQLiteStore:
     def close(self) -> None:
         """Close the connection and drop the in-memory matrix (reopened on next use)."""
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            self._database.close()
             self._dense.invalidate()
 
     # -- manifest ----------------------------------------------------------------------------
@@ -184,25 +150,21 @@ class SQLiteStore:
             writes.write_batch(conn, batch, self._dim(conn))
 
     def delete(self, doc_ids: Sequence[str]) -> int:
-        if isinstance(doc_ids, str):
-            raise StoreError("delete() takes a list of document ids, not one string. "
-                             f"Fix: delete([{doc_ids!r}]).")
+        ids = delete_ids(doc_ids)
         with self._writing() as conn:
-            return writes.delete_documents(conn, doc_ids)
+            return writes.delete_documents(conn, ids)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
-        if isinstance(groups, str):
-            raise StoreError(f"set_acl() takes a list of group names, not one string. "
-                             f"Fix: set_acl({doc_id!r}, [{groups!r}]).")
+        names = acl_groups(doc_id, groups)
         with self._writing() as conn:
-            writes.set_document_acl(conn, doc_id, list(groups), tenant)
+            writes.set_document_acl(conn, doc_id, names, tenant)
 
     # -- search --------------------------------------------------------------------------------
 
     def search_sparse(self, query: str, top_k: int, principal: Principal,
                       title_weight: float = 1.0) -> list[ScoredId]:
         """BM25 over title + heading path + text, among chunks ``principal`` may read."""
-        fts.check_search_args(top_k, title_weight)
+        check_search_args(top_k, title_weight)
         terms = query_terms(query)
         if not terms:
             return []
@@ -225,7 +187,7 @@ class SQLiteStore:
     def search_dense(self, vector: np.ndarray, top_k: int,
                      principal: Principal) -> list[ScoredId]:
         """Exact cosine top-k among chunks ``principal`` may read."""
-        fts.check_search_args(top_k)
+        check_search_args(top_k)
         with self._reading() as conn:
             dim = self._dim(conn)
             if dim is None:
