@@ -102,7 +102,7 @@ class PostgresCatalog:
                                "WHERE state = 'live'").fetchone()
         if row is None:
             raise VersionError(f"{redact(self.url)} has no live index version. Fix: promote one "
-                               "(`citewise versions promote N`).")
+                               "(`citewise rollback N`, see `citewise versions`).")
         return IndexVersion(*row)
 
     def create(self, note: str = "") -> IndexVersion:
@@ -124,7 +124,7 @@ class PostgresCatalog:
                            (number,)).fetchone()
         if row is None:
             raise VersionError(f"index version {number!r} does not exist in {redact(self.url)}. "
-                               "Fix: list them with `citewise versions list`.")
+                               "Fix: list them with `citewise versions`.")
         return IndexVersion(*row)
 
     def promote(self, number: int, note: str = "") -> None:
