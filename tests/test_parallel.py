@@ -129,13 +129,8 @@ def test_metadata_change_rewrites_without_embedding(docs, tmp_path):
     assert report.embedded == 0
 
 
-def test_bad_file_fails_alone_with_the_serial_message(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ok.md").write_text("# Fine\n\nThis document is fine.\n")
-    (docs / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    (docs / "bad.txt").write_bytes(b"caf\xe9 au lait")
-    (docs / "cut.pdf").write_bytes((CORPUS / "incident-response.pdf").read_bytes()[:4000])
+def test_bad_file_fails_alone_with_the_serial_message(tmp_path, bad_docs):
+    docs = bad_docs
     (docs / "empty.md").write_text("---\ntitle: Nothing here\n---\n")
     reports = [ingest(tmp_path / f"w{w}.db", docs, workers=w) for w in (1, 2)]
     assert outcomes(reports[1]) == outcomes(reports[0])

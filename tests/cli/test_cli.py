@@ -97,13 +97,8 @@ def search_json_default(db, query, groups):
                              "--json").output)
 
 
-def test_bad_files_get_one_line_errors(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ok.md").write_text("# Fine\n\nThis document is fine.\n")
-    (docs / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    (docs / "bad.txt").write_bytes(b"caf\xe9 au lait")
-    (docs / "cut.pdf").write_bytes((CORPUS / "incident-response.pdf").read_bytes()[:4000])
+def test_bad_files_get_one_line_errors(tmp_path, bad_docs):
+    docs = bad_docs
     result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", str(tmp_path / "b.db"),
                                       "--groups", "staff", "--no-progress"])
     assert result.exit_code == 0
