@@ -37,12 +37,12 @@ def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
                          for n, s in h.signals.items()}} for h in hits]
 
 
-def _gate(engine: Engine, question: str, hits: list[Hit]) -> GateDecision:
+def _gate(engine: Engine, question: str, hits: list[Hit],
+          embedder_id: str | None) -> GateDecision:
     store = engine.store
-    manifest = store.manifest()
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, store.get_meta("gate.signal"),
-        store.get_meta("gate.threshold"), manifest.embedder_id if manifest else None)
+        store.get_meta("gate.threshold"), embedder_id)
     return decide(question, hits, signal, threshold, source)
 
 
@@ -85,7 +85,7 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     trace["timings_ms"]["rerank"] = _ms(t)
     trace["retrieval"]["hits"] = retrieval_trace(hits)
     t = time.perf_counter()
-    gate = _gate(engine, question, hits)
+    gate = _gate(engine, question, hits, trace["index"].get("embedder"))  # manifest read once
     trace["timings_ms"]["gate"] = _ms(t)
     trace["gate"] = {"passed": gate.passed, "reason": gate.reason, "signal": gate.signal,
                      "score": gate.score, "threshold": gate.threshold, "source": gate.source,
