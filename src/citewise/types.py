@@ -123,6 +123,12 @@ class Principal:
             items = [str(g).strip() for g in groups]
         return cls(tenant=tenant, groups=frozenset(g for g in items if g), name=name)
 
+    def may_read(self, document: Document | None) -> bool:
+        """The visibility rule in Python (stores apply it inside their queries): same tenant
+        and at least one shared group. ``None`` (no such document) is not readable."""
+        return document is not None and document.tenant == self.tenant and bool(
+            document.acl_groups & self.groups)
+
 
 @dataclass(frozen=True)
 class ScoredId:

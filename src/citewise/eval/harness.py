@@ -26,11 +26,6 @@ from citewise.types import Answer, Document, Hit, Principal
 SNIPPET_CHARS = 200
 
 
-def _visible(doc: Document | None, principal: Principal) -> bool:
-    return doc is not None and doc.tenant == principal.tenant and bool(
-        doc.acl_groups & principal.groups)
-
-
 def hit_record(hit: Hit) -> dict[str, Any]:
     c = hit.chunk
     return {"rank": hit.rank, "score": round(float(hit.score), 6), "doc_id": c.doc_id,
@@ -52,7 +47,10 @@ def answer_record(answer: Answer) -> dict[str, Any]:
             "trace": dict(answer.trace)}
 
 
-class _Principals:
+class Askers:
+    """Who asks each question: ``as_persona`` (all questions) > the question's persona >
+    ``principal`` > the ``default`` persona; unknown names are a :class:`ConfigError`."""
+
     def __init__(self, personas: Mapping[str, Principal], as_persona: str | None,
                  principal: Principal | None) -> None:
         if as_persona is not None and as_persona not in personas:
@@ -75,7 +73,7 @@ class _Principals:
         return self.fallback.name, self.fallback
 
 
-def _restrict(engine: Any, q: Question, principal: Principal,
+def restrict_to_readable(engine: Any, q: Question, principal: Principal,
               cache: dict[str, Document | None], warnings: list[str]) -> tuple[Question, int]:
     """Drop the pieces ``principal`` cannot read; a piece is kept if any place is readable."""
     kept = []
@@ -86,7 +84,7 @@ def _restrict(engine: Any, q: Question, principal: Principal,
                 if cache[place.doc] is None:
                     warnings.append(f"question {q.id}: relevant doc {place.doc!r} is not in "
                                     "the index (scored as a miss); fix the label or ingest it")
-        if any(cache[p.doc] is None or _visible(cache[p.doc], principal) for p in piece.places):
+        if any(cache[p.doc] is None or principal.may_read(cache[p.doc]) for p in piece.places):
             kept.append(piece)
     return replace(q, relevant=tuple(kept)), len(q.relevant) - len(kept)
 
@@ -110,7 +108,7 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
         raise ConfigError("--answers needs Engine.ask, which this citewise does not have yet. "
                           "Fix: run without --answers (retrieval metrics only)")
     qs = as_questions(questions)
-    who = _Principals(as_personas(personas), as_persona, principal)
+    who = Askers(as_personas(personas), as_persona, principal)
     mode = engine.settings.retrieve.mode
     if mode != "bm25":
         engine.query_embedder()  # model loaded and checked outside the timings
@@ -121,11 +119,11 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
     docs: dict[str, Document | None] = {}
     for q in qs:
         persona, asker = who(q)
-        scored_q, hidden = _restrict(engine, q, asker, docs, run.warnings)
+        scored_q, hidden = restrict_to_readable(engine, q, asker, docs, run.warnings)
         t0 = time.perf_counter()
         result = engine.search(q.question, asker, top_k=k)
         latency = round((time.perf_counter() - t0) * 1000.0, 3)
-        leaks = sum(1 for h in result.hits if not _visible(h.document, asker))
+        leaks = sum(1 for h in result.hits if not asker.may_read(h.document))
         record = QuestionRecord(question=scored_q, persona=persona,
                                 hits=[hit_record(h) for h in result.hits], latency_ms=latency,
                                 hidden=hidden, leaks=leaks)
