@@ -21,18 +21,7 @@ REASONS = {
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    v = answer.validation
-    return {
-        "answer": answer.answer, "declined": answer.declined, "reason": answer.reason,
-        "citations": [{"id": c.id, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title,
-                       "heading_path": list(c.heading_path), "anchor": c.anchor,
-                       "source": c.source, "updated_at": c.updated_at, "quote": c.quote}
-                      for c in answer.citations],
-        "validation": {"fabricated": list(v.fabricated),
-                       "unsupported": [{"sentence": i.sentence, "ids": list(i.ids),
-                                        "score": i.score} for i in v.unsupported],
-                       "uncited": [{"sentence": i.sentence} for i in v.uncited]},
-        "trace": dict(answer.trace)}
+    return answer.to_dict()
 
 
 def print_answer(answer: Answer) -> None:
