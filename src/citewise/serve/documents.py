@@ -10,16 +10,16 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
 from citewise.serve.keys import ApiPrincipal
-from citewise.serve.state import ServerState, state_of
+from citewise.serve.state import ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(require_key)])
 
 
 class AclBody(BaseModel):

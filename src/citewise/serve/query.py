@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,10 +18,10 @@ from citewise.reqlog.record import ask_record, new_request_id, search_record
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
-from citewise.serve.state import ServerState, state_of
+from citewise.serve.state import ServerState, require_key, state_of
 from citewise.types import Answer
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(require_key)])
 
 
 class SearchBody(BaseModel):
@@ -125,6 +125,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
     try:
         if cached is not None:
             answer = cached
+            yield _sse("token", {"text": answer.answer})
         else:
             answer = None
             for event in st.engine.ask_stream(body.question, who.principal,

@@ -45,6 +45,12 @@ class ServerState:
     # -- who is asking ---------------------------------------------------------------------
 
     def authenticate(self, request: Request) -> ApiPrincipal:
+        who = getattr(request.state, "who", None)
+        if who is None:
+            who = request.state.who = self._authenticate(request)
+        return who
+
+    def _authenticate(self, request: Request) -> ApiPrincipal:
         header = request.headers.get("authorization", "")
         key = header[7:].strip() if header.lower().startswith("bearer ") else \
             request.headers.get("x-api-key", "").strip()
@@ -92,3 +98,8 @@ class ServerState:
 
 def state_of(request: Request) -> ServerState:
     return request.app.state.citewise
+
+
+def require_key(request: Request) -> None:
+    """Router dependency: authenticate before the body is even validated."""
+    state_of(request).authenticate(request)
