@@ -39,11 +39,13 @@ class Rates:
     abstention_by_reason: dict[str, float] = field(default_factory=dict)
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
+    denominators: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"requests": self.requests, "asks": self.asks, "rates": dict(self.rates),
                 "abstention_by_reason": dict(self.abstention_by_reason),
-                "latency_p50_ms": self.latency_p50_ms, "latency_p95_ms": self.latency_p95_ms}
+                "latency_p50_ms": self.latency_p50_ms, "latency_p95_ms": self.latency_p95_ms,
+                "denominators": dict(self.denominators)}
 
 
 def _ratio(n: int, d: int) -> float:
@@ -74,7 +76,10 @@ def rates(records: Sequence[LogRecord]) -> Rates:
          "rerank_timeout": _ratio(sum(r.rerank_status == "timeout" for r in asks), len(asks)),
          "negative_feedback": _ratio(sum(r.feedback < 0 for r in rated), len(rated))},
         {k: _ratio(v, len(asks)) for k, v in sorted(reasons.items())},
-        _pct(latency, 0.5), _pct(latency, 0.95))
+        _pct(latency, 0.5), _pct(latency, 0.95),
+        {"empty_retrieval": len(records), "below_gate": len(asks), "abstention": len(asks),
+         "citation_failure": len(answered), "rerank_timeout": len(asks),
+         "negative_feedback": len(rated)})
 
 
 @dataclass(frozen=True)
@@ -95,11 +100,12 @@ class Alert:
 
 def alerts(current: Rates, baseline: Rates, *, factor: float = 2.0, floor: float = 0.05,
            min_requests: int = 20) -> list[Alert]:
-    """Rates over ``max(factor × baseline, floor)``; none with fewer than ``min_requests``."""
-    if current.requests < min_requests:
-        return []
+    """Rates over ``max(factor × baseline, floor)``; none measured on fewer than
+    ``min_requests`` requests (e.g. asks for the abstention rate, rated ones for feedback)."""
     out = []
     for name in RATES:
+        if current.denominators.get(name, 0) < min_requests:
+            continue
         value, base = current.rates[name], baseline.rates.get(name, 0.0)
         limit = max(factor * base, floor)
         if value > limit:

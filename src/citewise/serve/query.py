@@ -201,3 +201,9 @@ def drift(request: Request, window: str = "7d", bucket: str = "1d") -> dict:
     records = st.log.records(since=end - span, tenant=who.tenant) if st.log else []
     return {"window": window, "bucket": bucket, "total": rates(records).to_dict(),
             "series": series(records, end - span, end, step)}
+
+
+@router.get("/v1/me", tags=["query"])
+def me(request: Request) -> dict:
+    """The principal of your key (name, tenant, groups, role)."""
+    return state_of(request).authenticate(request).to_dict()
