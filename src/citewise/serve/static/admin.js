@@ -25,7 +25,7 @@ function chart(series) {
   for (let g = 0; g <= 4; g++) {
     const v = top * g / 4;
     root.append(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e3e3"}),
-                svg("text", {x: 2, y: y(v) + 4}, `${(100 * v).toFixed(0)}%`));
+                svg("text", {x: 2, y: y(v) + 4}, `${(100 * v).toFixed(top < 0.2 ? 1 : 0)}%`));
   }
   series.forEach((b, i) => {
     if (i % Math.ceil(n / 8) === 0) {
