@@ -29,7 +29,6 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer import DEMO_QUESTIONS, build_demo_index  # noqa: E402
-
 from citewise import connect  # noqa: E402
 from citewise.eval.metrics import percentile  # noqa: E402
 from citewise.serve.keys import KeyFile  # noqa: E402

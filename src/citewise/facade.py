@@ -11,7 +11,6 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +83,7 @@ class EngineVerbs:
         manifest = self.store.manifest()
         docs = tuple(self.documents()) if documents else None
         return StatusReport(str(self.db), counts.documents, counts.chunks, counts.vectors,
-                            asdict(manifest) if manifest else None, docs)
+                            manifest, docs)
 
     def documents(self: Engine, principal: Principal | None = None) -> list[DocumentInfo]:
         """Every document (``principal``: only those it may read), ordered by id."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from citewise.types import Answer, Document
+from citewise.types import Answer, Document, Manifest
 
 
 @dataclass(frozen=True)
@@ -43,13 +43,13 @@ class StatusReport:
     documents: int
     chunks: int
     vectors: int
-    manifest: Mapping[str, Any] | None
+    manifest: Manifest | None
     document_list: tuple[DocumentInfo, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"db": self.db, "documents": self.documents,
                                "chunks": self.chunks, "vectors": self.vectors,
-                               "manifest": dict(self.manifest) if self.manifest else None}
+                               "manifest": asdict(self.manifest) if self.manifest else None}
         if self.document_list is not None:
             out["document_list"] = [d.to_dict() for d in self.document_list]
         return out

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.serve.conftest import CORPUS, ROOT
 
 from citewise.reqlog import open_log
 from citewise.reqlog.record import LogRecord
 from citewise.testing.server import free_port
-from tests.serve.conftest import CORPUS, ROOT
 
 CW = [sys.executable, "-m", "citewise.cli.main"]
 

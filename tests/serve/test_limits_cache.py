@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citewise.testing.server import serving
 from tests.serve.conftest import SECRET_DOC, SETTINGS, Served, serve_index
+
+from citewise.testing.server import serving
 
 
 def test_rate_limit_and_body_limit(tmp_path: Path) -> None:

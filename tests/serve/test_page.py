@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.serve.conftest import ROOT, SECRET, SECRET_DOC, Served, serve_index
 
 from citewise.testing.browser import browser_missing, headless_chromium
 from citewise.testing.server import serving
-from tests.serve.conftest import ROOT, SECRET, SECRET_DOC, Served, serve_index
 
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "What is the salary band midpoint for a Director?"
