@@ -129,3 +129,21 @@ def test_metrics(served: Served) -> None:
                  "citewise_abstentions_total", "citewise_documents", "citewise_chunk_age_seconds",
                  "citewise_empty_retrieval_total", "citewise_tokens_total"):
         assert name in text, name
+
+
+def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:
+    from citewise.serve.keys import KeyFile
+
+    kf = KeyFile.load(tmp_path / "keys.json")
+    key = kf.add("mallory", "other", ["staff", "hr"], "editor")
+    served.app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+    mallory = served.client()
+    mallory.headers["Authorization"] = f"Bearer {key}"
+    files = {"file": ("bands.md", b"# Bands\n\nEveryone earns the same.\n", "text/markdown")}
+    r = mallory.post("/v1/documents", files=files, data={"doc_id": SECRET_DOC, "groups": "hr"})
+    _problem(r, 400)
+    _problem(mallory.delete(f"/v1/documents/{SECRET_DOC}"), 404)
+    _problem(mallory.put(f"/v1/documents/{SECRET_DOC}/acl", json={"groups": ["staff"]}), 404)
+    assert mallory.get("/v1/documents").json()["documents"] == []
+    hana = served.client("hana").get(f"/v1/documents/{SECRET_DOC}").json()
+    assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]

@@ -108,6 +108,9 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
                           "empty, or use an admin key")
     name = PurePosixPath(file.filename or "upload.txt").name
     doc_id = doc_id or name
+    existing = st.engine.store.get_document(doc_id)
+    if existing is not None and existing.tenant != who.tenant and not who.can("admin"):
+        raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
     side: dict[str, Any] = json.loads(metadata) if metadata else {}
     if not isinstance(side, dict):
         raise ConfigError("metadata must be a JSON object. Fix: e.g. {\"owner\": \"hr\"}")
