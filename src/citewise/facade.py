@@ -209,10 +209,27 @@ class EngineVerbs:
             return MigrationResult(migrate_index(self.store, dst, batch_docs=batch_docs,
                                                  sample=sample))
 
+    # -- conversations ------------------------------------------------------------------------
+
+    def converse(self: Engine, question: str, principal: Principal,
+                 history: Sequence[Any] = (), **kwargs: Any) -> Any:
+        """:meth:`ask` for a follow-up: earlier ``history`` turns (``Turn`` or
+        ``{question, answer}``) make it a standalone query first (``trace.conversation``)."""
+        from citewise.generate.rewrite import rewrite_followup
+
+        turns = _turns(history)
+        if not turns:
+            return self.ask(question, principal, **kwargs)
+        generator = kwargs.get("generator") or self.generator
+        rw = rewrite_followup(question, turns, generator,
+                              timeout_s=self.settings.generate.timeout_s)
+        answer = self.ask(rw.query, principal, **kwargs)
+        return _with_conversation(answer, question, rw, len(turns))
+
     # -- streaming ----------------------------------------------------------------------------
 
     def ask_stream(self: Engine, question: str, principal: Principal,
-                   **kwargs: Any) -> Iterator[StreamEvent]:
+                   history: Sequence[Any] = (), **kwargs: Any) -> Iterator[StreamEvent]:
         """:meth:`ask` as events: ``token`` pieces while the generator writes, then one
         ``answer`` (validated, with citations). Errors are raised from the iterator."""
         events: queue.Queue[Any] = queue.Queue()
@@ -220,9 +237,9 @@ class EngineVerbs:
 
         def work() -> None:
             try:
-                answer = self.ask(question, principal,
-                                  on_token=lambda piece: events.put(StreamEvent("token", piece)),
-                                  **kwargs)
+                answer = self.converse(
+                    question, principal, history,
+                    on_token=lambda piece: events.put(StreamEvent("token", piece)), **kwargs)
                 events.put(StreamEvent("answer", answer=answer))
             except BaseException as exc:  # handed to the consumer, raised there
                 events.put(exc)
@@ -233,6 +250,21 @@ class EngineVerbs:
             if isinstance(item, BaseException):
                 raise item
             yield item
+
+
+def _turns(history: Sequence[Any]) -> list[Any]:
+    from citewise.generate.rewrite import Turn, turns_from
+
+    if all(isinstance(t, Turn) for t in history):
+        return list(history)
+    return turns_from([t.to_dict() if isinstance(t, Turn) else t for t in history])
+
+
+def _with_conversation(answer: Any, question: str, rw: Any, turns: int) -> Any:
+    from dataclasses import replace
+
+    trace = {**dict(answer.trace), "conversation": {**rw.to_dict(), "turns": turns}}
+    return replace(answer, question=question, trace=trace)
 
 
 def _write_eval_outputs(run: Any, out: Path, samples: int, seed: int) -> tuple[str, ...]:

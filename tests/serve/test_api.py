@@ -147,3 +147,17 @@ def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp
     assert mallory.get("/v1/documents").json()["documents"] == []
     hana = served.client("hana").get(f"/v1/documents/{SECRET_DOC}").json()
     assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]
+
+
+def test_ask_with_history_rewrites_the_followup(served: Served) -> None:
+    history = [{"question": "How many weeks of parental leave do employees get?",
+                "answer": "20 weeks [1]."}]
+    sam = served.client("sam")
+    a = sam.post("/v1/ask", json={"question": "And for adoption?", "history": history}).json()
+    assert a["question"] == "And for adoption?"
+    assert a["trace"]["conversation"]["method"] == "terms"
+    assert "parental" in a["trace"]["conversation"]["query"]
+    plain = sam.post("/v1/ask", json={"question": "And for adoption?"}).json()
+    assert not plain["cached"] and "conversation" not in plain["trace"]
+    too_long = sam.post("/v1/ask", json={"question": "x", "history": history * 21})
+    _problem(too_long, 422)

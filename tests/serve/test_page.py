@@ -67,7 +67,15 @@ def _ask_as(url: str, key: str, name: str) -> dict:
         shot = ARTIFACTS / f"page-{name}-why-and-source.png"
         driver.save_screenshot(str(shot))
         print(f"screenshot: {shot}")
-        return {"dom": driver.page_source, "network": _bodies(driver),
+        question = driver.find_element("id", "question")  # a follow-up in the conversation
+        question.clear()
+        question.send_keys("And the bonus target?")
+        driver.find_element("id", "ask").click()
+        _wait(driver, "return !document.getElementById('answer').classList.contains('streaming')"
+                      " && document.getElementById('feedback').hidden === false")
+        driver.find_element("css selector", "#why summary").click()
+        followup = driver.find_element("id", "why-body").text
+        return {"followup": followup,"dom": driver.page_source, "network": _bodies(driver),
                 "console": json.dumps(driver.get_log("browser")),
                 "cards": [c.text for c in driver.find_elements("css selector", ".citation")],
                 "decline": driver.find_element("id", "decline").text,
@@ -85,6 +93,7 @@ def test_two_users_ask_the_same_question(tmp_path: Path) -> None:
     assert any("Compensation Bands" in c for c in hana["cards"])
     assert SECRET in hana["dom"] and any(SECRET in b for b in hana["network"])
     assert "Grounding gate" in hana["why"] and "Stage latencies" in hana["why"]
+    assert "Follow-up searched as" in hana["followup"] and "salary" in hana["followup"]
     # the one without the group: nowhere
     assert sam["network"], "the performance log recorded no responses"
     for where in ("dom", "console"):
@@ -92,8 +101,8 @@ def test_two_users_ask_the_same_question(tmp_path: Path) -> None:
     for body in sam["network"]:
         assert SECRET not in body and SECRET_DOC not in body, body[:200]
     assert sam["cards"] or sam["decline"].startswith("Declined:")
-    assert {r["principal"]: r["feedback"] for r in log if r["kind"] == "ask"} == \
-        {"hana": -1, "sam": -1}
+    rated = {r["principal"]: r["feedback"] for r in log if r["feedback"] is not None}
+    assert rated == {"hana": -1, "sam": -1}
 
 
 def test_admin_page_charts_drift(tmp_path: Path) -> None:

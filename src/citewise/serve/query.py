@@ -31,11 +31,24 @@ class SearchBody(BaseModel):
     mode: Literal["bm25", "dense", "hybrid"] | None = None
 
 
+class TurnBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=2000)
+    answer: str = Field("", max_length=8000)
+
+
 class AskBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(min_length=1)
+    history: list[TurnBody] = Field(
+        default_factory=list, max_length=20,
+        description="Earlier turns: the question is rewritten into a standalone query first "
+                    "(shown in trace.conversation).")
     stream: bool = Field(False, description="Server-sent events: tokens, then the answer.")
     dry_run: bool = Field(False, description="Stop after the grounding gate.")
+
+    def turns(self) -> list[dict]:
+        return [t.model_dump() for t in self.history]
 
 
 class FeedbackBody(BaseModel):
@@ -91,7 +104,8 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     principal, engine = who.principal, st.engine
     marker = None if body.dry_run else st.marker()
     key = None if marker is None else st.cache.key(
-        "ask", marker, principal, body.question, engine.settings)
+        "ask", marker, principal, body.question, engine.settings,
+        json.dumps(body.turns(), sort_keys=True))
     cached = st.cache.get(key) if key else None
     st.metrics.cache.labels("ask", "hit" if cached else "miss").inc()
     rid = new_request_id()
@@ -101,7 +115,8 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Request-Id": rid})
     t = time.perf_counter()
-    answer = cached or engine.ask(body.question, principal, dry_run=body.dry_run)
+    answer = cached or engine.converse(body.question, principal, body.turns(),
+                                       dry_run=body.dry_run)
     if key and cached is None:
         st.cache.put(key, answer)
     _log_ask(st, who, rid, body.question, answer, cached is not None, t)
@@ -128,7 +143,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
             yield _sse("token", {"text": answer.answer})
         else:
             answer = None
-            for event in st.engine.ask_stream(body.question, who.principal,
+            for event in st.engine.ask_stream(body.question, who.principal, body.turns(),
                                               dry_run=body.dry_run):
                 if event.kind == "token":
                     yield _sse("token", {"text": event.text})

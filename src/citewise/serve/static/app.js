@@ -9,6 +9,7 @@ const REASONS = {
 };
 const $ = (id) => document.getElementById(id);
 let lastRequest = null;
+let history = [];  // earlier turns of this conversation: follow-ups are rewritten server-side
 
 function resetResult() {
   $("result").hidden = false;
@@ -33,7 +34,7 @@ async function ask(question) {
   const r = await fetch("/v1/ask", {
     method: "POST",
     headers: cw.headers({"Content-Type": "application/json", "Accept": "text/event-stream"}),
-    body: JSON.stringify({question, stream: true}),
+    body: JSON.stringify({question, stream: true, history}),
   });
   if (!r.ok) {
     const body = await r.json().catch(() => ({}));
@@ -69,6 +70,8 @@ function handleEvent(block) {
 
 function showAnswer(a) {
   lastRequest = a.request_id;
+  history = history.concat([{question: a.question, answer: a.declined ? "" : a.answer}]).slice(-5);
+  $("new-conversation").hidden = false;
   $("answer").classList.remove("streaming");
   $("answer").textContent = a.declined ? "" : a.answer;
   if (a.declined) {
@@ -108,6 +111,10 @@ function table(headers, rows) {
 
 function whyView(t) {
   const out = [];
+  if (t.conversation) {
+    out.push(cw.el("p", {class: "rewrite"},
+      `Follow-up searched as: “${t.conversation.query}” (${t.conversation.method})`));
+  }
   const gate = t.gate || {};
   if (gate.signal !== undefined) {
     out.push(cw.el("h3", {}, "Grounding gate"),
@@ -188,6 +195,12 @@ $("ask-form").addEventListener("submit", async (ev) => {
 });
 $("thumbs-up").addEventListener("click", () => sendFeedback("up").catch((e) => showError(e.message)));
 $("thumbs-down").addEventListener("click", () => sendFeedback("down").catch((e) => showError(e.message)));
+$("new-conversation").addEventListener("click", () => {
+  history = [];
+  $("new-conversation").hidden = true;
+  $("result").hidden = true;
+  $("question").focus();
+});
 $("viewer-close").addEventListener("click", () => { $("viewer").hidden = true; });
 cw.bindKeyForm();
 cw.showWho();
