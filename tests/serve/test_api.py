@@ -124,7 +124,12 @@ def test_versions_are_for_admins(served: Served) -> None:
 def test_metrics(served: Served) -> None:
     served.client("sam").post("/v1/search", json={"query": "parental leave"})
     served.client("sam").post("/v1/ask", json={"question": "share price target for 2030?"})
+    served.client("eddie").post("/v1/documents", data={"groups": "staff", "updated_at":
+                                                       "2026-11-01"},
+                                files={"file": ("lag.md", b"# Lag\n\nSearchable soon.\n")})
     text = served.client().get("/metrics").text
+    assert 'citewise_index_lag_seconds_count{since="upload"} 1.0' in text
+    assert 'citewise_index_lag_seconds_count{since="updated_at"} 1.0' in text
     for name in ("citewise_requests_total", "citewise_stage_seconds_bucket",
                  "citewise_abstentions_total", "citewise_documents", "citewise_chunk_age_seconds",
                  "citewise_empty_retrieval_total", "citewise_tokens_total"):

@@ -39,6 +39,8 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
     async def lifespan(app: FastAPI):  # noqa: ANN202
         if warm and engine.settings.retrieve.mode != "bm25":
             engine.query_embedder()
+        if warm:  # made once here, not by two first requests at once
+            _ = engine.generator, engine.reranker
         if state.log is not None:
             state.log.purge()
         yield

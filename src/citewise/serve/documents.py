@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
 from citewise.serve.keys import ApiPrincipal
+from citewise.serve.metrics import epoch
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
@@ -138,8 +139,13 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
         from citewise.errors import IngestError
 
         raise IngestError(f"{name}: {failed[0].error}")
-    st.metrics.index_lag.observe(time.time() - received)
-    return {"document": st.engine.document(doc_id).to_dict(), "ingest": report.summary()}
+    info = st.engine.document(doc_id)
+    searchable = time.time()
+    st.metrics.index_lag.labels("upload").observe(searchable - received)
+    updated = epoch(info.updated_at)
+    if updated is not None and updated <= searchable:
+        st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
+    return {"document": info.to_dict(), "ingest": report.summary()}
 
 
 @router.delete("/v1/documents/{doc_id:path}", tags=["documents"])

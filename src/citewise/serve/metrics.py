@@ -36,9 +36,10 @@ class Metrics:
         self.stage = Histogram("citewise_stage_seconds", "Latency per pipeline stage",
                                ["stage"], buckets=_BUCKETS, registry=r)
         self.tokens = Counter("citewise_tokens", "LLM tokens", ["direction"], registry=r)
-        self.index_lag = Histogram("citewise_index_lag_seconds", "Source updated_at (or "
-                                   "upload) to searchable", buckets=(1, 5, 30, 60, 300, 3600,
-                                                                     86400, 604800), registry=r)
+        self.index_lag = Histogram("citewise_index_lag_seconds", "Time until a document is "
+                                   "searchable, from its upload or from its source updated_at",
+                                   ["since"], buckets=(0.1, 0.5, 1, 5, 30, 60, 300, 3600, 86400,
+                                                       604800), registry=r)
         self.chunk_age = Gauge("citewise_chunk_age_seconds", "Age of the documents' "
                                "updated_at in the live version", ["stat"], registry=r)
         self.documents = Gauge("citewise_documents", "Documents per index version",
@@ -69,7 +70,7 @@ class Metrics:
                     self.documents.labels(str(v.number), v.state).set(v.documents)
         except Exception:  # an in-memory index has no versions
             self.documents.labels("1", "live").set(engine.store.count().documents)
-        ages = sorted(time.time() - t for t in (_epoch(d.updated_at) for d in
+        ages = sorted(time.time() - t for t in (epoch(d.updated_at) for d in
                                                 engine.store.list_documents()) if t)
         if ages:
             self.chunk_age.labels("min").set(ages[0])
@@ -77,7 +78,7 @@ class Metrics:
             self.chunk_age.labels("max").set(ages[-1])
 
 
-def _epoch(text: str | None) -> float | None:
+def epoch(text: str | None) -> float | None:
     if not text:
         return None
     try:
