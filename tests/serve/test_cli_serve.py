@@ -104,3 +104,13 @@ def test_query_redaction_and_hashing() -> None:
     assert logged == "mail [email] or [phone], key [key]" and len(digest) == 64
     assert redact_query("anything", "hash")[0] is None
     assert redact_query("as asked 42", "store")[0] == "as asked 42"
+
+
+def test_retention_is_applied_automatically(tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    first = open_log(db, retention_days=1)
+    first.write(LogRecord("old", time.time() - 3 * 86400, "sam", "t", "search", "q", "h"))
+    first.close()  # a new server process: its first write purges what is past retention
+    log = open_log(db, retention_days=1)
+    log.write(LogRecord("new", time.time(), "sam", "t", "search", "q", "h"))
+    assert [r.request_id for r in log.records()] == ["new"]

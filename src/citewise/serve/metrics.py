@@ -32,6 +32,8 @@ class Metrics:
                                          ["kind"], registry=r)
         self.rerank_timeouts = Counter("citewise_rerank_timeouts", "Reranks that hit the "
                                        "deadline", registry=r)
+        self.log_failures = Counter("citewise_log_write_failures", "Requests whose log "
+                                    "record could not be written", registry=r)
         self.cache = Counter("citewise_cache", "Cache lookups", ["kind", "result"], registry=r)
         self.stage = Histogram("citewise_stage_seconds", "Latency per pipeline stage",
                                ["stage"], buckets=_BUCKETS, registry=r)

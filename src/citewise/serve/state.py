@@ -3,6 +3,7 @@ the keys, the request log, metrics, caches and rate limits."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -11,7 +12,7 @@ from typing import TypeVar
 from fastapi import Request
 
 from citewise.engine import Engine
-from citewise.errors import ConfigError
+from citewise.errors import ConfigError, StoreError
 from citewise.reqlog import RequestLog, open_log
 from citewise.reqlog.record import LogRecord
 from citewise.serve.cache import PermissionCache, store_generation
@@ -86,9 +87,17 @@ class ServerState:
                 self.cache.clear()
 
     def record(self, record: LogRecord) -> None:
+        """Count the request and log it. A log that cannot be written (e.g. the database is
+        locked past its busy timeout) does not fail the request: it is counted in
+        ``citewise_log_write_failures_total`` and reported in the server log."""
         self.metrics.observe(record)
         if self.log is not None:
-            self.log.write(record)
+            try:
+                self.log.write(record)
+            except StoreError as exc:
+                self.metrics.log_failures.inc()
+                logging.getLogger("citewise.serve").error("request %s not logged: %s",
+                                                          record.request_id, exc)
 
     def close(self) -> None:
         if self.log is not None:
