@@ -59,7 +59,7 @@ async function load() {
       cw.el("td", {}, r.time.slice(0, 19)), cw.el("td", {}, r.principal), cw.el("td", {}, r.kind),
       cw.el("td", {}, r.query === null ? "(hashed)" : r.query),
       cw.el("td", {}, r.declined ? `declined: ${r.reason}` : (r.validation || "")),
-      cw.el("td", {}, r.feedback === null ? "" : (r.feedback > 0 ? "👍" : "👎"))));
+      cw.el("td", {}, r.feedback === null ? "" : (r.feedback > 0 ? "helpful" : "not helpful"))));
     document.getElementById("requests").replaceChildren(cw.el("table", {},
       cw.el("thead", {}, cw.el("tr", {}, ...["time", "who", "kind", "query", "outcome", "feedback"]
         .map((h) => cw.el("th", {}, h)))), cw.el("tbody", {}, ...rows)));
