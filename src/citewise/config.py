@@ -152,6 +152,29 @@ class EvalSettings(_Section):
     seed: int = Field(0, description="Bootstrap random seed (results are reproducible).")
 
 
+class LogSettings(_Section):
+    enabled: bool = Field(True, description="Write a request log record per search/ask.")
+    retention_days: float = Field(
+        30.0, gt=0, description="Log records older than this are purged automatically.")
+    query: Literal["store", "redact", "hash"] = Field(
+        "redact", description="How queries are logged: as asked, with emails / phone numbers "
+                              "/ key-like strings masked, or only as a sha256 hash.")
+
+
+class ServeSettings(_Section):
+    max_body_bytes: int = Field(
+        25 * 1024 * 1024, gt=0, description="Largest request body accepted (uploads too).")
+    max_query_chars: int = Field(2000, ge=1, description="Longest search query or question.")
+    rate_per_minute: float = Field(
+        120.0, gt=0, description="Search/ask requests per key per minute (token bucket), so "
+                                 "the index cannot be bulk-extracted through the API.")
+    burst: int = Field(30, ge=1, description="Token bucket size: requests allowed at once.")
+    cors_origins: tuple[str, ...] = Field(
+        (), description="Origins allowed by CORS; empty = CORS off (same origin only).")
+    cache_entries: int = Field(
+        1024, ge=0, description="Retrieval/answer cache size per server (0 = off).")
+
+
 class Settings(_Section):
     limits: LimitSettings = LimitSettings()
     chunk: ChunkSettings = ChunkSettings()
@@ -163,3 +186,5 @@ class Settings(_Section):
     gate: GateSettings = GateSettings()
     cite: CiteSettings = CiteSettings()
     eval: EvalSettings = EvalSettings()
+    log: LogSettings = LogSettings()
+    serve: ServeSettings = ServeSettings()

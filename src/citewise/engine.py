@@ -14,6 +14,7 @@ from typing import Any
 
 from citewise.config import Settings
 from citewise.errors import NotFoundError
+from citewise.facade import EngineVerbs
 from citewise.index import open_store
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
@@ -23,7 +24,7 @@ from citewise.sources import file_sources
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
-class Engine:
+class Engine(EngineVerbs):
     """citewise over one index. ``embedder`` may be injected (tests pass a fake)."""
 
     def __init__(self, db: str | Path, settings: Settings | None = None,

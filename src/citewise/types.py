@@ -159,6 +159,16 @@ class Hit:
         base = self.document.source_url or self.document.doc_id
         return f"{base}#{self.chunk.anchor}" if self.chunk.anchor else base
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "score": round(self.score, 6),
+                "doc_id": self.document.doc_id, "chunk_id": self.chunk.chunk_id,
+                "title": self.document.title, "heading_path": list(self.chunk.heading_path),
+                "anchor": self.chunk.anchor, "source": self.source,
+                "updated_at": self.document.updated_at, "version": self.document.version,
+                "text": self.chunk.text,
+                "signals": {n: {"rank": s.rank, "score": round(s.score, 6)}
+                            for n, s in self.signals.items()}}
+
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -170,6 +180,11 @@ class SearchResult:
     candidates: Mapping[str, int] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hits": [h.to_dict() for h in self.hits], "mode": self.mode,
+                "filter": self.filter, "candidates": dict(self.candidates),
+                "timings_ms": dict(self.timings_ms), "dropped": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -288,6 +303,12 @@ class Citation:
     updated_at: str | None
     quote: str
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
+                "title": self.title, "heading_path": list(self.heading_path),
+                "anchor": self.anchor, "source": self.source, "updated_at": self.updated_at,
+                "quote": self.quote}
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -301,3 +322,14 @@ class Answer:
     citations: tuple[Citation, ...] = ()
     validation: ValidationReport = field(default_factory=ValidationReport)
     trace: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        v = self.validation
+        return {
+            "question": self.question, "answer": self.answer, "declined": self.declined,
+            "reason": self.reason, "citations": [c.to_dict() for c in self.citations],
+            "validation": {"ok": v.ok, "cited": list(v.cited), "fabricated": list(v.fabricated),
+                           "unsupported": [{"sentence": i.sentence, "ids": list(i.ids),
+                                            "score": i.score} for i in v.unsupported],
+                           "uncited": [{"sentence": i.sentence} for i in v.uncited]},
+            "trace": dict(self.trace)}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, load_settings
@@ -44,20 +42,14 @@ def acl(doc_id, groups, tenant, db):
 def status(documents, as_json, db):
     """Counts and the index manifest (embedder, chunker, schema)."""
     with engine_from(db, must_exist=True) as engine:
-        counts = engine.store.count()
-        manifest = engine.store.manifest()
-        docs = engine.store.list_documents() if documents else []
-    out = {"db": str(db), **asdict(counts),
-           "manifest": asdict(manifest) if manifest else None}
-    if documents:
-        out["document_list"] = [{"doc_id": d.doc_id, "title": d.title, "version": d.version,
-                             "tenant": d.tenant, "groups": sorted(d.acl_groups),
-                             "updated_at": d.updated_at} for d in docs]
+        report = engine.status(documents=documents)
+    out = report.to_dict()
     if as_json:
         echo_json(out)
         return
-    click.echo(f"index: {db}\ndocuments: {counts.documents}  chunks: {counts.chunks}  "
-               f"vectors: {counts.vectors}")
+    click.echo(f"index: {db}\ndocuments: {report.documents}  chunks: {report.chunks}  "
+               f"vectors: {report.vectors}")
+    manifest = report.manifest
     if manifest:
         click.echo(f"embedder: {manifest.embedder_id} (dim {manifest.embedder_dim})\n"
                    f"chunker: {manifest.chunker_hash} {dict(manifest.chunker_params)}\n"

@@ -21,18 +21,7 @@ REASONS = {
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    v = answer.validation
-    return {
-        "answer": answer.answer, "declined": answer.declined, "reason": answer.reason,
-        "citations": [{"id": c.id, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title,
-                       "heading_path": list(c.heading_path), "anchor": c.anchor,
-                       "source": c.source, "updated_at": c.updated_at, "quote": c.quote}
-                      for c in answer.citations],
-        "validation": {"fabricated": list(v.fabricated),
-                       "unsupported": [{"sentence": i.sentence, "ids": list(i.ids),
-                                        "score": i.score} for i in v.unsupported],
-                       "uncited": [{"sentence": i.sentence} for i in v.uncited]},
-        "trace": dict(answer.trace)}
+    return answer.to_dict()
 
 
 def print_answer(answer: Answer) -> None:
@@ -57,6 +46,9 @@ def print_answer(answer: Answer) -> None:
 def print_trace(answer: Answer) -> None:
     t = answer.trace
     gate = t.get("gate", {})
+    if "conversation" in t:
+        c = t["conversation"]
+        click.echo(f"\n-- follow-up rewritten ({c['method']}): {c['query']}", nl=False)
     click.echo(f"\n-- gate: {gate.get('signal')} {gate.get('score')} vs {gate.get('threshold')} "
                f"({gate.get('source')}) -> {'pass' if gate.get('passed') else gate.get('reason')}")
     click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
@@ -82,11 +74,14 @@ def print_trace(answer: Answer) -> None:
 @click.option("--stream", is_flag=True,
               help="Show the model's raw output on stderr as it is written.")
 @click.option("--explain", is_flag=True, help="Also print the gate, context and timings.")
+@click.option("--history", "history_path", type=click.Path(dir_okay=False, exists=True),
+              default=None, help="Earlier turns (JSON list of {question, answer}): QUESTION "
+                                 "is a follow-up, rewritten into a standalone query first.")
 @db_option
 @settings_options
 @friendly_errors
 def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, stream, explain,
-        db, config_path, model, threads):
+        history_path, db, config_path, model, threads):
     """Answer QUESTION from the documents the user may read, with checked citations; declines
     with "insufficient evidence" when they don't answer it."""
     principal = Principal.of(groups, tenant=tenant)
@@ -95,7 +90,13 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                         "retrieve.mode": mode}) as engine:
         engine = with_api_key(engine)
         on_token = (lambda piece: click.echo(piece, nl=False, err=True)) if stream else None
-        answer = engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
+        if history_path:
+            from citewise.generate.rewrite import read_history
+
+            answer = engine.converse(question, principal, read_history(history_path),
+                                     dry_run=dry_run, on_token=on_token)
+        else:
+            answer = engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
     if as_json:
         echo_json(answer_json(answer))
         return

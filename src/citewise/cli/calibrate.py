@@ -6,17 +6,8 @@ from __future__ import annotations
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
-from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration
 from citewise.types import Principal
-
-
-def calibration_json(result: Calibration) -> dict:
-    return {"signal": result.signal, "threshold": result.threshold,
-            "max_false_decline": result.max_false_decline, "n_dev": result.n_dev,
-            "n_test": result.n_test, "dev": result.dev.__dict__,
-            "test": result.test.__dict__ if result.test else None, "auc": dict(result.auc),
-            "curve": [p.__dict__ for p in result.curves[result.signal]]}
 
 
 def print_calibration(result: Calibration, points: int = 12) -> None:
@@ -58,22 +49,14 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_false_decline,
               no_store, as_json, db, config_path, model, threads):
     """Calibrate the grounding gate on labelled questions and store it in the index."""
-    from citewise.calibration import run_calibration, store_calibration
-    from citewise.eval.questions import load_personas
-
-    personas = load_personas(personas_path) if personas_path else {}
-    principal = Principal.of(groups, tenant=tenant) if groups else personas.get("default")
-    if principal is None and as_persona is None:
-        raise ConfigError("who asks the questions without a persona? Fix: pass --groups "
-                          "(e.g. --groups staff) or a personas file with a `default` persona.")
+    principal = Principal.of(groups, tenant=tenant) if groups else None
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
-        result = run_calibration(engine, questions_path, personas, principal, as_persona,
-                                 max_false_decline)
-        if not no_store:
-            store_calibration(engine, result, source=str(questions_path))
+        result = engine.calibrate(questions_path, personas_path, principal=principal,
+                                  as_persona=as_persona, max_false_decline=max_false_decline,
+                                  store=not no_store)
     if as_json:
-        echo_json(calibration_json(result))
+        echo_json(result.to_dict())
         return
-    print_calibration(result)
+    print_calibration(result.calibration)
     if not no_store:
         click.echo(f"stored in {db} (gate.signal, gate.threshold)")

@@ -18,7 +18,6 @@ from citewise.cli.common import (
     load_settings,
     settings_options,
 )
-from citewise.errors import ConfigError
 from citewise.types import SEARCH_MODES
 
 RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
@@ -80,21 +79,6 @@ def _fmt(value: float) -> str:
     return "–" if math.isnan(value) else f"{value:.4f}"
 
 
-def _write_outputs(run, out: Path, samples: int, seed: int) -> dict:
-    from citewise.eval.bootstrap import run_summary
-    from citewise.eval.interop import questions_to_qrels
-    from citewise.eval.report import render_report
-    from citewise.eval.runs import write_qrels, write_trec_run
-
-    out.mkdir(parents=True, exist_ok=True)
-    run.save(out / "run.json")
-    write_trec_run(out / "run.trec", run.doc_runs(), tag=f"citewise-{run.name}")
-    write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
-    summary = run_summary(run, samples, seed)
-    (out / "report.html").write_text(render_report(run, samples, seed), encoding="utf-8")
-    return summary
-
-
 @eval_group.command("run")
 @click.option("--questions", "questions_path", type=click.Path(), default=None,
               help="Eval set (JSONL, or a BEIR directory); default: eval.questions.")
@@ -117,21 +101,14 @@ def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir
             as_json, db, config_path, model, threads):
     """Run an eval set against an index: figures with 95% bootstrap intervals, slices by
     kind/persona/answerability, a TREC run file and report.html."""
-    from citewise.eval.harness import run_eval
-
-    settings = load_settings(config_path, **{"retrieve.mode": mode})
-    questions_path = questions_path or settings.eval.questions
-    if not questions_path:
-        raise ConfigError("no eval set. Fix: pass --questions FILE (or set eval.questions)")
     out = Path(out_dir)
     with engine_from(db, config_path, model, threads, must_exist=True,
                      **{"retrieve.mode": mode}) as engine:
-        run = run_eval(engine, questions_path, personas_path or settings.eval.personas,
-                       as_persona=as_persona, k=k or settings.eval.k, answers=answers,
-                       name=name or out.resolve().name)
-    summary = _write_outputs(run, out, settings.eval.bootstrap_samples, settings.eval.seed)
+        result = engine.evaluate(questions_path, personas_path, as_persona=as_persona, k=k,
+                                 answers=answers, out=out, name=name)
+    summary, run = result.summary, result.run
     if as_json:
-        echo_json(summary)
+        echo_json(result.to_dict())
         return
     click.echo(f"{summary['questions']} questions ({summary['answerable']} answerable), "
                f"k={run.k}; 95% bootstrap intervals")

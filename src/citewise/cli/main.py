@@ -12,7 +12,9 @@ from citewise.cli.eval import eval_group
 from citewise.cli.ingest import ingest
 from citewise.cli.migrate import migrate
 from citewise.cli.models import models_group
+from citewise.cli.observe import feedback_group, log_group, monitor
 from citewise.cli.search import search
+from citewise.cli.serve import keys_group, serve
 from citewise.cli.versions import reindex, rollback, versions
 
 
@@ -28,6 +30,8 @@ for command in (ingest, search, ask, calibrate, delete, acl, status, config_cmd,
 for command in (reindex, versions, rollback):
     cli.add_command(command)
 cli.add_command(migrate)
+for command in (serve, keys_group, log_group, monitor, feedback_group):
+    cli.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover
     cli()

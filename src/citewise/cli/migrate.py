@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 import click
 
 from citewise.cli.common import echo_json, friendly_errors, require_index
-from citewise.index import open_store
-from citewise.index.migrate import migrate_index
+from citewise.engine import Engine
 
 
 @click.command()
@@ -26,10 +23,11 @@ def migrate(source, target, batch_docs, sample, as_json):
     """Copy documents, chunks, ACLs, vectors, parsed bodies, metadata and the manifest from a
     SQLite index into another store (PostgreSQL), then verify counts and sample searches."""
     require_index(source.removeprefix("sqlite:///"))
-    with open_store(source) as src, open_store(target) as dst:
-        report = migrate_index(src, dst, batch_docs=batch_docs, sample=sample)
+    with Engine(source) as engine:
+        result = engine.migrate(target, batch_docs=batch_docs, sample=sample)
+    report = result.report
     if as_json:
-        echo_json(asdict(report))
+        echo_json(result.to_dict())
         return
     click.echo(f"migrated {report.documents} documents, {report.chunks} chunks, "
                f"{report.vectors} vectors, {report.meta_keys} metadata keys in "

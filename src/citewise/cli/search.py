@@ -12,11 +12,7 @@ from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
 
 
 def hit_json(hit: Hit) -> dict:
-    return {"rank": hit.rank, "score": round(hit.score, 6), "doc_id": hit.document.doc_id,
-            "chunk_id": hit.chunk.chunk_id, "title": hit.document.title,
-            "heading_path": list(hit.chunk.heading_path), "anchor": hit.chunk.anchor,
-            "source": hit.source, "updated_at": hit.document.updated_at,
-            "version": hit.document.version, "text": hit.chunk.text}
+    return hit.to_dict()
 
 
 def explain_json(result: SearchResult) -> dict:

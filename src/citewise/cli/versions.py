@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from citewise.cli.common import db_option, echo_json, friendly_errors, load_settings, require_index
+from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, require_index
 from citewise.types import SEARCH_MODES
 
 
@@ -42,40 +42,22 @@ def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force,
     needed) with your settings (--config, defaults) plus the options given, evaluate it
     against the live version on the eval set, and promote it only if no headline metric
     measured worse than the tolerance. Exits 1 when it is refused."""
-    from citewise.index.versions import open_catalog
-    from citewise.reindex import eval_gate, settings_for_manifest
-    from citewise.reindex import reindex as run_reindex
-
     require_index(db)
-    base = load_settings(config_path, **{"embed.threads": threads, "retrieve.mode": mode,
-                                         "eval.questions": questions,
-                                         "eval.personas": personas,
-                                         "eval.tolerance": tolerance})
-    new = load_settings(config_path, **{"embed.threads": threads, "retrieve.mode": mode,
-                                        "embed.model": embedder,
-                                        "chunk.chunk_tokens": chunk_tokens})
-    ev = base.eval
-    gate = None if ev.questions is None else eval_gate(
-        ev.questions, ev.personas, k=ev.k, tolerance=ev.tolerance,
-        samples=ev.bootstrap_samples, seed=ev.seed, metrics=ev.metrics)
-    catalog = open_catalog(db)
-    live_store = catalog.open(catalog.live().number)
-    try:
-        live_settings = settings_for_manifest(base, live_store.manifest())
-    finally:
-        live_store.close()
     with contextlib.ExitStack() as stack:
+        engine = stack.enter_context(engine_from(db, config_path, threads=threads))
         bar = None
         if sys.stderr.isatty() if progress is None else progress:
             from tqdm import tqdm
 
             bar = stack.enter_context(tqdm(unit="doc", file=sys.stderr, desc="reindex"))
-        report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
-                             on_progress=bar.update if bar else None)
+        result = engine.reindex(embedder=embedder, chunk_tokens=chunk_tokens, mode=mode,
+                                questions=questions, personas=personas, tolerance=tolerance,
+                                force=force, on_progress=bar.update if bar else None)
+    report = result.report
     if as_json:
-        echo_json(report.as_dict())
+        echo_json(result.to_dict())
     else:
-        _print_report(report, new.embed.model != live_settings.embed.model and embedder)
+        _print_report(report, embedder if report.promoted and embedder else None)
     if not report.promoted:
         sys.exit(1)
 
@@ -126,11 +108,9 @@ def _verdict(row: Any, worse: list[str]) -> str:
 def versions(as_json, db):
     """List the index versions: number, state (live, shadow, retired, refused), when made,
     embedder and chunking, counts, and the note saying why it is in its state."""
-    from citewise.index.versions import describe_version, open_catalog
-
     require_index(db)
-    catalog = open_catalog(db)
-    rows = [describe_version(catalog, v) for v in catalog.versions()]
+    with engine_from(db) as engine:
+        rows = [v.to_dict() for v in engine.versions()]
     if as_json:
         echo_json(rows)
         return
@@ -159,9 +139,7 @@ def _pipeline(row: dict[str, Any]) -> str:
 def rollback(version, db):
     """Make a retired version live again (default: the one the live version replaced). The
     version it replaces is kept, retired, so a rollback can be undone the same way."""
-    from citewise.index.versions import open_catalog
-    from citewise.index.versions import rollback as roll_back
-
     require_index(db)
-    before, now = roll_back(open_catalog(db), version)
-    click.echo(f"version {now} is live (version {before} is retired).")
+    with engine_from(db) as engine:
+        result = engine.rollback(version)
+    click.echo(f"version {result.now} is live (version {result.before} is retired).")

@@ -1,0 +1,89 @@
+"""``citewise serve`` and ``citewise keys``: the HTTP API + web page, and its API keys."""
+
+from __future__ import annotations
+
+import click
+
+from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.serve.keys import ROLES, KeyFile
+from citewise.types import Principal
+
+keys_option = click.option("--keys", "keys_path", default="keys.json", show_default=True,
+                           type=click.Path(dir_okay=False),
+                           help="API keys file (sha256 hashes; `citewise keys add`).")
+
+
+@click.command()
+@keys_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="TCP port (0: any free port, printed on start).")
+@click.option("--log-level", default="info", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+              help="uvicorn log level.")
+@db_option
+@settings_options
+@friendly_errors
+def serve(keys_path, host, port, log_level, db, config_path, model, threads):
+    """Serve the HTTP API (/v1/..., /openapi.json, /metrics) and the web page (/) over one
+    index. Every /v1 request needs an API key from the --keys file."""
+    import uvicorn
+
+    from citewise.cli.ask import with_api_key
+    from citewise.embed.query_cache import cached_embedder
+    from citewise.serve import create_app
+
+    keys = KeyFile.load(keys_path)
+    engine = with_api_key(engine_from(db, config_path, model, threads, must_exist=True))
+    engine = cached_embedder(engine)
+    app = create_app(engine, keys)
+    click.echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
+               f"http://{host}:{port}/ (API docs: /docs)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+@click.group("keys")
+def keys_group():
+    """API keys for `citewise serve` (stored hashed; a key is shown once)."""
+
+
+@keys_group.command("add")
+@click.argument("name")
+@click.option("--tenant", default="default", show_default=True, help="Tenant of the principal.")
+@click.option("--groups", default="", help="Comma-separated groups of the principal.")
+@click.option("--role", type=click.Choice(ROLES), default="reader", show_default=True,
+              help="reader: search/ask; editor: + documents; admin: + versions, logs.")
+@keys_option
+@friendly_errors
+def keys_add(name, tenant, groups, role, keys_path):
+    """Make a key for NAME and print it (only its sha256 is stored)."""
+    kf = KeyFile.load(keys_path, must_exist=False)
+    key = kf.add(name, tenant, sorted(Principal.of(groups).groups), role)
+    click.echo(key)
+    click.echo(f"(key for {name}: tenant {tenant}, groups {groups or '-'}, role {role}; "
+               f"stored hashed in {keys_path}, not shown again)", err=True)
+
+
+@keys_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the keys' principals as JSON.")
+@keys_option
+@friendly_errors
+def keys_list(as_json, keys_path):
+    """List the principals that have keys (never the keys)."""
+    kf = KeyFile.load(keys_path)
+    if as_json:
+        echo_json([e.to_dict() | {"created_at": e.created_at} for e in kf.entries])
+        return
+    for e in kf.entries:
+        click.echo(f"{e.name:<16} {e.role:<7} tenant={e.tenant}  groups="
+                   f"{','.join(e.groups) or '-'}  created {e.created_at}")
+
+
+@keys_group.command("remove")
+@click.argument("name")
+@keys_option
+@friendly_errors
+def keys_remove(name, keys_path):
+    """Revoke NAME's key (a running server reads the file at start: restart it)."""
+    KeyFile.load(keys_path).remove(name)
+    click.echo(f"removed the key of {name}")

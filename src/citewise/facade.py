@@ -1,0 +1,280 @@
+"""The library façade: :func:`connect` and the Engine verbs the CLI and the HTTP API share.
+
+``EngineVerbs`` is mixed into :class:`~citewise.engine.Engine`; it holds every verb whose setup
+used to live in the CLI (status, documents, versions, rollback, reindex, evaluate, calibrate,
+migrate, streaming ask), so a command and an HTTP route are both "parse, call, print".
+Every verb returns a typed result with one ``to_dict()`` (:mod:`citewise.results`).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citewise.config import Settings
+from citewise.errors import ConfigError, NotFoundError
+from citewise.results import (
+    CalibrationResult,
+    DocumentInfo,
+    EvalResult,
+    IngestResult,
+    MigrationResult,
+    ReindexResult,
+    RollbackResult,
+    StatusReport,
+    StreamEvent,
+    VersionInfo,
+)
+from citewise.types import Principal
+
+if TYPE_CHECKING:
+    from citewise.engine import Engine
+
+
+def connect(db_or_url: str | Path, settings: Settings | Mapping[str, Any] | None = None,
+            **kwargs: Any) -> Engine:
+    """An :class:`~citewise.engine.Engine` on the index at ``db_or_url`` (a SQLite path,
+    ``sqlite:///path``, or ``postgresql://...``). ``settings``: a :class:`Settings` or a
+    mapping validated into one (``{"retrieve": {"top_k": 5}}``). Opening is lazy and cheap;
+    use it as a context manager (or call ``close()``) to release the index."""
+    from citewise.engine import Engine
+
+    if settings is not None and not isinstance(settings, Settings):
+        settings = settings_from(settings)
+    return Engine(db_or_url, settings, **kwargs)
+
+
+def settings_from(data: Mapping[str, Any]) -> Settings:
+    """Validate a settings mapping; the first problem becomes one :class:`ConfigError`."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"setting {where}: {first['msg']}. Fix: see `citewise config` for "
+                          "the valid settings") from exc
+
+
+def with_overrides(settings: Settings, **dotted: Any) -> Settings:
+    """``settings`` with ``section.key`` overrides (``None`` values are ignored)."""
+    data = settings.model_dump()
+    for key, value in dotted.items():
+        if value is not None:
+            section, name = key.split(".", 1)
+            data[section][name] = value
+    return settings_from(data)
+
+
+class EngineVerbs:
+    """The verbs of :class:`~citewise.engine.Engine` beyond search/ask/ingest/delete/acl."""
+
+    db: Any
+    settings: Settings
+
+    # -- catalog ------------------------------------------------------------------------------
+
+    def status(self: Engine, documents: bool = False) -> StatusReport:
+        counts = self.store.count()
+        manifest = self.store.manifest()
+        docs = tuple(self.documents()) if documents else None
+        return StatusReport(str(self.db), counts.documents, counts.chunks, counts.vectors,
+                            manifest, docs)
+
+    def documents(self: Engine, principal: Principal | None = None) -> list[DocumentInfo]:
+        """Every document (``principal``: only those it may read), ordered by id."""
+        docs = self.store.list_documents()
+        if principal is not None:
+            docs = [d for d in docs if principal.may_read(d)]
+        return [DocumentInfo.of(d) for d in sorted(docs, key=lambda d: d.doc_id)]
+
+    def document(self: Engine, doc_id: str, principal: Principal | None = None) -> DocumentInfo:
+        """One document; unknown (or, with ``principal``, unreadable) ids are NotFound, so a
+        caller cannot tell a hidden document from a missing one."""
+        doc = self.store.get_document(doc_id)
+        if doc is None or (principal is not None and not principal.may_read(doc)):
+            raise NotFoundError(f"not in the index: {doc_id}. Fix: list documents with "
+                                "`citewise status --documents`")
+        return DocumentInfo.of(doc)
+
+    def ingest_files(self: Engine, paths: Sequence[str | Path],
+                     defaults: Mapping[str, Any] | None = None,
+                     sidecar: Mapping[str, Mapping[str, Any]] | None = None,
+                     **kwargs: Any) -> IngestResult:
+        """:meth:`ingest_paths` with a typed result."""
+        return IngestResult.of(self.ingest_paths(paths, dict(defaults or {}), sidecar,
+                                                 **kwargs))
+
+    # -- versions -----------------------------------------------------------------------------
+
+    def versions(self: Engine) -> list[VersionInfo]:
+        from citewise.index.versions import describe_version, open_catalog
+
+        catalog = open_catalog(self.db)
+        return [VersionInfo.of(describe_version(catalog, v)) for v in catalog.versions()]
+
+    def rollback(self: Engine, version: int | None = None) -> RollbackResult:
+        from citewise.index.versions import open_catalog
+        from citewise.index.versions import rollback as roll_back
+
+        before, now = roll_back(open_catalog(self.db), version)
+        self.close()  # the next call opens the version now live
+        return RollbackResult(before, now)
+
+    def reindex(self: Engine, *, embedder: str | None = None, chunk_tokens: int | None = None,
+                mode: str | None = None, questions: str | None = None,
+                personas: str | None = None, tolerance: float | None = None,
+                force: bool = False,
+                on_progress: Callable[[int], None] | None = None) -> ReindexResult:
+        """Build a shadow version with this engine's settings plus the options given, gate it
+        on the eval set against the live version, promote it if it passes (or ``force``)."""
+        from citewise.index.versions import open_catalog
+        from citewise.reindex import eval_gate, settings_for_manifest
+        from citewise.reindex import reindex as run_reindex
+
+        base = with_overrides(self.settings, **{"retrieve.mode": mode,
+                                                "eval.questions": questions,
+                                                "eval.personas": personas,
+                                                "eval.tolerance": tolerance})
+        new = with_overrides(self.settings, **{"retrieve.mode": mode, "embed.model": embedder,
+                                               "chunk.chunk_tokens": chunk_tokens})
+        ev = base.eval
+        gate = None if ev.questions is None else eval_gate(
+            ev.questions, ev.personas, k=ev.k, tolerance=ev.tolerance,
+            samples=ev.bootstrap_samples, seed=ev.seed, metrics=ev.metrics)
+        catalog = open_catalog(self.db)
+        live_store = catalog.open(catalog.live().number)
+        try:
+            live_settings = settings_for_manifest(base, live_store.manifest())
+        finally:
+            live_store.close()
+        report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
+                             on_progress=on_progress)
+        if report.promoted:
+            self.close()
+        return ReindexResult(report)
+
+    # -- quality ------------------------------------------------------------------------------
+
+    def evaluate(self: Engine, questions: str | Path | None = None,
+                 personas: str | Path | None = None, *, as_persona: str | None = None,
+                 k: int | None = None, answers: bool = False, out: str | Path | None = None,
+                 name: str | None = None) -> EvalResult:
+        """Run an eval set; with ``out``, write run.json, run.trec, qrels.trec, report.html."""
+        from citewise.eval.bootstrap import run_summary
+        from citewise.eval.harness import run_eval
+
+        ev = self.settings.eval
+        questions = questions or ev.questions
+        if not questions:
+            raise ConfigError("no eval set. Fix: pass --questions FILE (or set eval.questions)")
+        run = run_eval(self, questions, personas or ev.personas, as_persona=as_persona,
+                       k=k or ev.k, answers=answers,
+                       name=name or (Path(out).resolve().name if out else "run"))
+        written: tuple[str, ...] = ()
+        if out is not None:
+            written = _write_eval_outputs(run, Path(out), ev.bootstrap_samples, ev.seed)
+        summary = run_summary(run, ev.bootstrap_samples, ev.seed)
+        return EvalResult(summary, run, written, tuple(run.warnings))
+
+    def calibrate(self: Engine, questions: str | Path, personas: str | Path | None = None, *,
+                  principal: Principal | None = None, as_persona: str | None = None,
+                  max_false_decline: float = 0.1, store: bool = True) -> CalibrationResult:
+        from citewise.calibration import run_calibration, store_calibration
+        from citewise.eval.questions import load_personas
+
+        loaded = load_personas(personas) if personas else {}
+        principal = principal or loaded.get("default")
+        if principal is None and as_persona is None:
+            raise ConfigError("who asks the questions without a persona? Fix: pass --groups "
+                              "(e.g. --groups staff) or a personas file with a `default` "
+                              "persona.")
+        result = run_calibration(self, questions, loaded, principal, as_persona,
+                                 max_false_decline)
+        if store:
+            store_calibration(self, result, source=str(questions))
+        return CalibrationResult(result, store)
+
+    def migrate(self: Engine, target: str, *, batch_docs: int = 200,
+                sample: int = 20) -> MigrationResult:
+        """Copy this (SQLite) index into ``target`` (a PostgreSQL URL), then verify."""
+        from citewise.index import open_store
+        from citewise.index.migrate import migrate_index
+
+        with open_store(target) as dst:
+            return MigrationResult(migrate_index(self.store, dst, batch_docs=batch_docs,
+                                                 sample=sample))
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def converse(self: Engine, question: str, principal: Principal,
+                 history: Sequence[Any] = (), **kwargs: Any) -> Any:
+        """:meth:`ask` for a follow-up: earlier ``history`` turns (``Turn`` or
+        ``{question, answer}``) make it a standalone query first (``trace.conversation``)."""
+        from citewise.generate.rewrite import rewrite_followup
+
+        turns = _turns(history)
+        if not turns:
+            return self.ask(question, principal, **kwargs)
+        generator = kwargs.get("generator") or self.generator
+        rw = rewrite_followup(question, turns, generator,
+                              timeout_s=self.settings.generate.timeout_s)
+        answer = self.ask(rw.query, principal, **kwargs)
+        return _with_conversation(answer, question, rw, len(turns))
+
+    # -- streaming ----------------------------------------------------------------------------
+
+    def ask_stream(self: Engine, question: str, principal: Principal,
+                   history: Sequence[Any] = (), **kwargs: Any) -> Iterator[StreamEvent]:
+        """:meth:`ask` as events: ``token`` pieces while the generator writes, then one
+        ``answer`` (validated, with citations). Errors are raised from the iterator."""
+        events: queue.Queue[Any] = queue.Queue()
+        done = object()
+
+        def work() -> None:
+            try:
+                answer = self.converse(
+                    question, principal, history,
+                    on_token=lambda piece: events.put(StreamEvent("token", piece)), **kwargs)
+                events.put(StreamEvent("answer", answer=answer))
+            except BaseException as exc:  # handed to the consumer, raised there
+                events.put(exc)
+            events.put(done)
+
+        threading.Thread(target=work, name="citewise-ask", daemon=True).start()
+        while (item := events.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+
+def _turns(history: Sequence[Any]) -> list[Any]:
+    from citewise.generate.rewrite import Turn, turns_from
+
+    if all(isinstance(t, Turn) for t in history):
+        return list(history)
+    return turns_from([t.to_dict() if isinstance(t, Turn) else t for t in history])
+
+
+def _with_conversation(answer: Any, question: str, rw: Any, turns: int) -> Any:
+    from dataclasses import replace
+
+    trace = {**dict(answer.trace), "conversation": {**rw.to_dict(), "turns": turns}}
+    return replace(answer, question=question, trace=trace)
+
+
+def _write_eval_outputs(run: Any, out: Path, samples: int, seed: int) -> tuple[str, ...]:
+    from citewise.eval.interop import questions_to_qrels
+    from citewise.eval.report import render_report
+    from citewise.eval.runs import write_qrels, write_trec_run
+
+    out.mkdir(parents=True, exist_ok=True)
+    run.save(out / "run.json")
+    write_trec_run(out / "run.trec", run.doc_runs(), tag=f"citewise-{run.name}")
+    write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
+    (out / "report.html").write_text(render_report(run, samples, seed), encoding="utf-8")
+    return tuple(str(out / n) for n in ("run.json", "run.trec", "qrels.trec", "report.html"))

@@ -1,0 +1,101 @@
+"""Conversations: a follow-up ("does it cover contractors?") becomes a standalone query
+before retrieval, and the trace shows how.
+
+With an LLM generator the model rewrites it (a short prompt: the earlier turns, then "rewrite
+the last question as one standalone search query"); without one (extractive), or when the
+model fails or answers with something that is not a query, the follow-up keeps its words
+and gains the content terms of the earlier questions it lacks (``terms``): retrieval then
+searches the conversation's topic, and the gate and the answer see the same text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import ConfigError, GenerationError
+from citewise.retrieve.analyze import query_terms
+from citewise.types import Prompt
+
+MAX_TURNS = 6
+SYSTEM = ("You rewrite a follow-up question from a conversation into ONE standalone search "
+          "query that can be understood without the conversation. Resolve pronouns and "
+          "references. Output only the query, on one line, without quotes or explanations.")
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: str
+    answer: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"question": self.question, "answer": self.answer}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    original: str
+    query: str
+    method: str  # none | terms | llm:<model> (| terms after llm failed: noted in ``note``)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"original": self.original, "query": self.query, "method": self.method,
+                "note": self.note}
+
+
+def turns_from(data: Any) -> list[Turn]:
+    """Turns from JSON data: a list of ``{question, answer}`` objects."""
+    if not isinstance(data, list) or not all(isinstance(t, dict) and t.get("question")
+                                             for t in data):
+        raise ConfigError("history: expected a JSON list of {\"question\": ..., \"answer\": "
+                          "...} objects. Fix: e.g. [{\"question\": \"What is the leave "
+                          "policy?\", \"answer\": \"...\"}]")
+    return [Turn(str(t["question"]), str(t.get("answer") or "")) for t in data]
+
+
+def read_history(path: str | Path) -> list[Turn]:
+    """A history file: a JSON list, or JSONL with one turn per line."""
+    text = Path(path).read_text(encoding="utf-8").strip()
+    try:
+        data = json.loads(text) if text.startswith("[") else \
+            [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not JSON or JSONL ({exc}). Fix: write the earlier turns "
+                          "as [{\"question\": ..., \"answer\": ...}]") from exc
+    return turns_from(data)
+
+
+def by_terms(question: str, history: Sequence[Turn]) -> str:
+    have = set(query_terms(question))
+    extra: list[str] = []
+    for turn in reversed(history[-MAX_TURNS:]):
+        for term in query_terms(turn.question):
+            if term not in have and term not in extra:
+                extra.append(term)
+    return f"{question} ({' '.join(extra)})" if extra else question
+
+
+def rewrite_followup(question: str, history: Sequence[Turn], generator: Any = None, *,
+                     timeout_s: float = 30.0) -> Rewrite:
+    if not history:
+        return Rewrite(question, question, "none")
+    model = getattr(generator, "model_id", "") or ""
+    if generator is None or model.startswith("extractive"):
+        return Rewrite(question, by_terms(question, history), "terms")
+    convo = "\n".join(f"Q: {t.question}\nA: {t.answer[:500]}" for t in history[-MAX_TURNS:])
+    user = f"Conversation:\n{convo}\n\nFollow-up: {question}\nStandalone query:"
+    prompt = Prompt(({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
+                    question, ())
+    try:
+        out = generator.generate(prompt, max_tokens=64, timeout_s=timeout_s).text.strip()
+    except GenerationError as exc:
+        return Rewrite(question, by_terms(question, history), "terms", f"{model} failed: {exc}")
+    line = out.splitlines()[0].strip().strip('"') if out else ""
+    if not line or len(line) > 4 * len(question) + 200 or not query_terms(line):
+        return Rewrite(question, by_terms(question, history), "terms",
+                       f"{model} gave no usable query")
+    return Rewrite(question, line, f"llm:{model}")

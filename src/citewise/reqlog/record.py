@@ -1,0 +1,137 @@
+"""``LogRecord``: what one search/ask leaves in the request log, and how it is built from a
+:class:`~citewise.types.SearchResult` or an :class:`~citewise.types.Answer`.
+
+Only ids, scores, versions, timings and counts are kept: no passage text, ever. The query is
+stored as asked, redacted (emails, phone numbers, key-like strings masked) or only hashed
+(``log.query``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from citewise.types import Answer, Principal, SearchResult
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+_PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
+_KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")
+
+
+def redact_query(query: str, mode: str) -> tuple[str | None, str]:
+    """``(query as logged, sha256 of the query)`` for ``mode`` store | redact | hash."""
+    digest = hashlib.sha256(query.encode()).hexdigest()
+    if mode == "hash":
+        return None, digest
+    if mode == "redact":
+        query = _KEYLIKE.sub("[key]", _PHONE.sub("[phone]", _EMAIL.sub("[email]", query)))
+    return query, digest
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    request_id: str
+    at: float  # unix seconds
+    principal: str
+    tenant: str
+    kind: str  # "search" | "ask"
+    query: str | None
+    query_hash: str
+    retrieved: tuple[tuple[str, str, float], ...] = ()  # (chunk_id, doc_id, score)
+    index_version: int | None = None
+    versions: Mapping[str, Any] = field(default_factory=dict)
+    latencies_ms: Mapping[str, float] = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cited: tuple[str, ...] = ()  # doc_id of each citation, in order
+    validation: str | None = None  # ok | fabricated | unsupported | uncited (asks only)
+    declined: bool = False
+    reason: str | None = None
+    gate_passed: bool | None = None
+    rerank_status: str | None = None
+    cached: bool = False
+    feedback: int | None = None  # +1 / -1
+    feedback_note: str | None = None
+    trace: Mapping[str, Any] = field(default_factory=dict)  # ids and scores only
+
+    @property
+    def empty(self) -> bool:
+        return not self.retrieved
+
+    @property
+    def iso_time(self) -> str:
+        return datetime.fromtimestamp(self.at, UTC).isoformat(timespec="milliseconds")
+
+    def with_feedback(self, rating: int, note: str | None) -> LogRecord:
+        return replace(self, feedback=rating, feedback_note=note)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["time"] = self.iso_time
+        out["retrieved"] = [{"chunk_id": c, "doc_id": d, "score": s}
+                            for c, d, s in self.retrieved]
+        out["cited"] = list(self.cited)
+        out["empty"] = self.empty
+        return out
+
+
+def _versions(trace: Mapping[str, Any], engine_info: Mapping[str, Any]) -> dict[str, Any]:
+    from citewise.generate.prompt import SYSTEM_PROMPT
+
+    models = dict(trace.get("models", {}))
+    return {"embedder": engine_info.get("embedder") or models.get("embedder"),
+            "chunker": engine_info.get("chunker"),
+            "prompt": hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()[:12],
+            "generator": models.get("generator"), "reranker": models.get("reranker")}
+
+
+def search_record(request_id: str, principal: Principal, query: str, mode: str,
+                  result: SearchResult, index_info: Mapping[str, Any], *,
+                  cached: bool = False, latency_ms: float = 0.0) -> LogRecord:
+    logged, digest = redact_query(query, mode)
+    return LogRecord(
+        request_id, time.time(), principal.name or "", principal.tenant, "search", logged,
+        digest, tuple((h.chunk.chunk_id, h.document.doc_id, round(h.score, 6))
+                      for h in result.hits),
+        index_info.get("version"), _versions({}, index_info),
+        {**dict(result.timings_ms), "total": round(latency_ms, 3)}, cached=cached,
+        trace={"mode": result.mode, "candidates": dict(result.candidates)})
+
+
+def _validation(answer: Answer) -> str | None:
+    if answer.declined and not answer.validation.cited:
+        return None
+    v = answer.validation
+    for name in ("fabricated", "unsupported", "uncited"):
+        if getattr(v, name):
+            return name
+    return "ok"
+
+
+def ask_record(request_id: str, principal: Principal, question: str, mode: str,
+               answer: Answer, *, cached: bool = False, latency_ms: float = 0.0) -> LogRecord:
+    logged, digest = redact_query(question, mode)
+    trace = dict(answer.trace)
+    hits = trace.get("retrieval", {}).get("hits", [])
+    gen = trace.get("generation", {})
+    gate = trace.get("gate", {})
+    timings = dict(trace.get("timings_ms", {}))
+    timings["request"] = round(latency_ms, 3)
+    return LogRecord(
+        request_id, time.time(), principal.name or "", principal.tenant, "ask", logged,
+        digest, tuple((h["chunk_id"], h["doc_id"], h["score"]) for h in hits),
+        trace.get("index", {}).get("version"), _versions(trace, trace.get("index", {})),
+        timings, int(gen.get("tokens_in", 0)), int(gen.get("tokens_out", 0)),
+        tuple(c.doc_id for c in answer.citations), _validation(answer), answer.declined,
+        answer.reason, gate.get("passed"), trace.get("rerank", {}).get("status"), cached,
+        trace=trace)

@@ -1,0 +1,179 @@
+"""Where request log records live: a ``request_log`` table in the index database itself (the
+``--db`` SQLite file, next to the version catalog; a ``citewise_log.requests`` table on
+PostgreSQL). Records older than ``retention_days`` are purged on open and then at most hourly
+as records are written; ``citewise log purge`` does it on demand."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import ConfigError, NotFoundError, StoreError
+from citewise.reqlog.record import LogRecord
+
+COLUMNS = ("request_id", "at", "principal", "tenant", "kind", "query", "query_hash",
+           "retrieved", "index_version", "versions", "latencies_ms", "tokens_in",
+           "tokens_out", "cited", "validation", "declined", "reason", "gate_passed",
+           "rerank_status", "cached", "feedback", "feedback_note", "trace")
+_JSON = {"retrieved", "versions", "latencies_ms", "cited", "trace"}
+_BOOL = {"declined", "gate_passed", "cached"}
+_TYPES = {"at": "DOUBLE PRECISION", "index_version": "INTEGER", "tokens_in": "INTEGER",
+          "tokens_out": "INTEGER", "declined": "INTEGER", "gate_passed": "INTEGER",
+          "cached": "INTEGER", "feedback": "INTEGER"}
+PURGE_EVERY_S = 3600.0
+_POSTGRES = ("postgresql://", "postgresql+psycopg://", "postgres://")
+
+
+def _ddl(table: str) -> list[str]:
+    cols = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" + (" PRIMARY KEY" if c == "request_id"
+                                                        else "") for c in COLUMNS)
+    return [f"CREATE TABLE IF NOT EXISTS {table} ({cols})",
+            f"CREATE INDEX IF NOT EXISTS request_log_at ON {table} (at)",
+            f"CREATE INDEX IF NOT EXISTS request_log_principal ON {table} (principal, at)"]
+
+
+def _row(record: LogRecord) -> tuple[Any, ...]:
+    out = []
+    for c in COLUMNS:
+        value = getattr(record, c)
+        if c in _JSON:
+            value = json.dumps(value, default=list)
+        elif c in _BOOL and value is not None:
+            value = int(value)
+        out.append(value)
+    return tuple(out)
+
+
+def _record(row: Sequence[Any]) -> LogRecord:
+    data = dict(zip(COLUMNS, row, strict=True))
+    for c in _JSON:
+        data[c] = json.loads(data[c]) if data[c] else ({} if c in ("versions", "latencies_ms",
+                                                                   "trace") else [])
+    data["retrieved"] = tuple(tuple(x) for x in data["retrieved"])
+    data["cited"] = tuple(data["cited"])
+    for c in _BOOL:
+        if data[c] is not None:
+            data[c] = bool(data[c])
+    return LogRecord(**data)
+
+
+def missing(request_id: str) -> NotFoundError:
+    return NotFoundError(f"no request {request_id} in the log (it may have been purged: see "
+                         "log.retention_days). Fix: list requests with `citewise log export`")
+
+
+class RequestLog:
+    """The request log of one index database. Thread-safe; cheap to construct (connects on
+    first use). ``paramstyle`` differs between the backends, the SQL does not."""
+
+    def __init__(self, connect: Any, table: str, placeholder: str,
+                 retention_days: float = 30.0) -> None:
+        self._connect, self.table, self._ph = connect, table, placeholder
+        self.retention_days = retention_days
+        self._conn: Any = None
+        self._lock = threading.Lock()
+        self._last_purge = 0.0
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._connect()
+                for stmt in _ddl(self.table):
+                    self._conn.execute(stmt)
+            try:
+                cur = self._conn.execute(sql.replace("?", self._ph), tuple(params))
+                rows = cur.fetchall() if cur.description else []
+            except Exception as exc:
+                raise StoreError(f"request log: {exc}. Fix: check the index database "
+                                 "(`citewise status`)") from exc
+            return rows
+
+    def write(self, record: LogRecord) -> None:
+        marks = ", ".join("?" for _ in COLUMNS)
+        self._execute(f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({marks})",
+                      _row(record))
+        if time.time() - self._last_purge > PURGE_EVERY_S:
+            self.purge()
+
+    def purge(self, older_than_days: float | None = None) -> int:
+        """Delete records older than the retention period; returns how many."""
+        days = self.retention_days if older_than_days is None else older_than_days
+        cutoff = time.time() - days * 86400.0
+        self._last_purge = time.time()
+        count = self._execute(f"SELECT count(*) FROM {self.table} WHERE at < ?", (cutoff,))
+        self._execute(f"DELETE FROM {self.table} WHERE at < ?", (cutoff,))
+        return int(count[0][0])
+
+    def get(self, request_id: str) -> LogRecord:
+        rows = self._execute(f"SELECT {', '.join(COLUMNS)} FROM {self.table} "
+                             "WHERE request_id = ?", (request_id,))
+        if not rows:
+            raise missing(request_id)
+        return _record(rows[0])
+
+    def set_feedback(self, request_id: str, rating: int, note: str | None) -> None:
+        self.get(request_id)
+        self._execute(f"UPDATE {self.table} SET feedback = ?, feedback_note = ? "
+                      "WHERE request_id = ?", (rating, note, request_id))
+
+    def records(self, since: float | None = None, until: float | None = None,
+                principal: str | None = None, tenant: str | None = None,
+                limit: int | None = None) -> list[LogRecord]:
+        """Records (newest last) in ``[since, until)``, optionally of one principal/tenant."""
+        where, params = ["1 = 1"], []
+        for clause, value in (("at >= ?", since), ("at < ?", until),
+                              ("principal = ?", principal), ("tenant = ?", tenant)):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        sql = (f"SELECT {', '.join(COLUMNS)} FROM {self.table} WHERE {' AND '.join(where)} "
+               "ORDER BY at DESC")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_record(r) for r in reversed(self._execute(sql, params))]
+
+    def iter_all(self) -> Iterator[LogRecord]:
+        yield from self.records()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+def open_log(db: str | Path, retention_days: float = 30.0) -> RequestLog:
+    """The request log of the index at ``db`` (same forms as ``--db``)."""
+    target = str(db)
+    if target.startswith(_POSTGRES):
+        return _postgres_log(target, retention_days)
+    if target.startswith("sqlite:///"):
+        target = target[len("sqlite:///"):]
+    if target in ("", ":memory:", "sqlite://"):
+        raise ConfigError("an in-memory index keeps no request log. Fix: pass --db PATH.")
+
+    def connect() -> Any:
+        from citewise.index.sqlite.migrations import connect as sqlite_connect
+
+        return sqlite_connect(target)
+
+    return RequestLog(connect, "request_log", "?", retention_days)
+
+
+def _postgres_log(url: str, retention_days: float) -> RequestLog:
+    from citewise.index.postgres.connection import split_url
+
+    libpq, _schema = split_url(url)
+
+    def connect() -> Any:
+        import psycopg
+
+        conn = psycopg.connect(libpq, autocommit=True, prepare_threshold=None)
+        conn.execute("CREATE SCHEMA IF NOT EXISTS citewise_log")
+        return conn
+
+    return RequestLog(connect, "citewise_log.requests", "%s", retention_days)

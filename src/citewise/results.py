@@ -1,0 +1,204 @@
+"""Typed results of the :class:`~citewise.engine.Engine` verbs that have no result type of their
+own elsewhere. Each is a frozen dataclass with one ``to_dict()`` (the JSON the CLI prints with
+``--json`` and the HTTP API returns), so no caller reads a dict by key across modules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from citewise.types import Answer, Document, Manifest
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A stored document as a reader of the catalog sees it (no text, no vectors)."""
+
+    doc_id: str
+    title: str
+    version: int
+    tenant: str
+    groups: tuple[str, ...]
+    updated_at: str | None = None
+    source_url: str | None = None
+    owner: str | None = None
+
+    @classmethod
+    def of(cls, d: Document) -> DocumentInfo:
+        return cls(d.doc_id, d.title, d.version, d.tenant, tuple(sorted(d.acl_groups)),
+                   d.updated_at, d.source_url, d.owner)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["groups"] = list(self.groups)
+        return out
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """Counts, manifest and (when asked) the document list of the live index."""
+
+    db: str
+    documents: int
+    chunks: int
+    vectors: int
+    manifest: Manifest | None
+    document_list: tuple[DocumentInfo, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"db": self.db, "documents": self.documents,
+                               "chunks": self.chunks, "vectors": self.vectors,
+                               "manifest": asdict(self.manifest) if self.manifest else None}
+        if self.document_list is not None:
+            out["document_list"] = [d.to_dict() for d in self.document_list]
+        return out
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    doc_ids: tuple[str, ...]
+    removed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc_ids": list(self.doc_ids), "removed": self.removed}
+
+
+@dataclass(frozen=True)
+class AclResult:
+    doc_id: str
+    groups: tuple[str, ...]
+    tenant: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "groups": list(self.groups), "tenant": self.tenant}
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What an ingest did: counts by outcome, failures (path, one-line error) and the
+    documents written without any ACL group (nobody can read them)."""
+
+    summary: Mapping[str, Any]
+    failures: tuple[tuple[str, str], ...] = ()
+    no_groups: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, report: Any) -> IngestResult:
+        failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
+        return cls(report.summary(), failed, tuple(report.unreadable))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dict(self.summary),
+                "failures": [{"path": p, "error": e} for p, e in self.failures],
+                "no_groups": list(self.no_groups)}
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One index version: its catalog row, plus manifest summary and counts when readable
+    (``error`` says why not)."""
+
+    number: int
+    location: str
+    state: str
+    created_at: str
+    note: str = ""
+    documents: int | None = None
+    chunks: int | None = None
+    vectors: int | None = None
+    embedder: str | None = None
+    dim: int | None = None
+    chunker: Mapping[str, Any] | None = None
+    chunker_hash: str | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> VersionInfo:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in row.items() if k in known})
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.error is None:
+            out.pop("error")
+        return out
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    before: int
+    now: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"before": self.before, "now": self.now}
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """A reindex's report (:class:`citewise.reindex.ReindexReport`) as a typed result."""
+
+    report: Any
+
+    @property
+    def promoted(self) -> bool:
+        return bool(self.report.promoted)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.report.as_dict()
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """An eval run: its figures with intervals (``summary``), the run itself, warnings, and
+    the files written (when an output folder was given)."""
+
+    summary: Mapping[str, Any]
+    run: Any
+    written: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dict(self.summary), "written": list(self.written),
+                "warnings": list(self.warnings)}
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """The gate calibration (:class:`citewise.generate.calibrate.Calibration`) and whether it
+    was stored in the index."""
+
+    calibration: Any
+    stored: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.calibration
+        return {"signal": c.signal, "threshold": c.threshold,
+                "max_false_decline": c.max_false_decline, "n_dev": c.n_dev,
+                "n_test": c.n_test, "dev": asdict(c.dev),
+                "test": asdict(c.test) if c.test else None, "auc": dict(c.auc),
+                "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored}
+
+
+@dataclass(frozen=True)
+class MigrationResult:
+    report: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self.report)
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One event of :meth:`Engine.ask_stream`: ``token`` pieces as the generator writes
+    them, then exactly one ``answer`` (validated, with citations)."""
+
+    kind: str  # "token" | "answer"
+    text: str = ""
+    answer: Answer | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.answer is not None:
+            return {"kind": self.kind, "answer": self.answer.to_dict()}
+        return {"kind": self.kind, "text": self.text}
+

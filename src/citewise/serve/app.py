@@ -1,0 +1,116 @@
+"""The FastAPI app: one :class:`~citewise.engine.Engine` per process, API keys, one error
+shape, size and rate limits, metrics, the request log, and the web page at ``/``.
+
+CORS is off unless ``serve.cors_origins`` names origins. ``/healthz`` says the process is up;
+``/readyz`` that the index opens and the query embedder is loaded."""
+
+from __future__ import annotations
+
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from citewise import __version__
+from citewise.engine import Engine
+from citewise.errors import CitewiseError
+from citewise.reqlog import RequestLog
+from citewise.serve import documents, problems, query
+from citewise.serve.keys import KeyFile
+from citewise.serve.limits import BodyLimit
+from citewise.serve.problems import problem, split_fix
+from citewise.serve.state import ServerState
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
+               warm: bool = True) -> FastAPI:
+    """The app over ``engine`` (which it closes on shutdown). ``warm``: load the query
+    embedder (and, if local, the generator) before serving, so no request pays for it."""
+    state = ServerState(engine, keys, log)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # noqa: ANN202
+        if warm and engine.settings.retrieve.mode != "bm25":
+            engine.query_embedder()
+        if warm:  # made once here, not by two first requests at once
+            _ = engine.generator, engine.reranker
+        if state.log is not None:
+            state.log.purge()
+        yield
+        state.close()
+
+    app = FastAPI(title="citewise", version=__version__, lifespan=lifespan,
+                  description="Answers from governed documents, with citations anyone can "
+                              "check. Every /v1 route needs `Authorization: Bearer KEY` "
+                              "(`citewise keys add`).")
+    app.state.citewise = state
+    problems.install(app)
+    app.include_router(query.router)
+    app.include_router(documents.router)
+    _meta_routes(app, state)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    origins = list(engine.settings.serve.cors_origins)
+    if origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["*"],
+                           allow_headers=["Authorization", "Content-Type", "X-API-Key"])
+    app.add_middleware(BodyLimit, max_bytes=engine.settings.serve.max_body_bytes)
+    _count_requests(app, state)
+    return app
+
+
+def _count_requests(app: FastAPI, state: ServerState) -> None:
+    @app.middleware("http")
+    async def count(request: Request, call_next: Any) -> Any:
+        t = time.perf_counter()
+        response = await call_next(request)
+        route = request.scope.get("route")
+        endpoint = getattr(route, "path", "unmatched")
+        state.metrics.requests.labels(endpoint, str(response.status_code)).inc()
+        if endpoint.startswith("/v1/"):
+            state.metrics.stage.labels("http").observe(time.perf_counter() - t)
+        return response
+
+
+def _meta_routes(app: FastAPI, state: ServerState) -> None:
+    @app.get("/healthz", tags=["meta"])
+    def healthz() -> dict:
+        return {"status": "ok", "version": __version__,
+                "uptime_s": round(time.time() - state.started, 1)}
+
+    @app.get("/readyz", tags=["meta"])
+    def readyz() -> Response:
+        try:
+            manifest = state.engine.store.manifest()
+            if manifest is None:
+                return problem(503, "the index is empty. Fix: run `citewise ingest PATH "
+                                    "--db DB` (or upload with POST /v1/documents)",
+                               "run `citewise ingest PATH --db DB`")
+            if state.engine.settings.retrieve.mode != "bm25":
+                state.engine.query_embedder()
+        except CitewiseError as exc:
+            detail, fix = split_fix(str(exc))
+            return problem(503, detail, fix)
+        return JSONResponse({"status": "ready", "index": state.engine.index_info()})
+
+    @app.get("/metrics", tags=["meta"])
+    def metrics() -> Response:
+        state.metrics.refresh_index(state.engine)
+        return Response(generate_latest(state.metrics.registry),
+                        media_type=CONTENT_TYPE_LATEST)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/admin", include_in_schema=False)
+    def admin() -> FileResponse:
+        return FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,201 @@
+"""``/v1/documents`` (list, get, content, upload, delete, ACL) and ``/v1/versions``
+(list; reindex and rollback for admins). Writes go through the server's one-writer lock and
+invalidate the caches."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from pydantic import BaseModel, ConfigDict, Field
+
+from citewise.errors import ConfigError, NotFoundError
+from citewise.indexing import Pending
+from citewise.serve.keys import ApiPrincipal
+from citewise.serve.metrics import epoch
+from citewise.serve.state import ServerState, require_key, state_of
+from citewise.sources import FileLoad
+
+router = APIRouter(dependencies=[Depends(require_key)])
+
+
+class AclBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    groups: list[str] = Field(description="Groups allowed to read it ([]: nobody).")
+    tenant: str | None = Field(None, description="Move it to this tenant (admin only).")
+
+
+class ReindexBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    embedder: str | None = None
+    chunk_tokens: int | None = Field(None, ge=16, le=8192)
+    questions: str | None = Field(None, description="Eval set path on the server.")
+    personas: str | None = None
+    tolerance: float | None = Field(None, ge=0)
+    force: bool = False
+
+
+class RollbackBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: int | None = Field(None, ge=1)
+
+
+def _managed(st: ServerState, who: ApiPrincipal, doc_id: str) -> None:
+    """Editors manage documents of their tenant; admins too (and may move tenants)."""
+    st.require(who, "editor")
+    doc = st.engine.store.get_document(doc_id)
+    if doc is None or doc.tenant != who.tenant:
+        raise NotFoundError(f"not in the index: {doc_id}. Fix: list documents with "
+                            "`GET /v1/documents` (or `citewise status --documents`)")
+
+
+@router.get("/v1/documents", tags=["documents"])
+def list_documents(request: Request) -> dict:
+    """Documents you may read (editors and admins: every document of their tenant)."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    if who.can("editor"):
+        docs = [d for d in st.engine.documents() if d.tenant == who.tenant]
+    else:
+        docs = st.engine.documents(who.principal)
+    return {"documents": [d.to_dict() for d in docs]}
+
+
+@router.get("/v1/documents/{doc_id:path}/content", tags=["documents"])
+def document_content(doc_id: str, request: Request) -> dict:
+    """The document's text as blocks (kind, text, heading path, anchor) for reading a cited
+    passage in its section; only for principals who may read it."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    info = st.engine.document(doc_id, who.principal)
+    parsed = st.engine.store.get_parsed(doc_id)
+    blocks = [] if parsed is None else [
+        {"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
+         "heading_path": list(b.heading_path)} for b in parsed.blocks]
+    return {"document": info.to_dict(), "blocks": blocks}
+
+
+@router.get("/v1/documents/{doc_id:path}", tags=["documents"])
+def get_document(doc_id: str, request: Request) -> dict:
+    st = state_of(request)
+    who = st.authenticate(request)
+    if who.can("editor"):
+        _managed(st, who, doc_id)
+        return st.engine.document(doc_id).to_dict()
+    return st.engine.document(doc_id, who.principal).to_dict()
+
+
+@router.post("/v1/documents", tags=["documents"], status_code=201)
+async def upload(request: Request, file: Annotated[UploadFile, File()],
+                 doc_id: Annotated[str | None, Form()] = None,
+                 groups: Annotated[str, Form()] = "",
+                 title: Annotated[str | None, Form()] = None,
+                 source_url: Annotated[str | None, Form()] = None,
+                 updated_at: Annotated[str | None, Form()] = None,
+                 tenant: Annotated[str | None, Form()] = None,
+                 metadata: Annotated[str | None, Form(description="More metadata (JSON).")]
+                 = None) -> dict:
+    """Upload (or replace) one document with its metadata (editor/admin). ``groups``:
+    comma-separated readers; ``doc_id`` defaults to the file name."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    st.require(who, "editor")
+    if tenant and tenant != who.tenant and not who.can("admin"):
+        raise ConfigError("only an admin may write to another tenant. Fix: leave tenant "
+                          "empty, or use an admin key")
+    name = PurePosixPath(file.filename or "upload.txt").name
+    doc_id = doc_id or name
+    existing = st.engine.store.get_document(doc_id)
+    if existing is not None and existing.tenant != who.tenant and not who.can("admin"):
+        raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
+    side: dict[str, Any] = json.loads(metadata) if metadata else {}
+    if not isinstance(side, dict):
+        raise ConfigError("metadata must be a JSON object. Fix: e.g. {\"owner\": \"hr\"}")
+    side.update({k: v for k, v in {"doc_id": doc_id, "title": title, "updated_at": updated_at,
+                                   "source_url": source_url or doc_id}.items() if v})
+    side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
+    side["tenant"] = tenant or who.tenant
+    side.setdefault("owner", who.name)
+    data = await file.read()
+    received = time.time()
+
+    def write() -> Any:
+        with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
+            path = Path(tmp) / name
+            path.write_bytes(data)
+            item = Pending(label=doc_id, doc_id=doc_id,
+                           load=FileLoad(path, st.engine.settings.limits, {}, side))
+            return st.engine.ingest([item])
+
+    from starlette.concurrency import run_in_threadpool
+
+    report = await run_in_threadpool(st.write, write)
+    failed = [o for o in report.outcomes if o.status == "failed"]
+    if failed:
+        from citewise.errors import IngestError
+
+        raise IngestError(f"{name}: {failed[0].error}")
+    info = st.engine.document(doc_id)
+    searchable = time.time()
+    st.metrics.index_lag.labels("upload").observe(searchable - received)
+    updated = epoch(info.updated_at)
+    if updated is not None and updated <= searchable:
+        st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
+    return {"document": info.to_dict(), "ingest": report.summary()}
+
+
+@router.delete("/v1/documents/{doc_id:path}", tags=["documents"])
+def delete_document(doc_id: str, request: Request) -> dict:
+    """Delete a document (editor/admin): unretrievable, and out of every cache, when this
+    returns."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    _managed(st, who, doc_id)
+    removed = st.write(lambda: st.engine.delete([doc_id]))
+    return {"doc_ids": [doc_id], "removed": removed}
+
+
+@router.put("/v1/documents/{doc_id:path}/acl", tags=["documents"])
+def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
+    """Change who may read a document (editor/admin); nothing is re-embedded."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    _managed(st, who, doc_id)
+    if body.tenant and body.tenant != who.tenant:
+        st.require(who, "admin")
+    groups = sorted({g.strip() for g in body.groups if g.strip()})
+    st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
+    return {"doc_id": doc_id, "groups": groups, "tenant": body.tenant or who.tenant}
+
+
+@router.get("/v1/versions", tags=["versions"])
+def versions(request: Request) -> dict:
+    """Index versions (editor/admin)."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    st.require(who, "editor")
+    return {"versions": [v.to_dict() for v in st.engine.versions()]}
+
+
+@router.post("/v1/versions/reindex", tags=["versions"])
+def reindex(body: ReindexBody, request: Request) -> dict:
+    """Build, evaluate and (if it passes) promote a new version (admin). Slow: it re-embeds
+    every chunk when the embedder or chunking changes."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    st.require(who, "admin")
+    result = st.write(lambda: st.engine.reindex(**body.model_dump()))
+    return result.to_dict()
+
+
+@router.post("/v1/versions/rollback", tags=["versions"])
+def rollback(body: RollbackBody, request: Request) -> dict:
+    """Make a retired version live again (admin)."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    st.require(who, "admin")
+    return st.write(lambda: st.engine.rollback(body.version)).to_dict()

@@ -1,0 +1,132 @@
+"""API keys: a JSON file of sha256 hashes, each mapped to a principal
+``{name, tenant, groups, role}``. The key itself is shown once, when made
+(``citewise keys add``), and never stored.
+
+keys.json::
+
+    {"keys": [{"name": "alice", "sha256": "…", "tenant": "acme", "groups": ["staff"],
+               "role": "reader", "created_at": "2026-…"}]}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from citewise.errors import ConfigError
+from citewise.types import Principal
+
+Role = Literal["reader", "editor", "admin"]
+ROLES: tuple[str, ...] = ("reader", "editor", "admin")
+KEY_PREFIX = "cw_"
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ApiPrincipal:
+    """Who a key belongs to. ``principal`` is what retrieval filters on."""
+
+    name: str
+    tenant: str
+    groups: tuple[str, ...]
+    role: str = "reader"
+    sha256: str = ""
+    created_at: str = ""
+
+    @property
+    def principal(self) -> Principal:
+        return Principal.of(list(self.groups), tenant=self.tenant, name=self.name)
+
+    def can(self, role: str) -> bool:
+        """At least ``role`` (reader < editor < admin)."""
+        return ROLES.index(self.role) >= ROLES.index(role)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "tenant": self.tenant, "groups": list(self.groups),
+                "role": self.role}
+
+
+@dataclass
+class KeyFile:
+    """The keys file, loaded once; lookups compare hashes in constant time."""
+
+    path: Path
+    entries: list[ApiPrincipal] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: str | Path, must_exist: bool = True) -> KeyFile:
+        p = Path(path)
+        if not p.exists():
+            if must_exist:
+                raise ConfigError(f"no keys file at {p}. Fix: create a key with `citewise keys "
+                                  f"add NAME --keys {p} --groups GROUPS`")
+            return cls(p)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            entries = [_entry(e) for e in data.get("keys", [])]
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{p}: not a citewise keys file ({exc}). Fix: recreate it with "
+                              f"`citewise keys add NAME --keys {p}`") from exc
+        return cls(p, entries)
+
+    def lookup(self, key: str) -> ApiPrincipal | None:
+        digest = hash_key(key)
+        found = None
+        for entry in self.entries:
+            if hmac.compare_digest(entry.sha256, digest):
+                found = entry
+        return found
+
+    def add(self, name: str, tenant: str, groups: Sequence[str], role: str) -> str:
+        """Make a key for a new principal, store its hash, return the key (shown once)."""
+        if role not in ROLES:
+            raise ConfigError(f"role {role!r}: use one of {', '.join(ROLES)}")
+        if any(e.name == name for e in self.entries):
+            raise ConfigError(f"a key named {name!r} exists. Fix: pick another name, or "
+                              f"`citewise keys remove {name} --keys {self.path}` first")
+        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        self.entries.append(ApiPrincipal(
+            name, tenant, tuple(sorted(set(groups))), role, hash_key(key),
+            datetime.now(UTC).isoformat(timespec="seconds")))
+        self.save()
+        return key
+
+    def remove(self, name: str) -> None:
+        kept = [e for e in self.entries if e.name != name]
+        if len(kept) == len(self.entries):
+            raise ConfigError(f"no key named {name!r}. Fix: list them with `citewise keys list "
+                              f"--keys {self.path}`")
+        self.entries = kept
+        self.save()
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        tmp.write_text(json.dumps({"keys": [asdict(e) | {"groups": list(e.groups)}
+                                            for e in self.entries]}, indent=2) + "\n",
+                       encoding="utf-8")
+        os.chmod(tmp, 0o600)
+        tmp.replace(self.path)
+
+
+def _entry(data: dict) -> ApiPrincipal:
+    role = data.get("role", "reader")
+    if role not in ROLES:
+        raise ValueError(f"key {data.get('name')!r}: unknown role {role!r}")
+    digest = str(data["sha256"])
+    if len(digest) != 64:
+        raise ValueError(f"key {data.get('name')!r}: sha256 is not a sha256 hex digest")
+    return ApiPrincipal(str(data["name"]), str(data.get("tenant", "default")),
+                        tuple(sorted(data.get("groups", []))), role, digest,
+                        str(data.get("created_at", "")))

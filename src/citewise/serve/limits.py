@@ -1,0 +1,85 @@
+"""Request size limit (an ASGI middleware: Content-Length checked up front, chunked bodies
+counted as they arrive) and per-key token buckets for search/ask."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from citewise.serve.problems import PROBLEM, ApiError
+
+
+class TokenBuckets:
+    """``rate_per_minute`` tokens per minute per key, at most ``burst`` saved up."""
+
+    def __init__(self, rate_per_minute: float, burst: int) -> None:
+        self.rate, self.burst = rate_per_minute / 60.0, float(burst)
+        self._state: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> None:
+        """Spend a token for ``key`` or raise a 429 :class:`ApiError` saying when to retry."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._state.get(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            if tokens < 1.0:
+                wait = (1.0 - tokens) / self.rate
+                self._state[key] = (tokens, now)
+                raise ApiError(429, f"rate limit: {self.rate * 60:g} search/ask requests per "
+                                    f"minute per key (burst {self.burst:g}).",
+                               f"retry after {wait:.1f} s, or raise serve.rate_per_minute in "
+                               "the --config file of `citewise serve`",
+                               {"Retry-After": str(max(1, round(wait + 0.5)))})
+            self._state[key] = (tokens - 1.0, now)
+
+
+class BodyLimit:
+    """Refuse request bodies over ``max_bytes`` with a 413 problem."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._refuse(send)
+            return
+        seen = 0
+        refused = False
+
+        async def counted() -> dict:
+            nonlocal seen, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    refused = True
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooLarge:
+            if refused:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Any) -> None:
+        fix = (f"send at most {self.max_bytes} bytes, or raise serve.max_body_bytes in the "
+               "--config file of `citewise serve`")
+        body = json.dumps({"type": "about:blank", "title": "Content Too Large", "status": 413,
+                           "detail": f"request body over {self.max_bytes} bytes. Fix: {fix}",
+                           "fix": fix}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", PROBLEM.encode()),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass

@@ -1,0 +1,94 @@
+"""Prometheus metrics of one server (its own registry): request counts, the drift rates'
+numerators (empty retrieval, below gate, abstention by reason, citation validation failure,
+rerank timeout), per-stage latency histograms, tokens, index lag and chunk age, documents per
+version. Rates are these counters divided by ``citewise_requests_total``."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from citewise.reqlog.record import LogRecord
+
+_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry()
+        self.requests = Counter("citewise_requests", "API requests", ["endpoint", "status"],
+                                registry=r)
+        self.empty = Counter("citewise_empty_retrieval", "Searches/asks that retrieved "
+                             "nothing the principal may read", ["kind"], registry=r)
+        self.below_gate = Counter("citewise_below_gate", "Asks the grounding gate declined",
+                                  registry=r)
+        self.abstentions = Counter("citewise_abstentions", "Declined asks by reason",
+                                   ["reason"], registry=r)
+        self.citation_failures = Counter("citewise_citation_validation_failures",
+                                         "Answers whose citations failed validation",
+                                         ["kind"], registry=r)
+        self.rerank_timeouts = Counter("citewise_rerank_timeouts", "Reranks that hit the "
+                                       "deadline", registry=r)
+        self.log_failures = Counter("citewise_log_write_failures", "Requests whose log "
+                                    "record could not be written", registry=r)
+        self.cache = Counter("citewise_cache", "Cache lookups", ["kind", "result"], registry=r)
+        self.stage = Histogram("citewise_stage_seconds", "Latency per pipeline stage",
+                               ["stage"], buckets=_BUCKETS, registry=r)
+        self.tokens = Counter("citewise_tokens", "LLM tokens", ["direction"], registry=r)
+        self.index_lag = Histogram("citewise_index_lag_seconds", "Time until a document is "
+                                   "searchable, from its upload or from its source updated_at",
+                                   ["since"], buckets=(0.1, 0.5, 1, 5, 30, 60, 300, 3600, 86400,
+                                                       604800), registry=r)
+        self.chunk_age = Gauge("citewise_chunk_age_seconds", "Age of the documents' "
+                               "updated_at in the live version", ["stat"], registry=r)
+        self.documents = Gauge("citewise_documents", "Documents per index version",
+                               ["version", "state"], registry=r)
+
+    def observe(self, record: LogRecord) -> None:
+        if record.empty:
+            self.empty.labels(record.kind).inc()
+        if record.kind == "ask":
+            if record.gate_passed is False:
+                self.below_gate.inc()
+            if record.declined:
+                self.abstentions.labels(record.reason or "unknown").inc()
+            if record.validation not in (None, "ok"):
+                self.citation_failures.labels(record.validation).inc()
+            if record.rerank_status == "timeout":
+                self.rerank_timeouts.inc()
+            self.tokens.labels("in").inc(record.tokens_in)
+            self.tokens.labels("out").inc(record.tokens_out)
+        for stage, ms in record.latencies_ms.items():
+            self.stage.labels(stage).observe(float(ms) / 1000.0)
+
+    def refresh_index(self, engine: Any) -> None:
+        """Gauges read from the index (on each /metrics scrape)."""
+        try:
+            for v in engine.versions():
+                if v.documents is not None:
+                    self.documents.labels(str(v.number), v.state).set(v.documents)
+        except Exception:  # an in-memory index has no versions
+            self.documents.labels("1", "live").set(engine.store.count().documents)
+        ages = sorted(time.time() - t for t in (epoch(d.updated_at) for d in
+                                                engine.store.list_documents()) if t)
+        if ages:
+            self.chunk_age.labels("min").set(ages[0])
+            self.chunk_age.labels("median").set(ages[len(ages) // 2])
+            self.chunk_age.labels("max").set(ages[-1])
+
+
+def epoch(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        from datetime import UTC
+
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()

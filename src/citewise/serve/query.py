@@ -1,0 +1,225 @@
+"""``/v1/search``, ``/v1/ask`` (JSON or SSE), ``/v1/feedback``, ``/v1/traces/{id}``,
+``/v1/log`` and the admin drift series: parse, call the Engine, log, answer."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from citewise.errors import CitewiseError, NotFoundError
+from citewise.reqlog.monitor import parse_window, rates, series
+from citewise.reqlog.record import ask_record, new_request_id, search_record
+from citewise.reqlog.store import missing
+from citewise.serve.keys import ApiPrincipal
+from citewise.serve.problems import ApiError, split_fix, status_of
+from citewise.serve.state import ServerState, require_key, state_of
+from citewise.types import Answer
+
+router = APIRouter(dependencies=[Depends(require_key)])
+
+
+class SearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, description="What to search for.")
+    top_k: int | None = Field(None, ge=1, le=100, description="Hits (default retrieve.top_k).")
+    mode: Literal["bm25", "dense", "hybrid"] | None = None
+
+
+class TurnBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=2000)
+    answer: str = Field("", max_length=8000)
+
+
+class AskBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1)
+    history: list[TurnBody] = Field(
+        default_factory=list, max_length=20,
+        description="Earlier turns: the question is rewritten into a standalone query first "
+                    "(shown in trace.conversation).")
+    stream: bool = Field(False, description="Server-sent events: tokens, then the answer.")
+    dry_run: bool = Field(False, description="Stop after the grounding gate.")
+
+    def turns(self) -> list[dict]:
+        return [t.model_dump() for t in self.history]
+
+
+class FeedbackBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    request_id: str
+    rating: Literal["up", "down"]
+    comment: str | None = Field(None, max_length=2000)
+
+
+def _guard(st: ServerState, request: Request, text: str) -> ApiPrincipal:
+    who = st.authenticate(request)
+    st.buckets.take(who.name)
+    limit = st.engine.settings.serve.max_query_chars
+    if len(text) > limit:
+        raise ApiError(413, f"query of {len(text)} characters; at most {limit}.",
+                       "shorten it, or raise serve.max_query_chars in the --config file")
+    return who
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+@router.post("/v1/search", tags=["query"])
+def search(body: SearchBody, request: Request) -> JSONResponse:
+    """Hits the key's principal may read (tenant + groups filter inside the search)."""
+    st = state_of(request)
+    who = _guard(st, request, body.query)
+    t = time.perf_counter()
+    principal, engine = who.principal, st.engine
+    marker = st.marker()
+    key = None if marker is None else st.cache.key(
+        "search", marker, principal, body.query, engine.settings, body.top_k, body.mode)
+    result = st.cache.get(key) if key else None
+    cached = result is not None
+    if result is None:
+        result = engine.search(body.query, principal, mode=body.mode, top_k=body.top_k)
+        if key:
+            st.cache.put(key, result)
+    st.metrics.cache.labels("search", "hit" if cached else "miss").inc()
+    rid = new_request_id()
+    st.record(search_record(rid, principal, body.query, engine.settings.log.query, result,
+                            engine.index_info(), cached=cached, latency_ms=_ms(t)))
+    # JSONResponse directly: FastAPI's jsonable_encoder walk costs more than the cache hit
+    return JSONResponse({"request_id": rid, "cached": cached, **result.to_dict()})
+
+
+@router.post("/v1/ask", tags=["query"])
+def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stream)
+    """A grounded answer with checked citations, or a decline with its reason. With
+    ``stream`` (or ``Accept: text/event-stream``): ``token`` events, then one ``answer``."""
+    st = state_of(request)
+    who = _guard(st, request, body.question)
+    principal, engine = who.principal, st.engine
+    marker = None if body.dry_run else st.marker()
+    key = None if marker is None else st.cache.key(
+        "ask", marker, principal, body.question, engine.settings,
+        json.dumps(body.turns(), sort_keys=True))
+    cached = st.cache.get(key) if key else None
+    st.metrics.cache.labels("ask", "hit" if cached else "miss").inc()
+    rid = new_request_id()
+    streaming = body.stream or "text/event-stream" in request.headers.get("accept", "")
+    if streaming:
+        return StreamingResponse(_events(st, who, body, key, cached, rid),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Request-Id": rid})
+    t = time.perf_counter()
+    answer = cached or engine.converse(body.question, principal, body.turns(),
+                                       dry_run=body.dry_run)
+    if key and cached is None:
+        st.cache.put(key, answer)
+    _log_ask(st, who, rid, body.question, answer, cached is not None, t)
+    return JSONResponse({"request_id": rid, "cached": cached is not None, **answer.to_dict()})
+
+
+def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, question: str, answer: Answer,
+             cached: bool, started: float) -> None:
+    st.record(ask_record(rid, who.principal, question, st.engine.settings.log.query, answer,
+                         cached=cached, latency_ms=_ms(started)))
+
+
+def _sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None,
+            cached: Answer | None, rid: str) -> Iterator[str]:
+    t = time.perf_counter()
+    yield _sse("start", {"request_id": rid, "cached": cached is not None})
+    try:
+        if cached is not None:
+            answer = cached
+            yield _sse("token", {"text": answer.answer})
+        else:
+            answer = None
+            for event in st.engine.ask_stream(body.question, who.principal, body.turns(),
+                                              dry_run=body.dry_run):
+                if event.kind == "token":
+                    yield _sse("token", {"text": event.text})
+                else:
+                    answer = event.answer
+            if key and answer is not None:
+                st.cache.put(key, answer)
+        assert answer is not None
+        _log_ask(st, who, rid, body.question, answer, cached is not None, t)
+        yield _sse("answer", {"request_id": rid, "cached": cached is not None,
+                              **answer.to_dict()})
+    except CitewiseError as exc:
+        detail, fix = split_fix(str(exc))
+        yield _sse("error", {"type": "about:blank", "status": status_of(exc),
+                             "detail": detail, "fix": fix})
+
+
+def _own_record(st: ServerState, who: ApiPrincipal, request_id: str):  # noqa: ANN202
+    if st.log is None:
+        raise NotFoundError("this server keeps no request log. Fix: set log.enabled "
+                            "and serve a file or PostgreSQL index (--db)")
+    record = st.log.get(request_id)
+    mine = record.principal == who.name and record.tenant == who.tenant
+    if not (mine or (who.can("admin") and record.tenant == who.tenant)):
+        raise missing(request_id)  # the same answer as for a request that does not exist
+    return record
+
+
+@router.post("/v1/feedback", tags=["query"])
+def feedback(body: FeedbackBody, request: Request) -> dict:
+    """Thumbs up/down on one of your requests (kept in the log; `citewise feedback export`
+    turns thumbs-down into eval-set candidates)."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    _own_record(st, who, body.request_id)
+    rating = 1 if body.rating == "up" else -1
+    st.log.set_feedback(body.request_id, rating, body.comment)
+    return {"request_id": body.request_id, "feedback": rating}
+
+
+@router.get("/v1/traces/{request_id}", tags=["query"])
+def trace(request_id: str, request: Request) -> dict:
+    """The log record of a request, with the answer trace (ids, scores, gate signals,
+    stage latencies; never passage text): readable by the asker or an admin."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    return _own_record(st, who, request_id).to_dict()
+
+
+@router.get("/v1/log", tags=["query"])
+def log(request: Request, limit: int = Query(100, ge=1, le=1000)) -> dict:
+    """Recent requests: your own, or (admin) everyone's in your tenant."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    if st.log is None:
+        return {"records": []}
+    records = st.log.records(tenant=who.tenant, limit=limit,
+                             principal=None if who.can("admin") else who.name)
+    return {"records": [r.to_dict() for r in records]}
+
+
+@router.get("/v1/admin/drift", tags=["admin"])
+def drift(request: Request, window: str = "7d", bucket: str = "1d") -> dict:
+    """Drift rates per time bucket over the window (admin): the admin page's chart."""
+    st = state_of(request)
+    who = st.authenticate(request)
+    st.require(who, "admin")
+    span, step = parse_window(window), parse_window(bucket)
+    end = time.time()
+    records = st.log.records(since=end - span, tenant=who.tenant) if st.log else []
+    return {"window": window, "bucket": bucket, "total": rates(records).to_dict(),
+            "series": series(records, end - span, end, step)}
+
+
+@router.get("/v1/me", tags=["query"])
+def me(request: Request) -> dict:
+    """The principal of your key (name, tenant, groups, role)."""
+    return state_of(request).authenticate(request).to_dict()

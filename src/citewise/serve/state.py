@@ -1,0 +1,114 @@
+"""What one server process holds: ONE Engine (its writes serialised: SQLite has one writer),
+the keys, the request log, metrics, caches and rate limits."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+from fastapi import Request
+
+from citewise.engine import Engine
+from citewise.errors import ConfigError, StoreError
+from citewise.reqlog import RequestLog, open_log
+from citewise.reqlog.record import LogRecord
+from citewise.serve.cache import PermissionCache, store_generation
+from citewise.serve.keys import ApiPrincipal, KeyFile
+from citewise.serve.limits import TokenBuckets
+from citewise.serve.metrics import Metrics
+from citewise.serve.problems import ApiError
+
+T = TypeVar("T")
+KEY_FIX = ("create a key with `citewise keys add NAME --keys keys.json --groups GROUPS` and "
+           "send it as `Authorization: Bearer KEY`")
+
+
+class ServerState:
+    def __init__(self, engine: Engine, keys: KeyFile, log: RequestLog | None = None) -> None:
+        self.engine, self.keys = engine, keys
+        serve = engine.settings.serve
+        if log is None and engine.settings.log.enabled:
+            try:
+                log = open_log(engine.db, engine.settings.log.retention_days)
+            except ConfigError:
+                log = None  # an in-memory index keeps no log
+        self.log = log
+        self.metrics = Metrics()
+        self.cache = PermissionCache(serve.cache_entries)
+        self.buckets = TokenBuckets(serve.rate_per_minute, serve.burst)
+        self.write_lock = threading.Lock()
+        self.writes = 0
+        self.started = time.time()
+
+    # -- who is asking ---------------------------------------------------------------------
+
+    def authenticate(self, request: Request) -> ApiPrincipal:
+        who = getattr(request.state, "who", None)
+        if who is None:
+            who = request.state.who = self._authenticate(request)
+        return who
+
+    def _authenticate(self, request: Request) -> ApiPrincipal:
+        header = request.headers.get("authorization", "")
+        key = header[7:].strip() if header.lower().startswith("bearer ") else \
+            request.headers.get("x-api-key", "").strip()
+        if not key:
+            raise ApiError(401, "no API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
+        who = self.keys.lookup(key)
+        if who is None:
+            raise ApiError(401, "unknown API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
+        return who
+
+    @staticmethod
+    def require(who: ApiPrincipal, role: str) -> None:
+        if not who.can(role):
+            raise ApiError(403, f"{who.name} is a {who.role}; this needs the {role} role.",
+                           f"use a key made with `citewise keys add NAME --role {role}`")
+
+    # -- the index -------------------------------------------------------------------------
+
+    def marker(self) -> Hashable | None:
+        """What identifies the index state for the caches (None: do not cache)."""
+        generation = store_generation(self.engine.store)
+        if generation is None:
+            return None
+        return (generation, self.writes)
+
+    def write(self, fn: Callable[[], T]) -> T:
+        """Run a write under the server's one-writer lock, then invalidate the caches."""
+        with self.write_lock:
+            try:
+                return fn()
+            finally:
+                self.writes += 1
+                self.cache.clear()
+
+    def record(self, record: LogRecord) -> None:
+        """Count the request and log it. A log that cannot be written (e.g. the database is
+        locked past its busy timeout) does not fail the request: it is counted in
+        ``citewise_log_write_failures_total`` and reported in the server log."""
+        self.metrics.observe(record)
+        if self.log is not None:
+            try:
+                self.log.write(record)
+            except StoreError as exc:
+                self.metrics.log_failures.inc()
+                logging.getLogger("citewise.serve").error("request %s not logged: %s",
+                                                          record.request_id, exc)
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
+        self.engine.close()
+
+
+def state_of(request: Request) -> ServerState:
+    return request.app.state.citewise
+
+
+def require_key(request: Request) -> None:
+    """Router dependency: authenticate before the body is even validated."""
+    state_of(request).authenticate(request)

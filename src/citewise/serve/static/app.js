@@ -1,0 +1,206 @@
+// The ask page: stream an answer from /v1/ask (server-sent events over fetch, so the key
+// travels in a header), then show citations, a decline with its reason, the trace, feedback.
+"use strict";
+const REASONS = {
+  no_evidence: "nothing you may read matches the question",
+  weak_evidence: "the best matching passages are too weak to answer from",
+  model_declined: "the sources retrieved do not answer the question",
+  unsupported: "the generated answer was not supported by its sources",
+};
+const $ = (id) => document.getElementById(id);
+let lastRequest = null;
+let history = [];  // earlier turns of this conversation: follow-ups are rewritten server-side
+
+function resetResult() {
+  $("result").hidden = false;
+  $("error").hidden = true;
+  $("answer").textContent = "";
+  $("answer").classList.add("streaming");
+  $("decline").hidden = true;
+  $("citations").replaceChildren();
+  $("feedback").hidden = true;
+  $("feedback-done").textContent = "";
+  $("why-body").replaceChildren();
+  $("why").open = false;
+}
+
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = false;
+}
+
+async function ask(question) {
+  resetResult();
+  const r = await fetch("/v1/ask", {
+    method: "POST",
+    headers: cw.headers({"Content-Type": "application/json", "Accept": "text/event-stream"}),
+    body: JSON.stringify({question, stream: true, history}),
+  });
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({}));
+    throw new Error(body.detail || `${r.status} ${r.statusText}`);
+  }
+  const reader = r.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const {value, done} = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, {stream: true});
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      handleEvent(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+    }
+  }
+}
+
+function handleEvent(block) {
+  let event = "message", data = "";
+  for (const line of block.split("\n")) {
+    if (line.startsWith("event: ")) event = line.slice(7);
+    else if (line.startsWith("data: ")) data += line.slice(6);
+  }
+  const payload = data ? JSON.parse(data) : {};
+  if (event === "start") lastRequest = payload.request_id;
+  else if (event === "token") $("answer").textContent += payload.text;
+  else if (event === "answer") showAnswer(payload);
+  else if (event === "error") showError(payload.detail);
+}
+
+function showAnswer(a) {
+  lastRequest = a.request_id;
+  history = history.concat([{question: a.question, answer: a.declined ? "" : a.answer}]).slice(-5);
+  $("new-conversation").hidden = false;
+  $("answer").classList.remove("streaming");
+  $("answer").textContent = a.declined ? "" : a.answer;
+  if (a.declined) {
+    $("decline").hidden = false;
+    $("decline").textContent =
+      `Declined: ${REASONS[a.reason] || a.reason}. ${a.answer}`;
+    $("decline").dataset.reason = a.reason || "";
+  }
+  for (const c of a.citations) $("citations").append(citationCard(c));
+  $("feedback").hidden = false;
+  $("why-body").append(...whyView(a.trace || {}));
+}
+
+function citationCard(c) {
+  const heading = (c.heading_path || []).filter(
+    (h, i) => !(i === 0 && h.trim().toLowerCase() === c.title.trim().toLowerCase()));
+  const crumb = [c.title, ...heading].join(" › ");
+  const link = cw.el("a", {class: "source"}, "open source at this section");
+  if (/^https?:\/\//.test(c.source)) {
+    link.href = c.source; link.target = "_blank"; link.rel = "noopener";
+  } else {
+    link.href = `#doc=${encodeURIComponent(c.doc_id)}&anchor=${encodeURIComponent(c.anchor || "")}`;
+    link.addEventListener("click", (ev) => { ev.preventDefault(); openSource(c.doc_id, c.anchor, c.quote); });
+  }
+  return cw.el("li", {class: "citation", "data-doc": c.doc_id},
+    cw.el("div", {class: "crumb"}, `[${c.id}] ${crumb}`),
+    c.updated_at ? cw.el("div", {class: "updated"}, `updated ${c.updated_at.slice(0, 10)}`) : null,
+    cw.el("blockquote", {class: "quote"}, c.quote),
+    link);
+}
+
+function table(headers, rows) {
+  return cw.el("table", {},
+    cw.el("thead", {}, cw.el("tr", {}, ...headers.map((h) => cw.el("th", {}, h)))),
+    cw.el("tbody", {}, ...rows.map((r) => cw.el("tr", {}, ...r.map((v) => cw.el("td", {}, v))))));
+}
+
+function whyView(t) {
+  const out = [];
+  if (t.conversation) {
+    out.push(cw.el("p", {class: "rewrite"},
+      `Follow-up searched as: “${t.conversation.query}” (${t.conversation.method})`));
+  }
+  const gate = t.gate || {};
+  if (gate.signal !== undefined) {
+    out.push(cw.el("h3", {}, "Grounding gate"),
+      cw.el("p", {class: "gate"},
+        `${gate.signal} ${fmt(gate.score)} vs threshold ${fmt(gate.threshold)} (${gate.source}): ` +
+        (gate.passed ? "passed" : `declined (${gate.reason})`)));
+    const signals = Object.entries(gate.signals || {}).map(([k, v]) => [k, fmt(v)]);
+    if (signals.length) out.push(table(["signal", "value"], signals));
+  }
+  const hits = ((t.retrieval || {}).hits || []);
+  out.push(cw.el("h3", {}, `Retrieved (${hits.length})`),
+    table(["rank", "document", "chunk", "fused", "bm25", "dense"], hits.map((h) => [
+      h.rank, h.doc_id, h.chunk_id.slice(0, 12), fmt(h.score),
+      h.signals.bm25 ? `#${h.signals.bm25.rank}` : "–",
+      h.signals.dense ? `#${h.signals.dense.rank}` : "–"])));
+  const ctx = t.context || {};
+  if (ctx.passages) {
+    out.push(cw.el("h3", {}, `In the prompt (${ctx.tokens} tokens)`),
+      table(["id", "chunk", "tokens"], ctx.passages.map((p) => [p.id, p.chunk_id.slice(0, 12), p.tokens])));
+    out.push(cw.el("h3", {}, `Dropped (${(ctx.dropped || []).length})`),
+      table(["chunk", "why"], (ctx.dropped || []).map((d) => [d.chunk_id.slice(0, 12), d.reason])));
+  }
+  const times = Object.entries(t.timings_ms || {});
+  const most = Math.max(1, ...times.map(([, v]) => v));
+  out.push(cw.el("h3", {}, "Stage latencies (ms)"),
+    cw.el("div", {class: "latencies"}, ...times.map(([k, v]) => cw.el("div", {class: "lat"},
+      cw.el("span", {class: "lat-name"}, k),
+      cw.el("span", {class: "lat-bar", style: `width:${Math.max(1, 200 * v / most)}px`}),
+      cw.el("span", {}, fmt(v))))));
+  if (t.rerank) out.push(cw.el("p", {}, `rerank: ${t.rerank.status}`));
+  if (lastRequest) {
+    const link = cw.el("a", {href: "#", id: "trace-link"}, "full trace (JSON)");
+    link.addEventListener("click", async (ev) => {
+      ev.preventDefault();
+      const rec = await cw.api(`/v1/traces/${lastRequest}`);
+      link.replaceWith(cw.el("pre", {class: "trace-json"}, JSON.stringify(rec, null, 2)));
+    });
+    out.push(link);
+  }
+  return out;
+}
+
+function fmt(v) {
+  return typeof v === "number" ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3)) : String(v);
+}
+
+async function openSource(docId, anchor, quote) {
+  const doc = await cw.api(`/v1/documents/${encodeURIComponent(docId)}/content`);
+  $("viewer-title").textContent = doc.document.title;
+  const body = $("viewer-body");
+  body.replaceChildren();
+  let target = null;
+  for (const b of doc.blocks) {
+    const tag = b.kind === "heading" ? `h${Math.min(6, Math.max(2, b.level + 1))}` :
+      (b.kind === "code" || b.kind === "table") ? "pre" : "p";
+    const node = cw.el(tag, b.anchor && b.kind === "heading" ? {id: `src-${b.anchor}`} : {}, b.text);
+    if (quote && b.text.includes(quote.slice(0, 40))) node.classList.add("quoted");
+    if (!target && anchor && b.anchor === anchor) target = node;
+    body.append(node);
+  }
+  $("viewer").hidden = false;
+  (target || body.querySelector(".quoted") || body).scrollIntoView({block: "start"});
+}
+
+async function sendFeedback(rating) {
+  if (!lastRequest) return;
+  await cw.api("/v1/feedback", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({request_id: lastRequest, rating})});
+  $("feedback-done").textContent = "thanks, noted";
+}
+
+$("ask-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  $("ask").disabled = true;
+  try { await ask($("question").value); }
+  catch (err) { showError(err.message); }
+  finally { $("ask").disabled = false; }
+});
+$("thumbs-up").addEventListener("click", () => sendFeedback("up").catch((e) => showError(e.message)));
+$("thumbs-down").addEventListener("click", () => sendFeedback("down").catch((e) => showError(e.message)));
+$("new-conversation").addEventListener("click", () => {
+  history = [];
+  $("new-conversation").hidden = true;
+  $("result").hidden = true;
+  $("question").focus();
+});
+$("viewer-close").addEventListener("click", () => { $("viewer").hidden = true; });
+cw.bindKeyForm();
+cw.showWho();

@@ -1,0 +1,168 @@
+"""The HTTP API on a real uvicorn server (loopback), on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+from tests.serve.conftest import SECRET, SECRET_DOC, Served
+
+PROBLEM = "application/problem+json"
+QUESTION = "What is the salary band midpoint for a Director?"
+
+
+def _problem(r, status: int) -> dict:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith(PROBLEM)
+    body = r.json()
+    assert body["status"] == status and "Fix:" in body["detail"] and body["fix"]
+    return body
+
+
+def test_no_key_no_access_and_meta_routes(served: Served) -> None:
+    anon = served.client()
+    for method, path in (("POST", "/v1/search"), ("POST", "/v1/ask"), ("GET", "/v1/documents"),
+                         ("GET", "/v1/versions"), ("GET", "/v1/traces/x"), ("GET", "/v1/log")):
+        body = _problem(anon.request(method, path, json={"query": "x", "question": "x"}), 401)
+        assert "citewise keys add" in body["fix"]
+    bad = anon.post("/v1/search", json={"query": "leave"},
+                    headers={"Authorization": "Bearer cw_not-a-key"})
+    _problem(bad, 401)
+    assert anon.get("/healthz").json()["status"] == "ok"
+    assert anon.get("/readyz").json()["status"] == "ready"
+    spec = anon.get("/openapi.json").json()
+    assert {"/v1/search", "/v1/ask", "/v1/documents", "/v1/feedback"} <= set(spec["paths"])
+    assert "access-control-allow-origin" not in anon.options(
+        "/v1/search", headers={"Origin": "http://evil.example",
+                               "Access-Control-Request-Method": "POST"}).headers
+
+
+def test_search_is_filtered_by_the_keys_principal(served: Served) -> None:
+    sam = served.client("sam").post("/v1/search", json={"query": QUESTION, "top_k": 20}).json()
+    hana = served.client("hana").post("/v1/search", json={"query": QUESTION, "top_k": 20}).json()
+    assert SECRET_DOC not in {h["doc_id"] for h in sam["hits"]}
+    assert SECRET not in json.dumps(sam)
+    assert SECRET_DOC in {h["doc_id"] for h in hana["hits"]}
+    _problem(served.client("sam").post("/v1/search", json={"query": ""}), 422)
+    _problem(served.client("sam").post("/v1/search", json={"query": "x", "top_k": 0}), 422)
+
+
+def test_ask_json_and_stream(served: Served) -> None:
+    hana = served.client("hana")
+    answer = hana.post("/v1/ask", json={"question": QUESTION}).json()
+    assert not answer["declined"] and answer["citations"]
+    assert any(c["doc_id"] == SECRET_DOC for c in answer["citations"])
+    with hana.stream("POST", "/v1/ask", json={"question": QUESTION, "stream": True}) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [(block.split("\n")[0][7:], json.loads(block.split("\n")[1][6:]))
+                  for block in r.read().decode().strip().split("\n\n")]
+    kinds = [k for k, _ in events]
+    assert kinds[0] == "start" and kinds[-1] == "answer" and "token" in kinds
+    final = events[-1][1]
+    assert final["citations"] and final["request_id"] == events[0][1]["request_id"]
+    sam = served.client("sam").post("/v1/ask", json={"question": QUESTION}).json()
+    assert SECRET not in json.dumps(sam)
+
+
+def test_traces_and_feedback_belong_to_the_asker(served: Served) -> None:
+    rid = served.client("hana").post("/v1/ask", json={"question": QUESTION}).json()["request_id"]
+    trace = served.client("hana").get(f"/v1/traces/{rid}").json()
+    assert trace["principal"] == "hana" and trace["kind"] == "ask"
+    assert trace["trace"]["gate"]["threshold"] is not None and trace["latencies_ms"]
+    assert SECRET not in json.dumps(trace)  # ids and scores, never passage text
+    assert served.client("ada").get(f"/v1/traces/{rid}").status_code == 200
+    _problem(served.client("sam").get(f"/v1/traces/{rid}"), 404)
+    _problem(served.client("sam").post("/v1/feedback", json={"request_id": rid,
+                                                               "rating": "down"}), 404)
+    ok = served.client("hana").post("/v1/feedback", json={"request_id": rid, "rating": "down",
+                                                          "comment": "wrong band"})
+    assert ok.json()["feedback"] == -1
+    assert served.client("hana").get(f"/v1/traces/{rid}").json()["feedback"] == -1
+    mine = served.client("sam").get("/v1/log").json()["records"]
+    assert all(r["principal"] == "sam" for r in mine)
+    everyone = {r["principal"] for r in served.client("ada").get("/v1/log").json()["records"]}
+    assert "hana" in everyone
+
+
+def test_documents_upload_acl_delete(served: Served) -> None:
+    text = "# Drone policy\n\nDrones may fly over the Rotterdam yard only on Fridays.\n"
+    files = {"file": ("drones.md", text.encode(), "text/markdown")}
+    _problem(served.client("sam").post("/v1/documents", files=files,
+                                       data={"groups": "staff"}), 403)
+    up = served.client("eddie").post("/v1/documents", files=files,
+                                     data={"groups": "eng", "updated_at": "2026-11-30"})
+    assert up.status_code == 201, up.text
+    assert up.json()["document"]["groups"] == ["eng"]
+
+    def sam_sees() -> bool:
+        hits = served.client("sam").post("/v1/search", json={"query": "drones Fridays"})
+        return "drones.md" in {h["doc_id"] for h in hits.json()["hits"]}
+
+    assert not sam_sees()
+    _problem(served.client("sam").get("/v1/documents/drones.md"), 404)
+    acl = served.client("eddie").put("/v1/documents/drones.md/acl", json={"groups": ["staff"]})
+    assert acl.json()["groups"] == ["staff"]
+    assert sam_sees()
+    content = served.client("sam").get("/v1/documents/drones.md/content").json()
+    assert any("Fridays" in b["text"] for b in content["blocks"])
+    _problem(served.client("sam").delete("/v1/documents/drones.md"), 403)
+    assert served.client("eddie").delete("/v1/documents/drones.md").json()["removed"] == 1
+    assert not sam_sees()
+    _problem(served.client("eddie").delete("/v1/documents/drones.md"), 404)
+    listed = {d["doc_id"] for d in served.client("sam").get("/v1/documents").json()["documents"]}
+    assert SECRET_DOC not in listed and "hr-leave-policy" in listed or listed
+
+
+def test_versions_are_for_admins(served: Served) -> None:
+    _problem(served.client("sam").get("/v1/versions"), 403)
+    rows = served.client("ada").get("/v1/versions").json()["versions"]
+    assert [v["state"] for v in rows] == ["live"]
+    _problem(served.client("eddie").post("/v1/versions/rollback", json={}), 403)
+    body = _problem(served.client("ada").post("/v1/versions/rollback", json={}), 409)
+    assert "citewise versions" in body["fix"]
+
+
+def test_metrics(served: Served) -> None:
+    served.client("sam").post("/v1/search", json={"query": "parental leave"})
+    served.client("sam").post("/v1/ask", json={"question": "share price target for 2030?"})
+    served.client("eddie").post("/v1/documents", data={"groups": "staff", "updated_at":
+                                                       "2026-11-01"},
+                                files={"file": ("lag.md", b"# Lag\n\nSearchable soon.\n")})
+    text = served.client().get("/metrics").text
+    assert 'citewise_index_lag_seconds_count{since="upload"} 1.0' in text
+    assert 'citewise_index_lag_seconds_count{since="updated_at"} 1.0' in text
+    for name in ("citewise_requests_total", "citewise_stage_seconds_bucket",
+                 "citewise_abstentions_total", "citewise_documents", "citewise_chunk_age_seconds",
+                 "citewise_empty_retrieval_total", "citewise_tokens_total"):
+        assert name in text, name
+
+
+def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:
+    from citewise.serve.keys import KeyFile
+
+    kf = KeyFile.load(tmp_path / "keys.json")
+    key = kf.add("mallory", "other", ["staff", "hr"], "editor")
+    served.app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+    mallory = served.client()
+    mallory.headers["Authorization"] = f"Bearer {key}"
+    files = {"file": ("bands.md", b"# Bands\n\nEveryone earns the same.\n", "text/markdown")}
+    r = mallory.post("/v1/documents", files=files, data={"doc_id": SECRET_DOC, "groups": "hr"})
+    _problem(r, 400)
+    _problem(mallory.delete(f"/v1/documents/{SECRET_DOC}"), 404)
+    _problem(mallory.put(f"/v1/documents/{SECRET_DOC}/acl", json={"groups": ["staff"]}), 404)
+    assert mallory.get("/v1/documents").json()["documents"] == []
+    hana = served.client("hana").get(f"/v1/documents/{SECRET_DOC}").json()
+    assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]
+
+
+def test_ask_with_history_rewrites_the_followup(served: Served) -> None:
+    history = [{"question": "How many weeks of parental leave do employees get?",
+                "answer": "20 weeks [1]."}]
+    sam = served.client("sam")
+    a = sam.post("/v1/ask", json={"question": "And for adoption?", "history": history}).json()
+    assert a["question"] == "And for adoption?"
+    assert a["trace"]["conversation"]["method"] == "terms"
+    assert "parental" in a["trace"]["conversation"]["query"]
+    plain = sam.post("/v1/ask", json={"question": "And for adoption?"}).json()
+    assert not plain["cached"] and "conversation" not in plain["trace"]
+    too_long = sam.post("/v1/ask", json={"question": "x", "history": history * 21})
+    _problem(too_long, 422)

@@ -1,0 +1,116 @@
+"""The user's path: `citewise ingest`, `citewise keys add`, `citewise serve` as a subprocess
+with the shipped model and default settings; then the log, monitor and feedback commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.serve.conftest import CORPUS, ROOT
+
+from citewise.reqlog import open_log
+from citewise.reqlog.record import LogRecord
+from citewise.testing.server import free_port
+
+CW = [sys.executable, "-m", "citewise.cli.main"]
+
+
+def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    out = subprocess.run([*CW, *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    if check:
+        assert out.returncode == 0, out.stderr
+    return out
+
+
+@pytest.mark.model
+def test_serve_from_the_command_line(tmp_path: Path) -> None:
+    db, keys = str(tmp_path / "index.db"), str(tmp_path / "keys.json")
+    run("ingest", str(CORPUS), "--db", db, "--tenant", "northwind", "--groups", "staff",
+        "--meta", str(ROOT / "examples" / "corpus.meta.jsonl"), "--no-progress")
+    key = run("keys", "add", "sam", "--tenant", "northwind", "--groups", "staff",
+              "--keys", keys).stdout.strip()
+    stored = json.loads(Path(keys).read_text())
+    assert key not in json.dumps(stored) and len(stored["keys"][0]["sha256"]) == 64
+    assert "sam" in run("keys", "list", "--keys", keys).stdout
+    port = free_port()
+    env = {**os.environ, "CITEWISE_MODELS_DIR": str(tmp_path / "no-models")}  # extractive
+    proc = subprocess.Popen([*CW, "serve", "--db", db, "--keys", keys, "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(f"{url}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        auth = {"Authorization": f"Bearer {key}"}
+        r = httpx.post(f"{url}/v1/ask", headers=auth, timeout=60,
+                       json={"question": "How many weeks of parental leave do employees get?"})
+        assert r.status_code == 200, r.text
+        assert not r.json()["declined"] and r.json()["citations"]
+        assert httpx.get(url).text.startswith("<!doctype html>")
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    export = run("log", "export", "--db", db).stdout.splitlines()
+    assert json.loads(export[-1])["principal"] == "sam"
+    assert "parental leave" in json.loads(export[-1])["query"]
+
+
+def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    log = open_log(db)
+    now = time.time()
+
+    def rec(i: int, at: float, declined: bool, feedback: int | None = None) -> LogRecord:
+        return LogRecord(f"r{i}", at, "sam", "northwind", "ask", f"question {i % 7}?", "h",
+                         (("c1", "doc-a", 0.5),), 1, declined=declined,
+                         reason="weak_evidence" if declined else None,
+                         gate_passed=not declined, feedback=feedback,
+                         validation=None if declined else "ok")
+
+    for i in range(40):  # baseline week: 10 % declined
+        log.write(rec(i, now - 10 * 86400 + i, declined=i % 10 == 0))
+    for i in range(40, 80):  # this week: 40 % declined, one thumbs-down
+        log.write(rec(i, now - 86400 + i, declined=i % 5 < 2, feedback=-1 if i == 42 else None))
+    log.write(rec(99, now - 90 * 86400, declined=False))
+    log.close()
+    assert run("log", "purge", "--db", db).stdout.startswith("purged 1 record")
+    out = run("monitor", "--window", "7d", "--db", db, check=False)
+    assert out.returncode == 1 and "ALERT abstention" in out.stdout
+    quiet = run("monitor", "--window", "7d", "--db", db, "--factor", "10", "--floor", "0.9",
+                check=False)
+    assert quiet.returncode == 0 and "no alerts" in quiet.stdout
+    target = tmp_path / "candidates.jsonl"
+    run("feedback", "export", "--db", db, "--out", str(target), "--since", "7d")
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert rows and all(r["unconfirmed"] and r["relevant"][0]["doc"] == "doc-a" for r in rows)
+    assert {r["kind"] for r in rows} <= {"feedback:thumbs_down", "feedback:declined"}
+    assert len({r["question"] for r in rows}) == len(rows)
+
+
+def test_query_redaction_and_hashing() -> None:
+    from citewise.reqlog import redact_query
+
+    logged, digest = redact_query("mail ann@corp.example or +31 20 123 4567, key "
+                                  "sk_live_4f9a8b7c6d5e4f3a2b1c", "redact")
+    assert logged == "mail [email] or [phone], key [key]" and len(digest) == 64
+    assert redact_query("anything", "hash")[0] is None
+    assert redact_query("as asked 42", "store")[0] == "as asked 42"
+
+
+def test_retention_is_applied_automatically(tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    first = open_log(db, retention_days=1)
+    first.write(LogRecord("old", time.time() - 3 * 86400, "sam", "t", "search", "q", "h"))
+    first.close()  # a new server process: its first write purges what is past retention
+    log = open_log(db, retention_days=1)
+    log.write(LogRecord("new", time.time(), "sam", "t", "search", "q", "h"))
+    assert [r.request_id for r in log.records()] == ["new"]

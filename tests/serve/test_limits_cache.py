@@ -1,0 +1,78 @@
+"""Rate limits, size limits and the permission-keyed caches, through a real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.serve.conftest import SECRET_DOC, SETTINGS, Served, serve_index
+
+from citewise.testing.server import serving
+
+
+def test_rate_limit_and_body_limit(tmp_path: Path) -> None:
+    settings = {**SETTINGS, "serve": {"rate_per_minute": 6, "burst": 3, "max_body_bytes": 2000}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        sam = s.client("sam")
+        codes = [sam.post("/v1/search", json={"query": f"leave {i}"}).status_code
+                 for i in range(4)]
+        assert codes == [200, 200, 200, 429]
+        r = sam.post("/v1/search", json={"query": "leave"})
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        assert "serve.rate_per_minute" in r.json()["fix"]
+        assert s.client("hana").post("/v1/search", json={"query": "leave"}).status_code == 200
+        big = s.client("eddie").post("/v1/documents", files={"file": ("a.md", b"x" * 5000)},
+                                     data={"groups": "staff"})
+        assert big.status_code == 413 and "serve.max_body_bytes" in big.json()["fix"]
+        long_q = s.client("ada").post("/v1/search", json={"query": "x" * 2500})
+        assert long_q.status_code in (413, 429)
+
+
+def test_cache_is_keyed_by_permissions_and_invalidated_by_writes(tmp_path: Path) -> None:
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    query = {"query": "salary band midpoint Director", "top_k": 20}
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+
+        def search(who: str) -> dict:
+            return s.client(who).post("/v1/search", json=query).json()
+
+        first = search("sam")
+        assert not first["cached"] and search("sam")["cached"]
+        hana = search("hana")  # another permission set: never sam's entry
+        assert not hana["cached"]
+        assert SECRET_DOC in {h["doc_id"] for h in hana["hits"]}
+        assert SECRET_DOC not in {h["doc_id"] for h in search("sam")["hits"]}
+        ada = search("ada")  # same tenant and groups as hana: the same readable chunks
+        assert ada["cached"] and ada["hits"] == hana["hits"]
+        ask = {"question": "What is the salary band midpoint for a Director?"}
+        assert not s.client("hana").post("/v1/ask", json=ask).json()["cached"]
+        assert s.client("hana").post("/v1/ask", json=ask).json()["cached"]
+        assert not s.client("sam").post("/v1/ask", json=ask).json()["cached"]
+
+        assert s.client("ada").delete(f"/v1/documents/{SECRET_DOC}").status_code == 200
+        after = search("hana")
+        assert not after["cached"] and SECRET_DOC not in {h["doc_id"] for h in after["hits"]}
+        answer = s.client("hana").post("/v1/ask", json=ask).json()
+        assert not answer["cached"]
+        assert SECRET_DOC not in {c["doc_id"] for c in answer["citations"]}
+
+
+def test_cache_sees_writes_from_another_process(tmp_path: Path) -> None:
+    """A delete through another Engine (e.g. the CLI) changes the store's generation."""
+    from citewise import connect
+    from citewise.testing import FakeEmbedder
+
+    db = str(tmp_path / "index.db")
+    keys, app = serve_index(db, tmp_path)
+    query = {"query": "salary band midpoint Director", "top_k": 20}
+    with serving(app) as url:
+        hana = Served(url, keys, db, app).client("hana")
+        hana.post("/v1/search", json=query)
+        assert hana.post("/v1/search", json=query).json()["cached"]
+        with connect(db, SETTINGS, embedder=FakeEmbedder()) as other:
+            other.delete([SECRET_DOC])
+        after = hana.post("/v1/search", json=query).json()
+        assert not after["cached"]
+        assert SECRET_DOC not in {h["doc_id"] for h in after["hits"]}

@@ -1,0 +1,143 @@
+"""The web page in real headless Chromium (Debian chromium + chromedriver via selenium): two
+users ask the same question; the hr-restricted document's text reaches the one in hr and never
+the DOM, network responses or console of the one without the group. Screenshots are kept in
+test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.serve.conftest import ROOT, SECRET, SECRET_DOC, Served, serve_index
+
+from citewise.testing.browser import browser_missing, headless_chromium
+from citewise.testing.server import serving
+
+ARTIFACTS = ROOT / "test-artifacts"
+QUESTION = "What is the salary band midpoint for a Director?"
+
+pytestmark = pytest.mark.skipif(bool(browser_missing()), reason=browser_missing() or "ok")
+
+
+def _wait(driver, script: str, timeout: float = 30.0):  # noqa: ANN202
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(lambda d: d.execute_script(script))
+
+
+def _bodies(driver) -> list[str]:
+    """Every network response body the page received (performance log + CDP)."""
+    out = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.responseReceived":
+            url = msg["params"]["response"]["url"]
+            try:
+                body = driver.execute_cdp_cmd("Network.getResponseBody",
+                                              {"requestId": msg["params"]["requestId"]})
+            except Exception:  # e.g. a body the browser already dropped
+                body = {"body": ""}
+            out.append(f"{url}\n{body.get('body', '')}")
+    return out
+
+
+def _ask_as(url: str, key: str, name: str) -> dict:
+    with headless_chromium() as driver:
+        driver.get(url)
+        driver.find_element("id", "key").send_keys(key)
+        driver.find_element("css selector", "#key-form button").click()
+        _wait(driver, f"return document.getElementById('who').textContent.includes('{name}')")
+        driver.find_element("id", "question").send_keys(QUESTION)
+        driver.find_element("id", "ask").click()
+        _wait(driver, "return !document.getElementById('answer').classList.contains('streaming')"
+                      " && document.getElementById('feedback').hidden === false")
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / f"page-{name}.png"))
+        print(f"screenshot: {ARTIFACTS / f'page-{name}.png'}")
+        driver.find_element("css selector", "#why summary").click()
+        driver.find_element("id", "trace-link").click()
+        _wait(driver, "return document.querySelector('.trace-json') !== null")
+        driver.find_element("id", "thumbs-down").click()
+        _wait(driver, "return document.getElementById('feedback-done').textContent !== ''")
+        links = driver.find_elements("css selector", ".citation a.source")
+        if links:
+            links[0].click()
+            _wait(driver, "return document.getElementById('viewer').hidden === false")
+        shot = ARTIFACTS / f"page-{name}-why-and-source.png"
+        driver.save_screenshot(str(shot))
+        print(f"screenshot: {shot}")
+        question = driver.find_element("id", "question")  # a follow-up in the conversation
+        question.clear()
+        question.send_keys("And the bonus target?")
+        driver.find_element("id", "ask").click()
+        _wait(driver, "return !document.getElementById('answer').classList.contains('streaming')"
+                      " && document.getElementById('feedback').hidden === false")
+        driver.find_element("css selector", "#why summary").click()
+        followup = driver.find_element("id", "why-body").text
+        return {"followup": followup,"dom": driver.page_source, "network": _bodies(driver),
+                "console": json.dumps(driver.get_log("browser")),
+                "cards": [c.text for c in driver.find_elements("css selector", ".citation")],
+                "decline": driver.find_element("id", "decline").text,
+                "why": driver.find_element("id", "why-body").text}
+
+
+def test_two_users_ask_the_same_question(tmp_path: Path) -> None:
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        hana = _ask_as(url, keys["hana"], "hana")
+        sam = _ask_as(url, keys["sam"], "sam")
+        s = Served(url, keys, "", app)
+        log = s.client("ada").get("/v1/log").json()["records"]
+    # the one in hr sees the restricted passage: in a card, the DOM and a network response
+    assert any("Compensation Bands" in c for c in hana["cards"])
+    assert SECRET in hana["dom"] and any(SECRET in b for b in hana["network"])
+    assert "Grounding gate" in hana["why"] and "Stage latencies" in hana["why"]
+    assert "Follow-up searched as" in hana["followup"] and "salary" in hana["followup"]
+    # the one without the group: nowhere
+    assert sam["network"], "the performance log recorded no responses"
+    for where in ("dom", "console"):
+        assert SECRET not in sam[where] and SECRET_DOC not in sam[where], where
+    for body in sam["network"]:
+        assert SECRET not in body and SECRET_DOC not in body, body[:200]
+    assert sam["cards"] or sam["decline"].startswith("Declined:")
+    rated = {r["principal"]: r["feedback"] for r in log if r["feedback"] is not None}
+    assert rated == {"hana": -1, "sam": -1}
+
+
+def test_admin_page_charts_drift(tmp_path: Path) -> None:
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        for q in ("parental leave weeks", "share price target 2030", QUESTION):
+            s.client("sam").post("/v1/ask", json={"question": q})
+        _history(app.state.citewise.log)
+        with headless_chromium() as driver:
+            driver.get(url + "/admin")
+            driver.find_element("id", "key").send_keys(keys["ada"])
+            driver.find_element("css selector", "#key-form button").click()
+            _wait(driver, "return document.querySelectorAll('#drift-chart polyline').length == 6")
+            _wait(driver, "return document.querySelectorAll('#requests tbody tr').length >= 3")
+            ARTIFACTS.mkdir(exist_ok=True)
+            shot = ARTIFACTS / "admin-drift.png"
+            driver.save_screenshot(str(shot))
+            print(f"screenshot: {shot}")
+            totals = driver.find_element("id", "totals").text
+        assert "203 requests (203 asks)" in totals and "abstention 2" in totals
+
+
+def _history(log) -> None:  # noqa: ANN001
+    """Twenty past days of asks whose abstention rate climbs (the chart has something to
+    show)."""
+    import time
+
+    from citewise.reqlog.record import LogRecord
+
+    now = time.time()
+    for day in range(20):
+        for i in range(10):
+            declined = i < 1 + day // 5
+            log.write(LogRecord(f"h{day}-{i}", now - (20 - day) * 86400, "sam", "northwind",
+                                "ask", "q", "h", (("c", "d", 0.1),), 1, declined=declined,
+                                reason="weak_evidence" if declined else None,
+                                gate_passed=not declined))

@@ -1,0 +1,77 @@
+"""``citewise.connect``: the façade's verbs and their typed results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import citewise
+from citewise.errors import ConfigError, NotFoundError, VersionError
+from citewise.testing import FakeEmbedder
+
+CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+SETTINGS = {"generate": {"generator": "extractive"}, "gate": {"threshold": 0.0}}
+
+
+@pytest.fixture
+def engine(tmp_path: Path):  # noqa: ANN201
+    with citewise.connect(tmp_path / "index.db", SETTINGS, embedder=FakeEmbedder()) as e:
+        e.ingest_files([CORPUS], {"tenant": "northwind", "groups": ["staff"]})
+        yield e
+
+
+def test_connect_validates_settings(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="citewise config"):
+        citewise.connect(tmp_path / "x.db", {"retrieve": {"top_k": 0}})
+    with pytest.raises(ConfigError):
+        citewise.connect(tmp_path / "x.db", {"no_such_section": {}})
+    assert isinstance(citewise.connect(tmp_path / "x.db"), citewise.Engine)
+
+
+def test_catalog_verbs(engine) -> None:  # noqa: ANN001
+    status = engine.status(documents=True)
+    assert status.documents == 13 and status.manifest is not None
+    assert len(json.loads(json.dumps(status.to_dict()))["document_list"]) == 13
+    staff = citewise.Principal.of("staff", tenant="northwind")
+    assert len(engine.documents(staff)) == 12  # compensation-bands.md is hr only
+    assert engine.documents(citewise.Principal.of("staff", tenant="elsewhere")) == []
+    doc = engine.documents()[0]
+    assert engine.document(doc.doc_id, staff) == doc
+    with pytest.raises(NotFoundError):
+        engine.document(doc.doc_id, citewise.Principal.of("eng", tenant="northwind"))
+    versions = engine.versions()
+    assert [v.state for v in versions] == ["live"] and versions[0].documents == 13
+    with pytest.raises(VersionError, match="citewise versions"):
+        engine.rollback()
+
+
+def test_results_serialise(engine) -> None:  # noqa: ANN001
+    staff = citewise.Principal.of("staff", tenant="northwind", name="sam")
+    result = engine.search("parental leave", staff)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["hits"][0]["doc_id"] == result.hits[0].document.doc_id
+    answer = engine.ask("How many weeks of parental leave do employees get?", staff)
+    assert json.loads(json.dumps(answer.to_dict()))["citations"]
+
+
+def test_ask_stream_yields_tokens_then_the_answer(engine) -> None:  # noqa: ANN001
+    staff = citewise.Principal.of("staff", tenant="northwind")
+    events = list(engine.ask_stream("How many weeks of parental leave?", staff))
+    assert [e.kind for e in events][-1] == "answer" and events[0].kind == "token"
+    assert events[-1].answer.citations
+    with pytest.raises(ConfigError):
+        list(engine.ask_stream("  ", staff))
+
+
+def test_evaluate_writes_its_outputs(engine, tmp_path: Path) -> None:  # noqa: ANN001
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "parental leave weeks",
+                                     "relevant": [{"doc": "hr-leave-policy"}]}) + "\n")
+    personas = tmp_path / "p.json"
+    personas.write_text(json.dumps({"default": {"groups": ["staff"], "tenant": "northwind"}}))
+    result = engine.evaluate(questions, personas, out=tmp_path / "out")
+    assert result.summary["questions"] == 1
+    assert all(Path(p).is_file() for p in result.written)
+    assert json.loads(json.dumps(result.to_dict()))["written"]
