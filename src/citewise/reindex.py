@@ -169,8 +169,8 @@ class _LiveRecords:
     def get_document(self, doc_id: str) -> Document | None:
         return None
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
-        return self._store.cached_vectors(embed_hashes)
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        return self._store.cached_vectors(embed_hashes, tenant)
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
         self._store.write([replace(w, document=self._records[w.document.doc_id])

@@ -80,6 +80,7 @@ class TestPostgresStore(StoreConformanceTests):
     """Default settings: the test corpora are small, so dense search takes the exact path."""
 
     exact_max = 10_000
+    LEXICAL_STATS_SHARED = False  # ts_rank: no IDF, no average length
 
     @pytest.fixture
     def store(self, schema: str) -> Iterator[PostgresStore]:
@@ -108,6 +109,16 @@ class TestPostgresStoreHnsw(TestPostgresStore):
     exact path and the exact fallback off."""
 
     exact_max = -1
+
+
+class TestPostgresIsolated(TestPostgresStore):
+    """The whole suite again with ``index.tenancy: isolated`` (per-tenant embedding cache)."""
+
+    TENANCY = "isolated"
+
+
+class TestPostgresIsolatedHnsw(TestPostgresStoreHnsw):
+    TENANCY = "isolated"
 
 
 def test_postgres_vectors_plain_and_bulk_load(schema: str) -> None:

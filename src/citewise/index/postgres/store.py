@@ -26,7 +26,12 @@ import numpy as np
 
 from citewise.errors import CitewiseError, StoreError
 from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
-from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
+from citewise.index.manifest import (
+    check_manifest,
+    manifest_from_rows,
+    manifest_to_rows,
+    to_record,
+)
 from citewise.index.postgres import search, writes
 from citewise.index.postgres.connection import (
     check_identifier,
@@ -179,6 +184,7 @@ class PostgresStore:
         with self._writing() as conn:
             stored = _manifest(conn)
             if stored is None:
+                manifest = to_record(manifest)
                 with conn.cursor() as cur:
                     cur.executemany("INSERT INTO manifest(key, value) VALUES (%s, %s)",
                                     manifest_to_rows(manifest))
@@ -224,9 +230,11 @@ class PostgresStore:
                 "(SELECT count(*) FROM vectors)").fetchone()
         return StoreCounts(documents=docs, chunks=chunks, vectors=vectors)
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        """Which hashes have a vector in the cache ``tenant``'s documents use (the shared
+        one; or, under ``index.tenancy: isolated``, the tenant's own)."""
         with self._reading() as conn:
-            return writes.cached_hashes(conn, embed_hashes)
+            return writes.cached_hashes(conn, embed_hashes, tenant)
 
     # -- writes ----------------------------------------------------------------------------------
 
