@@ -173,6 +173,8 @@ def run_postgres(batches: Sequence[Sequence[DocumentWrite]], tenancy: str,
     store = PostgresStore(args.pg_url, schema=schema)
     try:
         row = ingest(store, batches, tenancy)
+        with store._reading() as conn:  # noqa: SLF001 - fresh estimates, as after autovacuum
+            conn.execute("ANALYZE")
         row.update(searches(store, args))
     finally:
         with store._reading() as conn:  # noqa: SLF001
