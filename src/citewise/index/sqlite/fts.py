@@ -103,8 +103,9 @@ def build_sparse_sql(terms: Sequence[str], tokens: AclTokens, top_k: int,
     Rows come back as ``(chunk_id, score)``, best first, ties by chunk rowid.
     """
     check_search_args(top_k, title_weight)
-    return SPARSE_TEMPLATE.format(fts=table), {"title_weight": float(title_weight), "terms": build_terms_match(terms),
-                        "allowed": build_match(terms, tokens), "top_k": int(top_k)}
+    return SPARSE_TEMPLATE.format(fts=table), {
+        "title_weight": float(title_weight), "terms": build_terms_match(terms),
+        "allowed": build_match(terms, tokens), "top_k": int(top_k)}
 
 
 def search_sparse(conn: Any, terms: Sequence[str], tokens: AclTokens | None, top_k: int,
