@@ -7,6 +7,7 @@ are in :class:`citewise.testing.StoreConformanceTests` (``test_tenancy_*``)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,33 @@ def test_explain_and_sql_never_say_which_names_exist(tmp_path: Path) -> None:
             assert shown("globex", "staff") == shown("initech", "staff")  # tenant exists / not
             assert shown("globex", "staff") == shown("globex", "ghost")  # group exists / not
             assert "<T>" in shown("globex", "staff") and "<G>" in shown("globex", "staff")
+
+
+@pytest.mark.parametrize("tenancy", ["shared", "isolated"])
+def test_unknown_group_runs_the_same_queries_as_another_tenants_group(tmp_path: Path,
+                                                                        tenancy: str) -> None:
+    """acme's principal holding group "board" (which only globex uses) and one holding
+    "ghost" (which nobody uses): same statements, same (empty) results; so neither the
+    result nor the --explain timings can tell whether another tenant uses a group name."""
+    db = tmp_path / "index.db"
+    ingest(db, write_docs(tmp_path / "acme", {"falcon.md": SECRET}), "acme", tenancy)
+    with Engine(db, settings(), FakeEmbedder()) as engine:
+        engine.ingest_paths([write_docs(tmp_path / "globex", {"board.md": "Board minutes."})],
+                            {"tenant": "globex", "groups": ["board"]})
+        store = engine.store
+        conn = store._db()  # type: ignore[attr-defined]
+
+        def statements(group: str) -> list[str]:
+            seen: list[str] = []
+            conn.set_trace_callback(seen.append)
+            try:
+                who = Principal.of(group, tenant="acme")
+                result = engine.search("falcon acquisition board", who, mode="hybrid")
+            finally:
+                conn.set_trace_callback(None)
+            assert result.hits == ()
+            # the ids themselves differ (g2 vs the never-assigned g0): compare the statements
+            return [re.sub(r'"g\d+"', '"g?"', s) for s in seen if "json_each" not in s]
+
+        engine.search("warm", ACME, mode="hybrid")  # load matrices and statistics first
+        assert sorted(statements("board")) == sorted(statements("ghost"))  # threads interleave

@@ -36,7 +36,7 @@ class AclTokens:
 
 @dataclass(frozen=True)
 class ResolvedPrincipal:
-    """A principal whose tenant and (some) groups exist in this index."""
+    """A principal as ids (:data:`NO_ID` for names this index does not hold)."""
 
     tenant: str
     tenant_id: int
@@ -72,17 +72,24 @@ def ensure_ids(conn: Any, table: str, names: Iterable[str]) -> dict[str, int]:
     return lookup_ids(conn, table, names)
 
 
+NO_ID = 0
+"""An id no tenant or group ever has (SQLite ids start at 1): the stand-in for a name the
+index does not hold, so such a principal's searches run the same queries (matching nothing)
+as one whose names exist but hold nothing it may read; neither the result nor the work done
+(``--explain`` timings) says which names exist."""
+
+
 def resolve_principal(conn: Any, principal: Principal) -> ResolvedPrincipal | None:
-    """The principal's ids, or ``None`` when nothing can be visible to it (no groups, no
-    group known to the index, or an unknown tenant): searches then return ``[]`` unqueried."""
+    """The principal's ids, or ``None`` when it has no groups (searches then return ``[]``
+    unqueried: a property of the principal, not of the index). Names the index does not hold
+    resolve to :data:`NO_ID`."""
     if not principal.groups:
         return None
     tenants = lookup_ids(conn, "tenants", [principal.tenant])
     groups = lookup_ids(conn, "groups", principal.groups)
-    if principal.tenant not in tenants or not groups:
-        return None
-    return ResolvedPrincipal(tenant=principal.tenant, tenant_id=tenants[principal.tenant],
-                             group_ids=tuple(sorted(groups.values())))
+    return ResolvedPrincipal(tenant=principal.tenant,
+                             tenant_id=tenants.get(principal.tenant, NO_ID),
+                             group_ids=tuple(sorted(groups.values())) or (NO_ID,))
 
 
 def describe_principal(principal: Principal, tenancy: str = "shared") -> str:
