@@ -319,11 +319,16 @@ class PostgresStore:
         return out
 
     def describe_filter(self, principal: Principal) -> str:
+        """The predicate as applied, from the principal's own names only (never which names
+        the index holds)."""
         groups = ", ".join(repr(g) for g in sorted(principal.groups))
+        with self._reading() as conn:
+            tenancy = "isolated" if writes.isolated(conn) else "shared"
         text = (f"c.tenant = {principal.tenant!r} AND c.acl && ARRAY[{groups}] "
                 f"(schema {self.schema}; GIN on chunks.acl; dense: exact scan when the planner "
                 f"estimates at most {self.exact_max} allowed chunks, else HNSW with iterative "
-                "scan)")
+                "scan; ts_rank reads each chunk alone: no statistics across tenants; "
+                f"index.tenancy {tenancy})")
         if not principal.groups:
             text += " (the principal has no groups: nothing is visible)"
         return text
