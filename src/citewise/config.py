@@ -175,7 +175,18 @@ class ServeSettings(_Section):
         1024, ge=0, description="Retrieval/answer cache size per server (0 = off).")
 
 
+class IndexSettings(_Section):
+    tenancy: Literal["shared", "isolated"] | None = Field(
+        None, description="Decided when an index is created and recorded in its manifest "
+                          "(unset: the index's own, `shared` for a new one). `shared`: one "
+                          "BM25 statistics table and one embedding cache for all tenants (a "
+                          "tenant's scores and ingest reports reflect other tenants' "
+                          "documents); `isolated`: per-tenant BM25 statistics and embedding "
+                          "cache. Change it with `citewise reindex --config FILE`.")
+
+
 class Settings(_Section):
+    index: IndexSettings = IndexSettings()
     limits: LimitSettings = LimitSettings()
     chunk: ChunkSettings = ChunkSettings()
     embed: EmbedSettings = EmbedSettings()

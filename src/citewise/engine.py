@@ -67,7 +67,7 @@ class Engine(EngineVerbs):
     def expected_manifest(self) -> Manifest:
         chunk = self.settings.chunk
         return make_manifest(self.embedder.model_id, self.embedder.dim, chunk.params(),
-                             chunk.params_hash())
+                             chunk.params_hash(), tenancy=self.settings.index.tenancy)
 
     def ingest(self, items: Iterable[Pending],
                on_progress: Callable[[int], None] | None = None, *,

@@ -159,14 +159,19 @@ def one_line(message: object) -> str:
 
 
 def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str, str]]:
-    """(embed_hash, text) of the batch's chunks whose vector the store does not cache yet,
+    """(embed_hash, text) of the batch's chunks whose vector the store does not cache yet for
+    their document's tenant (one cache for all tenants unless ``index.tenancy: isolated``),
     each hash once."""
-    texts: dict[str, str] = {}
+    by_tenant: dict[str, dict[str, str]] = {}
     for p in prepared:
+        texts = by_tenant.setdefault(p.document.tenant, {})
         for c in p.chunks:
             texts.setdefault(c.embed_hash, c.text_for_embedding)
-    cached = store.cached_vectors(list(texts))
-    return [(h, t) for h, t in texts.items() if h not in cached]
+    todo: dict[str, str] = {}
+    for tenant, texts in by_tenant.items():
+        cached = store.cached_vectors(list(texts), tenant)
+        todo.update((h, t) for h, t in texts.items() if h not in cached and h not in todo)
+    return list(todo.items())
 
 
 def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],

@@ -114,8 +114,10 @@ class Store(Protocol):
 
     def list_documents(self) -> list[Document]: ...
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
-        """Which of these embedding hashes already have a vector for the manifest's model."""
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        """Which of these embedding hashes already have a vector for the manifest's model in
+        the cache documents of ``tenant`` may use: one cache for all tenants, or (under
+        ``index.tenancy: isolated``) the tenant's own, where ``tenant=None`` finds nothing."""
         ...
 
     def write(self, batch: Sequence[DocumentWrite]) -> None: ...

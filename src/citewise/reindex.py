@@ -31,6 +31,7 @@ from typing import Any, Protocol, cast
 from citewise.config import EvalSettings, Settings
 from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
+from citewise.index.manifest import tenancy_of
 from citewise.indexing import Pending, content_hash, index_documents
 from citewise.ingest import load_file
 from citewise.protocols import DocumentWrite, Embedder, Store, VersionCatalog
@@ -169,8 +170,8 @@ class _LiveRecords:
     def get_document(self, doc_id: str) -> Document | None:
         return None
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
-        return self._store.cached_vectors(embed_hashes)
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        return self._store.cached_vectors(embed_hashes, tenant)
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
         self._store.write([replace(w, document=self._records[w.document.doc_id])
@@ -280,6 +281,15 @@ def settings_for_manifest(settings: Settings, manifest: Manifest | None) -> Sett
     return settings
 
 
+def keep_tenancy(settings: Settings, manifest: Manifest | None) -> Settings:
+    """``settings`` whose ``index.tenancy`` is the live index's when unset: a rebuild keeps
+    the tenancy unless the settings name another (that is how tenancy is changed)."""
+    if settings.index.tenancy is not None:
+        return settings
+    index = settings.index.model_copy(update={"tenancy": tenancy_of(manifest)})
+    return settings.model_copy(update={"index": index})
+
+
 def comparison_summary(comparison: Any) -> str:
     """``ndcg@10 0.6100 -> 0.6400 (+0.0300); ...`` from a comparison's rows."""
     rows = getattr(comparison, "rows", None) or []
@@ -304,6 +314,7 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
         if live.store.manifest() is None:
             raise VersionError(f"the live index ({live_version.location}) is empty: nothing to "
                                "reindex. Fix: ingest documents with `citewise ingest` first.")
+        settings = keep_tenancy(settings, live.store.manifest())
         shadow_version = catalog.create(note=f"building from version {live_version.number}")
         report = ReindexReport(live_version=live_version.number, version=shadow_version.number)
         shadow = Engine(shadow_version.location, settings, embedder,

@@ -189,7 +189,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class Manifest:
-    """The identity of an index: what built it. A query with another embedder is refused."""
+    """The identity of an index: what built it. A query with another embedder is refused.
+    ``tenancy`` is fixed when the index is created (see :mod:`citewise.index.tenancy`)."""
 
     schema_version: int
     embedder_id: str
@@ -198,6 +199,8 @@ class Manifest:
     chunker_params: Mapping[str, Any]
     created_at: str
     package_version: str
+    tenancy: str | None = "shared"  # "shared" | "isolated" (index.tenancy); older indexes:
+    # shared. None only in a WANTED manifest: "whatever the index has" (new index: shared)
 
 
 # -- index versions ---------------------------------------------------------------------------

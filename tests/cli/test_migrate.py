@@ -111,3 +111,22 @@ def test_migrate_cli_missing_source(tmp_path: Path, schema_url) -> None:
                                       url])
     assert result.exit_code == 1 and "no index at" in result.output
     assert not (tmp_path / "none.db").exists()
+
+
+def test_migrate_keeps_isolated_tenancy(tmp_path: Path, schema_url) -> None:
+    """An isolated index stays isolated: per-tenant caches are copied scope for scope."""
+    schema, _ = schema_url
+    embedder = FakeEmbedder(dim=DIM)
+    same = ["The same boilerplate text in two tenants."]
+    with SQLiteStore(tmp_path / "iso.db") as src, PostgresStore(PG_URL, schema=schema) as dst:
+        src.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c", "isolated"))
+        src.write(corpus_writes(embedder)
+                  + [make_write(embedder, "a-same", same, groups=["staff"], title="T"),
+                     make_write(embedder, "g-same", same, groups=["staff"], title="T",
+                                tenant="globex")])
+        report = migrate_index(src, dst)
+        assert dst.manifest() == src.manifest() and dst.manifest().tenancy == "isolated"
+        assert report.vectors == src.count().vectors == 8  # the shared text, once per tenant
+        h = make_write(embedder, "x", same, groups=["staff"], title="T").chunks[0].embed_hash
+        assert dst.cached_vectors([h], "globex") == {h}
+        assert dst.cached_vectors([h], "initech") == set()

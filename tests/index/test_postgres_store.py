@@ -80,6 +80,7 @@ class TestPostgresStore(StoreConformanceTests):
     """Default settings: the test corpora are small, so dense search takes the exact path."""
 
     exact_max = 10_000
+    LEXICAL_STATS_SHARED = False  # ts_rank: no IDF, no average length
 
     @pytest.fixture
     def store(self, schema: str) -> Iterator[PostgresStore]:
@@ -108,6 +109,16 @@ class TestPostgresStoreHnsw(TestPostgresStore):
     exact path and the exact fallback off."""
 
     exact_max = -1
+
+
+class TestPostgresIsolated(TestPostgresStore):
+    """The whole suite again with ``index.tenancy: isolated`` (per-tenant embedding cache)."""
+
+    TENANCY = "isolated"
+
+
+class TestPostgresIsolatedHnsw(TestPostgresStoreHnsw):
+    TENANCY = "isolated"
 
 
 def test_postgres_vectors_plain_and_bulk_load(schema: str) -> None:
@@ -331,3 +342,38 @@ def test_postgres_cli_end_to_end(schema: str) -> None:
     assert "hr-leave-policy" in run(*leave, "--groups", "hr")
     assert "deleted 1" in run("delete", "hr-leave-policy", "--db", db)
     assert "hr-leave-policy" not in {h["doc_id"] for h in json.loads(run(*leave, "--groups", "hr"))}
+
+
+def test_postgres_index_made_before_tenancy_is_shared(schema: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """m002 on an index written before tenancy: its vectors become the shared cache and its
+    chunks join them, its manifest (no tenancy row) reads as shared."""
+    from citewise.index.postgres import migrations
+
+    embedder = FakeEmbedder(dim=DIM)
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
+    item = make_write(embedder, "old", ["An old chunk about falcons."], groups=["staff"])
+    chunk, vector = item.chunks[0], item.vectors[item.chunks[0].embed_hash]
+    with PostgresStore(PG_URL, schema=schema) as old:
+        old.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c1"))
+        with old._writing() as conn:  # rows as the previous release wrote them
+            conn.execute("DELETE FROM manifest WHERE key = 'tenancy'")
+            rowid = conn.execute(
+                "INSERT INTO documents(doc_id, version, content_hash, title, tenant, acl, "
+                "metadata) VALUES ('old', 1, 'h', 'Old', 'acme', '{staff}', '{}') "
+                "RETURNING id").fetchone()[0]
+            conn.execute(
+                "INSERT INTO chunks(chunk_id, doc_id, ordinal, text, heading_path, start_char, "
+                "end_char, token_count, kind, embed_hash, tenant, acl, tsv) VALUES (%s, %s, 0, "
+                "%s, '{}', 0, 10, 5, 'text', %s, 'acme', '{staff}', to_tsvector(%s))",
+                (chunk.chunk_id, rowid, chunk.text, chunk.embed_hash, chunk.text))
+            conn.execute("INSERT INTO vectors(embed_hash, embedding) VALUES (%s, %s)",
+                         (chunk.embed_hash, vector))
+    monkeypatch.undo()
+    with PostgresStore(PG_URL, schema=schema) as store:
+        assert store.manifest().tenancy == "shared"  # type: ignore[union-attr]
+        assert store.cached_vectors([chunk.embed_hash], "globex") == {chunk.embed_hash}
+        found = store.search_dense(vector, 5, Principal.of("staff", tenant="acme"))
+        assert [r.chunk_id for r in found] == [chunk.chunk_id]
+        store.delete(["old"])
+        assert store.count().vectors == 0

@@ -9,6 +9,7 @@ from citewise.index import make_manifest
 from citewise.index.sqlite import fts, prune
 from citewise.index.sqlite.acl import resolve_principal
 from citewise.index.sqlite.store import SQLiteStore
+from citewise.index.sqlite.tenancy import layout_of
 from citewise.retrieve.analyze import query_terms
 from citewise.testing import FakeEmbedder
 from citewise.testing.conformance import make_write
@@ -23,12 +24,14 @@ def test_upper_bound_matches_fts5_idf_formula():
     assert prune.upper_bound(1000, 900) == pytest.approx(2.2e-6)  # idf clamped like FTS5
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
+@pytest.fixture(scope="module", params=["shared", "isolated"])
+def store(tmp_path_factory, request):
+    """acme's 400 documents plus 100 of globex's (which, under isolated tenancy, live in
+    their own FTS table and so must not enter acme's statistics or bounds)."""
     rng = random.Random(7)
     embedder = FakeEmbedder(dim=16)
     s = SQLiteStore(tmp_path_factory.mktemp("prune") / "p.db")
-    s.ensure_manifest(make_manifest(embedder.model_id, embedder.dim, {}, "x"))
+    s.ensure_manifest(make_manifest(embedder.model_id, embedder.dim, {}, "x", request.param))
     writes = []
     for i in range(400):
         words = rng.sample(COMMON, 3) + rng.sample(RARE, rng.randint(0, 3))
@@ -36,6 +39,8 @@ def store(tmp_path_factory):
         rng.shuffle(words)
         groups = ["all"] + (["few"] if i % 25 == 0 else [])
         writes.append(make_write(embedder, f"d{i}", [" ".join(words)], groups=groups))
+    writes += [make_write(embedder, f"g{i}", [" ".join(COMMON + RARE[:5])], groups=["all"],
+                          tenant="globex") for i in range(100)]
     s.write(writes)
     yield s
     s.close()
@@ -53,11 +58,15 @@ def test_pruned_equals_unpruned(store, monkeypatch, groups, top_k):
         return unpruned(*args, **kwargs)
 
     conn = store._db()
-    tokens = resolve_principal(conn, Principal.of(groups, tenant="acme")).tokens
+    resolved = resolve_principal(conn, Principal.of(groups, tenant="acme"))
+    tokens = resolved.tokens
+    table = layout_of(conn).fts_table(resolved.tenant_id)
     queries = [" ".join(rng.sample(COMMON, 2) + rng.sample(RARE, 2)) for _ in range(40)]
-    expected = {q: unpruned(conn, query_terms(q), tokens, top_k) for q in queries}
+    expected = {q: unpruned(conn, query_terms(q), tokens, top_k, table=table) for q in queries}
+    assert expected[queries[0]] == store.search_sparse(queries[0], top_k,
+                                                       Principal.of(groups, tenant="acme"))
     monkeypatch.setattr(prune.fts, "search_sparse", counting)
-    stats = prune.TermStats()
+    stats = prune.TermStats(table, tokens.tenant)
     for q in queries:
         got = prune.search_sparse_pruned(conn, stats, query_terms(q), tokens, top_k,
                                           min_rows=0)

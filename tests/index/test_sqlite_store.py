@@ -49,6 +49,13 @@ class TestSQLiteStore(StoreConformanceTests):
             return hashlib.sha256(b"".join(h.encode() + v for h, v in rows)).hexdigest()
 
 
+class TestSQLiteIsolated(TestSQLiteStore):
+    """The whole suite again with ``index.tenancy: isolated`` (per-tenant FTS5 tables and
+    embedding cache)."""
+
+    TENANCY = "isolated"
+
+
 class TestInMemory(StoreConformanceTests):
     # An in-memory database belongs to one connection: a second store cannot exist.
     test_second_store_sees_writes = None
@@ -180,17 +187,23 @@ def test_build_sparse_sql_literal() -> None:
     assert "bm25(chunks_fts, :title_weight, 1.0, 0.0, 0.0)" in sql and "LIMIT :top_k" in sql
 
 
-def test_store_build_sparse_sql_uses_index_ids(store: SQLiteStore,
-                                               embedder: FakeEmbedder) -> None:
+def test_store_build_sparse_sql_names_no_index_ids(store: SQLiteStore,
+                                                   embedder: FakeEmbedder) -> None:
+    """--sql shows the principal's own names, never token ids (which would say which names
+    exist); it is None only for what the caller gave (no terms, no groups)."""
     store.write(corpus_writes(embedder))
     _, params = store.build_sparse_sql("the Vacation policy?", 5, Principal.of("hr,staff",
                                                                               tenant="acme"))
-    assert params["allowed"] == ('{title body}: ("vacation" OR "policy") '
-                                 'AND acl: ("g1" OR "g2") AND tenant: "t1"')
-    assert store.build_sparse_sql("vacation", 5, Principal.of("nobody")) is None
+    assert params["allowed"] == (
+        '{title body}: ("vacation" OR "policy") AND acl: ("<token of group \'hr\'>" OR '
+        '"<token of group \'staff\'>") AND tenant: "<token of tenant \'acme\'>"')
+    assert store.build_sparse_sql("vacation", 5, Principal.of("")) is None
+    assert store.build_sparse_sql("the", 5, Principal.of("staff")) is None
+    assert store.build_sparse_sql("vacation", 5, Principal.of("nobody")) is not None
     assert store.describe_filter(Principal.of("staff,hr,ghost", tenant="acme")) == (
-        "tenant = 'acme' AND groups ∩ {ghost, hr, staff} ≠ ∅ (group tokens g1, g2; "
-        "not in this index: ghost; tenant token t1)")
+        "tenant = 'acme' AND groups ∩ {ghost, hr, staff} ≠ ∅ (inside the FTS5 MATCH as opaque "
+        "group/tenant tokens, and in the dense search; BM25 statistics over all tenants' "
+        "chunks (index.tenancy shared))")
 
 
 def _bm25(tf: float, df: int, n: int, length: int, avgdl: float) -> float:

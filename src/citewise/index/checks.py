@@ -13,6 +13,7 @@ import numpy as np
 
 from citewise.errors import ConfigError, StoreError
 from citewise.protocols import DocumentWrite
+from citewise.types import Document
 
 T = TypeVar("T")
 
@@ -67,28 +68,40 @@ def check_acl(doc_id: str, groups: Sequence[str], tenant: str) -> None:
 
 
 def batch_vectors(batch: Sequence[DocumentWrite], dim: int | None,
-                  cached: Callable[[set[str]], set[str]],
-                  convert: Callable[[np.ndarray], T]) -> dict[str, T]:
-    """The batch's vectors, checked and converted, for the chunks that need them; raises
-    when a chunk would be left without a vector (neither given nor ``cached``)."""
-    needed = {c.embed_hash for item in batch for c in item.chunks}
+                  cached: Callable[[set[str], Any], set[str]],
+                  convert: Callable[[np.ndarray], T],
+                  scope_of: Callable[[Document], Any] = lambda doc: None,
+                  ) -> list[tuple[Any, str, T]]:
+    """``(scope, embed_hash, vector)`` rows to store for the batch's chunks, checked and
+    converted; raises when a chunk would be left without a vector (neither given nor
+    ``cached(hashes, scope)``). ``scope_of(document)`` is the embedding-cache scope of a
+    document (its tenant's under ``index.tenancy: isolated``, one for all otherwise); a
+    vector given with any document of the batch serves every scope that needs its hash."""
+    needed: dict[Any, set[str]] = {}
+    for item in batch:
+        needed.setdefault(scope_of(item.document), set()).update(
+            c.embed_hash for c in item.chunks)
     given = {h: v for item in batch for h, v in item.vectors.items()}
     if dim is None:
-        if needed or given:
+        if any(needed.values()) or given:
             raise StoreError("the index has no manifest, so it cannot check vector dimensions."
                              " Fix: call ensure_manifest(make_manifest(...)) before write "
                              "(`citewise ingest` does this).")
-        return {}
+        return []
     out = {h: convert(check_vector(v, dim, f"the vector for embed_hash {h[:12]}…"))
            for h, v in given.items()}
-    missing = needed - out.keys()
-    missing -= cached(missing) if missing else set()
+    rows: list[tuple[Any, str, T]] = []
+    missing: set[str] = set()
+    for scope, hashes in needed.items():
+        rest = hashes - out.keys()
+        missing |= rest - (cached(rest, scope) if rest else set())
+        rows.extend((scope, h, out[h]) for h in sorted(hashes & out.keys()))
     if missing:
         example = sorted(missing)[0]
         raise StoreError(f"{len(missing)} chunk embed_hash(es) have no vector (e.g. "
                          f"{example[:12]}…). Fix: embed the hashes cached_vectors() does not "
                          "report and pass them in DocumentWrite.vectors.")
-    return {h: x for h, x in out.items() if h in needed}
+    return rows
 
 
 def metadata_json(value: Mapping[str, Any]) -> str:

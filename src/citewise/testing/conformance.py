@@ -113,7 +113,13 @@ def corpus_writes(embedder: FakeEmbedder) -> list[DocumentWrite]:
 
 
 class StoreConformanceTests:
-    """Subclass, override ``store`` (and optionally ``reopen``/``vector_fingerprint``)."""
+    """Subclass, override ``store`` (and optionally ``reopen``/``vector_fingerprint``).
+    ``TENANCY`` is the ``index.tenancy`` of the manifest the ``ready`` fixture records;
+    ``LEXICAL_STATS_SHARED`` says whether, under shared tenancy, a tenant's lexical scores
+    depend on other tenants' chunks (BM25's IDF and average length do; ``ts_rank`` does not)."""
+
+    TENANCY = "shared"
+    LEXICAL_STATS_SHARED = True
 
     @pytest.fixture
     def store(self) -> Store:
@@ -134,7 +140,7 @@ class StoreConformanceTests:
     @pytest.fixture
     def ready(self, store: Store, embedder: FakeEmbedder) -> Store:
         store.ensure_manifest(make_manifest(embedder.model_id, embedder.dim,
-                                            {"chunker": "test"}, "test-chunker"))
+                                            {"chunker": "test"}, "test-chunker", self.TENANCY))
         return store
 
     @pytest.fixture
@@ -220,13 +226,80 @@ class StoreConformanceTests:
     def test_cached_vectors(self, ready: Store, embedder: FakeEmbedder) -> None:
         item = make_write(embedder, "guide", ["Cached text."], groups=["staff"])
         h = item.chunks[0].embed_hash
-        assert ready.cached_vectors([h, "unknown"]) == set()
+        assert ready.cached_vectors([h, "unknown"], "acme") == set()
         ready.write([item])
-        assert ready.cached_vectors([h, "unknown"]) == {h}
+        assert ready.cached_vectors([h, "unknown"], "acme") == {h}
         again = make_write(embedder, "guide-copy", ["Cached text."], groups=["staff"],
                            title="Guide")
         ready.write([DocumentWrite(again.document, again.chunks, {})])  # vector reused
         assert ready.count().vectors == 1
+
+    # -- tenancy -----------------------------------------------------------------------------
+
+    def test_tenancy_recorded_and_fixed(self, ready: Store, embedder: FakeEmbedder) -> None:
+        assert ready.manifest().tenancy == self.TENANCY  # type: ignore[union-attr]
+        other = "shared" if self.TENANCY == "isolated" else "isolated"
+        for wanted, ok in ((self.TENANCY, True), (None, True), (other, False)):
+            manifest = make_manifest(embedder.model_id, embedder.dim, {"chunker": "test"},
+                                     "test-chunker", wanted)
+            if ok:
+                assert ready.ensure_manifest(manifest).tenancy == self.TENANCY
+            else:
+                with pytest.raises(IndexMismatchError, match="tenancy.*citewise reindex"):
+                    ready.ensure_manifest(manifest)
+
+    def test_tenancy_embedding_cache(self, ready: Store, embedder: FakeEmbedder) -> None:
+        """Isolated: another tenant's exact text is not in this tenant's cache (it must be
+        embedded again); shared: the cache confirms it (what shared tenancy reveals)."""
+        acme = make_write(embedder, "acme-doc", ["Merger plan code name Falcon."],
+                          groups=["staff"], title="Plan")
+        h = acme.chunks[0].embed_hash
+        ready.write([acme])
+        assert ready.cached_vectors([h], "acme") == {h}
+        isolated = self.TENANCY == "isolated"
+        assert ready.cached_vectors([h], "globex") == (set() if isolated else {h})
+        globex = make_write(embedder, "globex-doc", ["Merger plan code name Falcon."],
+                            groups=["staff"], tenant="globex", title="Plan")
+        bare = DocumentWrite(globex.document, globex.chunks, {})
+        if isolated:
+            with pytest.raises(StoreError, match="no vector"):
+                ready.write([bare])
+            ready.write([globex])
+            assert ready.count().vectors == 2
+        else:
+            ready.write([bare])
+            assert ready.count().vectors == 1
+        ready.delete(["acme-doc"])
+        assert ready.cached_vectors([h], "acme") == (set() if isolated else {h})
+        g = Principal.of("staff", tenant="globex")
+        assert self.search_all(ready, embedder, "merger falcon", g)[1] == [
+            globex.chunks[0].chunk_id]
+
+    def test_tenancy_lexical_scores(self, ready: Store, embedder: FakeEmbedder) -> None:
+        """Acme's lexical score for a query is unchanged when globex adds documents, under
+        isolated tenancy always; under shared tenancy only where the ranking has no
+        collection statistics (``LEXICAL_STATS_SHARED = False``)."""
+        ready.write([make_write(embedder, "acme-1", ["Falcon merger timeline and owners."],
+                                groups=["staff"])]
+                    + [make_write(embedder, f"acme-{i}", [f"Quarterly budget review {i}."],
+                                  groups=["staff"]) for i in range(2, 7)])
+        before = ready.search_sparse("falcon merger", 5, STAFF)
+        ready.write([make_write(embedder, f"globex-{i}", [f"Falcon merger memo {i}."],
+                                groups=["staff"], tenant="globex") for i in range(20)])
+        after = ready.search_sparse("falcon merger", 5, STAFF)
+        assert ids_of(after) == ids_of(before)
+        same = abs(after[0].score - before[0].score) < 1e-9
+        assert same == (self.TENANCY == "isolated" or not self.LEXICAL_STATS_SHARED)
+
+    def test_explain_does_not_reveal_names(self, corpus: Store) -> None:
+        """The filter description is the same for names the index holds and names it does
+        not (with the names themselves swapped)."""
+        def text(tenant: str, groups: str) -> str:
+            return corpus.describe_filter(Principal.of(groups, tenant=tenant)).replace(
+                tenant, "T").replace(groups.split(",")[-1], "G")
+
+        assert text("globex", "staff,hr") == text("initech", "staff,ghost")
+        assert text("acme", "hr") == text("acme", "nogroup")
 
     # -- ACL ---------------------------------------------------------------------------------
 

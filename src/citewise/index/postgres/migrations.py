@@ -20,6 +20,10 @@ Schema (m001)::
     vectors     (embed_hash PK, embedding vector)      -- narrow: never TOASTed (STORAGE PLAIN)
     doc_sources (doc_id PK -> documents ON DELETE CASCADE, body bytea)
 
+m002: ``vectors`` keyed ``(embed_hash, scope)`` and ``chunks.vec_scope``: scope ``''`` is the
+embedding cache shared by all tenants, a tenant name that tenant's own cache
+(``index.tenancy: isolated``).
+
 Indexes: GIN on ``chunks.tsv`` and ``chunks.acl``, b-tree on ``(tenant)`` and ``embed_hash``.
 The vector column gets its dimension and the HNSW index (inner product; vectors are stored
 L2-normalised, so it ranks like cosine) when the manifest is recorded (:func:`set_vector_dim`,
@@ -88,7 +92,17 @@ _M001 = (
         body bytea NOT NULL)""",
 )
 
-MIGRATIONS: tuple[Callable[[Any], None], ...] = (m001_initial,)
+def m002_tenant_scoped_vectors(conn: Any) -> None:
+    """The embedding cache gets a scope (``index.tenancy``): ``''`` = shared by all tenants
+    (every vector of an older index), a tenant name = that tenant's own cache. Each chunk
+    records the scope of its vector (``vec_scope``), so searches join on both columns."""
+    conn.execute("ALTER TABLE vectors ADD COLUMN scope text NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE vectors DROP CONSTRAINT vectors_pkey")
+    conn.execute("ALTER TABLE vectors ADD PRIMARY KEY (embed_hash, scope)")
+    conn.execute("ALTER TABLE chunks ADD COLUMN vec_scope text NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: tuple[Callable[[Any], None], ...] = (m001_initial, m002_tenant_scoped_vectors)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

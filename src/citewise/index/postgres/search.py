@@ -18,6 +18,15 @@ by the ``english`` configuration. ts_rank requires weights in [0, 1]: A and B ar
 computed for EVERY matching row (~15 us each): long OR queries under a broad filter are the
 slow case (measured 123 ms p50 at 100k chunks, see benchmarks/backends.py).
 
+**Tenancy**: ``ts_rank`` reads only the row's own ``tsv`` (no IDF, no average length), so a
+tenant's lexical scores never depend on other tenants' chunks, whatever ``index.tenancy``
+says (checked by ``StoreConformanceTests.test_tenancy_lexical_scores``). What
+``index.tenancy: isolated`` changes here is the embedding cache: vectors are keyed by
+``(embed_hash, scope)`` and each chunk joins its own ``vec_scope`` (``''`` shared, else its
+tenant). The HNSW graph is one for all tenants: it is approximate, so WHICH of a tenant's
+chunks an HNSW scan finds can vary with other tenants' vectors (scores cannot); the exact path
+(selective filters, and the fallback) does not.
+
 **Dense** scores are inner products of unit vectors (= cosine). Two paths, chosen by the
 planner's ESTIMATE of how many chunks the principal may read (``EXPLAIN`` of the predicate,
 ~0.3 ms; counting them measured 11 ms for a 50-group principal, as ``&&`` compares every row's
@@ -66,15 +75,15 @@ HNSW_SETTINGS_SQL = """SELECT set_config('hnsw.ef_search', %s, true),
     set_config('enable_sort', 'off', true)"""
 
 EXACT_DENSE_SQL = f"""WITH allowed AS MATERIALIZED (
-    SELECT c.id, c.chunk_id, c.embed_hash FROM chunks AS c WHERE {PREDICATE})
+    SELECT c.id, c.chunk_id, c.embed_hash, c.vec_scope FROM chunks AS c WHERE {PREDICATE})
 SELECT a.chunk_id, -(v.embedding <#> %(vector)s) AS score
-FROM allowed AS a JOIN vectors AS v ON v.embed_hash = a.embed_hash
+FROM allowed AS a JOIN vectors AS v ON v.embed_hash = a.embed_hash AND v.scope = a.vec_scope
 ORDER BY score DESC, a.id
 LIMIT %(top_k)s"""
 
 HNSW_DENSE_SQL = f"""WITH nearest AS MATERIALIZED (
     SELECT c.id, c.chunk_id, v.embedding <#> %(vector)s AS distance
-    FROM vectors AS v JOIN chunks AS c ON c.embed_hash = v.embed_hash
+    FROM vectors AS v JOIN chunks AS c ON c.embed_hash = v.embed_hash AND c.vec_scope = v.scope
     WHERE {PREDICATE}
     ORDER BY v.embedding <#> %(vector)s
     LIMIT %(top_k)s)

@@ -26,7 +26,12 @@ import numpy as np
 
 from citewise.errors import CitewiseError, StoreError
 from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
-from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
+from citewise.index.manifest import (
+    check_manifest,
+    manifest_from_rows,
+    manifest_to_rows,
+    to_record,
+)
 from citewise.index.postgres import search, writes
 from citewise.index.postgres.connection import (
     check_identifier,
@@ -179,6 +184,7 @@ class PostgresStore:
         with self._writing() as conn:
             stored = _manifest(conn)
             if stored is None:
+                manifest = to_record(manifest)
                 with conn.cursor() as cur:
                     cur.executemany("INSERT INTO manifest(key, value) VALUES (%s, %s)",
                                     manifest_to_rows(manifest))
@@ -224,9 +230,11 @@ class PostgresStore:
                 "(SELECT count(*) FROM vectors)").fetchone()
         return StoreCounts(documents=docs, chunks=chunks, vectors=vectors)
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        """Which hashes have a vector in the cache ``tenant``'s documents use (the shared
+        one; or, under ``index.tenancy: isolated``, the tenant's own)."""
         with self._reading() as conn:
-            return writes.cached_hashes(conn, embed_hashes)
+            return writes.cached_hashes(conn, embed_hashes, tenant)
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -311,11 +319,16 @@ class PostgresStore:
         return out
 
     def describe_filter(self, principal: Principal) -> str:
+        """The predicate as applied, from the principal's own names only (never which names
+        the index holds)."""
         groups = ", ".join(repr(g) for g in sorted(principal.groups))
+        with self._reading() as conn:
+            tenancy = "isolated" if writes.isolated(conn) else "shared"
         text = (f"c.tenant = {principal.tenant!r} AND c.acl && ARRAY[{groups}] "
                 f"(schema {self.schema}; GIN on chunks.acl; dense: exact scan when the planner "
                 f"estimates at most {self.exact_max} allowed chunks, else HNSW with iterative "
-                "scan)")
+                "scan; ts_rank reads each chunk alone: no statistics across tenants; "
+                f"index.tenancy {tenancy})")
         if not principal.groups:
             text += " (the principal has no groups: nothing is visible)"
         return text

@@ -37,39 +37,66 @@ RETURNING id"""
 
 INSERT_CHUNK_SQL = f"""INSERT INTO chunks
     (chunk_id, doc_id, ordinal, text, heading_path, anchor, start_char, end_char, section_id,
-     token_count, kind, page, embed_hash, tenant, acl, tsv)
+     token_count, kind, page, embed_hash, tenant, acl, vec_scope, tsv)
 VALUES (%(chunk_id)s, %(doc)s, %(ordinal)s, %(text)s, %(heading_path)s, %(anchor)s, %(start)s,
         %(end)s, %(section_id)s, %(token_count)s, %(kind)s, %(page)s, %(embed_hash)s,
-        %(tenant)s, %(acl)s,
+        %(tenant)s, %(acl)s, %(vec_scope)s,
         setweight(to_tsvector('{TS_CONFIG}', %(title_text)s), 'A')
         || setweight(to_tsvector('{TS_CONFIG}', %(text)s), 'B'))"""
 
-INSERT_VECTOR_SQL = ("INSERT INTO vectors(embed_hash, embedding) VALUES (%s, %s) "
-                     "ON CONFLICT (embed_hash) DO NOTHING")
+INSERT_VECTOR_SQL = ("INSERT INTO vectors(scope, embed_hash, embedding) VALUES (%s, %s, %s) "
+                     "ON CONFLICT (embed_hash, scope) DO NOTHING")
 
 DROP_ORPHAN_VECTORS_SQL = """DELETE FROM vectors AS v
 WHERE v.embed_hash = ANY(%s)
-  AND NOT EXISTS (SELECT 1 FROM chunks AS c WHERE c.embed_hash = v.embed_hash)"""
+  AND NOT EXISTS (SELECT 1 FROM chunks AS c
+                  WHERE c.embed_hash = v.embed_hash AND c.vec_scope = v.scope)"""
+
+# A document moved to another tenant takes its vectors into that tenant's cache.
+COPY_VECTORS_SQL = """INSERT INTO vectors(scope, embed_hash, embedding)
+SELECT %(new)s, v.embed_hash, v.embedding FROM vectors AS v
+WHERE v.scope = %(old)s AND v.embed_hash IN (SELECT embed_hash FROM chunks WHERE doc_id = %(doc)s)
+ON CONFLICT (embed_hash, scope) DO NOTHING"""
 
 
-def cached_hashes(conn: Any, hashes: Iterable[str]) -> set[str]:
-    """Which of ``hashes`` have a row in ``vectors``."""
+def isolated(conn: Any) -> bool:
+    """Whether the index's manifest says ``index.tenancy: isolated``."""
+    row = conn.execute("SELECT value FROM manifest WHERE key = 'tenancy'").fetchone()
+    return row is not None and row[0] == '"isolated"'
+
+
+def vector_scope(tenant: str, isolated_tenancy: bool) -> str:
+    """The embedding-cache scope of a tenant's documents: its name, or ``''`` (shared)."""
+    return tenant if isolated_tenancy else ""
+
+
+def cached_hashes(conn: Any, hashes: Iterable[str], tenant: str | None = None) -> set[str]:
+    """Which of ``hashes`` have a vector in the cache ``tenant``'s documents use (shared, or
+    the tenant's own under isolated tenancy, where ``tenant=None`` finds nothing)."""
     wanted = sorted(set(hashes))
-    if not wanted:
+    own = isolated(conn)
+    if not wanted or (own and not tenant):
         return set()
-    rows = conn.execute("SELECT embed_hash FROM vectors WHERE embed_hash = ANY(%s)", (wanted,))
+    return _cached(conn, wanted, vector_scope(tenant or "", own))
+
+
+def _cached(conn: Any, hashes: Iterable[str], scope: str) -> set[str]:
+    rows = conn.execute("SELECT embed_hash FROM vectors WHERE embed_hash = ANY(%s) "
+                        "AND scope = %s", (sorted(set(hashes)), scope))
     return {row[0] for row in rows}
 
 
 def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
     """Upsert every document of ``batch`` with its chunks and new vectors."""
     check_batch(batch)
-    vectors = batch_vectors(batch, dim, lambda hs: cached_hashes(conn, hs), normalised)
+    own = isolated(conn)
+    rows = batch_vectors(batch, dim, lambda hs, scope: _cached(conn, hs, scope), normalised,
+                         lambda doc: vector_scope(doc.tenant, own))
     stale: set[str] = set()
     for item in batch:
-        stale |= _write_document(conn, item)
+        stale |= _write_document(conn, item, vector_scope(item.document.tenant, own))
     with conn.cursor() as cur:
-        cur.executemany(INSERT_VECTOR_SQL, sorted(vectors.items(), key=lambda kv: kv[0]))
+        cur.executemany(INSERT_VECTOR_SQL, rows)
     drop_orphan_vectors(conn, stale)
 
 
@@ -101,6 +128,14 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
                  (new_tenant, acl, rowid))
     conn.execute("UPDATE chunks SET tenant = %s, acl = %s WHERE doc_id = %s",
                  (new_tenant, acl, rowid))
+    own = isolated(conn)
+    old_scope, new_scope = vector_scope(old_tenant, own), vector_scope(new_tenant, own)
+    if old_scope != new_scope:
+        conn.execute(COPY_VECTORS_SQL, {"new": new_scope, "old": old_scope, "doc": rowid})
+        hashes = [r[0] for r in conn.execute(
+            "UPDATE chunks SET vec_scope = %s WHERE doc_id = %s RETURNING embed_hash",
+            (new_scope, rowid))]
+        drop_orphan_vectors(conn, hashes)
 
 
 def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
@@ -116,22 +151,24 @@ def normalised(vec: np.ndarray) -> np.ndarray:
     return vec if norm == 0.0 else (vec / norm).astype(np.float32)
 
 
-def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
-    """Upsert one document and replace its chunks; returns the embed hashes it dropped."""
+def _write_document(conn: Any, item: DocumentWrite, scope: str) -> set[str]:
+    """Upsert one document and replace its chunks (their vectors in cache ``scope``);
+    returns the embed hashes it dropped."""
     doc = item.document
     rowid = conn.execute(UPSERT_DOCUMENT_SQL, _document_params(doc)).fetchone()[0]
-    stale = {r[0] for r in conn.execute(
-        "DELETE FROM chunks WHERE doc_id = %s RETURNING embed_hash", (rowid,))}
+    dropped = conn.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING embed_hash, "
+                           "vec_scope", (rowid,)).fetchall()
     acl = sorted(set(doc.acl_groups))
     with conn.cursor() as cur:
-        cur.executemany(INSERT_CHUNK_SQL, [_chunk_params(c, rowid, doc, acl)
+        cur.executemany(INSERT_CHUNK_SQL, [_chunk_params(c, rowid, doc, acl, scope)
                                            for c in item.chunks])
     if item.parsed is not None:
         conn.execute("INSERT INTO doc_sources(doc_id, body) VALUES (%s, %s) ON CONFLICT (doc_id) "
                      "DO UPDATE SET body = excluded.body", (rowid, parsed_to_bytes(item.parsed)))
     else:  # never leave a body that no longer matches the chunks
         conn.execute("DELETE FROM doc_sources WHERE doc_id = %s", (rowid,))
-    return stale - {c.embed_hash for c in item.chunks}
+    kept = {c.embed_hash for c in item.chunks}
+    return {h for h, old_scope in dropped if h not in kept or old_scope != scope}
 
 
 def _document_params(doc: Document) -> tuple[Any, ...]:
@@ -140,12 +177,13 @@ def _document_params(doc: Document) -> tuple[Any, ...]:
             metadata_json(doc.metadata))
 
 
-def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str]) -> dict[str, Any]:
+def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str],
+                  scope: str) -> dict[str, Any]:
     return {
         "chunk_id": chunk.chunk_id, "doc": rowid, "ordinal": int(chunk.ordinal),
         "text": chunk.text, "heading_path": list(chunk.heading_path), "anchor": chunk.anchor,
         "start": int(chunk.start), "end": int(chunk.end), "section_id": chunk.section_id,
         "token_count": int(chunk.token_count), "kind": chunk.kind, "page": chunk.page,
-        "embed_hash": chunk.embed_hash, "tenant": doc.tenant, "acl": acl,
+        "embed_hash": chunk.embed_hash, "tenant": doc.tenant, "acl": acl, "vec_scope": scope,
         "title_text": " ".join([doc.title, *chunk.heading_path]),
     }

@@ -36,7 +36,7 @@ class AclTokens:
 
 @dataclass(frozen=True)
 class ResolvedPrincipal:
-    """A principal whose tenant and (some) groups exist in this index."""
+    """A principal as ids (:data:`NO_ID` for names this index does not hold)."""
 
     tenant: str
     tenant_id: int
@@ -72,38 +72,44 @@ def ensure_ids(conn: Any, table: str, names: Iterable[str]) -> dict[str, int]:
     return lookup_ids(conn, table, names)
 
 
+NO_ID = 0
+"""An id no tenant or group ever has (SQLite ids start at 1): the stand-in for a name the
+index does not hold, so such a principal's searches run the same queries (matching nothing)
+as one whose names exist but hold nothing it may read; neither the result nor the work done
+(``--explain`` timings) says which names exist."""
+
+
 def resolve_principal(conn: Any, principal: Principal) -> ResolvedPrincipal | None:
-    """The principal's ids, or ``None`` when nothing can be visible to it (no groups, no
-    group known to the index, or an unknown tenant): searches then return ``[]`` unqueried."""
+    """The principal's ids, or ``None`` when it has no groups (searches then return ``[]``
+    unqueried: a property of the principal, not of the index). Names the index does not hold
+    resolve to :data:`NO_ID`."""
     if not principal.groups:
         return None
     tenants = lookup_ids(conn, "tenants", [principal.tenant])
     groups = lookup_ids(conn, "groups", principal.groups)
-    if principal.tenant not in tenants or not groups:
-        return None
-    return ResolvedPrincipal(tenant=principal.tenant, tenant_id=tenants[principal.tenant],
-                             group_ids=tuple(sorted(groups.values())))
+    return ResolvedPrincipal(tenant=principal.tenant,
+                             tenant_id=tenants.get(principal.tenant, NO_ID),
+                             group_ids=tuple(sorted(groups.values())) or (NO_ID,))
 
 
-def describe_principal(conn: Any, principal: Principal) -> str:
-    """The predicate as applied, e.g.
-    ``tenant = 'acme' AND groups ∩ {hr, staff} ≠ ∅ (group tokens g3, g9)``."""
+def describe_principal(principal: Principal, tenancy: str = "shared") -> str:
+    """The predicate as applied, e.g. ``tenant = 'acme' AND groups ∩ {hr, staff} ≠ ∅ (...)``.
+
+    Built from the principal's own names and the index's tenancy ONLY: whether a name exists
+    in the index (or which token id it has) is never said, so an unknown tenant or group
+    reads exactly like one that exists but holds nothing the principal may see."""
     names = ", ".join(sorted(principal.groups))
     base = f"tenant = {principal.tenant!r} AND groups ∩ {{{names}}} ≠ ∅"
     if not principal.groups:
         return f"{base} (the principal has no groups: nothing is visible)"
-    tenants = lookup_ids(conn, "tenants", [principal.tenant])
-    groups = lookup_ids(conn, "groups", principal.groups)
-    notes = []
-    if groups:
-        notes.append("group tokens " + ", ".join(group_token(i) for i in sorted(groups.values())))
-    missing = sorted(principal.groups - groups.keys())
-    if missing:
-        notes.append("not in this index: " + ", ".join(missing))
-    if principal.tenant not in tenants:
-        notes.append("tenant not in this index: nothing is visible")
-    elif not groups:
-        notes.append("no group in this index: nothing is visible")
-    else:
-        notes.append(f"tenant token {tenant_token(tenants[principal.tenant])}")
-    return f"{base} ({'; '.join(notes)})"
+    stats = (f"tenant {principal.tenant!r}'s own chunks (index.tenancy isolated)"
+             if tenancy == "isolated" else "all tenants' chunks (index.tenancy shared)")
+    return (f"{base} (inside the FTS5 MATCH as opaque group/tenant tokens, and in the dense "
+            f"search; BM25 statistics over {stats})")
+
+
+def display_tokens(principal: Principal) -> AclTokens:
+    """The principal's ACL tokens as ``--sql`` shows them: by name, one per group the
+    principal holds, whether or not the index knows it (ids would reveal which exist)."""
+    return AclTokens(tenant=f"<token of tenant {principal.tenant!r}>",
+                     groups=tuple(f"<token of group {g!r}>" for g in sorted(principal.groups)))

@@ -1,5 +1,8 @@
 """Lexical search: BM25 over the FTS5 table ``chunks_fts`` with the ACL inside the MATCH.
 
+(With ``index.tenancy: isolated`` each tenant has its own table ``chunks_fts_t<id>`` of the
+same shape, so BM25's statistics are the tenant's own: :mod:`.tenancy`.)
+
 Each chunk has one FTS row (rowid = ``chunks.id``) with four columns:
 
 * ``title``  - document title + the chunk's heading path (weight ``title_weight``)
@@ -36,19 +39,21 @@ from typing import Any
 
 from citewise.index.checks import check_search_args
 from citewise.index.sqlite.acl import AclTokens
+from citewise.index.sqlite.tenancy import SHARED_FTS, ensure_fts_table
 from citewise.types import ScoredId
 
-SPARSE_SQL = """SELECT c.chunk_id, -hits.score AS score
-FROM (SELECT rowid, bm25(chunks_fts, :title_weight, 1.0, 0.0, 0.0) AS score
-      FROM chunks_fts
-      WHERE chunks_fts MATCH :terms
-        AND +rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH :allowed)
+SPARSE_TEMPLATE = """SELECT c.chunk_id, -hits.score AS score
+FROM (SELECT rowid, bm25({fts}, :title_weight, 1.0, 0.0, 0.0) AS score
+      FROM {fts}
+      WHERE {fts} MATCH :terms
+        AND +rowid IN (SELECT rowid FROM {fts} WHERE {fts} MATCH :allowed)
       ORDER BY score, rowid LIMIT :top_k) AS hits
 JOIN chunks AS c ON c.id = hits.rowid
 ORDER BY hits.score, hits.rowid"""
+SPARSE_SQL = SPARSE_TEMPLATE.format(fts=SHARED_FTS)
 
 # One FTS row per chunk of a document, built from the stored rows (used by write and set_acl).
-FTS_ROWS_SQL = """INSERT INTO chunks_fts(rowid, title, body, acl, tenant)
+FTS_ROWS_TEMPLATE = """INSERT INTO {fts}(rowid, title, body, acl, tenant)
 SELECT c.id,
        d.title || ' ' || COALESCE((SELECT group_concat(value, ' ') FROM json_each(c.heading_path)),
                                   ''),
@@ -58,9 +63,11 @@ SELECT c.id,
        't' || d.tenant_id
 FROM chunks AS c JOIN documents AS d ON d.id = c.doc_rowid
 WHERE c.doc_rowid = ?"""
+FTS_ROWS_SQL = FTS_ROWS_TEMPLATE.format(fts=SHARED_FTS)
 
-DELETE_FTS_ROWS_SQL = """DELETE FROM chunks_fts
+DELETE_FTS_ROWS_TEMPLATE = """DELETE FROM {fts}
 WHERE rowid IN (SELECT id FROM chunks WHERE doc_rowid = ?)"""
+DELETE_FTS_ROWS_SQL = DELETE_FTS_ROWS_TEMPLATE.format(fts=SHARED_FTS)
 
 
 def quote_term(term: str) -> str:
@@ -89,18 +96,20 @@ def build_match(terms: Sequence[str], tokens: AclTokens) -> str:
 
 
 def build_sparse_sql(terms: Sequence[str], tokens: AclTokens, top_k: int,
-                     title_weight: float = 1.0) -> tuple[str, dict[str, Any]]:
-    """The SQL and named parameters of :func:`search_sparse` (for ``--sql``/``--explain``).
+                     title_weight: float = 1.0,
+                     table: str = SHARED_FTS) -> tuple[str, dict[str, Any]]:
+    """The SQL and named parameters of :func:`search_sparse` on FTS table ``table``.
 
     Rows come back as ``(chunk_id, score)``, best first, ties by chunk rowid.
     """
     check_search_args(top_k, title_weight)
-    return SPARSE_SQL, {"title_weight": float(title_weight), "terms": build_terms_match(terms),
-                        "allowed": build_match(terms, tokens), "top_k": int(top_k)}
+    return SPARSE_TEMPLATE.format(fts=table), {
+        "title_weight": float(title_weight), "terms": build_terms_match(terms),
+        "allowed": build_match(terms, tokens), "top_k": int(top_k)}
 
 
 def search_sparse(conn: Any, terms: Sequence[str], tokens: AclTokens | None, top_k: int,
-                  title_weight: float = 1.0) -> list[ScoredId]:
+                  title_weight: float = 1.0, table: str = SHARED_FTS) -> list[ScoredId]:
     """Top ``top_k`` chunks by BM25 among those the principal may read.
 
     ``tokens=None`` (unknown tenant or groups) and empty ``terms`` return ``[]`` unqueried.
@@ -108,13 +117,22 @@ def search_sparse(conn: Any, terms: Sequence[str], tokens: AclTokens | None, top
     check_search_args(top_k, title_weight)
     if tokens is None or not terms or not tokens.groups:
         return []
-    sql, params = build_sparse_sql(terms, tokens, top_k, title_weight)
+    sql, params = build_sparse_sql(terms, tokens, top_k, title_weight, table)
     rows = conn.execute(sql, params).fetchall()
     return [ScoredId(chunk_id=cid, score=float(score), rank=i)
             for i, (cid, score) in enumerate(rows, start=1)]
 
 
-def rebuild_fts_rows(conn: Any, doc_rowid: int) -> None:
-    """Replace the FTS rows of one document from its stored chunks, title, groups and tenant."""
-    conn.execute(DELETE_FTS_ROWS_SQL, (doc_rowid,))
-    conn.execute(FTS_ROWS_SQL, (doc_rowid,))
+def rebuild_fts_rows(conn: Any, doc_rowid: int, table: str = SHARED_FTS) -> None:
+    """Replace the FTS rows of one document (in ``table``, its tenant's FTS table) from its
+    stored chunks, title, groups and tenant."""
+    ensure_fts_table(conn, table)
+    conn.execute(DELETE_FTS_ROWS_TEMPLATE.format(fts=table), (doc_rowid,))
+    conn.execute(FTS_ROWS_TEMPLATE.format(fts=table), (doc_rowid,))
+
+
+def delete_fts_rows(conn: Any, doc_rowid: int, table: str = SHARED_FTS) -> None:
+    """Delete the FTS rows of one document's chunks from ``table`` (if it exists)."""
+    if table == SHARED_FTS or conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+        conn.execute(DELETE_FTS_ROWS_TEMPLATE.format(fts=table), (doc_rowid,))

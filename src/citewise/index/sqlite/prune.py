@@ -30,6 +30,7 @@ from typing import Any
 from citewise.index.checks import check_search_args
 from citewise.index.sqlite import fts
 from citewise.index.sqlite.acl import AclTokens
+from citewise.index.sqlite.tenancy import SHARED_FTS
 from citewise.index.sqlite.vectors import GENERATION_SQL
 from citewise.types import ScoredId
 
@@ -38,7 +39,8 @@ ESSENTIAL_SHARE = 0.1  # terms in at most 10 % of rows are essential (a speed kn
 MIN_ROWS = 20_000  # below this, scoring every match is cheap and pruning's counts cost more
 BROAD_SHARE = 0.2  # prune only for principals allowed at least 20 % of rows: for selective ones
 # the ACL already keeps the scored set small and a failed pruning attempt would cost a 2nd query
-COUNT_SQL = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+COUNT_TEMPLATE = "SELECT count(*) FROM {fts} WHERE {fts} MATCH ?"
+COUNT_SQL = COUNT_TEMPLATE.format(fts=SHARED_FTS)
 ROWS_SQL = "SELECT count(*) FROM chunks"
 
 
@@ -49,9 +51,14 @@ def upper_bound(n_rows: int, n_hits: int) -> float:
 
 
 class TermStats:
-    """Rows per term (``n_t``) and total rows (N), cached until the index generation changes."""
+    """Rows per term (``n_t``) and total rows (N) of one FTS table, cached until the index
+    generation changes. A tenant's own table (isolated tenancy) holds only its chunks, so N
+    is counted with its tenant token."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: str = SHARED_FTS, tenant_token: str | None = None) -> None:
+        self.table = table
+        self._tenant_token = tenant_token
+        self._count_sql = COUNT_TEMPLATE.format(fts=table)
         self._generation: int | None = None
         self._rows = 0
         self._hits: dict[str, int] = {}
@@ -61,20 +68,24 @@ class TermStats:
         generation = conn.execute(GENERATION_SQL).fetchone()[0]
         if generation != self._generation:
             self._generation, self._hits, self._allowed = generation, {}, {}
-            self._rows = conn.execute(ROWS_SQL).fetchone()[0]
+            if self.table == SHARED_FTS:
+                self._rows = conn.execute(ROWS_SQL).fetchone()[0]
+            else:
+                match = f"tenant: {fts.quote_term(self._tenant_token or '')}"
+                self._rows = conn.execute(self._count_sql, (match,)).fetchone()[0]
         return self._rows
 
     def allowed(self, conn: Any, tokens: AclTokens) -> int:
         """Rows the principal may read (all terms), counted by FTS5 once per generation."""
         if tokens not in self._allowed:
             match = fts.build_acl_match(tokens)
-            self._allowed[tokens] = conn.execute(COUNT_SQL, (match,)).fetchone()[0]
+            self._allowed[tokens] = conn.execute(self._count_sql, (match,)).fetchone()[0]
         return self._allowed[tokens]
 
     def hits(self, conn: Any, term: str) -> int:
         if term not in self._hits:
             match = fts.build_terms_match([term])
-            self._hits[term] = conn.execute(COUNT_SQL, (match,)).fetchone()[0]
+            self._hits[term] = conn.execute(self._count_sql, (match,)).fetchone()[0]
         return self._hits[term]
 
 
@@ -96,19 +107,20 @@ def search_sparse_pruned(conn: Any, stats: TermStats, terms: Sequence[str],
 def _search(conn: Any, stats: TermStats, terms: Sequence[str], tokens: AclTokens,
             top_k: int, title_weight: float, min_rows: int) -> list[ScoredId]:
     n_rows = stats.refresh(conn)
+    table = stats.table
     if n_rows < min_rows or stats.allowed(conn, tokens) < BROAD_SHARE * n_rows:
-        return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
+        return fts.search_sparse(conn, terms, tokens, top_k, title_weight, table)
     hits = {t: stats.hits(conn, t) for t in terms}
     present = sorted((t for t in terms if hits[t] > 0), key=lambda t: hits[t])
     essential = [t for t in present if hits[t] <= ESSENTIAL_SHARE * n_rows]
     rest = [t for t in present if t not in essential]
     if not essential or not rest:
-        return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
+        return fts.search_sparse(conn, terms, tokens, top_k, title_weight, table)
     bound = sum(upper_bound(n_rows, hits[t]) for t in rest)
-    sql, params = fts.build_sparse_sql(present, tokens, top_k, title_weight)
+    sql, params = fts.build_sparse_sql(present, tokens, top_k, title_weight, table)
     params["allowed"] = fts.build_match(essential, tokens)
     rows = conn.execute(sql, params).fetchall()
     if len(rows) == top_k and float(rows[-1][1]) > bound:
         return [ScoredId(chunk_id=cid, score=float(score), rank=i)
                 for i, (cid, score) in enumerate(rows, start=1)]
-    return fts.search_sparse(conn, terms, tokens, top_k, title_weight)
+    return fts.search_sparse(conn, terms, tokens, top_k, title_weight, table)

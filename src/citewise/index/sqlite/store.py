@@ -20,12 +20,23 @@ import numpy as np
 
 from citewise.errors import StoreError
 from citewise.index.checks import acl_groups, check_search_args, delete_ids
-from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
+from citewise.index.manifest import (
+    check_manifest,
+    manifest_from_rows,
+    manifest_to_rows,
+    to_record,
+)
 from citewise.index.sqlite import fts, rows, writes
-from citewise.index.sqlite.acl import describe_principal, resolve_principal
+from citewise.index.sqlite.acl import (
+    ResolvedPrincipal,
+    describe_principal,
+    display_tokens,
+    resolve_principal,
+)
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
+from citewise.index.sqlite.tenancy import fts_table_exists, layout_of
 from citewise.index.sqlite.vectors import DenseIndex
 from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
@@ -48,7 +59,7 @@ class SQLiteStore:
         self._reading = self._database.reading
         self._writing = self._database.writing
         self._dense = DenseIndex()
-        self._term_stats = TermStats()
+        self._term_stats: dict[str, TermStats] = {}  # per FTS table
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
@@ -93,6 +104,7 @@ class SQLiteStore:
         with self._writing() as conn:
             stored = self._manifest(conn)
             if stored is None:
+                manifest = to_record(manifest)
                 conn.executemany("INSERT INTO manifest(key, value) VALUES (?, ?)",
                                  manifest_to_rows(manifest))
                 return manifest
@@ -136,9 +148,11 @@ class SQLiteStore:
                 "(SELECT count(*) FROM vectors)").fetchone()
         return StoreCounts(documents=n_docs, chunks=n_chunks, vectors=n_vectors)
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        """Which hashes have a vector in the cache ``tenant``'s documents may use (the shared
+        one; or, under ``index.tenancy: isolated``, the tenant's own)."""
         with self._reading() as conn:
-            return writes.cached_hashes(conn, embed_hashes)
+            return writes.cached_hashes(conn, embed_hashes, tenant)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -163,26 +177,44 @@ class SQLiteStore:
 
     def search_sparse(self, query: str, top_k: int, principal: Principal,
                       title_weight: float = 1.0) -> list[ScoredId]:
-        """BM25 over title + heading path + text, among chunks ``principal`` may read."""
+        """BM25 over title + heading path + text, among chunks ``principal`` may read (with
+        the statistics of the principal's tenant alone under isolated tenancy)."""
         check_search_args(top_k, title_weight)
         terms = query_terms(query)
         if not terms:
             return []
         with self._reading() as conn:
             resolved = resolve_principal(conn, principal)
-            tokens = None if resolved is None else resolved.tokens
-            return search_sparse_pruned(conn, self._term_stats, terms, tokens, top_k,
+            stats = None if resolved is None else self._stats_for(conn, resolved)
+            if resolved is None or stats is None:
+                return []
+            return search_sparse_pruned(conn, stats, terms, resolved.tokens, top_k,
                                         title_weight)
+
+    def _stats_for(self, conn: Any, resolved: ResolvedPrincipal) -> TermStats | None:
+        """The term statistics of the FTS table ``resolved``'s tenant is searched in (``None``
+        when that tenant has no table yet: nothing to find)."""
+        table = layout_of(conn).fts_table(resolved.tenant_id)
+        stats = self._term_stats.get(table)
+        if stats is None:
+            if not fts_table_exists(conn, table):
+                return None
+            stats = self._term_stats.setdefault(table, TermStats(table, resolved.tokens.tenant))
+        return stats
 
     def build_sparse_sql(self, query: str, top_k: int, principal: Principal,
                          title_weight: float = 1.0) -> tuple[str, dict[str, Any]] | None:
-        """The SQL :meth:`search_sparse` would run, or ``None`` when it would not query."""
+        """The SQL :meth:`search_sparse` runs, with the ACL tokens (and a tenant's table) shown
+        by the principal's own names, or ``None`` when it has no terms or no groups. What is
+        shown never depends on which tenant or group names exist in the index."""
         terms = query_terms(query)
-        with self._reading() as conn:
-            resolved = resolve_principal(conn, principal)
-        if resolved is None or not terms:
+        if not terms or not principal.groups:
             return None
-        return fts.build_sparse_sql(terms, resolved.tokens, top_k, title_weight)
+        with self._reading() as conn:
+            isolated = layout_of(conn).isolated
+        table = f"chunks_fts_<id of tenant {principal.tenant!r}>" if isolated else "chunks_fts"
+        return fts.build_sparse_sql(terms, display_tokens(principal), top_k, title_weight,
+                                    table)
 
     def search_dense(self, vector: np.ndarray, top_k: int,
                      principal: Principal) -> list[ScoredId]:
@@ -193,7 +225,8 @@ class SQLiteStore:
             if dim is None:
                 return []
             resolved = resolve_principal(conn, principal)
-            return self._dense.search(conn, vector, top_k, dim, resolved)
+            return self._dense.search(conn, vector, top_k, dim, resolved,
+                                      layout_of(conn).isolated)
 
     def get_chunks(self, chunk_ids: Sequence[str],
                    principal: Principal) -> dict[str, tuple[Chunk, Document]]:
@@ -204,5 +237,7 @@ class SQLiteStore:
             return rows.visible_chunks(conn, list(chunk_ids), resolve_principal(conn, principal))
 
     def describe_filter(self, principal: Principal) -> str:
+        """The predicate as applied, from the principal's own names only (never which names
+        the index holds: see :func:`~citewise.index.sqlite.acl.describe_principal`)."""
         with self._reading() as conn:
-            return describe_principal(conn, principal)
+            return describe_principal(principal, layout_of(conn).name)

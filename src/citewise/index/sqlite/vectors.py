@@ -36,11 +36,18 @@ from citewise.types import ScoredId
 GATHER_MAX_SHARE = 0.2
 LOAD_BLOCK = 4096
 
-LOAD_VECTORS_SQL = "SELECT embed_hash, vec FROM vectors"
-COUNT_VECTORS_SQL = "SELECT count(*) FROM vectors"
+LOAD_VECTORS_SQL = "SELECT embed_hash, vec FROM vectors WHERE scope = ?"
+COUNT_VECTORS_SQL = "SELECT count(*) FROM vectors WHERE scope = ?"
 LOAD_CHUNKS_SQL = "SELECT id, chunk_id, doc_rowid, embed_hash FROM chunks ORDER BY id"
 LOAD_DOCUMENTS_SQL = "SELECT id, tenant_id FROM documents ORDER BY id"
 LOAD_POSTINGS_SQL = "SELECT group_id, doc_rowid FROM doc_groups ORDER BY group_id, doc_rowid"
+# Under isolated tenancy (.tenancy), one tenant's matrix: its chunks, documents and postings.
+TENANT_CHUNKS_SQL = """SELECT c.id, c.chunk_id, c.doc_rowid, c.embed_hash
+FROM chunks AS c JOIN documents AS d ON d.id = c.doc_rowid WHERE d.tenant_id = ? ORDER BY c.id"""
+TENANT_DOCUMENTS_SQL = "SELECT id, tenant_id FROM documents WHERE tenant_id = ? ORDER BY id"
+TENANT_POSTINGS_SQL = """SELECT g.group_id, g.doc_rowid
+FROM doc_groups AS g JOIN documents AS d ON d.id = g.doc_rowid WHERE d.tenant_id = ?
+ORDER BY g.group_id, g.doc_rowid"""
 GENERATION_SQL = "SELECT value FROM meta WHERE key = 'generation'"
 
 
@@ -61,16 +68,18 @@ class _Loaded:
 
 
 class DenseIndex:
-    """The in-memory matrix of one store object; :meth:`search` reloads it when stale."""
+    """The in-memory matrix of one store object (one per tenant under isolated tenancy, each
+    holding only that tenant's chunks and cached vectors); :meth:`search` reloads it when
+    stale."""
 
     def __init__(self) -> None:
-        self._loaded: _Loaded | None = None
+        self._loaded: dict[int | None, _Loaded] = {}
 
     def invalidate(self) -> None:
-        self._loaded = None
+        self._loaded = {}
 
     def search(self, conn: Any, query: np.ndarray, top_k: int, dim: int,
-               principal: ResolvedPrincipal | None) -> list[ScoredId]:
+               principal: ResolvedPrincipal | None, isolated: bool = False) -> list[ScoredId]:
         """Top ``top_k`` chunks by cosine among the rows ``principal`` may read."""
         q = check_vector(query, dim, "the query vector")
         norm = float(np.linalg.norm(q))
@@ -78,7 +87,7 @@ class DenseIndex:
             raise StoreError("the query vector is all zeros. Fix: check the embedder output.")
         if principal is None:
             return []
-        loaded = self._current(conn, dim)
+        loaded = self._current(conn, dim, principal.tenant_id if isolated else None)
         rows = allowed_rows(loaded, principal)
         if rows.size == 0:
             return []
@@ -90,12 +99,15 @@ class DenseIndex:
         return [ScoredId(loaded.chunk_ids[rows[i]], float(scores[i]), rank)
                 for rank, i in enumerate(_top_k(scores, top_k), start=1)]
 
-    def _current(self, conn: Any, dim: int) -> _Loaded:
+    def _current(self, conn: Any, dim: int, tenant_id: int | None) -> _Loaded:
+        """The matrix of all tenants (``tenant_id=None``) or of one, current."""
         generation = conn.execute(GENERATION_SQL).fetchone()[0]
-        if self._loaded is None or self._loaded.generation != generation:
-            self._loaded = None  # free the old matrix before building the new one
-            self._loaded = _load(conn, dim)
-        return self._loaded
+        loaded = self._loaded.get(tenant_id)
+        if loaded is None or loaded.generation != generation:
+            self._loaded = {k: v for k, v in self._loaded.items()  # free stale matrices first
+                            if v.generation == generation}
+            loaded = self._loaded[tenant_id] = _load(conn, dim, tenant_id)
+        return loaded
 
 
 def allowed_rows(loaded: _Loaded, principal: ResolvedPrincipal) -> np.ndarray:
@@ -120,15 +132,21 @@ def _top_k(scores: np.ndarray, top_k: int) -> np.ndarray:
     return candidates[order[:top_k]]
 
 
-def _load(conn: Any, dim: int) -> _Loaded:
-    """Read vectors, chunks, documents and postings in ONE read transaction (one snapshot)."""
+def _load(conn: Any, dim: int, tenant_id: int | None = None) -> _Loaded:
+    """Read vectors, chunks, documents and postings in ONE read transaction (one snapshot):
+    all of them (shared cache, scope 0), or one tenant's (its own cache scope)."""
     conn.execute("BEGIN")
     try:
         generation = conn.execute(GENERATION_SQL).fetchone()[0]
-        matrix, row_of = _load_matrix(conn, dim)
-        chunk_rows = conn.execute(LOAD_CHUNKS_SQL).fetchall()
-        doc_rows = conn.execute(LOAD_DOCUMENTS_SQL).fetchall()
-        group_rows = conn.execute(LOAD_POSTINGS_SQL).fetchall()
+        matrix, row_of = _load_matrix(conn, dim, 0 if tenant_id is None else tenant_id)
+        if tenant_id is None:
+            chunk_rows = conn.execute(LOAD_CHUNKS_SQL).fetchall()
+            doc_rows = conn.execute(LOAD_DOCUMENTS_SQL).fetchall()
+            group_rows = conn.execute(LOAD_POSTINGS_SQL).fetchall()
+        else:
+            chunk_rows = conn.execute(TENANT_CHUNKS_SQL, (tenant_id,)).fetchall()
+            doc_rows = conn.execute(TENANT_DOCUMENTS_SQL, (tenant_id,)).fetchall()
+            group_rows = conn.execute(TENANT_POSTINGS_SQL, (tenant_id,)).fetchall()
     finally:
         conn.execute("COMMIT")
     chunk_rows = [r for r in chunk_rows if r[3] in row_of]  # write() forbids misses
@@ -144,12 +162,13 @@ def _load(conn: Any, dim: int) -> _Loaded:
         postings=_postings(group_rows, doc_rowids))
 
 
-def _load_matrix(conn: Any, dim: int) -> tuple[np.ndarray, dict[str, int]]:
-    """All stored vectors, L2-normalised, streamed block by block into one preallocated
-    matrix (no second full-size copy), and ``embed_hash -> row``."""
-    matrix = np.empty((conn.execute(COUNT_VECTORS_SQL).fetchone()[0], dim), dtype=np.float32)
+def _load_matrix(conn: Any, dim: int, scope: int = 0) -> tuple[np.ndarray, dict[str, int]]:
+    """The stored vectors of cache ``scope``, L2-normalised, streamed block by block into one
+    preallocated matrix (no second full-size copy), and ``embed_hash -> row``."""
+    count = conn.execute(COUNT_VECTORS_SQL, (scope,)).fetchone()[0]
+    matrix = np.empty((count, dim), dtype=np.float32)
     row_of: dict[str, int] = {}
-    cursor = conn.execute(LOAD_VECTORS_SQL)
+    cursor = conn.execute(LOAD_VECTORS_SQL, (scope,))
     while block := cursor.fetchmany(LOAD_BLOCK):
         hashes, blobs = zip(*block, strict=True)
         flat = np.frombuffer(b"".join(blobs), dtype="<f4")

@@ -14,8 +14,9 @@ from typing import Any
 
 from citewise.errors import NotFoundError
 from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
-from citewise.index.sqlite.acl import ensure_ids
-from citewise.index.sqlite.fts import DELETE_FTS_ROWS_SQL, rebuild_fts_rows
+from citewise.index.sqlite.acl import ensure_ids, lookup_ids
+from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
+from citewise.index.sqlite.tenancy import Layout, layout_of
 from citewise.index.sqlite.vectors import to_blob
 from citewise.ingest.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
@@ -37,9 +38,20 @@ INSERT_CHUNK_SQL = """INSERT INTO chunks
      section_id, token_count, kind, page, embed_hash)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
+# A vector is an orphan when no chunk of its scope uses it (scope 0: any chunk; scope N: a
+# chunk of a document of tenant N, see .tenancy).
 DROP_ORPHAN_VECTORS_SQL = """DELETE FROM vectors
 WHERE embed_hash IN (SELECT value FROM json_each(?))
-  AND NOT EXISTS (SELECT 1 FROM chunks AS c WHERE c.embed_hash = vectors.embed_hash)"""
+  AND NOT EXISTS (SELECT 1 FROM chunks AS c JOIN documents AS d ON d.id = c.doc_rowid
+                  WHERE c.embed_hash = vectors.embed_hash
+                    AND (vectors.scope = 0 OR d.tenant_id = vectors.scope))"""
+
+INSERT_VECTOR_SQL = "INSERT OR IGNORE INTO vectors(scope, embed_hash, vec) VALUES (?, ?, ?)"
+
+# A document moved to another tenant takes its vectors into that tenant's cache.
+COPY_VECTORS_SQL = """INSERT OR IGNORE INTO vectors(scope, embed_hash, vec)
+SELECT ?, v.embed_hash, v.vec FROM vectors AS v
+WHERE v.scope = ? AND v.embed_hash IN (SELECT embed_hash FROM chunks WHERE doc_rowid = ?)"""
 
 _REWRITE_FIX = "re-create the index with `citewise ingest --db NEW.db`"
 
@@ -48,36 +60,58 @@ def bump_generation(conn: Any) -> None:
     conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
 
 
-def cached_hashes(conn: Any, hashes: Iterable[str]) -> set[str]:
-    """Which of ``hashes`` have a row in ``vectors``."""
+def cached_hashes(conn: Any, hashes: Iterable[str], tenant: str | None = None) -> set[str]:
+    """Which of ``hashes`` have a vector in the embedding cache ``tenant`` may use (the
+    shared one, or the tenant's own under ``index.tenancy: isolated``; there, ``tenant=None``
+    finds nothing)."""
+    layout = layout_of(conn)
+    if layout.isolated:
+        ids = lookup_ids(conn, "tenants", [tenant] if tenant else [])
+        if not ids:
+            return set()
+        scope = layout.scope(ids[tenant])  # type: ignore[index]
+    else:
+        scope = 0
+    return _cached(conn, hashes, scope)
+
+
+def _cached(conn: Any, hashes: Iterable[str], scope: int) -> set[str]:
     rows = conn.execute(
-        "SELECT embed_hash FROM vectors WHERE embed_hash IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(set(hashes))),))
+        "SELECT embed_hash FROM vectors WHERE scope = ? "
+        "AND embed_hash IN (SELECT value FROM json_each(?))",
+        (scope, json.dumps(sorted(set(hashes)))))
     return {row[0] for row in rows}
 
 
 def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
     """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors."""
     check_batch(batch)
-    blobs = batch_vectors(batch, dim, lambda hs: cached_hashes(conn, hs), to_blob)
+    layout = layout_of(conn)
+
+    def scope_of(doc: Document) -> int:
+        return layout.scope(ensure_ids(conn, "tenants", [doc.tenant])[doc.tenant])
+
+    rows = batch_vectors(batch, dim, lambda hs, scope: _cached(conn, hs, scope), to_blob,
+                         scope_of)
     stale: set[str] = set()
     for item in batch:
-        stale |= _write_document(conn, item)
-    conn.executemany("INSERT OR IGNORE INTO vectors(embed_hash, vec) VALUES (?, ?)",
-                     sorted(blobs.items()))
+        stale |= _write_document(conn, item, layout)
+    conn.executemany(INSERT_VECTOR_SQL, rows)
     drop_orphan_vectors(conn, stale)
     bump_generation(conn)
 
 
 def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
     """Remove documents, chunks, FTS rows and the vectors no chunk uses anymore."""
+    layout = layout_of(conn)
     removed = 0
     stale: set[str] = set()
     for doc_id in dict.fromkeys(doc_ids):
-        row = conn.execute("SELECT id FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        row = conn.execute("SELECT id, tenant_id FROM documents WHERE doc_id = ?",
+                           (doc_id,)).fetchone()
         if row is None:
             continue
-        stale |= _drop_chunks(conn, row[0])
+        stale |= _drop_chunks(conn, row[0], layout.fts_table(row[1]))
         conn.execute("DELETE FROM doc_groups WHERE doc_rowid = ?", (row[0],))
         conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
         removed += 1
@@ -88,54 +122,69 @@ def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
 
 
 def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str | None) -> None:
-    """New groups (and optionally tenant) for one document; its vectors are untouched."""
-    row = conn.execute("SELECT id, tenant FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    """New groups (and optionally tenant) for one document; its vectors are not re-embedded
+    (under isolated tenancy a tenant move copies them into the new tenant's cache)."""
+    row = conn.execute("SELECT id, tenant, tenant_id FROM documents WHERE doc_id = ?",
+                       (doc_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"document {doc_id!r} is not in the index. Fix: check the id with "
                             "`citewise docs` (ids are listed by list_documents()).")
-    doc_rowid, old_tenant = row
+    doc_rowid, old_tenant, old_tenant_id = row
     new_tenant = old_tenant if tenant is None else tenant
     check_acl(doc_id, groups, new_tenant)
-    _put_acl(conn, doc_rowid, groups, new_tenant)
-    rebuild_fts_rows(conn, doc_rowid)
+    layout = layout_of(conn)
+    delete_fts_rows(conn, doc_rowid, layout.fts_table(old_tenant_id))
+    new_tenant_id = _put_acl(conn, doc_rowid, groups, new_tenant)
+    if layout.scope(new_tenant_id) != layout.scope(old_tenant_id):
+        conn.execute(COPY_VECTORS_SQL, (layout.scope(new_tenant_id),
+                                        layout.scope(old_tenant_id), doc_rowid))
+        drop_orphan_vectors(conn, {r[0] for r in conn.execute(
+            "SELECT embed_hash FROM chunks WHERE doc_rowid = ?", (doc_rowid,))})
+    rebuild_fts_rows(conn, doc_rowid, layout.fts_table(new_tenant_id))
     bump_generation(conn)
 
 
 def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
-    """Delete the vectors of ``hashes`` that no chunk references anymore."""
+    """Delete the vectors of ``hashes`` that no chunk of their scope references anymore."""
     hashes = sorted(set(hashes))
     if hashes:
         conn.execute(DROP_ORPHAN_VECTORS_SQL, (json.dumps(hashes),))
 
 
-def _write_document(conn: Any, item: DocumentWrite) -> set[str]:
+def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> set[str]:
     """Upsert one document and replace its chunks; returns the embed hashes it dropped."""
     doc = item.document
+    old = conn.execute("SELECT id, tenant_id FROM documents WHERE doc_id = ?",
+                       (doc.doc_id,)).fetchone()
+    stale = set() if old is None else _drop_chunks(conn, old[0], layout.fts_table(old[1]))
     tenant_id = ensure_ids(conn, "tenants", [doc.tenant])[doc.tenant]
     doc_rowid = conn.execute(UPSERT_DOCUMENT_SQL, _document_params(doc, tenant_id)).fetchone()[0]
-    stale = _drop_chunks(conn, doc_rowid)
     _put_acl(conn, doc_rowid, tuple(doc.acl_groups), doc.tenant)
     conn.executemany(INSERT_CHUNK_SQL, [_chunk_params(c, doc_rowid) for c in item.chunks])
-    rebuild_fts_rows(conn, doc_rowid)
+    rebuild_fts_rows(conn, doc_rowid, layout.fts_table(tenant_id))
     if item.parsed is not None:
         conn.execute("INSERT OR REPLACE INTO doc_sources(doc_rowid, body) VALUES (?, ?)",
                      (doc_rowid, parsed_to_bytes(item.parsed)))
     else:  # never leave a body that no longer matches the chunks
         conn.execute("DELETE FROM doc_sources WHERE doc_rowid = ?", (doc_rowid,))
+    if old is not None and old[1] != tenant_id:
+        return stale  # moved tenant: its old scope may have lost every user of a hash
     return stale - {c.embed_hash for c in item.chunks}
 
 
-def _drop_chunks(conn: Any, doc_rowid: int) -> set[str]:
-    """Delete a document's FTS rows and chunks; returns their embed hashes."""
+def _drop_chunks(conn: Any, doc_rowid: int, table: str) -> set[str]:
+    """Delete a document's FTS rows (in its tenant's ``table``) and chunks; returns their
+    embed hashes."""
     hashes = {row[0] for row in conn.execute(
         "SELECT DISTINCT embed_hash FROM chunks WHERE doc_rowid = ?", (doc_rowid,))}
-    conn.execute(DELETE_FTS_ROWS_SQL, (doc_rowid,))
+    delete_fts_rows(conn, doc_rowid, table)
     conn.execute("DELETE FROM chunks WHERE doc_rowid = ?", (doc_rowid,))
     return hashes
 
 
-def _put_acl(conn: Any, doc_rowid: int, groups: Sequence[str], tenant: str) -> None:
-    """Set tenant, acl JSON and doc_groups rows of one document (FTS rows: see caller)."""
+def _put_acl(conn: Any, doc_rowid: int, groups: Sequence[str], tenant: str) -> int:
+    """Set tenant, acl JSON and doc_groups rows of one document (FTS rows: see caller);
+    returns the tenant id."""
     tenant_id = ensure_ids(conn, "tenants", [tenant])[tenant]
     group_ids = ensure_ids(conn, "groups", groups)
     conn.execute("UPDATE documents SET tenant = ?, tenant_id = ?, acl = ? WHERE id = ?",
@@ -143,6 +192,7 @@ def _put_acl(conn: Any, doc_rowid: int, groups: Sequence[str], tenant: str) -> N
     conn.execute("DELETE FROM doc_groups WHERE doc_rowid = ?", (doc_rowid,))
     conn.executemany("INSERT INTO doc_groups(doc_rowid, group_id) VALUES (?, ?)",
                      [(doc_rowid, gid) for gid in sorted(group_ids.values())])
+    return tenant_id
 
 
 def _document_params(doc: Document, tenant_id: int) -> tuple[Any, ...]:
