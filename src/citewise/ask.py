@@ -2,7 +2,9 @@
 
 retrieve (tenant + ACL inside the search) → rerank under a deadline → grounding gate →
 context (dedup, MMR, token budget, opaque ``S1``… ids) → generate (passages fenced as data) →
-validate citations (fabricated / unsupported / uncited) → citations for the reader.
+validate citations (fabricated / unsupported / uncited) → keep only supported sentences
+(``cite.policy: strict``, the default; else the extractive answer or a decline, each noted in
+``Answer.notes``) → citations for the reader.
 
 Everything the pipeline decided is in ``Answer.trace``; it only ever holds ids and scores of
 passages the asking principal may read.
@@ -113,10 +115,12 @@ def _context_trace(context: Context) -> dict[str, Any]:
             "dropped": [{"chunk_id": d.chunk_id, "reason": d.reason} for d in context.dropped]}
 
 
-def declined(question: str, reason: str, trace: dict[str, Any]) -> Answer:
+def declined(question: str, reason: str, trace: dict[str, Any],
+             notes: tuple[str, ...] = ()) -> Answer:
     from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
 
-    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace)
+    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace,
+                  outcome="declined", notes=notes)
 
 
 def _finish(answer: Answer, started: float) -> Answer:
@@ -134,14 +138,14 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
         return gen.generate(prompt, max_tokens=max_tokens, on_token=on_token,
                             timeout_s=timeout_s)
     except GenerationError as exc:
-        notes.append(f"{gen.model_id} failed ({exc}); fell back to extractive")
+        reason = " ".join(str(exc).split())[:160]
+        notes.append(f"{gen.model_id} failed ({reason}); answered extractively instead")
         return ExtractiveGenerator().generate(prompt, max_tokens=max_tokens)
 
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
               on_token: Callable[[str], None] | None, trace: dict[str, Any]) -> Answer:
     from citewise.cite.validate import validate
-    from citewise.generate.extractive import ExtractiveGenerator
     from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 
     cfg = engine.settings.generate
@@ -153,15 +157,6 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     trace["timings_ms"]["generate"] = _ms(t)
     t = time.perf_counter()
     report = validate(out.text, list(context.passages))
-    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
-        notes.append("strict: citations failed validation; regenerated once")
-        out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, None, notes)
-        report = validate(out.text, list(context.passages))
-        if report.fabricated or report.unsupported:
-            notes.append("strict: failed again; fell back to extractive")
-            out = ExtractiveGenerator().generate(prompt, max_tokens=cfg.max_tokens)
-            report = validate(out.text, list(context.passages))
-    trace["timings_ms"]["validate"] = _ms(t)
     trace["generation"] = {"model": out.model_id, "tokens_in": out.tokens_in,
                            "tokens_out": out.tokens_out, "finish_reason": out.finish_reason,
                            "seconds": round(out.seconds, 3), "notes": notes}
@@ -169,8 +164,55 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
         trace["generation"]["chosen"] = engine.generator_reason
     trace["models"]["generator"] = out.model_id
     if INSUFFICIENT_EVIDENCE.lower() in out.text.lower() and not report.cited:
-        return declined(question, "model_declined", trace)
-    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
-        return replace(declined(question, "unsupported", trace), validation=report)
-    text, citations = build_citations(out.text.strip(), context.passages, report)
-    return Answer(question, text, False, None, citations, report, trace)
+        trace["timings_ms"]["validate"] = _ms(t)
+        return declined(question, "model_declined", trace, tuple(notes))
+    if engine.settings.cite.policy == "flag":
+        notes.append("cite.policy flag: the model's raw output, not checked sentence by "
+                     "sentence (see the warnings)")
+        text, citations = build_citations(out.text.strip(), context.passages, report)
+        trace["timings_ms"]["validate"] = _ms(t)
+        return Answer(question, text, False, None, citations, report, trace, "raw",
+                      tuple(notes))
+    answer = _supported_answer(question, prompt, out, context, trace, notes)
+    trace["timings_ms"]["validate"] = _ms(t)
+    return answer
+
+
+def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
+                      trace: dict[str, Any], notes: list[str]) -> Answer:
+    """``cite.policy: strict``: keep the supported sentences; with none left, answer
+    extractively (checked the same way) or decline. Every step is a note."""
+    from citewise.cite.enforce import enforce
+    from citewise.cite.validate import validate
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    passages = list(context.passages)
+    extractive_id = ExtractiveGenerator.model_id
+    kept = enforce(out.text, passages)
+    trace["enforce"] = {"policy": "strict", "removed": [
+        {"sentence": r.text, "why": r.why, "status": r.status} for r in kept.removed]}
+    outcome = "extractive" if out.model_id == extractive_id else "answered"
+    if kept.answered and kept.removed:
+        outcome = "pruned" if outcome == "answered" else outcome
+        notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
+                     f"do not support ({_whys(kept)}); see --explain")
+    if not kept.answered and out.model_id != extractive_id:
+        notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
+                     f"({_whys(kept)}); answered extractively instead")
+        outcome = "extractive"
+        kept = enforce(ExtractiveGenerator().generate(prompt).text, passages)
+        trace["generation"]["model"] = f"{out.model_id} -> {extractive_id}"
+    trace["enforce"]["outcome"] = outcome if kept.answered else "declined"
+    if not kept.answered:
+        notes.append("no source sentence answers the question either; declined")
+        return declined(question, "unsupported", trace, tuple(notes))
+    report = validate(kept.text, passages)
+    text, citations = build_citations(kept.text, context.passages, report)
+    return Answer(question, text, False, None, citations, report, trace, outcome, tuple(notes))
+
+
+def _whys(kept: Any) -> str:
+    counts: dict[str, int] = {}
+    for r in kept.removed:
+        counts[r.why] = counts.get(r.why, 0) + 1
+    return ", ".join(f"{n} {why}" for why, n in counts.items()) or "nothing to check"

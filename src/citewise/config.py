@@ -130,8 +130,11 @@ class GateSettings(_Section):
 
 class CiteSettings(_Section):
     policy: Literal["flag", "strict"] = Field(
-        "flag", description="flag: return the answer with its validation report; strict: "
-                            "regenerate once, then fall back to extractive or decline.")
+        "strict", description="strict: every sentence of an answer is supported by a source it "
+                              "cites or removed; an answer left with no supported sentence is "
+                              "replaced by the extractive answer or a decline (the output says "
+                              "which and why). flag: the model's raw output, marked unchecked, "
+                              "with its validation report.")
 
 
 class EvalSettings(_Section):

@@ -292,7 +292,13 @@ class Citation:
 @dataclass(frozen=True)
 class Answer:
     """The result of ``Engine.ask``. When ``declined`` is true, ``answer`` is the
-    insufficient-evidence message and ``reason`` says which check declined."""
+    insufficient-evidence message and ``reason`` says which check declined.
+
+    ``outcome`` says what the reader gets: ``answered`` (the generator's answer, every
+    sentence supported), ``pruned`` (the same with unsupported sentences removed),
+    ``extractive`` (the generator's answer had no supported sentence, or the generator
+    failed: source sentences instead), ``raw`` (``cite.policy: flag``: unchecked model
+    output), ``declined``. ``notes`` are one-line statements of every fallback taken."""
 
     question: str
     answer: str
@@ -301,3 +307,5 @@ class Answer:
     citations: tuple[Citation, ...] = ()
     validation: ValidationReport = field(default_factory=ValidationReport)
     trace: Mapping[str, Any] = field(default_factory=dict)
+    outcome: str = "answered"
+    notes: tuple[str, ...] = ()

@@ -14,7 +14,8 @@ a sentence with the asked-about year or amount is much more likely to be the ans
 
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``. A sentence that
-is only a heading of its passage is never quoted. Deterministic: ties keep prompt order.
+is only a heading of its passage, or an instruction to the assistant
+(:mod:`citewise.cite.instructions`), is never quoted. Deterministic: ties keep prompt order.
 
 The answer is :data:`~citewise.generate.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
 covers less than ``min_coverage`` of the question::
@@ -35,6 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citewise.cite.instructions import is_instruction
 from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
 from citewise.retrieve.analyze import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
@@ -95,7 +97,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
         for sentence in split_sentences(passage.text):
-            if sentence.strip().rstrip(".:").lower() in headings:
+            if sentence.strip().rstrip(".:").lower() in headings or is_instruction(sentence):
                 continue
             shared = content_words(sentence) & weights.keys()
             score = sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
