@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from citewise.errors import ConfigError, GenerationError
 from citewise.generate.citations import build_citations
 from citewise.generate.context import Context, build_context
-from citewise.generate.gate import GateDecision, choose_threshold, decide
+from citewise.generate.gate import TERMS_SUFFIX, GateDecision, choose_threshold, decide
+from citewise.generate.salient import salient_missing
 from citewise.types import Answer, Generation, Hit, Principal, Prompt
 
 if TYPE_CHECKING:
@@ -39,13 +40,17 @@ def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
                          for n, s in h.signals.items()}} for h in hits]
 
 
-def _gate(engine: Engine, question: str, hits: list[Hit],
-          embedder_id: str | None) -> GateDecision:
+def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | None,
+          principal: Principal) -> GateDecision:
     store = engine.store
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, store.get_meta("gate.signal"),
         store.get_meta("gate.threshold"), embedder_id)
-    return decide(question, hits, signal, threshold, source)
+    missing: list[str] = []
+    if signal.endswith(TERMS_SUFFIX):
+        missing = salient_missing(question, hits, lambda word: bool(
+            store.search_sparse(word, 1, principal)))
+    return decide(question, hits, signal, threshold, source, missing)
 
 
 def _rerank(engine: Engine, question: str, hits: list[Hit],
@@ -87,11 +92,12 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     trace["timings_ms"]["rerank"] = _ms(t)
     trace["retrieval"]["hits"] = retrieval_trace(hits)
     t = time.perf_counter()
-    gate = _gate(engine, question, hits, trace["index"].get("embedder"))  # manifest read once
+    gate = _gate(engine, question, hits, trace["index"].get("embedder"),  # manifest read once
+                 principal)
     trace["timings_ms"]["gate"] = _ms(t)
     trace["gate"] = {"passed": gate.passed, "reason": gate.reason, "signal": gate.signal,
                      "score": gate.score, "threshold": gate.threshold, "source": gate.source,
-                     "signals": dict(gate.signals)}
+                     "signals": dict(gate.signals), "missing": list(gate.missing)}
     models = {"embedder": engine.settings.embed.model if result.mode != "bm25" else None,
               "reranker": trace["rerank"].get("model")}
     trace["models"] = models

@@ -203,3 +203,12 @@ def test_nothing_supported_and_no_source_sentence_declines(db: Path) -> None:
     assert answer.declined and answer.reason == "unsupported" and answer.outcome == "declined"
     assert "400" not in answer.answer and answer.citations == ()
     assert any("declined" in n for n in answer.notes)
+
+
+def test_a_question_about_an_identifier_no_passage_mentions_is_declined(db: Path) -> None:
+    gen = FakeGenerator("Anything [S1].")
+    with engine_for(db) as engine:
+        answer = engine.ask("How do I enable parental leave with the leave_turbo_v2 flag?",
+                            STAFF, generator=gen)
+    assert answer.declined and answer.reason == "missing_terms" and gen.prompts == []
+    assert answer.trace["gate"]["missing"] == ["leave_turbo_v2"]

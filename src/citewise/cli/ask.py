@@ -16,6 +16,7 @@ from citewise.types import SEARCH_MODES, Answer, Principal
 REASONS = {
     "no_evidence": "nothing you may read matches the question",
     "weak_evidence": "the best matching passages are too weak to answer from",
+    "missing_terms": "no passage you may read mentions",
     "model_declined": "the sources retrieved do not answer the question",
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence answers the question",
@@ -47,7 +48,10 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 def print_answer(answer: Answer) -> None:
     if answer.declined:
         click.echo(answer.answer)
-        click.echo(f"(declined: {REASONS.get(answer.reason or '', answer.reason)})")
+        why = REASONS.get(answer.reason or "", answer.reason)
+        if answer.reason == "missing_terms":
+            why += " " + ", ".join(answer.trace.get("gate", {}).get("missing", []))
+        click.echo(f"(declined: {why})")
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):
