@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.errors import ConfigError, GenerationError
 from citewise.generate.citations import build_citations
 from citewise.generate.context import Context, build_context
-from citewise.generate.gate import TERMS_SUFFIX, GateDecision, choose_threshold, decide
+from citewise.generate.gate import GateDecision, choose_threshold, decide
 from citewise.generate.salient import salient_missing
 from citewise.types import Answer, Generation, Hit, Principal, Prompt
 
@@ -46,10 +46,8 @@ def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | Non
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, store.get_meta("gate.signal"),
         store.get_meta("gate.threshold"), embedder_id)
-    missing: list[str] = []
-    if signal.endswith(TERMS_SUFFIX):
-        missing = salient_missing(question, hits, lambda word: bool(
-            store.search_sparse(word, 1, principal)))
+    missing = salient_missing(question, hits, lambda word: bool(  # measured for calibration
+        store.search_sparse(word, 1, principal)))
     return decide(question, hits, signal, threshold, source, missing)
 
 
