@@ -109,7 +109,19 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if dry_run:
         trace["dry_run"] = True
         return _finish(Answer(question, "", False, None, trace=trace), started)
-    return _finish(_generate(engine, question, context, generator, on_token, trace), started)
+    return _finish(_generate(engine, question, context, generator, on_token, trace,
+                             _rerank_notes(trace["rerank"])), started)
+
+
+def _rerank_notes(info: dict[str, Any]) -> list[str]:
+    """A reranker that timed out or failed is a fallback too: one line."""
+    if info.get("status") == "timeout":
+        return [f"reranker {info.get('model')} hit its deadline after {info.get('scored')} of "
+                f"{info.get('of')} passages; the rest keep the fused order"]
+    if info.get("status") == "error":
+        return [f"reranker {info.get('model')} failed ({info.get('error')}); kept the fused "
+                "order"]
+    return []
 
 
 def _context_trace(context: Context) -> dict[str, Any]:
@@ -148,22 +160,25 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
 
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
-              on_token: Callable[[str], None] | None, trace: dict[str, Any]) -> Answer:
+              on_token: Callable[[str], None] | None, trace: dict[str, Any],
+              notes: list[str] | None = None) -> Answer:
     from citewise.cite.validate import validate
     from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 
     cfg = engine.settings.generate
     gen = generator or engine.generator
     prompt = build_prompt(question, list(context.passages))
-    notes: list[str] = []
+    notes = list(notes or [])
     t = time.perf_counter()
-    out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, on_token, notes)
+    timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
+    out = _run(gen, prompt, cfg.max_tokens, timeout, on_token, notes)
     trace["timings_ms"]["generate"] = _ms(t)
     t = time.perf_counter()
     report = validate(out.text, list(context.passages))
     trace["generation"] = {"model": out.model_id, "tokens_in": out.tokens_in,
                            "tokens_out": out.tokens_out, "finish_reason": out.finish_reason,
-                           "seconds": round(out.seconds, 3), "notes": notes}
+                           "seconds": round(out.seconds, 3), "timeout_s": timeout,
+                           "notes": notes}
     if generator is None and engine.generator_reason:
         trace["generation"]["chosen"] = engine.generator_reason
     trace["models"]["generator"] = out.model_id
@@ -180,6 +195,19 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     answer = _supported_answer(question, prompt, out, context, trace, notes)
     trace["timings_ms"]["validate"] = _ms(t)
     return answer
+
+
+def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
+    """The generation deadline sized to the model and machine
+    (:func:`citewise.generate.budget.generation_timeout`); ~4 characters per token."""
+    from citewise.generate.budget import generation_timeout
+    from citewise.generate.local import effective_threads
+
+    sizer = getattr(gen, "model_bytes", None)
+    size = sizer() if callable(sizer) else None
+    tokens_in = sum(len(m["content"]) for m in prompt.messages) // 4
+    return generation_timeout(size, effective_threads(getattr(gen, "threads", 0) or 0),
+                              tokens_in, max_tokens)
 
 
 def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,

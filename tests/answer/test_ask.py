@@ -212,3 +212,12 @@ def test_a_question_about_an_identifier_no_passage_mentions_is_declined(db: Path
                             STAFF, generator=gen)
     assert answer.declined and answer.reason == "missing_terms" and gen.prompts == []
     assert answer.trace["gate"]["missing"] == ["leave_turbo_v2"]
+
+
+def test_rerank_deadline_is_one_note_and_the_timeout_is_sized(db: Path) -> None:
+    gen = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
+                        "parental leave [{sid:20 weeks}].")
+    with engine_for(db, rerank={"top_n": 6, "deadline_ms": 150}) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen, reranker=SlowReranker(delay_s=0.2))
+    assert len(answer.notes) == 1 and "hit its deadline" in answer.notes[0]
+    assert answer.trace["generation"]["timeout_s"] > 0
