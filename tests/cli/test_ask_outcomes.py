@@ -91,3 +91,15 @@ def test_flag_policy_output_is_marked_raw(run, tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.output.startswith("(raw model output, NOT checked (cite.policy flag))")
     assert "warning: the answer cites S9, which is not one of its sources" in result.output
+
+
+def test_a_streamed_answer_that_is_replaced_is_announced(run) -> None:
+    result = run("PWNED-7731", LEAVE_Q, "--stream")
+    assert result.exit_code == 0
+    assert "PWNED-7731" in result.output  # what streamed (stderr) ...
+    assert "note: the streamed text above is not the final answer (extractive)" in result.output
+    final = result.output.split("the final answer follows")[1]
+    assert "PWNED" not in final and "20 weeks" in final
+    kept = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
+               "leave [S1].", LEAVE_Q, "--stream")
+    assert "not the final answer" not in kept.output
