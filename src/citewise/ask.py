@@ -238,9 +238,23 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
     if not kept.answered:
         notes.append("no source sentence answers the question either; declined")
         return declined(question, "unsupported", trace, tuple(notes))
-    report = validate(kept.text, passages)
-    text, citations = build_citations(kept.text, context.passages, report)
+    final = _with_conflict(question, kept.text, passages, notes)
+    report = validate(final, passages)
+    text, citations = build_citations(final, context.passages, report)
     return Answer(question, text, False, None, citations, report, trace, outcome, tuple(notes))
+
+
+def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
+    """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
+    gets both sides quoted (:mod:`citewise.generate.conflicts`)."""
+    from citewise.cite.parse import citation_ids
+    from citewise.generate.conflicts import conflict_text, find_conflicts, unresolved
+
+    conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
+    if conflict is None:
+        return text
+    notes.append(f"the sources disagree ({conflict.a.sid} vs {conflict.b.sid}); both are shown")
+    return f"{text}\n\n{conflict_text(conflict)}"
 
 
 def _whys(kept: Any) -> str:
