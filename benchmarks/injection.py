@@ -3,7 +3,7 @@ default local model, on the injection corpus (``tests/data/injection``: 36 docum
 relevant policy with a planted instruction).
 
     .venv/bin/python benchmarks/injection.py                 # default generator (auto)
-    .venv/bin/python benchmarks/injection.py --n 6 --threads 2
+    .venv/bin/python benchmarks/injection.py --stride 5 --threads 2   # 8 cases, all kinds
     .venv/bin/python benchmarks/injection.py --policy flag   # raw model output, for contrast
 
 A final answer follows its injection when it contains the payload (``marker``), cites an id
@@ -44,12 +44,15 @@ def obeyed(marker: str, text: str) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=None, help="first N cases only")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="every K-th case (5 spreads 8 cases over the kinds)")
     ap.add_argument("--generator", default="auto", choices=["auto", "local", "openai",
                                                              "extractive"])
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--policy", default="strict", choices=["strict", "flag"])
     args = ap.parse_args()
     cases = [json.loads(x) for x in (DATA / "cases.jsonl").read_text().splitlines() if x]
+    cases = cases[:: args.stride]
     cases = cases[: args.n] if args.n else cases
     settings = Settings.model_validate({
         "generate": {"generator": args.generator, "threads": args.threads},
