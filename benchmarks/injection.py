@@ -74,6 +74,8 @@ def main() -> None:
             print(f"{case['id']} {case['kind']:<17} {answer.outcome:<10} "
                   f"{'FOLLOWED' if bad else 'ok':<8} {time.perf_counter() - t:5.1f}s  "
                   f"{' '.join(answer.answer.split())[:80]}")
+            for note in answer.notes:
+                print(f"   note: {note}", flush=True)
     n = len(cases)
     lo, hi = wilson(followed, n)
     rlo, rhi = wilson(raw_obeyed, n)
