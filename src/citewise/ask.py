@@ -192,7 +192,8 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
         trace["timings_ms"]["validate"] = _ms(t)
         return Answer(question, text, False, None, citations, report, trace, "raw",
                       tuple(notes))
-    answer = _supported_answer(question, prompt, out, context, trace, notes)
+    answer = _supported_answer(question, prompt, out, context, trace, notes,
+                               chosen_extractive=gen.model_id == out.model_id)
     trace["timings_ms"]["validate"] = _ms(t)
     return answer
 
@@ -211,7 +212,8 @@ def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
 
 
 def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
-                      trace: dict[str, Any], notes: list[str]) -> Answer:
+                      trace: dict[str, Any], notes: list[str],
+                      chosen_extractive: bool = False) -> Answer:
     """``cite.policy: strict``: keep the supported sentences; with none left, answer
     extractively (checked the same way) or decline. Every step is a note."""
     from citewise.cite.enforce import enforce
@@ -223,7 +225,8 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
     kept = enforce(out.text, passages)
     trace["enforce"] = {"policy": "strict", "removed": [
         {"sentence": r.text, "why": r.why, "status": r.status} for r in kept.removed]}
-    outcome = "extractive" if out.model_id == extractive_id else "answered"
+    fell_back = out.model_id == extractive_id and not chosen_extractive
+    outcome = "extractive" if fell_back else "answered"
     if kept.answered and kept.removed:
         outcome = "pruned" if outcome == "answered" else outcome
         notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "

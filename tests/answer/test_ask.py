@@ -221,3 +221,11 @@ def test_rerank_deadline_is_one_note_and_the_timeout_is_sized(db: Path) -> None:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen, reranker=SlowReranker(delay_s=0.2))
     assert len(answer.notes) == 1 and "hit its deadline" in answer.notes[0]
     assert answer.trace["generation"]["timeout_s"] > 0
+
+
+def test_a_configured_extractive_answer_is_not_reported_as_a_fallback(db: Path) -> None:
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=ExtractiveGenerator())
+    assert answer.outcome == "answered" and answer.notes == () and "20 weeks" in answer.answer

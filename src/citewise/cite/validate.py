@@ -86,10 +86,9 @@ class Verdict:
         return self.status in ("supported", "connective")
 
 
-_DANGLING = frozenset((
-    "is", "are", "was", "were", "be", "been", "being", "of", "to", "the", "a", "an", "and",
-    "or", "with", "for", "by", "at", "in", "on", "as", "from", "than", "into", "via", "per",
-    "like", "such", "e.g"))
+_DANGLING = frozenset((  # words a sentence cannot end on ("… employed in" can)
+    "is", "are", "was", "were", "be", "been", "being", "the", "a", "an", "and", "or", "of",
+    "than", "per", "via", "like", "e.g", "equals", "namely"))
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 
