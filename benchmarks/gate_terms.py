@@ -30,6 +30,7 @@ from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 
 ROOT = Path(__file__).resolve().parents[1]
+ALL: list[Record] = []
 VARIANTS: dict[str, tuple[tuple[str, ...], bool]] = {
     "id": (("identifier",), False),
     "id+name": (("identifier", "name"), False),
@@ -106,6 +107,20 @@ def report(name: str, recs: list[Record], budget: float, shipped: tuple[str, flo
     return result
 
 
+def pooled(recs: list[Record], budget: float) -> None:
+    """Each variant's single threshold chosen on the POOLED dev halves of every set given
+    (one shipped default must serve all), reported on each set's test half."""
+    dev = [r for r in recs if is_dev(r.qid)]
+    print(f"\n== pooled dev ({len(dev)} questions): choice per variant, budget {budget}")
+    result = calibrate(recs, list(recs[0].signals), budget)
+    for signal, points in result.curves.items():
+        best = max((p for p in points if p.false_decline <= budget + 1e-12),
+                   key=lambda p: (p.abstention, -p.threshold))
+        print(f"{signal:<32} t={best.threshold:+.3f} pooled dev abstention "
+              f"{best.abstention:.3f} false decline {best.false_decline:.3f}")
+    print(f"chosen on pooled dev: {result.signal} >= {result.threshold:.4f}")
+
+
 def squad(path: str, budget: float) -> tuple[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         converted = convert_squad(path, tmp)
@@ -116,6 +131,7 @@ def squad(path: str, budget: float) -> tuple[str, float]:
                            Principal.of("public"))
             print(f"(squad: {len(recs)} questions searched in {time.time() - t:.0f} s)")
     result = report("SQuAD 2.0 subset", recs, budget, (SHIPPED[0], SHIPPED[1]))
+    ALL.extend(recs)
     return result.signal, result.threshold
 
 
@@ -127,6 +143,7 @@ def httpx(docs: str, budget: float, shipped: tuple[str, float]) -> None:
         recs = records(engine, as_questions(ROOT / "evals" / "httpx.jsonl"),
                        as_personas(ROOT / "evals" / "personas.json"), None)
     report("httpx eval set", recs, budget, shipped)
+    ALL.extend(recs)
     print(f"previous default dense_top >= {SHIPPED[1]}: all {fmt(recs, 'dense_top', SHIPPED[1])}")
 
 
@@ -141,6 +158,8 @@ def main() -> None:
         shipped = squad(args.squad, args.max_false_decline)
     if args.httpx:
         httpx(args.httpx, args.max_false_decline, shipped)
+    if args.squad and args.httpx:
+        pooled(ALL, args.max_false_decline)
 
 
 if __name__ == "__main__":
