@@ -103,3 +103,57 @@ def test_a_streamed_answer_that_is_replaced_is_announced(run) -> None:
     kept = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
                "leave [S1].", LEAVE_Q, "--stream")
     assert "not the final answer" not in kept.output
+
+
+SCRIPT = r'''
+import sys
+from pathlib import Path
+from citewise.cli import ask as ask_module
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder, FakeGenerator
+
+db = Path(sys.argv[1])
+def engine_from(*a, **k):
+    e = Engine(db, Settings.model_validate({"gate": {"threshold": 0.1}}), embedder=FakeEmbedder())
+    e._generator = FakeGenerator(sys.argv[2])
+    return e
+ask_module.engine_from = engine_from
+cli(["ask", "How many weeks of parental leave do employees get?", "--db", str(db),
+     "--groups", "staff"])
+'''
+
+
+def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Path) -> None:
+    """The path a user takes: stderr is a real terminal (pty), no --stream flag."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text(DOC)
+    db = tmp_path / "i.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    master, slave = pty.openpty()
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), "PWNED-7731 streamed"],
+                          stdout=subprocess.PIPE, stderr=slave, timeout=120, check=False)
+    os.close(slave)
+    terminal = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        terminal += chunk
+    os.close(master)
+    shown = terminal.decode(errors="replace")
+    assert proc.returncode == 0, proc.stdout
+    assert "PWNED-7731" in shown  # streamed as written, on the terminal
+    assert "not the final answer (extractive)" in shown
+    assert b"PWNED" not in proc.stdout and b"20 weeks" in proc.stdout
