@@ -110,3 +110,12 @@ def test_instruction_detector_on_documentation_sentences() -> None:
         assert not is_instruction(normal), normal
     assert without_instructions(INJECTED) == (
         "Parking spaces are assigned by the facilities team every January.")
+
+
+def test_a_kept_sentence_keeps_the_citation_of_its_removed_closing_sentence() -> None:
+    text = ("Parents receive 20 weeks of fully paid parental leave. "
+            "Leave can also be sold back for cash at the end of the year [S1].")
+    result = enforce(text, passages(LEAVE))
+    assert result.text == "Parents receive 20 weeks of fully paid parental leave [S1]."
+    assert statuses(result) == ["unsupported"]
+    assert validate(result.text, passages(LEAVE)).ok
