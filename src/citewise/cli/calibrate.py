@@ -16,25 +16,43 @@ def calibration_json(result: Calibration) -> dict:
             "max_false_decline": result.max_false_decline, "n_dev": result.n_dev,
             "n_test": result.n_test, "dev": result.dev.__dict__,
             "test": result.test.__dict__ if result.test else None, "auc": dict(result.auc),
+            "auc_interval": {k: list(v) for k, v in result.auc_interval.items()},
+            "intervals": {"dev": result.dev.intervals(),
+                          "test": result.test.intervals() if result.test else None},
+            "warning": result.warning,
             "curve": [p.__dict__ for p in result.curves[result.signal]]}
+
+
+def _ci(lo_hi: tuple[float, float]) -> str:
+    return f"[{lo_hi[0]:.1%}, {lo_hi[1]:.1%}]"
 
 
 def print_calibration(result: Calibration, points: int = 12) -> None:
     click.echo(f"dev {result.n_dev} questions, test {result.n_test}; "
                f"decline when score < threshold; false declines allowed ≤ "
                f"{result.max_false_decline:.0%}")
-    click.echo("ROC AUC on dev: " + ", ".join(f"{k} {v:.3f}" for k, v in result.auc.items()))
+    if result.warning:
+        click.echo(f"warning: {result.warning}", err=True)
+    click.echo("ROC AUC on dev (95% bootstrap interval): " + ", ".join(
+        f"{k} {v:.3f} [{result.auc_interval.get(k, (v, v))[0]:.3f}, "
+        f"{result.auc_interval.get(k, (v, v))[1]:.3f}]" for k, v in result.auc.items()))
     curve = result.curves[result.signal]
     step = max(1, len(curve) // points)
-    click.echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline):")
+    click.echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline, "
+               f"95% Wilson intervals):")
     for p in [*curve[::step], result.dev]:
         mark = "  <- chosen" if p is result.dev else ""
-        click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%}  {p.false_decline:6.1%}{mark}")
+        ci = p.intervals()
+        click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%} {_ci(ci['abstention'])}  "
+                   f"{p.false_decline:6.1%} {_ci(ci['false_decline'])}{mark}")
     click.echo(f"\nchosen: {result.signal} ≥ {result.threshold:.4f}")
     for name, p in (("dev", result.dev), ("test", result.test)):
         if p is not None:
-            click.echo(f"  {name}: abstention accuracy {p.abstention:.1%}, false-decline rate "
-                       f"{p.false_decline:.1%}, decision accuracy {p.accuracy:.1%}")
+            ci = p.intervals()
+            click.echo(f"  {name}: abstention accuracy {p.abstention:.1%} "
+                       f"{_ci(ci['abstention'])} (n={p.n_unanswerable}), false-decline rate "
+                       f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
+                       f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
 
 
 @click.command()
