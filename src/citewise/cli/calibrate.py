@@ -55,10 +55,30 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
                        f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
 
 
+def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
+    from pathlib import Path
+
+    from citewise.synthesize import as_jsonl, synthesize
+
+    made = synthesize(engine, principal, n, engine.generator)
+    kinds = [q.answerable for q in made.questions]
+    click.echo(f"synthesized {kinds.count(True)} answerable and {kinds.count(False)} "
+               f"unanswerable questions ({len(made.rejected)} dropped)", err=True)
+    if save_path:
+        Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
+    return made.questions, f"synthesized:{n}"
+
+
 @click.command()
-@click.option("--questions", "questions_path", required=True,
+@click.option("--questions", "questions_path", default=None,
               type=click.Path(dir_okay=False, exists=True),
               help="Eval set JSONL (questions with `relevant: []` are unanswerable).")
+@click.option("--synthesize", type=click.IntRange(min=4), default=None, metavar="N",
+              help="No labels: the LLM writes questions from N passages the asker may read "
+                   "(answerable) and near misses about things the corpus lacks (checked "
+                   "absent by search), and the gate is calibrated on those.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="With --synthesize: also write the questions (JSONL) for review.")
 @click.option("--personas", "personas_path", type=click.Path(dir_okay=False, exists=True),
               default=None, help="Personas JSON for questions that name one.")
 @click.option("--as", "as_persona", default=None, help="Ask every question as this persona.")
@@ -73,9 +93,12 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 @db_option
 @settings_options
 @friendly_errors
-def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_false_decline,
-              no_store, as_json, db, config_path, model, threads):
-    """Calibrate the grounding gate on labelled questions and store it in the index."""
+def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, groups, tenant,
+              max_false_decline, no_store, as_json, db, config_path, model, threads):
+    """Calibrate the grounding gate on labelled questions (or synthesized ones) and store it
+    in the index."""
+    if (questions_path is None) == (synthesize is None):
+        raise click.UsageError("pass either --questions FILE or --synthesize N")
     from citewise.calibration import run_calibration, store_calibration
     from citewise.eval.questions import load_personas
 
@@ -85,10 +108,17 @@ def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_fal
         raise ConfigError("who asks the questions without a persona? Fix: pass --groups "
                           "(e.g. --groups staff) or a personas file with a `default` persona.")
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
-        result = run_calibration(engine, questions_path, personas, principal, as_persona,
+        questions, source = questions_path, str(questions_path)
+        if synthesize is not None:
+            asker = principal or personas.get(as_persona or "")
+            if asker is None:
+                raise ConfigError(f"--as {as_persona}: no such persona. Fix: pass --groups "
+                                  "or a personas file that defines it.")
+            questions, source = _synthesized(engine, asker, synthesize, save_path)
+        result = run_calibration(engine, questions, personas, principal, as_persona,
                                  max_false_decline)
         if not no_store:
-            store_calibration(engine, result, source=str(questions_path))
+            store_calibration(engine, result, source=source)
     if as_json:
         echo_json(calibration_json(result))
         return
