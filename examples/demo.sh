@@ -34,11 +34,11 @@ fi
 say "A staff member asks a question the documents answer"
 $CW ask "How many weeks of parental leave do employees get?" "${AS_STAFF[@]}" --generator "$GEN"
 
-say "A staff member asks a question the documents do not answer"
-$CW ask "What is the share price target of Northwind Robotics for 2030?" "${AS_STAFF[@]}" --generator "$GEN"
+say "A staff member asks a question the documents do not answer (exit status 3: declined)"
+$CW ask "What is the share price target of Northwind Robotics for 2030?" "${AS_STAFF[@]}" --generator "$GEN" || [ $? -eq 3 ]
 
 say "A staff member asks about the restricted salary bands (only the hr group may read them)"
-OUT=$($CW ask "What is the maximum salary for level L4?" "${AS_STAFF[@]}" --generator "$GEN" --json)
+OUT=$($CW ask "What is the maximum salary for level L4?" "${AS_STAFF[@]}" --generator "$GEN" --json || [ $? -eq 3 ])
 echo "$OUT" | $PY -c 'import json,sys; a=json.load(sys.stdin); print(a["answer"]); print("declined:", a["declined"], "| cited documents:", sorted({c["doc_id"] for c in a["citations"]}) or "none")'
 if grep -q -e "88,000" -e "hr-compensation-bands" <<<"$OUT"; then
   echo "ERROR: restricted text reached a staff member's output" >&2; exit 1

@@ -2,7 +2,9 @@
 
 retrieve (tenant + ACL inside the search) → rerank under a deadline → grounding gate →
 context (dedup, MMR, token budget, opaque ``S1``… ids) → generate (passages fenced as data) →
-validate citations (fabricated / unsupported / uncited) → citations for the reader.
+validate citations (fabricated / unsupported / uncited) → keep only supported sentences
+(``cite.policy: strict``, the default; else the extractive answer or a decline, each noted in
+``Answer.notes``) → citations for the reader.
 
 Everything the pipeline decided is in ``Answer.trace``; it only ever holds ids and scores of
 passages the asking principal may read.
@@ -19,6 +21,7 @@ from citewise.errors import ConfigError, GenerationError
 from citewise.generate.citations import build_citations
 from citewise.generate.context import Context, build_context
 from citewise.generate.gate import GateDecision, choose_threshold, decide
+from citewise.generate.salient import salient_missing
 from citewise.types import Answer, Generation, Hit, Principal, Prompt
 
 if TYPE_CHECKING:
@@ -37,13 +40,15 @@ def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
                          for n, s in h.signals.items()}} for h in hits]
 
 
-def _gate(engine: Engine, question: str, hits: list[Hit],
-          embedder_id: str | None) -> GateDecision:
+def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | None,
+          principal: Principal) -> GateDecision:
     store = engine.store
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, store.get_meta("gate.signal"),
         store.get_meta("gate.threshold"), embedder_id)
-    return decide(question, hits, signal, threshold, source)
+    missing = salient_missing(question, hits, lambda word: bool(  # measured for calibration
+        store.search_sparse(word, 1, principal)))
+    return decide(question, hits, signal, threshold, source, missing)
 
 
 def _rerank(engine: Engine, question: str, hits: list[Hit],
@@ -85,11 +90,12 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     trace["timings_ms"]["rerank"] = _ms(t)
     trace["retrieval"]["hits"] = retrieval_trace(hits)
     t = time.perf_counter()
-    gate = _gate(engine, question, hits, trace["index"].get("embedder"))  # manifest read once
+    gate = _gate(engine, question, hits, trace["index"].get("embedder"),  # manifest read once
+                 principal)
     trace["timings_ms"]["gate"] = _ms(t)
     trace["gate"] = {"passed": gate.passed, "reason": gate.reason, "signal": gate.signal,
                      "score": gate.score, "threshold": gate.threshold, "source": gate.source,
-                     "signals": dict(gate.signals)}
+                     "signals": dict(gate.signals), "missing": list(gate.missing)}
     models = {"embedder": engine.settings.embed.model if result.mode != "bm25" else None,
               "reranker": trace["rerank"].get("model")}
     trace["models"] = models
@@ -103,7 +109,19 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if dry_run:
         trace["dry_run"] = True
         return _finish(Answer(question, "", False, None, trace=trace), started)
-    return _finish(_generate(engine, question, context, generator, on_token, trace), started)
+    return _finish(_generate(engine, question, context, generator, on_token, trace,
+                             _rerank_notes(trace["rerank"])), started)
+
+
+def _rerank_notes(info: dict[str, Any]) -> list[str]:
+    """A reranker that timed out or failed is a fallback too: one line."""
+    if info.get("status") == "timeout":
+        return [f"reranker {info.get('model')} hit its deadline after {info.get('scored')} of "
+                f"{info.get('of')} passages; the rest keep the fused order"]
+    if info.get("status") == "error":
+        return [f"reranker {info.get('model')} failed ({info.get('error')}); kept the fused "
+                "order"]
+    return []
 
 
 def _context_trace(context: Context) -> dict[str, Any]:
@@ -113,10 +131,12 @@ def _context_trace(context: Context) -> dict[str, Any]:
             "dropped": [{"chunk_id": d.chunk_id, "reason": d.reason} for d in context.dropped]}
 
 
-def declined(question: str, reason: str, trace: dict[str, Any]) -> Answer:
+def declined(question: str, reason: str, trace: dict[str, Any],
+             notes: tuple[str, ...] = ()) -> Answer:
     from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
 
-    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace)
+    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace,
+                  outcome="declined", notes=notes)
 
 
 def _finish(answer: Answer, started: float) -> Answer:
@@ -134,43 +154,114 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
         return gen.generate(prompt, max_tokens=max_tokens, on_token=on_token,
                             timeout_s=timeout_s)
     except GenerationError as exc:
-        notes.append(f"{gen.model_id} failed ({exc}); fell back to extractive")
+        reason = " ".join(str(exc).split())[:160]
+        notes.append(f"{gen.model_id} failed ({reason}); answered extractively instead")
         return ExtractiveGenerator().generate(prompt, max_tokens=max_tokens)
 
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
-              on_token: Callable[[str], None] | None, trace: dict[str, Any]) -> Answer:
+              on_token: Callable[[str], None] | None, trace: dict[str, Any],
+              notes: list[str] | None = None) -> Answer:
     from citewise.cite.validate import validate
-    from citewise.generate.extractive import ExtractiveGenerator
     from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 
     cfg = engine.settings.generate
     gen = generator or engine.generator
     prompt = build_prompt(question, list(context.passages))
-    notes: list[str] = []
+    notes = list(notes or [])
     t = time.perf_counter()
-    out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, on_token, notes)
+    timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
+    out = _run(gen, prompt, cfg.max_tokens, timeout, on_token, notes)
     trace["timings_ms"]["generate"] = _ms(t)
     t = time.perf_counter()
     report = validate(out.text, list(context.passages))
-    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
-        notes.append("strict: citations failed validation; regenerated once")
-        out = _run(gen, prompt, cfg.max_tokens, cfg.timeout_s, None, notes)
-        report = validate(out.text, list(context.passages))
-        if report.fabricated or report.unsupported:
-            notes.append("strict: failed again; fell back to extractive")
-            out = ExtractiveGenerator().generate(prompt, max_tokens=cfg.max_tokens)
-            report = validate(out.text, list(context.passages))
-    trace["timings_ms"]["validate"] = _ms(t)
     trace["generation"] = {"model": out.model_id, "tokens_in": out.tokens_in,
                            "tokens_out": out.tokens_out, "finish_reason": out.finish_reason,
-                           "seconds": round(out.seconds, 3), "notes": notes}
+                           "seconds": round(out.seconds, 3), "timeout_s": timeout,
+                           "notes": notes}
     if generator is None and engine.generator_reason:
         trace["generation"]["chosen"] = engine.generator_reason
     trace["models"]["generator"] = out.model_id
     if INSUFFICIENT_EVIDENCE.lower() in out.text.lower() and not report.cited:
-        return declined(question, "model_declined", trace)
-    if engine.settings.cite.policy == "strict" and (report.fabricated or report.unsupported):
-        return replace(declined(question, "unsupported", trace), validation=report)
-    text, citations = build_citations(out.text.strip(), context.passages, report)
-    return Answer(question, text, False, None, citations, report, trace)
+        trace["timings_ms"]["validate"] = _ms(t)
+        return declined(question, "model_declined", trace, tuple(notes))
+    if engine.settings.cite.policy == "flag":
+        notes.append("cite.policy flag: the model's raw output, not checked sentence by "
+                     "sentence (see the warnings)")
+        text, citations = build_citations(out.text.strip(), context.passages, report)
+        trace["timings_ms"]["validate"] = _ms(t)
+        return Answer(question, text, False, None, citations, report, trace, "raw",
+                      tuple(notes))
+    answer = _supported_answer(question, prompt, out, context, trace, notes,
+                               chosen_extractive=gen.model_id == out.model_id)
+    trace["timings_ms"]["validate"] = _ms(t)
+    return answer
+
+
+def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
+    """The generation deadline sized to the model and machine
+    (:func:`citewise.generate.budget.generation_timeout`); ~4 characters per token."""
+    from citewise.generate.budget import generation_timeout
+    from citewise.generate.local import effective_threads
+
+    sizer = getattr(gen, "model_bytes", None)
+    size = sizer() if callable(sizer) else None
+    tokens_in = sum(len(m["content"]) for m in prompt.messages) // 4
+    return generation_timeout(size, effective_threads(getattr(gen, "threads", 0) or 0),
+                              tokens_in, max_tokens)
+
+
+def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
+                      trace: dict[str, Any], notes: list[str],
+                      chosen_extractive: bool = False) -> Answer:
+    """``cite.policy: strict``: keep the supported sentences; with none left, answer
+    extractively (checked the same way) or decline. Every step is a note."""
+    from citewise.cite.enforce import enforce
+    from citewise.cite.validate import validate
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    passages = list(context.passages)
+    extractive_id = ExtractiveGenerator.model_id
+    kept = enforce(out.text, passages)
+    trace["enforce"] = {"policy": "strict", "removed": [
+        {"sentence": r.text, "why": r.why, "status": r.status} for r in kept.removed]}
+    fell_back = out.model_id == extractive_id and not chosen_extractive
+    outcome = "extractive" if fell_back else "answered"
+    if kept.answered and kept.removed:
+        outcome = "pruned" if outcome == "answered" else outcome
+        notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
+                     f"do not support ({_whys(kept)}); see --explain")
+    if not kept.answered and out.model_id != extractive_id:
+        notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
+                     f"({_whys(kept)}); answered extractively instead")
+        outcome = "extractive"
+        kept = enforce(ExtractiveGenerator().generate(prompt).text, passages)
+        trace["generation"]["model"] = f"{out.model_id} -> {extractive_id}"
+    trace["enforce"]["outcome"] = outcome if kept.answered else "declined"
+    if not kept.answered:
+        notes.append("no source sentence answers the question either; declined")
+        return declined(question, "unsupported", trace, tuple(notes))
+    final = _with_conflict(question, kept.text, passages, notes)
+    report = validate(final, passages)
+    text, citations = build_citations(final, context.passages, report)
+    return Answer(question, text, False, None, citations, report, trace, outcome, tuple(notes))
+
+
+def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
+    """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
+    gets both sides quoted (:mod:`citewise.generate.conflicts`)."""
+    from citewise.cite.parse import citation_ids
+    from citewise.generate.conflicts import conflict_text, find_conflicts, unresolved
+
+    conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
+    if conflict is None:
+        return text
+    notes.append(f"the sources disagree ({conflict.a.sid} vs {conflict.b.sid}); both are shown")
+    return f"{text}\n\n{conflict_text(conflict)}"
+
+
+def _whys(kept: Any) -> str:
+    counts: dict[str, int] = {}
+    for r in kept.removed:
+        counts[r.why] = counts.get(r.why, 0) + 1
+    return ", ".join(f"{n} {why}" for why, n in counts.items()) or "nothing to check"

@@ -113,12 +113,15 @@ class GenerateSettings(_Section):
                     "reference 70 % vs 35 % for the 0.5B and cited the gold passage 70 % vs "
                     "5 %, at 8.0 vs 3.6 s per answer; neither declines reliably (1.5B 0/10 "
                     "unanswerable, 0.5B 5/10), so the grounding gate must.")
-    threads: int = Field(0, ge=0, description="LLM threads; 0 = number of cores.")
+    threads: int = Field(0, ge=0, description="LLM threads; 0 = the physical cores this "
+                                              "process may use (hyper-threads add little).")
     context_tokens: int = Field(4096, ge=512, description="LLM context window (n_ctx).")
     max_tokens: int = Field(384, ge=1, description="Most tokens generated per answer.")
     temperature: float = Field(0.0, ge=0.0, le=2.0)
-    timeout_s: float = Field(
-        180.0, gt=0, description="Past this, the answer falls back to extractive.")
+    timeout_s: float | None = Field(
+        None, gt=0, description="Past this, the answer falls back to extractive (and says so). "
+                                "Default: sized to the model file and threads, 20-300 s "
+                                "(citewise.generate.budget); 120 s for an endpoint.")
     openai: OpenAISettings = OpenAISettings()
 
 
@@ -130,8 +133,11 @@ class GateSettings(_Section):
 
 class CiteSettings(_Section):
     policy: Literal["flag", "strict"] = Field(
-        "flag", description="flag: return the answer with its validation report; strict: "
-                            "regenerate once, then fall back to extractive or decline.")
+        "strict", description="strict: every sentence of an answer is supported by a source it "
+                              "cites or removed; an answer left with no supported sentence is "
+                              "replaced by the extractive answer or a decline (the output says "
+                              "which and why). flag: the model's raw output, marked unchecked, "
+                              "with its validation report.")
 
 
 class EvalSettings(_Section):

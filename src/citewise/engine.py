@@ -20,7 +20,7 @@ from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
-from citewise.sources import file_sources
+from citewise.sources import file_batch
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
@@ -86,9 +86,16 @@ class Engine(EngineVerbs):
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                      on_progress: Callable[[int], None] | None = None, *,
-                     workers: int | None = None, ray: str | None = None) -> IngestReport:
-        items = file_sources(paths, self.settings.limits, defaults, sidecar)
-        return self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
+                     workers: int | None = None, ray: str | None = None,
+                     base_url: str | None = None) -> IngestReport:
+        """Index files and folders. ``base_url``: citations link to ``base_url`` + the path
+        relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
+        skipped and listed in ``report.redirects``; boilerplate repeated across a folder's
+        pages is not indexed (:mod:`citewise.ingest.boilerplate`)."""
+        batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url)
+        report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray)
+        report.redirects.extend(batch.redirects)
+        return report
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

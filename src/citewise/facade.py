@@ -181,9 +181,13 @@ class EngineVerbs:
         summary = run_summary(run, ev.bootstrap_samples, ev.seed)
         return EvalResult(summary, run, written, tuple(run.warnings))
 
-    def calibrate(self: Engine, questions: str | Path, personas: str | Path | None = None, *,
+    def calibrate(self: Engine, questions: str | Path | Sequence[Any],
+                  personas: str | Path | None = None, *,
                   principal: Principal | None = None, as_persona: str | None = None,
-                  max_false_decline: float = 0.1, store: bool = True) -> CalibrationResult:
+                  max_false_decline: float = 0.1, store: bool = True,
+                  source: str | None = None) -> CalibrationResult:
+        """Fit the grounding gate on ``questions`` (an eval-set path or loaded/synthesized
+        questions) and store it in the index unless ``store`` is false."""
         from citewise.calibration import run_calibration, store_calibration
         from citewise.eval.questions import load_personas
 
@@ -196,7 +200,7 @@ class EngineVerbs:
         result = run_calibration(self, questions, loaded, principal, as_persona,
                                  max_false_decline)
         if store:
-            store_calibration(self, result, source=str(questions))
+            store_calibration(self, result, source=source or str(questions))
         return CalibrationResult(result, store)
 
     def migrate(self: Engine, target: str, *, batch_docs: int = 200,

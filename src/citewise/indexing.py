@@ -51,6 +51,7 @@ class Outcome:
 class IngestReport:
     outcomes: list[Outcome] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)  # written with no ACL group at all
+    redirects: list[tuple[str, str]] = field(default_factory=list)  # (stub page, target)
     seconds: float = 0.0
     model_seconds: float = 0.0
 

@@ -177,6 +177,10 @@ class CalibrationResult:
                 "max_false_decline": c.max_false_decline, "n_dev": c.n_dev,
                 "n_test": c.n_test, "dev": asdict(c.dev),
                 "test": asdict(c.test) if c.test else None, "auc": dict(c.auc),
+                "auc_interval": {k: list(v) for k, v in c.auc_interval.items()},
+                "intervals": {"dev": c.dev.intervals(),
+                              "test": c.test.intervals() if c.test else None},
+                "warning": c.warning,
                 "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored}
 
 

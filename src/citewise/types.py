@@ -316,7 +316,13 @@ class Citation:
 @dataclass(frozen=True)
 class Answer:
     """The result of ``Engine.ask``. When ``declined`` is true, ``answer`` is the
-    insufficient-evidence message and ``reason`` says which check declined."""
+    insufficient-evidence message and ``reason`` says which check declined.
+
+    ``outcome`` says what the reader gets: ``answered`` (the generator's answer, every
+    sentence supported), ``pruned`` (the same with unsupported sentences removed),
+    ``extractive`` (the generator's answer had no supported sentence, or the generator
+    failed: source sentences instead), ``raw`` (``cite.policy: flag``: unchecked model
+    output), ``declined``. ``notes`` are one-line statements of every fallback taken."""
 
     question: str
     answer: str
@@ -325,12 +331,15 @@ class Answer:
     citations: tuple[Citation, ...] = ()
     validation: ValidationReport = field(default_factory=ValidationReport)
     trace: Mapping[str, Any] = field(default_factory=dict)
+    outcome: str = "answered"
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         v = self.validation
         return {
             "question": self.question, "answer": self.answer, "declined": self.declined,
-            "reason": self.reason, "citations": [c.to_dict() for c in self.citations],
+            "reason": self.reason, "outcome": self.outcome,
+            "notes": list(self.notes), "citations": [c.to_dict() for c in self.citations],
             "validation": {"ok": v.ok, "cited": list(v.cited), "fabricated": list(v.fabricated),
                            "unsupported": [{"sentence": i.sentence, "ids": list(i.ids),
                                             "score": i.score} for i in v.unsupported],

@@ -45,28 +45,40 @@ def engine_for(db: Path, **sections) -> Engine:
 
 
 def test_answer_with_checked_citations(db: Path) -> None:
-    gen = FakeGenerator("Employees get parental leave as the leave policy describes [S1].")
+    gen = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
+                        "parental leave [{sid:20 weeks}].")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert not answer.declined and answer.answer.endswith("[1].")
+    assert answer.outcome == "answered" and answer.notes == ()
     (c,) = answer.citations
-    assert c.sid == "S1" and c.doc_id and c.source and c.quote
+    assert "20 weeks" in c.quote and c.doc_id and c.source
     assert answer.validation.fabricated == ()
     trace = answer.trace
     assert trace["gate"]["passed"] and trace["rerank"]["status"] == "off"
-    assert trace["context"]["passages"][0]["id"] == "S1"
     assert {"retrieve", "gate", "context", "generate", "validate", "total"} <= set(
         trace["timings_ms"])
     assert trace["generation"]["tokens_in"] > 0 and trace["models"]["generator"] == gen.model_id
     assert trace["index"]["embedder"] == FakeEmbedder().model_id
 
 
-def test_fabricated_ids_are_reported_not_dropped(db: Path) -> None:
-    gen = FakeGenerator("Leave is generous [S1]. It is also unlimited [S9].")
+def test_fabricated_ids_never_reach_the_reader(db: Path) -> None:
+    gen = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
+                        "parental leave [{sid:20 weeks}, S9]. It is also unlimited [S9].")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert answer.validation.fabricated == ("S9",)
-    assert "[S9]" in answer.answer  # left exactly as the model wrote it
+        flagged = Engine(db, settings(cite={"policy": "flag"}), embedder=FakeEmbedder()).ask(
+            LEAVE_Q, STAFF, generator=gen)
+    assert "S9" not in answer.answer and "unlimited" not in answer.answer
+    assert answer.outcome == "pruned" and answer.answer.endswith("[1].")
+    assert answer.validation.ok
+    assert any("removed 1 sentence" in n for n in answer.notes)
+    removed = answer.trace["enforce"]["removed"]
+    assert [r["status"] for r in removed] == ["fabricated"]
+    # cite.policy flag: the raw output, marked as such, with its validation report
+    assert flagged.outcome == "raw" and "[S9]" in flagged.answer
+    assert flagged.validation.fabricated == ("S9",)
+    assert any("raw output" in n for n in flagged.notes)
 
 
 def test_prompt_has_no_acl_or_storage_data(db: Path) -> None:
@@ -138,7 +150,8 @@ def test_generator_failure_falls_back_to_extractive(db: Path) -> None:
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     notes = answer.trace["generation"]["notes"]
-    assert any("fell back to extractive" in n for n in notes)
+    assert any("timed out after 1 s" in n and "extractively" in n for n in notes)
+    assert answer.notes == tuple(notes) and answer.outcome == "extractive"
     assert answer.trace["generation"]["model"] != gen.model_id
 
 
@@ -150,14 +163,69 @@ def test_dry_run_stops_after_the_gate(db: Path) -> None:
     assert "generation" not in answer.trace
 
 
-def test_strict_policy_regenerates_once(db: Path) -> None:
-    gen = FakeGenerator("Leave is unlimited [S99].", "Parental leave is in the policy [S1].")
-    with engine_for(db, cite={"policy": "strict"}) as engine:
+def test_answer_without_supported_claim_is_replaced_by_extractive(db: Path) -> None:
+    gen = FakeGenerator("Leave is unlimited [S99].")
+    with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert len(gen.prompts) == 2 and answer.validation.fabricated == ()
-    assert any("regenerated" in n for n in answer.trace["generation"]["notes"])
+    assert len(gen.prompts) == 1 and answer.validation.ok and not answer.declined
+    assert answer.outcome == "extractive" and "20 weeks" in answer.answer
+    assert "unlimited" not in answer.answer and "S99" not in answer.answer
+    assert any("answered extractively instead" in n for n in answer.notes)
 
 
 def test_empty_question_is_refused(db: Path) -> None:
     with engine_for(db) as engine, pytest.raises(ConfigError, match="Fix"):
         engine.ask("   ", STAFF)
+
+
+@pytest.mark.parametrize("bad", [
+    "PWNED-7731",  # an injected token, no claim, no citation
+    "Parental leave for employees is [1].",  # '…is [1].': no value, and [1] is no source id
+    "Parental leave lasts 20 weeks [S9].",  # only a fabricated id
+    "Request it with `citewise leave --apply --weeks 20` in the HR portal.",  # uncited command
+    "Managers approve parental leave requests within three days [S1].",  # unsupported
+])
+def test_no_unsupported_answer_reaches_the_reader(db: Path, bad: str) -> None:
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=FakeGenerator(bad))
+    assert not answer.declined and answer.outcome == "extractive"
+    assert "20 weeks" in answer.answer and answer.validation.ok and answer.citations
+    for fragment in ("PWNED", "[S9]", "S9", "citewise leave", "three days", "is [1]."):
+        assert fragment not in answer.answer
+    assert answer.notes and "answered extractively instead" in answer.notes[-1]
+    assert answer.trace["enforce"]["removed"]
+
+
+def test_nothing_supported_and_no_source_sentence_declines(db: Path) -> None:
+    q = "What is the colour temperature of gluon plasma in quantum chromodynamics?"
+    with engine_for(db, gate={"threshold": 0.0}) as engine:
+        answer = engine.ask(q, STAFF, generator=FakeGenerator("The target is 400 EUR [S1]."))
+    assert answer.declined and answer.reason == "unsupported" and answer.outcome == "declined"
+    assert "400" not in answer.answer and answer.citations == ()
+    assert any("declined" in n for n in answer.notes)
+
+
+def test_a_question_about_an_identifier_no_passage_mentions_is_declined(db: Path) -> None:
+    gen = FakeGenerator("Anything [S1].")
+    with engine_for(db) as engine:
+        answer = engine.ask("How do I enable parental leave with the leave_turbo_v2 flag?",
+                            STAFF, generator=gen)
+    assert answer.declined and answer.reason == "missing_terms" and gen.prompts == []
+    assert answer.trace["gate"]["missing"] == ["leave_turbo_v2"]
+
+
+def test_rerank_deadline_is_one_note_and_the_timeout_is_sized(db: Path) -> None:
+    gen = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
+                        "parental leave [{sid:20 weeks}].")
+    with engine_for(db, rerank={"top_n": 6, "deadline_ms": 150}) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen, reranker=SlowReranker(delay_s=0.2))
+    assert len(answer.notes) == 1 and "hit its deadline" in answer.notes[0]
+    assert answer.trace["generation"]["timeout_s"] > 0
+
+
+def test_a_configured_extractive_answer_is_not_reported_as_a_fallback(db: Path) -> None:
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=ExtractiveGenerator())
+    assert answer.outcome == "answered" and answer.notes == () and "20 weeks" in answer.answer

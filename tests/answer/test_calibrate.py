@@ -46,3 +46,43 @@ def test_calibrate_picks_the_separating_signal() -> None:
 def test_calibrate_needs_both_kinds() -> None:
     with pytest.raises(ConfigError, match="unanswerable"):
         calibrate([Record(f"q{i}", {"s": 1.0}, True) for i in range(10)], ["s"])
+
+
+def test_small_sets_warn_and_show_intervals() -> None:
+    from click.testing import CliRunner  # noqa: F401  (print path below uses click.echo)
+
+    from citewise.cli.calibrate import calibration_json, print_calibration
+    from citewise.generate.calibrate import wilson
+
+    records = [Record(f"q{i}", {"s": 0.9 if i % 2 else 0.1}, bool(i % 2)) for i in range(12)]
+    result = calibrate(records, ["s"], 0.1)
+    assert result.auc["s"] == 1.0 and result.warning and "Fix:" in result.warning
+    lo, hi = result.dev.intervals()["abstention"]
+    assert hi == 1.0 and lo < 0.7  # 100 % of a handful: a wide interval, not certainty
+    data = calibration_json(result)
+    assert data["warning"] and data["intervals"]["dev"]["abstention"][0] == lo
+    assert wilson(0, 0) == (0.0, 1.0) and wilson(50, 100) == pytest.approx((0.4038, 0.5962),
+                                                                              abs=1e-3)
+    big = [Record(f"q{i}", {"s": (i % 7) / 7 + (0.5 if i % 2 else 0)}, bool(i % 2))
+           for i in range(400)]
+    assert calibrate(big, ["s"], 0.1).warning is None
+    import io
+    from contextlib import redirect_stdout
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        print_calibration(result)
+    assert "95%" in buf.getvalue() and "[" in buf.getvalue()
+
+
+def test_rank_auc_matches_pairwise() -> None:
+    import numpy as np
+
+    from citewise.generate.calibrate import _rank_auc, auc_interval
+
+    scores = [0.9, 0.5, 0.3, 0.5, 0.7, 0.1, 0.5]
+    labels = [True, True, False, False, True, False, True]
+    pos = np.array([s for s, a in zip(scores, labels, strict=True) if a])
+    neg = np.array([s for s, a in zip(scores, labels, strict=True) if not a])
+    assert _rank_auc(pos, neg) == pytest.approx(roc_auc(scores, labels))
+    lo, hi = auc_interval(scores, labels, samples=200)
+    assert 0.0 <= lo <= hi <= 1.0 and hi - lo > 0.1  # 7 questions: a wide interval

@@ -34,9 +34,11 @@ def db(tmp_path_factory):
 
 
 def ask(db, question, groups="staff", *extra):
-    out = invoke("ask", question, "--db", str(db), "--tenant", "northwind", "--groups", groups,
-                 "--generator", "extractive", "--json", *extra).output
-    return json.loads(out)
+    result = invoke("ask", question, "--db", str(db), "--tenant", "northwind", "--groups",
+                    groups, "--generator", "extractive", "--json", *extra, ok=False)
+    out = json.loads(result.output)
+    assert result.exit_code == (3 if out["declined"] else 0), result.output  # 3: declined
+    return out
 
 
 def test_answer_is_cited_and_checked(db):
@@ -57,7 +59,8 @@ def test_restricted_document_never_reaches_unauthorised_output(db):
     for groups in ("staff", "nobody"):
         result = invoke("ask", "What is the maximum salary for level L4?", "--db", str(db),
                         "--tenant", "northwind", "--groups", groups, "--generator",
-                        "extractive", "--json", "--explain")
+                        "extractive", "--json", "--explain", ok=False)
+        assert result.exit_code in (0, 3), result.output
         assert SECRET not in result.output and RESTRICTED not in result.output
     assert ask(db, "What is the maximum salary for level L4?", "nobody")["reason"] == \
         "no_evidence"

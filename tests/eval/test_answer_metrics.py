@@ -40,3 +40,12 @@ def test_claims_and_unsupported_rate():
     assert unsupported_claim_rate(text, 1) == pytest.approx(1 / 3)
     assert unsupported_claim_rate(text, 7) == 1.0
     assert unsupported_claim_rate("", 1) == 0.0
+
+
+def test_unsupported_claims_shown_counts_what_reaches_the_reader() -> None:
+    from citewise.eval.answer_metrics import unsupported_claims_shown
+
+    record = {"answer": "A [1]. B. C [S9].", "unsupported": [{"sentence": "A [1]."}],
+              "uncited": [{"sentence": "B."}], "fabricated": ["S9"]}
+    assert unsupported_claims_shown(record) == 3.0
+    assert unsupported_claims_shown({"answer": "fine [1]."}) == 0.0

@@ -16,13 +16,17 @@ Decisions (each has a test):
   sentences). Common abbreviations (e.g., i.e., et al., Fig., vs.) and decimals do not end a
   sentence. A citation written after the full stop (``… falls. [S1]``) belongs to the
   sentence before it.
+* :func:`segments` keeps the answer's shape for rebuilding it: paragraphs (a blank line, a
+  list item or a heading starts one), lines, and fenced code blocks as segments of their own.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _BRACKET = re.compile(r"\[([^\[\]\n]*)\](?!\()")
+CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids)
 _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -85,26 +89,87 @@ def _ends_with_abbreviation(segment: str) -> bool:
                             or " ".join(words[-2:]) in _ABBREVIATIONS)
 
 
+def _line_sentences(line: str) -> list[str]:
+    """The sentences of one prose line (a citation after the full stop joins the sentence
+    before it)."""
+    sentences: list[str] = []
+    pieces, start = [], 0
+    for match in _BOUNDARY.finditer(line):
+        candidate = line[start:match.start()]
+        if _ends_with_abbreviation(candidate):
+            continue
+        pieces.append(line[start:match.end()].strip())
+        start = match.end()
+    pieces.append(line[start:].strip())
+    for index, piece in enumerate(pieces):
+        lead = _LEADING_CITATIONS.match(piece)
+        if lead and index > 0 and sentences and bracket_ids_all(lead.group(1)):
+            sentences[-1] = f"{sentences[-1]} {lead.group(1).strip()}"
+            piece = piece[lead.end():]
+        if piece:
+            sentences.append(piece)
+    return sentences
+
+
 def split_sentences(text: str) -> list[str]:
     """The sentences of ``text`` (see the module docstring for the rules)."""
-    sentences: list[str] = []
-    for line in _prose_lines(text):
-        pieces, start = [], 0
-        for match in _BOUNDARY.finditer(line):
-            candidate = line[start:match.start()]
-            if _ends_with_abbreviation(candidate):
+    return [s for line in _prose_lines(text) for s in _line_sentences(line)]
+
+
+_LIST_OR_HEADING = re.compile(r"^\s*(?:[-*•+]\s|\d{1,3}[.)]\s|#{1,6}\s)")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of an answer in reading order: a prose ``sentence`` or a fenced ``code`` block
+    (its lines, fences included). ``paragraph`` numbers paragraphs (a blank line, a list item
+    or a heading starts a new one) and ``line`` the source line, so the text can be rebuilt
+    from the segments that are kept."""
+
+    kind: str
+    text: str
+    paragraph: int
+    line: int
+
+
+def segments(text: str) -> list[Segment]:
+    """``text`` cut into :class:`Segment` s (same sentence rules as :func:`split_sentences`)."""
+    out: list[Segment] = []
+    paragraph, fence_lines, previous_break = 0, None, True
+    for number, raw in enumerate(text.splitlines()):
+        if _FENCE.match(raw):
+            if fence_lines is None:
+                fence_lines = [raw]
                 continue
-            pieces.append(line[start:match.end()].strip())
-            start = match.end()
-        pieces.append(line[start:].strip())
-        for index, piece in enumerate(pieces):
-            lead = _LEADING_CITATIONS.match(piece)
-            if lead and index > 0 and bracket_ids_all(lead.group(1)):
-                sentences[-1] = f"{sentences[-1]} {lead.group(1).strip()}"
-                piece = piece[lead.end():]
-            if piece:
-                sentences.append(piece)
-    return sentences
+            fence_lines.append(raw)
+            paragraph += 1
+            out.append(Segment("code", "\n".join(fence_lines), paragraph, number))
+            fence_lines, previous_break = None, True
+            continue
+        if fence_lines is not None:
+            fence_lines.append(raw)
+            continue
+        if not raw.strip():
+            previous_break = True
+            continue
+        item = bool(_LIST_OR_HEADING.match(raw))
+        if previous_break or item:
+            paragraph += 1
+        previous_break = item
+        out.extend(Segment("sentence", s, paragraph, number) for s in _line_sentences(raw.strip()))
+    if fence_lines is not None:  # an unclosed fence: still code, never prose
+        out.append(Segment("code", "\n".join(fence_lines), paragraph + 1, len(out)))
+    return out
+
+
+def paragraph_citations(items: list[Segment]) -> dict[int, tuple[str, ...]]:
+    """For each paragraph, the ids cited by its LAST sentence: a citation that closes a
+    paragraph covers the paragraph's uncited sentences (``A. B. C [S1].``)."""
+    last: dict[int, tuple[str, ...]] = {}
+    for seg in items:
+        if seg.kind == "sentence":
+            last[seg.paragraph] = citation_ids(seg.text)
+    return last
 
 
 def bracket_ids_all(brackets: str) -> bool:

@@ -8,7 +8,12 @@ For each sentence (:func:`citewise.cite.parse.parse_citations`):
   (:func:`citewise.cite.support.support_score`) against the UNION of the passages they
   validly cite is below the calibrated threshold; a claim citing only fabricated ids is
   unsupported too (score ``None``: there is nothing to compare it with).
-* ``uncited``: sentences making a claim with no citation at all.
+* ``uncited``: sentences making a claim with no citation at all. A citation that closes a
+  paragraph covers the paragraph's uncited sentences: they are judged against its ids.
+* Passage text is read without the sentences that address the assistant
+  (:mod:`citewise.cite.instructions`): an injected instruction is never evidence.
+* Code in backticks must occur verbatim in the cited passages (an invented command or
+  option is unsupported, however many words it shares with them).
 * ``cited``: the valid ids, in order of first use.
 
 A sentence makes a claim when, without its citations, it has at least
@@ -22,11 +27,19 @@ question, or a decline (:data:`DECLINE_PATTERN`, which matches the generator's
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from citewise.cite.parse import parse_citations, strip_citations
+from citewise.cite.instructions import without_instructions
+from citewise.cite.parse import (
+    Segment,
+    citation_ids,
+    paragraph_citations,
+    segments,
+    strip_citations,
+)
 from citewise.cite.support import support_score, support_threshold
-from citewise.cite.terms import content_stems
+from citewise.cite.terms import content_stems, numbers
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage, SentenceIssue, ValidationReport
 
@@ -49,6 +62,118 @@ def is_claim(sentence: str) -> bool:
     return len(content_stems(text, skip_meta=True)) >= MIN_CLAIM_WORDS
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the checks found for one :class:`~citewise.cite.parse.Segment` of an answer.
+
+    ``status``: ``supported`` (cited, and its cited passages support it), ``connective``
+    (no content of its own: "In summary:"), ``uncited``, ``unsupported`` (below the support
+    threshold, or code not found in its sources), ``fabricated`` (cites only ids that are not
+    sources), ``incomplete`` (stops where the value should be: "The default is [S1]."),
+    ``not_quoted`` (a code block whose lines no source contains). ``ids``: the valid ids it
+    is judged against (its own, else the ids closing its paragraph); ``inherited``: whether
+    they came from the paragraph."""
+
+    segment: Segment
+    status: str
+    ids: tuple[str, ...] = ()
+    fabricated: tuple[str, ...] = ()
+    score: float | None = None
+    inherited: bool = False
+
+    @property
+    def kept(self) -> bool:
+        return self.status in ("supported", "connective")
+
+
+_DANGLING = frozenset((  # words a sentence cannot end on ("… employed in" can)
+    "is", "are", "was", "were", "be", "been", "being", "the", "a", "an", "and", "or", "of",
+    "than", "per", "via", "like", "e.g", "equals", "namely"))
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
+
+
+def _is_lead_in(sentence: str) -> bool:
+    """A short line introducing what follows ("Parental leave:", "In summary:")."""
+    text = strip_citations(sentence).strip()
+    return text.endswith(":") and len(text.split()) <= 8 and not citation_ids(sentence)
+
+
+def has_content(sentence: str) -> bool:
+    """Whether a sentence says anything checkable (a content word, number or entity)."""
+    text = strip_citations(sentence)
+    return bool(content_stems(text, skip_meta=True) or numbers(text) or _CODE_SPAN.search(text))
+
+
+def is_incomplete(sentence: str) -> bool:
+    """A sentence that ends where its value should be ("… is [S1].", "… set to:")."""
+    words = strip_citations(sentence).rstrip(" .!:;,").split()
+    return bool(words) and (words[-1].lower() in _DANGLING or strip_citations(
+        sentence).rstrip(" .").endswith(":") and len(words) > 8)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def code_quoted(code: str, evidence: str) -> bool:
+    """Every non-empty line of ``code`` (fences left out) occurs in ``evidence``."""
+    body = [ln for ln in code.splitlines() if ln.strip() and not _FENCE_LINE.match(ln)]
+    flat = _norm(evidence)
+    return all(_norm(ln) in flat for ln in body)
+
+
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def _evidence(texts: Mapping[str, str], ids: Sequence[str]) -> str:
+    return "\n".join(texts[sid] for sid in ids)
+
+
+def judge(answer_text: str, passages: Sequence[ContextPassage],
+          embedder: Embedder | None = None, threshold: float | None = None) -> list[Verdict]:
+    """One :class:`Verdict` per segment of ``answer_text``, in order. Passage text is read
+    without its instructions to the assistant (:mod:`citewise.cite.instructions`)."""
+    texts = {p.sid.upper(): without_instructions(p.text) for p in passages}
+    limit = support_threshold(embedder) if threshold is None else threshold
+    items = segments(answer_text)
+    closing = paragraph_citations(items)
+    out: list[Verdict] = []
+    for seg in items:
+        if seg.kind == "code":
+            evidence = "\n".join(texts.values())
+            ok = code_quoted(seg.text, evidence)
+            out.append(Verdict(seg, "supported" if ok else "not_quoted"))
+            continue
+        own = citation_ids(seg.text)
+        ids = own or closing.get(seg.paragraph, ())
+        valid = tuple(sid for sid in ids if sid in texts)
+        fake = tuple(sid for sid in own if sid not in texts)
+        verdict = _sentence_verdict(seg, valid, bool(ids), texts, embedder, limit)
+        out.append(replace(verdict, fabricated=fake, inherited=bool(ids) and not own))
+    return out
+
+
+def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
+                      texts: Mapping[str, str], embedder: Embedder | None,
+                      limit: float) -> Verdict:
+    if not has_content(seg.text) or _HEADING.match(seg.text) or DECLINE_PATTERN.search(
+            seg.text) or _is_lead_in(seg.text):
+        return Verdict(seg, "connective", valid)
+    if not cites:
+        return Verdict(seg, "uncited")
+    if not valid:
+        return Verdict(seg, "fabricated")
+    if is_incomplete(seg.text):
+        return Verdict(seg, "incomplete", valid)
+    evidence = _evidence(texts, valid)
+    claim = _LIST_MARKER.sub("", strip_citations(seg.text))
+    if any(_norm(code) not in _norm(evidence) for code in _CODE_SPAN.findall(claim)):
+        return Verdict(seg, "unsupported", valid, score=0.0)
+    score = round(support_score(claim, evidence, embedder), 4)
+    return Verdict(seg, "supported" if score >= limit else "unsupported", valid, score=score)
+
+
 def validate(answer_text: str, passages: Sequence[ContextPassage],
              embedder: Embedder | None = None, threshold: float | None = None,
              ) -> ValidationReport:
@@ -56,26 +181,22 @@ def validate(answer_text: str, passages: Sequence[ContextPassage],
 
     ``threshold`` overrides the calibrated one (``support_threshold(embedder)``).
     """
-    texts = {p.sid.upper(): p.text for p in passages}
-    limit = support_threshold(embedder) if threshold is None else threshold
     cited: dict[str, None] = {}
     fabricated: dict[str, None] = {}
     unsupported: list[SentenceIssue] = []
     uncited: list[SentenceIssue] = []
-    for sentence, ids in parse_citations(answer_text):
-        valid = [sid for sid in ids if sid in texts]
-        for sid in ids:
-            (cited if sid in texts else fabricated).setdefault(sid, None)
-        if not is_claim(sentence):
+    for verdict in judge(answer_text, passages, embedder, threshold):
+        sentence = verdict.segment.text
+        own = citation_ids(sentence) if verdict.segment.kind == "sentence" else ()
+        for sid in own:
+            (fabricated if sid in verdict.fabricated else cited).setdefault(sid, None)
+        if verdict.segment.kind == "code" or not is_claim(sentence):
             continue
-        if not ids:
+        if verdict.status == "uncited":
             uncited.append(SentenceIssue(sentence))
-        elif not valid:
-            unsupported.append(SentenceIssue(sentence, ids, None))
-        else:
-            evidence = "\n".join(texts[sid] for sid in valid)
-            score = support_score(strip_citations(sentence), evidence, embedder)
-            if score < limit:
-                unsupported.append(SentenceIssue(sentence, ids, round(score, 4)))
+        elif verdict.status == "fabricated":
+            unsupported.append(SentenceIssue(sentence, own, None))
+        elif verdict.status in ("unsupported", "incomplete"):
+            unsupported.append(SentenceIssue(sentence, own or verdict.ids, verdict.score))
     return ValidationReport(cited=tuple(cited), fabricated=tuple(fabricated),
                             unsupported=tuple(unsupported), uncited=tuple(uncited))

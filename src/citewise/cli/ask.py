@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import click
@@ -15,9 +16,17 @@ from citewise.types import SEARCH_MODES, Answer, Principal
 REASONS = {
     "no_evidence": "nothing you may read matches the question",
     "weak_evidence": "the best matching passages are too weak to answer from",
+    "missing_terms": "no passage you may read mentions",
     "model_declined": "the sources retrieved do not answer the question",
-    "unsupported": "the generated answer was not supported by its sources (strict policy)",
+    "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
+                   "source sentence answers the question",
 }
+EXIT_ANSWERED, EXIT_FAILED, EXIT_DECLINED = 0, 1, 3
+"""Exit status of `citewise ask`: answered (also after a noted fallback), failed (an error;
+click's usage errors are 2), declined."""
+OUTCOMES = {"answered": "", "pruned": "the generated answer without its unsupported sentences",
+            "extractive": "source sentences (extractive), not the model's answer",
+            "raw": "raw model output, NOT checked (cite.policy flag)", "declined": ""}
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -27,8 +36,14 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 def print_answer(answer: Answer) -> None:
     if answer.declined:
         click.echo(answer.answer)
-        click.echo(f"(declined: {REASONS.get(answer.reason or '', answer.reason)})")
+        why = REASONS.get(answer.reason or "", answer.reason)
+        if answer.reason == "missing_terms":
+            why += " " + ", ".join(answer.trace.get("gate", {}).get("missing", []))
+        click.echo(f"(declined: {why})")
+        print_notes(answer)
         return
+    if OUTCOMES.get(answer.outcome):
+        click.echo(f"({OUTCOMES[answer.outcome]})")
     click.echo(answer.answer)
     if answer.citations:
         click.echo("")
@@ -40,7 +55,14 @@ def print_answer(answer: Answer) -> None:
     for issue in v.unsupported:
         click.echo(f"warning: not supported by its cited source: {issue.sentence}")
     for issue in v.uncited:
-        click.echo(f"note: no citation for: {issue.sentence}")
+        click.echo(f"warning: no citation for: {issue.sentence}")
+    print_notes(answer)
+
+
+def print_notes(answer: Answer) -> None:
+    """Every fallback taken, one line each."""
+    for note in answer.notes:
+        click.echo(f"note: {note}")
 
 
 def print_trace(answer: Answer) -> None:
@@ -56,6 +78,11 @@ def print_trace(answer: Answer) -> None:
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
     for d in t.get("context", {}).get("dropped", []):
         click.echo(f"-- dropped {d['chunk_id']}: {d['reason']}")
+    click.echo(f"-- outcome: {answer.outcome}")
+    for r in t.get("enforce", {}).get("removed", []):
+        click.echo(f"-- removed ({r['why']}): {r['sentence']}")
+    for note in answer.notes:
+        click.echo(f"-- fallback: {note}")
     times = ", ".join(f"{k} {v:.0f}" for k, v in t.get("timings_ms", {}).items())
     click.echo(f"-- timings ms: {times}")
 
@@ -71,8 +98,9 @@ def print_trace(answer: Answer) -> None:
 @click.option("--mode", type=click.Choice(SEARCH_MODES), default=None, help="Retrieval signals.")
 @click.option("--dry-run", is_flag=True, help="Stop after the grounding gate (no generation).")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer, citations and trace.")
-@click.option("--stream", is_flag=True,
-              help="Show the model's raw output on stderr as it is written.")
+@click.option("--stream/--no-stream", default=None,
+              help="Show the model's output on stderr as it is written (default: when stderr "
+                   "is a terminal and --json is not given); a replaced answer is announced.")
 @click.option("--explain", is_flag=True, help="Also print the gate, context and timings.")
 @click.option("--history", "history_path", type=click.Path(dir_okay=False, exists=True),
               default=None, help="Earlier turns (JSON list of {question, answer}): QUESTION "
@@ -83,7 +111,10 @@ def print_trace(answer: Answer) -> None:
 def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, stream, explain,
         history_path, db, config_path, model, threads):
     """Answer QUESTION from the documents the user may read, with checked citations; declines
-    with "insufficient evidence" when they don't answer it."""
+    with "insufficient evidence" when they don't answer it. Exit status: 0 answered, 3
+    declined, 1 failed."""
+    if stream is None:
+        stream = not as_json and not dry_run and sys.stderr.isatty()
     principal = Principal.of(groups, tenant=tenant)
     with engine_from(db, config_path, model, threads, must_exist=True,
                      **{"generate.generator": generator, "rerank.kind": rerank,
@@ -99,9 +130,12 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
             answer = engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
     if as_json:
         echo_json(answer_json(answer))
-        return
+        sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
     if stream:
         click.echo("", err=True)
+        if answer.trace.get("generation") and answer.outcome != "answered":
+            click.echo(f"note: the streamed text above is not the final answer "
+                       f"({answer.outcome}); the final answer follows", err=True)
     chosen = answer.trace.get("generation", {}).get("chosen", "")
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
         click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
@@ -115,6 +149,8 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         print_answer(answer)
     if explain:
         print_trace(answer)
+    if answer.declined and not dry_run:
+        sys.exit(EXIT_DECLINED)
 
 
 def with_api_key(engine: Engine) -> Engine:

@@ -6,32 +6,81 @@ from __future__ import annotations
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration
 from citewise.types import Principal
+
+
+def _ci(lo_hi: tuple[float, float]) -> str:
+    return f"[{lo_hi[0]:.1%}, {lo_hi[1]:.1%}]"
+
+
+def _asker(principal: Principal | None, personas_path: str | None,
+           as_persona: str | None) -> Principal:
+    from citewise.eval.questions import load_personas
+
+    if principal is not None:
+        return principal
+    personas = load_personas(personas_path) if personas_path else {}
+    asker = personas.get(as_persona or "default")
+    if asker is None:
+        raise ConfigError(f"--synthesize: who asks? no persona {as_persona or 'default'!r}. "
+                          "Fix: pass --groups or a --personas file that defines it.")
+    return asker
 
 
 def print_calibration(result: Calibration, points: int = 12) -> None:
     click.echo(f"dev {result.n_dev} questions, test {result.n_test}; "
                f"decline when score < threshold; false declines allowed ≤ "
                f"{result.max_false_decline:.0%}")
-    click.echo("ROC AUC on dev: " + ", ".join(f"{k} {v:.3f}" for k, v in result.auc.items()))
+    if result.warning:
+        click.echo(f"warning: {result.warning}", err=True)
+    click.echo("ROC AUC on dev (95% bootstrap interval): " + ", ".join(
+        f"{k} {v:.3f} [{result.auc_interval.get(k, (v, v))[0]:.3f}, "
+        f"{result.auc_interval.get(k, (v, v))[1]:.3f}]" for k, v in result.auc.items()))
     curve = result.curves[result.signal]
     step = max(1, len(curve) // points)
-    click.echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline):")
+    click.echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline, "
+               f"95% Wilson intervals):")
     for p in [*curve[::step], result.dev]:
         mark = "  <- chosen" if p is result.dev else ""
-        click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%}  {p.false_decline:6.1%}{mark}")
+        ci = p.intervals()
+        click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%} {_ci(ci['abstention'])}  "
+                   f"{p.false_decline:6.1%} {_ci(ci['false_decline'])}{mark}")
     click.echo(f"\nchosen: {result.signal} ≥ {result.threshold:.4f}")
     for name, p in (("dev", result.dev), ("test", result.test)):
         if p is not None:
-            click.echo(f"  {name}: abstention accuracy {p.abstention:.1%}, false-decline rate "
-                       f"{p.false_decline:.1%}, decision accuracy {p.accuracy:.1%}")
+            ci = p.intervals()
+            click.echo(f"  {name}: abstention accuracy {p.abstention:.1%} "
+                       f"{_ci(ci['abstention'])} (n={p.n_unanswerable}), false-decline rate "
+                       f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
+                       f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
+
+
+def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
+    from pathlib import Path
+
+    from citewise.synthesize import as_jsonl, synthesize
+
+    made = synthesize(engine, principal, n, engine.generator)
+    kinds = [q.answerable for q in made.questions]
+    click.echo(f"synthesized {kinds.count(True)} answerable and {kinds.count(False)} "
+               f"unanswerable questions ({len(made.rejected)} dropped)", err=True)
+    if save_path:
+        Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
+    return made.questions, f"synthesized:{n}"
 
 
 @click.command()
-@click.option("--questions", "questions_path", required=True,
+@click.option("--questions", "questions_path", default=None,
               type=click.Path(dir_okay=False, exists=True),
               help="Eval set JSONL (questions with `relevant: []` are unanswerable).")
+@click.option("--synthesize", type=click.IntRange(min=4), default=None, metavar="N",
+              help="No labels: the LLM writes questions from N passages the asker may read "
+                   "(answerable) and near misses about things the corpus lacks (checked "
+                   "absent by search), and the gate is calibrated on those.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="With --synthesize: also write the questions (JSONL) for review.")
 @click.option("--personas", "personas_path", type=click.Path(dir_okay=False, exists=True),
               default=None, help="Personas JSON for questions that name one.")
 @click.option("--as", "as_persona", default=None, help="Ask every question as this persona.")
@@ -46,14 +95,21 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 @db_option
 @settings_options
 @friendly_errors
-def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_false_decline,
-              no_store, as_json, db, config_path, model, threads):
-    """Calibrate the grounding gate on labelled questions and store it in the index."""
+def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, groups, tenant,
+              max_false_decline, no_store, as_json, db, config_path, model, threads):
+    """Calibrate the grounding gate on labelled questions (or synthesized ones) and store it
+    in the index."""
+    if (questions_path is None) == (synthesize is None):
+        raise click.UsageError("pass either --questions FILE or --synthesize N")
     principal = Principal.of(groups, tenant=tenant) if groups else None
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
-        result = engine.calibrate(questions_path, personas_path, principal=principal,
+        questions, source = questions_path, str(questions_path)
+        if synthesize is not None:
+            asker = _asker(principal, personas_path, as_persona)
+            questions, source = _synthesized(engine, asker, synthesize, save_path)
+        result = engine.calibrate(questions, personas_path, principal=principal,
                                   as_persona=as_persona, max_false_decline=max_false_decline,
-                                  store=not no_store)
+                                  store=not no_store, source=source)
     if as_json:
         echo_json(result.to_dict())
         return

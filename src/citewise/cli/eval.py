@@ -23,7 +23,7 @@ from citewise.types import SEARCH_MODES
 RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
                "context_precision", "duplicate_rate", "tokens_per_request", "latency_ms",
                "abstention_accuracy", "false_decline_rate", "citation_validity",
-               "unsupported_claim_rate", "token_f1", "containment")
+               "unsupported_claim_rate", "unsupported_claims_shown", "token_f1", "containment")
 
 
 @click.group("eval")

@@ -19,6 +19,10 @@ from citewise.types import Principal
 @click.option("--owner", default=None, help="Owner recorded on each document.")
 @click.option("--meta", "meta_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="JSONL sidecar: per-file metadata (path or doc_id, groups, tenant, ...).")
+@click.option("--base-url", default=None, metavar="URL",
+              help="Where the files are published, so citations are links: URL + the path "
+                   "relative to the folder, or a template with {path} / {stem} (e.g. "
+                   "'https://docs.example.com/{stem}/'). Default: the file's file:// URI.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
@@ -33,10 +37,13 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, workers,
-           ray_address, db, config_path, model, threads):
+def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, strict,
+           workers, ray_address, db, config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
     a file that cannot be read is reported and skipped."""
+    if base_url is not None and "://" not in base_url:
+        raise click.BadParameter(f"{base_url!r} is not a URL; pass e.g. "
+                                 "--base-url https://docs.example.com/", param_hint="--base-url")
     defaults = {"tenant": tenant, "owner": owner}
     if groups is not None:
         defaults["groups"] = sorted(Principal.of(groups).groups)
@@ -51,7 +58,7 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
             bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
         report = engine.ingest_paths(paths, defaults, sidecar,
                                      on_progress=bar.update if bar else None,
-                                     workers=workers, ray=ray_address)
+                                     workers=workers, ray=ray_address, base_url=base_url)
         if bar:
             bar.close()
     summary = report.summary()
@@ -59,7 +66,8 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
     if as_json:
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
                                            for o in failures],
-                   "no_groups": report.unreadable})
+                   "no_groups": report.unreadable,
+                   "redirects": [{"path": p, "to": t} for p, t in report.redirects]})
     else:
         for o in failures:
             click.echo(f"failed: {o.label}: {o.error}", err=True)
@@ -68,6 +76,9 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
             click.echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
                        f"nobody can read them ({shown}); pass --groups, set `groups` in front "
                        "matter or the --meta sidecar, or run `citewise acl`", err=True)
+        if report.redirects:
+            click.echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
+                       f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True)
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))

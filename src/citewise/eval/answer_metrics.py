@@ -7,6 +7,9 @@ they apply to (see :func:`citewise.eval.scoring.answer_scores`):
 * false-decline rate — over answerable questions: 1 when the engine declined;
 * citation validity — over answers given (not declined): 1 when no cited id is fabricated;
 * unsupported-claim rate — over answers given: :func:`unsupported_claim_rate`;
+* unsupported claims shown — over answers given: :func:`unsupported_claims_shown`, the
+  claims of the FINAL answer (what the reader sees) that are uncited, unsupported by what they
+  cite, or cite a source that does not exist (target 0);
 * token F1 / containment — over answerable questions (a decline scores 0): the SQuAD 2.0
   official script's normalisation and token F1, maximised over the references
   (Rajpurkar et al. 2018, ``evaluate-v2.0.py``).
@@ -17,7 +20,8 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCT = set(string.punctuation)
@@ -79,3 +83,10 @@ def unsupported_claim_rate(answer: str, unsupported: int) -> float:
     if claims == 0:
         return 0.0
     return min(1.0, unsupported / claims)
+
+
+def unsupported_claims_shown(answer: Mapping[str, Any]) -> float:
+    """Claims reaching the reader without support, from an answer record's validation of its
+    final text: uncited + unsupported sentences, plus one per fabricated id left in it."""
+    return float(len(answer.get("unsupported") or ()) + len(answer.get("uncited") or ())
+                 + len(answer.get("fabricated") or ()))

@@ -39,6 +39,7 @@ def hit_record(hit: Hit) -> dict[str, Any]:
 def answer_record(answer: Answer) -> dict[str, Any]:
     v = answer.validation
     return {"answer": answer.answer, "declined": answer.declined, "reason": answer.reason,
+            "outcome": answer.outcome, "notes": list(answer.notes),
             "citations": [{"id": c.id, "doc_id": c.doc_id, "anchor": c.anchor,
                            "chunk_id": c.chunk_id} for c in answer.citations],
             "cited": list(v.cited), "fabricated": list(v.fabricated),

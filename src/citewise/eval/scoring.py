@@ -20,6 +20,7 @@ from citewise.eval.answer_metrics import (
     max_token_f1,
     strip_citations,
     unsupported_claim_rate,
+    unsupported_claims_shown,
 )
 from citewise.eval.matching import LEVELS, credit, relevant_mask
 from citewise.eval.metrics import (
@@ -38,9 +39,11 @@ HEADLINE = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_
             "context_precision", "section_context_precision", "duplicate_rate",
             "tokens_per_request", "latency_ms")
 ANSWER_HEADLINE = ("abstention_accuracy", "false_decline_rate", "citation_validity",
-                   "unsupported_claim_rate", "token_f1", "containment", "answer_latency_ms")
+                   "unsupported_claim_rate", "unsupported_claims_shown", "token_f1",
+                   "containment", "answer_latency_ms")
 LOWER_IS_BETTER = frozenset({"duplicate_rate", "tokens_per_request", "latency_ms",
                              "acl_leaks", "false_decline_rate", "unsupported_claim_rate",
+                             "unsupported_claims_shown",
                              "answer_latency_ms"})
 
 
@@ -81,6 +84,7 @@ def answer_scores(record: QuestionRecord) -> dict[str, float]:
         out["citation_validity"] = float(not a.get("fabricated"))
         out["unsupported_claim_rate"] = unsupported_claim_rate(
             a["answer"], len(a.get("unsupported") or ()))
+        out["unsupported_claims_shown"] = unsupported_claims_shown(a)
     if record.answer_latency_ms is not None:
         out["answer_latency_ms"] = float(record.answer_latency_ms)
     return out

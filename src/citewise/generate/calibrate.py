@@ -17,8 +17,11 @@ chosen pair so the choice is judged on questions it did not see.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from citewise.errors import ConfigError
 
@@ -36,6 +39,15 @@ class CurvePoint:
     abstention: float  # share of unanswerable declined
     false_decline: float  # share of answerable declined
     accuracy: float  # share of all questions decided correctly
+    n_unanswerable: int = 0
+    n_answerable: int = 0
+
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """Wilson 95 % intervals of ``abstention`` and ``false_decline``."""
+        return {"abstention": wilson(round(self.abstention * self.n_unanswerable),
+                                     self.n_unanswerable),
+                "false_decline": wilson(round(self.false_decline * self.n_answerable),
+                                        self.n_answerable)}
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,65 @@ class Calibration:
     curves: Mapping[str, list[CurvePoint]] = field(default_factory=dict)
     n_dev: int = 0
     n_test: int = 0
+    auc_interval: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def warning(self) -> str | None:
+        """Set when the dev half is too small for its figures to mean much."""
+        n_un, n_an = self.dev.n_unanswerable, self.dev.n_answerable
+        if min(n_un, n_an) >= MIN_PER_CLASS:
+            return None
+        return (f"only {n_un} unanswerable and {n_an} answerable questions in the dev half: "
+                f"the threshold, rates and AUC are unreliable (see the intervals). Fix: add "
+                f"questions to the eval set, at least {MIN_PER_CLASS} of each kind per half.")
+
+
+MIN_PER_CLASS = 30
+"""Fewer unanswerable or answerable dev questions than this prints a warning."""
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of k successes in n trials (Wilson 1927); (0, 1) when n is 0."""
+    if n == 0:
+        return (0.0, 1.0)
+    p, d = k / n, 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def auc_interval(scores: Sequence[float], answerable: Sequence[bool], samples: int = 200,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap 95 % interval of :func:`roc_auc`, resampling each class apart
+    (AUC by ranks, ties averaged)."""
+    rng = np.random.default_rng(seed)
+    pos = np.array([s for s, a in zip(scores, answerable, strict=True) if a], dtype=float)
+    neg = np.array([s for s, a in zip(scores, answerable, strict=True) if not a], dtype=float)
+    if not len(pos) or not len(neg):
+        return (float("nan"), float("nan"))
+    values = []
+    for _ in range(samples):
+        p = rng.choice(pos, len(pos))
+        n = rng.choice(neg, len(neg))
+        values.append(_rank_auc(p, n))
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return (round(float(lo), 4), round(float(hi), 4))
+
+
+def _rank_auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    both = np.concatenate([pos, neg])
+    order = both.argsort(kind="mergesort")
+    ranks = np.empty(len(both))
+    sorted_vals = both[order]
+    i = 0
+    while i < len(both):  # average ranks over ties
+        j = i
+        while j + 1 < len(both) and sorted_vals[j + 1] == sorted_vals[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    u = ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2
+    return float(u / (len(pos) * len(neg)))
 
 
 def is_dev(qid: str) -> bool:
@@ -66,7 +137,8 @@ def point(scores: Sequence[float], answerable: Sequence[bool], threshold: float)
         threshold=threshold,
         abstention=declined_unans / len(unans) if unans else 0.0,
         false_decline=declined_ans / len(ans) if ans else 0.0,
-        accuracy=correct / len(scores) if scores else 0.0)
+        accuracy=correct / len(scores) if scores else 0.0,
+        n_unanswerable=len(unans), n_answerable=len(ans))
 
 
 def curve(scores: Sequence[float], answerable: Sequence[bool]) -> list[CurvePoint]:
@@ -104,12 +176,13 @@ def calibrate(records: Sequence[Record], signals: Sequence[str],
             f"calibration needs answerable AND unanswerable questions in its dev half "
             f"({sum(labels)} of {len(labels)} answerable). Fix: add questions with "
             "`relevant: []` (unanswerable) and with relevant documents.")
-    curves, picks, auc = {}, {}, {}
+    curves, picks, auc, auc_ci = {}, {}, {}, {}
     for name in signals:
         scores = [r.signals[name] for r in dev]
         curves[name] = curve(scores, labels)
         picks[name] = best_point(curves[name], max_false_decline)
         auc[name] = round(roc_auc(scores, labels), 4)
+        auc_ci[name] = auc_interval(scores, labels)
     signal = max(signals, key=lambda n: (picks[n].abstention, auc[n]))
     chosen = picks[signal]
     test_point = None
@@ -118,4 +191,5 @@ def calibrate(records: Sequence[Record], signals: Sequence[str],
                            chosen.threshold)
     return Calibration(signal=signal, threshold=chosen.threshold,
                        max_false_decline=max_false_decline, dev=chosen, test=test_point,
-                       auc=auc, curves=curves, n_dev=len(dev), n_test=len(test))
+                       auc=auc, curves=curves, n_dev=len(dev), n_test=len(test),
+                       auc_interval=auc_ci)

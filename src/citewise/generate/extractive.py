@@ -14,7 +14,10 @@ a sentence with the asked-about year or amount is much more likely to be the ans
 
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``. A sentence that
-is only a heading of its passage is never quoted. Deterministic: ties keep prompt order.
+is only a heading of its passage, or an instruction to the assistant
+(:mod:`citewise.cite.instructions`), is never quoted. When a chosen sentence conflicts with
+another passage (:mod:`citewise.generate.conflicts`: same fact, different number), the answer
+is both sides, each cited, under "The sources disagree:". Deterministic: ties keep prompt order.
 
 The answer is :data:`~citewise.generate.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
 covers less than ``min_coverage`` of the question::
@@ -35,6 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citewise.cite.instructions import is_instruction
 from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
 from citewise.retrieve.analyze import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
@@ -95,7 +99,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
         for sentence in split_sentences(passage.text):
-            if sentence.strip().rstrip(".:").lower() in headings:
+            if sentence.strip().rstrip(".:").lower() in headings or is_instruction(sentence):
                 continue
             shared = content_words(sentence) & weights.keys()
             score = sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
@@ -149,11 +153,25 @@ class ExtractiveGenerator:
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
             chosen = []
         text = " ".join(_cited(s) for s in chosen) if chosen else INSUFFICIENT_EVIDENCE
+        if chosen:
+            text = _show_conflict(prompt, chosen) or text
         if on_token is not None:
             on_token(text)
         return Generation(text=text, model_id=self.model_id, tokens_in=0,
                           tokens_out=len(text.split()), finish_reason="stop",
                           seconds=time.monotonic() - start)
+
+
+def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | None:
+    """Both sides of a conflict that involves a chosen sentence
+    (:mod:`citewise.generate.conflicts`), or None."""
+    from citewise.generate.conflicts import conflict_text, find_conflicts
+
+    picked = {(s.sid, s.text) for s in chosen}
+    for c in find_conflicts(prompt.question, prompt.passages):
+        if (c.a.sid, c.a.sentence) in picked or (c.b.sid, c.b.sentence) in picked:
+            return conflict_text(c)
+    return None
 
 
 def _cited(sentence: ScoredSentence) -> str:

@@ -7,7 +7,12 @@ cannot open it. Signals, each in [0, 1] (dense cosine can be slightly negative):
 * ``dense_top``: the best dense cosine among the retrieved hits (0 without a dense signal);
 * ``coverage``: the best share, among the top :data:`COVERAGE_DEPTH` hits, of the question's
   content terms (stopwords removed, light suffix stemming) that occur in the passage;
-* ``combined``: their mean.
+* ``combined``: their mean;
+* ``<signal>+terms``: the same, minus :data:`VETO` (below any threshold a cosine can reach)
+  when a salient term of the question has no evidence in the readable top passages or no
+  readable document uses it at all (:mod:`citewise.generate.salient`): identifiers, names
+  and long numbers the passages never mention, unknown words. The missing terms are in the
+  trace (``gate.missing``) and the decline reason is ``missing_terms``.
 
 Also measured on the SQuAD dev half and not kept (ROC AUC; dense_top 0.686): agreement of the
 two signals' top 3 (0.529), the best BM25 score per query term (0.504), the margin between the
@@ -30,24 +35,33 @@ from citewise.errors import ConfigError
 from citewise.retrieve.analyze import query_terms
 from citewise.types import Hit
 
-SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
+BASE_SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
+TERMS_SUFFIX = "+terms"
+SIGNALS: tuple[str, ...] = (*BASE_SIGNALS, *(s + TERMS_SUFFIX for s in BASE_SIGNALS))
+VETO = 2.0  # subtracted from a +terms signal when a salient term has no evidence
 COVERAGE_DEPTH = 3
 
 SHIPPED_FOR = ("sentence-transformers/all-MiniLM-L6-v2@onnx-int8",
                "sentence-transformers/all-MiniLM-L6-v2@fp32")
 """The embedders :data:`SHIPPED` was measured with (int8 and fp32 vectors agree to ≥ 0.9989
-cosine). Another embedder's cosines live on another scale: its uncalibrated index only declines
-when nothing is retrieved, and ``ask`` says so in the trace (``source: uncalibrated``)."""
+cosine). Another embedder's cosines live on another scale: its uncalibrated index declines only
+when nothing is retrieved or a salient term has no evidence, and ``ask`` says so in the trace
+(``source: uncalibrated``)."""
 
-SHIPPED: tuple[str, float] = ("dense_top", 0.398)
-"""(signal, threshold) used when neither settings nor the index name one: what ``citewise
-calibrate`` chose on the dev half of the SQuAD 2.0 subset (Normans + Rhine, 706 questions, 320
-unanswerable) with the shipped all-MiniLM-L6-v2 int8 embedder and at most 10 % false declines
-(dev AUC: dense_top 0.686, combined 0.630, coverage 0.555; test half: 20.0 % of unanswerable
-declined, 8.7 % of answerable declined). SQuAD's unanswerable questions are written to look
-answerable from the paragraph, so retrieval alone separates them poorly; off-topic questions
-score far lower. A cosine threshold belongs to its embedder: calibrate an index built with
-another model. ``benchmarks/gate.py`` reproduces these figures."""
+SHIPPED: tuple[str, float] = ("dense_top+terms", 0.398)
+"""(signal, threshold) used when neither settings nor the index name one: what calibration
+chose on the dev half of the SQuAD 2.0 subset (Normans + Rhine, 706 questions, 320
+unanswerable) with the shipped all-MiniLM-L6-v2 int8 embedder and at most 10 % false declines,
+among the base signals and their ``+terms`` vetoes (``benchmarks/gate_terms.py``; Wilson 95 %
+intervals). Dev: abstention 0.200 [0.147, 0.265], false declines 0.099 [0.065, 0.150] (dense_top
+alone 0.177 at the same false declines; AUC 0.691 vs 0.686). Test half: abstention 0.221
+[0.161, 0.295] (dense_top alone 0.200), false declines 0.087 [0.055, 0.135]. On the httpx eval
+set (never fitted on): abstention 0.455 [0.213, 0.720] of 11 unanswerable (dense_top alone:
+see the benchmark), false declines 0.082 [0.032, 0.192] of 49. SQuAD's unanswerable questions
+are written to look answerable from the paragraph, so retrieval alone separates them poorly;
+questions about things a corpus does not contain are what the veto catches. A cosine threshold
+belongs to its embedder: calibrate an index built with another model (the veto still applies:
+an uncalibrated index declines a question whose identifiers no passage mentions)."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SUFFIXES = ("ations", "ation", "ingly", "ments", "ment", "ness", "ings", "ing", "ies", "ied",
@@ -81,14 +95,18 @@ def term_coverage(question: str, passage: str) -> float:
     return len(wanted & have) / len(wanted)
 
 
-def evidence_signals(question: str, hits: Sequence[Hit]) -> dict[str, float]:
-    """The gate's candidate signals for ``hits`` (already filtered for the principal)."""
+def evidence_signals(question: str, hits: Sequence[Hit],
+                     missing: Sequence[str] = ()) -> dict[str, float]:
+    """The gate's candidate signals for ``hits`` (already filtered for the principal);
+    ``missing``: the salient terms without evidence (:mod:`citewise.generate.salient`)."""
     dense = [h.signals["dense"].score for h in hits if "dense" in h.signals]
     dense_top = max(dense) if dense else 0.0
     coverage = max((term_coverage(question, f"{h.document.title} {h.chunk.text}")
                     for h in hits[:COVERAGE_DEPTH]), default=0.0)
-    return {"dense_top": round(dense_top, 6), "coverage": round(coverage, 6),
+    base = {"dense_top": round(dense_top, 6), "coverage": round(coverage, 6),
             "combined": round((dense_top + coverage) / 2.0, 6)}
+    veto = VETO if missing else 0.0
+    return {**base, **{k + TERMS_SUFFIX: round(v - veto, 6) for k, v in base.items()}}
 
 
 @dataclass(frozen=True)
@@ -104,6 +122,7 @@ class GateDecision:
     threshold: float
     source: str
     signals: Mapping[str, float]
+    missing: tuple[str, ...] = ()
 
 
 def choose_threshold(configured: float | None, stored_signal: str | None,
@@ -126,11 +145,14 @@ def choose_threshold(configured: float | None, stored_signal: str | None,
 
 
 def decide(question: str, hits: Sequence[Hit], signal: str, threshold: float,
-           source: str) -> GateDecision:
-    signals = evidence_signals(question, hits)
+           source: str, missing: Sequence[str] = ()) -> GateDecision:
+    signals = evidence_signals(question, hits, missing)
     score = signals[signal]
+    miss = tuple(missing)
     if not hits:
-        return GateDecision(False, "no_evidence", signal, 0.0, threshold, source, signals)
+        return GateDecision(False, "no_evidence", signal, 0.0, threshold, source, signals, miss)
     if score < threshold:
-        return GateDecision(False, "weak_evidence", signal, score, threshold, source, signals)
-    return GateDecision(True, None, signal, score, threshold, source, signals)
+        why = "missing_terms" if miss and signal.endswith(TERMS_SUFFIX) and \
+            signals[signal.removesuffix(TERMS_SUFFIX)] >= threshold else "weak_evidence"
+        return GateDecision(False, why, signal, score, threshold, source, signals, miss)
+    return GateDecision(True, None, signal, score, threshold, source, signals, miss)

@@ -16,7 +16,6 @@ Calls on one server are serialised by a lock (one slot).
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,8 +33,11 @@ _REGISTRY_LOCK = threading.Lock()
 
 
 def effective_threads(threads: int) -> int:
-    """``threads``, or the number of cores when 0."""
-    return threads if threads > 0 else (os.cpu_count() or 1)
+    """``threads``, or the physical cores this process may use when 0
+    (:func:`citewise.generate.budget.physical_cores`)."""
+    from citewise.generate.budget import physical_cores
+
+    return threads if threads > 0 else physical_cores()
 
 
 def load_server(path: str | Path, threads: int = 0, context_tokens: int = 4096) -> Any:
@@ -170,6 +172,13 @@ class LocalGenerator:
     def path(self) -> Path:
         """The model file (:class:`ModelError` with the fix when it is not there)."""
         return resolve(self.model, self.models_dir)
+
+    def model_bytes(self) -> int | None:
+        """Size of the model file (None when it is not there): what the timeout is sized on."""
+        try:
+            return self.path().stat().st_size
+        except (ModelError, OSError):
+            return None
 
     def server(self) -> Any:
         """The loaded xllamacpp server (loads the model on first call)."""

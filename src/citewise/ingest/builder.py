@@ -47,6 +47,12 @@ class DocumentBuilder:
             return self._first_by_level.get(level)
         return next((self._first_by_level[k] for k in sorted(self._first_by_level)), None)
 
+    def has_blocks(self) -> bool:
+        return bool(self._blocks)
+
+    def text_so_far(self) -> str:
+        return "".join(self._parts)
+
     def heading(self, text: str, level: int, *, anchor: str | None = None,
                 page: int | None = None, inherit: bool = True) -> None:
         """Open a section: pop headings of the same or a deeper level, push this one.

@@ -1,7 +1,11 @@
 """HTML loader (selectolax/lexbor): the readable content of a page as structured blocks.
 
 Dropped: ``script style noscript template svg iframe`` everywhere; page chrome ``nav aside
-form footer`` and any ``header`` that is not inside ``<article>``/``<main>``. Kept: headings
+form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; elements whose
+ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
+:data:`CHROME_CLASSES`: Sphinx sidebars and ``¶`` header links, DocBook navigation tables and
+TOCs, Texinfo node headers, mdBook menu bars). A page that only redirects (``<meta
+http-equiv=refresh>`` with little text) gets ``redirect_to`` in its metadata. Kept: headings
 h1–h6, paragraphs, ``pre`` (verbatim code), lists (``- item``/``1. item`` lines), tables
 (``a | b`` rows; ``header_lines`` = rows in ``<thead>``, else leading all-``<th>`` rows),
 blockquotes and loose text in containers.
@@ -9,12 +13,14 @@ blockquotes and loose text in containers.
 Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
 of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
 the heading), whichever starts later in the document; an ``<a name>`` marker acts as an
-id for the rest of its container. ``None`` when there is none, so ``page.html#anchor``
-always points at the block's own section.
+id for the rest of its container. Ids of page wrappers and chrome (``menu-bar``, ``content``,
+``page-wrapper``…, :data:`CHROME_ID_WORDS`) are never anchors: text above the first heading then has
+``None`` (the page's top), so ``page.html#anchor`` always points at the block's own section.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -33,6 +39,22 @@ INLINE_TAGS = frozenset({
     "em", "font", "i", "img", "ins", "kbd", "label", "mark", "q", "s", "samp", "small",
     "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "picture"})
 _KEEP_HEADER_IN = ("article", "main")
+CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+CHROME_CLASSES = frozenset({
+    "nav", "navbar", "navheader", "navfooter", "nav-panel", "navigation", "related",
+    "sphinxsidebar", "sidebar", "breadcrumb", "breadcrumbs", "menu-bar", "toc", "section-toc",
+    "headerlink", "footer", "md-header", "md-footer", "md-sidebar", "edit-page", "prev-next",
+    "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header"})
+CHROME_ID_WORDS = frozenset((
+    "mdbook", "menu", "bar", "menubar", "sidebar", "side", "nav", "navbar", "navigation",
+    "header", "footer", "content", "main", "page", "wrapper", "container", "body", "root", "app",
+    "search", "searchbar", "toolbar", "breadcrumb", "breadcrumbs", "layout", "skip", "top",
+    "site", "document", "documentwrapper", "bodywrapper", "inner", "outer", "left", "right",
+    "buttons", "theme", "popup", "help", "sticky", "wy", "md", "bd"))
+"""An id made only of these words (split at ``-``/``_``) names a page wrapper or chrome
+(``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
+_REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
+REDIRECT_MAX_CHARS = 300
 _MAX_DEPTH = 200
 
 
@@ -49,6 +71,7 @@ class HtmlLoader:
         tree = LexborHTMLParser(decode_text(data, "HTML"))
         metadata = _head_metadata(tree)
         tree.strip_tags(STRIP_TAGS)
+        _drop_chrome(tree)
         for br in tree.css("br"):
             br.replace_with("\n")
         builder = DocumentBuilder(self.max_blocks)
@@ -59,6 +82,10 @@ class HtmlLoader:
         title = pick_title(title_node.text() if title_node else None,
                            builder.first_heading(1), builder.first_heading(),
                            fallback=path.stem)
+        if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
+            del metadata["redirect_to"]  # a real page that also refreshes: keep it
+        if "redirect_to" in metadata and not builder.has_blocks():
+            builder.add("text", f"Redirect to {metadata['redirect_to']}")
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the page has no visible text outside navigation")
 
@@ -71,9 +98,36 @@ def fragment_text(markup: str) -> str:
     return root.text(deep=True, separator=" ") if root is not None else ""
 
 
+def _drop_chrome(tree: LexborHTMLParser) -> None:
+    """Remove elements whose role or class marks them as site chrome (module docstring)."""
+    doomed: dict[int, LexborNode] = {}
+    for node in tree.css("[role], [class]"):  # document order: ancestors come first
+        role = (node.attrs.get("role") or "").strip().lower()
+        classes = set((node.attrs.get("class") or "").lower().split())
+        if role in CHROME_ROLES or classes & CHROME_CLASSES or (
+                node.tag == "div" and "header" in classes):  # Texinfo's node navigation
+            doomed[node.mem_id] = node
+    tops = []
+    for node in doomed.values():  # decide everything before freeing any node
+        parent, inside = node.parent, False
+        while parent is not None and not inside:
+            inside = parent.mem_id in doomed
+            parent = parent.parent
+        if not inside:
+            tops.append(node)
+    for node in tops:
+        node.decompose()
+
+
 def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
-    """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url."""
+    """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url, ``<meta
+    http-equiv=refresh content="0; url=…">`` → redirect_to."""
     metadata: dict[str, str] = {}
+    for meta in tree.css("meta[http-equiv]"):
+        if (meta.attrs.get("http-equiv") or "").strip().lower() == "refresh":
+            found = _REFRESH.search(meta.attrs.get("content") or "")
+            if found and found.group(1).strip():
+                metadata["redirect_to"] = found.group(1).strip()
     for meta in tree.css("meta[name]"):
         name = (meta.attrs.get("name") or "").strip().lower()
         content = collapse(meta.attrs.get("content") or "")
@@ -90,9 +144,14 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
 def _anchor_of(node: LexborNode) -> str | None:
     """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
     value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
-    if not value or not value.strip():
+    if not value or not value.strip() or _is_chrome_id(value):
         return None
     return value.strip()
+
+
+def _is_chrome_id(value: str) -> bool:
+    words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
+    return bool(words) and all(w in CHROME_ID_WORDS for w in words)
 
 
 def _is_element(node: LexborNode) -> bool:

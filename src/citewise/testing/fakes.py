@@ -97,8 +97,11 @@ class SlowReranker(FakeReranker):
 
 class FakeGenerator:
     """A :class:`~citewise.protocols.Generator` that returns scripted answers, in order (the
-    last one repeats). ``{S1}``-style text is returned verbatim, so tests control exactly which
-    ids an answer cites. ``prompts`` records every :class:`~citewise.types.Prompt` received;
+    last one repeats). ``[S1]``-style text is returned verbatim, so tests control exactly which
+    ids an answer cites; ``[{sid:20 weeks}]`` becomes the id of the first passage whose text
+    contains "20 weeks" (``S0`` when none does), for tests that must cite the right passage
+    whatever the retrieval order. ``prompts`` records every
+    :class:`~citewise.types.Prompt` received;
     ``fail`` raises :class:`~citewise.errors.GenerationError` (a timeout, say) on every call.
     """
 
@@ -116,10 +119,21 @@ class FakeGenerator:
         self.prompts.append(prompt)
         if self.fail is not None:
             raise GenerationError(self.fail)
-        text = self.answers[min(len(self.prompts), len(self.answers)) - 1]
+        text = _fill_sids(self.answers[min(len(self.prompts), len(self.answers)) - 1], prompt)
         if on_token is not None:
             for piece in text.split(" "):
                 on_token(piece + " ")
         return Generation(text=text, model_id=self.model_id,
                           tokens_in=sum(len(m["content"].split()) for m in prompt.messages),
                           tokens_out=len(text.split()))
+
+
+_SID_SLOT = re.compile(r"\{sid:([^{}]+)\}")
+
+
+def _fill_sids(text: str, prompt) -> str:
+    def sid_of(match: re.Match[str]) -> str:
+        wanted = match.group(1)
+        return next((p.sid for p in prompt.passages if wanted in p.text), "S0")
+
+    return _SID_SLOT.sub(sid_of, text)

@@ -1,0 +1,113 @@
+"""Keep only what the sources support: the reader's text under ``cite.policy: strict``.
+
+Each segment of a generated answer gets a :class:`~citewise.cite.validate.Verdict`. Kept:
+sentences supported by the passages they cite (or by the citation closing their paragraph),
+code blocks quoted from the sources, and connectives ("In summary:") when something else is
+kept. Removed, with the reason: uncited claims, claims below the support threshold,
+sentences citing only ids that are not sources, sentences that stop where the value should
+be ("… is [S1]."), code no source contains. Ids that are not sources are deleted from the
+brackets of the sentences that stay, so a fabricated id never reaches the reader.
+
+``Enforced.answered`` is false when no supported sentence is left; the caller then replaces
+the answer (extractive, or a decline) and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids
+from citewise.cite.validate import Verdict, judge
+from citewise.protocols import Embedder
+from citewise.types import ContextPassage
+
+WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it cites",
+       "fabricated": "cites a source that does not exist", "incomplete": "incomplete sentence",
+       "not_quoted": "code not found in any source"}
+
+
+@dataclass(frozen=True)
+class Removal:
+    text: str
+    status: str
+
+    @property
+    def why(self) -> str:
+        return WHY.get(self.status, self.status)
+
+
+@dataclass(frozen=True)
+class Enforced:
+    """``text``: the kept segments, fabricated ids removed; ``answered``: at least one
+    supported sentence is kept; ``removed``: what was taken out and why."""
+
+    text: str
+    answered: bool
+    removed: tuple[Removal, ...]
+    verdicts: tuple[Verdict, ...]
+
+
+def drop_ids(sentence: str, unwanted: Sequence[str]) -> str:
+    """``sentence`` with the ids in ``unwanted`` removed from its citation brackets (a bracket
+    left empty disappears)."""
+    if not unwanted:
+        return sentence
+
+    def repl(match: re.Match[str]) -> str:
+        ids = bracket_ids(match.group(1))
+        if ids is None:
+            return match.group(0)
+        left = [sid for sid in ids if sid not in unwanted]
+        return "[" + ", ".join(left) + "]" if left else ""
+
+    text = CITATION_BRACKET.sub(repl, sentence)
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
+
+
+def _with_ids(sentence: str, ids: Sequence[str]) -> str:
+    """Append ``[S1, S2]`` before the final punctuation of ``sentence``."""
+    bracket = "[" + ", ".join(ids) + "]"
+    body = sentence.rstrip()
+    if body and body[-1] in ".!?":
+        return f"{body[:-1].rstrip()} {bracket}{body[-1]}"
+    return f"{body} {bracket}"
+
+
+def _render(kept: list[Verdict]) -> str:
+    """Rebuild text from kept verdicts: same line joined by a space, lines of a paragraph by a
+    line break, paragraphs by a blank line. A paragraph whose closing citation was removed
+    gets its inherited ids back on its last kept sentence."""
+    pieces: list[str] = []
+    prev: Verdict | None = None
+    for i, v in enumerate(kept):
+        text = drop_ids(v.segment.text, v.fabricated)
+        last_of_paragraph = i + 1 == len(kept) or kept[i + 1].segment.paragraph != \
+            v.segment.paragraph
+        if last_of_paragraph and v.segment.kind == "sentence" and not citation_ids(text):
+            inherited = [sid for w in kept if w.segment.paragraph == v.segment.paragraph
+                         and w.inherited for sid in w.ids]
+            if inherited:
+                text = _with_ids(text, list(dict.fromkeys(inherited)))
+        if prev is None:
+            sep = ""
+        elif prev.segment.paragraph != v.segment.paragraph:
+            sep = "\n\n"
+        elif prev.segment.line != v.segment.line:
+            sep = "\n"
+        else:
+            sep = " "
+        pieces.append(sep + text)
+        prev = v
+    return "".join(pieces).strip()
+
+
+def enforce(answer_text: str, passages: Sequence[ContextPassage],
+            embedder: Embedder | None = None, threshold: float | None = None) -> Enforced:
+    """The supported part of ``answer_text`` (see the module docstring)."""
+    verdicts = judge(answer_text, passages, embedder, threshold)
+    answered = any(v.status == "supported" and v.segment.kind == "sentence" for v in verdicts)
+    kept = [v for v in verdicts if v.kept] if answered else []
+    removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
+    return Enforced(_render(kept), answered, removed, tuple(verdicts))

@@ -1,0 +1,74 @@
+"""How many threads and how much time a local generation gets, from the model and the machine.
+
+Threads: llama.cpp's matrix kernels saturate a physical core; a second hyper-thread on the same
+core adds little and competes for its caches, so the default is the number of *physical* cores
+this process may run on (:func:`physical_cores`), not ``os.cpu_count()``.
+
+Time: a fixed 180 s either waited far too long (a 135M model answers in seconds) or cut a big
+model off. :func:`generation_timeout` estimates the worst case — the prompt evaluated, then
+``max_tokens`` generated — from the model file's size and the threads::
+
+    prefill_tps = PREFILL_TPS_PER_GB_THREAD * threads / size_gb
+    decode_tps  = DECODE_TPS_PER_GB_THREAD * threads / size_gb
+    timeout     = clamp(SAFETY * (tokens_in / prefill_tps + max_tokens / decode_tps),
+                        MIN_TIMEOUT_S, MAX_TIMEOUT_S)
+
+Rates are per GB of Q4 weights per thread (decoding reads every weight once per token, so it
+scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads answered in 8.0 s on
+average and the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``, ~700-token prompts,
+~40 tokens out), which these constants reproduce within a factor of two; SAFETY leaves room
+for a busy machine. ``generate.timeout_s`` overrides the estimate.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PREFILL_TPS_PER_GB_THREAD = 70.0
+DECODE_TPS_PER_GB_THREAD = 5.0
+SAFETY = 2.0
+MIN_TIMEOUT_S = 20.0
+MAX_TIMEOUT_S = 300.0
+DEFAULT_TIMEOUT_S = 120.0  # a remote endpoint, or a model whose size is unknown
+
+
+def _allowed_cpus() -> set[int]:
+    if hasattr(os, "sched_getaffinity"):
+        return set(os.sched_getaffinity(0))
+    return set(range(os.cpu_count() or 1))
+
+
+def physical_cores(sysfs: str | Path = "/sys/devices/system/cpu") -> int:
+    """Physical cores among the CPUs this process may use: distinct (package, core) pairs
+    from Linux sysfs topology; without it, the number of usable CPUs."""
+    cpus = _allowed_cpus()
+    cores = set()
+    for cpu in cpus:
+        topo = Path(sysfs) / f"cpu{cpu}" / "topology"
+        try:
+            package = (topo / "physical_package_id").read_text().strip()
+            core = (topo / "core_id").read_text().strip()
+        except OSError:
+            return max(1, len(cpus))
+        cores.add((package, core))
+    return max(1, len(cores) or len(cpus))
+
+
+def expected_seconds(model_bytes: int, threads: int, tokens_in: int, tokens_out: int) -> float:
+    """Prompt evaluation plus generation time estimated from the rates (module docstring)."""
+    size_gb = max(model_bytes / 1e9, 0.05)
+    threads = max(1, threads)
+    prefill = PREFILL_TPS_PER_GB_THREAD * threads / size_gb
+    decode = DECODE_TPS_PER_GB_THREAD * threads / size_gb
+    return tokens_in / prefill + tokens_out / decode
+
+
+def generation_timeout(model_bytes: int | None, threads: int, tokens_in: int,
+                       max_tokens: int) -> float:
+    """Seconds a local generation may take (module docstring); ``DEFAULT_TIMEOUT_S`` when the
+    model size is unknown."""
+    if not model_bytes:
+        return DEFAULT_TIMEOUT_S
+    estimate = SAFETY * expected_seconds(model_bytes, threads, tokens_in, max_tokens)
+    return round(min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, estimate)), 1)

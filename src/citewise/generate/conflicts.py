@@ -1,0 +1,86 @@
+"""Conflicting evidence: two passages that give different values for the same fact.
+
+Two sentences conflict (:func:`find_conflicts`) when they come from different documents, both
+share a content word with the question, say nearly the same thing in words (Jaccard overlap of
+their content-word stems, numbers left out, at least :data:`MIN_OVERLAP`, with at least
+:data:`MIN_SHARED` stems in common) and state different numbers (each has a number the other
+lacks): "Parental leave is 16 weeks" vs "Parental leave is 20 weeks", an old and a new version
+of a policy. Values written as words, or contradictions without numbers, are not detected.
+
+citewise shows a conflict instead of resolving it: the extractive answer quotes both sides, and
+a generated answer that cites only one side gets a paragraph quoting both
+(:func:`conflict_text`), each side cited, with the documents' dates in the citations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewise.cite.instructions import is_instruction
+from citewise.cite.terms import content_stems, numbers
+from citewise.types import ContextPassage
+
+MIN_OVERLAP = 0.5
+MIN_SHARED = 2
+CONFLICT_LEAD = "The sources disagree:"
+
+
+@dataclass(frozen=True)
+class Side:
+    sid: str
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Conflict:
+    a: Side
+    b: Side
+
+
+def _sentences(passage: ContextPassage) -> list[str]:
+    from citewise.generate.extractive import split_sentences
+
+    headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
+    return [s for s in split_sentences(passage.text) if not is_instruction(s)
+            and s.strip().rstrip(".:").lower() not in headings]
+
+
+def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Conflict]:
+    """Pairs of conflicting sentences (module docstring), strongest overlap first."""
+    wanted = content_stems(question)
+    rows = []
+    for p in passages:
+        for sentence in _sentences(p):
+            nums = numbers(sentence)
+            stems = content_stems(sentence)
+            if nums and stems & wanted:
+                rows.append((p, sentence, stems, nums))
+    found: list[tuple[float, Conflict]] = []
+    for i, (pa, sa, ta, na) in enumerate(rows):
+        for pb, sb, tb, nb in rows[i + 1:]:
+            if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb:
+                continue
+            shared = ta & tb
+            overlap = len(shared) / len(ta | tb)
+            if len(shared) >= MIN_SHARED and overlap >= MIN_OVERLAP and na - nb and nb - na:
+                found.append((overlap, Conflict(Side(pa.sid, sa), Side(pb.sid, sb))))
+    found.sort(key=lambda x: -x[0])
+    return [c for _, c in found]
+
+
+def _cited(side: Side) -> str:
+    text = side.sentence.strip()
+    end = text[-1] if text[-1] in ".!?" else "."
+    body = text[:-1] if text[-1] in ".!?" else text
+    return f"{body} [{side.sid}]{end}"
+
+
+def conflict_text(conflict: Conflict) -> str:
+    """``The sources disagree:`` then one list item per side, each quoted and cited."""
+    return f"{CONFLICT_LEAD}\n- {_cited(conflict.a)}\n- {_cited(conflict.b)}"
+
+
+def unresolved(conflicts: Sequence[Conflict], cited: Sequence[str]) -> Conflict | None:
+    """The first conflict of which an answer citing ``cited`` shows only one side."""
+    return next((c for c in conflicts if (c.a.sid in cited) != (c.b.sid in cited)), None)

@@ -1,0 +1,137 @@
+"""Evidence for every salient term: a question naming something no readable passage mentions
+is about something the corpus does not contain.
+
+Retrieval scores say how *similar* the best passages are; a question about a nonexistent
+extension ("how do I enable the httpx-turbo plugin?") or an invented command ("what does
+`cargo sign` do?") retrieves passages about its neighbours with a good cosine. But the name
+itself appears in none of them. Salient terms of a question (:func:`salient_terms`):
+
+* identifiers: backticked spans, tokens mixing letters and digits (``http2``, ``E42``), with an
+  inner ``_``, ``.`` or ``/`` (``max_keepalive``, ``httpx.Client``), camelCase, ``--flags``;
+* names: capitalised words that are not the first word of the question nor stopwords
+  (``Normans``, ``Rhine``), and all-capital acronyms (``HTTP``, ``CLI``);
+* numbers of three or more digits (years, codes, ports); hyphenated words;
+* unknown words (:func:`unknown_words`): content words of four letters or more that no
+  document the asker may read contains at all (a BM25 lookup per word, so document frequency
+  among readable documents is 0).
+
+:func:`missing_terms` lists those found (case-insensitive, a light stem for words) in no
+passage among the top :data:`DEPTH` readable hits (title, headings and text). The gate uses
+it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.generate.gate`).
+Which kinds the gate checks (:data:`KINDS`) was chosen on the SQuAD 2.0 subset's dev half.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from citewise.retrieve.analyze import STOPWORDS
+from citewise.types import Hit
+
+DEPTH = 10
+ALL_KINDS: tuple[str, ...] = ("identifier", "name", "number", "hyphenated")
+KINDS: tuple[str, ...] = ("identifier",)
+"""The kinds the gate checks. Chosen on the SQuAD subset's dev half (``benchmarks/
+gate_terms.py``, dense_top, at most 10 % false declines): identifiers only raised dev
+abstention 0.177 -> 0.200 at the same threshold and false-decline rate; adding names, numbers
+or hyphenated words lowered it (0.194: SQuAD's unanswerable questions reuse the paragraph's
+own names), and unknown words cost so many false declines that the calibrated threshold
+switched the veto off (dev 0.166). Names helped on the httpx set, which is not fitted on."""
+UNKNOWN_WORDS = False
+"""Whether :func:`salient_missing` also vetoes on words no readable document contains: off
+by the same dev measurement (it declined answerable questions phrased in users' words)."""
+
+_CODE = re.compile(r"`([^`]+)`")
+_TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
+_QUESTION_WORDS = frozenset((
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
+    "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "i",
+    "my", "me"))
+
+
+def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
+    letters = any(c.isalpha() for c in token)
+    digits = any(c.isdigit() for c in token)
+    if token.startswith("--") or (letters and digits) or re.search(r"[a-z][A-Z]", token) or \
+            re.search(r"\w[_./]\w", token) or ("-" in token and "hyphenated" in kinds):
+        return "identifier"
+    if digits and not letters:
+        return "number" if len(token) >= 3 else None
+    if len(token) >= 2 and token.isupper():
+        return "name"
+    low = token.lower()
+    if token[0].isupper() and not first and low not in STOPWORDS and \
+            low not in _QUESTION_WORDS and len(token) > 1:
+        return "name"
+    return None
+
+
+def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
+    """The question's salient terms (module docstring), in order, each once, lowercased."""
+    found: dict[str, None] = {}
+    for span in _CODE.findall(question):
+        if "identifier" in kinds and span.strip():
+            found.setdefault(span.strip().lower(), None)
+    text = _CODE.sub(" ", question)
+    for i, token in enumerate(_TOKEN.findall(text)):
+        token = token.rstrip(".")
+        kind = _kind(token, i == 0, kinds)
+        if kind in kinds:
+            found.setdefault(token.lower(), None)
+    return list(found)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s", "'s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _haystack(hit: Hit) -> str:
+    chunk = hit.chunk
+    return " ".join([hit.document.title or "", *chunk.heading_path, chunk.text]).lower()
+
+
+def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
+                  kinds: Sequence[str] = KINDS) -> list[str]:
+    """Salient terms of ``question`` found in none of the top ``depth`` hits."""
+    terms = salient_terms(question, kinds)
+    if not terms:
+        return []
+    text = "\n".join(_haystack(h) for h in hits[:depth])
+    return [t for t in terms if t not in text and _stem(t) not in text]
+
+
+def terms_signal(question: str, hits: Sequence[Hit], depth: int = DEPTH,
+                 kinds: Sequence[str] = KINDS) -> float:
+    """Share of salient terms with evidence (1.0 when the question has none)."""
+    terms = salient_terms(question, kinds)
+    if not terms:
+        return 1.0
+    return 1.0 - len(missing_terms(question, hits, depth, kinds)) / len(terms)
+
+
+def unknown_words(question: str, has_word: Callable[[str], bool],
+                  known: Sequence[str] = ()) -> list[str]:
+    """Content words (4+ letters, not stopwords) for which ``has_word`` (does any readable
+    document contain it?) is false; ``known`` words are skipped (already checked)."""
+    from citewise.retrieve.analyze import query_terms
+
+    out = []
+    for word in query_terms(question):
+        if len(word) >= 4 and word.isalpha() and word not in known and \
+                word not in _QUESTION_WORDS and not has_word(word):
+            out.append(word)
+    return out
+
+
+def salient_missing(question: str, hits: Sequence[Hit],
+                    has_word: Callable[[str], bool]) -> list[str]:
+    """Everything :mod:`the gate <citewise.generate.gate>` vetoes on: salient terms absent from
+    the top hits, then unknown words."""
+    missing = missing_terms(question, hits)
+    if not UNKNOWN_WORDS:
+        return missing
+    return missing + unknown_words(question, has_word, known=missing)

@@ -1,0 +1,143 @@
+"""Site boilerplate: what a generated documentation site repeats on every page.
+
+A documentation generator wraps each page in the same chrome: the site title, a menu, a
+footer, "Edit this page", a title suffix ("Timeouts - HTTPX"). The HTML loader drops the chrome
+it can recognise by tag, role or class (:mod:`citewise.ingest.html`); what is left is found by
+repetition across the pages of one ingest batch (:func:`profile`):
+
+* a block (text, list, table or top-level heading) whose exact text occurs on at least
+  :data:`MIN_SHARE` of the batch's pages, and on at least :data:`MIN_PAGES` of them, is
+  boilerplate: it is removed from every page and from heading paths (:func:`strip`). Section
+  headings of level 2 and deeper are kept even when repeated ("Parameters", "Examples"
+  are content), unless their section is left empty (mdBook's "Keyboard shortcuts" popup);
+* a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…) shared by as many
+  titles is cut from them.
+
+Pages that only redirect (``redirect_to`` in their metadata) are not indexed; the ingest
+report lists them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from citewise.ingest.builder import SEPARATOR
+from citewise.types import Block, ParsedDocument
+
+MIN_PAGES = 3
+MIN_SHARE = 0.5
+_TITLE_SEPARATORS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
+
+
+@dataclass(frozen=True)
+class SiteProfile:
+    """What :func:`strip` removes: ``blocks`` (exact texts), a title ``prefix``/``suffix``
+    (with its separator), out of ``pages`` pages."""
+
+    blocks: frozenset[str] = frozenset()
+    headings: frozenset[str] = frozenset()  # repeated section headings (level >= 2)
+    prefix: str | None = None
+    suffix: str | None = None
+    pages: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not (self.blocks or self.prefix or self.suffix)
+
+
+def _candidates(parsed: ParsedDocument) -> set[str]:
+    return {b.text for b in parsed.blocks if b.kind != "code"
+            and not (b.kind == "heading" and b.level > 1)}
+
+
+def _section_headings(parsed: ParsedDocument) -> set[str]:
+    return {b.text for b in parsed.blocks if b.kind == "heading" and b.level > 1}
+
+
+def _threshold(pages: int) -> float:
+    return max(MIN_PAGES, MIN_SHARE * pages)
+
+
+def _affix(titles: Sequence[str], pages: int) -> tuple[str | None, str | None]:
+    suffixes: Counter[str] = Counter()
+    prefixes: Counter[str] = Counter()
+    for title in titles:
+        seps = list(_TITLE_SEPARATORS.finditer(title))
+        if seps:
+            suffixes[title[seps[-1].start():]] += 1
+            prefixes[title[:seps[0].end()]] += 1
+    need = _threshold(pages)
+    suffix = next((s for s, n in suffixes.most_common(1) if n >= need), None)
+    prefix = next((p for p, n in prefixes.most_common(1) if n >= need), None)
+    return prefix, suffix
+
+
+def profile(pages: Sequence[ParsedDocument]) -> SiteProfile:
+    """The boilerplate of a batch of pages (module docstring); empty below MIN_PAGES pages."""
+    pages = [p for p in pages if "redirect_to" not in p.metadata]
+    if len(pages) < MIN_PAGES:
+        return SiteProfile(pages=len(pages))
+    counts: Counter[str] = Counter()
+    heads: Counter[str] = Counter()
+    for page in pages:
+        counts.update(_candidates(page))
+        heads.update(_section_headings(page))
+    need = _threshold(len(pages))
+    repeated = frozenset(text for text, n in counts.items() if n >= need)
+    headings = frozenset(text for text, n in heads.items() if n >= need)
+    prefix, suffix = _affix([p.title for p in pages], len(pages))
+    return SiteProfile(repeated, headings, prefix, suffix, len(pages))
+
+
+def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:
+    """``parsed`` without the boilerplate of ``site``; offsets rebuilt so that
+    ``text[start:end] == block.text`` still holds. A page that would be left empty is kept
+    whole (its content is what repeats, e.g. a one-page site)."""
+    if site.empty:
+        return parsed
+    kept = _without_empty_sections([b for b in parsed.blocks if b.text not in site.blocks],
+                                   site.headings)
+    if not kept:
+        return replace(parsed, title=_title(parsed.title, site))
+    gone = {b.text for b in parsed.blocks if b.kind == "heading"} - {
+        b.text for b in kept if b.kind == "heading"}
+    blocks, parts, length = [], [], 0  # rebuilt as DocumentBuilder joins them
+    for block in kept:
+        if parts:
+            parts.append(SEPARATOR)
+            length += len(SEPARATOR)
+        path = tuple(h for h in block.heading_path if h not in site.blocks and h not in gone)
+        blocks.append(replace(block, start=length, end=length + len(block.text),
+                              heading_path=path))
+        parts.append(block.text)
+        length += len(block.text)
+    return replace(parsed, title=_title(parsed.title, site), text="".join(parts),
+                   blocks=tuple(blocks))
+
+
+def _without_empty_sections(blocks: list[Block], repeated: frozenset[str]) -> list[Block]:
+    """Drop repeated section headings left with no content before the next heading of the
+    same or a higher level."""
+    out = []
+    for i, block in enumerate(blocks):
+        if block.kind == "heading" and block.text in repeated:
+            rest = blocks[i + 1:]
+            nxt = next((b for b in rest if b.kind != "heading" or b.level <= block.level),
+                       None)
+            if nxt is None or nxt.kind == "heading":
+                continue
+        out.append(block)
+    return out
+
+
+def _title(title: str, site: SiteProfile) -> str:
+    out = title
+    if site.suffix and out.endswith(site.suffix) and len(out) > len(site.suffix):
+        out = out[: -len(site.suffix)]
+    if site.prefix and out.startswith(site.prefix) and len(out) > len(site.prefix):
+        out = out[len(site.prefix):]
+    return out.strip() or title

@@ -1,0 +1,77 @@
+"""Conflicting evidence is shown, not resolved: two documents giving different values for the
+same fact are both quoted and cited, by the extractive answer and after a generated one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.generate.conflicts import find_conflicts
+from citewise.testing import FakeEmbedder, FakeGenerator
+from citewise.types import Principal
+
+from .conftest import make_hit
+
+Q = "How many weeks of parental leave do employees get?"
+OLD = "Employees get 16 weeks of paid parental leave after the birth of a child."
+NEW = "Employees get 20 weeks of paid parental leave after the birth of a child."
+STAFF = Principal.of("staff")
+
+
+def passages(*texts_and_docs):
+    from citewise.types import ContextPassage
+
+    return [ContextPassage(f"S{i}", make_hit(t, i, doc_id=d), t, 10)
+            for i, (t, d) in enumerate(texts_and_docs, start=1)]
+
+
+def test_find_conflicts_needs_same_fact_different_values_different_documents() -> None:
+    (c,) = find_conflicts(Q, passages((OLD, "a"), (NEW, "b")))
+    assert {c.a.sid, c.b.sid} == {"S1", "S2"}
+    assert find_conflicts(Q, passages((OLD, "a"), (NEW, "a"))) == []  # one document
+    assert find_conflicts(Q, passages((NEW, "a"), (NEW, "b"))) == []  # same value
+    other = "Employees get 30 days of paid vacation every calendar year."
+    assert find_conflicts(Q, passages((NEW, "a"), (other, "b"))) == []  # another fact
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave-2024.md").write_text(f"# Parental leave (2024)\n\n{OLD}\n")
+    (docs / "leave-2026.md").write_text(f"# Parental leave (2026)\n\n{NEW}\n")
+    db = tmp_path / "i.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as e:
+        e.ingest_paths([docs], {"groups": ["staff"]})
+    with Engine(db, Settings.model_validate({"gate": {"threshold": 0.1}}),
+                embedder=FakeEmbedder()) as e:
+        yield e
+
+
+def both_shown(answer) -> None:
+    assert "The sources disagree:" in answer.answer
+    assert "16 weeks" in answer.answer and "20 weeks" in answer.answer
+    assert {c.doc_id for c in answer.citations} == {"leave-2024.md", "leave-2026.md"}
+    assert answer.validation.ok
+
+
+def test_extractive_answer_quotes_both_sides(engine: Engine) -> None:
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    answer = engine.ask(Q, STAFF, generator=ExtractiveGenerator())
+    both_shown(answer)
+
+
+def test_a_generated_answer_citing_one_side_gets_the_other(engine: Engine) -> None:
+    gen = FakeGenerator("Employees get 20 weeks of paid parental leave [{sid:20 weeks}].")
+    answer = engine.ask(Q, STAFF, generator=gen)
+    both_shown(answer)
+    assert answer.answer.startswith("Employees get 20 weeks")
+    assert any("the sources disagree" in n for n in answer.notes)
+    citing_both = FakeGenerator("The sources disagree: one says 16 weeks [{sid:16 weeks}], the "
+                                "other 20 weeks of paid parental leave [{sid:20 weeks}].")
+    kept = engine.ask(Q, STAFF, generator=citing_both)
+    assert kept.answer.count("disagree") == 1 and not kept.notes

@@ -1,0 +1,53 @@
+"""The evidence-for-every-salient-term veto: identifiers, names, long numbers and unknown words
+of a question must appear in a readable top passage, else the gate declines (``missing_terms``),
+whatever the retrieval score."""
+
+from __future__ import annotations
+
+from citewise.generate.gate import decide, evidence_signals
+from citewise.generate.salient import ALL_KINDS, missing_terms, salient_terms, unknown_words
+
+from .conftest import make_hit
+
+HITS = [make_hit("Use httpx.Client(http2=True) to enable HTTP/2; install the http2 extra.", 1,
+                 dense=0.62),
+        make_hit("Timeouts default to 5 seconds; pass timeout=None to disable them.", 2,
+                 dense=0.55)]
+
+
+def test_salient_terms_by_kind() -> None:
+    assert salient_terms("What did the Normans conquer in 1066?", ALL_KINDS) == [
+        "normans", "1066"]
+    assert salient_terms("What did the Normans conquer in 1066?") == []  # shipped: identifiers
+    assert salient_terms("What does `cargo sign` do?") == ["cargo sign"]
+    assert salient_terms("Which HTTP/2 settings does httpx.Client take?") == [
+        "http/2", "httpx.client"]
+    assert salient_terms("how long does a request wait before it times out?") == []
+    assert salient_terms("What is error E42 and --max-retries?") == ["e42", "--max-retries"]
+
+
+def test_missing_terms_are_looked_up_in_the_top_passages() -> None:
+    assert missing_terms("How do I enable HTTP/2 on httpx.Client?", HITS) == []
+    assert missing_terms("How do I enable the TurboMode option on httpx.Client?", HITS) == [
+        "turbomode"]
+    assert missing_terms("Is it in the Normans chapter?", HITS, kinds=ALL_KINDS) == ["normans"]
+
+
+def test_unknown_words_have_no_readable_document() -> None:
+    corpus = {"timeout", "request", "disable"}
+    assert unknown_words("how do I disable the flux capacitor timeout?",
+                         lambda w: w in corpus) == ["flux", "capacitor"]
+
+
+def test_the_veto_declines_whatever_the_retrieval_score() -> None:
+    question = "How do I enable the TurboMode option on httpx.Client?"
+    missing = missing_terms(question, HITS)
+    signals = evidence_signals(question, HITS, missing)
+    assert signals["dense_top"] == 0.62 and signals["dense_top+terms"] < 0
+    decision = decide(question, HITS, "dense_top+terms", 0.398, "shipped", missing)
+    assert not decision.passed and decision.reason == "missing_terms"
+    assert decision.missing == ("turbomode",)
+    ok = decide("How do I enable HTTP/2?", HITS, "dense_top+terms", 0.398, "shipped", [])
+    assert ok.passed
+    # an uncalibrated index (threshold 0) still declines on a missing term
+    assert not decide(question, HITS, "dense_top+terms", 0.0, "uncalibrated", missing).passed

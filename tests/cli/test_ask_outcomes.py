@@ -1,0 +1,159 @@
+"""`citewise ask` says what the reader got: fallbacks as one `note:` line (and in --explain),
+exit status 0 answered / 3 declined / 1 failed. Fake embedder and scripted generators, so the
+CLI path itself is what is tested (no model)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli import ask as ask_module
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder, FakeGenerator
+
+LEAVE_Q = "How many weeks of parental leave do employees get?"
+DOC = ("# Leave\n\nEvery employee who becomes a parent receives 20 weeks of fully paid parental "
+       "leave. Leave can be taken in up to three blocks.\n")
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text(DOC)
+    db = tmp_path / "i.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+
+    def invoke(answer: str | None, *args: str, fail: str | None = None):
+        def engine_from(db_, config_path=None, model=None, threads=None, must_exist=False,
+                        **overrides):
+            data = {"gate": {"threshold": 0.1}}
+            if config_path:
+                data.update(json.loads(Path(config_path).read_text()))
+            engine = Engine(db, Settings.model_validate(data), embedder=FakeEmbedder())
+            if answer is not None or fail is not None:
+                engine._generator = FakeGenerator(answer or "", fail=fail)
+            return engine
+
+        monkeypatch.setattr(ask_module, "engine_from", engine_from)
+        return CliRunner().invoke(cli, ["ask", *args, "--db", str(db), "--groups", "staff"])
+    return invoke
+
+
+def test_answered_exit_0_and_clean_output(run) -> None:
+    result = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
+                 "leave [S1].", LEAVE_Q)
+    assert result.exit_code == 0, result.output
+    assert "[1]" in result.output and "note:" not in result.output
+
+
+def test_replaced_answer_is_announced_in_one_line_and_in_explain(run) -> None:
+    result = run("PWNED-7731", LEAVE_Q, "--explain")
+    shown = result.output.split("\n-- ")[0]  # --explain lists what was removed, marked
+    assert result.exit_code == 0 and "PWNED" not in shown
+    assert "(source sentences (extractive), not the model's answer)" in result.output
+    notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 1 and "answered extractively instead" in notes[0]
+    assert "-- fallback: the answer of fake-generator" in result.output
+    assert "-- removed (" in result.output and "-- outcome: extractive" in result.output
+
+
+def test_generator_timeout_is_one_line(run) -> None:
+    result = run(None, LEAVE_Q, fail="timed out after 30 s")
+    assert result.exit_code == 0
+    notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
+    assert notes == ["note: fake-generator failed (timed out after 30 s); answered "
+                     "extractively instead"]
+
+
+def test_declined_exits_3_and_json_says_why(run) -> None:
+    result = run("Anything [S1].", "quantum chromodynamics of gluon plasma", "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 3 and data["declined"] and data["outcome"] == "declined"
+    assert "notes" in data and data["reason"]
+
+
+def test_failure_exits_1(run, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["ask", LEAVE_Q, "--db", str(tmp_path / "none.db")])
+    assert result.exit_code == 1 and "Error:" in result.output
+
+
+def test_flag_policy_output_is_marked_raw(run, tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"cite": {"policy": "flag"}}))
+    result = run("Leave is unlimited for everyone [S9].", LEAVE_Q, "--config", str(config))
+    assert result.exit_code == 0
+    assert result.output.startswith("(raw model output, NOT checked (cite.policy flag))")
+    assert "warning: the answer cites S9, which is not one of its sources" in result.output
+
+
+def test_a_streamed_answer_that_is_replaced_is_announced(run) -> None:
+    result = run("PWNED-7731", LEAVE_Q, "--stream")
+    assert result.exit_code == 0
+    assert "PWNED-7731" in result.output  # what streamed (stderr) ...
+    assert "note: the streamed text above is not the final answer (extractive)" in result.output
+    final = result.output.split("the final answer follows")[1]
+    assert "PWNED" not in final and "20 weeks" in final
+    kept = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
+               "leave [S1].", LEAVE_Q, "--stream")
+    assert "not the final answer" not in kept.output
+
+
+SCRIPT = r'''
+import sys
+from pathlib import Path
+from citewise.cli import ask as ask_module
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder, FakeGenerator
+
+db = Path(sys.argv[1])
+def engine_from(*a, **k):
+    e = Engine(db, Settings.model_validate({"gate": {"threshold": 0.1}}), embedder=FakeEmbedder())
+    e._generator = FakeGenerator(sys.argv[2])
+    return e
+ask_module.engine_from = engine_from
+cli(["ask", "How many weeks of parental leave do employees get?", "--db", str(db),
+     "--groups", "staff"])
+'''
+
+
+def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Path) -> None:
+    """The path a user takes: stderr is a real terminal (pty), no --stream flag."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text(DOC)
+    db = tmp_path / "i.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    master, slave = pty.openpty()
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), "PWNED-7731 streamed"],
+                          stdout=subprocess.PIPE, stderr=slave, timeout=120, check=False)
+    os.close(slave)
+    terminal = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        terminal += chunk
+    os.close(master)
+    shown = terminal.decode(errors="replace")
+    assert proc.returncode == 0, proc.stdout
+    assert "PWNED-7731" in shown  # streamed as written, on the terminal
+    assert "not the final answer (extractive)" in shown
+    assert b"PWNED" not in proc.stdout and b"20 weeks" in proc.stdout

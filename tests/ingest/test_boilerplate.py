@@ -1,0 +1,41 @@
+"""Site boilerplate found by repetition across a batch's pages, and removed with offsets kept."""
+
+from __future__ import annotations
+
+from citewise.ingest.boilerplate import profile, strip
+from citewise.ingest.builder import DocumentBuilder
+
+
+def page(title: str, body: str, extra_heading: bool = True):
+    b = DocumentBuilder()
+    b.heading("Acme Docs", 1)  # the site title, on every page
+    b.add("text", "Edit this page")
+    b.heading(title, 1)
+    b.add("text", body)
+    if extra_heading:
+        b.heading("Parameters", 2)
+        b.add("text", f"{title} takes one parameter.")
+    b.heading("Keyboard shortcuts", 2)
+    b.add("text", "Press ? to show this help")
+    return b.build(title=f"{title} - Acme Docs", fmt="html")
+
+
+def test_repeated_chrome_goes_content_stays_and_offsets_hold() -> None:
+    pages = [page(t, f"{t} body text.") for t in ("Alpha", "Beta", "Gamma", "Delta")]
+    site = profile(pages)
+    assert {"Acme Docs", "Edit this page", "Press ? to show this help"} <= site.blocks
+    assert site.suffix == " - Acme Docs"
+    out = strip(pages[0], site)
+    assert out.title == "Alpha"
+    texts = [b.text for b in out.blocks]
+    assert texts == ["Alpha", "Alpha body text.", "Parameters", "Alpha takes one parameter."]
+    for block in out.blocks:
+        assert out.text[block.start:block.end] == block.text
+        assert "Acme Docs" not in block.heading_path
+    assert out.blocks[-1].heading_path == ("Alpha", "Parameters")
+
+
+def test_small_batches_and_redirects_are_left_alone() -> None:
+    pages = [page(t, "x") for t in ("A", "B")]
+    assert profile(pages).empty
+    assert strip(pages[0], profile(pages)) is pages[0]

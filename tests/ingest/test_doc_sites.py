@@ -1,0 +1,160 @@
+"""Citations a person can open, on documentation sites built by four generators (tiny
+synthetic pages that reproduce each generator's chrome; the real sites are checked by
+test_doc_sites_real.py): links from --base-url, anchors at the section that holds the text and
+never on navigation chrome, site boilerplate not indexed, redirect stubs skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+BASE = "https://docs.example.com/widget/"
+READER = Principal.of("public")
+TOPICS = [("install", "Installing",
+           "Widgets install with the quartz installer in ninety seconds."),
+          ("config", "Configuration", "The frobnication level defaults to seven in config files."),
+          ("logging", "Logging", "Log files rotate at midnight and keep fourteen generations."),
+          ("errors", "Errors", "Error WX-17 means the spindle is misaligned and must be reset.")]
+
+
+def mdbook(slug: str, title: str, body: str) -> str:
+    return f"""<!DOCTYPE HTML><html><head><title>{title} - The Widget Book</title></head><body>
+<div id="body-container"><nav id="mdbook-sidebar" class="sidebar"><ol class="chapter">
+<li><a href="intro.html">Introduction</a></li><li><a href="appendix.html">Appendix</a></li>
+</ol></nav><div id="mdbook-page-wrapper" class="page-wrapper"><div class="page">
+<div id="mdbook-menu-bar" class="menu-bar sticky"><button>Toggle Table of Contents</button>
+<h1 class="menu-title">The Widget Book</h1><a href="print.html">Print this book</a></div>
+<div id="mdbook-content" class="content"><main>
+<p>Welcome to this chapter of the manual; the sections below explain {title.lower()}.</p>
+<h1 id="{slug}"><a class="header" href="#{slug}">{title}</a></h1><p>{body}</p>
+<h2 id="{slug}-notes"><a class="header" href="#{slug}-notes">Notes</a></h2>
+<p>Notes about {title.lower()} for operators.</p>
+<p><a href="https://github.com/example/widget/edit/main/{slug}.md">Edit this page on GitHub</a>
+</p>
+</main><nav class="nav-wrapper" aria-label="Page navigation"><a rel="next">Next chapter</a></nav>
+</div></div></div></body></html>"""
+
+
+def sphinx(slug: str, title: str, body: str) -> str:
+    return f"""<!DOCTYPE html><html><head><title>{title} &#8212; Widget 1.0 documentation</title>
+</head><body><div class="related" role="navigation"><h3>Navigation</h3><ul><li>
+<a href="genindex.html">index</a></li><li>Widget 1.0 documentation &#187;</li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper">
+<div class="body" role="main"><section id="{slug}">
+<h1>{title}<a class="headerlink" href="#{slug}" title="Link to this heading">¶</a></h1>
+<p>{body}</p><section id="see-also"><h2>See also<a class="headerlink" href="#see-also">¶</a></h2>
+<p>More about {title.lower()} in the reference.</p></section></section></div></div></div>
+<div class="sphinxsidebar" role="navigation"><h3>Quick search</h3><p>Widget is a library for
+widgets.</p></div></div><div class="footer">&#169;Copyright 2026, Widget Team. Created using
+Sphinx 7.2.6.</div></body></html>"""
+
+
+def docbook(slug: str, title: str, body: str) -> str:
+    return f"""<html><head><title>Chapter 1. {title}</title>
+<meta name="generator" content="DocBook XSL Stylesheets Vsnapshot"></head><body>
+<div><table class="nav" width="100%" summary="Navigation header"><tr><td><a href="index.html">
+<img alt="Prev"></a></td><th align="center">Widget User Manual</th><td><img alt="Next"></td>
+</tr></table></div><div class="chapter"><div class="titlepage"><div><div><h1 class="title">
+<a name="{slug}"></a>1. {title}</h1></div></div></div><div class="toc"><p><b>Table of
+Contents</b></p><dl class="toc"><dt><a href="#{slug}.more">1.1. More</a></dt></dl></div>
+<p>{body}</p><div class="sect1"><div class="titlepage"><h2 class="title">
+<a name="{slug}.more"></a>1.1. More</h2></div><p>More on {title.lower()}.</p></div></div>
+<div><br><table class="nav" width="100%" summary="Navigation footer"><tr><td>Home</td>
+<td>Widget User Manual</td></tr></table></div></body></html>"""
+
+
+def texinfo(slug: str, title: str, body: str) -> str:
+    return f"""<!DOCTYPE html><html><head><title>{title} (Widget Manual)</title>
+<meta name="generator" content="makeinfo"></head><body lang="en">
+<div class="section" id="{title}"><div class="header"><p>Next: <a href="x.html" accesskey="n"
+rel="next">Next node</a>, Up: <a href="index.html" rel="up">Top</a> &nbsp; [<a href="Index.html"
+title="Index" rel="index">Index</a>]</p></div><hr>
+<span id="{slug}-1"></span><h3 class="section">2.1 {title}</h3><p>{body}</p>
+<ul class="section-toc"><li><a href="sub.html">Subsection</a></li></ul></div></body></html>"""
+
+
+STUB = ('<html><head><meta http-equiv="Refresh" content="0; url={to}"></head><body><p>The node '
+        'you are looking for is at <a href="{to}">{to}</a>.</p></body></html>')
+GENERATORS = {"mdbook": (mdbook, ["The Widget Book", "Toggle Table", "Print this book",
+                                  "Edit this page", "Next chapter", "Appendix"]),
+              "sphinx": (sphinx, ["Navigation", "¶", "Quick search", "Copyright",
+                                  "Widget 1.0 documentation", "index"]),
+              "docbook": (docbook, ["Widget User Manual", "Table of", "Prev", "Home"]),
+              "texinfo": (texinfo, ["Next node", "Up:", "Index]", "Subsection"])}
+
+
+def build(tmp_path: Path, name: str) -> Path:
+    make = GENERATORS[name][0]
+    site = tmp_path / name
+    site.mkdir()
+    for slug, title, body in TOPICS:
+        (site / f"{slug}.html").write_text(make(slug, title, body))
+    (site / "old-install.html").write_text(STUB.format(to="install.html#install"))
+    return site
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_citations_open_the_section_and_chrome_is_not_indexed(tmp_path: Path, name: str) -> None:
+    site = build(tmp_path, name)
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([site], {"groups": ["public"]}, base_url=BASE)
+        assert report.redirects == [("old-install.html", "install.html#install")]
+        assert report.count("new") == len(TOPICS)
+        for doc in engine.store.list_documents():
+            parsed = engine.store.get_parsed(doc.doc_id)
+            assert doc.source_url == BASE + doc.doc_id
+            shown = " ".join([doc.title, parsed.text,
+                              *(h for b in parsed.blocks for h in b.heading_path)])
+            for chrome in GENERATORS[name][1]:
+                assert chrome not in shown, (doc.doc_id, chrome, shown[:300])
+            assert any(t in doc.title for _, t, _ in TOPICS), doc.title
+        for slug, _, body in TOPICS:
+            hit = engine.search(body, READER, mode="bm25", top_k=1).hits[0]
+            assert hit.document.doc_id == f"{slug}.html" and body in hit.chunk.text
+            anchor = hit.chunk.anchor
+            assert anchor is not None and "menu" not in anchor and "content" not in anchor
+            assert hit.source == f"{BASE}{slug}.html#{anchor}"
+            html = (site / f"{slug}.html").read_text()
+            assert f'id="{anchor}"' in html or f'name="{anchor}"' in html
+            # the anchor's element comes before the quoted text and after the page chrome
+            assert html.index(f'"{anchor}"') < html.index(body)
+
+
+def test_text_above_the_first_heading_is_not_anchored_to_chrome(tmp_path: Path) -> None:
+    site = build(tmp_path, "mdbook")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]})
+        parsed = engine.store.get_parsed("install.html")
+        doc = engine.store.get_document("install.html")
+    intro = next(b for b in parsed.blocks if b.text.startswith("Welcome"))
+    assert intro.anchor is None  # the top of the page, not #mdbook-menu-bar
+    assert doc.source_url == (site / "install.html").resolve().as_uri()  # a link that opens
+
+
+def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from citewise.cli import ingest as ingest_module
+    from citewise.cli.main import cli
+
+    site = build(tmp_path, "sphinx")
+    db = tmp_path / "i.db"
+    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
+        db, Settings(), embedder=FakeEmbedder()))
+    result = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
+                                      "public", "--base-url", BASE + "{stem}/", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["redirects"] == [{"path": "old-install.html", "to": "install.html#install"}]
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.store.get_document("config.html").source_url == BASE + "config/"
+    bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", "docs"])
+    assert bad.exit_code == 2 and "is not a URL" in bad.output
