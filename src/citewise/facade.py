@@ -226,7 +226,7 @@ class EngineVerbs:
             return self.ask(question, principal, **kwargs)
         generator = kwargs.get("generator") or self.generator
         rw = rewrite_followup(question, turns, generator,
-                              timeout_s=self.settings.generate.timeout_s)
+                              timeout_s=self.settings.generate.timeout_s or 30.0)
         answer = self.ask(rw.query, principal, **kwargs)
         return _with_conversation(answer, question, rw, len(turns))
 
