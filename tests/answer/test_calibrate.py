@@ -51,7 +51,8 @@ def test_calibrate_needs_both_kinds() -> None:
 def test_small_sets_warn_and_show_intervals() -> None:
     from click.testing import CliRunner  # noqa: F401  (print path below uses click.echo)
 
-    from citewise.cli.calibrate import calibration_json, print_calibration
+    from citewise.cli.calibrate import print_calibration
+    from citewise.results import CalibrationResult
     from citewise.generate.calibrate import wilson
 
     records = [Record(f"q{i}", {"s": 0.9 if i % 2 else 0.1}, bool(i % 2)) for i in range(12)]
@@ -59,7 +60,7 @@ def test_small_sets_warn_and_show_intervals() -> None:
     assert result.auc["s"] == 1.0 and result.warning and "Fix:" in result.warning
     lo, hi = result.dev.intervals()["abstention"]
     assert hi == 1.0 and lo < 0.7  # 100 % of a handful: a wide interval, not certainty
-    data = calibration_json(result)
+    data = CalibrationResult(result).to_dict()
     assert data["warning"] and data["intervals"]["dev"]["abstention"][0] == lo
     assert wilson(0, 0) == (0.0, 1.0) and wilson(50, 100) == pytest.approx((0.4038, 0.5962),
                                                                               abs=1e-3)
