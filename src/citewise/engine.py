@@ -2,6 +2,10 @@
 
 ``Engine`` holds settings, a store and an embedder; both are opened lazily, so building an
 Engine is cheap and a ``delete`` never loads the model.
+
+An Engine may live for days (a server holds one): its store follows the index's live version
+(:class:`~citewise.index.follow.LiveStore`), so after a ``reindex`` or ``rollback`` in another
+process its next search reads, and its next write reaches, the version live then.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 from citewise.config import Settings
 from citewise.errors import NotFoundError
 from citewise.index import open_store
+from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Generator, Reranker, Store
@@ -33,7 +38,7 @@ class Engine:
         self._embedder = embedder
         self._store = store
         self._warm = False
-        self._checked_model = False
+        self._checked_model: object = None  # the version whose manifest was checked
         self._generator: Generator | None = None
         self.generator_reason = ""
         self._reranker: Reranker | None = None
@@ -91,14 +96,16 @@ class Engine:
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).
-        An index's manifest never changes once written, so one check per Engine suffices."""
-        if self._checked_model:
+        A version's manifest never changes once written, so one check per live version
+        suffices (a reindex may promote a version built with another embedder)."""
+        version = getattr(self.store, "version_number", 1)
+        if self._checked_model == version:
             return
         stored = self.store.manifest()
         if stored is None:
             return
         check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
-        self._checked_model = True
+        self._checked_model = version
 
     def query_embedder(self) -> tuple[Embedder, float]:
         """The embedder, checked against the index and loaded: model loading (ms, 0 after the
@@ -116,8 +123,9 @@ class Engine:
                top_k: int | None = None, explain: bool = False) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
         embedder, load_ms = self.query_embedder() if mode != "bm25" else (None, 0.0)
-        result = search(self.store, embedder, query, principal, self.settings.retrieve,
-                        mode=mode, top_k=top_k, explain=explain)
+        with pinned(self.store) as store:  # one version for the search and its hydration
+            result = search(store, embedder, query, principal, self.settings.retrieve,
+                            mode=mode, top_k=top_k, explain=explain)
         if load_ms:
             result = replace(result, timings_ms={"model_load": load_ms, **result.timings_ms})
         return result

@@ -29,6 +29,9 @@ index versions (:mod:`citewise.index.sqlite.catalog`)::
                       -- at most one 'live' row (partial unique index); 1 = this file's own data
     index_version_log (id PK, number, state, note, at)   -- every state change, for the record
 
+m004 the change log (deletes and ACL changes every version applies when it becomes live,
+:mod:`citewise.index.changelog`): ``index_changes`` and ``index_versions.applied_seq``.
+
 ``chunks_fts`` is contentless (``content=''``): the text lives once, in ``chunks``; measured on
 100k chunks it is 38 MB vs 86 MB for a regular FTS table, inserts 85k vs 61k rows/s, and the
 same query latency. ``contentless_delete=1`` (SQLite >= 3.43) allows DELETE of single rows.
@@ -138,8 +141,20 @@ def m003_index_versions(conn: Connection) -> None:
                  "VALUES (1, 'live', ?, ?, '')", (row[0] if row else now, now))
 
 
+def m004_change_log(conn: Connection) -> None:
+    """The change log every version honours when it becomes live (deletes and ACL changes;
+    :mod:`citewise.index.sqlite.changes`), and the last change each version applied."""
+    conn.execute("""CREATE TABLE index_changes (
+        doc_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('put', 'acl', 'delete')),
+        tenant TEXT,
+        groups TEXT)""")
+    conn.execute("ALTER TABLE index_versions ADD COLUMN applied_seq INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
-    m001_initial, m002_sources_and_meta, m003_index_versions)
+    m001_initial, m002_sources_and_meta, m003_index_versions, m004_change_log)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
