@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from citewise.config import Settings
-from citewise.errors import NotFoundError
+from citewise.errors import ConfigError, NotFoundError
 from citewise.index import open_store
 from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
-from citewise.sources import file_sources
+from citewise.sources import SidecarMatch, file_sources
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
@@ -90,9 +90,27 @@ class Engine:
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                      on_progress: Callable[[int], None] | None = None, *,
-                     workers: int | None = None, ray: str | None = None) -> IngestReport:
-        items = file_sources(paths, self.settings.limits, defaults, sidecar)
-        return self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
+                     workers: int | None = None, ray: str | None = None,
+                     trust_file_acl: bool = False, follow_symlinks: bool = False,
+                     strict: bool = False) -> IngestReport:
+        """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
+        a file's own tenant is ignored and its groups only narrow the operator's unless
+        ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
+        document (or several) are reported in ``warnings``/``sidecar_problems``; with
+        ``strict``, a path line that matches no file stops the batch before anything is
+        written (:class:`ConfigError`)."""
+        notes: list[str] = []
+        match = SidecarMatch(sidecar or {})
+        items = file_sources(paths, self.settings.limits, defaults, sidecar,
+                             trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
+                             notes=notes, match=match)
+        if strict and match.path_problems():
+            raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
+                              "ingested)")
+        report = self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
+        report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
+        report.warnings[:0] = notes + report.sidecar_problems
+        return report
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

@@ -22,7 +22,15 @@ from citewise.types import Principal
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
-@click.option("--strict", is_flag=True, help="Exit with status 1 if any file failed.")
+@click.option("--strict", is_flag=True,
+              help="Exit with status 1 if any file failed or a --meta line matched no "
+                   "document (a path line that matches no file stops the batch first).")
+@click.option("--trust-file-acl", is_flag=True,
+              help="Let groups in front matter / <meta> set a document's groups (default: "
+                   "they may only narrow --groups / --meta; a file never sets its tenant).")
+@click.option("--follow-symlinks", is_flag=True,
+              help="Index symlinks that lead outside the ingest folder (default: skip them "
+                   "with a note).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes that parse, chunk and embed (default 1: all in this "
                    "process; with --ray: one actor per cluster CPU). Model threads per worker: "
@@ -33,8 +41,8 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, workers,
-           ray_address, db, config_path, model, threads):
+def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, trust_file_acl,
+           follow_symlinks, workers, ray_address, db, config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
     a file that cannot be read is reported and skipped."""
     defaults = {"tenant": tenant, "owner": owner}
@@ -51,7 +59,9 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
             bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
         report = engine.ingest_paths(paths, defaults, sidecar,
                                      on_progress=bar.update if bar else None,
-                                     workers=workers, ray=ray_address)
+                                     workers=workers, ray=ray_address,
+                                     trust_file_acl=trust_file_acl,
+                                     follow_symlinks=follow_symlinks, strict=strict)
         if bar:
             bar.close()
     summary = report.summary()
@@ -59,8 +69,10 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
     if as_json:
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
                                            for o in failures],
-                   "no_groups": report.unreadable})
+                   "no_groups": report.unreadable, "warnings": report.warnings})
     else:
+        for line in report.warnings:
+            click.echo(f"warning: {line}", err=True)
         for o in failures:
             click.echo(f"failed: {o.label}: {o.error}", err=True)
         if report.unreadable:
@@ -71,5 +83,5 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
-    if strict and failures:
+    if strict and (failures or report.sidecar_problems):
         sys.exit(1)
