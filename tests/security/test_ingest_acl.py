@@ -67,7 +67,7 @@ def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> Non
 
 def test_sidecar_path_relative_to_the_current_directory(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    root = docs_with(tmp_path, {"hr/salary.md": SALARY, "travel.md": "# Travel\n\nGo.\n"})
+    docs_with(tmp_path, {"hr/salary.md": SALARY, "travel.md": "# Travel\n\nGo.\n"})
     meta = sidecar(tmp_path, {"path": "docs/hr/salary.md", "groups": ["hr"]},
                    {"path": "travel.md", "groups": ["staff", "sales"]})
     monkeypatch.chdir(tmp_path)

@@ -55,7 +55,7 @@ def _groups(defaults: Mapping[str, Any], file_meta: Mapping[str, Any], side: Map
     if own is None:
         return (None if operator is None else list(operator)), ""
     if trust:
-        return list(side["groups"] if "groups" in side else own), ""
+        return list(side.get("groups", own)), ""
     allowed = set(operator or ())
     kept = [g for g in own if g in allowed]
     dropped = [g for g in own if g not in allowed]
