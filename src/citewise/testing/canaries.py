@@ -201,7 +201,8 @@ READ_PATHS: dict[str, Callable[[str], list[str]]] = {
 }
 ERROR_PATHS: dict[str, Callable[[str], list[str]]] = {
     "search bad --top-k": lambda q: ["search", q, "--top-k", "0"],
-    "ask openai without a key": lambda q: ["ask", q, "--generator", "openai", "--json"],
+    "ask bad --mode": lambda q: ["ask", q, "--mode", "nonsense", "--json"],
+    "search --config missing": lambda q: ["search", q, "--config", "/nonexistent/c.json"],
     "search bad --mode": lambda q: ["search", q, "--mode", "nonsense"],
 }
 

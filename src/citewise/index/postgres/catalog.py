@@ -136,7 +136,9 @@ class PostgresCatalog:
     def open(self, number: int) -> Any:
         from citewise.index.postgres.store import PostgresStore
 
-        return PostgresStore(self.store_url, schema=self._get(number).location)
+        with self._state() as conn:  # the kept connection: a LiveStore reopens often
+            location = self._get(number, conn).location
+        return PostgresStore(self.store_url, schema=location)
 
     def _get(self, number: int, conn: Any = None) -> IndexVersion:
         if conn is None:
@@ -212,7 +214,7 @@ class PostgresCatalog:
         psycopg, _ = psycopg_modules()
         with self._state_lock:
             if self._state_conn is None or self._state_conn.closed:
-                self._state_conn = self._connect()
+                self._state_conn = self._ready_connection()
             try:
                 yield self._state_conn
             except psycopg.Error as exc:
@@ -220,6 +222,20 @@ class PostgresCatalog:
                 self._state_conn = None
                 raise StoreError(f"cannot use the version catalog of {redact(self.url)}: "
                                  f"{exc}. Fix: check that the server is running; retry.") from exc
+
+    def _ready_connection(self) -> Any:
+        """A connection to a set-up catalog: a plain one when the catalog exists (no DDL, no
+        lock: a store following the live version opens one per process), else set up."""
+        conn = self._plain_connect()
+        ready = conn.execute("SELECT to_regclass(%s) IS NOT NULL AND EXISTS (SELECT 1 FROM "
+                             f"{CATALOG_SCHEMA}.versions WHERE state = 'live')",
+                             (f"{CATALOG_SCHEMA}.changes",)).fetchone()[0] \
+            if conn.execute("SELECT to_regclass(%s)", (f"{CATALOG_SCHEMA}.versions",)
+                            ).fetchone()[0] else False
+        if ready:
+            return conn
+        conn.close()
+        return self._connect()
 
     def live_state(self) -> LiveState:
         with self._state() as conn:
