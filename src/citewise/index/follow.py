@@ -72,6 +72,7 @@ class LiveStore:
         self._lock = threading.RLock()
         self._store: Store | None = None
         self._number: int | None = None
+        self._previous: Store | None = None
 
     def __repr__(self) -> str:
         return f"LiveStore({self.name or self.catalog!r}, version={self._number})"
@@ -89,9 +90,10 @@ class LiveStore:
 
     def close(self) -> None:
         with self._lock:
-            if self._store is not None:
-                self._store.close()
-            self._store, self._number = None, None
+            for store in (self._store, self._previous):
+                if store is not None:
+                    store.close()
+            self._store, self._number, self._previous = None, None, None
         self.catalog.close()
 
     # -- following the live version ------------------------------------------------------------
@@ -99,10 +101,10 @@ class LiveStore:
     def _switch(self, number: int) -> Store:
         with self._lock:
             if self._store is None or self._number != number:
-                old = self._store
+                if self._previous is not None:  # two versions ago: no reader still on it
+                    self._previous.close()
+                self._previous = self._store  # a pinned reader may still be on this one
                 self._store, self._number = self.catalog.open(number), number
-                if old is not None:
-                    old.close()  # reopens by itself if a pinned reader still uses it
             return self._store
 
     def _current(self) -> Store:
