@@ -1,0 +1,82 @@
+"""The change log's own guarantees, on both backends: a live version that missed a logged
+change (its writer died between the log and the write) applies it on the next call; a write
+that fails takes its log entry back; the write gate holds across processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from dataclasses import replace
+
+import pytest
+
+from citewise.errors import StoreError
+from citewise.index import open_store
+from citewise.index.changelog import acl_change, delete_change
+from citewise.index.versions import open_catalog
+from citewise.testing.canaries import PERSONAS, CanaryIndex
+
+STAFF = PERSONAS["acme-staff"]
+
+
+def visible(db: str, bait: str) -> set[str]:
+    with open_store(db) as store:
+        hits = store.search_sparse(bait, 20, STAFF)
+        return {doc.doc_id for _, doc in store.get_chunks([h.chunk_id for h in hits],
+                                                          STAFF).values()}
+
+
+def test_a_change_logged_by_a_writer_that_died_is_applied(canary: CanaryIndex) -> None:
+    catalog = open_catalog(canary.db)
+    try:
+        with catalog.gate():  # what a writer does first; then it "dies" before writing
+            catalog.record([delete_change("todelete.md"),
+                            acl_change("totighten.md", "acme", ["hr"])])
+        assert catalog.live_state().behind
+        assert visible(canary.db, "zqbaittodelete zqbaittotighten") == set()  # healed on read
+        assert not catalog.live_state().behind
+    finally:
+        catalog.close()
+
+
+def test_a_failed_write_takes_its_log_entry_back(canary: CanaryIndex) -> None:
+    catalog = open_catalog(canary.db)
+    try:
+        before = catalog.changes_since(0)
+        with open_store(canary.db) as store:
+            doc = store.get_document("handbook.md")
+            assert doc is not None
+            bad = replace(doc, tenant="")  # refused by the store's checks
+            from citewise.protocols import DocumentWrite
+
+            with pytest.raises(StoreError):
+                store.write([DocumentWrite(bad, [], {})])
+        assert catalog.changes_since(0) == before
+        assert not catalog.live_state().behind
+    finally:
+        catalog.close()
+
+
+def _hold_gate(db: str, held: multiprocessing.Event, seconds: float) -> None:  # type: ignore[valid-type]
+    catalog = open_catalog(db)
+    with catalog.gate():
+        held.set()  # type: ignore[attr-defined]
+        time.sleep(seconds)
+    catalog.close()
+
+
+def test_the_write_gate_holds_across_processes(canary: CanaryIndex) -> None:
+    ctx = multiprocessing.get_context("fork")
+    held = ctx.Event()
+    child = ctx.Process(target=_hold_gate, args=(canary.db, held, 1.0))
+    child.start()
+    try:
+        assert held.wait(30)
+        started = time.perf_counter()
+        with open_store(canary.db) as store:
+            assert store.delete(["todelete.md"]) == 1  # waits for the other process
+        assert time.perf_counter() - started > 0.5
+    finally:
+        child.join(30)
+    assert child.exitcode == 0
+    assert visible(canary.db, "zqbaittodelete") == set()
