@@ -130,6 +130,10 @@ class LiveStore:
         assert self._number is not None
         return self._number
 
+    def current(self) -> Store:
+        """The store of the version live now (it stays on that version)."""
+        return self._current()
+
     @contextmanager
     def pinned(self) -> Iterator[Store]:
         """The store of the version live now, for several reads that must agree."""
