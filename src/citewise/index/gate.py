@@ -43,6 +43,16 @@ _ENTRIES: dict[str, _Entry] = {}
 _ENTRIES_LOCK = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A forked child holds none of its parent's gates (the parent unlocks what it holds)."""
+    global _ENTRIES_LOCK
+    _ENTRIES.clear()
+    _ENTRIES_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def _entry(key: str) -> _Entry:
     with _ENTRIES_LOCK:
         return _ENTRIES.setdefault(key, _Entry())
@@ -104,7 +114,7 @@ def lock_file(home: str) -> str:
 
 def flock_acquire(path: str) -> Acquire:
     def acquire(deadline: float) -> Any:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
