@@ -80,3 +80,58 @@ def test_the_write_gate_holds_across_processes(canary: CanaryIndex) -> None:
         child.join(30)
     assert child.exitcode == 0
     assert visible(canary.db, "zqbaittodelete") == set()
+
+
+def test_one_engine_shared_by_threads_across_promotions(canary: CanaryIndex) -> None:
+    """A server's shape: one Engine, reader threads, promotions back and forth and a delete
+    through the same Engine. No error, and once the delete returned no reader sees it, in
+    either version."""
+    import threading
+
+    from citewise.config import Settings
+    from citewise.engine import Engine
+    from citewise.testing.canaries import cli
+    from citewise.testing.fakes import FakeEmbedder
+
+    assert cli("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)[0] == 0
+    catalog = open_catalog(canary.db)
+    engine = Engine(canary.db, Settings(), embedder=FakeEmbedder())
+    stop, deleted = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+    seen_after: list[int] = []
+    searches = [0]
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                after = deleted.is_set()
+                for mode in ("bm25", "dense"):
+                    hits = engine.search("zqbaittodelete", STAFF, mode=mode, top_k=20).hits
+                    searches[0] += 1
+                    if after and any(h.document.doc_id == "todelete.md" for h in hits):
+                        seen_after.append(catalog.live_state().number)
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for t in readers:
+        t.start()
+    try:
+        for number in (1, 2, 1):
+            catalog.promote(number)
+            time.sleep(0.05)
+        assert engine.delete(["todelete.md"]) == 1
+        deleted.set()
+        for number in (2, 1):
+            catalog.promote(number)
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for t in readers:
+            t.join(30)
+        engine.close()
+        catalog.close()
+    assert not errors, errors
+    assert seen_after == [] and searches[0] > 10
+    assert visible(canary.db, "zqbaittodelete") == set()  # version 1, live again
