@@ -152,8 +152,12 @@ class LiveStore:
             seq, previous = self.catalog.record(logged)
             try:
                 result = action(store)
-            except BaseException:
-                self.catalog.unrecord(logged, previous)
+            except BaseException as exc:
+                try:  # the write did not happen: neither may its log entry
+                    self.catalog.unrecord(logged, previous)
+                except Exception as undo:  # keep the write's own error; say what is left
+                    exc.add_note(f"its change-log entry stays ({undo}); replaying it is "
+                                 "harmless: a delete or ACL the caller asked for")
                 raise
             self.catalog.mark_applied(state.number, seq)
             return result
