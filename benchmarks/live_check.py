@@ -24,8 +24,7 @@ from citewise.indexing import Pending
 from citewise.testing.fakes import FakeEmbedder
 from citewise.types import Block, ParsedDocument, Principal
 
-WORDS = ("travel expenses salary band review leave policy firmware release incident report "
-         "office guide remote work security laptop badge").split()
+WORDS = ["travel", "expenses", "salary", "band", "review", "leave", "policy", "firmware", "release", "incident", "report", "office", "guide", "remote", "work", "security", "laptop", "badge"]
 WHO = Principal.of("staff", tenant="acme")
 
 
