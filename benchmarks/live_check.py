@@ -24,7 +24,9 @@ from citewise.indexing import Pending
 from citewise.testing.fakes import FakeEmbedder
 from citewise.types import Block, ParsedDocument, Principal
 
-WORDS = ["travel", "expenses", "salary", "band", "review", "leave", "policy", "firmware", "release", "incident", "report", "office", "guide", "remote", "work", "security", "laptop", "badge"]
+WORDS = ["travel", "expenses", "salary", "band", "review", "leave", "policy", "firmware",
+         "release", "incident", "report", "office", "guide", "remote", "work", "security",
+         "laptop", "badge"]
 WHO = Principal.of("staff", tenant="acme")
 
 
