@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citewise.config import Settings
+from citewise.config import ChunkSettings, Settings
 from citewise.errors import ConfigError, NotFoundError
 from citewise.index import open_store
 from citewise.index.follow import pinned
@@ -28,6 +28,18 @@ from citewise.sources import SidecarMatch, file_sources
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
+def chunk_settings_of(manifest: Manifest) -> ChunkSettings | None:
+    """The chunk settings that built ``manifest`` (``None`` when they cannot be rebuilt)."""
+    params = dict(manifest.chunker_params)
+    if params.pop("chunker", None) != ChunkSettings().params()["chunker"]:
+        return None
+    try:
+        chunk = ChunkSettings(**params)
+    except (TypeError, ValueError):
+        return None
+    return chunk if chunk.params_hash() == manifest.chunker_hash else None
+
+
 class Engine:
     """citewise over one index. ``embedder`` may be injected (tests pass a fake)."""
 
@@ -36,7 +48,9 @@ class Engine:
         self.db = db
         self.settings = settings or Settings()
         self._embedder = embedder
+        self._owns_embedder = embedder is None  # loaded from settings: may follow the index
         self._store = store
+        self._seen_version: object = None  # the live version this Engine last checked
         self._warm = False
         self._checked_model: object = None  # the version whose manifest was checked
         self._generator: Generator | None = None
@@ -78,6 +92,7 @@ class Engine:
                workers: int | None = None, ray: str | None = None) -> IngestReport:
         """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
         worker processes (see :mod:`citewise.parallel`), else all runs in this process."""
+        self._observe()
         self.store.ensure_manifest(self.expected_manifest())
         if (workers or 1) > 1 or ray:
             from citewise.parallel import index_parallel
@@ -122,8 +137,36 @@ class Engine:
         stored = self.store.manifest()
         if stored is None:
             return
+        self._follow(stored, version)
         check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
         self._checked_model = version
+
+    def _observe(self) -> None:
+        """Note the live version (one catalog query); follow it if it changed."""
+        version = getattr(self.store, "version_number", 1)
+        if version != self._seen_version:
+            stored = self.store.manifest()
+            if stored is not None:
+                self._follow(stored, version)
+
+    def _follow(self, stored: Manifest, version: object) -> None:
+        """After a promotion this Engine saw (a long-lived one: a reindex made another version
+        live), adopt what that version was built with: its chunk settings, and its shipped
+        embedding model when this Engine loads its own. A fresh Engine adopts nothing: its
+        settings must match the index (an explicit choice is never overridden silently)."""
+        seen, self._seen_version = self._seen_version, version
+        if seen is None or seen == version:
+            return
+        from citewise.reindex import settings_for_manifest
+
+        settings = settings_for_manifest(self.settings, stored) if self._owns_embedder \
+            else self.settings
+        chunk = chunk_settings_of(stored)
+        if chunk is not None:
+            settings = settings.model_copy(update={"chunk": chunk})
+        if settings.embed != self.settings.embed:
+            self._embedder, self._warm = None, False
+        self.settings = settings
 
     def query_embedder(self) -> tuple[Embedder, float]:
         """The embedder, checked against the index and loaded: model loading (ms, 0 after the
@@ -140,6 +183,7 @@ class Engine:
     def search(self, query: str, principal: Principal, mode: str | None = None,
                top_k: int | None = None, explain: bool = False) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
+        self._observe()
         embedder, load_ms = self.query_embedder() if mode != "bm25" else (None, 0.0)
         with pinned(self.store) as store:  # one version for the search and its hydration
             result = search(store, embedder, query, principal, self.settings.retrieve,
