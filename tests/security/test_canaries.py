@@ -62,7 +62,7 @@ def test_canaries_hold_on_every_read_path(canary: CanaryIndex, tmp_path: Path) -
     assert controls(canary) == []  # every persona finds what it may read: the sweep can see
     sweep(canary, queries_per_persona=4)
     sweep_eval(canary, tmp_path / "eval")
-    assert canary.queries >= 800
+    assert canary.queries >= 600
     assert canary.leaks == [], summary([canary])
 
 
