@@ -5,6 +5,7 @@ that fails takes its log entry back; the write gate holds across processes."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from dataclasses import replace
 
@@ -35,6 +36,12 @@ def test_a_change_logged_by_a_writer_that_died_is_applied(canary: CanaryIndex) -
         assert catalog.live_state().behind
         assert visible(canary.db, "zqbaittodelete zqbaittotighten") == set()  # healed on read
         assert not catalog.live_state().behind
+        with catalog.gate():  # again; this time the next write heals it
+            catalog.record([delete_change("handbook.md")])
+        with open_store(canary.db) as store:
+            store.set_acl("salary.md", ["hr", "exec"])
+        assert visible(canary.db, "zqbaithandbook") == set()
+        assert not catalog.live_state().behind
     finally:
         catalog.close()
 
@@ -63,6 +70,30 @@ def _hold_gate(db: str, held: multiprocessing.Event, seconds: float) -> None:  #
         held.set()  # type: ignore[attr-defined]
         time.sleep(seconds)
     catalog.close()
+
+
+def _log_then_die(db: str, held: multiprocessing.Event, seconds: float) -> None:  # type: ignore[valid-type]
+    catalog = open_catalog(db)
+    with catalog.gate():
+        catalog.record([delete_change("todelete.md")])
+        held.set()  # type: ignore[attr-defined]
+        time.sleep(seconds)
+    os._exit(0)  # no write, no cleanup: as if killed
+
+
+def test_reads_do_not_wait_for_a_writer_and_heal_after_it_died(canary: CanaryIndex) -> None:
+    ctx = multiprocessing.get_context("fork")
+    held = ctx.Event()
+    child = ctx.Process(target=_log_then_die, args=(canary.db, held, 1.5))
+    child.start()
+    try:
+        assert held.wait(30)
+        started = time.perf_counter()
+        assert visible(canary.db, "zqbaittodelete") == {"todelete.md"}  # writer at work
+        assert time.perf_counter() - started < 1.0  # the read did not wait for the gate
+    finally:
+        child.join(30)
+    assert visible(canary.db, "zqbaittodelete") == set()  # it died: the read applies the log
 
 
 def test_the_write_gate_holds_across_processes(canary: CanaryIndex) -> None:

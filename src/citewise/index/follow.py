@@ -11,7 +11,7 @@ live version under it, so:
   (:mod:`citewise.index.changelog`) and writes it, so it can never land on a version that a
   concurrent promotion just retired, and every version made live later applies it;
 * a live version that missed a logged change (its writer died between the log and the
-  write) applies it on the next write, or on the next read when no writer holds the gate.
+  write) applies it on the next write, or on the next read that finds the gate free.
 
 :meth:`LiveStore.pinned` gives one version for the duration of a multi-call read (a search
 and its hydration), so a flip in between never mixes two versions in one answer.
@@ -110,11 +110,18 @@ class LiveStore:
     def _current(self) -> Store:
         state = self.catalog.live_state()
         store = self._switch(state.number)
-        if state.behind:  # a writer died between logging and writing, or one is at work now
-            with self.catalog.gate(timeout=0) as free:
+        if state.behind and self._gate_free():  # behind, and no writer at work: one died
+            with self.catalog.gate(timeout=0) as free:  # between logging and writing
                 if free:
                     self._apply_pending(store, self.catalog.live_state())
         return store
+
+    def _gate_free(self) -> bool:
+        """A cheap look at the gate (a writer at work holds it while the live version is
+        behind): the catalog's ``gate_free`` probe when it has one (PostgreSQL: on the
+        connection it keeps, not a new one), else True (SQLite's try is itself cheap)."""
+        probe = getattr(self.catalog, "gate_free", None)
+        return bool(probe()) if callable(probe) else True
 
     def _apply_pending(self, store: Store, state: LiveState) -> None:
         """Apply the changes the live version missed (call under the gate)."""

@@ -237,6 +237,11 @@ class PostgresCatalog:
         conn.close()
         return self._connect()
 
+    def gate_free(self) -> bool:
+        """Whether no one holds the write gate now (a probe on the kept connection)."""
+        with self._state() as conn:
+            return changes.gate_free(conn)
+
     def live_state(self) -> LiveState:
         with self._state() as conn:
             state = changes.live_state(conn)

@@ -89,6 +89,14 @@ def mark_applied(conn: Any, number: int, seq: int) -> None:
                  "WHERE number = %s", (int(seq), int(number)))
 
 
+def gate_free(conn: Any) -> bool:
+    """Take and at once release the gate's lock on ``conn``: whether it was free."""
+    if not conn.execute(f"SELECT pg_try_advisory_lock({GATE_KEY})").fetchone()[0]:
+        return False
+    conn.execute(f"SELECT pg_advisory_unlock({GATE_KEY})")
+    return True
+
+
 def gate_acquire(connect: Any) -> Any:
     """``acquire(deadline)`` for :func:`citewise.index.gate.hold`: a new connection holding
     the session advisory lock (released with the connection if the process dies)."""
