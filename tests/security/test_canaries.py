@@ -111,3 +111,27 @@ def test_long_lived_engine_writes_reach_the_live_version(canary: CanaryIndex) ->
         assert engine.index_info()["version"] == 1
         assert not engine.search("zqbaittodelete", staff, mode="bm25").hits
         assert_held(canary)
+
+
+def test_acl_changed_by_re_ingest_survives_rollback(canary: CanaryIndex,
+                                                     tmp_path: Path) -> None:
+    """An ACL changed by re-ingesting with a new sidecar line (not `citewise acl`) also holds
+    in the version a rollback brings back; a document deleted and ingested again stays."""
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    acme = tmp_path / "docs" / "acme"
+    meta = tmp_path / "tighter.jsonl"
+    meta.write_text(json.dumps({"path": "totighten.md", "groups": ["hr"]}) + "\n")
+    config = tmp_path / "v2.json"  # the chunking version 2 was built with
+    config.write_text(json.dumps({"chunk": {"chunk_tokens": 128}}))
+    run("delete", "handbook.md", "--db", canary.db)
+    run("ingest", str(acme / "totighten.md"), str(acme / "handbook.md"), "--tenant", "acme",
+        "--groups", "staff", "--meta", str(meta), "--config", str(config), "--db", canary.db,
+        "--no-progress")
+    canary.acl["totighten.md"] = ("acme", frozenset({"hr"}))
+    run("rollback", "--db", canary.db)
+    assert "totighten.md" not in found(canary, "zqbaittotighten", *STAFF)
+    assert "totighten.md" in found(canary, "zqbaittotighten", "--tenant", "acme", "--groups",
+                                   "hr")
+    assert "handbook.md" in found(canary, "zqbaithandbook", *STAFF)  # re-ingested after delete
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])
