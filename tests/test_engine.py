@@ -13,6 +13,8 @@ from citewise.types import Principal
 MODES = ["bm25", "dense", "hybrid"]
 STAFF = Principal.of("staff", tenant="acme")
 HR = Principal.of("hr", tenant="acme")
+# The operator grants both groups; each file's front matter narrows them to one.
+OPERATOR = {"tenant": "acme", "groups": ["staff", "hr"]}
 
 PUBLIC = """---
 title: Travel policy
@@ -65,7 +67,7 @@ def doc_ids(result):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_canary_never_returned_without_group(engine, corpus, mode):
-    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    report = engine.ingest_paths([corpus], OPERATOR)
     assert report.count("new") == 2
     assert "salary.md" not in doc_ids(engine.search("salary band", STAFF, mode=mode, top_k=50))
     assert doc_ids(engine.search("salary band", HR, mode=mode))[0] == "salary.md"
@@ -73,7 +75,7 @@ def test_canary_never_returned_without_group(engine, corpus, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_tenant_isolation_and_no_groups(engine, corpus, mode):
-    engine.ingest_paths([corpus], {"tenant": "acme"})
+    engine.ingest_paths([corpus], OPERATOR)
     assert engine.search("travel flights", Principal.of("staff", tenant="other"),
                          mode=mode).hits == ()
     assert engine.search("travel flights", Principal.of("", tenant="acme"), mode=mode).hits == ()
@@ -82,27 +84,27 @@ def test_tenant_isolation_and_no_groups(engine, corpus, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_delete_is_immediate(engine, corpus, mode):
-    engine.ingest_paths([corpus], {"tenant": "acme"})
+    engine.ingest_paths([corpus], OPERATOR)
     assert engine.delete(["salary.md"]) == 1
     assert engine.search("salary band", HR, mode=mode, top_k=50).hits == ()
     assert engine.store.get_document("salary.md") is None
 
 
 def test_unchanged_reingest_embeds_nothing(engine, corpus):
-    first = engine.ingest_paths([corpus], {"tenant": "acme"})
+    first = engine.ingest_paths([corpus], OPERATOR)
     assert first.embedded > 0
     calls = len(engine.embedder.embedded)
-    again = engine.ingest_paths([corpus], {"tenant": "acme"})
+    again = engine.ingest_paths([corpus], OPERATOR)
     assert again.count("unchanged") == 2
     assert again.embedded == 0
     assert len(engine.embedder.embedded) == calls
 
 
 def test_changed_file_reembeds_only_new_chunks(engine, corpus):
-    engine.ingest_paths([corpus], {"tenant": "acme"})
+    engine.ingest_paths([corpus], OPERATOR)
     before = len(engine.embedder.embedded)
     write(corpus, "travel.md", PUBLIC.replace("45 euros", "50 euros"))
-    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    report = engine.ingest_paths([corpus], OPERATOR)
     assert report.count("changed") == 1 and report.count("unchanged") == 1
     new_texts = engine.embedder.embedded[before:]
     assert new_texts and all("50 euros" in t for t in new_texts)
@@ -114,7 +116,7 @@ def test_changed_file_reembeds_only_new_chunks(engine, corpus):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_acl_change_without_reembedding(engine, corpus, mode):
-    engine.ingest_paths([corpus], {"tenant": "acme"})
+    engine.ingest_paths([corpus], OPERATOR)
     calls = len(engine.embedder.embedded)
     vectors = engine.store.count().vectors
     engine.set_acl("salary.md", ["staff"])
@@ -127,7 +129,7 @@ def test_acl_change_without_reembedding(engine, corpus, mode):
 def test_crash_mid_ingest_keeps_previous_state(tmp_path, corpus):
     db = tmp_path / "crash.db"
     with Engine(db, Settings(), embedder=FakeEmbedder()) as eng:
-        eng.ingest_paths([corpus], {"tenant": "acme"})
+        eng.ingest_paths([corpus], OPERATOR)
         before = eng.store.count()
     write(corpus, "travel.md", PUBLIC.replace("45 euros", "70 euros"))
     write(corpus, "new.md", "# New\n\nA brand new onboarding checklist for staff.\n")
@@ -147,7 +149,7 @@ def test_bad_files_reported_rest_ingested(engine, corpus):
     (corpus / "broken.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     (corpus / "latin1.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
     (corpus / "short.pdf").write_bytes(b"%PDF-1.4\n1 0 obj\n<<")
-    report = engine.ingest_paths([corpus], {"tenant": "acme"})
+    report = engine.ingest_paths([corpus], OPERATOR)
     failed = {Path(o.label).name: o.error for o in report.outcomes if o.status == "failed"}
     assert set(failed) == {"broken.md", "latin1.txt", "short.pdf"}
     assert all(err and "\n" not in err for err in failed.values())
@@ -159,9 +161,9 @@ def test_query_with_other_embedder_is_refused(tmp_path, corpus):
 
     db = tmp_path / "m.db"
     with Engine(db, Settings(), embedder=FakeEmbedder()) as eng:
-        eng.ingest_paths([corpus], {"tenant": "acme"})
+        eng.ingest_paths([corpus], OPERATOR)
     with Engine(db, Settings(), embedder=FakeEmbedder(model_id="other")) as eng:
         with pytest.raises(IndexMismatchError, match="other"):
             eng.search("travel", STAFF, mode="dense")
         with pytest.raises(IndexMismatchError):
-            eng.ingest_paths([corpus], {"tenant": "acme"})
+            eng.ingest_paths([corpus], OPERATOR)

@@ -121,10 +121,14 @@ def test_rerun_skips_unchanged_and_embeds_only_new_chunks(docs, tmp_path):
 def test_metadata_change_rewrites_without_embedding(docs, tmp_path):
     db = tmp_path / "index.db"
     ingest(db, docs, workers=2)
-    sidecar = {**read_sidecar(META), "leave-policy.md": {"groups": ["ops"]}}
+    # the front matter says groups [staff]: the operator's [ops] is narrowed to nobody (and
+    # said so); the owner changes as asked
+    sidecar = {**read_sidecar(META), "leave-policy.md": {"groups": ["ops"], "owner": "ops"}}
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         report = engine.ingest_paths([docs], DEFAULTS, sidecar, workers=2)
-        assert engine.store.get_document("hr-leave-policy").acl_groups == {"ops"}
+        doc = engine.store.get_document("hr-leave-policy")
+        assert doc is not None and (doc.acl_groups, doc.owner) == (frozenset(), "ops")
+        assert any("leave-policy.md: its groups staff" in w for w in report.warnings)
     assert report.count("updated") == 1 and report.count("unchanged") == 12
     assert report.embedded == 0
 

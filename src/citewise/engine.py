@@ -2,6 +2,10 @@
 
 ``Engine`` holds settings, a store and an embedder; both are opened lazily, so building an
 Engine is cheap and a ``delete`` never loads the model.
+
+An Engine may live for days (a server holds one): its store follows the index's live version
+(:class:`~citewise.index.follow.LiveStore`), so after a ``reindex`` or ``rollback`` in another
+process its next search reads, and its next write reaches, the version live then.
 """
 
 from __future__ import annotations
@@ -12,16 +16,29 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citewise.config import Settings
-from citewise.errors import NotFoundError
+from citewise.config import ChunkSettings, Settings
+from citewise.errors import ConfigError, NotFoundError
 from citewise.facade import EngineVerbs
 from citewise.index import open_store
+from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
-from citewise.sources import file_batch
+from citewise.sources import SidecarMatch, file_batch
 from citewise.types import Answer, Manifest, Principal, SearchResult
+
+
+def chunk_settings_of(manifest: Manifest) -> ChunkSettings | None:
+    """The chunk settings that built ``manifest`` (``None`` when they cannot be rebuilt)."""
+    params = dict(manifest.chunker_params)
+    if params.pop("chunker", None) != ChunkSettings().params()["chunker"]:
+        return None
+    try:
+        chunk = ChunkSettings(**params)
+    except (TypeError, ValueError):
+        return None
+    return chunk if chunk.params_hash() == manifest.chunker_hash else None
 
 
 class Engine(EngineVerbs):
@@ -32,9 +49,11 @@ class Engine(EngineVerbs):
         self.db = db
         self.settings = settings or Settings()
         self._embedder = embedder
+        self._owns_embedder = embedder is None  # loaded from settings: may follow the index
         self._store = store
+        self._seen_version: object = None  # the live version this Engine last checked
         self._warm = False
-        self._checked_model = False
+        self._checked_model: object = None  # the version whose manifest was checked
         self._generator: Generator | None = None
         self.generator_reason = ""
         self._reranker: Reranker | None = None
@@ -74,6 +93,7 @@ class Engine(EngineVerbs):
                workers: int | None = None, ray: str | None = None) -> IngestReport:
         """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
         worker processes (see :mod:`citewise.parallel`), else all runs in this process."""
+        self._observe()
         self.store.ensure_manifest(self.expected_manifest())
         if (workers or 1) > 1 or ray:
             from citewise.parallel import index_parallel
@@ -87,26 +107,71 @@ class Engine(EngineVerbs):
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None,
-                     base_url: str | None = None) -> IngestReport:
-        """Index files and folders. ``base_url``: citations link to ``base_url`` + the path
+                     base_url: str | None = None, trust_file_acl: bool = False,
+                     follow_symlinks: bool = False, strict: bool = False) -> IngestReport:
+        """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
+        a file's own tenant is ignored and its groups only narrow the operator's unless
+        ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
+        document (or several) are reported in ``warnings``/``sidecar_problems``; with
+        ``strict``, a path line that matches no file stops the batch before anything is
+        written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`)."""
-        batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url)
+        notes: list[str] = []
+        match = SidecarMatch(sidecar or {})
+        batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
+                           trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
+                           notes=notes, match=match)
+        if strict and match.path_problems():
+            raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
+                              "ingested)")
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray)
         report.redirects.extend(batch.redirects)
+        report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
+        report.warnings[:0] = notes + report.sidecar_problems
         return report
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).
-        An index's manifest never changes once written, so one check per Engine suffices."""
-        if self._checked_model:
+        A version's manifest never changes once written, so one check per live version
+        suffices (a reindex may promote a version built with another embedder)."""
+        version = getattr(self.store, "version_number", 1)
+        if self._checked_model == version:
             return
         stored = self.store.manifest()
         if stored is None:
             return
+        self._follow(stored, version)
         check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
-        self._checked_model = True
+        self._checked_model = version
+
+    def _observe(self) -> None:
+        """Note the live version (one catalog query); follow it if it changed."""
+        version = getattr(self.store, "version_number", 1)
+        if version != self._seen_version:
+            stored = self.store.manifest()
+            if stored is not None:
+                self._follow(stored, version)
+
+    def _follow(self, stored: Manifest, version: object) -> None:
+        """After a promotion this Engine saw (a long-lived one: a reindex made another version
+        live), adopt what that version was built with: its chunk settings, and its shipped
+        embedding model when this Engine loads its own. A fresh Engine adopts nothing: its
+        settings must match the index (an explicit choice is never overridden silently)."""
+        seen, self._seen_version = self._seen_version, version
+        if seen is None or seen == version:
+            return
+        from citewise.reindex import settings_for_manifest
+
+        settings = settings_for_manifest(self.settings, stored) if self._owns_embedder \
+            else self.settings
+        chunk = chunk_settings_of(stored)
+        if chunk is not None:
+            settings = settings.model_copy(update={"chunk": chunk})
+        if settings.embed != self.settings.embed:
+            self._embedder, self._warm = None, False
+        self.settings = settings
 
     def query_embedder(self) -> tuple[Embedder, float]:
         """The embedder, checked against the index and loaded: model loading (ms, 0 after the
@@ -123,9 +188,11 @@ class Engine(EngineVerbs):
     def search(self, query: str, principal: Principal, mode: str | None = None,
                top_k: int | None = None, explain: bool = False) -> SearchResult:
         mode = mode or self.settings.retrieve.mode
+        self._observe()
         embedder, load_ms = self.query_embedder() if mode != "bm25" else (None, 0.0)
-        result = search(self.store, embedder, query, principal, self.settings.retrieve,
-                        mode=mode, top_k=top_k, explain=explain)
+        with pinned(self.store) as store:  # one version for the search and its hydration
+            result = search(store, embedder, query, principal, self.settings.retrieve,
+                            mode=mode, top_k=top_k, explain=explain)
         if load_ms:
             result = replace(result, timings_ms={"model_load": load_ms, **result.timings_ms})
         return result

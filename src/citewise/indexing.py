@@ -52,6 +52,9 @@ class IngestReport:
     outcomes: list[Outcome] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)  # written with no ACL group at all
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (stub page, target)
+    warnings: list[str] = field(default_factory=list)  # one line each: skipped symlinks,
+    # ACL values in files that were ignored, sidecar lines that matched no document
+    sidecar_problems: list[str] = field(default_factory=list)  # also in warnings
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -223,12 +226,18 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
             store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
                                        p.parsed) for p in prepared])
             report.outcomes.extend(outcomes_of(prepared, vectors))
-            report.unreadable.extend(p.document.doc_id for p in prepared
-                                     if not p.document.acl_groups)
+            note_written(report, prepared)
         if on_progress:
             on_progress(len(batch))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:
+    """Report the written documents nobody can read, and the notes their loads left
+    (``_notes`` in the metadata: ACL values in the file that were ignored)."""
+    report.unreadable.extend(p.document.doc_id for p in prepared if not p.document.acl_groups)
+    report.warnings.extend(n for p in prepared for n in p.parsed.metadata.get("_notes", ()))
 
 
 def own_vectors(chunks: Sequence[Chunk],

@@ -150,10 +150,13 @@ class Store(Protocol):
 class VersionCatalog(Protocol):
     """The index versions of one ``--db`` target and which one is live.
 
-    A version is a complete Store (own manifest, chunks, vectors). ``open_store(db)`` opens
-    the live one. ``promote`` makes another version live atomically: a reader opening the
-    index sees either the old or the new version, never a mix; old versions are kept (state
-    ``retired``) for ``rollback``.
+    A version is a complete Store (own manifest, chunks, vectors). ``open_store(db)`` serves
+    the live one (following promotions, :mod:`citewise.index.follow`); ``open(n)`` stays on
+    version ``n``. ``promote`` makes another version live atomically: a reader sees either the
+    old or the new version, never a mix; old versions are kept (state ``retired``) for
+    ``rollback``. Before the flip it applies every delete and ACL change logged since the
+    version was last live (:mod:`citewise.index.changelog`), so no promise made on one version
+    is broken by making another live.
     """
 
     def versions(self) -> list[IndexVersion]: ...

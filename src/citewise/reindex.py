@@ -10,20 +10,23 @@ when an evaluation says it is not worse.
    body is re-read from its ``source_url`` when that is a readable local file whose content
    is unchanged; otherwise it is reported and blocks promotion;
 3. **catch up**: documents deleted, changed or re-ACLed in the live version meanwhile are
-   applied to the shadow until both hold the same records (again right before the decision);
+   applied to the shadow until both hold the same records (again right before the decision,
+   holding the index's write gate through the flip, so no write can land in between);
 4. **gate**: the eval set runs on live and shadow and is compared
    (:func:`citewise.eval.compare.compare_runs`); the shadow is promoted when the comparison
    passes, or with ``force`` (said in the version note), else marked ``refused`` with the
    reasons while the live version keeps serving.
 
-A writer that keeps a store open across the promotion still writes to the version it opened
-(now retired); the CLI opens the index per command, so each command reaches the live version.
+Writers that follow the live version (every ``Engine``, ``open_store``) wait for the gate and
+then write to the new version; deletes and ACL changes are also logged in the catalog, so a
+later ``rollback`` to the retired version applies them (:mod:`citewise.index.changelog`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -349,21 +352,28 @@ def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
     else:
         report.comparison = gate(live, shadow)
         reasons.extend(report.comparison.reasons)
-    if not copier.catch_up():  # writes made while the gate ran
-        reasons.append("the live index kept changing before promotion. Fix: run reindex "
-                       "again when ingestion is quiet.")
-    report.copied = shadow.store.count().documents
-    now_live = catalog.live().number
-    if now_live != report.live_version:
-        reasons.append(f"version {now_live} was made live while this reindex ran (it started "
-                       f"from version {report.live_version}), so its writes are not in the "
-                       "shadow. Fix: run reindex again.")
-    if report.failed:
-        shown = ", ".join(f"{d} ({e})" for d, e in sorted(report.failed.items())[:5])
-        reasons.append(f"{len(report.failed)} document(s) could not be copied: {shown}. Fix: "
-                       "re-ingest them from their files, then run reindex again.")
-    report.reasons = reasons
-    _decide(catalog, shadow, force, report)
+    with _write_gate(catalog):  # no write lands between the last catch-up and the flip
+        if not copier.catch_up():  # writes made while the gate ran
+            reasons.append("the live index kept changing before promotion. Fix: run reindex "
+                           "again when ingestion is quiet.")
+        report.copied = shadow.store.count().documents
+        now_live = catalog.live().number
+        if now_live != report.live_version:
+            reasons.append(f"version {now_live} was made live while this reindex ran (it "
+                           f"started from version {report.live_version}), so its writes are "
+                           "not in the shadow. Fix: run reindex again.")
+        if report.failed:
+            shown = ", ".join(f"{d} ({e})" for d, e in sorted(report.failed.items())[:5])
+            reasons.append(f"{len(report.failed)} document(s) could not be copied: {shown}. "
+                           "Fix: re-ingest them from their files, then run reindex again.")
+        report.reasons = reasons
+        _decide(catalog, shadow, force, report)
+
+
+def _write_gate(catalog: VersionCatalog) -> AbstractContextManager[Any]:
+    """The catalog's write gate (writers wait while it is held), when it has one."""
+    gate = getattr(catalog, "gate", None)
+    return gate() if callable(gate) else nullcontext()
 
 
 def _decide(catalog: VersionCatalog, shadow: Engine, force: bool,

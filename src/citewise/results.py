@@ -82,16 +82,21 @@ class IngestResult:
     summary: Mapping[str, Any]
     failures: tuple[tuple[str, str], ...] = ()
     no_groups: tuple[str, ...] = ()
+    redirects: tuple[tuple[str, str], ...] = ()  # (redirect stub page, its target)
+    warnings: tuple[str, ...] = ()  # skipped symlinks, ignored file ACLs, unmatched sidecar lines
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
         failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
-        return cls(report.summary(), failed, tuple(report.unreadable))
+        return cls(report.summary(), failed, tuple(report.unreadable),
+                   tuple(report.redirects), tuple(report.warnings))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
                 "failures": [{"path": p, "error": e} for p, e in self.failures],
-                "no_groups": list(self.no_groups)}
+                "no_groups": list(self.no_groups),
+                "redirects": [{"path": p, "to": t} for p, t in self.redirects],
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)

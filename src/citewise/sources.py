@@ -1,12 +1,21 @@
 """Where documents come from: files on disk (with sidecar metadata) and BEIR corpora.
 
 Metadata precedence, most specific last: batch defaults (CLI flags) < the file's own
-metadata (front matter, ``<meta>``) < the sidecar line for that file.
+metadata (front matter, ``<meta>``) < the sidecar line for that file; except the ACL, which
+the operator decides (:mod:`citewise.ingest.precedence`: the tenant never comes from the file,
+its groups only narrow the operator's unless ``trust_file_acl``).
+
+A sidecar line names a file by its path relative to the ingest root or to the current
+directory (exact, case-sensitive), or a document by its ``doc_id`` (matched after front matter
+is read); :class:`SidecarMatch` reports every line that matched no document, or several.
+Symlinks that lead outside the ingest root are skipped with a note unless ``follow_symlinks``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,23 +27,23 @@ from citewise.errors import CitewiseError, ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import SUPPORTED_SUFFIXES, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
+from citewise.ingest.precedence import merge_metadata
 from citewise.types import Block, ParsedDocument
 
 HTML_SUFFIXES = (".html", ".htm")
 
 
-def discover(paths: Sequence[str | Path]) -> list[tuple[Path, Path]]:
+def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
+             notes: list[str] | None = None) -> list[tuple[Path, Path]]:
     """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
-    ones skipped, sorted); a file is its own entry with its parent as root."""
+    ones skipped, sorted); a file is its own entry with its parent as root. A symlink in a
+    directory that leads outside it is skipped, with a line in ``notes``, unless
+    ``follow_symlinks`` (symlinked folders are then walked too, each real folder once)."""
     found: list[tuple[Path, Path]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for f in sorted(path.rglob("*")):
-                rel = f.relative_to(path)
-                if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES and not any(
-                        part.startswith(".") for part in rel.parts):
-                    found.append((path, f))
+            found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes)))
         elif path.is_file():
             found.append((path.parent, path))
         else:
@@ -42,17 +51,114 @@ def discover(paths: Sequence[str | Path]) -> list[tuple[Path, Path]]:
     return found
 
 
+def _walk(root: Path, follow: bool, notes: list[str] | None) -> Iterator[Path]:
+    real_root = root.resolve()
+    seen = {real_root}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            if notes is not None:
+                notes.append(f"{folder}: cannot list it ({exc.strerror or exc}); skipped")
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            is_dir = entry.is_dir()
+            if entry.is_symlink():
+                target = path.resolve()
+                inside = target == real_root or real_root in target.parents
+                if not inside and not follow:
+                    if notes is not None:
+                        notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
+                                     "Fix: pass --follow-symlinks to index it")
+                    continue
+                if is_dir and (target in seen or (inside and not follow)):
+                    continue  # a cycle, or a folder the walk reaches anyway
+            if is_dir:
+                seen.add(path.resolve())
+                stack.append(path)
+            elif entry.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
+                yield path
+
+
 def _mtime_iso(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).isoformat(timespec="seconds")
+
+
+class SidecarMatch:
+    """Which sidecar lines matched which files: every line must match exactly one document.
+    Path lines are matched when the files are listed, ``doc_id`` lines once each document's
+    final id is known (after its front matter): :meth:`problems` takes those ids."""
+
+    def __init__(self, sidecar: Mapping[str, Mapping[str, Any]]) -> None:
+        self.kinds: Mapping[str, str] = getattr(sidecar, "kinds", {})
+        self.lines: Mapping[str, int] = getattr(sidecar, "lines", {})
+        self.name: str = getattr(sidecar, "name", "the sidecar")
+        self.by_path = {k: dict(v) for k, v in sidecar.items()
+                        if self.kinds.get(k, "path") == "path"}
+        self.by_doc_id = {k: dict(v) for k, v in sidecar.items()
+                          if self.kinds.get(k, "doc_id") == "doc_id"}
+        self.path_hits: dict[str, int] = {}
+
+    def for_file(self, rel: str, from_cwd: str) -> dict[str, Any]:
+        side: dict[str, Any] = {}
+        for key in dict.fromkeys((from_cwd, rel)):  # relative to the root wins
+            if key in self.by_path:
+                self.path_hits[key] = self.path_hits.get(key, 0) + 1
+                side.update(self.by_path[key])
+        return side
+
+    def _where(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.name} line {line}" if line else f"{self.name} entry"
+
+    def path_problems(self) -> list[str]:
+        """Path lines that matched no file, or several (known before anything is loaded)."""
+        out = []
+        for key in self.by_path:
+            if self.kinds.get(key) != "path":
+                continue  # a plain mapping's key may also be a doc_id: see problems()
+            hits = self.path_hits.get(key, 0)
+            if hits != 1:
+                out.append(self._problem(key, "path", hits))
+        return out
+
+    def problems(self, doc_ids: Sequence[str]) -> list[str]:
+        """Every line that matched no document or several, given the documents' final ids
+        (a key of a plain mapping, without line kinds, may match either way)."""
+        counts = Counter(doc_ids)
+        out = []
+        for key in dict.fromkeys([*self.by_path, *self.by_doc_id]):
+            kind = self.kinds.get(key)
+            as_path = self.path_hits.get(key, 0)
+            hits = {"path": as_path, "doc_id": counts.get(key, 0)}.get(
+                kind or "", max(as_path, counts.get(key, 0)))
+            if hits != 1:
+                out.append(self._problem(key, kind or "path or doc_id", hits))
+        return out
+
+    def _problem(self, key: str, kind: str, hits: int) -> str:
+        if hits:
+            return (f"{self._where(key)}: {kind} {key!r} matches {hits} documents; its metadata "
+                    "went to each. Fix: give one doc_id per line")
+        how = {"path": "relative to the ingest root or the current directory, exact case",
+               "doc_id": "a doc_id, from front matter, the sidecar or the file path"}.get(
+                   kind, "exact case")
+        return (f"{self._where(key)}: {kind} {key!r} matches no document ({how}); its metadata "
+                "(groups, tenant, ...) was NOT applied. Fix: correct the line")
 
 
 def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
                  defaults: Mapping[str, Any] | None = None,
                  sidecar: Mapping[str, Mapping[str, Any]] | None = None,
-                 base_url: str | None = None) -> list[Pending]:
+                 base_url: str | None = None, **options: Any) -> list[Pending]:
     """One :class:`Pending` per file; the doc_id is the path relative to its root (POSIX)
-    unless the sidecar or front matter names one. See :func:`file_batch`."""
-    return file_batch(paths, limits, defaults, sidecar, base_url).items
+    unless the sidecar or front matter names one. See :func:`file_batch` (``options``)."""
+    return file_batch(paths, limits, defaults, sidecar, base_url, **options).items
 
 
 @dataclass
@@ -80,11 +186,16 @@ def link_for(base_url: str | None, path: Path, rel: str) -> str:
 def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                defaults: Mapping[str, Any] | None = None,
                sidecar: Mapping[str, Mapping[str, Any]] | None = None,
-               base_url: str | None = None) -> FileBatch:
+               base_url: str | None = None, *, trust_file_acl: bool = False,
+               follow_symlinks: bool = False, notes: list[str] | None = None,
+               match: SidecarMatch | None = None) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
-    root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`)."""
-    sidecar = sidecar or {}
-    found = discover(paths)
+    root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`). Pass
+    ``match`` (a :class:`SidecarMatch` on ``sidecar``) to learn which sidecar lines matched;
+    ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
+    :func:`discover`."""
+    match = match or SidecarMatch(sidecar or {})
+    found = discover(paths, follow_symlinks=follow_symlinks, notes=notes)
     batch = FileBatch(items=[])
     stubs: set[Path] = set()
     for root in dict.fromkeys(r for r, _ in found):
@@ -93,17 +204,25 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         for path, target in redirects:
             stubs.add(path)
             batch.redirects.append((path.relative_to(root).as_posix(), target))
+    cwd = Path.cwd()
+    listed = []
     for root, path in found:
         if path in stubs:
             continue
         rel = path.relative_to(root).as_posix()
-        side = dict(sidecar.get(rel) or {})
+        from_cwd = Path(os.path.relpath(path.absolute(), cwd)).as_posix()
+        side = match.for_file(rel, from_cwd)
         doc_id = str(side.get("doc_id") or rel)
-        side.update(sidecar.get(doc_id) or {})
+        side.update(match.by_doc_id.get(doc_id) or {})
+        listed.append((root, path, rel, doc_id, side))
+    known = {doc_id for *_, doc_id, _ in listed}
+    floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
+    for root, path, rel, doc_id, side in listed:
         site = batch.sites.get(root.as_posix())
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
-            path, limits, dict(defaults or {}), side, link_for(base_url, path, rel),
-            None if site is None or site.empty else site, bool(base_url))))
+            path, limits, dict(defaults or {}), side, by_doc_id=floating,
+            trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
+            site=None if site is None or site.empty else site, url_wins=bool(base_url))))
     return batch
 
 
@@ -128,15 +247,20 @@ def survey(files: Sequence[Path], limits: LimitSettings,
 
 @dataclass(frozen=True)
 class FileLoad:
-    """Load and parse one file, merging metadata (batch defaults < the file's own metadata <
-    its sidecar line; an explicit ``--base-url`` link beats the page's own canonical URL),
-    and remove its site's boilerplate. A picklable value, so a worker process can run it
+    """Load and parse one file, merging metadata (:mod:`citewise.ingest.precedence`:
+    batch defaults < the file's own metadata < its sidecar line, the ACL decided by the
+    operator; an explicit ``--base-url`` link beats the page's own canonical URL), and remove
+    its site's boilerplate. ``by_doc_id``: sidecar lines keyed by a doc_id that only front
+    matter may name. A picklable value, so a worker process can run it
     (:mod:`citewise.parallel`)."""
 
     path: Path
     limits: LimitSettings
     defaults: Mapping[str, Any] = field(default_factory=dict)
     side: Mapping[str, Any] = field(default_factory=dict)
+    by_doc_id: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    trust_file_acl: bool = False
+    rel: str = ""
     url: str | None = None
     site: SiteProfile | None = None
     url_wins: bool = False
@@ -145,10 +269,19 @@ class FileLoad:
         parsed = load_file(self.path, self.limits)
         if self.site is not None:
             parsed = strip(parsed, self.site)
+        side = dict(self.side)
+        own_id = parsed.metadata.get("doc_id")
+        if not side.get("doc_id") and own_id:
+            side.update(self.by_doc_id.get(str(own_id)) or {})
+        merged, notes = merge_metadata(self.defaults, parsed.metadata, side,
+                                       trust_file_acl=self.trust_file_acl,
+                                       label=self.rel or self.path.name)
         url = self.url or self.path.as_posix()
-        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url,
-                **self.defaults, **parsed.metadata,
-                **({"source_url": url} if self.url_wins else {}), **self.side}
+        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url, **merged}
+        if self.url_wins and "source_url" not in side:
+            meta["source_url"] = url
+        if notes:
+            meta["_notes"] = notes
         return ParsedDocument(title=parsed.title, text=parsed.text, blocks=parsed.blocks,
                               metadata=meta, pages=parsed.pages, format=parsed.format)
 

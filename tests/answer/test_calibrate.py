@@ -52,8 +52,8 @@ def test_small_sets_warn_and_show_intervals() -> None:
     from click.testing import CliRunner  # noqa: F401  (print path below uses click.echo)
 
     from citewise.cli.calibrate import print_calibration
-    from citewise.results import CalibrationResult
     from citewise.generate.calibrate import wilson
+    from citewise.results import CalibrationResult
 
     records = [Record(f"q{i}", {"s": 0.9 if i % 2 else 0.1}, bool(i % 2)) for i in range(12)]
     result = calibrate(records, ["s"], 0.1)

@@ -78,5 +78,6 @@ def corpus(tmp_path):
 def engine(tmp_path, corpus):
     settings = Settings.model_validate({"retrieve": {"mode": "bm25"}})
     with Engine(tmp_path / "idx.db", settings, embedder=FakeEmbedder()) as eng:
-        eng.ingest_paths([Path(corpus)], {})
+        # the operator grants staff and hr; each file's front matter narrows it to one
+        eng.ingest_paths([Path(corpus)], {"groups": ["staff", "hr"]})
         yield eng

@@ -265,8 +265,12 @@ def test_dense_ties_broken_by_row_order(store: SQLiteStore, embedder: FakeEmbedd
 
 
 def test_open_store_urls(tmp_path: Path) -> None:
+    from citewise.index.follow import LiveStore
+
     def path_of(target: str | Path) -> str:
-        store = open_store(target)
+        store = open_store(target)  # cheap: nothing is opened yet
+        if isinstance(store, LiveStore):  # a file follows its live version (issue 10)
+            return store.name
         assert isinstance(store, SQLiteStore)
         return store.path
 
@@ -278,7 +282,8 @@ def test_open_store_urls(tmp_path: Path) -> None:
     from citewise.index.postgres import PostgresStore
 
     for url in ("postgresql://localhost/citewise", "postgres://localhost/citewise"):
-        assert isinstance(open_store(url), PostgresStore)  # cheap: connects on first use
+        assert isinstance(open_store(url), LiveStore)  # cheap: connects on first use
+        assert isinstance(open_store(url + "?schema=citewise_v2"), PostgresStore)
     with pytest.raises(ConfigError, match="sqlite:///"):
         open_store("mysql://x")
 

@@ -26,7 +26,15 @@ from citewise.types import Principal
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
-@click.option("--strict", is_flag=True, help="Exit with status 1 if any file failed.")
+@click.option("--strict", is_flag=True,
+              help="Exit with status 1 if any file failed or a --meta line matched no "
+                   "document (a path line that matches no file stops the batch first).")
+@click.option("--trust-file-acl", is_flag=True,
+              help="Let groups in front matter / <meta> set a document's groups (default: "
+                   "they may only narrow --groups / --meta; a file never sets its tenant).")
+@click.option("--follow-symlinks", is_flag=True,
+              help="Index symlinks that lead outside the ingest folder (default: skip them "
+                   "with a note).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes that parse, chunk and embed (default 1: all in this "
                    "process; with --ray: one actor per cluster CPU). Model threads per worker: "
@@ -38,7 +46,8 @@ from citewise.types import Principal
 @settings_options
 @friendly_errors
 def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, strict,
-           workers, ray_address, db, config_path, model, threads):
+           trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
+           threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
     a file that cannot be read is reported and skipped."""
     if base_url is not None and "://" not in base_url:
@@ -58,7 +67,9 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
             bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
         report = engine.ingest_paths(paths, defaults, sidecar,
                                      on_progress=bar.update if bar else None,
-                                     workers=workers, ray=ray_address, base_url=base_url)
+                                     workers=workers, ray=ray_address, base_url=base_url,
+                                     trust_file_acl=trust_file_acl,
+                                     follow_symlinks=follow_symlinks, strict=strict)
         if bar:
             bar.close()
     summary = report.summary()
@@ -67,8 +78,11 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
                                            for o in failures],
                    "no_groups": report.unreadable,
-                   "redirects": [{"path": p, "to": t} for p, t in report.redirects]})
+                   "redirects": [{"path": p, "to": t} for p, t in report.redirects],
+                   "warnings": report.warnings})
     else:
+        for line in report.warnings:
+            click.echo(f"warning: {line}", err=True)
         for o in failures:
             click.echo(f"failed: {o.label}: {o.error}", err=True)
         if report.unreadable:
@@ -82,5 +96,5 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
-    if strict and failures:
+    if strict and (failures or report.sidecar_problems):
         sys.exit(1)

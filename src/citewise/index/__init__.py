@@ -11,7 +11,6 @@ from pathlib import Path
 from citewise.errors import BackendUnavailable, ConfigError
 from citewise.index.manifest import make_manifest
 from citewise.index.sqlite import SQLiteStore
-from citewise.index.sqlite.catalog import open_live
 from citewise.protocols import Store
 
 __all__ = ["SQLiteStore", "make_manifest", "open_store"]
@@ -24,15 +23,20 @@ def open_store(url_or_path: str | Path) -> Store:
 
     * ``path/to/index.db`` or ``sqlite:///path/to/index.db`` (relative), ``sqlite:////abs.db``
       (absolute, the SQLAlchemy convention); ``:memory:`` or ``sqlite://`` for a private
-      in-memory index. A SQLite path opens its LIVE version (``citewise versions``): the
+      in-memory index. A SQLite path serves its LIVE version (``citewise versions``): the
       file itself, or the sibling ``PATH.vN`` promoted by ``citewise reindex``.
     * ``postgresql://user@host:5432/db``: the live index version of that database
-      (:class:`~citewise.index.postgres.PostgresStore`; ``?schema=citewise_v2`` opens one
-      version). Needs psycopg 3 (``pip install 'citewise[postgres]'``) and pgvector >= 0.8.
+      (``?schema=citewise_v2`` opens that one version,
+      :class:`~citewise.index.postgres.PostgresStore`). Needs psycopg 3
+      (``pip install 'citewise[postgres]'``) and pgvector >= 0.8.
+
+    The live version is followed, not fixed at opening: the store returned
+    (:class:`~citewise.index.follow.LiveStore`) re-resolves it on every call and logs its
+    deletes and ACL changes so every version made live later honours them.
     """
     target = str(url_or_path)
     if isinstance(url_or_path, Path):
-        return open_live(url_or_path)
+        return _sqlite_live(str(url_or_path))
     if target.startswith(_POSTGRES):
         return _postgres_store(target)
     if target in ("sqlite://", "sqlite:///:memory:"):
@@ -45,7 +49,16 @@ def open_store(url_or_path: str | Path) -> Store:
                           "`sqlite:///path/to/index.db`, or `postgresql://...`.")
     if not target:
         raise ConfigError("empty index path. Fix: pass --db PATH (e.g. index.db).")
-    return open_live(target)
+    return _sqlite_live(target)
+
+
+def _sqlite_live(path: str) -> Store:
+    from citewise.index.follow import LiveStore
+    from citewise.index.sqlite.catalog import SQLiteCatalog
+
+    if path == ":memory:":
+        return SQLiteStore(path)
+    return LiveStore(SQLiteCatalog(path), name=path)
 
 
 def _postgres_store(url: str) -> Store:
@@ -56,4 +69,11 @@ def _postgres_store(url: str) -> Store:
                                  "install 'citewise[postgres]', or use a SQLite path.") from exc
     if url.startswith("postgres://"):
         url = "postgresql://" + url[len("postgres://"):]
-    return PostgresStore(url)
+    from citewise.index.postgres.connection import redact, split_url
+
+    if split_url(url)[1] is not None:  # ?schema=...: that one version
+        return PostgresStore(url)
+    from citewise.index.follow import LiveStore
+    from citewise.index.postgres import PostgresCatalog
+
+    return LiveStore(PostgresCatalog(url), name=redact(split_url(url)[0]))

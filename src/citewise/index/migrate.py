@@ -54,6 +54,7 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
                   min_overlap: float = 0.9) -> MigrationReport:
     """Copy ``source`` (a :class:`SQLiteStore`) into ``target``, then verify; raises
     :class:`StoreError` when a count differs or a search check fails."""
+    source = getattr(source, "current", lambda: source)()  # a LiveStore: its live version
     if not isinstance(source, SQLiteStore):
         raise ConfigError(f"migrate reads SQLite indexes only, got {source!r}. Fix: pass "
                           "--from sqlite:///path/to/index.db.")

@@ -1,7 +1,8 @@
 """Sidecar metadata: a JSONL file that sets owner, groups, tenant, … for ingested files.
 
-Each non-blank line is one JSON object with ``path`` (relative to the ingest root, POSIX
-separators) or ``doc_id``, plus any metadata keys (normalised like front matter, see
+Each non-blank line is one JSON object with ``path`` (relative to the ingest root or to the
+current directory, POSIX separators, exact case) or ``doc_id`` (matched after front matter is
+read), plus any metadata keys (normalised like front matter, see
 :mod:`citewise.ingest.metadata`). Sidecar values are meant to override what the file
 itself says. Example line::
 
@@ -19,7 +20,19 @@ from citewise.ingest.metadata import normalize_metadata
 from citewise.ingest.normalize import one_line
 
 
-def read_sidecar(path: Path) -> dict[str, dict[str, Any]]:
+class Sidecar(dict[str, dict[str, Any]]):
+    """``{path or doc_id: metadata}`` plus where each entry came from: ``lines`` (key -> line
+    number), ``kinds`` (key -> ``"path"`` or ``"doc_id"``) and ``name`` (the file's name), so
+    lines that match no document can be reported by number."""
+
+    def __init__(self, name: str = "sidecar") -> None:
+        super().__init__()
+        self.name = name
+        self.lines: dict[str, int] = {}
+        self.kinds: dict[str, str] = {}
+
+
+def read_sidecar(path: Path) -> Sidecar:
     """Read a JSONL sidecar into ``{path or doc_id: normalised metadata}``.
 
     The key is the entry's ``path`` (normalised: ``./`` dropped, POSIX separators) when it
@@ -38,22 +51,22 @@ def read_sidecar(path: Path) -> dict[str, dict[str, Any]]:
         raise IngestError(
             f"{path.name}: invalid UTF-8 at byte {exc.start}; re-save the file as UTF-8",
             path=str(path)) from None
-    entries: dict[str, dict[str, Any]] = {}
-    first_line: dict[str, int] = {}
+    entries = Sidecar(path.name)
+    first_line = entries.lines
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{path.name} line {number}"
-        key, meta = _parse_line(line, where, path)
+        key, meta, kind = _parse_line(line, where, path)
         if key in entries:
             raise IngestError(
                 f"{where}: duplicate entry for {key!r} (first on line {first_line[key]}); "
                 "merge the two lines", path=str(path))
-        entries[key], first_line[key] = meta, number
+        entries[key], first_line[key], entries.kinds[key] = meta, number, kind
     return entries
 
 
-def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any]]:
+def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any], str]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -70,9 +83,9 @@ def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any]]
     except IngestError as exc:
         raise IngestError(f"{where}: {exc}", path=str(path)) from None
     if rel is not None:
-        return _relative_key(rel, where, path), meta
+        return _relative_key(rel, where, path), meta, "path"
     if meta.get("doc_id"):
-        return str(meta["doc_id"]), meta
+        return str(meta["doc_id"]), meta, "doc_id"
     raise IngestError(
         f"{where}: no \"path\" or \"doc_id\"; add one to say which document it describes",
         path=str(path))

@@ -35,6 +35,7 @@ from citewise.indexing import (
     Prepared,
     batches,
     make_document,
+    note_written,
     one_line,
     outcomes_of,
     own_vectors,
@@ -102,7 +103,7 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
     store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors), p.parsed)
                  for p in prepared])
     report.outcomes.extend(outcomes_of(prepared, vectors))
-    report.unreadable.extend(p.document.doc_id for p in prepared if not p.document.acl_groups)
+    note_written(report, prepared)
 
 
 def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:

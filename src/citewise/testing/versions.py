@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 
 from citewise.errors import VersionError
+from citewise.index.follow import pinned
 from citewise.index.manifest import make_manifest
 from citewise.index.versions import rollback_target
 from citewise.protocols import Store, VersionCatalog
@@ -80,9 +81,11 @@ def fill(store: Store, embedder: FakeEmbedder, doc_ids: Sequence[str]) -> None:
 
 
 def answering_docs(store: Store) -> set[str]:
-    """The documents whose chunks a BM25 search for :data:`QUERY` returns."""
-    hits = store.search_sparse(QUERY, 20, READER)
-    chunks = store.get_chunks([h.chunk_id for h in hits], READER)
+    """The documents whose chunks a BM25 search for :data:`QUERY` returns (search and
+    hydration on one version, as ``Engine.search`` does)."""
+    with pinned(store) as one:
+        hits = one.search_sparse(QUERY, 20, READER)
+        chunks = one.get_chunks([h.chunk_id for h in hits], READER)
     return {doc.doc_id for _, doc in chunks.values()}
 
 
@@ -184,9 +187,8 @@ class VersionCatalogConformanceTests:
         assert two_versions.live().note == "nDCG@10 0.61 -> 0.64"
         assert self._docs_of(two_versions) == set(B_DOCS)
 
-    def test_store_opened_before_promotion_keeps_its_version(
-            self, two_versions: VersionCatalog) -> None:
-        before = self.open_live(two_versions)
+    def test_version_store_keeps_its_version(self, two_versions: VersionCatalog) -> None:
+        before = two_versions.open(1)  # one version, on purpose (reindex reads it so)
         try:
             first = answering_docs(before)
             two_versions.promote(2)
@@ -194,6 +196,39 @@ class VersionCatalogConformanceTests:
             assert self._docs_of(two_versions) == set(B_DOCS)  # opened after: the new one
         finally:
             before.close()
+
+    def test_live_store_follows_promotions(self, two_versions: VersionCatalog) -> None:
+        """A store opened as users open the index, before a promotion, serves the new live
+        version after it (and the old one again after a rollback)."""
+        before = self.open_live(two_versions)
+        try:
+            assert answering_docs(before) == set(A_DOCS)
+            two_versions.promote(2)
+            assert answering_docs(before) == set(B_DOCS)
+            two_versions.promote(1)
+            assert answering_docs(before) == set(A_DOCS)
+        finally:
+            before.close()
+
+    def test_deletes_and_acl_changes_survive_rollback(
+            self, two_versions: VersionCatalog) -> None:
+        """A delete or ACL change made while one version is live holds in every version made
+        live later, both ways (issue 10, item 1)."""
+        live = self.open_live(two_versions)
+        try:
+            live.delete(["travel-a"])
+            two_versions.promote(2)
+            live.set_acl("expenses-b", ["hr"])
+            live.delete(["mileage-b"])
+            assert answering_docs(live) == {"travel-b"}
+            two_versions.promote(1)  # rollback: version 1 never saw these writes
+            assert answering_docs(live) == {"expenses-a"}
+            two_versions.promote(2)
+            assert answering_docs(live) == {"travel-b"}
+            assert live.get_document("mileage-b") is None
+            assert live.get_document("expenses-b").acl_groups == {"hr"}  # type: ignore[union-attr]
+        finally:
+            live.close()
 
     def test_readers_never_see_a_mix_during_promotions(self,
                                                        two_versions: VersionCatalog) -> None:

@@ -12,16 +12,27 @@ complete :class:`~citewise.index.postgres.PostgresStore`; the table
 unique index makes two live rows impossible), so :func:`~citewise.index.open_store` on the URL
 opens either the old or the new schema, never a mix. An empty database gets version 1, live,
 on first use (``open_store`` of a fresh URL just works).
+
+Deletes and ACL changes are logged in ``citewise_catalog.changes`` (:mod:`.changes`) and
+applied to a version when it becomes live; writers following the live version
+(:class:`~citewise.index.follow.LiveStore`) and ``promote`` serialise on the database's write
+gate, a session advisory lock.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, get_args
 
 from psycopg import sql
 
 from citewise.errors import StoreError, VersionError
+from citewise.index import gate
+from citewise.index.changelog import Change, LiveState, apply_changes
+from citewise.index.postgres import changes
 from citewise.index.postgres.connection import psycopg_modules, redact, split_url
 from citewise.types import IndexVersion, VersionState
 
@@ -40,6 +51,7 @@ _SETUP = (
     f"""CREATE UNIQUE INDEX IF NOT EXISTS versions_one_live ON {CATALOG_SCHEMA}.versions ((true))
         WHERE state = 'live'""",
     f"CREATE SEQUENCE IF NOT EXISTS {CATALOG_SCHEMA}.version_numbers",
+    *changes.SETUP,
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
@@ -49,19 +61,26 @@ class PostgresCatalog:
     """Index versions of the database at ``url`` (constructor does no I/O)."""
 
     def __init__(self, url: str) -> None:
+        self.store_url = url  # with its tuning parameters (?ef_search=...), for the stores
         self.url, _ = split_url(url)
+        self._state_conn: Any = None
+        self._state_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"PostgresCatalog({redact(self.url)!r})"
 
-    def _connect(self) -> Any:
+    def _plain_connect(self) -> Any:
         psycopg, _ = psycopg_modules()
         try:
-            conn = psycopg.connect(self.url, autocommit=True, prepare_threshold=None)
+            return psycopg.connect(self.url, autocommit=True, prepare_threshold=None)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the version catalog of {redact(self.url)}: {exc}. "
                              "Fix: check the URL and that the server is running "
                              "(CI: `.ci/pg start`).") from exc
+
+    def _connect(self) -> Any:
+        psycopg, _ = psycopg_modules()
+        conn = self._plain_connect()
         try:
             with conn.transaction():
                 conn.execute(_LOCK)
@@ -109,12 +128,17 @@ class PostgresCatalog:
         """A new ``shadow`` version (its schema is created when first opened)."""
         with self._connect() as conn, conn.transaction():
             conn.execute(_LOCK)
-            return self._insert(conn, "shadow", note)
+            made = self._insert(conn, "shadow", note)
+            live = changes.live_state(conn)  # it copies the live records: it has applied
+            changes.mark_applied(conn, made.number, live.applied_seq if live else 0)  # theirs
+            return made
 
     def open(self, number: int) -> Any:
         from citewise.index.postgres.store import PostgresStore
 
-        return PostgresStore(self.url, schema=self._get(number).location)
+        with self._state() as conn:  # the kept connection: a LiveStore reopens often
+            location = self._get(number, conn).location
+        return PostgresStore(self.store_url, schema=location)
 
     def _get(self, number: int, conn: Any = None) -> IndexVersion:
         if conn is None:
@@ -128,7 +152,20 @@ class PostgresCatalog:
         return IndexVersion(*row)
 
     def promote(self, number: int, note: str = "") -> None:
-        """Make ``number`` live and the current live version ``retired``, atomically."""
+        """Make ``number`` live and the current live version ``retired``, atomically, after
+        applying to it every delete and ACL change logged since it was last live; all under
+        the write gate, so no write lands on the version being retired."""
+        with self.gate():
+            with self._connect() as conn:
+                target = self._get(number, conn)
+                pending = changes.since(conn, changes.applied_seq(conn, number))
+            if pending and target.state in ("shadow", "retired") and _is_built_schema(
+                    self, target.location):
+                with self.open(number) as store:
+                    apply_changes(store, pending)
+            self._flip(number, note, max((c.seq for c in pending), default=0))
+
+    def _flip(self, number: int, note: str, applied: int) -> None:
         with self._connect() as conn, conn.transaction():
             conn.execute(_LOCK)
             target = self._get(number, conn)
@@ -145,6 +182,7 @@ class PostgresCatalog:
                          "WHERE state = 'live'")
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'live', note = %s "
                          "WHERE number = %s", (note or target.note, number))
+            changes.mark_applied(conn, number, applied)
 
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused``/``shadow``/``retired`` with a reason."""
@@ -160,6 +198,80 @@ class PostgresCatalog:
                          "note = CASE WHEN %s = '' THEN note ELSE %s END WHERE number = %s",
                          (state, note, note, number))
 
+    # -- the change log and the write gate (citewise.index.follow) ------------------------------
+
+    def gate(self, timeout: float = gate.TIMEOUT_S) -> Any:
+        """Hold the database's write gate (reentrant); ``timeout=0`` only tries."""
+        busy = (f"index {redact(self.url)} is busy: another writer or a promotion (reindex, "
+                f"rollback) held its write gate for over {timeout:.0f} s. Fix: retry when it "
+                "finishes.")
+        return gate.hold(f"postgres:{self.url}", changes.gate_acquire(self._plain_connect),
+                         changes.gate_release, timeout=timeout, busy=busy)
+
+    @contextmanager
+    def _state(self) -> Iterator[Any]:
+        """The catalog connection kept open for the calls a following store makes often."""
+        psycopg, _ = psycopg_modules()
+        with self._state_lock:
+            if self._state_conn is None or self._state_conn.closed:
+                self._state_conn = self._ready_connection()
+            try:
+                yield self._state_conn
+            except psycopg.Error as exc:
+                self._state_conn.close()
+                self._state_conn = None
+                raise StoreError(f"cannot use the version catalog of {redact(self.url)}: "
+                                 f"{exc}. Fix: check that the server is running; retry.") from exc
+
+    def _ready_connection(self) -> Any:
+        """A connection to a set-up catalog: a plain one when the catalog exists (no DDL, no
+        lock: a store following the live version opens one per process), else set up."""
+        conn = self._plain_connect()
+        ready = conn.execute("SELECT to_regclass(%s) IS NOT NULL AND EXISTS (SELECT 1 FROM "
+                             f"{CATALOG_SCHEMA}.versions WHERE state = 'live')",
+                             (f"{CATALOG_SCHEMA}.changes",)).fetchone()[0] \
+            if conn.execute("SELECT to_regclass(%s)", (f"{CATALOG_SCHEMA}.versions",)
+                            ).fetchone()[0] else False
+        if ready:
+            return conn
+        conn.close()
+        return self._connect()
+
+    def gate_free(self) -> bool:
+        """Whether no one holds the write gate now (a probe on the kept connection)."""
+        with self._state() as conn:
+            return changes.gate_free(conn)
+
+    def live_state(self) -> LiveState:
+        with self._state() as conn:
+            state = changes.live_state(conn)
+        if state is None:
+            self.live()  # raises VersionError naming the fix
+        assert state is not None
+        return state
+
+    def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
+        with self._state() as conn:
+            return changes.record(conn, logged)
+
+    def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
+        with self._state() as conn:
+            changes.restore(conn, logged, previous)
+
+    def changes_since(self, seq: int) -> list[Change]:
+        with self._state() as conn:
+            return changes.since(conn, seq)
+
+    def mark_applied(self, number: int, seq: int) -> None:
+        with self._state() as conn:
+            changes.mark_applied(conn, number, seq)
+
+    def close(self) -> None:
+        with self._state_lock:
+            if self._state_conn is not None:
+                self._state_conn.close()
+                self._state_conn = None
+
     def drop(self, number: int) -> None:
         """Delete a non-live version's schema and row (frees its space)."""
         with self._connect() as conn, conn.transaction():
@@ -171,6 +283,11 @@ class PostgresCatalog:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
                 sql.Identifier(version.location)))
             conn.execute(f"DELETE FROM {CATALOG_SCHEMA}.versions WHERE number = %s", (number,))
+
+
+def _is_built_schema(catalog: PostgresCatalog, schema: str) -> bool:
+    with catalog._connect() as conn:
+        return _is_built(conn, schema)
 
 
 def _is_built(conn: Any, schema: str) -> bool:

@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import StoreError, VersionError
+from citewise.index import gate
+from citewise.index.changelog import Change, LiveState, apply_changes
+from citewise.index.sqlite import changes
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.store import SQLiteStore
@@ -185,8 +188,11 @@ class SQLiteCatalog:
                       for suffix in ("", "-wal", "-shm")):
                 number += 1
             now = _now()
+            live = changes.live_state(conn)  # the shadow copies the live records: it has
+            applied = live.applied_seq if live else 0  # applied what the live version has
             conn.execute("INSERT INTO index_versions(number, state, created_at, changed_at, "
-                         "note) VALUES (?, 'shadow', ?, ?, ?)", (number, now, now, note))
+                         "note, applied_seq) VALUES (?, 'shadow', ?, ?, ?, ?)",
+                         (number, now, now, note, applied))
             self._log(conn, number, "shadow", note)
             return self._get(conn, number)
 
@@ -201,11 +207,23 @@ class SQLiteCatalog:
         return VersionedStore(version.location, version.number)
 
     def promote(self, number: int, note: str = "") -> None:
-        """Make ``number`` live and the live version ``retired``, in one transaction."""
-        self._check_built(self.get(number))  # opens the version: outside the write lock
+        """Make ``number`` live and the live version ``retired``, in one transaction, after
+        applying to it every delete and ACL change logged since it was last live; all under
+        the write gate, so no write can land on the version being retired."""
+        with self.gate():
+            self._check_built(self.get(number))  # opens the version: outside the write lock
+            with self._reading() as conn:
+                pending = changes.since(conn, changes.applied_seq(conn, number))
+            if pending:
+                with SQLiteStore(version_path(self.path, number)) as store:
+                    apply_changes(store, pending)
+            self._flip(number, note, max((c.seq for c in pending), default=0))
+
+    def _flip(self, number: int, note: str, applied: int) -> None:
         with self._writing() as conn:
             version = self._get(conn, number)
             self._check_state(version)
+            changes.mark_applied(conn, number, applied)
             now = _now()
             for (old,) in conn.execute("SELECT number FROM index_versions WHERE state = 'live'"
                                        ).fetchall():
@@ -253,6 +271,41 @@ class SQLiteCatalog:
                          "note = CASE WHEN ? = '' THEN note ELSE ? END WHERE number = ?",
                          (state, _now(), note, note, number))
             self._log(conn, number, state, note)
+
+    # -- the change log and the write gate (citewise.index.follow) ------------------------------
+
+    def gate(self, timeout: float = gate.TIMEOUT_S) -> Any:
+        """Hold the index's write gate (reentrant); ``timeout=0`` only tries (yields a bool)."""
+        self._check_file()
+        return gate.file_gate(self.path, timeout)
+
+    def live_state(self) -> LiveState:
+        """The live version, the last change it applied and the last change logged: one
+        query, run before every call of a store that follows the live version."""
+        with self._reading() as conn:
+            state = changes.live_state(conn)
+        if state is None:
+            self.live()  # raises VersionError naming the fix
+        assert state is not None
+        return state
+
+    def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
+        """Log changes (call under :meth:`gate`); returns the last seq and what they replaced."""
+        with self._writing() as conn:
+            return changes.record(conn, logged)
+
+    def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
+        """Undo :meth:`record` when the write it describes failed."""
+        with self._writing() as conn:
+            changes.restore(conn, logged, previous)
+
+    def changes_since(self, seq: int) -> list[Change]:
+        with self._reading() as conn:
+            return changes.since(conn, seq)
+
+    def mark_applied(self, number: int, seq: int) -> None:
+        with self._writing() as conn:
+            changes.mark_applied(conn, number, seq)
 
     # -- beyond the protocol -------------------------------------------------------------------
 

@@ -1,0 +1,97 @@
+"""The change log: deletes and ACL changes that every version of an index must honour.
+
+An index keeps several versions (``citewise versions``); any retired one can be made live again
+(``citewise rollback``). A delete or an ACL change made while version 2 is live must still hold
+when version 1 comes back, so each one is recorded in the version catalog, keyed by document:
+
+* ``delete``: the document must be absent;
+* ``acl``/``put``: the document, where present, must carry this tenant and these groups
+  (``put`` is an ingest write: its ACL supersedes an earlier delete or ACL change).
+
+Only the latest change per document is kept (one row per ``doc_id``, with a growing ``seq``), so
+the log is bounded by the number of documents ever written. Each version records the ``seq`` it
+has applied; making a version live (:meth:`promote`, rollback included) first applies every
+change after it (:func:`apply_changes`, idempotent), all under the index's write gate, which
+every writer holds while it resolves the live version, logs and writes. So a write either
+lands before the flip (and is replayed onto the new version) or after it (and goes to the new
+version directly); none lands on a version that is no longer live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from citewise.protocols import Store
+
+KINDS = ("put", "acl", "delete")
+MANY = 500
+"""Above this many changes, :func:`apply_changes` reads all documents once instead of one by
+one."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """The latest change recorded for one document (``tenant``/``groups``: ``None`` for a
+    delete)."""
+
+    seq: int
+    doc_id: str
+    kind: str
+    tenant: str | None = None
+    groups: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """What a store following the live version checks on every call: which version is live,
+    the last change it has applied, and the last change logged."""
+
+    number: int
+    applied_seq: int
+    last_seq: int
+
+    @property
+    def behind(self) -> bool:
+        return self.applied_seq < self.last_seq
+
+
+def put_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
+    return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))))
+
+
+def acl_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
+    return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))))
+
+
+def delete_change(doc_id: str) -> Change:
+    return Change(0, doc_id, "delete")
+
+
+def apply_changes(store: Store, changes: Sequence[Change]) -> int:
+    """Make ``store`` honour ``changes``: delete what was deleted, set the ACL of what is
+    present and differs. Idempotent (a second run changes nothing); returns how many
+    documents changed."""
+    if not changes:
+        return 0
+    latest: dict[str, Change] = {}
+    for change in sorted(changes, key=lambda c: c.seq):
+        latest[change.doc_id] = change
+    gone = [c.doc_id for c in latest.values() if c.kind == "delete"]
+    changed = store.delete(gone) if gone else 0
+    acls = [c for c in latest.values() if c.kind != "delete"]
+    if len(acls) > MANY:
+        present = {d.doc_id: d for d in store.list_documents()}
+        docs = [present.get(c.doc_id) for c in acls]
+    else:
+        docs = [store.get_document(c.doc_id) for c in acls]
+    for change, doc in zip(acls, docs, strict=True):
+        groups = frozenset(change.groups or ())
+        if doc is not None and (doc.tenant, doc.acl_groups) != (change.tenant, groups):
+            store.set_acl(change.doc_id, sorted(groups), change.tenant)
+            changed += 1
+    return changed
+
+
+__all__ = ["KINDS", "Change", "LiveState", "acl_change", "apply_changes", "delete_change",
+           "put_change"]

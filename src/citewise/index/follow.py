@@ -1,0 +1,252 @@
+"""``LiveStore``: a :class:`~citewise.protocols.Store` that always serves the LIVE version.
+
+What :func:`citewise.index.open_store` returns for an index with versions (a SQLite file, a
+PostgreSQL database). A server holds one for days while ``reindex`` and ``rollback`` flip the
+live version under it, so:
+
+* every call first reads the catalog's live state (one small query) and reopens the store
+  when another version went live;
+* every write (``write``, ``delete``, ``set_acl``) holds the index's write gate
+  (:mod:`citewise.index.gate`) while it resolves the live version, logs the change
+  (:mod:`citewise.index.changelog`) and writes it, so it can never land on a version that a
+  concurrent promotion just retired, and every version made live later applies it;
+* a live version that missed a logged change (its writer died between the log and the
+  write) applies it on the next write, or on the next read that finds the gate free.
+
+:meth:`LiveStore.pinned` gives one version for the duration of a multi-call read (a search
+and its hydration), so a flip in between never mixes two versions in one answer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from citewise.index.changelog import (
+    Change,
+    LiveState,
+    acl_change,
+    apply_changes,
+    delete_change,
+    put_change,
+)
+from citewise.index.checks import acl_groups, delete_ids
+from citewise.protocols import DocumentWrite, Store, StoreCounts
+from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
+
+T = TypeVar("T")
+
+
+class FollowedCatalog(Protocol):
+    """What a :class:`LiveStore` needs of a version catalog (SQLite's and PostgreSQL's)."""
+
+    def live_state(self) -> LiveState: ...
+
+    def gate(self, timeout: float = ...) -> AbstractContextManager[bool]: ...
+
+    def record(self, logged: list[Change]) -> tuple[int, list[Change]]: ...
+
+    def unrecord(self, logged: list[Change], previous: list[Change]) -> None: ...
+
+    def changes_since(self, seq: int) -> list[Change]: ...
+
+    def mark_applied(self, number: int, seq: int) -> None: ...
+
+    def open(self, number: int) -> Store: ...
+
+    def close(self) -> None: ...
+
+
+class LiveStore:
+    """The live version of ``catalog``'s index, re-resolved on every call (constructor does
+    no I/O). Unknown attributes (``path``, ``schema``, ``build_sparse_sql``...) are those of
+    the store of the version live now."""
+
+    def __init__(self, catalog: FollowedCatalog, name: str = "") -> None:
+        self.catalog = catalog
+        self.name = name
+        self._lock = threading.RLock()
+        self._store: Store | None = None
+        self._number: int | None = None
+        self._previous: Store | None = None
+
+    def __repr__(self) -> str:
+        return f"LiveStore({self.name or self.catalog!r}, version={self._number})"
+
+    def __enter__(self) -> LiveStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._current(), name)
+
+    def close(self) -> None:
+        with self._lock:
+            for store in (self._store, self._previous):
+                if store is not None:
+                    store.close()
+            self._store, self._number, self._previous = None, None, None
+        self.catalog.close()
+
+    # -- following the live version ------------------------------------------------------------
+
+    def _switch(self, number: int) -> Store:
+        with self._lock:
+            if self._store is None or self._number != number:
+                if self._previous is not None:  # two versions ago: no reader still on it
+                    self._previous.close()
+                self._previous = self._store  # a pinned reader may still be on this one
+                self._store, self._number = self.catalog.open(number), number
+            return self._store
+
+    def _current(self) -> Store:
+        state = self.catalog.live_state()
+        store = self._switch(state.number)
+        if state.behind and self._gate_free():  # behind, and no writer at work: one died
+            with self.catalog.gate(timeout=0) as free:  # between logging and writing
+                if free:
+                    self._apply_pending(store, self.catalog.live_state())
+        return store
+
+    def _gate_free(self) -> bool:
+        """A cheap look at the gate (a writer at work holds it while the live version is
+        behind): the catalog's ``gate_free`` probe when it has one (PostgreSQL: on the
+        connection it keeps, not a new one), else True (SQLite's try is itself cheap)."""
+        probe = getattr(self.catalog, "gate_free", None)
+        return bool(probe()) if callable(probe) else True
+
+    def _apply_pending(self, store: Store, state: LiveState) -> None:
+        """Apply the changes the live version missed (call under the gate)."""
+        if state.number != self._number or not state.behind:
+            return
+        apply_changes(store, self.catalog.changes_since(state.applied_seq))
+        self.catalog.mark_applied(state.number, state.last_seq)
+
+    @property
+    def version_number(self) -> int:
+        """The number of the version live now (``Engine.index_info``)."""
+        self._current()
+        assert self._number is not None
+        return self._number
+
+    def current(self) -> Store:
+        """The store of the version live now (it stays on that version)."""
+        return self._current()
+
+    @contextmanager
+    def pinned(self) -> Iterator[Store]:
+        """The store of the version live now, for several reads that must agree."""
+        yield self._current()
+
+    # -- writes: under the gate, logged ----------------------------------------------------------
+
+    def _write(self, log: Callable[[Store], list[Change]], action: Callable[[Store], T]) -> T:
+        with self.catalog.gate():
+            state = self.catalog.live_state()
+            store = self._switch(state.number)
+            self._apply_pending(store, state)
+            logged = log(store)
+            if not logged:
+                return action(store)
+            seq, previous = self.catalog.record(logged)
+            try:
+                result = action(store)
+            except BaseException as exc:
+                try:  # the write did not happen: neither may its log entry
+                    self.catalog.unrecord(logged, previous)
+                except Exception as undo:  # keep the write's own error; say what is left
+                    exc.add_note(f"its change-log entry stays ({undo}); replaying it is "
+                                 "harmless: a delete or ACL the caller asked for")
+                raise
+            self.catalog.mark_applied(state.number, seq)
+            return result
+
+    def write(self, batch: Sequence[DocumentWrite]) -> None:
+        if not batch:
+            return
+        self._write(lambda _: [put_change(w.document.doc_id, w.document.tenant,
+                                          w.document.acl_groups) for w in batch],
+                    lambda store: store.write(batch))
+
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        ids = delete_ids(doc_ids)
+        return self._write(lambda _: [delete_change(d) for d in dict.fromkeys(ids)],
+                           lambda store: store.delete(ids))
+
+    def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
+        names = acl_groups(doc_id, groups)
+
+        def log(store: Store) -> list[Change]:
+            doc = store.get_document(doc_id)
+            if doc is None:
+                return []  # the store raises NotFoundError; nothing to log
+            return [acl_change(doc_id, doc.tenant if tenant is None else tenant, names)]
+
+        self._write(log, lambda store: store.set_acl(doc_id, names, tenant))
+
+    def ensure_manifest(self, manifest: Manifest) -> Manifest:
+        with self.catalog.gate():
+            return self._current().ensure_manifest(manifest)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.catalog.gate():
+            self._current().set_meta(key, value)
+
+    # -- reads: on the version live now ----------------------------------------------------------
+
+    def manifest(self) -> Manifest | None:
+        return self._current().manifest()
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self._current().get_document(doc_id)
+
+    def get_parsed(self, doc_id: str) -> ParsedDocument | None:
+        return self._current().get_parsed(doc_id)
+
+    def get_meta(self, key: str) -> str | None:
+        return self._current().get_meta(key)
+
+    def list_documents(self) -> list[Document]:
+        return self._current().list_documents()
+
+    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
+        return self._current().cached_vectors(embed_hashes)
+
+    def count(self) -> StoreCounts:
+        return self._current().count()
+
+    def search_sparse(self, query: str, top_k: int, principal: Principal,
+                      title_weight: float = 1.0) -> list[ScoredId]:
+        return self._current().search_sparse(query, top_k, principal, title_weight)
+
+    def search_dense(self, vector: np.ndarray, top_k: int,
+                     principal: Principal) -> list[ScoredId]:
+        return self._current().search_dense(vector, top_k, principal)
+
+    def get_chunks(self, chunk_ids: Sequence[str],
+                   principal: Principal) -> dict[str, tuple[Chunk, Document]]:
+        return self._current().get_chunks(chunk_ids, principal)
+
+    def describe_filter(self, principal: Principal) -> str:
+        return self._current().describe_filter(principal)
+
+
+def pinned(store: Store) -> AbstractContextManager[Store]:
+    """``store.pinned()`` for a :class:`LiveStore`, else ``store`` itself."""
+    pin = getattr(store, "pinned", None)
+    return pin() if callable(pin) else nullcontext(store)
+
+
+def is_following(store: object) -> bool:
+    return isinstance(store, LiveStore)
+
+
+__all__ = ["FollowedCatalog", "LiveStore", "is_following", "pinned"]

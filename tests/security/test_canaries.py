@@ -1,0 +1,137 @@
+"""ACL canaries through every read path a user has, on SQLite and PostgreSQL, before and
+after the writes that broke promises (issue 10): a rollback after a delete and an ACL change,
+writes through an Engine opened before a promotion. Figures at scale:
+``python benchmarks/canaries.py``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.testing.canaries import (
+    PERSONAS,
+    CanaryIndex,
+    cli,
+    controls,
+    summary,
+    sweep,
+    sweep_eval,
+)
+from citewise.testing.fakes import FakeEmbedder
+
+STAFF = ["--tenant", "acme", "--groups", "staff"]
+
+
+def run(*args: str) -> str:
+    code, out = cli(*args)
+    assert code == 0, out
+    return out
+
+
+def found(index: CanaryIndex, query: str, *who: str, mode: str = "bm25") -> set[str]:
+    hits = json.loads(run("search", query, "--mode", mode, "--json", "--top-k", "50", *who,
+                          "--db", index.db))
+    return {h["doc_id"] for h in hits}
+
+
+def delete_and_tighten(index: CanaryIndex, via: Engine | None = None) -> None:
+    """Delete todelete.md and narrow totighten.md to hr (CLI, or a given Engine)."""
+    if via is None:
+        assert "deleted 1" in run("delete", "todelete.md", "--db", index.db)
+        run("acl", "totighten.md", "--groups", "hr", "--db", index.db)
+    else:
+        assert via.delete(["todelete.md"]) == 1
+        via.set_acl("totighten.md", ["hr"])
+    index.acl["todelete.md"] = None
+    index.acl["totighten.md"] = ("acme", frozenset({"hr"}))
+
+
+def assert_held(index: CanaryIndex) -> None:
+    """The deleted document is gone and the tightened one is hr-only, in every mode."""
+    for mode in ("bm25", "dense", "hybrid"):
+        for doc in ("todelete.md", "totighten.md"):
+            bait = "zqbait" + doc.removesuffix(".md")
+            assert doc not in found(index, bait, *STAFF, mode=mode), (doc, mode)
+    assert "totighten.md" in found(index, "zqbaittotighten", "--tenant", "acme", "--groups",
+                                   "hr")
+
+
+def test_canaries_hold_on_every_read_path(canary: CanaryIndex, tmp_path: Path) -> None:
+    assert controls(canary) == []  # every persona finds what it may read: the sweep can see
+    sweep(canary, queries_per_persona=4)
+    sweep_eval(canary, tmp_path / "eval")
+    assert canary.queries >= 600
+    assert canary.leaks == [], summary([canary])
+
+
+def test_hostile_front_matter_reads_nobody(canary: CanaryIndex) -> None:
+    """hostile.md says tenant globex, groups [public, staff]; the operator said acme + hr
+    (issue 10 item 4): it lands in acme, and the file can only narrow hr, to nothing."""
+    for persona in PERSONAS.values():
+        who = ["--tenant", persona.tenant, "--groups", ",".join(sorted(persona.groups))]
+        assert "hostile.md" not in found(canary, "zqbaithostile", *who)
+    status = json.loads(run("status", "--documents", "--json", "--db", canary.db))
+    row = next(d for d in status["document_list"] if d["doc_id"] == "hostile.md")
+    assert (row["tenant"], row["groups"]) == ("acme", [])
+
+
+def test_rollback_does_not_resurrect(canary: CanaryIndex, tmp_path: Path) -> None:
+    """Issue 10 item 1: ingest -> reindex --force -> delete -> acl -> rollback."""
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    delete_and_tighten(canary)
+    assert_held(canary)
+    run("rollback", "--db", canary.db)  # back to version 1, built before both writes
+    assert json.loads(run("versions", "--json", "--db", canary.db))[0]["state"] == "live"
+    assert_held(canary)
+    run("rollback", "2", "--db", canary.db)  # and forward again
+    assert_held(canary)
+    run("rollback", "--db", canary.db)
+    sweep(canary, queries_per_persona=1, errors=False)
+    sweep_eval(canary, tmp_path / "eval")
+    assert canary.leaks == [], summary([canary])
+
+
+def test_long_lived_engine_writes_reach_the_live_version(canary: CanaryIndex) -> None:
+    """Issue 10 item 2: an Engine opened (and used) before a promotion deletes and re-ACLs
+    on the version live now; its own searches follow too."""
+    with Engine(canary.db, Settings(), embedder=FakeEmbedder()) as engine:
+        staff = PERSONAS["acme-staff"]
+        assert engine.search("zqbaittodelete", staff, mode="bm25").hits
+        assert engine.index_info()["version"] == 1
+        run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+        assert engine.index_info()["version"] == 2
+        delete_and_tighten(canary, via=engine)
+        assert_held(canary)  # fresh processes (the CLI) see it
+        for mode in ("bm25", "dense", "hybrid"):
+            hits = engine.search("zqbaittodelete zqbaittotighten", staff, mode=mode).hits
+            assert not {h.document.doc_id for h in hits} & {"todelete.md", "totighten.md"}
+        run("rollback", "--db", canary.db)
+        assert engine.index_info()["version"] == 1
+        assert not engine.search("zqbaittodelete", staff, mode="bm25").hits
+        assert_held(canary)
+
+
+def test_acl_changed_by_re_ingest_survives_rollback(canary: CanaryIndex,
+                                                     tmp_path: Path) -> None:
+    """An ACL changed by re-ingesting with a new sidecar line (not `citewise acl`) also holds
+    in the version a rollback brings back; a document deleted and ingested again stays."""
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    acme = tmp_path / "docs" / "acme"
+    meta = tmp_path / "tighter.jsonl"
+    meta.write_text(json.dumps({"path": "totighten.md", "groups": ["hr"]}) + "\n")
+    config = tmp_path / "v2.json"  # the chunking version 2 was built with
+    config.write_text(json.dumps({"chunk": {"chunk_tokens": 128}}))
+    run("delete", "handbook.md", "--db", canary.db)
+    run("ingest", str(acme / "totighten.md"), str(acme / "handbook.md"), "--tenant", "acme",
+        "--groups", "staff", "--meta", str(meta), "--config", str(config), "--db", canary.db,
+        "--no-progress")
+    canary.acl["totighten.md"] = ("acme", frozenset({"hr"}))
+    run("rollback", "--db", canary.db)
+    assert "totighten.md" not in found(canary, "zqbaittotighten", *STAFF)
+    assert "totighten.md" in found(canary, "zqbaittotighten", "--tenant", "acme", "--groups",
+                                   "hr")
+    assert "handbook.md" in found(canary, "zqbaithandbook", *STAFF)  # re-ingested after delete
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])

@@ -1,0 +1,170 @@
+"""Issue 10 items 3-5 through `citewise ingest`, as an operator runs it: sidecar lines that
+match nothing are reported by line, the operator decides the ACL over file content, symlinks
+out of the ingest folder are not followed by default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citewise.testing.canaries import cli
+
+SALARY = "# Salary bands\n\nLevel 5 salary band zqsecretsalary: 98,000 to 120,000 euros.\n"
+
+
+def docs_with(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def sidecar(tmp_path: Path, *lines: dict) -> Path:
+    path = tmp_path / "meta.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def acl_of(db: Path) -> dict[str, tuple[str, list[str]]]:
+    code, out = cli("status", "--documents", "--json", "--db", str(db))
+    assert code == 0, out
+    return {d["doc_id"]: (d["tenant"], d["groups"]) for d in json.loads(out)["document_list"]}
+
+
+def ingest(db: Path, *args: str, code: int = 0) -> str:
+    got, out = cli("ingest", *args, "--db", str(db), "--no-progress")
+    assert got == code, out
+    return out
+
+
+# -- item 3: sidecar lines -------------------------------------------------------------------
+
+
+def test_sidecar_case_mismatch_is_reported_with_its_line(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    meta = sidecar(tmp_path, {"path": "travel.md", "owner": "finance"},
+                   {"path": "Salary.md", "groups": ["hr"]})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta))
+    assert "warning: meta.jsonl line 2: path 'Salary.md' matches no document" in out
+    assert "line 1" not in out
+    assert acl_of(db)["salary.md"] == ("acme", ["staff"])  # the batch groups: said loudly
+
+
+def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"salary.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "Salary.md", "groups": ["hr"]})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "staff", "--meta", str(meta), "--strict", code=1)
+    assert "meta.jsonl line 1" in out and "nothing was ingested" in out
+    code, _ = cli("status", "--json", "--db", str(db))
+    assert code != 0 or acl_of(db) == {}
+
+
+def test_sidecar_path_relative_to_the_current_directory(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    docs_with(tmp_path, {"hr/salary.md": SALARY, "travel.md": "# Travel\n\nGo.\n"})
+    meta = sidecar(tmp_path, {"path": "docs/hr/salary.md", "groups": ["hr"]},
+                   {"path": "travel.md", "groups": ["staff", "sales"]})
+    monkeypatch.chdir(tmp_path)
+    out = ingest(tmp_path / "i.db", "docs", "--groups", "staff", "--meta", str(meta),
+                 "--strict")
+    assert "warning" not in out
+    acl = acl_of(tmp_path / "i.db")
+    assert acl["hr/salary.md"] == ("default", ["hr"])  # cwd-relative
+    assert acl["travel.md"] == ("default", ["sales", "staff"])  # root-relative
+
+
+def test_doc_id_line_matches_after_front_matter(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"salary.md": "---\ndoc_id: hr-salary\n---\n" + SALARY})
+    meta = sidecar(tmp_path, {"doc_id": "hr-salary", "groups": ["hr"]},
+                   {"doc_id": "no-such-doc", "groups": ["hr"]})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "staff", "--meta", str(meta))
+    assert acl_of(db) == {"hr-salary": ("default", ["hr"])}
+    assert "meta.jsonl line 2: doc_id 'no-such-doc' matches no document" in out
+    assert "line 1" not in out
+    ingest(db, str(root), "--groups", "staff", "--meta", str(meta), "--strict", code=1)
+
+
+def test_a_line_matching_two_documents_is_reported(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root, fm in ((a, ""), (b, "---\ndoc_id: other-x\n---\n")):
+        root.mkdir()
+        (root / "x.md").write_text(fm + "# X\n\nSame name, two folders.\n", encoding="utf-8")
+    meta = sidecar(tmp_path, {"path": "x.md", "groups": ["hr"]})
+    got, out = cli("ingest", str(a), str(b), "--groups", "staff", "--meta", str(meta),
+                   "--db", str(tmp_path / "i.db"), "--no-progress", "--json")
+    assert got == 0
+    assert any("line 1" in w and "matches 2 documents" in w
+               for w in json.loads(out[out.index("{"):])["warnings"])
+
+
+# -- item 4: the operator decides the ACL -----------------------------------------------------
+
+HOSTILE = "---\ntenant: globex\ngroups: [public]\n---\n" + SALARY
+
+
+def test_file_content_cannot_move_or_open_a_document(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"salary.md": HOSTILE})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--tenant", "acme", "--groups", "hr")
+    assert acl_of(db)["salary.md"] == ("acme", [])  # public is not among hr: nobody
+    assert "tenant 'globex' is ignored" in out and "--trust-file-acl" in out
+    for tenant, groups in (("globex", "public"), ("acme", "public"), ("globex", "hr")):
+        code, hits = cli("search", "salary band", "--tenant", tenant, "--groups", groups,
+                         "--mode", "bm25", "--json", "--db", str(db))
+        assert code == 0 and json.loads(hits) == []
+
+
+def test_file_groups_narrow_and_trust_file_acl_opts_in(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"salary.md": "---\ngroups: [hr]\n---\n" + SALARY,
+                                "open.md": HOSTILE})
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--tenant", "acme", "--groups", "staff,hr")
+    assert acl_of(db) == {"salary.md": ("acme", ["hr"]), "open.md": ("acme", [])}
+    ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--trust-file-acl")
+    assert acl_of(db) == {"salary.md": ("acme", ["hr"]), "open.md": ("acme", ["public"])}
+
+
+def test_sidecar_groups_are_the_operators(tmp_path: Path) -> None:
+    """A sidecar line is the operator speaking: it sets the groups the file may narrow."""
+    root = docs_with(tmp_path, {"salary.md": "---\ngroups: [hr, staff]\n---\n" + SALARY})
+    meta = sidecar(tmp_path, {"path": "salary.md", "groups": ["hr"], "tenant": "people"})
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta))
+    assert acl_of(db) == {"salary.md": ("people", ["hr"])}
+
+
+# -- item 5: symlinks ---------------------------------------------------------------------------
+
+
+def test_symlinks_out_of_the_ingest_folder_are_skipped(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nzqsecretoutside keys.\n", encoding="utf-8")
+    (outside / "more").mkdir()
+    (outside / "more" / "deep.md").write_text("# Deep\n\nzqsecretdeep.\n", encoding="utf-8")
+    root = docs_with(tmp_path, {"ok.md": "# Ok\n\nFine.\n", "sub/in.md": "# In\n\nInside.\n"})
+    (root / "leak.md").symlink_to(outside / "secret.md")
+    (root / "dir").symlink_to(outside / "more", target_is_directory=True)
+    (root / "alias.md").symlink_to(root / "sub" / "in.md")  # inside the root: fine
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "staff")
+    assert set(acl_of(db)) == {"ok.md", "sub/in.md", "alias.md"}
+    skipped = [line for line in out.splitlines() if "outside" in line and "skipped" in line]
+    assert len(skipped) == 2 and all("--follow-symlinks" in line for line in skipped)
+    ingest(db, str(root), "--groups", "staff", "--follow-symlinks")
+    assert set(acl_of(db)) == {"ok.md", "sub/in.md", "alias.md", "leak.md", "dir/deep.md"}
+
+
+def test_symlink_loops_end(tmp_path: Path) -> None:
+    root = docs_with(tmp_path, {"a/x.md": "# X\n\nText.\n"})
+    (root / "a" / "loop").symlink_to(root, target_is_directory=True)
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--groups", "staff", "--follow-symlinks")
+    assert set(acl_of(db)) == {"a/x.md"}
