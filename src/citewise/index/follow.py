@@ -217,8 +217,8 @@ class LiveStore:
     def list_documents(self) -> list[Document]:
         return self._current().list_documents()
 
-    def cached_vectors(self, embed_hashes: Sequence[str]) -> set[str]:
-        return self._current().cached_vectors(embed_hashes)
+    def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
+        return self._current().cached_vectors(embed_hashes, tenant)
 
     def count(self) -> StoreCounts:
         return self._current().count()
