@@ -180,7 +180,7 @@ def test_unknown_group_runs_the_same_queries_as_another_tenants_group(tmp_path: 
         engine.ingest_paths([write_docs(tmp_path / "globex", {"board.md": "Board minutes."})],
                             {"tenant": "globex", "groups": ["board"]})
         store = engine.store
-        conn = store._db()  # type: ignore[attr-defined]
+        conn = store.current()._db()  # type: ignore[attr-defined]
 
         def statements(group: str) -> list[str]:
             seen: list[str] = []

@@ -40,6 +40,9 @@ def store_generation(store: Any) -> Hashable | None:
     own = getattr(store, "generation", None)
     if callable(own):
         return own()
+    current = getattr(store, "current", None)  # LiveStore: the version live now
+    if callable(current):
+        store = current()
     database = getattr(store, "_database", None)  # SQLiteStore: meta.generation
     if database is None:
         return None
