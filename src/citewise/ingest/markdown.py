@@ -18,7 +18,13 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.errors import LimitExceededError
+from citewise.ingest.builder import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_NESTING,
+    DocumentBuilder,
+    pick_title,
+)
 from citewise.ingest.content import decode_text
 from citewise.ingest.html import fragment_text
 from citewise.ingest.metadata import split_front_matter
@@ -37,14 +43,17 @@ class MarkdownLoader:
 
     format = "markdown"
 
-    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
+                 max_nesting: int = DEFAULT_MAX_NESTING) -> None:
         self.max_blocks = max_blocks
+        self.max_nesting = max_nesting
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Parse UTF-8 Markdown bytes; raises IngestError for bad bytes or front matter."""
+        """Parse UTF-8 Markdown bytes; raises IngestError for bad bytes or front matter, and
+        LimitExceededError for nesting deeper than ``max_nesting``."""
         text = decode_text(data, "Markdown")
         metadata, body, _ = split_front_matter(text)
-        tokens = MarkdownIt("commonmark").enable("table").parse(body)
+        tokens = parse_bounded(body, self.max_nesting)
         builder = DocumentBuilder(self.max_blocks)
         _Walker(builder, tokens).walk()
         title = pick_title(metadata.get("title"), builder.first_heading(1),
@@ -149,6 +158,33 @@ class _Walker:
                 header_lines += in_head
                 cells = []
         self._add("table", "\n".join(rows), header_lines=header_lines)
+
+
+def parse_bounded(body: str, max_nesting: int) -> list[Token]:
+    """markdown-it tokens of ``body``, refusing nesting deeper than ``max_nesting``.
+
+    markdown-it stops descending at its ``maxNesting`` option and silently drops everything
+    deeper (a 9 MB nested list became 154 characters). Parsing with two spare levels shows
+    whether anything reached the limit: then the document is refused, never cut."""
+    md = MarkdownIt("commonmark", {"maxNesting": max_nesting + 2}).enable("table")
+    try:
+        tokens = md.parse(body)
+    except RecursionError:
+        tokens = None
+    if tokens is None or _deepest(tokens) >= max_nesting:
+        raise LimitExceededError(
+            f"the Markdown nests lists/quotes/markup more than {max_nesting} levels deep "
+            "(limits.max_nesting); flatten it or raise limits.max_nesting")
+    return tokens
+
+
+def _deepest(tokens: Sequence[Token]) -> int:
+    deepest = 0
+    for token in tokens:
+        deepest = max(deepest, token.level)
+        for child in token.children or ():
+            deepest = max(deepest, token.level + child.level)
+    return deepest
 
 
 def inline_text(token: Token) -> str:
