@@ -85,13 +85,14 @@ def _write_outputs(run, out: Path, samples: int, seed: int) -> dict:
     from citewise.eval.interop import questions_to_qrels
     from citewise.eval.report import render_report
     from citewise.eval.runs import write_qrels, write_trec_run
+    from citewise.private import make_private_dir, write_private_text
 
-    out.mkdir(parents=True, exist_ok=True)
+    make_private_dir(out)
     run.save(out / "run.json")
     write_trec_run(out / "run.trec", run.doc_runs(), tag=f"citewise-{run.name}")
     write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
     summary = run_summary(run, samples, seed)
-    (out / "report.html").write_text(render_report(run, samples, seed), encoding="utf-8")
+    write_private_text(out / "report.html", render_report(run, samples, seed))
     return summary
 
 

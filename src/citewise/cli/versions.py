@@ -121,15 +121,33 @@ def _verdict(row: Any, worse: list[str]) -> str:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the versions as JSON.")
+@click.option("--gc", "gc", is_flag=True,
+              help="Remove refused versions and abandoned shadows (their files or schemas) "
+                   "and deleted documents' leftovers in the others, then list what is left.")
+@click.option("--retired", is_flag=True,
+              help="With --gc: remove retired versions too (they can no longer be rolled "
+                   "back to).")
 @db_option
 @friendly_errors
-def versions(as_json, db):
+def versions(as_json, gc, retired, db):
     """List the index versions: number, state (live, shadow, retired, refused), when made,
-    embedder and chunking, counts, and the note saying why it is in its state."""
-    from citewise.index.versions import describe_version, open_catalog
+    embedder and chunking, counts, and the note saying why it is in its state. With --gc,
+    remove the ones nobody can use first."""
+    from citewise.index.versions import (
+        describe_version,
+        gc_versions,
+        open_catalog,
+        purge_versions,
+    )
 
     require_index(db)
     catalog = open_catalog(db)
+    if retired and not gc:
+        raise click.UsageError("--retired goes with --gc: `citewise versions --gc --retired`")
+    if gc:
+        for version in gc_versions(catalog, retired=retired):
+            click.echo(f"removed version {version.number} ({version.state})", err=as_json)
+        purge_versions(catalog)
     rows = [describe_version(catalog, v) for v in catalog.versions()]
     if as_json:
         echo_json(rows)

@@ -16,6 +16,8 @@ on first use (``open_store`` of a fresh URL just works).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, get_args
 
@@ -160,6 +162,26 @@ class PostgresCatalog:
                          "note = CASE WHEN %s = '' THEN note ELSE %s END WHERE number = %s",
                          (state, note, note, number))
 
+    @contextmanager
+    def building(self, number: int) -> Iterator[None]:
+        """Hold while building version ``number``: a session advisory lock on its own
+        connection, which the server drops when the builder dies (even by ``kill -9``)."""
+        conn = self._connect()
+        try:
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (_build_key(number),))
+            yield
+        finally:
+            conn.close()
+
+    def is_building(self, number: int) -> bool:
+        """Whether a live session holds version ``number``'s build lock."""
+        with self._connect() as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))",
+                               (_build_key(number),)).fetchone()[0]
+            if got:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (_build_key(number),))
+        return not got
+
     def drop(self, number: int) -> None:
         """Delete a non-live version's schema and row (frees its space)."""
         with self._connect() as conn, conn.transaction():
@@ -171,6 +193,10 @@ class PostgresCatalog:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
                 sql.Identifier(version.location)))
             conn.execute(f"DELETE FROM {CATALOG_SCHEMA}.versions WHERE number = %s", (number,))
+
+
+def _build_key(number: int) -> str:
+    return f"citewise:build:{number}"
 
 
 def _is_built(conn: Any, schema: str) -> bool:
