@@ -221,9 +221,9 @@ def run_kills(home: Path, work: Path, kills: int, seed: int = 0,
     journal = Journal(work / "journal.jsonl")
     report = CrashReport()
     for run in range(kills):
-        proc = subprocess.Popen([sys.executable, "-m", "citewise.testing.crash", str(home),
-                                 str(work), str(journal.path), str(run), str(rng.randrange(1 << 30))],
-                                stdout=subprocess.PIPE, text=True)
+        argv = [sys.executable, "-m", "citewise.testing.crash", str(home), str(work),
+                str(journal.path), str(run), str(rng.randrange(1 << 30))]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         if proc.stdout.readline().strip() != "ready":
             proc.wait()
