@@ -98,6 +98,34 @@ def test_html_with_unclosed_nesting_is_refused_quickly(tmp_path):
     assert_one_line_error(ingest_bounded(path), "nests", "limits.max_nesting")
 
 
+def test_html_select_with_many_options_is_bounded(tmp_path):
+    """The HTML parser is quadratic in one select's options (100k took minutes); selects are
+    form controls, never indexed, so they are dropped before parsing."""
+    path = tmp_path / "form.html"
+    path.write_text("<html><body><p>Pick one below.</p><select>"
+                    + "<option>choice</option>" * 150_000 + "</select><p>After.</p>")
+    outcome = ingest_bounded(path)
+    assert outcome["status"] == "new", outcome
+
+
+def test_markdown_unclosed_brackets_are_bounded(tmp_path):
+    """markdown-it scans from every ``[`` to the end of its paragraph: 200 KB took 94 s."""
+    path = tmp_path / "brackets.md"
+    path.write_text("# Brackets\n\n" + "[" * 600_000 + " tail words\n\n" + "![" * 300_000
+                    + "\n\nA [real link](https://example.com) stays a link.\n")
+    outcome = ingest_bounded(path)
+    assert outcome["status"] == "new", outcome
+
+
+def test_markdown_links_still_parse(tmp_path):
+    from citewise.ingest import load_file
+
+    path = tmp_path / "links.md"
+    path.write_text("See [the guide](https://example.com/guide) and ![logo](l.png) [x].\n")
+    parsed = load_file(path)
+    assert parsed.text == "See the guide and logo [x]."
+
+
 def test_moderately_nested_html_still_loads(tmp_path):
     path = tmp_path / "ok.html"
     path.write_text("<html><body>" + "<div><ul><li>item " * 40 + "</body></html>")

@@ -56,7 +56,7 @@ class HtmlLoader:
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         """Parse UTF-8 HTML bytes into blocks; raises IngestError for bad bytes/no text and
         LimitExceededError for elements nested deeper than ``max_nesting``."""
-        text = decode_text(data, "HTML")
+        text = drop_selects(decode_text(data, "HTML"))
         check_nesting(text, self.max_nesting)
         tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)
@@ -137,6 +137,28 @@ def _find_end_tag(text: str, name: str, start: int) -> int:
     return m.start() if m else -1
 
 
+_SELECT_OPEN = re.compile(r"<select\b", re.IGNORECASE)
+_SELECT_CLOSE = re.compile(r"</select\s*>", re.IGNORECASE)
+
+
+def drop_selects(text: str) -> str:
+    """``text`` without its ``<select>`` elements (to the end when one is never closed). They
+    are never indexed (form controls), and the parser is quadratic in the options of one
+    select: 100k ``<option>`` took minutes."""
+    if not _SELECT_OPEN.search(text):
+        return text
+    parts: list[str] = []
+    pos = 0
+    while (m := _SELECT_OPEN.search(text, pos)) is not None:
+        parts.append(text[pos:m.start()])
+        end = _SELECT_CLOSE.search(text, m.end())
+        if end is None:
+            return "".join(parts)
+        pos = end.end()
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 def _close_implied(stack: list[str], name: str) -> None:
     """Pop what a start tag ``name`` implicitly closes (see :func:`check_nesting`)."""
     if stack and stack[-1] == "p" and name in _CLOSES_P:
@@ -153,6 +175,7 @@ def _close_implied(stack: list[str], name: str) -> None:
 def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     """Visible text of an HTML fragment (scripts/styles dropped), e.g. a Markdown HTML block.
     Raises LimitExceededError for elements nested deeper than ``max_nesting``."""
+    markup = drop_selects(markup)
     check_nesting(markup, max_nesting)
     tree = LexborHTMLParser(markup)
     tree.strip_tags(STRIP_TAGS)

@@ -12,10 +12,12 @@ The walk is over markdown-it's flat token stream (open/close pairs with ``nestin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from citewise.errors import LimitExceededError
@@ -167,6 +169,7 @@ def parse_bounded(body: str, max_nesting: int) -> list[Token]:
     deeper (a 9 MB nested list became 154 characters). Parsing with two spare levels shows
     whether anything reached the limit: then the document is refused, never cut."""
     md = MarkdownIt("commonmark", {"maxNesting": max_nesting + 2}).enable("table")
+    md.core.ruler.at("inline", _bounded_inline)
     try:
         tokens = md.parse(body)
     except RecursionError:
@@ -176,6 +179,40 @@ def parse_bounded(body: str, max_nesting: int) -> list[Token]:
             f"the Markdown nests lists/quotes/markup more than {max_nesting} levels deep "
             "(limits.max_nesting); flatten it or raise limits.max_nesting")
     return tokens
+
+
+MAX_LABEL_SCAN = 1_000_000
+"""markdown-it scans from every ``[`` to its ``]`` (to the end of the paragraph when there is
+none), so 200 KB of ``[`` took 94 s. A paragraph whose scans would pass this many characters
+in all keeps its text as is, without inline markup (links, emphasis)."""
+_BRACKETS = re.compile(r"\\.|[\[\]]")
+
+
+def label_scan_cost(text: str) -> int:
+    """Characters markdown-it's link-label parser would scan in ``text``: from each ``[`` to
+    its matching ``]``, or to the end when unmatched (escaped brackets skipped)."""
+    opened: list[int] = []
+    cost = 0
+    for m in _BRACKETS.finditer(text):
+        if m.group() == "[":
+            opened.append(m.start())
+        elif m.group() == "]" and opened:
+            cost += m.start() - opened.pop()
+    return cost + sum(len(text) - start for start in opened)
+
+
+def _bounded_inline(state: StateCore) -> None:
+    """markdown-it's ``inline`` core rule, except that a paragraph over
+    :data:`MAX_LABEL_SCAN` becomes one text token (its words kept, its markup not parsed)."""
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        if token.children is None:
+            token.children = []
+        if "[" in token.content and label_scan_cost(token.content) > MAX_LABEL_SCAN:
+            token.children.append(Token("text", "", 0, content=token.content))
+        else:
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
 
 
 def _deepest(tokens: Sequence[Token]) -> int:
