@@ -87,6 +87,8 @@ def truncate_to_budget(text: str, budget: int, count_tokens: Callable[[str], int
         if used > budget:
             break
         kept.append(sentence)
+    while kept and count_tokens(" ".join(kept)) > budget:  # a non-additive tokenizer
+        kept.pop()
     if kept:
         return " ".join(kept)
     words = text.split()
