@@ -281,18 +281,20 @@ class SQLiteCatalog:
 
     def drop(self, number: int) -> None:
         """Delete a non-live version's data (files, or version 1's tables) and its row."""
-        with self._writing() as conn:
+        with self._writing() as conn:  # holds the write lock: no promotion meanwhile
             version = self._get(conn, number)
             if version.state == "live":
                 raise VersionError(f"version {number} is live. Fix: promote another version "
                                    "first (`citewise rollback N`).")
+            if number == 1:
+                cleanup.clear_home_data(conn)
+            else:
+                cleanup.remove_files(version.location)
             conn.execute("DELETE FROM index_versions WHERE number = ?", (number,))
             self._log(conn, number, "removed", f"was {version.state}")
         if number == 1:
             with self._database.reading("clean") as conn:
-                cleanup.clear_home_data(conn)
-        else:
-            cleanup.remove_files(version.location)
+                cleanup.compact(conn)
 
     # -- beyond the protocol -------------------------------------------------------------------
 

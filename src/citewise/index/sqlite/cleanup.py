@@ -4,7 +4,10 @@ tells an abandoned shadow from one being built.
 A version N > 1 is the sibling file ``PATH.vN`` with its ``-wal``/``-shm``: removing it deletes
 the three files. Version 1 lives in the home file next to the catalog, so removing it empties
 its tables instead and VACUUMs the file, which rewrites it without the freed pages (with
-``secure_delete`` on, deleted rows are zeroed as well).
+``secure_delete`` on, deleted rows are zeroed as well). Both happen in the catalog's write
+transaction that deletes the version's row, so no promotion can pick the version meanwhile;
+a kill after the files went but before the commit leaves a row whose file is missing, which
+the next ``--gc`` removes.
 
 :func:`purge_deleted` rewrites the FTS segments of a version still in use, which keep a
 deleted document's terms until they merge.
@@ -73,19 +76,17 @@ def remove_files(location: str) -> None:
 
 
 def clear_home_data(conn: Any) -> None:
-    """Empty version 1's tables in the home file (the catalog tables stay), VACUUM, and
-    truncate the WAL."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in _VERSION_DATA:
-            conn.execute(statement)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+    """Empty version 1's tables in the home file (the catalog tables stay); run inside the
+    caller's transaction, then :func:`compact` after it commits."""
+    for statement in _VERSION_DATA:
+        conn.execute(statement)
+
+
+def compact(conn: Any) -> None:
+    """VACUUM the file (rewritten without free pages) and truncate its WAL (VACUUM wrote the
+    new file there)."""
     conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # VACUUM wrote the new file to the WAL
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def purge_deleted(conn: Any) -> None:
