@@ -85,3 +85,22 @@ def test_deeply_nested_sidecar_line_is_one_line(tmp_path, docs, value, words):
                              "--no-progress")
     for word in words:
         assert word in line
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"\xff\xfe{}", ("invalid UTF-8",)),
+    (b"[" * DEEP + b"]" * DEEP, ("nested too deeply",)),
+])
+@pytest.mark.parametrize("option", ["--questions", "--personas"])
+def test_bad_eval_set_or_personas_is_one_line(tmp_path, content, words, option):
+    from citewise.eval.questions import load_personas, load_questions
+    from citewise.errors import ConfigError
+
+    path = tmp_path / "input.json"
+    path.write_bytes(content)
+    load = load_questions if option == "--questions" else load_personas
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    assert "\n" not in str(info.value) and "Fix:" in str(info.value)
+    for word in words:
+        assert word in str(info.value)
