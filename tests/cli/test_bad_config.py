@@ -93,8 +93,8 @@ def test_deeply_nested_sidecar_line_is_one_line(tmp_path, docs, value, words):
 ])
 @pytest.mark.parametrize("option", ["--questions", "--personas"])
 def test_bad_eval_set_or_personas_is_one_line(tmp_path, content, words, option):
-    from citewise.eval.questions import load_personas, load_questions
     from citewise.errors import ConfigError
+    from citewise.eval.questions import load_personas, load_questions
 
     path = tmp_path / "input.json"
     path.write_bytes(content)
