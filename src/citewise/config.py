@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from citewise.types import SearchMode
 
@@ -20,6 +20,12 @@ class LimitSettings(_Section):
     max_file_bytes: int = Field(20 * 1024 * 1024, gt=0, description="Largest input file accepted.")
     max_pages: int = Field(2000, gt=0, description="Most PDF pages accepted per file.")
     max_blocks: int = Field(50_000, gt=0, description="Most structural blocks per document.")
+    max_nesting: int = Field(
+        256, ge=8, le=1000,
+        description="Most nested levels per document (HTML elements; Markdown lists, quotes and "
+                    "inline markup, two levels per list). Deeper files are refused with an error "
+                    "instead of being parsed in quadratic time or cut silently.")
+    max_chunks: int = Field(50_000, gt=0, description="Most chunks per document.")
 
 
 class ChunkSettings(_Section):
@@ -89,7 +95,8 @@ class ContextSettings(_Section):
 
 class OpenAISettings(_Section):
     base_url: str = Field("https://api.openai.com/v1",
-                          description="Any OpenAI-compatible chat endpoint (vLLM, Ollama, …).")
+                          description="Any OpenAI-compatible chat endpoint (vLLM, Ollama, …): "
+                                      "an http:// or https:// URL.")
     model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
     api_key_env: str = Field("OPENAI_API_KEY",
                              description="Environment variable holding the key (read by the CLI).")
@@ -97,6 +104,14 @@ class OpenAISettings(_Section):
                                 repr=False)
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout.")
     retries: int = Field(2, ge=0, le=10, description="Retries on 429/5xx/connection errors.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_only(cls, value: str) -> str:
+        if not value.strip().lower().startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL of an OpenAI-compatible "
+                             "server, e.g. http://localhost:11434/v1")
+        return value.strip()
 
 
 class GenerateSettings(_Section):

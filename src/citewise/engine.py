@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
 from citewise.errors import ConfigError, NotFoundError
 from citewise.facade import EngineVerbs
@@ -221,7 +222,7 @@ class Engine(EngineVerbs):
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the embedder's own tokenizer (the context budget's unit)."""
         counter = getattr(self.embedder, "count_tokens", None)
-        return counter(text) if counter else len(text.split())
+        return bounded(counter(text) if counter else len(text.split()), text)  # see bounded()
 
     def index_info(self) -> dict[str, Any]:
         """What identifies the index answering: manifest fields (and its version number)."""

@@ -117,6 +117,17 @@ class EngineVerbs:
         catalog = open_catalog(self.db)
         return [VersionInfo.of(describe_version(catalog, v)) for v in catalog.versions()]
 
+    def collect_garbage(self: Engine, *, retired: bool = False) -> list[tuple[int, str]]:
+        """Remove refused versions and abandoned shadows (``retired``: retired ones too) and
+        deleted documents' leftovers in the rest; returns ``(number, state)`` of each removed."""
+        from citewise.index.versions import gc_versions, open_catalog, purge_versions
+
+        catalog = open_catalog(self.db)
+        removed = gc_versions(catalog, retired=retired)
+        purge_versions(catalog)
+        self.close()
+        return [(v.number, v.state) for v in removed]
+
     def rollback(self: Engine, version: int | None = None) -> RollbackResult:
         from citewise.index.versions import open_catalog
         from citewise.index.versions import rollback as roll_back
@@ -275,10 +286,11 @@ def _write_eval_outputs(run: Any, out: Path, samples: int, seed: int) -> tuple[s
     from citewise.eval.interop import questions_to_qrels
     from citewise.eval.report import render_report
     from citewise.eval.runs import write_qrels, write_trec_run
+    from citewise.private import make_private_dir, write_private_text
 
-    out.mkdir(parents=True, exist_ok=True)
+    make_private_dir(out)
     run.save(out / "run.json")
     write_trec_run(out / "run.trec", run.doc_runs(), tag=f"citewise-{run.name}")
     write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
-    (out / "report.html").write_text(render_report(run, samples, seed), encoding="utf-8")
+    write_private_text(out / "report.html", render_report(run, samples, seed))
     return tuple(str(out / n) for n in ("run.json", "run.trec", "qrels.trec", "report.html"))

@@ -146,7 +146,8 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         document = make_document(parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
             return Outcome(item.label, doc_id, "unchanged")
-        chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens)
+        chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens,
+                                max_chunks=settings.limits.max_chunks)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
     except IngestError as exc:

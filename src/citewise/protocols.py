@@ -9,6 +9,7 @@ Contracts:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -174,6 +175,16 @@ class VersionCatalog(Protocol):
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused`` (or ``shadow``/``retired``) with a reason."""
         ...
+
+    def drop(self, number: int) -> None:
+        """Delete a non-live version's data and its catalog row (``citewise versions --gc``)."""
+        ...
+
+    def building(self, number: int) -> AbstractContextManager[None]:
+        """Held by the process building shadow ``number``; released when it exits or dies."""
+        ...
+
+    def is_building(self, number: int) -> bool: ...
 
 
 @runtime_checkable

@@ -2,7 +2,9 @@
 when an evaluation says it is not worse.
 
 1. **create** a ``shadow`` version in the catalog (the live version keeps serving and taking
-   writes throughout);
+   writes throughout), after removing the shadows of earlier builds that died (no process
+   holds their build lock; :func:`~citewise.index.versions.gc_versions`); the build holds
+   the new shadow's lock;
 2. **copy** every live document: its stored :class:`~citewise.types.ParsedDocument` is
    re-chunked with the new chunk settings and embedded with the new embedder
    (:func:`~citewise.indexing.index_documents`), and the record written is the live one, so
@@ -35,6 +37,7 @@ from citewise.config import EvalSettings, Settings
 from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
 from citewise.index.manifest import tenancy_of
+from citewise.index.versions import gc_versions
 from citewise.indexing import Pending, content_hash, index_documents
 from citewise.ingest import load_file
 from citewise.protocols import DocumentWrite, Embedder, Store, VersionCatalog
@@ -72,6 +75,7 @@ class ReindexReport:
     failed: dict[str, str] = field(default_factory=dict)
     deleted_during_build: int = 0
     rewritten_during_build: int = 0
+    removed: list[int] = field(default_factory=list)  # abandoned shadows cleaned up first
     comparison: Any = None
     reasons: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -310,6 +314,7 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
     ``gate=None`` means there is nothing to compare with: the shadow is refused unless
     ``force``. An exception while building marks the shadow ``refused`` and propagates."""
     started = time.perf_counter()
+    removed = [v.number for v in gc_versions(catalog, refused=False)]  # killed builds' shadows
     live_version = catalog.live()
     live = Engine(live_version.location, live_settings or settings, live_embedder,
                   store=catalog.open(live_version.number))
@@ -319,11 +324,13 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
                                "reindex. Fix: ingest documents with `citewise ingest` first.")
         settings = keep_tenancy(settings, live.store.manifest())
         shadow_version = catalog.create(note=f"building from version {live_version.number}")
-        report = ReindexReport(live_version=live_version.number, version=shadow_version.number)
+        report = ReindexReport(live_version=live_version.number, version=shadow_version.number,
+                               removed=removed)
         shadow = Engine(shadow_version.location, settings, embedder,
                         store=catalog.open(shadow_version.number))
         try:
-            _build_and_decide(catalog, live, shadow, gate, force, report, on_progress)
+            with catalog.building(shadow_version.number):
+                _build_and_decide(catalog, live, shadow, gate, force, report, on_progress)
         except BaseException as exc:
             catalog.set_state(report.version, "refused", note=_one_line(
                 f"reindex failed: {type(exc).__name__}: {exc}"))

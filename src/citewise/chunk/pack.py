@@ -8,9 +8,10 @@ are whitespace, which whitespace and WordPiece tokenizers do not count).
 
 Two exceptions keep a heading with its content:
 
-* A group holding only heading blocks always takes the next block, even if the sum exceeds
-  ``chunk_tokens`` by the heading's tokens — a heading is never a chunk of its own while its
-  section has content.
+* A group holding only heading blocks always takes the next non-heading block, even if the
+  sum exceeds ``chunk_tokens`` by the heading's tokens — a heading is never a chunk of its
+  own while its section has content. (A run of bare headings longer than ``chunk_tokens`` is
+  cut like any other group.)
 * A non-heading block that is alone larger than ``chunk_tokens`` is split
   (:func:`~citewise.chunk.split.split_block`). A headings-only group before it becomes the
   split's lead (it opens the first window); any other group is emitted first.
@@ -30,21 +31,25 @@ def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens:
     drafts: list[Draft] = []
     group: list[Counted] = []
     total = 0
+    headings = 0  # heading blocks in the group (kept as a count: the check is per block)
     for item in section.blocks:
-        only_headings = bool(group) and all(c.block.kind == "heading" for c in group)
-        if item.tokens > chunk_tokens and item.block.kind != "heading":
+        heading = item.block.kind == "heading"
+        only_headings = bool(group) and headings == len(group)
+        if item.tokens > chunk_tokens and not heading:
             lead = group if only_headings else []
             if group and not only_headings:
                 drafts.append(_whole(text, group, section))
             drafts.extend(split_block(text, item, lead, section, chunk_tokens, overlap_tokens,
                                       count))
-            group, total = [], 0
+            group, total, headings = [], 0, 0
             continue
-        if group and total + item.tokens > chunk_tokens and not only_headings:
+        over = group and total + item.tokens > chunk_tokens
+        if over and (not only_headings or heading):  # a run of bare headings is cut too
             drafts.append(_whole(text, group, section))
-            group, total = [], 0
+            group, total, headings = [], 0, 0
         group.append(item)
         total += item.tokens
+        headings += heading
     if group:
         drafts.append(_whole(text, group, section))
     return drafts

@@ -46,14 +46,14 @@ def split_sections(blocks: Sequence[Counted]) -> list[Section]:
 def merge_heading_only(sections: Sequence[Section]) -> list[Section]:
     """Rule 2: prepend heading-only sections to the section after them."""
     out: list[Section] = []
-    carry: tuple[Counted, ...] = ()
+    carry: list[Counted] = []  # a list: 20k headings in a row must not copy tuples n² times
     for i, section in enumerate(sections):
-        if carry:
-            section = Section(carry + section.blocks, section.heading_path, section.parent)
-            carry = ()
         if section.heading_only and i + 1 < len(sections):
-            carry = section.blocks
+            carry.extend(section.blocks)
             continue
+        if carry:
+            section = Section((*carry, *section.blocks), section.heading_path, section.parent)
+            carry = []
         out.append(section)
     return out
 

@@ -62,9 +62,12 @@ def refine(text: str, span: Span, tokens: int, splitters: Sequence[Splitter], bu
            count: Count) -> list[tuple[Span, int]]:
     """Cut ``span`` with the first splitter, then recursively cut every piece still over
     ``budget`` with the next one; returns ``(span, tokens)`` pairs. A piece that no splitter
-    can cut further is kept whole, even if over budget."""
-    if tokens <= budget or not splitters:
+    can cut further (one huge word, a long line of code) is cut by characters
+    (:func:`cut_chars`)."""
+    if tokens <= budget:
         return [(span, tokens)]
+    if not splitters:
+        return cut_chars(text, span, tokens, budget, count)
     pieces = splitters[0](text, *span)
     if len(pieces) <= 1 and len(splitters) > 1:
         return refine(text, span, tokens, splitters[1:], budget, count)
@@ -73,6 +76,16 @@ def refine(text: str, span: Span, tokens: int, splitters: Sequence[Splitter], bu
         out.extend(refine(text, piece, count(text[piece[0]:piece[1]]), splitters[1:], budget,
                           count))
     return out
+
+
+def cut_chars(text: str, span: Span, tokens: int, budget: int,
+              count: Count) -> list[tuple[Span, int]]:
+    """Cut ``span`` (``tokens`` long) into equal runs of characters expected to hold about
+    ``budget`` tokens each; the last resort for text without a space or line break."""
+    start, end = span
+    width = max(1, (end - start) * budget // max(tokens, 1))
+    pieces = [(s, min(s + width, end)) for s in range(start, end, width)]
+    return [(p, count(text[p[0]:p[1]])) for p in pieces]
 
 
 def _split_table(text: str, item: Counted, lead: Sequence[Counted], section: Section,

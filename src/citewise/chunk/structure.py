@@ -32,14 +32,20 @@ from citewise.chunk.draft import Counted
 from citewise.chunk.fields import make_chunk
 from citewise.chunk.pack import pack_section
 from citewise.chunk.sections import build_sections
+from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings
+from citewise.errors import LimitExceededError
 from citewise.types import Chunk, ParsedDocument
+
+DEFAULT_MAX_CHUNKS = 50_000
 
 
 def chunk_document(parsed: ParsedDocument, doc_id: str, settings: ChunkSettings,
-                   count_tokens: Callable[[str], int]) -> list[Chunk]:
+                   count_tokens: Callable[[str], int],
+                   max_chunks: int = DEFAULT_MAX_CHUNKS) -> list[Chunk]:
     """Chunks of ``parsed``, in document order, ``ordinal`` 0..n-1. Pure and deterministic:
-    the same input gives the same chunks (and ids); no blocks give ``[]``."""
+    the same input gives the same chunks (and ids); no blocks give ``[]``. Raises
+    :class:`~citewise.errors.LimitExceededError` for more than ``max_chunks`` chunks."""
     count = _Memo(count_tokens)
     blocks = [b for b in parsed.blocks if b.text.strip()]
     counts = count.prime([b.text for b in blocks])
@@ -48,6 +54,10 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, settings: ChunkSettings,
     drafts = [draft for section in sections
               for draft in pack_section(parsed.text, section, settings.chunk_tokens,
                                         settings.overlap_tokens, count)]
+    if len(drafts) > max_chunks:
+        raise LimitExceededError(
+            f"the document makes {len(drafts):,} chunks, over limits.max_chunks "
+            f"({max_chunks:,}); split the document or raise limits.max_chunks")
     if getattr(count_tokens, "additive", False):
         totals = [d.tokens for d in drafts]
     else:
@@ -57,7 +67,8 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, settings: ChunkSettings,
 
 
 class _Memo:
-    """``count_tokens`` memoised for one call; :meth:`prime` counts many texts in one batch
+    """``count_tokens`` memoised for one call, never below the character floor
+    (:func:`~citewise.chunk.tokens.bounded`); :meth:`prime` counts many texts in one batch
     when the counter offers ``count_many`` (as :class:`~citewise.chunk.tokens.TokenCounter`
     does)."""
 
@@ -68,12 +79,12 @@ class _Memo:
     def __call__(self, text: str) -> int:
         n = self._cache.get(text)
         if n is None:
-            n = self._cache[text] = self._count(text)
+            n = self._cache[text] = bounded(self._count(text), text)
         return n
 
     def prime(self, texts: list[str]) -> list[int]:
         many = getattr(self._count, "count_many", None)
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if many is not None and todo:
-            self._cache.update(zip(todo, many(todo), strict=True))
+            self._cache.update((t, bounded(n, t)) for t, n in zip(todo, many(todo), strict=True))
         return [self(t) for t in texts]

@@ -28,6 +28,25 @@ _PER_CHAR_NORMALIZERS = frozenset(
     {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"})
 
 
+MAX_CHARS_PER_TOKEN = 16
+"""A word counts as at least ``len(word) // 16`` tokens: a WordPiece tokenizer counts any
+word over 100 characters as one ``[UNK]`` (and a whitespace counter as one word), so a 15 MB
+run of letters would be "2 tokens" and pass every token budget (the chunker's and the
+prompt's). Real words under 16 characters are unaffected, and longer ones already count
+more than this by any tokenizer."""
+
+
+def char_floor(text: str) -> int:
+    """The fewest tokens ``text`` may count as: ``sum(len(word) // MAX_CHARS_PER_TOKEN)``."""
+    return sum(len(word) // MAX_CHARS_PER_TOKEN for word in text.split()
+               if len(word) >= MAX_CHARS_PER_TOKEN)
+
+
+def bounded(count: int, text: str) -> int:
+    """``count`` raised to :func:`char_floor` of ``text``."""
+    return max(count, char_floor(text))
+
+
 def word_count(text: str) -> int:
     """Whitespace-separated words: the fallback when no tokenizer is at hand."""
     return len(text.split())

@@ -39,16 +39,14 @@ def settings_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def load_settings(config_path: str | None = None, **overrides: Any) -> Settings:
     """Settings from an optional JSON file, then CLI overrides as dotted keys
     (``embed.model``); unknown keys are refused with the list of valid ones."""
-    data: dict[str, Any] = {}
-    if config_path:
-        try:
-            data = json.loads(Path(config_path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{config_path}: not valid JSON ({exc})") from exc
+    data = read_config(config_path) if config_path else {}
     for dotted, value in overrides.items():
         if value is None:
             continue
         section, key = dotted.split(".", 1)
+        if not isinstance(data.get(section, {}), dict):
+            raise ConfigError(f"{config_path}: setting {section!r} must be an object like "
+                              f"{{\"{key}\": ...}}; fix the file (see `citewise config`)")
         data.setdefault(section, {})[key] = value
     try:
         return Settings.model_validate(data)
@@ -56,6 +54,55 @@ def load_settings(config_path: str | None = None, **overrides: Any) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"setting {where}: {first['msg']} (see `citewise config`)") from exc
+
+
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_CONFIG_DEPTH = 16  # the settings tree is 3 levels deep
+
+
+def read_config(config_path: str) -> dict[str, Any]:
+    """The JSON object in a ``--config`` file, or a one-line :class:`ConfigError` (unreadable,
+    not UTF-8, not JSON, nested absurdly deep, or not an object)."""
+    path = Path(config_path)
+    try:
+        raw = path.read_bytes()[:MAX_CONFIG_BYTES + 1]
+    except OSError as exc:
+        raise ConfigError(f"{config_path}: cannot read it ({exc.strerror or exc}); check the "
+                          "--config path") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{config_path}: over {MAX_CONFIG_BYTES // 1024} KiB, not a settings "
+                          "file; pass the JSON settings file (see `citewise config`)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{config_path}: invalid UTF-8 at byte {exc.start}; save the file "
+                          "as UTF-8 JSON (see `citewise config`)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{config_path}: not valid JSON ({exc}); see `citewise config` "
+                          "for the format") from None
+    except RecursionError:
+        data = None
+    if data is None or json_depth(data) > MAX_CONFIG_DEPTH:
+        raise ConfigError(f"{config_path}: nested more than {MAX_CONFIG_DEPTH} levels deep, "
+                          "not a settings file; see `citewise config` for the format")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{config_path}: must hold a JSON object like {{\"embed\": "
+                          f"{{...}}}}, not a {type(data).__name__}; see `citewise config`")
+    return data
+
+
+def json_depth(value: Any) -> int:
+    """How deeply lists/objects nest in a parsed JSON value (iterative, any depth)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def require_index(db: str) -> None:

@@ -103,13 +103,25 @@ def _verdict(row: Any, worse: list[str]) -> str:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the versions as JSON.")
+@click.option("--gc", "gc", is_flag=True,
+              help="Remove refused versions and abandoned shadows (their files or schemas) "
+                   "and deleted documents' leftovers in the others, then list what is left.")
+@click.option("--retired", is_flag=True,
+              help="With --gc: remove retired versions too (they can no longer be rolled "
+                   "back to).")
 @db_option
 @friendly_errors
-def versions(as_json, db):
+def versions(as_json, gc, retired, db):
     """List the index versions: number, state (live, shadow, retired, refused), when made,
-    embedder and chunking, counts, and the note saying why it is in its state."""
+    embedder and chunking, counts, and the note saying why it is in its state. With --gc,
+    remove the ones nobody can use first."""
     require_index(db)
+    if retired and not gc:
+        raise click.UsageError("--retired goes with --gc: `citewise versions --gc --retired`")
     with engine_from(db) as engine:
+        if gc:
+            for number, state in engine.collect_garbage(retired=retired):
+                click.echo(f"removed version {number} ({state})", err=as_json)
         rows = [v.to_dict() for v in engine.versions()]
     if as_json:
         echo_json(rows)

@@ -154,6 +154,9 @@ def load_questions(path: str | Path) -> list[Question]:
     except OSError as exc:
         raise ConfigError(f"cannot read eval set {path}: {exc.strerror}. "
                           "Fix: check the --questions path") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path.name}: invalid UTF-8 at byte {exc.start}. Fix: save the "
+                          "eval set as UTF-8 JSONL") from None
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -165,6 +168,9 @@ def load_questions(path: str | Path) -> list[Question]:
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno}). "
                               "Fix: write one JSON object per line") from None
+        except RecursionError:
+            raise ConfigError(f"{where}: JSON nested too deeply. Fix: write one flat JSON "
+                              "object per line") from None
         q = parse_question(obj, where)
         if q.id in seen:
             raise ConfigError(f"{where}: duplicate id {q.id!r} (first on line {seen[q.id]}). "
@@ -210,6 +216,12 @@ def load_personas(path: str | Path) -> dict[str, Principal]:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path.name} line {exc.lineno}: not valid JSON: {exc.msg}. "
                           "Fix: correct the JSON") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path.name}: invalid UTF-8 at byte {exc.start}. Fix: save the "
+                          "personas file as UTF-8 JSON") from None
+    except RecursionError:
+        raise ConfigError(f"{path.name}: JSON nested too deeply. Fix: write one object "
+                          "keyed by persona name") from None
     return parse_personas(data, path.name)
 
 

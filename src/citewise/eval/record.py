@@ -13,6 +13,7 @@ from typing import Any
 
 from citewise.errors import ConfigError
 from citewise.eval.questions import Piece, Question, parse_question
+from citewise.private import write_private_text
 
 RUN_FORMAT = 1
 
@@ -110,7 +111,7 @@ class EvalRun:
                    warnings=list(data.get("warnings") or []))
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json(), encoding="utf-8")
+        write_private_text(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> EvalRun:

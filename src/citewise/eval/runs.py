@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError
+from citewise.private import open_private
 
 
 def write_trec_run(path: str | Path, runs: Mapping[str, Sequence[tuple[str, float]]],
                    tag: str = "citewise") -> None:
     """``qid Q0 docid rank score tag`` per line, ranks 1-based, best first."""
-    with Path(path).open("w", encoding="utf-8") as fh:
+    with open_private(path) as fh:
         for qid, ranked in runs.items():
             for rank, (doc, score) in enumerate(ranked, start=1):
                 fh.write(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
@@ -63,7 +64,7 @@ def read_trec_run(path: str | Path) -> dict[str, list[tuple[str, float]]]:
 
 def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> None:
     """TREC qrels: ``qid 0 docid grade`` per line."""
-    with Path(path).open("w", encoding="utf-8") as fh:
+    with open_private(path) as fh:
         for qid, docs in qrels.items():
             for doc, grade in docs.items():
                 fh.write(f"{qid} 0 {doc} {grade}\n")

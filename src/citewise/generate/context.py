@@ -81,10 +81,14 @@ def truncate_to_budget(text: str, budget: int, count_tokens: Callable[[str], int
     """The longest prefix of whole sentences within ``budget`` tokens (at least one sentence,
     cut by words if even that is too long)."""
     kept: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
-        if count_tokens(" ".join([*kept, sentence])) > budget:
+    used = 0
+    for sentence in _SENTENCE_END.split(text):  # counted one by one: linear in the text
+        used += count_tokens(sentence)
+        if used > budget:
             break
         kept.append(sentence)
+    while kept and count_tokens(" ".join(kept)) > budget:  # a non-additive tokenizer
+        kept.pop()
     if kept:
         return " ".join(kept)
     words = text.split()

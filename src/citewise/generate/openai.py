@@ -111,6 +111,12 @@ class OpenAIGenerator:
                                   "lower generate.max_tokens.") from exc
         except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise _Retryable(f"connection error ({type(exc).__name__})") from exc
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise GenerationError(f"{self._where()} is not a usable URL ({exc}). Fix: set "
+                                  "generate.openai.base_url to an http(s) URL.") from exc
+        except httpx.HTTPError as exc:
+            raise GenerationError(f"{self._where()} failed ({type(exc).__name__}: {exc}). "
+                                  "Fix: check generate.openai.base_url.") from exc
         except json.JSONDecodeError as exc:
             raise GenerationError(f"{self._where()} returned invalid JSON. Fix: check that "
                                   "base_url points at an OpenAI-compatible API.") from exc

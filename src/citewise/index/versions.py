@@ -9,6 +9,7 @@ N in the sibling ``PATH.vN``) and the PostgreSQL one (a schema per version).
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,51 @@ def rollback(catalog: VersionCatalog, number: int | None = None) -> tuple[int, i
                 "with `citewise reindex`.")
     catalog.promote(target.number, note=f"rolled back to, from version {before}")
     return before, target.number
+
+
+GRACE_S = 2.0
+"""A shadow younger than this is never called abandoned: its builder registers it a moment
+before it takes the build lock."""
+
+
+def is_abandoned(catalog: VersionCatalog, version: IndexVersion,
+                 grace_s: float = GRACE_S) -> bool:
+    """A ``shadow`` whose builder is gone: no process holds its build lock (a reindex killed
+    mid-build, even by ``kill -9``, leaves one behind)."""
+    if version.state != "shadow":
+        return False
+    try:
+        age = (datetime.now(UTC) - datetime.fromisoformat(version.created_at)).total_seconds()
+    except (TypeError, ValueError):
+        age = grace_s
+    return age >= grace_s and not catalog.is_building(version.number)
+
+
+def gc_versions(catalog: VersionCatalog, *, refused: bool = True, retired: bool = False,
+                grace_s: float = GRACE_S) -> list[IndexVersion]:
+    """Remove abandoned shadows, ``refused`` versions and (on request) ``retired`` ones: their
+    files or schemas, so the text of deleted documents does not outlive them there. The live
+    version and shadows being built are never touched. Returns what was removed."""
+    removed = []
+    for version in catalog.versions():
+        if (is_abandoned(catalog, version, grace_s)
+                or (refused and version.state == "refused")
+                or (retired and version.state == "retired")):
+            catalog.drop(version.number)
+            removed.append(version)
+    return removed
+
+
+def purge_versions(catalog: VersionCatalog) -> list[int]:
+    """Remove deleted documents' leftovers from every remaining version where the backend
+    keeps some (SQLite: FTS segments and the WAL); the numbers purged."""
+    purge = getattr(catalog, "purge", None)
+    if purge is None:
+        return []
+    numbers = [v.number for v in catalog.versions() if v.state != "shadow"]
+    for number in numbers:
+        purge(number)
+    return numbers
 
 
 def describe_version(catalog: VersionCatalog, version: IndexVersion) -> dict[str, Any]:

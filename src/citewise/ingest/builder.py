@@ -16,6 +16,7 @@ from citewise.types import Block, BlockKind, ParsedDocument
 
 SEPARATOR = "\n\n"
 DEFAULT_MAX_BLOCKS = 50_000
+DEFAULT_MAX_NESTING = 256
 
 
 class DocumentBuilder:

@@ -25,8 +25,14 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.builder import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_NESTING,
+    DocumentBuilder,
+    pick_title,
+)
 from citewise.ingest.content import decode_text
+from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
 
@@ -63,12 +69,17 @@ class HtmlLoader:
 
     format = "html"
 
-    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
+                 max_nesting: int = DEFAULT_MAX_NESTING) -> None:
         self.max_blocks = max_blocks
+        self.max_nesting = max_nesting
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Parse UTF-8 HTML bytes into blocks; raises IngestError for bad bytes/no text."""
-        tree = LexborHTMLParser(decode_text(data, "HTML"))
+        """Parse UTF-8 HTML bytes into blocks; raises IngestError for bad bytes/no text and
+        LimitExceededError for elements nested deeper than ``max_nesting``."""
+        text = drop_selects(decode_text(data, "HTML"))
+        check_nesting(text, self.max_nesting, INLINE_TAGS)
+        tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)
         tree.strip_tags(STRIP_TAGS)
         _drop_chrome(tree)
@@ -90,8 +101,11 @@ class HtmlLoader:
                              empty_hint="the page has no visible text outside navigation")
 
 
-def fragment_text(markup: str) -> str:
-    """Visible text of an HTML fragment (scripts/styles dropped), e.g. a Markdown HTML block."""
+def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Visible text of an HTML fragment (scripts/styles dropped), e.g. a Markdown HTML block.
+    Raises LimitExceededError for elements nested deeper than ``max_nesting``."""
+    markup = drop_selects(markup)
+    check_nesting(markup, max_nesting, INLINE_TAGS)
     tree = LexborHTMLParser(markup)
     tree.strip_tags(STRIP_TAGS)
     root = tree.body or tree.root

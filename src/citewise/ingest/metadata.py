@@ -22,6 +22,23 @@ STRING_KEYS = ("title", "owner", "tenant", "source_url", "doc_id", "updated_at")
 _ALIASES = {"acl_groups": "groups", "url": "source_url"}
 _FENCE = "---"
 _FENCE_ENDS = ("---", "...")
+MAX_FRONT_MATTER_CHARS = 64 * 1024
+"""Front matter is a few lines of metadata; more than this is refused before YAML parsing."""
+MAX_DEPTH = 32
+"""Most nested levels in metadata values (front matter, sidecar lines)."""
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses anchors and aliases: an alias expands to a copy of its
+    anchor, so nine aliases of nine aliases (a 347-byte "billion laughs") make 10^9 values."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in front matter",
+                event.start_mark)
+        return super().compose_node(parent, index)
 
 
 def normalize_metadata(raw: Mapping[Any, Any]) -> dict[str, Any]:
@@ -108,9 +125,16 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
 
 
 def parse_front_matter(source: str) -> dict[str, Any]:
-    """Parse the YAML between the fences into normalised metadata (line numbers in errors)."""
+    """Parse the YAML between the fences into normalised metadata (line numbers in errors).
+
+    Bounded: over :data:`MAX_FRONT_MATTER_CHARS`, YAML aliases and values nested deeper than
+    :data:`MAX_DEPTH` are refused with an :class:`IngestError`."""
+    if len(source) > MAX_FRONT_MATTER_CHARS:
+        raise IngestError(
+            f"front matter is {len(source):,} characters, over the {MAX_FRONT_MATTER_CHARS:,} "
+            "allowed; keep metadata short (put long text in the body)")
     try:
-        data = yaml.safe_load(source)
+        data = yaml.load(source, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark is not None else 2
@@ -121,6 +145,9 @@ def parse_front_matter(source: str) -> dict[str, Any]:
         raise IngestError(
             f"invalid YAML front matter: {one_line(exc)}; fix the lines between the ---"
         ) from None
+    except RecursionError:
+        raise IngestError("front matter nests too deeply; write flat key: value pairs "
+                          "between the --- lines") from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):
@@ -128,6 +155,25 @@ def parse_front_matter(source: str) -> dict[str, Any]:
             f"front matter must be key: value pairs, got a {type(data).__name__}; "
             "write it as 'title: ...' lines between the --- lines")
     try:
+        check_depth(data)
         return normalize_metadata(data)
     except IngestError as exc:
         raise IngestError(f"front matter: {exc}") from None
+
+
+def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise :class:`IngestError` when ``value`` nests lists/mappings deeper than ``limit``
+    (checked iteratively, so any input is safe to check)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple | set | frozenset):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            raise IngestError(f"metadata nests more than {limit} levels deep; "
+                              "use flat values like groups: [a, b]")
+        stack.extend((child, depth + 1) for child in children)

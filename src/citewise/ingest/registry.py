@@ -36,9 +36,9 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
     """The loader for a format name (``markdown``, ``html``, ``text``, ``pdf``)."""
     limits = limits or LimitSettings()
     if fmt == "markdown":
-        return MarkdownLoader(max_blocks=limits.max_blocks)
+        return MarkdownLoader(max_blocks=limits.max_blocks, max_nesting=limits.max_nesting)
     if fmt == "html":
-        return HtmlLoader(max_blocks=limits.max_blocks)
+        return HtmlLoader(max_blocks=limits.max_blocks, max_nesting=limits.max_nesting)
     if fmt == "text":
         return TextLoader(max_blocks=limits.max_blocks)
     if fmt == "pdf":

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citewise.errors import IngestError
-from citewise.ingest.metadata import normalize_metadata
+from citewise.ingest.metadata import check_depth, normalize_metadata
 from citewise.ingest.normalize import one_line
 
 
@@ -73,12 +73,16 @@ def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any],
         raise IngestError(
             f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); "
             "write one JSON object per line", path=str(path)) from None
+    except RecursionError:
+        raise IngestError(f"{where}: JSON nested too deeply; write flat values like "
+                          "\"groups\": [\"hr\"]", path=str(path)) from None
     if not isinstance(obj, dict):
         raise IngestError(
             f"{where}: expected a JSON object like {{\"path\": ..., \"groups\": [...]}}, "
             f"got {type(obj).__name__}", path=str(path))
     rel = obj.pop("path", None)
     try:
+        check_depth(obj)
         meta = normalize_metadata(obj)
     except IngestError as exc:
         raise IngestError(f"{where}: {exc}", path=str(path)) from None

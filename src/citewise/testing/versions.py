@@ -35,7 +35,7 @@ import pytest
 from citewise.errors import VersionError
 from citewise.index.follow import pinned
 from citewise.index.manifest import make_manifest
-from citewise.index.versions import rollback_target
+from citewise.index.versions import gc_versions, is_abandoned, rollback_target
 from citewise.protocols import Store, VersionCatalog
 from citewise.testing.conformance import make_write
 from citewise.testing.fakes import FakeEmbedder
@@ -327,3 +327,38 @@ class VersionCatalogConformanceTests:
     def test_numbers_are_never_reused(self, two_versions: VersionCatalog) -> None:
         two_versions.set_state(2, "refused", note="worse")
         assert two_versions.create().number == 3
+
+    # -- removing versions (citewise versions --gc) -------------------------------------------
+
+    def test_gc_removes_refused_and_abandoned_keeps_live_retired_and_building(
+            self, two_versions: VersionCatalog) -> None:
+        two_versions.promote(2)                          # 1 retired, 2 live
+        abandoned = two_versions.create(note="builder died")
+        building = two_versions.create(note="being built")
+        refused = two_versions.create(note="trial")
+        two_versions.set_state(refused.number, "refused", note="worse")
+        with two_versions.building(building.number):
+            assert two_versions.is_building(building.number)
+            assert not two_versions.is_building(abandoned.number)
+            assert not is_abandoned(two_versions, two_versions.versions()[-2])  # too young
+            removed = gc_versions(two_versions, grace_s=0)
+        assert sorted(v.number for v in removed) == [abandoned.number, refused.number]
+        assert self._states(two_versions) == {1: "retired", 2: "live",
+                                              building.number: "shadow"}
+        assert not two_versions.is_building(building.number)  # released on exit
+        assert self._docs_of(two_versions) == set(B_DOCS)
+
+    def test_gc_retired_on_request_and_numbers_stay_unique(
+            self, two_versions: VersionCatalog) -> None:
+        two_versions.promote(2)
+        assert gc_versions(two_versions, grace_s=0) == []      # retired kept by default
+        removed = gc_versions(two_versions, retired=True, grace_s=0)
+        assert [v.number for v in removed] == [1]
+        assert self._states(two_versions) == {2: "live"}
+        assert self._docs_of(two_versions) == set(B_DOCS)
+        trial = two_versions.create()
+        two_versions.set_state(trial.number, "refused")
+        assert [v.number for v in gc_versions(two_versions)] == [trial.number]
+        assert two_versions.create().number == trial.number + 1  # a removed number stays used
+        with pytest.raises(VersionError, match="Fix:"):
+            two_versions.drop(2)                                # the live one never goes

@@ -272,6 +272,26 @@ class PostgresCatalog:
                 self._state_conn.close()
                 self._state_conn = None
 
+    @contextmanager
+    def building(self, number: int) -> Iterator[None]:
+        """Hold while building version ``number``: a session advisory lock on its own
+        connection, which the server drops when the builder dies (even by ``kill -9``)."""
+        conn = self._connect()
+        try:
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (_build_key(number),))
+            yield
+        finally:
+            conn.close()
+
+    def is_building(self, number: int) -> bool:
+        """Whether a live session holds version ``number``'s build lock."""
+        with self._connect() as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))",
+                               (_build_key(number),)).fetchone()[0]
+            if got:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (_build_key(number),))
+        return not got
+
     def drop(self, number: int) -> None:
         """Delete a non-live version's schema and row (frees its space)."""
         with self._connect() as conn, conn.transaction():
@@ -288,6 +308,9 @@ class PostgresCatalog:
 def _is_built_schema(catalog: PostgresCatalog, schema: str) -> bool:
     with catalog._connect() as conn:
         return _is_built(conn, schema)
+
+def _build_key(number: int) -> str:
+    return f"citewise:build:{number}"
 
 
 def _is_built(conn: Any, schema: str) -> bool:

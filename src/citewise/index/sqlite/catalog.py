@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from typing import Any
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
 from citewise.index.changelog import Change, LiveState, apply_changes
-from citewise.index.sqlite import changes
+from citewise.index.sqlite import changes, cleanup
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.store import SQLiteStore
@@ -182,8 +182,9 @@ class SQLiteCatalog:
         """Register a new ``shadow`` version; its number skips any leftover sibling file (a
         file the catalog does not know is never reused or overwritten)."""
         with self._writing() as conn:
-            number = int(conn.execute("SELECT coalesce(max(number), 1) + 1 "
-                                      "FROM index_versions").fetchone()[0])
+            number = int(conn.execute(  # the log keeps removed numbers: never reused
+                "SELECT coalesce(max(number), 1) + 1 FROM (SELECT number FROM index_versions "
+                "UNION ALL SELECT number FROM index_version_log)").fetchone()[0])
             while any(os.path.exists(version_path(self.path, number) + suffix)
                       for suffix in ("", "-wal", "-shm")):
                 number += 1
@@ -306,6 +307,46 @@ class SQLiteCatalog:
     def mark_applied(self, number: int, seq: int) -> None:
         with self._writing() as conn:
             changes.mark_applied(conn, number, seq)
+
+    # -- removing versions (citewise versions --gc) ----------------------------------------------
+
+    def building(self, number: int) -> AbstractContextManager[None]:
+        """Hold while building version ``number``: :meth:`is_building` is true meanwhile."""
+        return cleanup.build_lock(self.location(number))
+
+    def is_building(self, number: int) -> bool:
+        return cleanup.is_building(self.location(number))
+
+    def purge(self, number: int) -> None:
+        """Remove what deleted documents left in version ``number``'s file (FTS segments,
+        WAL); see :func:`~citewise.index.sqlite.cleanup.purge_deleted`."""
+        with self._reading() as conn:
+            location = self._get(conn, number).location
+        if not os.path.isfile(location):
+            return
+        database = Database(location, self._error)
+        try:
+            with database.reading("clean") as conn:
+                cleanup.purge_deleted(conn)
+        finally:
+            database.close()
+
+    def drop(self, number: int) -> None:
+        """Delete a non-live version's data (files, or version 1's tables) and its row."""
+        with self._writing() as conn:  # holds the write lock: no promotion meanwhile
+            version = self._get(conn, number)
+            if version.state == "live":
+                raise VersionError(f"version {number} is live. Fix: promote another version "
+                                   "first (`citewise rollback N`).")
+            if number == 1:
+                cleanup.clear_home_data(conn)
+            else:
+                cleanup.remove_files(version.location)
+            conn.execute("DELETE FROM index_versions WHERE number = ?", (number,))
+            self._log(conn, number, "removed", f"was {version.state}")
+        if number == 1:
+            with self._database.reading("clean") as conn:
+                cleanup.compact(conn)
 
     # -- beyond the protocol -------------------------------------------------------------------
 

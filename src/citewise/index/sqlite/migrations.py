@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import StoreError
+from citewise.private import create_private
 
 try:  # pragma: no cover - exercised implicitly
     from pysqlite3 import dbapi2 as sqlite3
@@ -179,7 +180,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def connect(path: str | Path) -> Connection:
     """Open a connection in autocommit mode (we issue BEGIN ourselves) with WAL, a 5 s busy
-    timeout and foreign keys on. Raises :class:`StoreError` naming the fix."""
+    timeout, foreign keys and ``secure_delete`` on; a new file is created owner-only (0600).
+    Raises :class:`StoreError` naming the fix."""
     if sqlite3.sqlite_version_info < MIN_SQLITE:
         raise StoreError(
             f"SQLite {sqlite3.sqlite_version} is too old for citewise (needs 3.43+ for FTS5 "
@@ -187,9 +189,15 @@ def connect(path: str | Path) -> Connection:
     target = str(path)
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            create_private(target)  # 0600, and so its -wal/-shm files (SQLite copies the mode)
+        except OSError as exc:
+            raise StoreError(f"cannot create index {target}: {exc.strerror or exc}. Fix: check "
+                             "the folder exists and is writable, or pass another --db.") from exc
     try:
         conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=5.0)
         conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not left in pages
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,98 @@
+"""Removing index versions from disk (``citewise versions --gc``), and the build lock that
+tells an abandoned shadow from one being built.
+
+A version N > 1 is the sibling file ``PATH.vN`` with its ``-wal``/``-shm``: removing it deletes
+the three files. Version 1 lives in the home file next to the catalog, so removing it empties
+its tables instead and VACUUMs the file, which rewrites it without the freed pages (with
+``secure_delete`` on, deleted rows are zeroed as well). Both happen in the catalog's write
+transaction that deletes the version's row, so no promotion can pick the version meanwhile;
+a kill after the files went but before the commit leaves a row whose file is missing, which
+the next ``--gc`` removes.
+
+:func:`purge_deleted` rewrites the FTS segments of a version still in use, which keep a
+deleted document's terms until they merge.
+
+A shadow is being built while its builder holds an exclusive ``flock`` on ``PATH.vN.lock``.
+The kernel drops the lock when the process dies, even by ``kill -9``, so a shadow whose lock
+is free (or has no lock file) has no builder: it is abandoned.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from citewise.private import PRIVATE_MODE
+
+VERSION_SUFFIXES = ("", "-wal", "-shm", ".lock")
+_VERSION_DATA = (
+    "INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')",
+    "DELETE FROM chunks", "DELETE FROM doc_groups", "DELETE FROM doc_sources",
+    "DELETE FROM documents", "DELETE FROM vectors", "DELETE FROM tenants",
+    "DELETE FROM groups", "DELETE FROM manifest", "DELETE FROM index_meta",
+)
+
+
+def lock_path(location: str) -> str:
+    return f"{location}.lock"
+
+
+@contextmanager
+def build_lock(location: str) -> Iterator[None]:
+    """Hold the build lock of the version at ``location`` (see the module docstring)."""
+    fd = os.open(lock_path(location), os.O_RDWR | os.O_CREAT, PRIVATE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        with suppress(OSError):
+            os.unlink(lock_path(location))
+        os.close(fd)
+
+
+def is_building(location: str) -> bool:
+    """Whether a live process holds the build lock of the version at ``location``."""
+    try:
+        fd = os.open(lock_path(location), os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing releases a lock taken here
+    return False
+
+
+def remove_files(location: str) -> None:
+    """Delete a version's file, its WAL files and its lock file (missing ones are fine)."""
+    for suffix in VERSION_SUFFIXES:
+        with suppress(FileNotFoundError):
+            os.unlink(location + suffix)
+
+
+def clear_home_data(conn: Any) -> None:
+    """Empty version 1's tables in the home file (the catalog tables stay); run inside the
+    caller's transaction, then :func:`compact` after it commits."""
+    for statement in _VERSION_DATA:
+        conn.execute(statement)
+
+
+def compact(conn: Any) -> None:
+    """VACUUM the file (rewritten without free pages) and truncate its WAL (VACUUM wrote the
+    new file there)."""
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def purge_deleted(conn: Any) -> None:
+    """Rewrite what still holds deleted text in a version file: FTS5 keeps a deleted row's
+    terms and positions in its segments until they merge, so merge them all ("optimize"),
+    then move the WAL into the file and truncate it. ``secure_delete`` zeroes the freed
+    pages."""
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,0 +1,171 @@
+"""Data hygiene (issue 10, item 8): index, WAL, version files and eval outputs are owner-only;
+deleted text does not stay in free pages, FTS segments, or versions nobody can use
+(``citewise versions --gc``; abandoned shadows also go at the next reindex)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.eval.record import EvalRun
+from citewise.eval.runs import write_qrels, write_trec_run
+from citewise.index.sqlite import SQLiteStore
+from citewise.index.sqlite.catalog import SQLiteCatalog
+from citewise.private import open_private, write_private_text
+from citewise.reindex import reindex
+from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.versions import B_DOCS, fill
+
+CANARY = "zebracanary4711"
+
+
+@contextmanager
+def umask(mask: int) -> Iterator[None]:
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def mode(path: str | Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def engine(path: Path) -> Engine:
+    return Engine(path, Settings(), FakeEmbedder())
+
+
+def ingest(path: Path, tmp_path: Path, names: tuple[str, ...] = ("a", "b", "secret")) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for name in names:
+        words = f"{CANARY} the vault code" if name == "secret" else f"travel policy {name}"
+        (docs / f"{name}.md").write_text(f"# {name}\n\nSome text about {words}.\n")
+    with engine(path) as e:
+        e.ingest_paths([docs], {"groups": ["staff"]})
+
+
+def holds(path: str | Path, text: str) -> bool:
+    return any(os.path.exists(f"{path}{s}") and text.encode() in Path(f"{path}{s}").read_bytes()
+               for s in ("", "-wal"))
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_index_wal_and_version_files_are_owner_only(tmp_path, mask):
+    home = tmp_path / "index.db"
+    with umask(mask):
+        store = SQLiteStore(home)
+        fill(store, FakeEmbedder(dim=32, model_id="fake-a-32"), ["travel-a"])
+        try:  # the WAL files exist while the connection is open
+            for suffix in ("", "-wal", "-shm"):
+                assert mode(f"{home}{suffix}") == 0o600, suffix
+        finally:
+            store.close()
+        with SQLiteCatalog(home) as catalog:
+            shadow = catalog.create()
+            with catalog.open(shadow.number) as version:
+                fill(version, FakeEmbedder(dim=32, model_id="fake-a-32"), ["travel-b"])
+            assert mode(shadow.location) == 0o600
+
+
+def test_umask_stricter_than_0600_is_respected(tmp_path):
+    with umask(0o277):
+        write_private_text(tmp_path / "out.json", "{}")
+    assert mode(tmp_path / "out.json") == 0o400
+
+
+def test_eval_outputs_are_owner_only(tmp_path):
+    with umask(0o022):
+        EvalRun(records=[]).save(tmp_path / "run.json")
+        write_trec_run(tmp_path / "run.trec", {"q1": [("d1", 1.0)]})
+        write_qrels(tmp_path / "qrels.trec", {"q1": {"d1": 1}})
+        wide = tmp_path / "report.html"
+        wide.write_text("old")
+        wide.chmod(0o644)
+        with open_private(wide) as fh:  # an existing, wider file is narrowed
+            fh.write("new")
+    for name in ("run.json", "run.trec", "qrels.trec", "report.html"):
+        assert mode(tmp_path / name) == 0o600, name
+
+
+def test_secure_delete_is_on_and_purge_leaves_no_deleted_text(tmp_path):
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    with SQLiteStore(home) as store, store._reading() as conn:
+        assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    with engine(home) as e:
+        assert e.delete(["secret.md"]) == 1
+    result = CliRunner().invoke(cli, ["versions", "--gc", "--db", str(home)])
+    assert result.exit_code == 0, result.output
+    assert not holds(home, CANARY)
+    with engine(home) as e:  # the rest is intact
+        assert e.store.count().documents == 2
+
+
+def test_versions_gc_removes_refused_and_on_request_retired(tmp_path):
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    with SQLiteCatalog(home) as catalog:
+        report = reindex(catalog, Settings(), None, embedder=FakeEmbedder(), force=True)
+        assert report.promoted and report.version == 2                 # 1 retired, 2 live
+        refused = catalog.create(note="trial")
+        with catalog.open(refused.number) as store:
+            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
+        catalog.set_state(refused.number, "refused", note="worse")
+    with engine(home) as e:
+        e.delete(["secret.md"])                                       # reaches the live v2
+    assert holds(home, CANARY)                                        # still in retired v1
+
+    out = CliRunner().invoke(cli, ["versions", "--gc", "--db", str(home)])
+    assert out.exit_code == 0 and "removed version 3 (refused)" in out.output, out.output
+    assert not os.path.exists(f"{home}.v3")
+    assert holds(home, CANARY)                                        # retired kept by default
+
+    out = CliRunner().invoke(cli, ["versions", "--gc", "--retired", "--db", str(home)])
+    assert out.exit_code == 0 and "removed version 1 (retired)" in out.output, out.output
+    assert not holds(home, CANARY) and not holds(f"{home}.v2", CANARY)
+    with SQLiteCatalog(home) as catalog:
+        assert [(v.number, v.state) for v in catalog.versions()] == [(2, "live")]
+    with engine(home) as e:
+        assert e.store.count().documents == 2
+        assert e.search("travel policy", _staff()).hits
+
+
+def test_retired_without_gc_is_a_usage_error(tmp_path):
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    out = CliRunner().invoke(cli, ["versions", "--retired", "--db", str(home)])
+    assert out.exit_code == 2 and "--gc" in out.output
+
+
+def test_next_reindex_removes_an_abandoned_shadow(tmp_path):
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    with SQLiteCatalog(home) as catalog:
+        dead = catalog.create(note="building from version 1")           # its builder died
+        with catalog.open(dead.number) as store:
+            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
+        with catalog._writing() as conn:  # made long ago (past the grace period)
+            conn.execute("UPDATE index_versions SET created_at = '2020-01-01T00:00:00+00:00' "
+                         "WHERE number = ?", (dead.number,))
+        report = reindex(catalog, Settings(), None, embedder=FakeEmbedder(), force=True)
+        assert report.removed == [dead.number]
+        assert not os.path.exists(dead.location)
+        assert dead.number not in {v.number for v in catalog.versions()}
+        assert report.version == dead.number + 1
+
+
+def _staff():
+    from citewise.types import Principal
+
+    return Principal.of("staff")
