@@ -13,7 +13,7 @@ threshold; :func:`store_calibration` records them in the index (``gate.signal``,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 def collect_records(engine: Engine, questions: Sequence[Question],
                     personas: Mapping[str, Principal], principal: Principal | None,
-                    as_persona: str | None = None) -> list[Record]:
+                    as_persona: str | None = None,
+                    on_progress: Callable[[int], None] | None = None) -> list[Record]:
     """Gate signals and answerability of every question (retrieval only, no generation).
     Who asks and what they may read are decided as ``citewise eval run`` decides them."""
     from citewise.eval.harness import Askers, restrict_to_readable
@@ -44,17 +45,20 @@ def collect_records(engine: Engine, questions: Sequence[Question],
         answer = engine.ask(q.question, who, dry_run=True)
         records.append(Record(q.id, dict(answer.trace["gate"]["signals"]),
                               bool(readable_q.relevant)))
+        if on_progress is not None:
+            on_progress(1)
     return records
 
 
 def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
                     personas: str | Path | Mapping[str, Principal] | None = None,
                     principal: Principal | None = None, as_persona: str | None = None,
-                    max_false_decline: float = 0.1) -> Calibration:
+                    max_false_decline: float = 0.1,
+                    on_progress: Callable[[int], None] | None = None) -> Calibration:
     from citewise.eval.questions import as_personas, as_questions
 
     records = collect_records(engine, as_questions(questions), as_personas(personas),
-                              principal, as_persona)
+                              principal, as_persona, on_progress)
     return calibrate(records, SIGNALS, max_false_decline)
 
 

@@ -85,9 +85,18 @@ class Engine:
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                      on_progress: Callable[[int], None] | None = None, *,
-                     workers: int | None = None, ray: str | None = None) -> IngestReport:
-        items = file_sources(paths, self.settings.limits, defaults, sidecar)
-        return self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
+                     workers: int | None = None, ray: str | None = None,
+                     on_total: Callable[[int], None] | None = None) -> IngestReport:
+        """Index files and folders; ``on_total`` hears how many files will be read before
+        the first is, ``on_progress`` how many more are done. Files of a folder with an
+        unsupported suffix are listed in the report's ``skipped``."""
+        skipped: list[Path] = []
+        items = file_sources(paths, self.settings.limits, defaults, sidecar, skipped)
+        if on_total is not None:
+            on_total(len(items))
+        report = self.ingest(items, on_progress=on_progress, workers=workers, ray=ray)
+        report.skipped = [p.as_posix() for p in skipped]
+        return report
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).
@@ -165,6 +174,13 @@ class Engine:
 
         return ask(self, question, principal, generator=generator, reranker=reranker,
                    dry_run=dry_run, on_token=on_token)
+
+    def resolve_documents(self, refs: Sequence[str]) -> list[str]:
+        """Document ids for ``refs``: each an id or the path its document was ingested from
+        (see :mod:`citewise.docref`); :class:`NotFoundError` for refs matching none."""
+        from citewise.docref import resolve_refs
+
+        return resolve_refs(refs, self.store)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         missing = [d for d in doc_ids if self.store.get_document(d) is None]

@@ -45,12 +45,14 @@ class Outcome:
     chunks: int = 0
     embedded: int = 0
     error: str | None = None
+    no_groups: bool = False  # an unchanged document that nobody can read (no ACL group)
 
 
 @dataclass
 class IngestReport:
     outcomes: list[Outcome] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)  # written with no ACL group at all
+    unreadable: list[str] = field(default_factory=list)  # in the index with no ACL group at all
+    skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -67,7 +69,7 @@ class IngestReport:
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {s: self.count(s) for s in STATUSES}
-        out.update(chunks=self.chunks, chunks_embedded=self.embedded,
+        out.update(skipped=len(self.skipped), chunks=self.chunks, chunks_embedded=self.embedded,
                    seconds=round(self.seconds, 3), model_seconds=round(self.model_seconds, 3))
         return out
 
@@ -141,7 +143,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         previous = store.get_document(doc_id)
         document = make_document(parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
-            return Outcome(item.label, doc_id, "unchanged")
+            return Outcome(item.label, doc_id, "unchanged", no_groups=not document.acl_groups)
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
@@ -210,6 +212,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
             result = _prepare(store, item, settings, count_tokens)
             if isinstance(result, Outcome):
                 report.outcomes.append(result)
+                if result.no_groups:
+                    report.unreadable.append(result.doc_id)
             else:
                 prepared.append(result)
         if prepared:

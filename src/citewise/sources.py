@@ -20,18 +20,23 @@ from citewise.ingest import SUPPORTED_SUFFIXES, load_file
 from citewise.types import Block, ParsedDocument
 
 
-def discover(paths: Sequence[str | Path]) -> list[tuple[Path, Path]]:
+def discover(paths: Sequence[str | Path],
+             skipped: list[Path] | None = None) -> list[tuple[Path, Path]]:
     """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
-    ones skipped, sorted); a file is its own entry with its parent as root."""
+    ones skipped, sorted); a file is its own entry with its parent as root. Files of a
+    directory with an unsupported suffix are appended to ``skipped`` (when given)."""
     found: list[tuple[Path, Path]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for f in sorted(path.rglob("*")):
                 rel = f.relative_to(path)
-                if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES and not any(
-                        part.startswith(".") for part in rel.parts):
+                if not f.is_file() or any(part.startswith(".") for part in rel.parts):
+                    continue
+                if f.suffix.lower() in SUPPORTED_SUFFIXES:
                     found.append((path, f))
+                elif skipped is not None:
+                    skipped.append(f)
         elif path.is_file():
             found.append((path.parent, path))
         else:
@@ -45,12 +50,13 @@ def _mtime_iso(path: Path) -> str:
 
 def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
                  defaults: Mapping[str, Any] | None = None,
-                 sidecar: Mapping[str, Mapping[str, Any]] | None = None) -> list[Pending]:
+                 sidecar: Mapping[str, Mapping[str, Any]] | None = None,
+                 skipped: list[Path] | None = None) -> list[Pending]:
     """One :class:`Pending` per file; the doc_id is the path relative to its root (POSIX)
-    unless the sidecar or front matter names one."""
+    unless the sidecar or front matter names one. Unsupported files go to ``skipped``."""
     sidecar = sidecar or {}
     items = []
-    for root, path in discover(paths):
+    for root, path in discover(paths, skipped):
         rel = path.relative_to(root).as_posix()
         side = dict(sidecar.get(rel) or {})
         doc_id = str(side.get("doc_id") or rel)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration
 from citewise.types import Principal
@@ -51,24 +52,28 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 @click.option("--max-false-decline", type=click.FloatRange(0, 1), default=0.1,
               show_default=True, help="Most answerable questions the gate may decline.")
 @click.option("--no-store", is_flag=True, help="Print the result without storing it.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result and curve as JSON.")
+@progress_options
 @db_option
 @settings_options
 @friendly_errors
 def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_false_decline,
-              no_store, as_json, db, config_path, model, threads):
+              no_store, as_json, progress, quiet, db, config_path, model, threads):
     """Calibrate the grounding gate on labelled questions and store it in the index."""
     from citewise.calibration import run_calibration, store_calibration
-    from citewise.eval.questions import load_personas
+    from citewise.eval.questions import load_personas, load_questions
 
     personas = load_personas(personas_path) if personas_path else {}
     principal = Principal.of(groups, tenant=tenant) if groups else personas.get("default")
     if principal is None and as_persona is None:
         raise ConfigError("who asks the questions without a persona? Fix: pass --groups "
                           "(e.g. --groups staff) or a personas file with a `default` persona.")
+    questions = load_questions(questions_path)
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
-        result = run_calibration(engine, questions_path, personas, principal, as_persona,
-                                 max_false_decline)
+        with make_bar("calibrate", total=len(questions), unit="question",
+                      mode=progress_mode(progress, quiet)) as bar:
+            result = run_calibration(engine, questions, personas, principal, as_persona,
+                                     max_false_decline, on_progress=bar.update)
         if not no_store:
             store_calibration(engine, result, source=str(questions_path))
     if as_json:

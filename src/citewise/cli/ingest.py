@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
-from citewise.ingest import read_sidecar
+from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
+from citewise.ingest import SUPPORTED_SUFFIXES, read_sidecar
 from citewise.types import Principal
 
 
@@ -20,8 +22,7 @@ from citewise.types import Principal
 @click.option("--meta", "meta_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="JSONL sidecar: per-file metadata (path or doc_id, groups, tenant, ...).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr (default: when stderr is a terminal).")
+@progress_options
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any file failed.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes that parse, chunk and embed (default 1: all in this "
@@ -33,7 +34,7 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, workers,
+def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, quiet, strict, workers,
            ray_address, db, config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
     a file that cannot be read is reported and skipped."""
@@ -42,24 +43,18 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
         defaults["groups"] = sorted(Principal.of(groups).groups)
     defaults = {k: v for k, v in defaults.items() if v is not None}
     sidecar = read_sidecar(Path(meta_path)) if meta_path else None
-    with engine_from(db, config_path, model, threads) as engine:
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = None
-        if show:
-            from tqdm import tqdm
-
-            bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
-        report = engine.ingest_paths(paths, defaults, sidecar,
-                                     on_progress=bar.update if bar else None,
-                                     workers=workers, ray=ray_address)
-        if bar:
-            bar.close()
+    mode = progress_mode(progress, quiet)
+    with engine_from(db, config_path, model, threads) as engine, \
+            make_bar("ingest", unit="file", mode=mode) as bar:
+        report = engine.ingest_paths(paths, defaults, sidecar, on_progress=bar.update,
+                                     workers=workers, ray=ray_address,
+                                     on_total=lambda n: set_total(bar, n))
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
     if as_json:
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
                                            for o in failures],
-                   "no_groups": report.unreadable})
+                   "no_groups": report.unreadable, "skipped_files": report.skipped})
     else:
         for o in failures:
             click.echo(f"failed: {o.label}: {o.error}", err=True)
@@ -68,8 +63,17 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, strict, w
             click.echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
                        f"nobody can read them ({shown}); pass --groups, set `groups` in front "
                        "matter or the --meta sidecar, or run `citewise acl`", err=True)
+        if report.skipped:
+            click.echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
+                       f"read ({_by_suffix(report.skipped)}); supported: "
+                       f"{', '.join(SUPPORTED_SUFFIXES)}", err=True)
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
     if strict and failures:
         sys.exit(1)
+
+
+def _by_suffix(paths: list[str]) -> str:
+    counts = Counter(Path(p).suffix.lower() or "(no suffix)" for p in paths)
+    return ", ".join(f"{n} {suffix}" for suffix, n in counts.most_common())

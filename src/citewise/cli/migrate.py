@@ -7,6 +7,7 @@ from dataclasses import asdict
 import click
 
 from citewise.cli.common import echo_json, friendly_errors, require_index
+from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
 from citewise.index import open_store
 from citewise.index.migrate import migrate_index
 
@@ -21,13 +22,18 @@ from citewise.index.migrate import migrate_index
 @click.option("--sample", type=int, default=20, show_default=True,
               help="Dense searches compared between source and target after copying.")
 @click.option("--json", "as_json", is_flag=True, help="Print the migration report as JSON.")
+@progress_options
 @friendly_errors
-def migrate(source, target, batch_docs, sample, as_json):
+def migrate(source, target, batch_docs, sample, as_json, progress, quiet):
     """Copy documents, chunks, ACLs, vectors, parsed bodies, metadata and the manifest from a
     SQLite index into another store (PostgreSQL), then verify counts and sample searches."""
     require_index(source.removeprefix("sqlite:///"))
-    with open_store(source) as src, open_store(target) as dst:
-        report = migrate_index(src, dst, batch_docs=batch_docs, sample=sample)
+    mode = progress_mode(progress, quiet)
+    with open_store(source) as src, open_store(target) as dst, \
+            make_bar("migrate", unit="doc", mode=mode) as bar:
+        set_total(bar, src.count().documents)
+        report = migrate_index(src, dst, batch_docs=batch_docs, sample=sample,
+                               on_progress=bar.update)
     if as_json:
         echo_json(asdict(report))
         return
