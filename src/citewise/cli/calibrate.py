@@ -69,6 +69,8 @@ def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_fal
         raise ConfigError("who asks the questions without a persona? Fix: pass --groups "
                           "(e.g. --groups staff) or a personas file with a `default` persona.")
     questions = load_questions(questions_path)
+    for warning in (w for q in questions for w in q.warnings):
+        click.echo(f"warning: {warning}", err=True)
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
         with make_bar("calibrate", total=len(questions), unit="question",
                       mode=progress_mode(progress, quiet)) as bar:

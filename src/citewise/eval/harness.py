@@ -120,6 +120,7 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
                       mode="json", exclude={"generate": {"openai": {"api_key"}}}))
     docs: dict[str, Document | None] = {}
     for q in qs:
+        run.warnings.extend(q.warnings)
         persona, asker = who(q)
         scored_q, hidden = restrict_to_readable(engine, q, asker, docs, run.warnings)
         t0 = time.perf_counter()

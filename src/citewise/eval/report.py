@@ -101,6 +101,10 @@ def _question_block(record: QuestionRecord, scores: Mapping[str, float]) -> str:
                      if m in scores)
     out = [f"<div class=q><b>{_e(q.id)}</b> [{_e(q.kind)}; {_e(record.persona)}] "
            f"{_e(q.question)}<br>expected: <code>{_e(_expected(record))}</code> — {_e(figs)}"]
+    for piece in record.pieces:
+        if piece.annotations.get("evidence"):
+            out.append(f"<div class=hit>evidence ({_e(piece.places[0].doc)}): "
+                       f"<q>{_e(piece.annotations['evidence'])}</q></div>")
     for h in record.hits[:SHOWN_HITS]:
         where = f"{h['doc_id']}#{h['anchor']}" if h.get("anchor") else h["doc_id"]
         out.append(f"<div class=hit>{h['rank']}. <code>{_e(where)}</code> "
