@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration, Record, calibrate
 from citewise.generate.gate import SIGNALS
 from citewise.types import Document, Principal
@@ -39,14 +40,25 @@ def collect_records(engine: Engine, questions: Sequence[Question],
     docs: dict[str, Document | None] = {}
     warnings: list[str] = []
     records = []
+    labelled = unreadable = 0
     for q in questions:
         _, who = askers(q)
         readable_q, _ = restrict_to_readable(engine, q, who, docs, warnings)
+        labelled += bool(q.relevant)
+        unreadable += bool(q.relevant) and not readable_q.relevant
         answer = engine.ask(q.question, who, dry_run=True)
         records.append(Record(q.id, dict(answer.trace["gate"]["signals"]),
                               bool(readable_q.relevant)))
         if on_progress is not None:
             on_progress(1)
+    if labelled and unreadable == labelled:
+        who = askers.fallback
+        asker = (f"tenant {who.tenant}, groups {', '.join(sorted(who.groups)) or 'none'}"
+                 if who is not None and not as_persona else "its persona")
+        raise ConfigError(f"the asker ({asker}) may read none of the documents the "
+                          f"{labelled} answerable question(s) name, so every question would "
+                          "count as unanswerable. Fix: pass the --tenant and --groups of a "
+                          "user who may read them, or --personas")
     return records
 
 

@@ -147,3 +147,14 @@ def test_an_empty_search_is_refused(corpus_db, query):
                     corpus_db, code=1)
     assert "the query is empty" in result.output and "Fix:" in result.output
     assert "[1]" not in result.output
+
+
+def test_calibrate_as_a_user_who_may_read_nothing_says_so(corpus_db, tmp_path):
+    labelled = Path(__file__).resolve().parents[1] / "data" / "reindex_eval.jsonl"
+    rows = [r for r in labelled.read_text().splitlines() if '"persona"' not in r]
+    questions = tmp_path / "set.jsonl"
+    questions.write_text("\n".join(rows) + "\n")
+    result = invoke("calibrate", "--questions", questions, "--groups", "staff", "--db",
+                    corpus_db, code=1)  # the documents are in tenant northwind, not default
+    assert "tenant default, groups staff" in result.output
+    assert "Fix: pass the --tenant and --groups" in result.output

@@ -58,7 +58,7 @@ def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None
     bars = StageBars(progress_mode(progress, quiet))
     try:
         path = pull(name, models_dir, remove_parts=remove_parts, force=force,
-                    progress=lambda msg: say(msg, bars.mode), tick=bars.tick)
+                    progress=bars.message, tick=bars.tick)
     finally:
         bars.close()
     click.echo(str(path))
@@ -83,7 +83,13 @@ class StageBars:
             self.bar = make_bar(stage, total=total, unit=unit, mode=self.mode, **extra)
         self.bar.update(done - self.bar.n)
 
+    def message(self, text: str) -> None:
+        """A step's message, after the bar of the step before it is finished."""
+        self.close()
+        say(text, self.mode)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+        self.stage = None
