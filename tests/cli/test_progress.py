@@ -44,6 +44,8 @@ def test_lines_mode_prints_whole_lines_with_counts_and_rate_at_most_every_interv
     assert 2 <= len(lines) <= elapsed / interval + 2
     for line in lines:
         assert line.startswith("ingest: ") and "/12 file" in line
+    counts = [line.split(" in ")[0] for line in lines]
+    assert len(counts) == len(set(counts))  # the closing line does not repeat the last one
 
 
 def test_lines_mode_is_silent_for_a_short_run_and_off_is_always_silent():

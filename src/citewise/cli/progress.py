@@ -12,6 +12,7 @@ no total, which is what crashed ``citewise ingest`` in every terminal.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -20,6 +21,8 @@ from tqdm import tqdm
 
 #: Seconds between two progress lines when stderr is not a terminal.
 LINE_INTERVAL = 3.0
+#: Seconds after which an unchanged progress line is printed again.
+HEARTBEAT = 30.0
 MODES = ("bar", "lines", "off")
 _LINE_FORMAT = "{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%) in {elapsed}, {rate_fmt}"
 _LINE_FORMAT_OPEN = "{desc}: {n_fmt} {unit} in {elapsed}, {rate_fmt}"
@@ -55,15 +58,22 @@ def _isatty(stream: TextIO) -> bool:
 
 
 class LineWriter:
-    """A file for tqdm that turns its carriage-return refreshes into whole lines."""
+    """A file for tqdm that turns its carriage-return refreshes into whole lines. A line whose
+    counts did not move since the last one is dropped, unless :data:`HEARTBEAT` seconds
+    passed (then it says the run is still alive)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.last_counts = ""
+        self.last_at = 0.0
 
     def write(self, text: str) -> int:
         line = text.replace("\r", "").strip()
         if line:
-            self.stream.write(line + "\n")
+            counts, now = line.split(" in ", 1)[0], time.monotonic()
+            if counts != self.last_counts or now - self.last_at >= HEARTBEAT:
+                self.stream.write(line + "\n")
+                self.last_counts, self.last_at = counts, now
         return len(text)
 
     def flush(self) -> None:
