@@ -47,8 +47,8 @@ if [ "${CITEWISE_DEMO_LLM:-1}" != "0" ]; then
   if $CW models pull "$MODEL"; then
     ASK_LOCAL=(--generator local --config "$(dirname "$DB")/local.json")
     printf '{"generate": {"local_model": "%s"}}\n' "$MODEL" >"$(dirname "$DB")/local.json"
-    say "The local model answers the same question (its citations are checked against the sources)"
-    $CW ask "How many weeks of parental leave do employees get?" "${AS_STAFF[@]}" "${ASK_LOCAL[@]}"
+    say "The local model answers the same question (written live on stderr; then its citations are checked)"
+    $CW ask "How many weeks of parental leave do employees get?" "${AS_STAFF[@]}" "${ASK_LOCAL[@]}" --stream
     say "The local model on the question the documents do not answer (the gate or the model declines)"
     $CW ask "What is the share price target of Northwind Robotics for 2030?" "${AS_STAFF[@]}" "${ASK_LOCAL[@]}"
   else

@@ -158,3 +158,13 @@ def test_calibrate_as_a_user_who_may_read_nothing_says_so(corpus_db, tmp_path):
                     corpus_db, code=1)  # the documents are in tenant northwind, not default
     assert "tenant default, groups staff" in result.output
     assert "Fix: pass the --tenant and --groups" in result.output
+
+
+def test_a_generator_failure_is_said_not_hidden_behind_the_fallback(corpus_db, tmp_path):
+    config = tmp_path / "api.json"
+    config.write_text(json.dumps({"generate": {"openai": {
+        "base_url": "http://127.0.0.1:9/v1", "model": "none", "timeout_s": 5}}}))
+    result = invoke("ask", "How long is parental leave?", "--groups", "staff", "--tenant",
+                    "northwind", "--db", corpus_db, "--generator", "openai", "--config", config)
+    assert "[1] Leave Policy" in result.stdout  # the extractive fallback still answers
+    assert "fell back to extractive" in result.stderr

@@ -108,6 +108,8 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
         click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
                    err=True)
+    for note in answer.trace.get("generation", {}).get("notes", []):  # e.g. a timeout fallback
+        click.echo(f"note: {note}", err=True)
     if dry_run:
         gate = answer.trace.get("gate", {})
         click.echo("would decline" if answer.declined else "would answer",
