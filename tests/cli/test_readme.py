@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise.testing.terminal import run_in_pty
+from citewise.testing.terminal import PtyProcess, run_in_pty
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -37,6 +37,9 @@ class Expect:
     code: int = 0
     files: tuple[str, ...] = ()
     timeout: float = 240.0
+    #: A long-running command (a server): started in the background, ready when ``output``
+    #: matched, stopped after the block's last command.
+    background: bool = False
 
 
 ACTIVATE = "activate"  # `. .venv/bin/activate`: the harness puts that venv on PATH instead
@@ -145,13 +148,32 @@ def test_the_use_block_is_found_and_every_command_is_known():
 def test_readme_use_commands_run_in_a_terminal(tmp_path):
     work = make_workspace(tmp_path)
     env = terminal_env(tmp_path / "home")
-    ran = []
+    ran: list[str] = []
+    servers: list[PtyProcess] = []
+    try:
+        run_block(work, env, ran, servers)
+    finally:
+        for server in servers:
+            server.stop()
+    assert len(ran) >= 8, ran
+
+
+def run_block(work: Path, env: dict[str, str], ran: list[str],
+              servers: list[PtyProcess]) -> None:
     for command in use_block():
         expect = expectation(command)
         if expect == ACTIVATE:
             assert (VENV_BIN / "activate").is_file()
             continue
         assert isinstance(expect, Expect)
+        if expect.background:
+            server = PtyProcess(["bash", "-c", f"exec {command}"], cwd=work, env=env)
+            servers.append(server)
+            for pattern in expect.output:
+                assert server.expect(pattern, expect.timeout), \
+                    f"no /{pattern}/ from $ {command}\n{server.output}"
+            ran.append(command)
+            continue
         run = run_in_pty(["bash", "-c", command], cwd=work, env=env, timeout=expect.timeout)
         shown = f"$ {command}\n{run.text}"
         assert run.returncode == expect.code, shown
@@ -161,7 +183,6 @@ def test_readme_use_commands_run_in_a_terminal(tmp_path):
         for name in expect.files:
             assert (work / name).is_file(), f"{name} missing after:\n{shown}"
         ran.append(command.split("#")[0].strip())
-    assert len(ran) >= 8, ran
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks())) or [None])
@@ -175,6 +196,16 @@ def test_readme_python_examples_run(tmp_path, index):
                      env=terminal_env(tmp_path / "home"), timeout=240)
     assert run.returncode == 0, run.text
     assert "Traceback" not in run.text, run.text
+
+
+def test_background_commands_are_started_checked_and_stopped(tmp_path):
+    server = PtyProcess(["bash", "-c", "exec python3 -u -c \"print('listening on 127.0.0.1:1');"
+                         " import time; time.sleep(60)\""], cwd=tmp_path)
+    try:
+        assert server.expect(r"listening on 127\.0\.0\.1:\d+", timeout=30)
+    finally:
+        code = server.stop()
+    assert code != 0  # stopped by the harness, not left running
 
 
 def test_harness_reads_continuations_and_refuses_unknown_commands():

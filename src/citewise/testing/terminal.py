@@ -52,6 +52,57 @@ def run_in_pty(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None
                        time.monotonic() - started)
 
 
+class PtyProcess:
+    """A long-running command (a server) under a pseudo-terminal: wait for a line it prints,
+    then stop it. ``output`` holds everything read so far."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
+                 env: Mapping[str, str] | None = None, columns: int = 100) -> None:
+        self.argv = tuple(argv)
+        self.master, slave = pty.openpty()
+        _set_size(slave, columns)
+        self.proc = subprocess.Popen(list(argv), cwd=cwd,
+                                     env=dict(env) if env is not None else None,
+                                     stdin=slave, stdout=slave, stderr=slave,
+                                     start_new_session=True, close_fds=True)
+        os.close(slave)
+        self.output = ""
+
+    def expect(self, pattern: str, timeout: float = 60.0) -> bool:
+        """Read until ``pattern`` (a regex) appears in the output, the process ends, or
+        ``timeout`` seconds pass; True when it appeared."""
+        import re
+
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.output):
+            if time.monotonic() > deadline:
+                return False
+            ready, _, _ = select.select([self.master], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(self.master, 65536)
+                except OSError:
+                    return bool(re.search(pattern, self.output))
+                if not data:
+                    return bool(re.search(pattern, self.output))
+                self.output += data.decode("utf-8", "replace")
+            elif self.proc.poll() is not None and not _more(self.master):
+                return bool(re.search(pattern, self.output))
+        return True
+
+    def stop(self, grace: float = 10.0) -> int:
+        """SIGTERM (then SIGKILL after ``grace`` seconds) to its process group; its status."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        code = self.proc.wait()
+        os.close(self.master)
+        return code
+
+
 def _pump(master: int, proc: subprocess.Popen[bytes], chunks: list[bytes],
           deadline: float) -> None:
     while True:
