@@ -73,7 +73,7 @@ def calibrate(questions_path, personas_path, as_persona, groups, tenant, max_fal
         click.echo(f"warning: {warning}", err=True)
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
         with make_bar("calibrate", total=len(questions), unit="question",
-                      mode=progress_mode(progress, quiet)) as bar:
+                      mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
             result = run_calibration(engine, questions, personas, principal, as_persona,
                                      max_false_decline, on_progress=bar.update)
         if not no_store:

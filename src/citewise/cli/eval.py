@@ -58,7 +58,7 @@ def beir(directory, mode, split, as_json, run_file, db, progress, quiet, config_
             db = Path(tmp) / "beir.db"
         engine = stack.enter_context(engine_from(db, config_path, model, threads))
         bar = stack.enter_context(make_bar("ingest", unit="doc",
-                                           mode=progress_mode(progress, quiet)))
+                                           mode=progress_mode(progress, quiet, as_json=as_json)))
         report = evaluate_beir(directory, engine, mode, split, run_file, on_progress=bar.update)
     if as_json:
         echo_json(report.as_dict())
@@ -129,7 +129,7 @@ def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir
                      **{"retrieve.mode": mode}) as engine:
         questions = as_questions(questions_path)
         with make_bar("eval", total=len(questions), unit="question",
-                      mode=progress_mode(progress, quiet)) as bar:
+                      mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
             run = run_eval(engine, questions, personas_path or settings.eval.personas,
                            as_persona=as_persona, k=k or settings.eval.k, answers=answers,
                            name=name or out.resolve().name, on_progress=bar.update)

@@ -43,7 +43,7 @@ def ingest(paths, tenant, groups, owner, meta_path, as_json, progress, quiet, st
         defaults["groups"] = sorted(Principal.of(groups).groups)
     defaults = {k: v for k, v in defaults.items() if v is not None}
     sidecar = read_sidecar(Path(meta_path)) if meta_path else None
-    mode = progress_mode(progress, quiet)
+    mode = progress_mode(progress, quiet, as_json=as_json)
     with engine_from(db, config_path, model, threads) as engine, \
             make_bar("ingest", unit="file", mode=mode) as bar:
         report = engine.ingest_paths(paths, defaults, sidecar, on_progress=bar.update,

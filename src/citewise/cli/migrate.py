@@ -28,7 +28,7 @@ def migrate(source, target, batch_docs, sample, as_json, progress, quiet):
     """Copy documents, chunks, ACLs, vectors, parsed bodies, metadata and the manifest from a
     SQLite index into another store (PostgreSQL), then verify counts and sample searches."""
     require_index(source.removeprefix("sqlite:///"))
-    mode = progress_mode(progress, quiet)
+    mode = progress_mode(progress, quiet, as_json=as_json)
     with open_store(source) as src, open_store(target) as dst, \
             make_bar("migrate", unit="doc", mode=mode) as bar:
         set_total(bar, src.count().documents)

@@ -39,14 +39,17 @@ def progress_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def progress_mode(progress: bool | None = None, quiet: bool = False,
-                  stream: TextIO | None = None) -> str:
+                  stream: TextIO | None = None, as_json: bool = False) -> str:
     """``off`` with ``quiet``; else ``bar`` or ``lines`` as chosen, or by whether ``stream``
-    (stderr) is a terminal."""
+    (stderr) is a terminal. With ``--json`` and no terminal (a script reading the JSON) no
+    lines are printed unless ``--no-progress`` asks for them."""
     if quiet:
         return "off"
     if progress is None:
         stream = stream or sys.stderr
-        return "bar" if _isatty(stream) else "lines"
+        if _isatty(stream):
+            return "bar"
+        return "off" if as_json else "lines"
     return "bar" if progress else "lines"
 
 

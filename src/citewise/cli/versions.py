@@ -64,7 +64,8 @@ def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force,
         total = live_store.count().documents
     finally:
         live_store.close()
-    with make_bar("reindex", total=total, unit="doc", mode=progress_mode(progress, quiet)) as bar:
+    mode = progress_mode(progress, quiet, as_json=as_json)
+    with make_bar("reindex", total=total, unit="doc", mode=mode) as bar:
         report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
                              on_progress=bar.update)
     if as_json:
