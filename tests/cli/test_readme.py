@@ -99,11 +99,13 @@ def expectation(command: str) -> Expect | str:
 
 
 def make_workspace(tmp: Path) -> Path:
-    """A fresh project directory with what the README's commands name, and
+    """A fresh project directory with what the README's commands name (``docs/``,
+    ``examples/``, ...), and
     ``../shared/data/scifact-beir`` (a small BEIR folder) beside it."""
     work = tmp / "project"
     shutil.copytree(WORKSPACE, work)
     shutil.copytree(ROOT / "examples" / "corpus", work / "docs" / "handbook")
+    shutil.copytree(ROOT / "examples", work / "examples")  # what README examples name
     write_mini_beir(tmp / "shared" / "data" / "scifact-beir")
     return work
 
