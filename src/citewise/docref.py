@@ -8,7 +8,8 @@ for ``citewise ingest ../manual``), but users type the path they ingested
 2. a path equal to a document's recorded source (as given at ingest, or resolved from the
    current directory to the same file);
 3. a path whose end is a document id (``../manual/commands/yank.html`` ends with
-   ``commands/yank.html``), when exactly one document matches that way.
+   ``commands/yank.html``) under a folder of the same name as the one the document was
+   ingested from (``manual``), when exactly one document matches that way.
 """
 
 from __future__ import annotations
@@ -65,7 +66,20 @@ def match_path(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
     if same_source:
         return same_source
     posix = target.as_posix()
-    return [d.doc_id for d in documents if posix.endswith("/" + d.doc_id.lstrip("/"))]
+    return [d.doc_id for d in documents if posix.endswith("/" + d.doc_id.lstrip("/"))
+            and _same_root(target, d)]
+
+
+def _same_root(target: Path, doc: Document) -> bool:
+    """False when the folder ``doc`` was ingested from is known (its source path names it)
+    and is not the folder ``target`` names at the same place: ``other/guide.md`` is not the
+    ``guide.md`` ingested from ``docs/``."""
+    depth = len(Path(doc.doc_id).parts)
+    source = Path(_local(doc.source_url or ""))
+    if len(source.parts) <= depth or len(target.parts) <= depth:
+        return True
+    root = source.parts[-depth - 1]
+    return root in (".", "..") or root == target.parts[-depth - 1]
 
 
 def _local(url: str) -> str:

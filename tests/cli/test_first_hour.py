@@ -101,21 +101,24 @@ def test_unknown_document_names_a_command_that_exists(manual):
 
 
 def test_ambiguous_path_is_refused_with_the_candidates(tmp_path, monkeypatch):
-    for site in ("a", "b"):
-        (tmp_path / site / "docs").mkdir(parents=True)
-        (tmp_path / site / "docs" / "intro.md").write_text(f"# Intro {site}\n\nHello {site}.\n")
+    for site in ("a/docs", "y/docs"):
+        (tmp_path / site).mkdir(parents=True)
+        (tmp_path / site / "intro.md").write_text(f"# Intro {site}\n\nHello {site}.\n")
     monkeypatch.chdir(tmp_path)
     invoke("ingest", "a/docs", "--groups", "staff", "--db", "t.db")  # id intro.md
-    invoke("ingest", "b", "--groups", "staff", "--db", "t.db")  # id docs/intro.md
+    invoke("ingest", "y", "--groups", "staff", "--db", "t.db")  # id docs/intro.md
     # the source paths themselves are exact
     assert "intro.md: groups hr" in invoke("acl", "a/docs/intro.md", "--groups", "hr",
                                            "--db", "t.db").stdout
-    assert "docs/intro.md: groups hr" in invoke("acl", "b/docs/intro.md", "--groups", "hr",
+    assert "docs/intro.md: groups hr" in invoke("acl", "y/docs/intro.md", "--groups", "hr",
                                                 "--db", "t.db").stdout
-    # a path elsewhere that ends like both ids is refused, naming both
-    result = invoke("delete", "c/docs/intro.md", "--db", "t.db", code=1)
+    # a copy elsewhere whose path ends like both ids, under folders named like both roots
+    result = invoke("delete", "z/y/docs/intro.md", "--db", "t.db", code=1)
     assert "ambiguous" in result.output
     assert "docs/intro.md, intro.md" in result.output
+    # a same-named file under another folder is not taken for either document
+    missing = invoke("delete", "other/intro.md", "--db", "t.db", code=1)
+    assert "not in the index: other/intro.md" in missing.output
     assert json.loads(invoke("status", "--json", "--db", "t.db").stdout)["documents"] == 2
 
 
