@@ -25,7 +25,8 @@ def test_mode_follows_the_terminal_and_the_flags():
     assert progress_mode(True, True, Tty()) == "off"  # --quiet wins
     assert progress_mode(None, False, io.StringIO(), as_json=True) == "off"  # a script
     assert progress_mode(None, False, Tty(), as_json=True) == "bar"
-    assert progress_mode(False, False, io.StringIO(), as_json=True) == "lines"
+    assert progress_mode(False, False, io.StringIO(), as_json=True) == "off"
+    assert progress_mode(False, False, Tty(), as_json=True) == "lines"
     assert 1.0 <= LINE_INTERVAL <= 5.0
 
 

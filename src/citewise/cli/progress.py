@@ -41,15 +41,15 @@ def progress_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def progress_mode(progress: bool | None = None, quiet: bool = False,
                   stream: TextIO | None = None, as_json: bool = False) -> str:
     """``off`` with ``quiet``; else ``bar`` or ``lines`` as chosen, or by whether ``stream``
-    (stderr) is a terminal. With ``--json`` and no terminal (a script reading the JSON) no
-    lines are printed unless ``--no-progress`` asks for them."""
+    (stderr) is a terminal. With ``--json`` and no terminal (a script reading the JSON, whose
+    stderr often lands in the same log) nothing is printed unless ``--progress`` forces a bar."""
     if quiet:
         return "off"
+    tty = _isatty(stream or sys.stderr)
+    if as_json and not tty and progress is not True:
+        return "off"
     if progress is None:
-        stream = stream or sys.stderr
-        if _isatty(stream):
-            return "bar"
-        return "off" if as_json else "lines"
+        return "bar" if tty else "lines"
     return "bar" if progress else "lines"
 
 
