@@ -171,3 +171,16 @@ def test_a_generator_failure_is_said_not_hidden_behind_the_fallback(corpus_db, t
                     "northwind", "--db", corpus_db, "--generator", "openai", "--config", config)
     assert "[1] Leave Policy" in result.stdout  # the extractive fallback still answers
     assert "fell back to extractive" in result.stderr
+
+
+def test_a_wrong_tenant_is_named_when_nothing_is_readable(corpus_db):
+    search = invoke("search", "parental leave", "--groups", "staff", "--db", corpus_db)
+    assert "No results visible to this principal." in search.stdout
+    assert "no document in tenant 'default' may be read by groups staff" in search.stderr
+    assert "the index has tenants northwind" in search.stderr
+    ask = invoke("ask", "How long is parental leave?", "--groups", "staff", "--db", corpus_db,
+                 "--generator", "extractive")
+    assert "tenant 'default'" in ask.stderr and "--tenant" in ask.stderr
+    right = invoke("search", "zebra quantum xylophone", "--groups", "staff", "--tenant",
+                   "northwind", "--db", corpus_db, "--mode", "bm25")
+    assert "No results" in right.stdout and "note:" not in right.stderr
