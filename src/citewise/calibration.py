@@ -13,11 +13,12 @@ threshold; :func:`store_calibration` records them in the index (``gate.signal``,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration, Record, calibrate
 from citewise.generate.gate import SIGNALS
 from citewise.types import Document, Principal
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 
 def collect_records(engine: Engine, questions: Sequence[Question],
                     personas: Mapping[str, Principal], principal: Principal | None,
-                    as_persona: str | None = None) -> list[Record]:
+                    as_persona: str | None = None,
+                    on_progress: Callable[[int], None] | None = None) -> list[Record]:
     """Gate signals and answerability of every question (retrieval only, no generation).
     Who asks and what they may read are decided as ``citewise eval run`` decides them."""
     from citewise.eval.harness import Askers, restrict_to_readable
@@ -38,23 +40,37 @@ def collect_records(engine: Engine, questions: Sequence[Question],
     docs: dict[str, Document | None] = {}
     warnings: list[str] = []
     records = []
+    labelled = unreadable = 0
     for q in questions:
         _, who = askers(q)
         readable_q, _ = restrict_to_readable(engine, q, who, docs, warnings)
+        labelled += bool(q.relevant)
+        unreadable += bool(q.relevant) and not readable_q.relevant
         answer = engine.ask(q.question, who, dry_run=True)
         records.append(Record(q.id, dict(answer.trace["gate"]["signals"]),
                               bool(readable_q.relevant)))
+        if on_progress is not None:
+            on_progress(1)
+    if labelled and unreadable == labelled:
+        who = askers.fallback
+        asker = (f"tenant {who.tenant}, groups {', '.join(sorted(who.groups)) or 'none'}"
+                 if who is not None and not as_persona else "its persona")
+        raise ConfigError(f"the asker ({asker}) may read none of the documents the "
+                          f"{labelled} answerable question(s) name, so every question would "
+                          "count as unanswerable. Fix: pass the --tenant and --groups of a "
+                          "user who may read them, or --personas")
     return records
 
 
 def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
                     personas: str | Path | Mapping[str, Principal] | None = None,
                     principal: Principal | None = None, as_persona: str | None = None,
-                    max_false_decline: float = 0.1) -> Calibration:
+                    max_false_decline: float = 0.1,
+                    on_progress: Callable[[int], None] | None = None) -> Calibration:
     from citewise.eval.questions import as_personas, as_questions
 
     records = collect_records(engine, as_questions(questions), as_personas(personas),
-                              principal, as_persona)
+                              principal, as_persona, on_progress)
     return calibrate(records, SIGNALS, max_false_decline)
 
 

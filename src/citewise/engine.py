@@ -109,7 +109,8 @@ class Engine(EngineVerbs):
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None,
                      base_url: str | None = None, trust_file_acl: bool = False,
-                     follow_symlinks: bool = False, strict: bool = False) -> IngestReport:
+                     follow_symlinks: bool = False, strict: bool = False,
+                     on_total: Callable[[int], None] | None = None) -> IngestReport:
         """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
         a file's own tenant is ignored and its groups only narrow the operator's unless
         ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
@@ -118,17 +119,23 @@ class Engine(EngineVerbs):
         written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``; boilerplate repeated across a folder's
-        pages is not indexed (:mod:`citewise.ingest.boilerplate`)."""
+        pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
+        many files will be read before the first is, ``on_progress`` how many more are done;
+        files of a folder with an unsupported suffix are listed in ``report.skipped``."""
         notes: list[str] = []
+        skipped: list[Path] = []
         match = SidecarMatch(sidecar or {})
         batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
-                           notes=notes, match=match)
+                           notes=notes, match=match, skipped=skipped)
         if strict and match.path_problems():
             raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                               "ingested)")
+        if on_total is not None:
+            on_total(len(batch.items))
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray)
         report.redirects.extend(batch.redirects)
+        report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         report.warnings[:0] = notes + report.sidecar_problems
         return report
@@ -241,6 +248,13 @@ class Engine(EngineVerbs):
 
         return ask(self, question, principal, generator=generator, reranker=reranker,
                    dry_run=dry_run, on_token=on_token)
+
+    def resolve_documents(self, refs: Sequence[str]) -> list[str]:
+        """Document ids for ``refs``: each an id or the path its document was ingested from
+        (see :mod:`citewise.docref`); :class:`NotFoundError` for refs matching none."""
+        from citewise.docref import resolve_refs
+
+        return resolve_refs(refs, self.store)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         missing = [d for d in doc_ids if self.store.get_document(d) is None]

@@ -174,7 +174,8 @@ class EngineVerbs:
     def evaluate(self: Engine, questions: str | Path | None = None,
                  personas: str | Path | None = None, *, as_persona: str | None = None,
                  k: int | None = None, answers: bool = False, out: str | Path | None = None,
-                 name: str | None = None) -> EvalResult:
+                 name: str | None = None,
+                 on_progress: Callable[[int], None] | None = None) -> EvalResult:
         """Run an eval set; with ``out``, write run.json, run.trec, qrels.trec, report.html."""
         from citewise.eval.bootstrap import run_summary
         from citewise.eval.harness import run_eval
@@ -185,7 +186,8 @@ class EngineVerbs:
             raise ConfigError("no eval set. Fix: pass --questions FILE (or set eval.questions)")
         run = run_eval(self, questions, personas or ev.personas, as_persona=as_persona,
                        k=k or ev.k, answers=answers,
-                       name=name or (Path(out).resolve().name if out else "run"))
+                       name=name or (Path(out).resolve().name if out else "run"),
+                       on_progress=on_progress)
         written: tuple[str, ...] = ()
         if out is not None:
             written = _write_eval_outputs(run, Path(out), ev.bootstrap_samples, ev.seed)
@@ -196,7 +198,8 @@ class EngineVerbs:
                   personas: str | Path | None = None, *,
                   principal: Principal | None = None, as_persona: str | None = None,
                   max_false_decline: float = 0.1, store: bool = True,
-                  source: str | None = None) -> CalibrationResult:
+                  source: str | None = None,
+                  on_progress: Callable[[int], None] | None = None) -> CalibrationResult:
         """Fit the grounding gate on ``questions`` (an eval-set path or loaded/synthesized
         questions) and store it in the index unless ``store`` is false."""
         from citewise.calibration import run_calibration, store_calibration
@@ -209,20 +212,20 @@ class EngineVerbs:
                               "(e.g. --groups staff) or a personas file with a `default` "
                               "persona.")
         result = run_calibration(self, questions, loaded, principal, as_persona,
-                                 max_false_decline)
+                                 max_false_decline, on_progress=on_progress)
         if store:
             store_calibration(self, result, source=source or str(questions))
         return CalibrationResult(result, store)
 
-    def migrate(self: Engine, target: str, *, batch_docs: int = 200,
-                sample: int = 20) -> MigrationResult:
+    def migrate(self: Engine, target: str, *, batch_docs: int = 200, sample: int = 20,
+                on_progress: Callable[[int], None] | None = None) -> MigrationResult:
         """Copy this (SQLite) index into ``target`` (a PostgreSQL URL), then verify."""
         from citewise.index import open_store
         from citewise.index.migrate import migrate_index
 
         with open_store(target) as dst:
             return MigrationResult(migrate_index(self.store, dst, batch_docs=batch_docs,
-                                                 sample=sample))
+                                                 sample=sample, on_progress=on_progress))
 
     # -- conversations ------------------------------------------------------------------------
 

@@ -45,16 +45,18 @@ class Outcome:
     chunks: int = 0
     embedded: int = 0
     error: str | None = None
+    no_groups: bool = False  # an unchanged document that nobody can read (no ACL group)
 
 
 @dataclass
 class IngestReport:
     outcomes: list[Outcome] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)  # written with no ACL group at all
+    unreadable: list[str] = field(default_factory=list)  # in the index with no ACL group at all
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (stub page, target)
     warnings: list[str] = field(default_factory=list)  # one line each: skipped symlinks,
     # ACL values in files that were ignored, sidecar lines that matched no document
     sidecar_problems: list[str] = field(default_factory=list)  # also in warnings
+    skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -71,7 +73,7 @@ class IngestReport:
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {s: self.count(s) for s in STATUSES}
-        out.update(chunks=self.chunks, chunks_embedded=self.embedded,
+        out.update(skipped=len(self.skipped), chunks=self.chunks, chunks_embedded=self.embedded,
                    seconds=round(self.seconds, 3), model_seconds=round(self.model_seconds, 3))
         return out
 
@@ -145,7 +147,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         previous = store.get_document(doc_id)
         document = make_document(parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
-            return Outcome(item.label, doc_id, "unchanged")
+            return Outcome(item.label, doc_id, "unchanged", no_groups=not document.acl_groups)
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens,
                                 max_chunks=settings.limits.max_chunks)
         if not chunks:
@@ -220,6 +222,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
             result = _prepare(store, item, settings, count_tokens)
             if isinstance(result, Outcome):
                 report.outcomes.append(result)
+                if result.no_groups:
+                    report.unreadable.append(result.doc_id)
             else:
                 prepared.append(result)
         if prepared:

@@ -33,17 +33,21 @@ from citewise.types import Block, ParsedDocument
 HTML_SUFFIXES = (".html", ".htm")
 
 
+
 def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
-             notes: list[str] | None = None) -> list[tuple[Path, Path]]:
+             notes: list[str] | None = None,
+             skipped: list[Path] | None = None) -> list[tuple[Path, Path]]:
     """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
     ones skipped, sorted); a file is its own entry with its parent as root. A symlink in a
     directory that leads outside it is skipped, with a line in ``notes``, unless
-    ``follow_symlinks`` (symlinked folders are then walked too, each real folder once)."""
+    ``follow_symlinks`` (symlinked folders are then walked too, each real folder once).
+    Files of a directory with an unsupported suffix are appended to ``skipped`` (when given)."""
     found: list[tuple[Path, Path]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes)))
+            found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
+                                                          skipped)))
         elif path.is_file():
             found.append((path.parent, path))
         else:
@@ -51,7 +55,8 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     return found
 
 
-def _walk(root: Path, follow: bool, notes: list[str] | None) -> Iterator[Path]:
+def _walk(root: Path, follow: bool, notes: list[str] | None,
+          skipped: list[Path] | None = None) -> Iterator[Path]:
     real_root = root.resolve()
     seen = {real_root}
     stack = [root]
@@ -83,6 +88,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None) -> Iterator[Path]:
                 stack.append(path)
             elif entry.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
                 yield path
+            elif entry.is_file() and skipped is not None:
+                skipped.append(path)
 
 
 def _mtime_iso(path: Path) -> str:
@@ -188,14 +195,16 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                base_url: str | None = None, *, trust_file_acl: bool = False,
                follow_symlinks: bool = False, notes: list[str] | None = None,
-               match: SidecarMatch | None = None) -> FileBatch:
+               match: SidecarMatch | None = None,
+               skipped: list[Path] | None = None) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
     root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`). Pass
     ``match`` (a :class:`SidecarMatch` on ``sidecar``) to learn which sidecar lines matched;
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
-    :func:`discover`."""
+    :func:`discover` (``skipped``: unsupported files of a folder)."""
     match = match or SidecarMatch(sidecar or {})
-    found = discover(paths, follow_symlinks=follow_symlinks, notes=notes)
+    found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
+                     skipped=skipped)
     batch = FileBatch(items=[])
     stubs: set[Path] = set()
     for root in dict.fromkeys(r for r, _ in found):

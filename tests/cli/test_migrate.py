@@ -130,3 +130,28 @@ def test_migrate_keeps_isolated_tenancy(tmp_path: Path, schema_url) -> None:
         h = make_write(embedder, "x", same, groups=["staff"], title="T").chunks[0].embed_hash
         assert dst.cached_vectors([h], "globex") == {h}
         assert dst.cached_vectors([h], "initech") == set()
+
+
+def test_migrate_in_a_terminal_shows_progress(sqlite_index, schema_url):
+    import sys
+
+    from citewise.testing.terminal import run_in_pty
+
+    _, url = schema_url
+    citewise = str(Path(sys.executable).with_name("citewise"))
+    run = run_in_pty([citewise, "migrate", "--from", str(sqlite_index), "--to", url,
+                      "--batch-docs", "10", "--sample", "3"], timeout=120)
+    assert run.returncode == 0, run.text
+    assert "migrate: 100%" in run.output and "/" in run.output
+    assert "migrated " in run.text
+    again = f"{url}x"  # another (new) schema
+    try:
+        quiet = run_in_pty([citewise, "migrate", "--from", str(sqlite_index), "--to", again,
+                            "--quiet"], timeout=120)
+        assert quiet.returncode == 0, quiet.text
+        assert "migrated " in quiet.text and "migrate:" not in quiet.text
+    finally:
+        import psycopg
+
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema_url[0]}x CASCADE")

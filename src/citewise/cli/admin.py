@@ -9,26 +9,30 @@ from citewise.types import Principal
 
 
 @click.command()
-@click.argument("doc_ids", nargs=-1, required=True)
+@click.argument("doc_ids", nargs=-1, required=True, metavar="DOC_ID_OR_PATH...")
 @db_option
 @friendly_errors
 def delete(doc_ids, db):
-    """Delete documents: unretrievable the moment this returns; their vectors go too."""
+    """Delete documents, named by id or by the path they were ingested from: unretrievable
+    the moment this returns; their vectors go too."""
     with engine_from(db, must_exist=True) as engine:
-        removed = engine.delete(list(doc_ids))
-    click.echo(f"deleted {removed} document(s)")
+        ids = engine.resolve_documents(list(doc_ids))
+        removed = engine.delete(ids)
+    click.echo(f"deleted {removed} document(s): {', '.join(ids)}")
 
 
 @click.command()
-@click.argument("doc_id")
+@click.argument("doc_id", metavar="DOC_ID_OR_PATH")
 @click.option("--groups", required=True, help="Comma-separated groups allowed to read it.")
 @click.option("--tenant", default=None, help="Move the document to this tenant.")
 @db_option
 @friendly_errors
 def acl(doc_id, groups, tenant, db):
-    """Change who may read a document, without re-embedding anything."""
+    """Change who may read a document (named by id or by the path it was ingested from),
+    without re-embedding anything."""
     allowed = sorted(Principal.of(groups).groups)
     with engine_from(db, must_exist=True) as engine:
+        doc_id = engine.resolve_documents([doc_id])[0]
         engine.set_acl(doc_id, allowed, tenant)
     click.echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
                + (f", tenant {tenant}" if tenant else ""))

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.engine import Engine
 from citewise.generate.citations import format_citation
 from citewise.types import SEARCH_MODES, Answer, Principal
@@ -128,6 +129,10 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                                      dry_run=dry_run, on_token=on_token)
         else:
             answer = engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
+        if not as_json:
+            warn_without_groups(principal)
+            if answer.reason == "no_evidence":
+                warn_nothing_readable(engine.store, principal)
     if as_json:
         echo_json(answer_json(answer))
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)

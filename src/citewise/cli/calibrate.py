@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
 from citewise.generate.calibrate import Calibration
 from citewise.types import Principal
@@ -91,25 +92,35 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
 @click.option("--max-false-decline", type=click.FloatRange(0, 1), default=0.1,
               show_default=True, help="Most answerable questions the gate may decline.")
 @click.option("--no-store", is_flag=True, help="Print the result without storing it.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result and curve as JSON.")
+@progress_options
 @db_option
 @settings_options
 @friendly_errors
 def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, groups, tenant,
-              max_false_decline, no_store, as_json, db, config_path, model, threads):
+              max_false_decline, no_store, as_json, progress, quiet, db, config_path, model,
+              threads):
     """Calibrate the grounding gate on labelled questions (or synthesized ones) and store it
     in the index."""
     if (questions_path is None) == (synthesize is None):
         raise click.UsageError("pass either --questions FILE or --synthesize N")
+    from citewise.eval.questions import load_questions
+
     principal = Principal.of(groups, tenant=tenant) if groups else None
     with engine_from(db, config_path, model, threads, must_exist=True) as engine:
-        questions, source = questions_path, str(questions_path)
         if synthesize is not None:
             asker = _asker(principal, personas_path, as_persona)
             questions, source = _synthesized(engine, asker, synthesize, save_path)
-        result = engine.calibrate(questions, personas_path, principal=principal,
-                                  as_persona=as_persona, max_false_decline=max_false_decline,
-                                  store=not no_store, source=source)
+        else:
+            questions, source = load_questions(questions_path), str(questions_path)
+            for warning in (w for q in questions for w in q.warnings):
+                click.echo(f"warning: {warning}", err=True)
+        with make_bar("calibrate", total=len(questions), unit="question",
+                      mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
+            result = engine.calibrate(questions, personas_path, principal=principal,
+                                      as_persona=as_persona,
+                                      max_false_decline=max_false_decline,
+                                      store=not no_store, source=source, on_progress=bar.update)
     if as_json:
         echo_json(result.to_dict())
         return

@@ -18,6 +18,7 @@ from citewise.cli.common import (
     load_settings,
     settings_options,
 )
+from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.types import SEARCH_MODES
 
 RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
@@ -41,9 +42,11 @@ def eval_group():
               help="Write the document ranking as a TREC run file.")
 @click.option("--db", default=None,
               help="Keep the index here (re-runs embed nothing); default: a throwaway index.")
+@progress_options
 @settings_options
 @friendly_errors
-def beir(directory, mode, split, as_json, run_file, db, config_path, model, threads):
+def beir(directory, mode, split, as_json, run_file, db, progress, quiet, config_path, model,
+         threads):
     """Index a BEIR dataset (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv) and print
     nDCG@10, Recall@10, Recall@100, MRR@10 and query latency p50/p95 (embedding included)."""
     from citewise.eval.beir import evaluate_beir
@@ -53,13 +56,9 @@ def beir(directory, mode, split, as_json, run_file, db, config_path, model, thre
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="citewise-beir-"))
             db = Path(tmp) / "beir.db"
         engine = stack.enter_context(engine_from(db, config_path, model, threads))
-        bar = None
-        if sys.stderr.isatty():
-            from tqdm import tqdm
-
-            bar = stack.enter_context(tqdm(unit="doc", file=sys.stderr, desc="ingest"))
-        report = evaluate_beir(directory, engine, mode, split, run_file,
-                               on_progress=bar.update if bar else None)
+        bar = stack.enter_context(make_bar("ingest", unit="doc",
+                                           mode=progress_mode(progress, quiet, as_json=as_json)))
+        report = evaluate_beir(directory, engine, mode, split, run_file, on_progress=bar.update)
     if as_json:
         echo_json(report.as_dict())
         return
@@ -94,18 +93,26 @@ def _fmt(value: float) -> str:
               help="Writes run.json, run.trec, qrels.trec (doc level) and report.html here.")
 @click.option("--name", default=None, help="Run name (default: the --out folder name).")
 @click.option("--json", "as_json", is_flag=True, help="Print every figure and slice as JSON.")
+@progress_options
 @db_option
 @settings_options
 @friendly_errors
 def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir, name,
-            as_json, db, config_path, model, threads):
+            as_json, progress, quiet, db, config_path, model, threads):
     """Run an eval set against an index: figures with 95% bootstrap intervals, slices by
     kind/persona/answerability, a TREC run file and report.html."""
+    from citewise.eval.questions import as_questions
+
     out = Path(out_dir)
     with engine_from(db, config_path, model, threads, must_exist=True,
                      **{"retrieve.mode": mode}) as engine:
-        result = engine.evaluate(questions_path, personas_path, as_persona=as_persona, k=k,
-                                 answers=answers, out=out, name=name)
+        source = questions_path or engine.settings.eval.questions
+        total = len(as_questions(source)) if source else None
+        with make_bar("eval", total=total, unit="question",
+                      mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
+            result = engine.evaluate(questions_path, personas_path, as_persona=as_persona,
+                                     k=k, answers=answers, out=out, name=name,
+                                     on_progress=bar.update)
     summary, run = result.summary, result.run
     if as_json:
         echo_json(result.to_dict())

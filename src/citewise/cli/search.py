@@ -7,6 +7,7 @@ import re
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.retrieve.analyze import query_terms
 from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
 
@@ -118,6 +119,10 @@ def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, c
             print_sql(engine, query, principal)
             return
         result = engine.search(query, principal, mode=mode, top_k=top_k, explain=explain)
+        if not as_json:
+            warn_without_groups(principal)
+            if not result.hits:
+                warn_nothing_readable(engine.store, principal)
     if as_json:
         hits = [hit_json(h) for h in result.hits]
         echo_json({"hits": hits, "explain": explain_json(result)} if explain else hits)

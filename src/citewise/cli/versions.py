@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from typing import Any
 
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, require_index
+from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.types import SEARCH_MODES
 
 
@@ -28,8 +28,7 @@ from citewise.types import SEARCH_MODES
 @click.option("--force", is_flag=True,
               help="Promote even when the evaluation (or the copy) fails; noted in the version.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr (default: when stderr is a terminal).")
+@progress_options
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
               default=None, help="JSON settings of the live pipeline (see `citewise config`).")
 @click.option("--threads", type=int, default=None,
@@ -37,22 +36,18 @@ from citewise.types import SEARCH_MODES
 @db_option
 @friendly_errors
 def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force, as_json,
-            progress, config_path, threads, db):
+            progress, quiet, config_path, threads, db):
     """Rebuild the index as a shadow version from the stored documents (no source files
     needed) with your settings (--config, defaults) plus the options given, evaluate it
     against the live version on the eval set, and promote it only if no headline metric
     measured worse than the tolerance. Exits 1 when it is refused."""
     require_index(db)
-    with contextlib.ExitStack() as stack:
-        engine = stack.enter_context(engine_from(db, config_path, threads=threads))
-        bar = None
-        if sys.stderr.isatty() if progress is None else progress:
-            from tqdm import tqdm
-
-            bar = stack.enter_context(tqdm(unit="doc", file=sys.stderr, desc="reindex"))
+    with engine_from(db, config_path, threads=threads) as engine, \
+            make_bar("reindex", total=engine.store.count().documents, unit="doc",
+                     mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
         result = engine.reindex(embedder=embedder, chunk_tokens=chunk_tokens, mode=mode,
                                 questions=questions, personas=personas, tolerance=tolerance,
-                                force=force, on_progress=bar.update if bar else None)
+                                force=force, on_progress=bar.update)
     report = result.report
     if as_json:
         echo_json(result.to_dict())

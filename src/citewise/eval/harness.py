@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,10 +99,12 @@ def _ask(engine: Any, q: Question, principal: Principal) -> tuple[dict[str, Any]
 def run_eval(engine: Any, questions: str | Path | Sequence[Question],
              personas: str | Path | Mapping[str, Principal] | None = None,
              as_persona: str | None = None, k: int = 10, answers: bool = False,
-             principal: Principal | None = None, name: str = "run") -> EvalRun:
+             principal: Principal | None = None, name: str = "run",
+             on_progress: Callable[[int], None] | None = None) -> EvalRun:
     """Search (and with ``answers`` ask) every question; see the module docstring for who
     asks. ``engine`` is an :class:`~citewise.engine.Engine` (``search``, ``store``, and
-    ``ask`` for answers). Latency is per search, model loading excluded."""
+    ``ask`` for answers). Latency is per search, model loading excluded. ``on_progress``
+    hears 1 after each question."""
     if k < 1:
         raise ConfigError(f"k={k}: must be at least 1. Fix: pass -k 10")
     if answers and not callable(getattr(engine, "ask", None)):
@@ -119,6 +121,7 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
                       mode="json", exclude={"generate": {"openai": {"api_key"}}}))
     docs: dict[str, Document | None] = {}
     for q in qs:
+        run.warnings.extend(q.warnings)
         persona, asker = who(q)
         scored_q, hidden = restrict_to_readable(engine, q, asker, docs, run.warnings)
         t0 = time.perf_counter()
@@ -131,4 +134,6 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
         if answers:
             record.answer, record.answer_latency_ms = _ask(engine, q, asker)
         run.records.append(record)
+        if on_progress is not None:
+            on_progress(1)
     return run

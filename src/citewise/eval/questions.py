@@ -15,6 +15,12 @@ documents cannot answer. ``answers`` (optional) lists every accepted reference f
 (``answer`` is the first). ``kind`` names a slice; ``persona`` a principal from the personas
 file (null: the run's default principal).
 
+Annotations people keep next to a label are accepted and carried into every output
+(``run.json``, the report): on a relevant entry ``evidence`` (the passage that answers),
+``section_title``, ``doc_title`` and ``note``; on a question ``note``, ``source`` and
+``tags``. Any other key is kept the same way with a warning (a typo such as ``sectoin`` is
+worth a look, not a failed run).
+
 A personas file: ``{"support": {"groups": ["staff"], "tenant": "default"}, ...}``.
 """
 
@@ -22,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +37,9 @@ from citewise.types import Principal
 
 _QUESTION_KEYS = {"id", "question", "relevant", "answer", "answers", "kind", "persona"}
 _PIECE_KEYS = {"doc", "section", "also", "grade"}
+#: Documented annotation fields: kept in the outputs, never read by the scoring.
+QUESTION_ANNOTATIONS = ("note", "source", "tags")
+PIECE_ANNOTATIONS = ("evidence", "section_title", "doc_title", "note")
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,7 @@ class Piece:
 
     places: tuple[Place, ...]
     grade: int = 1
+    annotations: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def docs(self) -> frozenset[str]:
@@ -62,6 +72,9 @@ class Question:
     answers: tuple[str, ...] = ()
     kind: str = "general"
     persona: str | None = None
+    annotations: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: Unknown keys seen on this question's line (kept in ``annotations``), as messages.
+    warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     @property
     def answerable(self) -> bool:
@@ -71,7 +84,7 @@ class Question:
         return {"id": self.id, "question": self.question,
                 "relevant": [_piece_dict(p) for p in self.relevant],
                 "answer": self.answer, "answers": list(self.answers), "kind": self.kind,
-                "persona": self.persona}
+                "persona": self.persona, **dict(self.annotations)}
 
 
 def _piece_dict(piece: Piece) -> dict[str, Any]:
@@ -81,6 +94,7 @@ def _piece_dict(piece: Piece) -> dict[str, Any]:
         out["also"] = [{"doc": p.doc, "section": p.section} for p in rest]
     if piece.grade != 1:
         out["grade"] = piece.grade
+    out.update(piece.annotations)
     return out
 
 
@@ -95,11 +109,20 @@ def _place(obj: Any, where: str) -> Place:
     return Place(obj["doc"], section.strip().lstrip("#") if section else None)
 
 
-def _piece(obj: Any, where: str) -> Piece:
-    if isinstance(obj, dict) and (unknown := set(obj) - _PIECE_KEYS):
-        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)} in a relevant entry. "
-                          f"Fix: use only {sorted(_PIECE_KEYS)}")
+def _annotations(obj: dict[str, Any], known: set[str], documented: Sequence[str],
+                 what: str, where: str, warnings: list[str]) -> dict[str, Any]:
+    """Keys of ``obj`` that are not ``known`` fields: kept; undocumented ones warned about."""
+    extra = {k: v for k, v in obj.items() if k not in known}
+    if unknown := sorted(set(extra) - set(documented)):
+        warnings.append(f"{where}: unknown key(s) {unknown} in {what} (kept as annotations, "
+                        f"not scored); fields: {sorted(known)}, annotations: {list(documented)}")
+    return extra
+
+
+def _piece(obj: Any, where: str, warnings: list[str]) -> Piece:
     places = [_place(obj, where)]
+    notes = _annotations(obj, _PIECE_KEYS, PIECE_ANNOTATIONS, "a relevant entry", where,
+                         warnings)
     also = obj.get("also") or []
     if not isinstance(also, list):
         raise ConfigError(f"{where}: \"also\" must be a list of {{doc, section}}. "
@@ -109,7 +132,7 @@ def _piece(obj: Any, where: str) -> Piece:
     if not isinstance(grade, int) or isinstance(grade, bool) or grade < 1:
         raise ConfigError(f"{where}: \"grade\" must be an integer >= 1. "
                           "Fix: drop it (grade 1) or write 2, 3, …")
-    return Piece(tuple(places), grade)
+    return Piece(tuple(places), grade, notes)
 
 
 def _strings(obj: Any, key: str, where: str) -> str | None:
@@ -123,9 +146,9 @@ def parse_question(obj: Any, where: str) -> Question:
     """One eval-set row; ``where`` (``file line N``) prefixes every error."""
     if not isinstance(obj, dict):
         raise ConfigError(f"{where}: expected a JSON object. Fix: one question object per line")
-    if unknown := set(obj) - _QUESTION_KEYS:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}. "
-                          f"Fix: use only {sorted(_QUESTION_KEYS)}")
+    warnings: list[str] = []
+    notes = _annotations(obj, _QUESTION_KEYS, QUESTION_ANNOTATIONS, "the question", where,
+                         warnings)
     for key in ("id", "question"):
         if not isinstance(obj.get(key), str) or not obj[key].strip():
             raise ConfigError(f"{where}: \"{key}\" is required and must be a non-empty string. "
@@ -141,9 +164,10 @@ def parse_question(obj: Any, where: str) -> Question:
     refs = tuple(dict.fromkeys(([answer] if answer else []) + answers))
     return Question(
         id=obj["id"].strip(), question=obj["question"].strip(),
-        relevant=tuple(_piece(p, where) for p in relevant),
+        relevant=tuple(_piece(p, where, warnings) for p in relevant),
         answer=answer or (refs[0] if refs else None), answers=refs,
-        kind=_strings(obj, "kind", where) or "general", persona=_strings(obj, "persona", where))
+        kind=_strings(obj, "kind", where) or "general", persona=_strings(obj, "persona", where),
+        annotations=notes, warnings=tuple(warnings))
 
 
 def load_questions(path: str | Path) -> list[Question]:

@@ -1,14 +1,12 @@
 """``report.html``: one static page per run — the metric table with 95% intervals, per-slice
-bars with error bars (matplotlib PNGs embedded as data URIs; without matplotlib, the ``eval``
-extra, the page says so and keeps the tables), and the worst questions with what was
-retrieved. No JavaScript, no external files: it opens anywhere, offline.
+bars with error bars (inline SVG drawn here, so the default install has them), and the worst
+questions with what was retrieved. No JavaScript, no external files: it opens anywhere,
+offline.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 from citewise.eval.bootstrap import Figure, slices, summarize
 from citewise.eval.record import EvalRun, QuestionRecord
 from citewise.eval.scoring import ANSWER_HEADLINE, HEADLINE, score_run
+from citewise.eval.svg import bar_chart
 
 SLICE_METRICS = ("hit@5", "ndcg@10", "section_hit@5")
 ANSWER_SLICE_METRICS = ("abstention_accuracy", "false_decline_rate", "containment")
@@ -26,7 +25,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .q{margin:1em 0;padding:.5em 1em;border-left:4px solid #c33;background:#fafafa}
 .hit{color:#555;font-size:13px}.ok{color:#080;font-weight:600}.warn{color:#a50}
-img{max-width:100%;border:1px solid #eee}"""
+svg.plot{max-width:100%;height:auto;border:1px solid #eee;margin:.3em 0}"""
 
 
 def _e(value: Any) -> str:
@@ -49,42 +48,12 @@ def metric_table(figures: Mapping[str, Figure], names: Sequence[str]) -> str:
 
 def slice_plot(groups: Mapping[str, Mapping[str, Figure]], title: str,
                wanted: Sequence[str] = SLICE_METRICS) -> str | None:
-    """Grouped bars (one group per slice value, one bar per metric) with 95% error bars,
-    as an ``<img>`` with a PNG data URI; None when no slice has these metrics."""
+    """Grouped bars (one group per slice value, one bar per metric) with 95% error bars, as
+    inline SVG (:mod:`citewise.eval.svg`); None when no slice has these metrics."""
     metrics = [m for m in wanted if any(m in figs for figs in groups.values())]
     if not metrics:
         return None
-    try:
-        import matplotlib
-    except ImportError:
-        return ("<p class=warn>Plots need matplotlib: "
-                "<code>pip install 'citewise[eval]'</code></p>")
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    names = [g for g in groups if any(m in groups[g] for m in metrics)]
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(names) * len(metrics) / 2), 3.2))
-    width = 0.8 / len(metrics)
-    for i, m in enumerate(metrics):
-        means = [groups[g][m].mean if m in groups[g] else 0.0 for g in names]
-        err = [[max(0.0, groups[g][m].mean - groups[g][m].lo) if m in groups[g] else 0.0
-                for g in names],
-               [max(0.0, groups[g][m].hi - groups[g][m].mean) if m in groups[g] else 0.0
-                for g in names]]
-        xs = [j + i * width for j in range(len(names))]
-        ax.bar(xs, means, width, yerr=err, capsize=3, label=m)
-    ax.set_xticks([j + width * (len(metrics) - 1) / 2 for j in range(len(names))])
-    ax.set_xticklabels([f"{g} (n={max(f.n for f in groups[g].values())})" for g in names],
-                       rotation=20, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode()
-    return f'<img alt="{_e(title)}" src="data:image/png;base64,{data}">'
+    return bar_chart(groups, metrics, title)
 
 
 def _expected(record: QuestionRecord) -> str:
@@ -101,6 +70,10 @@ def _question_block(record: QuestionRecord, scores: Mapping[str, float]) -> str:
                      if m in scores)
     out = [f"<div class=q><b>{_e(q.id)}</b> [{_e(q.kind)}; {_e(record.persona)}] "
            f"{_e(q.question)}<br>expected: <code>{_e(_expected(record))}</code> — {_e(figs)}"]
+    for piece in record.pieces:
+        if piece.annotations.get("evidence"):
+            out.append(f"<div class=hit>evidence ({_e(piece.places[0].doc)}): "
+                       f"<q>{_e(piece.annotations['evidence'])}</q></div>")
     for h in record.hits[:SHOWN_HITS]:
         where = f"{h['doc_id']}#{h['anchor']}" if h.get("anchor") else h["doc_id"]
         out.append(f"<div class=hit>{h['rank']}. <code>{_e(where)}</code> "

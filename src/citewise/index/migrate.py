@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +51,8 @@ class MigrationReport:
 
 
 def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample: int = 20,
-                  min_overlap: float = 0.9) -> MigrationReport:
+                  min_overlap: float = 0.9,
+                  on_progress: Callable[[int], None] | None = None) -> MigrationReport:
     """Copy ``source`` (a :class:`SQLiteStore`) into ``target``, then verify; raises
     :class:`StoreError` when a count differs or a search check fails."""
     source = getattr(source, "current", lambda: source)()  # a LiveStore: its live version
@@ -72,6 +73,8 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
         for batch in read_batches(source, batch_docs):
             target.write(batch)
             batches += 1
+            if on_progress is not None:
+                on_progress(len(batch))
     meta = read_meta(source)
     for key, value in meta.items():
         target.set_meta(key, value)

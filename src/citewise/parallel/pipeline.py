@@ -95,6 +95,8 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
             result = _decide(store, item, result)
         if isinstance(result, Outcome):
             report.outcomes.append(result)
+            if result.no_groups:
+                report.unreadable.append(result.doc_id)
         else:
             prepared.append(result)
     if not prepared:
@@ -115,7 +117,8 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
     if previous is not None and same_record(previous, document):
-        return Outcome(item.label, result.doc_id, "unchanged")
+        return Outcome(item.label, result.doc_id, "unchanged",
+                       no_groups=not document.acl_groups)
     if result.chunk_error is not None:
         return Outcome(item.label, item.doc_id, "failed", error=result.chunk_error)
     return Prepared(item, document, list(result.chunks), write_status(previous, document),

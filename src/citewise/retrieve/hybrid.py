@@ -106,6 +106,9 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     Duplicates (same normalised chunk text, e.g. a policy copied into two documents) keep
     only their best-ranked copy; what was dropped is listed in ``notes`` for ``--explain``.
     """
+    if not query or not query.strip():
+        raise ConfigError("the query is empty. Fix: pass words to search for, e.g. "
+                          "`citewise search \"rotate the API key\" --groups staff`.")
     settings = settings or RetrieveSettings()
     mode = check_mode(mode or settings.mode)
     top_k = top_k or settings.top_k

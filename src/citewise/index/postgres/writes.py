@@ -119,7 +119,7 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
                        (doc_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"document {doc_id!r} is not in the index. Fix: check the id with "
-                            "`citewise docs` (ids are listed by list_documents()).")
+                            "`citewise status --documents`.")
     rowid, old_tenant = row
     new_tenant = old_tenant if tenant is None else tenant
     check_acl(doc_id, groups, new_tenant)

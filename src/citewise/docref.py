@@ -1,0 +1,90 @@
+"""Which document a user means: its id, or the path it was ingested from.
+
+A document's id is its path relative to the folder that was ingested (``commands/yank.html``
+for ``citewise ingest ../manual``), but users type the path they ingested
+(``../manual/commands/yank.html``) or an absolute one. :func:`resolve_refs` accepts all three:
+
+1. an exact document id;
+2. a path equal to a document's recorded source (as given at ingest, or resolved from the
+   current directory to the same file);
+3. a path whose end is a document id (``../manual/commands/yank.html`` ends with
+   ``commands/yank.html``) under a folder of the same name as the one the document was
+   ingested from (``manual``), when exactly one document matches that way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from citewise.errors import NotFoundError
+from citewise.protocols import Store
+from citewise.types import Document
+
+_LIST_HINT = "list documents and their ids with `citewise status --documents`"
+
+
+def resolve_refs(refs: Sequence[str], store: Store, cwd: Path | None = None) -> list[str]:
+    """The document id of each ref (see the module docstring), in order; raises
+    :class:`NotFoundError` naming every ref that matches no document (or several)."""
+    cwd = cwd or Path.cwd()
+    out: list[str] = []
+    unknown: list[str] = []
+    ambiguous: list[str] = []
+    documents: list[Document] | None = None
+    for ref in refs:
+        if store.get_document(ref) is not None:
+            out.append(ref)
+            continue
+        if documents is None:
+            documents = store.list_documents()
+        found = match_path(ref, documents, cwd)
+        if len(found) == 1:
+            out.append(found[0])
+        elif found:
+            ambiguous.append(f"{ref} (could be {', '.join(sorted(found))})")
+        else:
+            unknown.append(ref)
+    if unknown or ambiguous:
+        parts = []
+        if unknown:
+            parts.append(f"not in the index: {', '.join(unknown)} (neither a document id nor "
+                         "the path a document was ingested from)")
+        if ambiguous:
+            parts.append(f"ambiguous: {'; '.join(ambiguous)}")
+        raise NotFoundError(f"{'; '.join(parts)}. Fix: pass the document id; {_LIST_HINT}")
+    return out
+
+
+def match_path(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
+    """Ids of the documents ``ref`` names as a path (rules 2 and 3), best rule first."""
+    target = _absolute(ref, cwd)
+    same_source = [d.doc_id for d in documents
+                   if d.source_url and (d.source_url == ref
+                                        or _absolute(_local(d.source_url), cwd) == target)]
+    if same_source:
+        return same_source
+    posix = target.as_posix()
+    return [d.doc_id for d in documents if posix.endswith("/" + d.doc_id.lstrip("/"))
+            and _same_root(target, d)]
+
+
+def _same_root(target: Path, doc: Document) -> bool:
+    """False when the folder ``doc`` was ingested from is known (its source path names it)
+    and is not the folder ``target`` names at the same place: ``other/guide.md`` is not the
+    ``guide.md`` ingested from ``docs/``."""
+    depth = len(Path(doc.doc_id).parts)
+    source = Path(_local(doc.source_url or ""))
+    if len(source.parts) <= depth or len(target.parts) <= depth:
+        return True
+    root = source.parts[-depth - 1]
+    return root in (".", "..") or root == target.parts[-depth - 1]
+
+
+def _local(url: str) -> str:
+    return url[len("file://"):] if url.startswith("file://") else url
+
+
+def _absolute(path: str, cwd: Path) -> Path:
+    return Path(os.path.normpath(cwd / Path(path).expanduser()))

