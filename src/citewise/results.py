@@ -166,7 +166,7 @@ class EvalResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary), "written": list(self.written),
-                "warnings": list(self.warnings), "skipped_files": list(self.skipped_files)}
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)

@@ -20,15 +20,15 @@ def warn_without_groups(principal: Principal) -> None:
 
 def warn_nothing_readable(store: Store, principal: Principal) -> None:
     """When a search found nothing for a user with groups: say so if the user may read no
-    document at all (a wrong --tenant or --groups), naming the tenants and groups that exist."""
+    document at all (a wrong --tenant or --groups). It names no tenant or group the user does
+    not hold (the operator lists them with `citewise status --documents`), so the hint cannot
+    confirm other tenants' names (README: what `--explain`/`--sql` show)."""
     if not principal.groups:
         return  # warn_without_groups said it
     docs = store.list_documents()
     if not docs or any(principal.may_read(d) for d in docs):
         return
-    tenants = sorted({d.tenant for d in docs})
     click.echo(f"note: no document in tenant {principal.tenant!r} may be read by groups "
-               f"{', '.join(sorted(principal.groups))}; the index has tenants "
-               f"{', '.join(tenants[:10])}. Fix: pass the user's --tenant and --groups "
+               f"{', '.join(sorted(principal.groups))}. Fix: pass the user's --tenant and --groups "
                "(`citewise status --documents` lists each document's tenant and groups).",
                err=True)

@@ -116,7 +116,7 @@ def fake_models() -> Iterator[None]:
 
 
 def cli(*args: str) -> tuple[int, str]:
-    """Run ``citewise ARGS`` in-process; ``(exit code, stdout + stderr)``."""
+    """Run the citewise command line with ``args`` in-process; ``(exit code, stdout + stderr)``."""
     from click.testing import CliRunner
 
     from citewise.cli.main import cli as main
