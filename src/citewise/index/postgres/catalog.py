@@ -23,6 +23,8 @@ from psycopg import sql
 
 from citewise.errors import StoreError, VersionError
 from citewise.index.postgres.connection import psycopg_modules, redact, split_url
+from citewise.index.postgres.generation import CATALOG_ROW, bump_generation
+from citewise.index.postgres.generation import SETUP as GENERATION_SETUP
 from citewise.types import IndexVersion, VersionState
 
 CATALOG_SCHEMA = "citewise_catalog"
@@ -40,6 +42,7 @@ _SETUP = (
     f"""CREATE UNIQUE INDEX IF NOT EXISTS versions_one_live ON {CATALOG_SCHEMA}.versions ((true))
         WHERE state = 'live'""",
     f"CREATE SEQUENCE IF NOT EXISTS {CATALOG_SCHEMA}.version_numbers",
+    *GENERATION_SETUP,
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
@@ -88,6 +91,7 @@ class PostgresCatalog:
                      "VALUES (%s, %s, %s, %s, %s)",
                      (version.number, version.location, version.state, version.created_at,
                       version.note))
+        bump_generation(conn, CATALOG_ROW)
         return version
 
     def versions(self) -> list[IndexVersion]:
@@ -145,6 +149,7 @@ class PostgresCatalog:
                          "WHERE state = 'live'")
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'live', note = %s "
                          "WHERE number = %s", (note or target.note, number))
+            bump_generation(conn, CATALOG_ROW)
 
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused``/``shadow``/``retired`` with a reason."""
@@ -159,6 +164,7 @@ class PostgresCatalog:
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = %s, "
                          "note = CASE WHEN %s = '' THEN note ELSE %s END WHERE number = %s",
                          (state, note, note, number))
+            bump_generation(conn, CATALOG_ROW)
 
     def drop(self, number: int) -> None:
         """Delete a non-live version's schema and row (frees its space)."""
@@ -171,6 +177,7 @@ class PostgresCatalog:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
                 sql.Identifier(version.location)))
             conn.execute(f"DELETE FROM {CATALOG_SCHEMA}.versions WHERE number = %s", (number,))
+            bump_generation(conn, CATALOG_ROW)
 
 
 def _is_built(conn: Any, schema: str) -> bool:
