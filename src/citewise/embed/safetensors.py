@@ -25,7 +25,8 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     tensors: dict[str, np.ndarray] = {}
     try:
         with safe_open(str(path), framework="np") as fh:
-            dtypes = {name: fh.get_slice(name).get_dtype() for name in fh.keys()}
+            dtypes = {name: fh.get_slice(name).get_dtype()
+                      for name in fh.keys()}  # noqa: SIM118 (a safe_open handle)
             for name, dtype in dtypes.items():
                 if dtype != "BF16":
                     tensors[name] = _tensor(fh, name, dtype, path)

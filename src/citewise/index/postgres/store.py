@@ -28,7 +28,6 @@ from citewise.errors import CitewiseError, StoreError
 from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
 from citewise.index.manifest import check_manifest, manifest_from_rows, manifest_to_rows
 from citewise.index.postgres import search, writes
-from citewise.index.postgres.generation import bump_generation, ensure_generations, read_generation
 from citewise.index.postgres.connection import (
     check_identifier,
     ensure_pgvector,
@@ -38,6 +37,7 @@ from citewise.index.postgres.connection import (
     split_url,
     url_tuning,
 )
+from citewise.index.postgres.generation import bump_generation, ensure_generations, read_generation
 from citewise.index.postgres.migrations import (
     create_vector_index,
     lock_key,
