@@ -136,9 +136,10 @@ def bert_session(weights_path: str, config_path: str,
         if key not in _SESSIONS:
             config = BertConfig.from_json(Path(config_path))
             weights = BertWeights.from_tensors(read_safetensors(Path(weights_path)), config)
-            blob = bert_graph(weights).SerializeToString()
-            positions = weights.position.shape[0]
-            del weights
+            model, positions = bert_graph(weights), weights.position.shape[0]
+            del weights  # the graph holds its own copy: free each copy as soon as possible
+            blob = model.SerializeToString()
+            del model
             try:
                 session = ort.InferenceSession(blob, sess_options=session_options(threads),
                                                providers=["CPUExecutionProvider"])
