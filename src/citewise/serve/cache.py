@@ -40,6 +40,9 @@ def settings_hash(settings: Settings) -> str:
 def store_generation(store: Any) -> Hashable | None:
     """Which store and its write generation (:meth:`~citewise.protocols.Store.generation`),
     or None for a store that cannot say when it changed (then nothing is cached)."""
+    current = getattr(store, "current", None)  # a store that follows the live version:
+    if callable(current):                      # read one version for all three parts
+        store = current()
     generation = getattr(store, "generation", None)
     if not callable(generation):
         return None
