@@ -131,6 +131,12 @@ class Store(Protocol):
 
     def count(self) -> StoreCounts: ...
 
+    def generation(self) -> int:
+        """A number that changes after every committed write (ingest, delete, ACL change;
+        on PostgreSQL also metadata and version-catalog changes), seen by every process on
+        the same index; equal numbers mean nothing was written in between. Caches key on it."""
+        ...
+
     def search_sparse(self, query: str, top_k: int, principal: Principal,
                       title_weight: float = 1.0) -> list[ScoredId]: ...
 

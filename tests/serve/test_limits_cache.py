@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.serve.conftest import SECRET_DOC, SETTINGS, Served, serve_index
@@ -29,8 +32,9 @@ def test_rate_limit_and_body_limit(tmp_path: Path) -> None:
         assert long_q.status_code in (413, 429)
 
 
-def test_cache_is_keyed_by_permissions_and_invalidated_by_writes(tmp_path: Path) -> None:
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+def test_cache_is_keyed_by_permissions_and_invalidated_by_writes(db_url: str,
+                                                                 tmp_path: Path) -> None:
+    keys, app = serve_index(db_url, tmp_path)
     query = {"query": "salary band midpoint Director", "top_k": 20}
     with serving(app) as url:
         s = Served(url, keys, "", app)
@@ -59,20 +63,42 @@ def test_cache_is_keyed_by_permissions_and_invalidated_by_writes(tmp_path: Path)
         assert SECRET_DOC not in {c["doc_id"] for c in answer["citations"]}
 
 
-def test_cache_sees_writes_from_another_process(tmp_path: Path) -> None:
-    """A delete through another Engine (e.g. the CLI) changes the store's generation."""
-    from citewise import connect
-    from citewise.testing import FakeEmbedder
+_OTHER_PROCESS = """
+import json, sys
+from citewise import connect
+from citewise.testing import FakeEmbedder
+db, settings, verb, doc_id, groups = sys.argv[1:]
+with connect(db, json.loads(settings), embedder=FakeEmbedder()) as other:
+    if verb == "delete":
+        other.delete([doc_id])
+    else:
+        other.set_acl(doc_id, groups.split(","))
+"""
 
-    db = str(tmp_path / "index.db")
-    keys, app = serve_index(db, tmp_path)
+
+def _in_another_process(db: str, verb: str, doc_id: str, groups: str = "") -> None:
+    """An Engine write in a separate Python process (as `citewise delete` would do it)."""
+    subprocess.run([sys.executable, "-c", _OTHER_PROCESS, db, json.dumps(SETTINGS), verb,
+                    doc_id, groups], check=True, timeout=120)
+
+
+def test_cache_sees_writes_from_another_process(db_url: str, tmp_path: Path) -> None:
+    """An ACL change and a delete by another process change the store's write generation
+    (SQLite: meta.generation; PostgreSQL: citewise_catalog.generations), so the server's
+    cached results for them are never served again."""
+    keys, app = serve_index(db_url, tmp_path)
     query = {"query": "salary band midpoint Director", "top_k": 20}
     with serving(app) as url:
-        hana = Served(url, keys, db, app).client("hana")
-        hana.post("/v1/search", json=query)
+        hana = Served(url, keys, db_url, app).client("hana")
+        assert SECRET_DOC in {h["doc_id"] for h in hana.post("/v1/search", json=query).json()[
+            "hits"]}
         assert hana.post("/v1/search", json=query).json()["cached"]
-        with connect(db, SETTINGS, embedder=FakeEmbedder()) as other:
-            other.delete([SECRET_DOC])
+        _in_another_process(db_url, "set_acl", SECRET_DOC, "finance")
+        after_acl = hana.post("/v1/search", json=query).json()
+        assert not after_acl["cached"]
+        assert SECRET_DOC not in {h["doc_id"] for h in after_acl["hits"]}
+        assert hana.post("/v1/search", json=query).json()["cached"]
+        _in_another_process(db_url, "delete", SECRET_DOC)
         after = hana.post("/v1/search", json=query).json()
         assert not after["cached"]
         assert SECRET_DOC not in {h["doc_id"] for h in after["hits"]}

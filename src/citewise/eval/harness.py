@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,31 +21,97 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.eval.questions import Question, as_personas, as_questions
 from citewise.eval.record import EvalRun, QuestionRecord
-from citewise.types import Answer, Document, Hit, Principal
+from citewise.types import (
+    Answer,
+    Citation,
+    Document,
+    Hit,
+    Principal,
+    SentenceIssue,
+    ValidationReport,
+)
 
 SNIPPET_CHARS = 200
 
 
+@dataclass(frozen=True)
+class EvalHit:
+    """One hit as ``run.json`` records it: where it is and a hash + snippet of its text (not
+    the text itself), so a run can be scored and compared without the index."""
+
+    rank: int
+    score: float
+    doc_id: str
+    chunk_id: str
+    anchor: str | None
+    heading_path: tuple[str, ...]
+    section_id: str | None
+    start: int
+    end: int
+    tokens: int
+    title: str
+    text_hash: str
+    snippet: str
+
+    @classmethod
+    def of(cls, hit: Hit) -> EvalHit:
+        c, text = hit.chunk, " ".join(hit.chunk.text.split())
+        return cls(rank=hit.rank, score=round(float(hit.score), 6), doc_id=c.doc_id,
+                   chunk_id=c.chunk_id, anchor=c.anchor, heading_path=tuple(c.heading_path),
+                   section_id=c.section_id, start=c.start, end=c.end, tokens=c.token_count,
+                   title=hit.document.title,
+                   text_hash=hashlib.sha256(text.encode()).hexdigest()[:16],
+                   snippet=text[:SNIPPET_CHARS])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "score": self.score, "doc_id": self.doc_id,
+                "chunk_id": self.chunk_id, "anchor": self.anchor,
+                "heading_path": list(self.heading_path), "section_id": self.section_id,
+                "start": self.start, "end": self.end, "tokens": self.tokens,
+                "title": self.title, "text_hash": self.text_hash, "snippet": self.snippet}
+
+
+@dataclass(frozen=True)
+class EvalAnswer:
+    """One answer as ``run.json`` records it (what :mod:`citewise.eval.scoring` reads)."""
+
+    answer: str
+    declined: bool
+    reason: str | None
+    citations: tuple[Citation, ...]
+    validation: ValidationReport
+    trace: Mapping[str, Any]
+    outcome: str = "answered"
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, answer: Answer) -> EvalAnswer:
+        return cls(answer=answer.answer, declined=answer.declined, reason=answer.reason,
+                   citations=tuple(answer.citations), validation=answer.validation,
+                   trace=answer.trace, outcome=answer.outcome, notes=tuple(answer.notes))
+
+    def to_dict(self) -> dict[str, Any]:
+        v = self.validation
+        return {"answer": self.answer, "declined": self.declined, "reason": self.reason,
+                "outcome": self.outcome, "notes": list(self.notes),
+                "citations": [{"id": c.id, "doc_id": c.doc_id, "anchor": c.anchor,
+                               "chunk_id": c.chunk_id} for c in self.citations],
+                "cited": list(v.cited), "fabricated": list(v.fabricated),
+                "unsupported": [_issue(i) for i in v.unsupported],
+                "uncited": [_issue(i) for i in v.uncited],
+                "trace": dict(self.trace)}
+
+
+def _issue(issue: SentenceIssue) -> dict[str, Any]:
+    return {"sentence": issue.sentence, "ids": list(issue.ids), "score": issue.score}
+
+
 def hit_record(hit: Hit) -> dict[str, Any]:
-    c = hit.chunk
-    return {"rank": hit.rank, "score": round(float(hit.score), 6), "doc_id": c.doc_id,
-            "chunk_id": c.chunk_id, "anchor": c.anchor, "heading_path": list(c.heading_path),
-            "section_id": c.section_id, "start": c.start, "end": c.end,
-            "tokens": c.token_count, "title": hit.document.title,
-            "text_hash": hashlib.sha256(" ".join(c.text.split()).encode()).hexdigest()[:16],
-            "snippet": " ".join(c.text.split())[:SNIPPET_CHARS]}
+    return EvalHit.of(hit).to_dict()
 
 
 def answer_record(answer: Answer) -> dict[str, Any]:
-    v = answer.validation
-    return {"answer": answer.answer, "declined": answer.declined, "reason": answer.reason,
-            "outcome": answer.outcome, "notes": list(answer.notes),
-            "citations": [{"id": c.id, "doc_id": c.doc_id, "anchor": c.anchor,
-                           "chunk_id": c.chunk_id} for c in answer.citations],
-            "cited": list(v.cited), "fabricated": list(v.fabricated),
-            "unsupported": [asdict(s) for s in v.unsupported],
-            "uncited": [asdict(s) for s in v.uncited],
-            "trace": dict(answer.trace)}
+    return EvalAnswer.of(answer).to_dict()
 
 
 class Askers:

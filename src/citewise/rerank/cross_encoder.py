@@ -4,8 +4,9 @@
 
 * a folder as sentence-transformers' ``CrossEncoder.save`` (Hugging Face
   ``BertForSequenceClassification``) writes it: ``model.safetensors`` + ``config.json`` +
-  ``tokenizer.json``; run by the numpy BERT of :mod:`citewise.embed.numpy_bert` plus the
-  sequence-classification head (Devlin et al. 2019, sec. 4.1)::
+  ``tokenizer.json``; the encoder runs on onnxruntime from the graph
+  :mod:`citewise.embed.bert_onnx` builds from the weights, then the sequence-classification
+  head (Devlin et al. 2019, sec. 4.1), in numpy, on the [CLS] state::
 
       pooled = tanh(W_p h_[CLS] + b_p)          (bert.pooler.dense)
       logits = W_c pooled + b_c                  (classifier)
@@ -31,9 +32,11 @@ from typing import Literal
 import numpy as np
 
 from citewise.embed.base import _pad, _pad_id, available_cpus, load_tokenizer
+from citewise.embed.bert_onnx import bert_session
 from citewise.embed.loader import _max_length, _read_json
 from citewise.embed.models import file_sha256
-from citewise.embed.numpy_bert import BertWeights, _parallel_forward, _prefix, load_bert
+from citewise.embed.numpy_bert import _prefix
+from citewise.embed.onnx import run_session
 from citewise.embed.safetensors import read_safetensors
 from citewise.errors import ConfigError, ModelError
 
@@ -42,7 +45,7 @@ from citewise.errors import ConfigError, ModelError
 class CrossEncoderFiles:
     """Where a cross-encoder's parts are and how it runs."""
 
-    runtime: Literal["onnx", "numpy-bert"]
+    runtime: Literal["onnx", "bert-onnx"]
     weights: Path
     tokenizer: Path
     config: Path | None
@@ -76,7 +79,7 @@ def locate(path: str | Path) -> CrossEncoderFiles:
         raise ModelError(f"{folder} has model.safetensors but no config.json. Fix: add the "
                          "model's config.json (the numpy BERT needs its sizes).")
     return CrossEncoderFiles(
-        runtime="onnx" if weights.suffix == ".onnx" else "numpy-bert", weights=weights,
+        runtime="onnx" if weights.suffix == ".onnx" else "bert-onnx", weights=weights,
         tokenizer=tokenizer, config=config_path if config else None,
         max_length=_max_length(folder, config.get("max_position_embeddings")))
 
@@ -139,7 +142,6 @@ class CrossEncoderReranker:
         self.max_length = min(max_length or self.files.max_length, self.files.max_length)
         self._model_id: str | None = None
         self._head: ClassifierHead | None = None
-        self._bert: BertWeights | None = None
         self._lock = threading.Lock()
 
     @property
@@ -167,23 +169,23 @@ class CrossEncoderReranker:
         """Padded pair encodings -> ``(batch, labels)`` logits."""
         if self.files.runtime == "onnx":
             return _onnx_logits(self.files.weights, self.threads, ids, mask, types)
-        bert, head = self._numpy_model()
-        if ids.shape[1] > bert.position.shape[0]:
-            raise ModelError(f"{ids.shape[1]} tokens is over the model's "
-                             f"{bert.position.shape[0]} positions. Fix: pass a lower "
-                             "max_length.")
-        hidden = _parallel_forward(bert, ids, mask, types, self.threads)
+        if self.files.config is None:
+            raise ModelError(f"{self.files.weights.parent} has no config.json. Fix: "
+                             "add the model's config.json.")
+        head = self._classifier()
+        session, positions = bert_session(str(self.files.weights), str(self.files.config),
+                                          self.threads)
+        if ids.shape[1] > positions:
+            raise ModelError(f"{ids.shape[1]} tokens is over the model's {positions} "
+                             "positions. Fix: pass a lower max_length.")
+        hidden = run_session(session, str(self.files.weights), ids, mask, types)
         return head.logits(hidden)
 
-    def _numpy_model(self) -> tuple[BertWeights, ClassifierHead]:
+    def _classifier(self) -> ClassifierHead:
         with self._lock:
-            if self._bert is None or self._head is None:
-                if self.files.config is None:
-                    raise ModelError(f"{self.files.weights.parent} has no config.json. Fix: "
-                                     "add the model's config.json.")
-                self._bert = load_bert(self.files.weights, self.files.config)
+            if self._head is None:
                 self._head = ClassifierHead.from_file(self.files.weights)
-            return self._bert, self._head
+            return self._head
 
 
 def _onnx_logits(path: Path, threads: int, ids: np.ndarray, mask: np.ndarray,

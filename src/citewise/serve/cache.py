@@ -5,8 +5,10 @@ hash, options)``: two principals share an entry only when they have the same ten
 same groups, i.e. when they may read exactly the same chunks. The index marker is the live
 version plus the store's write generation and this server's write count, so every write
 (ingest, delete, ACL change, promotion, rollback), here or in another process, makes every
-older entry unreachable (and the cache is emptied when the marker moves). A store that cannot
-say when it changed (PostgreSQL, for now) is not cached at all.
+older entry unreachable (and the cache is emptied when the marker moves). The generation comes
+from :meth:`~citewise.protocols.Store.generation` (SQLite: ``meta.generation``; PostgreSQL: a
+counter row in ``citewise_catalog.generations`` bumped by every write transaction and catalog
+change). A store without one is not cached at all.
 """
 
 from __future__ import annotations
@@ -36,20 +38,17 @@ def settings_hash(settings: Settings) -> str:
 
 
 def store_generation(store: Any) -> Hashable | None:
-    """The store's write generation, or None when it has none we can read."""
-    own = getattr(store, "generation", None)
-    if callable(own):
-        return own()
-    current = getattr(store, "current", None)  # LiveStore: the version live now
-    if callable(current):
+    """Which store and its write generation (:meth:`~citewise.protocols.Store.generation`),
+    or None for a store that cannot say when it changed (then nothing is cached)."""
+    current = getattr(store, "current", None)  # a store that follows the live version:
+    if callable(current):                      # read one version for all three parts
         store = current()
-    database = getattr(store, "_database", None)  # SQLiteStore: meta.generation
-    if database is None:
+    generation = getattr(store, "generation", None)
+    if not callable(generation):
         return None
-    with database.lock:
-        row = database.connection().execute(
-            "SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    return (getattr(store, "path", None), row[0] if row else 0)
+    value = generation()  # first: a PostgresStore resolves its schema on first use
+    return (type(store).__name__, getattr(store, "path", None) or getattr(store, "schema", None),
+            value)
 
 
 class PermissionCache:

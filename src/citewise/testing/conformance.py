@@ -439,6 +439,29 @@ class StoreConformanceTests:
         finally:
             other.close()
 
+    def test_generation_moves_with_every_write(self, corpus: Store,
+                                               embedder: FakeEmbedder) -> None:
+        """Reads leave it; ingest, ACL change and delete move it to a new number, the same
+        for a second store object on the same data."""
+        other = self.reopen(corpus)
+        try:
+            seen = [corpus.generation()]
+            self.search_all(corpus, embedder, QUERY, HR)
+            corpus.list_documents()
+            assert corpus.generation() == seen[-1] == other.generation()
+            for write in (
+                lambda: corpus.write([make_write(embedder, "memo", ["Memo."], groups=["staff"])]),
+                lambda: corpus.set_acl("memo", ["hr"]),
+                lambda: corpus.delete(["memo"]),
+            ):
+                write()
+                now = other.generation()
+                assert now != seen[-1] and now not in seen
+                assert corpus.generation() == now
+                seen.append(now)
+        finally:
+            other.close()
+
     # -- parsed bodies and index metadata --------------------------------------------------
 
     def test_parsed_body_roundtrip(self, ready: Store, embedder: FakeEmbedder) -> None:

@@ -34,6 +34,8 @@ from citewise.index import gate
 from citewise.index.changelog import Change, LiveState, apply_changes
 from citewise.index.postgres import changes
 from citewise.index.postgres.connection import psycopg_modules, redact, split_url
+from citewise.index.postgres.generation import CATALOG_ROW, bump_generation
+from citewise.index.postgres.generation import SETUP as GENERATION_SETUP
 from citewise.types import IndexVersion, VersionState
 
 CATALOG_SCHEMA = "citewise_catalog"
@@ -52,6 +54,7 @@ _SETUP = (
         WHERE state = 'live'""",
     f"CREATE SEQUENCE IF NOT EXISTS {CATALOG_SCHEMA}.version_numbers",
     *changes.SETUP,
+    *GENERATION_SETUP,
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
@@ -107,6 +110,7 @@ class PostgresCatalog:
                      "VALUES (%s, %s, %s, %s, %s)",
                      (version.number, version.location, version.state, version.created_at,
                       version.note))
+        bump_generation(conn, CATALOG_ROW)
         return version
 
     def versions(self) -> list[IndexVersion]:
@@ -183,6 +187,7 @@ class PostgresCatalog:
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'live', note = %s "
                          "WHERE number = %s", (note or target.note, number))
             changes.mark_applied(conn, number, applied)
+            bump_generation(conn, CATALOG_ROW)
 
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused``/``shadow``/``retired`` with a reason."""
@@ -197,6 +202,7 @@ class PostgresCatalog:
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = %s, "
                          "note = CASE WHEN %s = '' THEN note ELSE %s END WHERE number = %s",
                          (state, note, note, number))
+            bump_generation(conn, CATALOG_ROW)
 
     # -- the change log and the write gate (citewise.index.follow) ------------------------------
 
@@ -303,11 +309,13 @@ class PostgresCatalog:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
                 sql.Identifier(version.location)))
             conn.execute(f"DELETE FROM {CATALOG_SCHEMA}.versions WHERE number = %s", (number,))
+            bump_generation(conn, CATALOG_ROW)
 
 
 def _is_built_schema(catalog: PostgresCatalog, schema: str) -> bool:
     with catalog._connect() as conn:
         return _is_built(conn, schema)
+
 
 def _build_key(number: int) -> str:
     return f"citewise:build:{number}"

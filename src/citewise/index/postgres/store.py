@@ -42,6 +42,7 @@ from citewise.index.postgres.connection import (
     split_url,
     url_tuning,
 )
+from citewise.index.postgres.generation import bump_generation, ensure_generations, read_generation
 from citewise.index.postgres.migrations import (
     create_vector_index,
     lock_key,
@@ -123,6 +124,7 @@ class PostgresStore:
             ensure_pgvector(conn, f"database {redact(self.url)}")
             self._set_search_path(conn)
             migrate(conn, self.schema)
+            ensure_generations(conn)
         pool = psycopg_pool.ConnectionPool(
             self.url, min_size=1, max_size=self.pool_size, open=False, timeout=30,
             kwargs={"autocommit": True, "prepare_threshold": None}, configure=self._configure)
@@ -149,10 +151,18 @@ class PostgresStore:
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        """One transaction holding the schema's write lock; any exception rolls it back."""
+        """One transaction holding the schema's write lock; any exception rolls it back.
+        Its last statement bumps the schema's write generation (see :meth:`generation`)."""
         with self._reading("write to") as conn, conn.transaction():
             conn.execute(lock_key(str(self.schema)))
             yield conn
+            bump_generation(conn, str(self.schema))
+
+    def generation(self) -> int:
+        """A number that changes after every committed write to this index or its version
+        catalog, from any process (:mod:`citewise.index.postgres.generation`)."""
+        with self._reading() as conn:
+            return read_generation(conn, str(self.schema))
 
     def _error(self, exc: Exception, action: str) -> CitewiseError:
         where = f"{redact(self.url)} (schema {self.schema})"

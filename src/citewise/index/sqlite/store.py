@@ -37,7 +37,7 @@ from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.tenancy import fts_table_exists, layout_of
-from citewise.index.sqlite.vectors import DenseIndex
+from citewise.index.sqlite.vectors import GENERATION_SQL, DenseIndex
 from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.retrieve.analyze import query_terms
@@ -136,6 +136,11 @@ class SQLiteStore:
         with self._writing() as conn:
             conn.execute("INSERT OR REPLACE INTO index_meta(key, value) VALUES (?, ?)",
                          (key, str(value)))
+
+    def generation(self) -> int:
+        """``meta.generation``: +1 in every write, delete and ACL change, from any process."""
+        with self._reading() as conn:
+            return int(conn.execute(GENERATION_SQL).fetchone()[0])
 
     def list_documents(self) -> list[Document]:
         with self._reading() as conn:
