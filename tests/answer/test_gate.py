@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.errors import ConfigError
-from citewise.generate.gate import (
+from citewise.answer.gate import (
     SHIPPED,
     choose_threshold,
     decide,
@@ -11,6 +10,7 @@ from citewise.generate.gate import (
     stem,
     term_coverage,
 )
+from citewise.errors import ConfigError
 
 from .conftest import make_hit
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, SYSTEM_PROMPT, build_prompt
 from citewise.config import GenerateSettings
 from citewise.errors import ModelError
 from citewise.generate.extractive import ExtractiveGenerator
 from citewise.generate.local import LocalGenerator, load_server, yes_probability
 from citewise.generate.openai import OpenAIGenerator
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, SYSTEM_PROMPT, build_prompt
 from citewise.models import resolve
 from citewise.protocols import Generator
 

@@ -12,7 +12,7 @@ block of at least :data:`MIN_WORDS` words), the generator writes, as JSON:
   does not contain it. Otherwise it is dropped (counted in ``rejected``).
 
 The questions then go through the same calibration as labelled ones
-(:func:`citewise.calibration.run_calibration`). The generator is the configured one (the
+(:func:`citewise.answer.calibration.run_calibration`). The generator is the configured one (the
 local model by default); a generator that cannot write them (the extractive one) is refused.
 """
 

@@ -10,7 +10,7 @@ cannot open it. Signals, each in [0, 1] (dense cosine can be slightly negative):
 * ``combined``: their mean;
 * ``<signal>+terms``: the same, minus :data:`VETO` (below any threshold a cosine can reach)
   when a salient term of the question has no evidence in the readable top passages or no
-  readable document uses it at all (:mod:`citewise.generate.salient`): identifiers, names
+  readable document uses it at all (:mod:`citewise.answer.salient`): identifiers, names
   and long numbers the passages never mention, unknown words. The missing terms are in the
   trace (``gate.missing``) and the decline reason is ``missing_terms``.
 
@@ -98,7 +98,7 @@ def term_coverage(question: str, passage: str) -> float:
 def evidence_signals(question: str, hits: Sequence[Hit],
                      missing: Sequence[str] = ()) -> dict[str, float]:
     """The gate's candidate signals for ``hits`` (already filtered for the principal);
-    ``missing``: the salient terms without evidence (:mod:`citewise.generate.salient`)."""
+    ``missing``: the salient terms without evidence (:mod:`citewise.answer.salient`)."""
     dense = [h.signals["dense"].score for h in hits if "dense" in h.signals]
     dense_top = max(dense) if dense else 0.0
     coverage = max((term_coverage(question, f"{h.document.title} {h.chunk.text}")

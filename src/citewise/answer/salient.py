@@ -17,7 +17,7 @@ itself appears in none of them. Salient terms of a question (:func:`salient_term
 
 :func:`missing_terms` lists those found (case-insensitive, a light stem for words) in no
 passage among the top :data:`DEPTH` readable hits (title, headings and text). The gate uses
-it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.generate.gate`).
+it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.answer.gate`).
 Which kinds the gate checks (:data:`KINDS`) was chosen on the SQuAD 2.0 subset's dev half.
 """
 
@@ -129,7 +129,7 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
 
 def salient_missing(question: str, hits: Sequence[Hit],
                     has_word: Callable[[str], bool]) -> list[str]:
-    """Everything :mod:`the gate <citewise.generate.gate>` vetoes on: salient terms absent from
+    """Everything :mod:`the gate <citewise.answer.gate>` vetoes on: salient terms absent from
     the top hits, then unknown words."""
     missing = missing_terms(question, hits)
     if not UNKNOWN_WORDS:
