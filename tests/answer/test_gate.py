@@ -7,18 +7,11 @@ from citewise.answer.gate import (
     choose_threshold,
     decide,
     evidence_signals,
-    stem,
     term_coverage,
 )
 from citewise.errors import ConfigError
 
 from .conftest import make_hit
-
-
-def test_stem() -> None:
-    assert stem("policies") == stem("policy") == "polic"
-    assert stem("scheduled") == stem("schedule")
-    assert stem("runs") == "runs"  # short words are kept whole
 
 
 def test_coverage_by_hand() -> None:

@@ -6,7 +6,7 @@ cannot open it. Signals, each in [0, 1] (dense cosine can be slightly negative):
 
 * ``dense_top``: the best dense cosine among the retrieved hits (0 without a dense signal);
 * ``coverage``: the best share, among the top :data:`COVERAGE_DEPTH` hits, of the question's
-  content terms (stopwords removed, light suffix stemming) that occur in the passage;
+  content terms (stopwords removed, stemmed: :mod:`citewise.text`) that occur in the passage;
 * ``combined``: their mean;
 * ``<signal>+terms``: the same, minus :data:`VETO` (below any threshold a cosine can reach)
   when a salient term of the question has no evidence in the readable top passages or no
@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from citewise.errors import ConfigError
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms, stem
 from citewise.types import Hit
 
 BASE_SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
@@ -64,22 +64,6 @@ belongs to its embedder: calibrate an index built with another model (the veto s
 an uncalibrated index declines a question whose identifiers no passage mentions)."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SUFFIXES = ("ations", "ation", "ingly", "ments", "ment", "ness", "ings", "ing", "ies", "ied",
-             "es", "ed", "ly", "s")  # first match only; then final "y"/"e"s
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper (not Porter): enough to match "policies"/"policy",
-    "scheduled"/"schedule"; words of 4 letters or fewer are kept whole."""
-    if len(word) <= 4:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 4 and word.endswith("y"):
-        word = word[:-1]
-    return word.rstrip("e") if len(word) > 4 else word
 
 
 def content_stems(text: str) -> set[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from citewise.retrieve.analyze import STOPWORDS
+from citewise.text import STOPWORDS
 from citewise.types import Hit
 
 DEPTH = 10
@@ -117,7 +117,7 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
                   known: Sequence[str] = ()) -> list[str]:
     """Content words (4+ letters, not stopwords) for which ``has_word`` (does any readable
     document contain it?) is false; ``known`` words are skipped (already checked)."""
-    from citewise.retrieve.analyze import query_terms
+    from citewise.text import query_terms
 
     out = []
     for word in query_terms(question):

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from citewise.errors import ConfigError, GenerationError
 from citewise.eval.questions import Piece, Place, Question
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Principal, Prompt
 
 if TYPE_CHECKING:

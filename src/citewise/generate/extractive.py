@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
-from citewise.retrieve.analyze import STOPWORDS
+from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
 MIN_COVERAGE = 0.15

@@ -40,7 +40,7 @@ from citewise.index.sqlite.tenancy import fts_table_exists, layout_of
 from citewise.index.sqlite.vectors import DenseIndex
 from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
 
 
