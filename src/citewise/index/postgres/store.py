@@ -48,7 +48,7 @@ from citewise.index.postgres.migrations import (
     migrate,
     set_vector_dim,
 )
-from citewise.ingest.serialize import parsed_from_bytes
+from citewise.index.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
