@@ -44,10 +44,6 @@ by the same dev measurement (it declined answerable questions phrased in users' 
 
 _CODE = re.compile(r"`([^`]+)`")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
-_QUESTION_WORDS = frozenset((
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
-    "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "i",
-    "my", "me"))
 
 
 def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
@@ -61,8 +57,7 @@ def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
     if len(token) >= 2 and token.isupper():
         return "name"
     low = token.lower()
-    if token[0].isupper() and not first and low not in STOPWORDS and \
-            low not in _QUESTION_WORDS and len(token) > 1:
+    if token[0].isupper() and not first and low not in STOPWORDS and len(token) > 1:
         return "name"
     return None
 
@@ -121,8 +116,7 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
 
     out = []
     for word in query_terms(question):
-        if len(word) >= 4 and word.isalpha() and word not in known and \
-                word not in _QUESTION_WORDS and not has_word(word):
+        if len(word) >= 4 and word.isalpha() and word not in known and not has_word(word):
             out.append(word)
     return out
 
