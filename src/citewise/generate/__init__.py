@@ -1,4 +1,5 @@
-"""Generators (local GGUF, OpenAI-compatible, extractive), the prompt, and choosing one.
+"""Generators (local GGUF, OpenAI-compatible, extractive) and choosing one; the prompt they
+answer lives in :mod:`citewise.answer.prompt` (re-exported here).
 
 :func:`choose_generator` maps ``settings.generate`` to a generator and says why it was chosen
 (``auto`` = the local model when its file resolves, else extractive); :func:`make_generator`
