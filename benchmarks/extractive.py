@@ -16,10 +16,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from citewise.answer.calibrate import is_dev
 from citewise.engine import Engine
 from citewise.eval.questions import load_questions
 from citewise.eval.squad import convert_squad
-from citewise.generate.calibrate import is_dev
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     coverage,

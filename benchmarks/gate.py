@@ -1,7 +1,7 @@
 """The grounding gate on SQuAD 2.0 (the subset in ../shared/data): how often it declines the
 unanswerable questions and the answerable ones, per candidate signal, on dev and test halves.
 
-Reproduces :data:`citewise.generate.gate.SHIPPED`:
+Reproduces :data:`citewise.answer.gate.SHIPPED`:
 
     .venv/bin/python benchmarks/gate.py [--squad PATH] [--max-false-decline 0.1]
 
@@ -17,7 +17,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from citewise.calibration import run_calibration
+from citewise.answer.calibration import run_calibration
 from citewise.cli.calibrate import print_calibration
 from citewise.engine import Engine
 from citewise.eval.squad import convert_squad

@@ -1,4 +1,4 @@
-"""The evidence-for-every-salient-term veto (:mod:`citewise.generate.salient`) combined with the
+"""The evidence-for-every-salient-term veto (:mod:`citewise.answer.salient`) combined with the
 gate's retrieval signals, measured retrieval-only on the SQuAD 2.0 subset (dev half: choice;
 test half: report) and on the httpx eval set (never fitted on: the dev-chosen default is
 applied as shipped, then a calibration on httpx's own dev half is reported on its test half).
@@ -19,13 +19,13 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from citewise.answer.calibrate import Record, calibrate, is_dev, point
+from citewise.answer.gate import BASE_SIGNALS, SHIPPED, TERMS_SUFFIX, VETO, evidence_signals
+from citewise.answer.salient import missing_terms, salient_missing, unknown_words
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
 from citewise.eval.questions import as_personas, as_questions
 from citewise.eval.squad import convert_squad
-from citewise.generate.calibrate import Record, calibrate, is_dev, point
-from citewise.generate.gate import BASE_SIGNALS, SHIPPED, TERMS_SUFFIX, VETO, evidence_signals
-from citewise.generate.salient import missing_terms, salient_missing, unknown_words
 from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 

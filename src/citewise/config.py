@@ -136,7 +136,7 @@ class GenerateSettings(_Section):
     timeout_s: float | None = Field(
         None, gt=0, description="Past this, the answer falls back to extractive (and says so). "
                                 "Default: sized to the model file and threads, 20-300 s "
-                                "(citewise.generate.budget); 120 s for an endpoint.")
+                                "(citewise.answer.budget); 120 s for an endpoint.")
     openai: OpenAISettings = OpenAISettings()
 
 

@@ -243,8 +243,8 @@ class Engine(EngineVerbs):
     def ask(self, question: str, principal: Principal, *, generator: Generator | None = None,
             reranker: Reranker | None = None, dry_run: bool = False,
             on_token: Callable[[str], None] | None = None) -> Answer:
-        """A grounded, cited answer or a decline; see :func:`citewise.ask.ask`."""
-        from citewise.ask import ask
+        """A grounded, cited answer or a decline; see :func:`citewise.answer.ask.ask`."""
+        from citewise.answer.ask import ask
 
         return ask(self, question, principal, generator=generator, reranker=reranker,
                    dry_run=dry_run, on_token=on_token)

@@ -202,7 +202,7 @@ class EngineVerbs:
                   on_progress: Callable[[int], None] | None = None) -> CalibrationResult:
         """Fit the grounding gate on ``questions`` (an eval-set path or loaded/synthesized
         questions) and store it in the index unless ``store`` is false."""
-        from citewise.calibration import run_calibration, store_calibration
+        from citewise.answer.calibration import run_calibration, store_calibration
         from citewise.eval.questions import load_personas
 
         loaded = load_personas(personas) if personas else {}
@@ -233,7 +233,7 @@ class EngineVerbs:
                  history: Sequence[Any] = (), **kwargs: Any) -> Any:
         """:meth:`ask` for a follow-up: earlier ``history`` turns (``Turn`` or
         ``{question, answer}``) make it a standalone query first (``trace.conversation``)."""
-        from citewise.generate.rewrite import rewrite_followup
+        from citewise.answer.rewrite import rewrite_followup
 
         turns = _turns(history)
         if not turns:
@@ -271,7 +271,7 @@ class EngineVerbs:
 
 
 def _turns(history: Sequence[Any]) -> list[Any]:
-    from citewise.generate.rewrite import Turn, turns_from
+    from citewise.answer.rewrite import Turn, turns_from
 
     if all(isinstance(t, Turn) for t in history):
         return list(history)

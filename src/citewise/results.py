@@ -171,7 +171,7 @@ class EvalResult:
 
 @dataclass(frozen=True)
 class CalibrationResult:
-    """The gate calibration (:class:`citewise.generate.calibrate.Calibration`) and whether it
+    """The gate calibration (:class:`citewise.answer.calibrate.Calibration`) and whether it
     was stored in the index."""
 
     calibration: Any

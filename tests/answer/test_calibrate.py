@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from citewise.answer.calibrate import Record, best_point, calibrate, curve, is_dev, point, roc_auc
 from citewise.errors import ConfigError
-from citewise.generate.calibrate import Record, best_point, calibrate, curve, is_dev, point, roc_auc
 
 
 def test_point_by_hand() -> None:
@@ -51,8 +51,8 @@ def test_calibrate_needs_both_kinds() -> None:
 def test_small_sets_warn_and_show_intervals() -> None:
     from click.testing import CliRunner  # noqa: F401  (print path below uses click.echo)
 
+    from citewise.answer.calibrate import wilson
     from citewise.cli.calibrate import print_calibration
-    from citewise.generate.calibrate import wilson
     from citewise.results import CalibrationResult
 
     records = [Record(f"q{i}", {"s": 0.9 if i % 2 else 0.1}, bool(i % 2)) for i in range(12)]
@@ -78,7 +78,7 @@ def test_small_sets_warn_and_show_intervals() -> None:
 def test_rank_auc_matches_pairwise() -> None:
     import numpy as np
 
-    from citewise.generate.calibrate import _rank_auc, auc_interval
+    from citewise.answer.calibrate import _rank_auc, auc_interval
 
     scores = [0.9, 0.5, 0.3, 0.5, 0.7, 0.1, 0.5]
     labels = [True, True, False, False, True, False, True]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from citewise.generate.citations import build_citations, format_citation, renumber
+from citewise.answer.citations import build_citations, format_citation, renumber
 from citewise.types import ContextPassage, ValidationReport
 
 from .conftest import make_hit

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.answer.conflicts import find_conflicts
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.generate.conflicts import find_conflicts
 from citewise.testing import FakeEmbedder, FakeGenerator
 from citewise.types import Principal
 

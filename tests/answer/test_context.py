@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from citewise.config import ContextSettings
-from citewise.generate.context import (
+from citewise.answer.context import (
     build_context,
     jaccard,
     mmr_order,
@@ -9,6 +8,7 @@ from citewise.generate.context import (
     shingles,
     truncate_to_budget,
 )
+from citewise.config import ContextSettings
 from citewise.types import Block, ParsedDocument
 
 from .conftest import make_hit

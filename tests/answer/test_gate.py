@@ -2,23 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.errors import ConfigError
-from citewise.generate.gate import (
+from citewise.answer.gate import (
     SHIPPED,
     choose_threshold,
     decide,
     evidence_signals,
-    stem,
     term_coverage,
 )
+from citewise.errors import ConfigError
 
 from .conftest import make_hit
-
-
-def test_stem() -> None:
-    assert stem("policies") == stem("policy") == "polic"
-    assert stem("scheduled") == stem("schedule")
-    assert stem("runs") == "runs"  # short words are kept whole
 
 
 def test_coverage_by_hand() -> None:

@@ -4,8 +4,8 @@ whatever the retrieval score."""
 
 from __future__ import annotations
 
-from citewise.generate.gate import decide, evidence_signals
-from citewise.generate.salient import ALL_KINDS, missing_terms, salient_terms, unknown_words
+from citewise.answer.gate import decide, evidence_signals
+from citewise.answer.salient import ALL_KINDS, missing_terms, salient_terms, unknown_words
 
 from .conftest import make_hit
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citewise.calibration import run_calibration
+from citewise.answer.calibration import run_calibration
+from citewise.answer.synthesize import synthesize
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
 from citewise.generate.extractive import ExtractiveGenerator
 from citewise.ingest.sidecar import read_sidecar
-from citewise.synthesize import synthesize
 from citewise.testing import FakeEmbedder
 from citewise.types import Generation, Principal
 

@@ -3,9 +3,9 @@ flagged, supported claims not flagged."""
 
 from __future__ import annotations
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.support import SUPPORT_THRESHOLD, support_score
 from citewise.cite.validate import is_claim, validate
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
 from citewise.types import Chunk, ContextPassage, Document, Hit, SentenceIssue
 
 S1 = "Aspirin lowered the risk of heart attacks by 25% in a Danish cohort of 10,000 adults."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from citewise.answer.prompt import build_prompt
 from citewise.config import GenerateSettings, OpenAISettings
 from citewise.errors import GenerationError, ModelError
 from citewise.generate import (
@@ -13,7 +14,6 @@ from citewise.generate import (
     choose_generator,
     make_generator,
 )
-from citewise.generate.prompt import build_prompt
 from citewise.protocols import Generator
 
 

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     idf_weights,
     score_sentences,
     split_sentences,
 )
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 
 from .conftest import passage
 

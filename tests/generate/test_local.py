@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from citewise.answer.prompt import build_prompt
 from citewise.config import OpenAISettings
 from citewise.errors import GenerationError, ModelError
 from citewise.generate.local import LocalGenerator, load_server, yes_probability
 from citewise.generate.openai import OpenAIGenerator
-from citewise.generate.prompt import build_prompt
 from citewise.models import SMOLLM2_135M, part_path, resolve
 
 from .conftest import passage

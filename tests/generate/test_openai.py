@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from citewise.answer.prompt import build_prompt
 from citewise.config import OpenAISettings
 from citewise.errors import GenerationError
 from citewise.generate.openai import OpenAIGenerator, backoff_s
-from citewise.generate.prompt import build_prompt
 
 from .conftest import passage
 

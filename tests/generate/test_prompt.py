@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt, neutralise
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt, neutralise
 
 from .conftest import passage
 

@@ -10,9 +10,9 @@ from citewise.index.sqlite import fts, prune
 from citewise.index.sqlite.acl import resolve_principal
 from citewise.index.sqlite.store import SQLiteStore
 from citewise.index.sqlite.tenancy import layout_of
-from citewise.retrieve.analyze import query_terms
 from citewise.testing import FakeEmbedder
 from citewise.testing.conformance import make_write
+from citewise.text import query_terms
 from citewise.types import Principal
 
 COMMON = ["protein", "cells", "patients", "increased"]  # in most documents

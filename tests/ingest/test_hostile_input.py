@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from citewise.answer.context import build_context
 from citewise.config import ChunkSettings, ContextSettings
 from citewise.engine import Engine
-from citewise.generate.context import build_context
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 

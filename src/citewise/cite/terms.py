@@ -1,32 +1,17 @@
 """The cheap lexical units the support checker compares: content-word stems, numbers and
 named entities of a text.
 
-Stemming is deliberately light (claims and sources share vocabulary; we want "reduces" to meet
-"reduced", not a linguistic analysis):
-
-1. Harman's "S" stemmer (Harman 1991, "How effective is suffixing?", JASIS 42(1)): ``-ies`` ->
-   ``-y`` (not ``-eies``/``-aies``); ``-es`` -> ``-e`` (not ``-aes``/``-ees``/``-oes``); ``-s``
-   -> ``""`` (not ``-us``/``-ss``). Its ``-es`` rule and its exceptions end where the ``-s``
-   rule does (drop the final ``s``), so two rules are coded;
-2. then one of ``-ing``/``-ed``/``-ly`` when at least 4 letters remain, then a final ``-e``;
-3. then the first 7 letters (prefix truncation: "inhibition"/"inhibits" -> "inhibit").
+Words are compared as stems of :func:`citewise.text.stem` (the one stemmer: "reduces" meets
+"reduced", "inhibition" meets "inhibits") cut to their first :data:`STEM_LENGTH` letters (prefix
+truncation: claims and sources share vocabulary in different word forms); stopwords are
+:data:`citewise.text.STOPWORDS`.
 """
 
 from __future__ import annotations
 
 import re
 
-_STOPWORDS_TEXT = """
-a about above after again against all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each either few for from
-further had has have having he her here hers herself him himself his how however i if in into is
-it its itself just may me might more most must my myself neither no nor not now of off on once
-only or other our ours ourselves out over own same she should so some such than that the their
-theirs them themselves then there these they this those through thus to too under until up upon
-us very via was we were what when where whether which while who whom whose why will with within
-without would yet you your yours yourself yourselves
-"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+from citewise.text import STOPWORDS, stem
 
 #: Words about the answer itself, not about the world: they make no claim.
 _META_TEXT = """
@@ -42,23 +27,6 @@ _TOKEN = re.compile(r"[\w-]+", re.UNICODE)
 STEM_LENGTH = 7
 
 
-def stem(word: str) -> str:
-    """The light stem of one lowercase word (see the module docstring)."""
-    w = word.lower()
-    if len(w) > 3:
-        if w.endswith("ies") and not w.endswith(("eies", "aies")):
-            w = w[:-3] + "y"
-        elif w.endswith("s") and not w.endswith(("us", "ss")):
-            w = w[:-1]
-        for suffix in ("ing", "ed", "ly"):
-            if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-                w = w[: -len(suffix)]
-                break
-        if w.endswith("e") and len(w) > 4:
-            w = w[:-1]
-    return w[:STEM_LENGTH]
-
-
 def content_stems(text: str, *, skip_meta: bool = False) -> set[str]:
     """Stems of the words of ``text`` that are not stopwords (nor, with ``skip_meta``, words
     about the answer itself such as "sources"); single letters are dropped."""
@@ -67,7 +35,7 @@ def content_stems(text: str, *, skip_meta: bool = False) -> set[str]:
         low = word.lower()
         if len(low) < 2 or low in STOPWORDS or (skip_meta and low in META_WORDS):
             continue
-        out.add(stem(low))
+        out.add(stem(low)[:STEM_LENGTH])
     return out
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
+from citewise.answer.citations import format_citation
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.engine import Engine
-from citewise.generate.citations import format_citation
 from citewise.types import SEARCH_MODES, Answer, Principal
 
 REASONS = {
@@ -123,7 +123,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         engine = with_api_key(engine)
         on_token = (lambda piece: click.echo(piece, nl=False, err=True)) if stream else None
         if history_path:
-            from citewise.generate.rewrite import read_history
+            from citewise.answer.rewrite import read_history
 
             answer = engine.converse(question, principal, read_history(history_path),
                                      dry_run=dry_run, on_token=on_token)

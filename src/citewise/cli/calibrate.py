@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import click
 
+from citewise.answer.calibrate import Calibration
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
-from citewise.generate.calibrate import Calibration
 from citewise.types import Principal
 
 
@@ -61,7 +61,7 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
     from pathlib import Path
 
-    from citewise.synthesize import as_jsonl, synthesize
+    from citewise.answer.synthesize import as_jsonl, synthesize
 
     made = synthesize(engine, principal, n, engine.generator)
     kinds = [q.answerable for q in made.questions]

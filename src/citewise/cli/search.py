@@ -8,7 +8,7 @@ import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
 
 

@@ -1,4 +1,5 @@
-"""Generators (local GGUF, OpenAI-compatible, extractive), the prompt, and choosing one.
+"""Generators (local GGUF, OpenAI-compatible, extractive) and choosing one; the prompt they
+answer lives in :mod:`citewise.answer.prompt` (re-exported here).
 
 :func:`choose_generator` maps ``settings.generate`` to a generator and says why it was chosen
 (``auto`` = the local model when its file resolves, else extractive); :func:`make_generator`
@@ -10,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, SYSTEM_PROMPT, build_prompt
 from citewise.config import GenerateSettings
 from citewise.errors import ModelError
 from citewise.generate.extractive import ExtractiveGenerator
 from citewise.generate.local import LocalGenerator, load_server, yes_probability
 from citewise.generate.openai import OpenAIGenerator
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, SYSTEM_PROMPT, build_prompt
 from citewise.models import resolve
 from citewise.protocols import Generator
 

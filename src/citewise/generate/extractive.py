@@ -16,10 +16,10 @@ The best sentence is taken, then up to two more whose score is at least ``keep_r
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``. A sentence that
 is only a heading of its passage, or an instruction to the assistant
 (:mod:`citewise.cite.instructions`), is never quoted. When a chosen sentence conflicts with
-another passage (:mod:`citewise.generate.conflicts`: same fact, different number), the answer
+another passage (:mod:`citewise.answer.conflicts`: same fact, different number), the answer
 is both sides, each cited, under "The sources disagree:". Deterministic: ties keep prompt order.
 
-The answer is :data:`~citewise.generate.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
+The answer is :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
 covers less than ``min_coverage`` of the question::
 
     coverage = score(best) / Σ_{w ∈ Q} idf(w)     (numbers twice, as in score)
@@ -38,9 +38,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
-from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
-from citewise.retrieve.analyze import STOPWORDS
+from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
 MIN_COVERAGE = 0.15
@@ -164,8 +164,8 @@ class ExtractiveGenerator:
 
 def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | None:
     """Both sides of a conflict that involves a chosen sentence
-    (:mod:`citewise.generate.conflicts`), or None."""
-    from citewise.generate.conflicts import conflict_text, find_conflicts
+    (:mod:`citewise.answer.conflicts`), or None."""
+    from citewise.answer.conflicts import conflict_text, find_conflicts
 
     picked = {(s.sid, s.text) for s in chosen}
     for c in find_conflicts(prompt.question, prompt.passages):

@@ -34,8 +34,8 @@ _REGISTRY_LOCK = threading.Lock()
 
 def effective_threads(threads: int) -> int:
     """``threads``, or the physical cores this process may use when 0
-    (:func:`citewise.generate.budget.physical_cores`)."""
-    from citewise.generate.budget import physical_cores
+    (:func:`citewise.answer.budget.physical_cores`)."""
+    from citewise.answer.budget import physical_cores
 
     return threads if threads > 0 else physical_cores()
 

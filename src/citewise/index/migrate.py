@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import ConfigError, StoreError
+from citewise.index.serialize import parsed_from_bytes
 from citewise.index.sqlite import SQLiteStore
 from citewise.index.sqlite.rows import CHUNK_COLUMNS, chunk_from_row
-from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, Store
 from citewise.types import Principal
 

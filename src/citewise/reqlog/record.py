@@ -86,7 +86,7 @@ class LogRecord:
 
 
 def _versions(trace: Mapping[str, Any], engine_info: Mapping[str, Any]) -> dict[str, Any]:
-    from citewise.generate.prompt import SYSTEM_PROMPT
+    from citewise.answer.prompt import SYSTEM_PROMPT
 
     models = dict(trace.get("models", {}))
     return {"embedder": engine_info.get("embedder") or models.get("embedder"),

@@ -49,9 +49,9 @@ from citewise.index.postgres.migrations import (
     migrate,
     set_vector_dim,
 )
-from citewise.ingest.serialize import parsed_from_bytes
+from citewise.index.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
 
 EF_SEARCH = 100

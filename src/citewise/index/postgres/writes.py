@@ -20,7 +20,7 @@ import numpy as np
 
 from citewise.errors import NotFoundError
 from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
-from citewise.ingest.serialize import parsed_to_bytes
+from citewise.index.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
 

@@ -26,6 +26,7 @@ from citewise.index.manifest import (
     manifest_to_rows,
     to_record,
 )
+from citewise.index.serialize import parsed_from_bytes
 from citewise.index.sqlite import fts, rows, writes
 from citewise.index.sqlite.acl import (
     ResolvedPrincipal,
@@ -38,9 +39,8 @@ from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.tenancy import fts_table_exists, layout_of
 from citewise.index.sqlite.vectors import GENERATION_SQL, DenseIndex
-from citewise.ingest.serialize import parsed_from_bytes
 from citewise.protocols import DocumentWrite, StoreCounts
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
 
 

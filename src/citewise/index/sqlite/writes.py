@@ -14,11 +14,11 @@ from typing import Any
 
 from citewise.errors import NotFoundError
 from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
+from citewise.index.serialize import parsed_to_bytes
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
 from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
 from citewise.index.sqlite.tenancy import Layout, layout_of
 from citewise.index.sqlite.vectors import to_blob
-from citewise.ingest.serialize import parsed_to_bytes
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
 

@@ -17,7 +17,7 @@ itself appears in none of them. Salient terms of a question (:func:`salient_term
 
 :func:`missing_terms` lists those found (case-insensitive, a light stem for words) in no
 passage among the top :data:`DEPTH` readable hits (title, headings and text). The gate uses
-it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.generate.gate`).
+it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.answer.gate`).
 Which kinds the gate checks (:data:`KINDS`) was chosen on the SQuAD 2.0 subset's dev half.
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from citewise.retrieve.analyze import STOPWORDS
+from citewise.text import STOPWORDS
 from citewise.types import Hit
 
 DEPTH = 10
@@ -44,10 +44,6 @@ by the same dev measurement (it declined answerable questions phrased in users' 
 
 _CODE = re.compile(r"`([^`]+)`")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
-_QUESTION_WORDS = frozenset((
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
-    "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "i",
-    "my", "me"))
 
 
 def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
@@ -61,8 +57,7 @@ def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
     if len(token) >= 2 and token.isupper():
         return "name"
     low = token.lower()
-    if token[0].isupper() and not first and low not in STOPWORDS and \
-            low not in _QUESTION_WORDS and len(token) > 1:
+    if token[0].isupper() and not first and low not in STOPWORDS and len(token) > 1:
         return "name"
     return None
 
@@ -117,19 +112,18 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
                   known: Sequence[str] = ()) -> list[str]:
     """Content words (4+ letters, not stopwords) for which ``has_word`` (does any readable
     document contain it?) is false; ``known`` words are skipped (already checked)."""
-    from citewise.retrieve.analyze import query_terms
+    from citewise.text import query_terms
 
     out = []
     for word in query_terms(question):
-        if len(word) >= 4 and word.isalpha() and word not in known and \
-                word not in _QUESTION_WORDS and not has_word(word):
+        if len(word) >= 4 and word.isalpha() and word not in known and not has_word(word):
             out.append(word)
     return out
 
 
 def salient_missing(question: str, hits: Sequence[Hit],
                     has_word: Callable[[str], bool]) -> list[str]:
-    """Everything :mod:`the gate <citewise.generate.gate>` vetoes on: salient terms absent from
+    """Everything :mod:`the gate <citewise.answer.gate>` vetoes on: salient terms absent from
     the top hits, then unknown words."""
     missing = missing_terms(question, hits)
     if not UNKNOWN_WORDS:

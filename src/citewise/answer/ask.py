@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from citewise.answer.citations import build_citations
+from citewise.answer.context import Context, build_context
+from citewise.answer.gate import GateDecision, choose_threshold, decide
+from citewise.answer.salient import salient_missing
 from citewise.errors import ConfigError, GenerationError
-from citewise.generate.citations import build_citations
-from citewise.generate.context import Context, build_context
-from citewise.generate.gate import GateDecision, choose_threshold, decide
-from citewise.generate.salient import salient_missing
 from citewise.types import Answer, Generation, Hit, Principal, Prompt
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _context_trace(context: Context) -> dict[str, Any]:
 
 def declined(question: str, reason: str, trace: dict[str, Any],
              notes: tuple[str, ...] = ()) -> Answer:
-    from citewise.generate.prompt import INSUFFICIENT_EVIDENCE
+    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 
     return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace,
                   outcome="declined", notes=notes)
@@ -162,8 +162,8 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
               on_token: Callable[[str], None] | None, trace: dict[str, Any],
               notes: list[str] | None = None) -> Answer:
+    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
     from citewise.cite.validate import validate
-    from citewise.generate.prompt import INSUFFICIENT_EVIDENCE, build_prompt
 
     cfg = engine.settings.generate
     gen = generator or engine.generator
@@ -200,8 +200,8 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
 
 def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
     """The generation deadline sized to the model and machine
-    (:func:`citewise.generate.budget.generation_timeout`); ~4 characters per token."""
-    from citewise.generate.budget import generation_timeout
+    (:func:`citewise.answer.budget.generation_timeout`); ~4 characters per token."""
+    from citewise.answer.budget import generation_timeout
     from citewise.generate.local import effective_threads
 
     sizer = getattr(gen, "model_bytes", None)
@@ -249,9 +249,9 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
 
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
     """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
-    gets both sides quoted (:mod:`citewise.generate.conflicts`)."""
+    gets both sides quoted (:mod:`citewise.answer.conflicts`)."""
+    from citewise.answer.conflicts import conflict_text, find_conflicts, unresolved
     from citewise.cite.parse import citation_ids
-    from citewise.generate.conflicts import conflict_text, find_conflicts, unresolved
 
     conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
     if conflict is None:

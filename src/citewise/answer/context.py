@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citewise.config import ContextSettings
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import ContextPassage, Hit, ParsedDocument
 
 NEAR_DUPLICATE = 0.8

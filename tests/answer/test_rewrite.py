@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import citewise
+from citewise.answer.rewrite import Turn, by_terms, read_history, rewrite_followup
 from citewise.errors import ConfigError
-from citewise.generate.rewrite import Turn, by_terms, read_history, rewrite_followup
 from citewise.testing import FakeEmbedder, FakeGenerator
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus"

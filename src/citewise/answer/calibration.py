@@ -5,7 +5,7 @@ principal, chosen as ``citewise eval run`` chooses it
 (:class:`~citewise.eval.harness.Askers`). A question is answerable for that principal when a
 relevant piece is readable by it (:func:`~citewise.eval.harness.restrict_to_readable`); an
 unanswerable question (``relevant: []``) or one whose evidence the principal may not read
-should be declined. :func:`citewise.generate.calibrate.calibrate` picks the signal and
+should be declined. :func:`citewise.answer.calibrate.calibrate` picks the signal and
 threshold; :func:`store_calibration` records them in the index (``gate.signal``,
 ``gate.threshold``, ``gate.calibration``), where ``ask`` reads them.
 """
@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewise.answer.calibrate import Calibration, Record, calibrate
+from citewise.answer.gate import SIGNALS
 from citewise.errors import ConfigError
-from citewise.generate.calibrate import Calibration, Record, calibrate
-from citewise.generate.gate import SIGNALS
 from citewise.types import Document, Principal
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ block of at least :data:`MIN_WORDS` words), the generator writes, as JSON:
   does not contain it. Otherwise it is dropped (counted in ``rejected``).
 
 The questions then go through the same calibration as labelled ones
-(:func:`citewise.calibration.run_calibration`). The generator is the configured one (the
+(:func:`citewise.answer.calibration.run_calibration`). The generator is the configured one (the
 local model by default); a generator that cannot write them (the extractive one) is refused.
 """
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from citewise.errors import ConfigError, GenerationError
 from citewise.eval.questions import Piece, Place, Question
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Principal, Prompt
 
 if TYPE_CHECKING:

@@ -6,11 +6,11 @@ cannot open it. Signals, each in [0, 1] (dense cosine can be slightly negative):
 
 * ``dense_top``: the best dense cosine among the retrieved hits (0 without a dense signal);
 * ``coverage``: the best share, among the top :data:`COVERAGE_DEPTH` hits, of the question's
-  content terms (stopwords removed, light suffix stemming) that occur in the passage;
+  content terms (stopwords removed, stemmed: :mod:`citewise.text`) that occur in the passage;
 * ``combined``: their mean;
 * ``<signal>+terms``: the same, minus :data:`VETO` (below any threshold a cosine can reach)
   when a salient term of the question has no evidence in the readable top passages or no
-  readable document uses it at all (:mod:`citewise.generate.salient`): identifiers, names
+  readable document uses it at all (:mod:`citewise.answer.salient`): identifiers, names
   and long numbers the passages never mention, unknown words. The missing terms are in the
   trace (``gate.missing``) and the decline reason is ``missing_terms``.
 
@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from citewise.errors import ConfigError
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms, stem
 from citewise.types import Hit
 
 BASE_SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
@@ -64,22 +64,6 @@ belongs to its embedder: calibrate an index built with another model (the veto s
 an uncalibrated index declines a question whose identifiers no passage mentions)."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SUFFIXES = ("ations", "ation", "ingly", "ments", "ment", "ness", "ings", "ing", "ies", "ied",
-             "es", "ed", "ly", "s")  # first match only; then final "y"/"e"s
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper (not Porter): enough to match "policies"/"policy",
-    "scheduled"/"schedule"; words of 4 letters or fewer are kept whole."""
-    if len(word) <= 4:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 4 and word.endswith("y"):
-        word = word[:-1]
-    return word.rstrip("e") if len(word) > 4 else word
 
 
 def content_stems(text: str) -> set[str]:
@@ -98,7 +82,7 @@ def term_coverage(question: str, passage: str) -> float:
 def evidence_signals(question: str, hits: Sequence[Hit],
                      missing: Sequence[str] = ()) -> dict[str, float]:
     """The gate's candidate signals for ``hits`` (already filtered for the principal);
-    ``missing``: the salient terms without evidence (:mod:`citewise.generate.salient`)."""
+    ``missing``: the salient terms without evidence (:mod:`citewise.answer.salient`)."""
     dense = [h.signals["dense"].score for h in hits if "dense" in h.signals]
     dense_top = max(dense) if dense else 0.0
     coverage = max((term_coverage(question, f"{h.document.title} {h.chunk.text}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError, GenerationError
-from citewise.retrieve.analyze import query_terms
+from citewise.text import query_terms
 from citewise.types import Prompt
 
 MAX_TURNS = 6

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citewise.generate import budget
-from citewise.generate.budget import expected_seconds, generation_timeout, physical_cores
+from citewise.answer import budget
+from citewise.answer.budget import expected_seconds, generation_timeout, physical_cores
 
 
 def fake_sysfs(root: Path, layout: dict[int, tuple[int, int]]) -> Path:

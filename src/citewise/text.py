@@ -1,0 +1,83 @@
+"""The text layer every stage shares: English stopwords, the stemmer, and query terms.
+
+* :data:`STOPWORDS`: the one stopword list (BM25 query terms, the gate's coverage, the support
+  checker's content words, salient names, the extractive answerer).
+* :func:`stem`: the one stemmer, Snowball's English (Porter2) stemmer from PyStemmer
+  ("policies"/"policy" -> "polici", "reduces"/"reduced"/"reducing" -> "reduc"). Python-side
+  comparisons (the gate's term coverage, the support check, conflicts) use it; the SQLite index
+  stems inside FTS5 (``porter`` tokenizer), PostgreSQL inside its text search configuration.
+* :func:`query_terms` lowercases, splits on Unicode word characters, drops :data:`STOPWORDS`
+  and one-character tokens, dedupes keeping first-seen order, and keeps at most
+  :data:`MAX_TERMS` terms: the terms sent to BM25. Stemming and diacritics are left to the
+  index tokenizer (FTS5 ``porter unicode61 remove_diacritics 2``), which processes the quoted
+  terms the same way it processed the documents.
+
+Underscores split words (``foo_bar`` -> ``foo``, ``bar``), as they do in the FTS5 unicode61
+tokenizer, so a term never turns into a multi-token phrase.
+
+This module imports nothing from citewise: any layer (index backends included) may use it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import Stemmer
+
+MAX_TERMS = 64
+"""Upper bound on terms per query: a pasted paragraph must not become a 500-way OR."""
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+# Function words that carry no topical signal in English: articles, pronouns, auxiliaries and
+# modals, common prepositions, conjunctions and discourse adverbs ("however", "thus"), question
+# words ("how", "what") and negations (BM25 cannot use "not" anyway). Deliberately small (~140,
+# the NLTK English list without contractions plus a few): domain words ("policy", "time") are
+# never stopwords.
+_STOPWORDS_TEXT = """
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each either few for from
+further had has have having he her here hers herself him himself his how however i if in into is
+it its itself just may me might more most must my myself neither no nor not now of off on once
+only or other our ours ourselves out over own same she should so some such than that the their
+theirs them themselves then there these they this those through thus to too under until up upon
+us very via was we were what when where whether which while who whom whose why will with within
+without would yet you your yours yourself yourselves
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
+
+STEMMER_ALGORITHM = "english"
+"""The Snowball algorithm :func:`stem` runs (PyStemmer): Porter2, Porter's own successor."""
+
+_LOCAL = threading.local()  # a PyStemmer object must not be shared between threads
+
+
+def stem(word: str) -> str:
+    """The stem of one word, lowercased first.
+
+    >>> stem("Policies") == stem("policy")
+    True
+    """
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = Stemmer.Stemmer(STEMMER_ALGORITHM)
+    return str(stemmer.stemWord(word.lower()))
+
+
+def query_terms(text: str) -> list[str]:
+    """The BM25 terms of a query, in first-seen order.
+
+    >>> query_terms("What is the vacation policy for the Vacation team?")
+    ['vacation', 'policy', 'team']
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _TOKEN.findall(text.lower()):
+        if len(token) < 2 or token in STOPWORDS or token in seen:
+            continue
+        seen.add(token)
+        terms.append(token)
+        if len(terms) == MAX_TERMS:
+            break
+    return terms
