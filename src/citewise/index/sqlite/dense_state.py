@@ -105,7 +105,8 @@ def refresh_state(conn: Any, old: DenseState, dim: int, tenant_id: int | None) -
     buffer, rows, new_rows = _append(old, added, dim)
     gone = np.asarray(changed, dtype=np.int64)
     state = _merge(old, generation, buffer, rows, new_rows, gone, chunks, docs, pairs)
-    if state.rows > 2 * max(np.unique(state.vec_rows).size, 1024):  # mostly dead rows
+    used = np.count_nonzero(np.bincount(state.vec_rows, minlength=state.rows))
+    if state.rows > 2 * max(used, 1024):  # mostly rows no chunk uses anymore
         return load_state(conn, dim, tenant_id)
     old.row_of.update(new_rows)
     return state
