@@ -164,7 +164,8 @@ def run_round(kind: str, home: Path, work: Path, names: list[str], args: Any) ->
     shared = make_engine(home, args.real_model) if kind == "threads" else None
     ready, go, wstop, wresults = ctx.Queue(), ctx.Event(), ctx.Event(), ctx.Queue()
     ingester = ctx.Process(target=ingest_process, args=(str(home), str(work), args.real_model,
-                                                        wstop, wresults, ready, go))
+                                                        wstop, wresults, ready, go),
+                           daemon=True)  # a crash of this round must not leave it waiting
     ingester.start()
     ready.get()
     if kind == "threads":
