@@ -58,8 +58,7 @@ class SQLiteStore:
         self._db = self._database.connection
         self._reading = self._database.reading
         self._writing = self._database.writing
-        self._dense = DenseIndex(None if self.path == ":memory:" else
-                                 lambda: connect(self.path))
+        self._dense = DenseIndex(None if self.path == ":memory:" else self._second_connection)
         self._term_stats: dict[str, TermStats] = {}  # per FTS table
 
     def __repr__(self) -> str:
@@ -84,6 +83,14 @@ class SQLiteStore:
         return StoreError(f"cannot {action} index {self.path}: {exc}. Fix: check the path and "
                           "disk space; if the file is damaged, re-create it with "
                           "`citewise ingest --db NEW.db`.")
+
+    def _second_connection(self) -> Any:
+        """The dense index's own connection (never creates the file: one removed while this
+        store was open is an error, not a new empty index)."""
+        if not Path(self.path).exists():
+            raise StoreError(f"index {self.path} is gone (its version was removed, e.g. by "
+                             "`citewise versions --gc`). Fix: run the command again.")
+        return connect(self.path)
 
     def close(self) -> None:
         """Close the connection and drop the in-memory matrix (reopened on next use)."""
