@@ -6,6 +6,7 @@ store's (the conformance suite's ``test_dense_follows_interleaved_writes`` cover
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,30 @@ def test_refresh_does_not_hold_the_store_lock(store, embedder, monkeypatch) -> N
         release.set()
         worker.join(10)
     assert result and result[0][0].chunk_id.startswith("memo#")  # type: ignore[index]
+
+
+def test_a_write_waiting_for_another_process_does_not_block_readers(store, embedder) -> None:
+    """A shared store's write (a server's DELETE) waiting for another process's write lock
+    holds no lock its readers need: they go on, and see the delete once it returns."""
+    from citewise.index.sqlite.migrations import connect
+
+    other = connect(store.path)  # another process's ingest, mid-transaction
+    other.execute("BEGIN IMMEDIATE")
+    deleted: list[int] = []
+    writer = threading.Thread(target=lambda: deleted.append(store.delete(["handbook"])))
+    try:
+        writer.start()
+        time.sleep(0.2)  # the delete is now waiting for the write lock
+        started = time.perf_counter()
+        assert store.get_document("handbook") is not None
+        assert store.search_sparse("leave", 5, STAFF)
+        assert store.search_dense(embedder.embed_query("leave"), 5, STAFF)
+        assert time.perf_counter() - started < 2.0, "readers waited for the writer"
+        assert not deleted
+    finally:
+        other.execute("COMMIT")
+        other.close()
+        writer.join(10)
+    assert deleted == [1] and store.get_document("handbook") is None
+    assert not any(r.chunk_id.startswith("handbook#")
+                   for r in store.search_dense(embedder.embed_query("leave"), 10, STAFF))

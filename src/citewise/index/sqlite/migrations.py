@@ -231,14 +231,21 @@ def applied_migrations(conn: Connection) -> list[str]:
 def migrate(conn: Connection) -> list[str]:
     """Apply the missing migrations in order; returns the names applied now.
 
-    Raises :class:`StoreError` when the index was made by a newer citewise."""
+    Raises :class:`StoreError` when the index was made by a newer citewise. An index that
+    has them all is only read (no write lock: opening it never waits for a writer)."""
     known = {fn.__name__ for fn in MIGRATIONS}
-    unknown = [name for name in applied_migrations(conn) if name not in known]
+    has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                             "AND name = 'migrations'").fetchone() is not None
+    applied = [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY id")] \
+        if has_table else applied_migrations(conn)
+    unknown = [name for name in applied if name not in known]
     if unknown:
         raise StoreError(
             f"this index was created by a newer citewise (unknown migrations {unknown}). "
             "Fix: upgrade citewise, or re-create the index with `citewise ingest --db NEW.db`.")
     done: list[str] = []
+    if known <= set(applied):
+        return done
     for fn in MIGRATIONS:
         conn.execute("BEGIN IMMEDIATE")
         try:
