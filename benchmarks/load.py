@@ -1,7 +1,7 @@
 """Concurrent load: readers search while an ingest stream and a delete stream write.
 
     .venv/bin/python benchmarks/load.py [--duration 120] [--readers 16] [--docs 300]
-                                        [--mode hybrid] [--real-model]
+                                        [--mode hybrid] [--real-model] [--server-deletes]
 
 Two rounds, each with an idle phase (readers alone, a quarter of ``--duration``) and a write
 phase (``--duration``, readers + writers):
@@ -13,6 +13,10 @@ Writers, the same in both rounds: a process ingesting batches of new files (a fr
 batch, as the CLI), and a thread deleting documents of the initial corpus one at a time. When
 a delete returns, the document's unique word is searched at once, through a fresh Engine in
 every mode and (threads round) through the readers' shared Engine: it must not be found.
+``--server-deletes``: in the threads round, delete (and check) through the readers' shared
+Engine, as ``citewise serve``'s DELETE route does, instead of opening a fresh Engine per delete
+inside the readers' process (which a server never does: its GIL and the fresh Engine's first
+full matrix load then count against the readers).
 
 Prints per round: queries, errors (any exception in a reader or writer), p50/p95 ms idle and
 during writes and the p95 ratio, deletes checked and deletes still retrievable. Exits 1 on any
@@ -30,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +129,10 @@ class Deleter(threading.Thread):
     """Deletes corpus documents one by one; after each, checks it cannot be found."""
 
     def __init__(self, home: Path, real: bool, names: list[str], shared: Engine | None,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, via_shared: bool = False) -> None:
         super().__init__(daemon=True)
         self.home, self.real, self.names, self.shared, self.stop = home, real, names, shared, stop
+        self.via_shared = via_shared and shared is not None
         self.deleted = 0
         self.retrievable: list[str] = []
         self.errors: list[str] = []
@@ -136,10 +142,12 @@ class Deleter(threading.Thread):
             name = self.names.pop()
             word = token("del", int(name[3:-3]))
             try:
-                with make_engine(self.home, self.real) as engine:
+                with (nullcontext(self.shared) if self.via_shared
+                      else make_engine(self.home, self.real)) as engine:
                     engine.delete([name])
                     self.deleted += 1
-                    engines = [engine] + ([self.shared] if self.shared is not None else [])
+                    engines = [engine] + ([self.shared] if self.shared is not None
+                                          and not self.via_shared else [])
                     for e in engines:
                         for mode in ("bm25", "dense", "hybrid"):
                             hits = e.search(word, READER, mode=mode, top_k=50).hits
@@ -164,7 +172,8 @@ def run_round(kind: str, home: Path, work: Path, names: list[str], args: Any) ->
     shared = make_engine(home, args.real_model) if kind == "threads" else None
     ready, go, wstop, wresults = ctx.Queue(), ctx.Event(), ctx.Event(), ctx.Queue()
     ingester = ctx.Process(target=ingest_process, args=(str(home), str(work), args.real_model,
-                                                        wstop, wresults, ready, go))
+                                                        wstop, wresults, ready, go),
+                           daemon=True)  # a crash of this round must not leave it waiting
     ingester.start()
     ready.get()
     if kind == "threads":
@@ -190,7 +199,7 @@ def run_round(kind: str, home: Path, work: Path, names: list[str], args: Any) ->
     t_write = time.time()
     go.set()
     dstop = threading.Event()
-    deleter = Deleter(home, args.real_model, names, shared, dstop)
+    deleter = Deleter(home, args.real_model, names, shared, dstop, args.server_deletes)
     deleter.start()
     time.sleep(write_s)
     t_end = time.time()
@@ -229,6 +238,10 @@ def main() -> int:
                         help="Initial corpus size (the delete stream takes ~4 per second).")
     parser.add_argument("--mode", default="hybrid", choices=("bm25", "dense", "hybrid"))
     parser.add_argument("--rounds", default="threads,processes")
+    parser.add_argument("--server-deletes", action="store_true",
+                        help="threads round: delete through the readers' shared Engine (as "
+                             "the HTTP API does) instead of a fresh Engine per delete in the "
+                             "readers' process")
     parser.add_argument("--real-model", action="store_true",
                         help="Use the shipped embedding model instead of the FakeEmbedder.")
     args = parser.parse_args()

@@ -160,6 +160,31 @@ def _prepare(store: Store, item: Pending, settings: Settings,
     return Prepared(item, document, chunks, write_status(previous, document), parsed)
 
 
+class DocIdClaims:
+    """Which file of this ingest first named each doc_id: a later file naming the same one
+    (two front matters saying ``doc_id: x``) fails alone, with a one-line reason, instead of
+    overwriting the first or aborting its batch."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, str] = {}
+
+    def check(self, result: Prepared | Outcome) -> Prepared | Outcome:
+        """``result``, or a ``failed`` outcome when an earlier file claimed its doc_id."""
+        if isinstance(result, Outcome):
+            if result.status == "failed":
+                return result  # a failed file claims nothing
+            doc_id, label = result.doc_id, result.label
+        else:
+            doc_id, label = result.document.doc_id, result.pending.label
+        first = self._first.setdefault(doc_id, label)
+        if first is label:  # this very file (two files may share a label string)
+            return result
+        return Outcome(label, doc_id, "failed", error=(
+            f"doc_id {doc_id!r} was already given by {first} in this ingest; not ingested "
+            "(the first file keeps it). Fix: give each file its own doc_id (its front "
+            "matter's doc_id line, or its sidecar line)."))
+
+
 def one_line(message: object) -> str:
     """``message`` on one line (for per-file errors in reports)."""
     return " ".join(str(message).split())
@@ -211,15 +236,17 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 
     Exceptions from the embedder or the store propagate after rolling back the current batch
     (earlier batches stay committed, each complete). Per-file problems become ``failed``
-    outcomes in the report.
+    outcomes in the report, as does a file whose doc_id an earlier file of the run already
+    gave (:class:`DocIdClaims`).
     """
     report = IngestReport()
     started = time.perf_counter()
     count_tokens = getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
+    claims = DocIdClaims()
     for batch in batches(items, batch_docs):
         prepared: list[Prepared] = []
         for item in batch:
-            result = _prepare(store, item, settings, count_tokens)
+            result = claims.check(_prepare(store, item, settings, count_tokens))
             if isinstance(result, Outcome):
                 report.outcomes.append(result)
                 if result.no_groups:

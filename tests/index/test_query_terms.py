@@ -1,4 +1,4 @@
-"""retrieve.analyze.query_terms: the terms sparse search sends to FTS5."""
+"""citewise.text.query_terms: the terms sparse search sends to FTS5."""
 
 from __future__ import annotations
 

@@ -168,3 +168,30 @@ def test_symlink_loops_end(tmp_path: Path) -> None:
     db = tmp_path / "i.db"
     ingest(db, str(root), "--groups", "staff", "--follow-symlinks")
     assert set(acl_of(db)) == {"a/x.md"}
+
+
+# -- hostile input: two files naming one doc_id ------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_two_files_with_one_doc_id_fail_alone(tmp_path: Path, workers: str | None) -> None:
+    """Two front matters saying ``doc_id: shared`` (in one write batch) used to abort the
+    whole ingest ("appears twice in one write batch"); now the second fails on one line and
+    every other file is ingested."""
+    root = docs_with(tmp_path, {
+        "a.md": "---\ndoc_id: shared\n---\n# Alpha\n\nAlpha text zqalpha.\n",
+        "b.md": "---\ndoc_id: shared\n---\n# Beta\n\nBeta text zqbeta.\n",
+        "c.md": "# Gamma\n\nGamma text zqgamma.\n"})
+    db = tmp_path / "i.db"
+    extra = ["--workers", workers] if workers else []
+    got, out = cli("ingest", str(root), "--groups", "staff", "--db", str(db), "--no-progress",
+                   *extra)
+    assert "appears twice" not in out and "Traceback" not in out, out
+    failed = [line for line in out.splitlines() if "already given by" in line]
+    assert len(failed) == 1 and "b.md" in failed[0] and "a.md" in failed[0], out
+    assert sorted(acl_of(db)) == ["c.md", "shared"]
+    code, found = cli("search", "zqalpha", "--groups", "staff", "--db", str(db), "--json")
+    assert code == 0 and "zqalpha" in found
+    code, found = cli("search", "zqbeta", "--groups", "staff", "--db", str(db), "--json")
+    assert "zqbeta" not in found
+    assert got == 0, out  # as for any other file that fails: reported, the rest ingested

@@ -1,7 +1,9 @@
 """A query-embedding cache: the same query text with the same model is embedded once.
 
 Wraps an :class:`~citewise.protocols.Embedder`; everything but ``embed_query`` passes
-through. Keyed by (model id, text); thread-safe LRU."""
+through. Keyed by (tenant, model id, text), the tenant being the asking principal's
+(:mod:`citewise.cache_scope`): a hit's speed never tells one tenant what another asked.
+Thread-safe LRU."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from citewise.cache_scope import current_scope
+
 
 class CachedQueryEmbedder:
     def __init__(self, inner: Any, entries: int = 4096) -> None:
         self.inner, self.entries = inner, entries
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._data: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -23,7 +27,7 @@ class CachedQueryEmbedder:
         return getattr(self.inner, name)
 
     def embed_query(self, text: str) -> np.ndarray:
-        key = (self.inner.model_id, text)
+        key = (current_scope(), self.inner.model_id, text)
         with self._lock:
             vec = self._data.get(key)
             if vec is not None:

@@ -29,6 +29,7 @@ import numpy as np
 
 from citewise.config import Settings
 from citewise.indexing import (
+    DocIdClaims,
     IngestReport,
     Outcome,
     Pending,
@@ -63,11 +64,12 @@ def run_pipeline(store: Store, backend: Backend, items: Iterable[Pending], setti
     report = IngestReport()
     started = time.perf_counter()
     window: deque[tuple[list[Pending], list[_Job]]] = deque()
+    claims = DocIdClaims()
 
     def drain(keep: int) -> None:
         while len(window) > keep:
             batch, jobs = window.popleft()
-            _finish(store, backend, batch, jobs, report)
+            _finish(store, backend, batch, jobs, report, claims)
             if on_progress:
                 on_progress(len(batch))
 
@@ -87,12 +89,13 @@ def _dispatch(backend: Backend, item: Pending, settings: Settings) -> _Job:
 
 
 def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequence[_Job],
-            report: IngestReport) -> None:
+            report: IngestReport, claims: DocIdClaims) -> None:
     prepared: list[Prepared] = []
     for item, job in zip(batch, jobs, strict=True):
         result = job if isinstance(job, Outcome) else backend.result(job)
         if not isinstance(result, Outcome):
             result = _decide(store, item, result)
+        result = claims.check(result)
         if isinstance(result, Outcome):
             report.outcomes.append(result)
             if result.no_groups:

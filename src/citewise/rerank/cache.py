@@ -1,4 +1,5 @@
-"""A small thread-safe LRU of reranker scores keyed by (model id, query hash, text hash).
+"""A small thread-safe LRU of reranker scores keyed by (tenant, model id, query hash, text
+hash): the tenant (:mod:`citewise.cache_scope`) keeps one tenant's hits from timing another's.
 
 Texts and queries are keyed by their sha256, so the cache holds no document text.
 """
@@ -9,10 +10,12 @@ import hashlib
 import threading
 from collections import OrderedDict
 
+ScoreKey = tuple[str, str, str, str]
 
-def score_key(model_id: str, query: str, text: str) -> tuple[str, str, str]:
-    """``(model_id, sha256(query)[:16], sha256(text)[:16])``."""
-    return (model_id, hashlib.sha256(query.encode()).hexdigest()[:16],
+
+def score_key(model_id: str, query: str, text: str, scope: str = "") -> ScoreKey:
+    """``(scope, model_id, sha256(query)[:16], sha256(text)[:16])``."""
+    return (scope, model_id, hashlib.sha256(query.encode()).hexdigest()[:16],
             hashlib.sha256(text.encode()).hexdigest()[:16])
 
 
@@ -21,12 +24,12 @@ class ScoreCache:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self._items: OrderedDict[ScoreKey, float] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[str, str, str]) -> float | None:
+    def get(self, key: ScoreKey) -> float | None:
         with self._lock:
             value = self._items.get(key)
             if value is None:
@@ -36,7 +39,7 @@ class ScoreCache:
             self.hits += 1
             return value
 
-    def put(self, key: tuple[str, str, str], value: float) -> None:
+    def put(self, key: ScoreKey, value: float) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)

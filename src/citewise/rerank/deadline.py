@@ -18,6 +18,7 @@ Hits keep their fused ``score`` and signals; a rescored hit gains a ``rerank`` s
 
 from __future__ import annotations
 
+import contextvars
 import math
 import threading
 import time
@@ -102,7 +103,8 @@ def rerank_with_deadline(reranker: Reranker | None, query: str, hits: Sequence[H
     t0 = time.perf_counter()
     head = list(hits[:top_n])
     job = _Job(reranker, query, [hit.chunk.text for hit in head], batch_size)
-    threading.Thread(target=job.run, name="citewise-rerank", daemon=True).start()
+    threading.Thread(target=contextvars.copy_context().run, args=(job.run,),  # cache scope
+                     name="citewise-rerank", daemon=True).start()
     finished = job.done.wait(deadline_s)
     scores = job.stop()
     ms = round((time.perf_counter() - t0) * 1000.0, 3)

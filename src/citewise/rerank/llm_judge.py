@@ -9,7 +9,7 @@ spacing of the candidates ignored; 0.5 when neither answer is among the top logp
 
 The model is the generator's xllamacpp server (``load_server``: one copy in memory when the
 judge uses the generator's model, threads and context size). Scores are cached in-process by
-(model id, query hash, text hash).
+(asking tenant, model id, query hash, text hash: :mod:`citewise.cache_scope`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from citewise.cache_scope import current_scope
 from citewise.errors import ConfigError
 from citewise.rerank.cache import ScoreCache, score_key
 
@@ -73,7 +74,7 @@ class LLMJudgeReranker:
         model_id = self.model_id
         scores = []
         for text in texts:
-            key = score_key(model_id, query, text)
+            key = score_key(model_id, query, text, current_scope())
             score = self.cache.get(key)
             if score is None:
                 score = self.judge(query, text)

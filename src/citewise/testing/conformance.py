@@ -18,6 +18,7 @@ Every search result is checked with :func:`assert_all_visible`: each returned id
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -461,6 +462,45 @@ class StoreConformanceTests:
                 seen.append(now)
         finally:
             other.close()
+
+    def test_dense_follows_interleaved_writes(self, corpus: Store,
+                                              embedder: FakeEmbedder) -> None:
+        """A long-lived store answers dense searches exactly as a fresh store on the same
+        data does, while writes, rewrites, deletes, ACL changes and tenant moves interleave
+        with the searches (the in-memory matrix catches up incrementally)."""
+        rng = random.Random(7)
+        words = ["salary", "leave", "review", "budget", "merger", "holiday", "policy",
+                 "travel", "audit", "plan"]
+        principals = [STAFF, HR, Principal.of("staff,hr", tenant="globex"),
+                      Principal.of("hr-managers,staff", tenant="acme")]
+        live = {doc_id: tenant for doc_id, _, _, tenant in CORPUS}
+        for step in range(40):
+            doc_id = f"d{rng.randrange(12)}"
+            op = rng.choice(["write", "write", "delete", "acl", "move"])
+            if op == "write" or doc_id not in live:
+                tenant = rng.choice(["acme", "globex"])
+                texts = [" ".join(rng.choices(words, k=6)) for _ in range(rng.randint(1, 3))]
+                corpus.write([make_write(embedder, doc_id, texts, tenant=tenant,
+                                         groups=rng.sample(["staff", "hr"], rng.randint(1, 2)))])
+                live[doc_id] = tenant
+            elif op == "delete":
+                assert corpus.delete([doc_id]) == 1
+                del live[doc_id]
+            elif op == "acl":
+                corpus.set_acl(doc_id, rng.sample(["staff", "hr", "hr-managers"], 1))
+            else:
+                live[doc_id] = "globex" if live[doc_id] == "acme" else "acme"
+                corpus.set_acl(doc_id, ["staff"], live[doc_id])
+            fresh = self.reopen(corpus)
+            try:
+                for principal in principals:
+                    query = embedder.embed_query(rng.choice(words) + " " + rng.choice(words))
+                    got = corpus.search_dense(query, 8, principal)
+                    want = fresh.search_dense(query, 8, principal)
+                    assert [(r.chunk_id, round(r.score, 5)) for r in got] == \
+                        [(r.chunk_id, round(r.score, 5)) for r in want], (step, op, principal)
+            finally:
+                fresh.close()
 
     # -- parsed bodies and index metadata --------------------------------------------------
 

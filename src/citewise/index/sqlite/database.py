@@ -4,6 +4,12 @@ Opened on first use and migrated (:mod:`.migrations`), shared between threads un
 with ``reading`` (any sqlite error becomes the owner's :class:`StoreError`) and ``writing``
 (one ``BEGIN IMMEDIATE`` transaction; any exception rolls it all back). The store and the
 version catalog both hold one, each with its own error wording.
+
+A file's writes run on a second connection under their own lock: a write waiting for another
+process's write lock (up to the 5 s busy timeout) or writing a batch never holds the lock the
+readers of a shared store (a server's threads) need. WAL lets those readers go on meanwhile
+and see the commit on their next statement. ``:memory:`` (one connection's private database)
+reads and writes on its one connection.
 """
 
 from __future__ import annotations
@@ -27,22 +33,35 @@ class Database:
         self.path = path
         self.on_error = on_error
         self.lock = threading.RLock()
+        self.write_lock = threading.RLock() if path != ":memory:" else self.lock
         self._conn: Any = None
+        self._write_conn: Any = None
 
     def connection(self) -> Any:
         """The open connection (opened and migrated now if needed); call under ``lock``."""
         if self._conn is None:
-            conn = connect(self.path)
-            try:
-                migrate(conn)
-            except sqlite3.Error as exc:
-                conn.close()
-                raise self.on_error(exc, "migrate") from exc
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
+            self._conn = self._open()
         return self._conn
+
+    def _writer(self) -> Any:
+        """The connection writes run on (call under ``write_lock``)."""
+        if self.write_lock is self.lock:
+            return self.connection()
+        if self._write_conn is None:
+            self._write_conn = self._open()
+        return self._write_conn
+
+    def _open(self) -> Any:
+        conn = connect(self.path)
+        try:
+            migrate(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self.on_error(exc, "migrate") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     @contextmanager
     def reading(self, action: str = "read") -> Iterator[Any]:
@@ -55,17 +74,25 @@ class Database:
     @contextmanager
     def writing(self) -> Iterator[Any]:
         """One ``BEGIN IMMEDIATE`` transaction; any exception rolls it all back."""
-        with self.reading("write to") as conn:
-            conn.execute("BEGIN IMMEDIATE")
+        with self.write_lock:
             try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+                conn = self._writer()
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise self.on_error(exc, "write to") from exc
 
     def close(self) -> None:
+        with self.write_lock:  # one lock at a time: never waits on one while holding the other
+            if self._write_conn is not None:
+                self._write_conn.close()
+                self._write_conn = None
         with self.lock:
             if self._conn is not None:
                 self._conn.close()

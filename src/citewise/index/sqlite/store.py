@@ -35,10 +35,10 @@ from citewise.index.sqlite.acl import (
     resolve_principal,
 )
 from citewise.index.sqlite.database import Database
-from citewise.index.sqlite.migrations import sqlite3
+from citewise.index.sqlite.migrations import connect, sqlite3
 from citewise.index.sqlite.prune import TermStats, search_sparse_pruned
 from citewise.index.sqlite.tenancy import fts_table_exists, layout_of
-from citewise.index.sqlite.vectors import GENERATION_SQL, DenseIndex
+from citewise.index.sqlite.vectors import GENERATION_SQL, DenseIndex, check_query
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
@@ -58,7 +58,7 @@ class SQLiteStore:
         self._db = self._database.connection
         self._reading = self._database.reading
         self._writing = self._database.writing
-        self._dense = DenseIndex()
+        self._dense = DenseIndex(None if self.path == ":memory:" else self._second_connection)
         self._term_stats: dict[str, TermStats] = {}  # per FTS table
 
     def __repr__(self) -> str:
@@ -83,6 +83,14 @@ class SQLiteStore:
         return StoreError(f"cannot {action} index {self.path}: {exc}. Fix: check the path and "
                           "disk space; if the file is damaged, re-create it with "
                           "`citewise ingest --db NEW.db`.")
+
+    def _second_connection(self) -> Any:
+        """The dense index's own connection (never creates the file: one removed while this
+        store was open is an error, not a new empty index)."""
+        if not Path(self.path).exists():
+            raise StoreError(f"index {self.path} is gone (its version was removed, e.g. by "
+                             "`citewise versions --gc`). Fix: run the command again.")
+        return connect(self.path)
 
     def close(self) -> None:
         """Close the connection and drop the in-memory matrix (reopened on next use)."""
@@ -223,15 +231,29 @@ class SQLiteStore:
 
     def search_dense(self, vector: np.ndarray, top_k: int,
                      principal: Principal) -> list[ScoredId]:
-        """Exact cosine top-k among chunks ``principal`` may read."""
+        """Exact cosine top-k among chunks ``principal`` may read. A stale matrix is brought
+        up to date after the store's lock is released (:mod:`.vectors`), so other threads'
+        reads do not wait for it."""
         check_search_args(top_k)
         with self._reading() as conn:
             dim = self._dim(conn)
             if dim is None:
                 return []
+            query = check_query(vector, dim)
             resolved = resolve_principal(conn, principal)
-            return self._dense.search(conn, vector, top_k, dim, resolved,
-                                      layout_of(conn).isolated)
+            if resolved is None:
+                return []
+            key = resolved.tenant_id if layout_of(conn).isolated else None
+            generation = conn.execute(GENERATION_SQL).fetchone()[0]
+            state = self._dense.current(key, generation)
+            if state is None and not self._dense.off_lock:
+                state = self._dense.refresh(conn, dim, key, generation)
+        if state is None:
+            try:
+                state = self._dense.refresh(None, dim, key, generation)
+            except sqlite3.Error as exc:
+                raise self._error(exc, "read") from exc
+        return self._dense.search(state, query, top_k, resolved)
 
     def get_chunks(self, chunk_ids: Sequence[str],
                    principal: Principal) -> dict[str, tuple[Chunk, Document]]:

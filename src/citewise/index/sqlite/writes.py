@@ -56,8 +56,22 @@ WHERE v.scope = ? AND v.embed_hash IN (SELECT embed_hash FROM chunks WHERE doc_r
 _REWRITE_FIX = "re-create the index with `citewise ingest --db NEW.db`"
 
 
-def bump_generation(conn: Any) -> None:
-    conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+DENSE_LOG_KEEP = 1000  # generations of dense_changes kept (older readers reload in full)
+
+
+def bump_generation(conn: Any, doc_rowids: Iterable[int]) -> None:
+    """Next generation, logging the documents it touched (``dense_changes``: in-memory dense
+    matrices re-read just those, :mod:`.dense_state`); keeps the last
+    :data:`DENSE_LOG_KEEP` generations of the log."""
+    generation = conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation' "
+                              "RETURNING value").fetchone()[0]
+    conn.executemany("INSERT INTO dense_changes(generation, doc_rowid) VALUES (?, ?)",
+                     [(generation, rowid) for rowid in sorted(set(doc_rowids))])
+    if generation % 100 == 0 and generation > DENSE_LOG_KEEP:
+        horizon = generation - DENSE_LOG_KEEP
+        conn.execute("DELETE FROM dense_changes WHERE generation <= ?", (horizon,))
+        conn.execute("UPDATE meta SET value = max(value, ?) WHERE key = 'dense_log_from'",
+                     (horizon,))
 
 
 def cached_hashes(conn: Any, hashes: Iterable[str], tenant: str | None = None) -> set[str]:
@@ -94,17 +108,20 @@ def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> N
     rows = batch_vectors(batch, dim, lambda hs, scope: _cached(conn, hs, scope), to_blob,
                          scope_of)
     stale: set[str] = set()
+    touched: list[int] = []
     for item in batch:
-        stale |= _write_document(conn, item, layout)
+        dropped, doc_rowid = _write_document(conn, item, layout)
+        stale |= dropped
+        touched.append(doc_rowid)
     conn.executemany(INSERT_VECTOR_SQL, rows)
     drop_orphan_vectors(conn, stale)
-    bump_generation(conn)
+    bump_generation(conn, touched)
 
 
 def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
     """Remove documents, chunks, FTS rows and the vectors no chunk uses anymore."""
     layout = layout_of(conn)
-    removed = 0
+    removed: list[int] = []
     stale: set[str] = set()
     for doc_id in dict.fromkeys(doc_ids):
         row = conn.execute("SELECT id, tenant_id FROM documents WHERE doc_id = ?",
@@ -114,11 +131,11 @@ def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
         stale |= _drop_chunks(conn, row[0], layout.fts_table(row[1]))
         conn.execute("DELETE FROM doc_groups WHERE doc_rowid = ?", (row[0],))
         conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-        removed += 1
+        removed.append(row[0])
     if removed:
         drop_orphan_vectors(conn, stale)
-        bump_generation(conn)
-    return removed
+        bump_generation(conn, removed)
+    return len(removed)
 
 
 def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str | None) -> None:
@@ -141,7 +158,7 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
         drop_orphan_vectors(conn, {r[0] for r in conn.execute(
             "SELECT embed_hash FROM chunks WHERE doc_rowid = ?", (doc_rowid,))})
     rebuild_fts_rows(conn, doc_rowid, layout.fts_table(new_tenant_id))
-    bump_generation(conn)
+    bump_generation(conn, [doc_rowid])
 
 
 def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
@@ -151,8 +168,9 @@ def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
         conn.execute(DROP_ORPHAN_VECTORS_SQL, (json.dumps(hashes),))
 
 
-def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> set[str]:
-    """Upsert one document and replace its chunks; returns the embed hashes it dropped."""
+def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> tuple[set[str], int]:
+    """Upsert one document and replace its chunks; returns the embed hashes it dropped and
+    its rowid."""
     doc = item.document
     old = conn.execute("SELECT id, tenant_id FROM documents WHERE doc_id = ?",
                        (doc.doc_id,)).fetchone()
@@ -168,8 +186,8 @@ def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> set[str]:
     else:  # never leave a body that no longer matches the chunks
         conn.execute("DELETE FROM doc_sources WHERE doc_rowid = ?", (doc_rowid,))
     if old is not None and old[1] != tenant_id:
-        return stale  # moved tenant: its old scope may have lost every user of a hash
-    return stale - {c.embed_hash for c in item.chunks}
+        return stale, doc_rowid  # moved tenant: its old scope may have lost every user of a hash
+    return stale - {c.embed_hash for c in item.chunks}, doc_rowid
 
 
 def _drop_chunks(conn: Any, doc_rowid: int, table: str) -> set[str]:

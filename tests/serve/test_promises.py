@@ -1,0 +1,81 @@
+"""README promises about deletes, ACL changes and versions, through `citewise serve` (the
+path a server's users take), on SQLite and PostgreSQL: when the API call returns, a deleted
+document (or one whose ACL was tightened) is out of search, ask (JSON and stream), the
+document routes and every server cache, even for queries cached just before; a rollback
+through the API does not bring a deleted document back."""
+
+from __future__ import annotations
+
+import json
+
+from tests.serve.conftest import SECRET, SECRET_DOC, Served
+
+QUESTION = "What is the salary band midpoint for a Director?"
+SEARCH = {"query": "salary band midpoint Director", "top_k": 20}
+
+
+def found(served: Served, who: str, doc_id: str) -> list[str]:
+    """Where ``who`` still meets ``doc_id`` (or the secret text): [] when nowhere."""
+    client = served.client(who)
+    where = []
+    hits = client.post("/v1/search", json=SEARCH).json()
+    if doc_id in {h["doc_id"] for h in hits["hits"]} or (
+            doc_id == SECRET_DOC and SECRET in json.dumps(hits)):
+        where.append("search" + (" (cached)" if hits["cached"] else ""))
+    answer = client.post("/v1/ask", json={"question": QUESTION}).json()
+    if doc_id in {c["doc_id"] for c in answer.get("citations", [])} or (
+            doc_id == SECRET_DOC and SECRET in json.dumps(answer)):
+        where.append("ask")
+    with client.stream("POST", "/v1/ask", json={"question": QUESTION, "stream": True}) as r:
+        streamed = r.read().decode()
+    if f'"doc_id": "{doc_id}"' in streamed or f'"doc_id":"{doc_id}"' in streamed or (
+            doc_id == SECRET_DOC and SECRET in streamed):
+        where.append("ask stream")
+    if client.get(f"/v1/documents/{doc_id}").status_code != 404:
+        where.append("document")
+    if client.get(f"/v1/documents/{doc_id}/content").status_code != 404:
+        where.append("content")
+    return where
+
+
+def warm(served: Served, who: str) -> None:
+    """Fill the server's caches with answers that hold the secret document."""
+    for _ in range(2):
+        served.client(who).post("/v1/search", json=SEARCH)
+        served.client(who).post("/v1/ask", json={"question": QUESTION})
+
+
+def test_delete_through_the_api_holds_in_every_read_and_cache(served: Served) -> None:
+    assert found(served, "hana", SECRET_DOC) == ["search", "ask", "ask stream", "document",
+                                                 "content"]
+    warm(served, "hana")
+    if not served.db.startswith("postgresql"):  # PostgreSQL results are not cached
+        again = served.client("hana").post("/v1/search", json=SEARCH).json()
+        assert again["cached"]
+    removed = served.client("ada").delete(f"/v1/documents/{SECRET_DOC}").json()
+    assert removed["removed"] == 1
+    assert found(served, "hana", SECRET_DOC) == []
+    assert found(served, "ada", SECRET_DOC) == []
+
+
+def test_acl_tightened_through_the_api_holds_in_every_read_and_cache(served: Served) -> None:
+    acl = served.client("ada").put(f"/v1/documents/{SECRET_DOC}/acl",
+                                   json={"groups": ["staff"]})
+    assert acl.status_code == 200, acl.text
+    assert "search" in found(served, "sam", SECRET_DOC)  # now sam may read it
+    warm(served, "sam")
+    served.client("ada").put(f"/v1/documents/{SECRET_DOC}/acl", json={"groups": ["hr"]})
+    assert found(served, "sam", SECRET_DOC) == []
+    assert "search" in found(served, "hana", SECRET_DOC)
+
+
+def test_rollback_through_the_api_does_not_resurrect_a_delete(served: Served) -> None:
+    ada = served.client("ada")
+    built = ada.post("/v1/versions/reindex", json={"chunk_tokens": 128, "force": True})
+    assert built.status_code == 200, built.text
+    warm(served, "hana")
+    assert ada.delete(f"/v1/documents/{SECRET_DOC}").json()["removed"] == 1
+    back = ada.post("/v1/versions/rollback", json={})
+    assert back.status_code == 200, back.text
+    assert [v["state"] for v in ada.get("/v1/versions").json()["versions"]][:1] == ["live"]
+    assert found(served, "hana", SECRET_DOC) == []
