@@ -1,0 +1,174 @@
+"""The answerability reader (:mod:`citewise.generate.reader`) measured on a stratified sample:
+abstention on unanswerable and false declines on answerable questions, with and without the
+reader, Wilson 95 % intervals; and the reader's seconds against an answer's.
+
+    .venv/bin/python benchmarks/reader.py --squad ../shared/data/squad2-dev-subset/\
+dev-v2.0-normans-rhine.json --half test --n 40 --model qwen2.5-coder-0.5b-instruct --threads 2
+    .venv/bin/python benchmarks/reader.py --httpx ../shared/data/docs-httpx/docs --n 30 ...
+
+Each question runs ``ask(dry_run=True)`` with ``gate.reader: on`` and ``gate.reader_threshold:
+0`` (the reader is asked whenever the retrieval signals pass, nothing is declined by it), so
+one pass gives P(Yes) per question; the reader's decision is then applied at ``--threshold``
+(default: the shipped :data:`~citewise.generate.reader.SHIPPED_THRESHOLD`). ``--half dev``
+also prints, per threshold, dev abstention / false declines (how the shipped value is chosen:
+SQuAD's dev half, never an eval set reported on). ``--answers K`` then answers K passing
+questions twice, cold (another prompt evaluated in between) and right after the reader, to
+show what the reader costs against an answer. The sample: ``--n`` / 2 unanswerable and the
+rest answerable from the chosen half (hash split of :func:`citewise.generate.calibrate.is_dev`;
+httpx has no fitted half, all of it is used), in a seeded random order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.eval.harness import Askers, restrict_to_readable
+from citewise.eval.questions import as_personas, as_questions
+from citewise.generate.calibrate import is_dev, wilson
+from citewise.generate.reader import SHIPPED_THRESHOLD
+from citewise.ingest.sidecar import read_sidecar
+from citewise.types import Principal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def settings(model: str, threads: int) -> Settings:
+    return Settings.model_validate({
+        "generate": {"generator": "local", "local_model": model, "threads": threads},
+        "gate": {"reader": "on", "reader_threshold": 0.0}})
+
+
+def sample(questions, n: int, half: str | None, seed: int):
+    pool = [q for q in questions if half is None or is_dev(q.id) == (half == "dev")]
+    rng = random.Random(seed)
+    unans = [q for q in pool if not q.relevant]
+    ans = [q for q in pool if q.relevant]
+    rng.shuffle(unans)
+    rng.shuffle(ans)
+    k = min(n // 2, len(unans))
+    return unans[:k] + ans[: n - k]
+
+
+def run(engine: Engine, questions, personas, principal) -> list[dict]:
+    askers = Askers(personas, None, principal)
+    docs: dict = {}
+    rows = []
+    for i, q in enumerate(questions):
+        _, who = askers(q)
+        readable, _ = restrict_to_readable(engine, q, who, docs, [])
+        gate = engine.ask(q.question, who, dry_run=True).trace["gate"]
+        reader = gate.get("reader") or {}
+        rows.append({"id": q.id, "q": q.question, "who": who, "answerable":
+                     bool(readable.relevant), "retrieval_pass": gate["reason"] in (None,
+                     "reader_no"), "p_yes": reader.get("p_yes"),
+                     "seconds": reader.get("seconds")})
+        r = rows[-1]
+        print(f"  [{i + 1}/{len(questions)}] ans={r['answerable']!s:<5} retrieval "
+              f"{'pass' if r['retrieval_pass'] else 'decline'} p_yes={r['p_yes']} "
+              f"({r['seconds']} s) {q.id}", flush=True)
+    return rows
+
+
+def rates(rows: list[dict], threshold: float | None) -> str:
+    def declined(r: dict) -> bool:
+        if not r["retrieval_pass"]:
+            return True
+        return threshold is not None and r["p_yes"] is not None and r["p_yes"] < threshold
+
+    un = [r for r in rows if not r["answerable"]]
+    an = [r for r in rows if r["answerable"]]
+    k_un, k_an = sum(map(declined, un)), sum(map(declined, an))
+    lo, hi = wilson(k_un, len(un))
+    flo, fhi = wilson(k_an, len(an))
+    return (f"abstention {k_un}/{len(un)} = {k_un / max(len(un), 1):.3f} [{lo:.3f}, {hi:.3f}]"
+            f"  false declines {k_an}/{len(an)} = {k_an / max(len(an), 1):.3f} "
+            f"[{flo:.3f}, {fhi:.3f}]")
+
+
+def report(name: str, rows: list[dict], threshold: float, sweep: bool) -> None:
+    secs = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
+    print(f"\n== {name}: {len(rows)} questions")
+    print(f"retrieval signals only:          {rates(rows, None)}")
+    print(f"+ reader, P(yes) >= {threshold:<.3f}:     {rates(rows, threshold)}")
+    if secs:
+        print(f"reader seconds: p50 {secs[len(secs) // 2]:.2f}, max {secs[-1]:.2f} "
+              f"(n={len(secs)}, cold prompt: nothing shared with the previous question)")
+    if sweep:
+        for t in sorted({r["p_yes"] for r in rows if r["p_yes"] is not None}):
+            print(f"  P(yes) >= {t:.4f}: {rates(rows, t)}")
+
+
+def answer_cost(engine: Engine, rows: list[dict], k: int) -> None:
+    """Answer seconds cold vs right after the reader (prompt prefix cached)."""
+    from citewise.generate.local import chat
+
+    passing = [r for r in rows if r["retrieval_pass"]][:k]
+    gen = engine.generator
+    on = engine.settings
+    off = on.model_copy(update={"gate": on.gate.model_copy(update={"reader": "off"})})
+    for r in passing:
+        chat(gen.server(), [{"role": "user", "content": "Say OK."}], max_tokens=1)  # evict
+        t = time.perf_counter()
+        engine.ask(r["q"], r["who"], generator=gen)
+        with_reader = time.perf_counter() - t
+        print(f"answer after the reader: {with_reader:.2f} s total, of which reader "
+              f"{r['seconds']} s (cold reader in the dry run)", flush=True)
+        engine.settings = off
+        chat(gen.server(), [{"role": "user", "content": "Say OK."}], max_tokens=1)
+        t = time.perf_counter()
+        engine.ask(r["q"], r["who"], generator=gen)
+        print(f"answer without the reader: {time.perf_counter() - t:.2f} s", flush=True)
+        engine.settings = on
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--squad", help="SQuAD 2.0 JSON (converted and indexed in --workdir)")
+    ap.add_argument("--httpx", help="the httpx docs tree (evals/httpx.jsonl questions)")
+    ap.add_argument("--half", choices=["dev", "test"], default="test",
+                    help="SQuAD half to sample (dev: also print the threshold sweep)")
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD)
+    ap.add_argument("--answers", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workdir", default="/tmp/citewise-bench-reader",
+                    help="indexes are built here once and reused")
+    args = ap.parse_args()
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    if args.squad:
+        from citewise.eval.squad import convert_squad
+
+        db = work / "squad.db"
+        converted = convert_squad(args.squad, work / "squad")
+        with Engine(db, settings(args.model, args.threads)) as engine:
+            if not db.exists() or not engine.store.get_meta("bench.ingested"):
+                engine.ingest_paths([converted.docs_dir], {"groups": ["public"]})
+                engine.store.set_meta("bench.ingested", "1")
+            qs = sample(as_questions(converted.questions_path), args.n, args.half, args.seed)
+            rows = run(engine, qs, {}, Principal.of("public"))
+            report(f"SQuAD 2.0 subset, {args.half} half", rows, args.threshold,
+                   args.half == "dev")
+            answer_cost(engine, rows, args.answers)
+    if args.httpx:
+        db = work / "httpx.db"
+        with Engine(db, settings(args.model, args.threads)) as engine:
+            if not engine.store.get_meta("bench.ingested"):
+                engine.ingest_paths([args.httpx], {"groups": ["public"]},
+                                    read_sidecar(ROOT / "evals" / "httpx.meta.jsonl"))
+                engine.store.set_meta("bench.ingested", "1")
+            qs = sample(as_questions(ROOT / "evals" / "httpx.jsonl"), args.n, None, args.seed)
+            rows = run(engine, qs, as_personas(ROOT / "evals" / "personas.json"), None)
+            report("httpx eval set (never fitted on)", rows, args.threshold, False)
+            answer_cost(engine, rows, args.answers)
+
+
+if __name__ == "__main__":
+    main()
