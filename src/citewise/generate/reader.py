@@ -182,7 +182,12 @@ def endpoint_p_yes(generator: Any, messages: Sequence[Mapping[str, str]],
             "max_tokens": 2, "temperature": 0.0, "logprobs": True,
             "top_logprobs": TOP_LOGPROBS}
     timeout = min(settings.timeout_s, timeout_s or settings.timeout_s)
-    data = generator._request(body, timeout, None, time.monotonic())  # noqa: SLF001
+    from citewise.generate.openai import _Retryable
+
+    try:
+        data = generator._request(body, timeout, None, time.monotonic())  # noqa: SLF001
+    except _Retryable as exc:  # the answer's own request retries; the reader does not wait
+        raise GenerationError(f"the endpoint failed the answerability question ({exc})") from exc
     try:
         choice = data["choices"][0]
     except (KeyError, IndexError, TypeError) as exc:
