@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -142,15 +143,16 @@ def _fill_sids(text: str, prompt) -> str:
 class FakeReaderGenerator(FakeGenerator):
     """A :class:`FakeGenerator` that can also act as the answerability reader
     (:mod:`citewise.generate.reader`): each ``answerable`` call reads the next scripted
-    first-token top logprobs (``{"Yes": -0.1, "No": -2.4}``; the last one repeats) and
-    returns P(Yes) / (P(Yes) + P(No)) exactly as the real readers do. ``read`` records the
+    first-token top logprobs (``{"Yes": -0.1, "No": -2.4}``; the last one repeats), or asks
+    ``logprobs`` when it is a function of the reader's messages, and returns
+    P(Yes) / (P(Yes) + P(No)) exactly as the real readers do. ``read`` records the
     reader's messages; ``fail_read`` raises :class:`~citewise.errors.GenerationError` there.
     """
 
-    def __init__(self, *answers: str, logprobs: Sequence[dict[str, float]] = ({"Yes": 0.0},),
+    def __init__(self, *answers: str, logprobs: Any = ({"Yes": 0.0},),
                  model_id: str = "fake-reader", fail_read: str | None = None) -> None:
         super().__init__(*answers, model_id=model_id)
-        self.logprobs = list(logprobs)
+        self.logprobs = logprobs if callable(logprobs) else list(logprobs)
         self.fail_read = fail_read
         self.read: list[list[dict[str, str]]] = []
 
@@ -161,5 +163,6 @@ class FakeReaderGenerator(FakeGenerator):
         self.read.append([dict(m) for m in messages])
         if self.fail_read is not None:
             raise GenerationError(self.fail_read)
-        chosen = self.logprobs[min(len(self.read), len(self.logprobs)) - 1]
+        chosen = self.logprobs(messages) if callable(self.logprobs) else \
+            self.logprobs[min(len(self.read), len(self.logprobs)) - 1]
         return yes_share([{"token": t, "logprob": lp} for t, lp in chosen.items()])
