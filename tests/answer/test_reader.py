@@ -14,7 +14,6 @@ from citewise.cli.ask import print_answer, print_trace
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
-from citewise.generate.prompt import build_prompt
 from citewise.generate.reader import (
     QUESTION,
     SHIPPED_THRESHOLD,

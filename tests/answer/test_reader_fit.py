@@ -13,7 +13,7 @@ import pytest
 from citewise.calibration import collect_records, store_calibration
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.eval.questions import Place, Piece, Question
+from citewise.eval.questions import Piece, Place, Question
 from citewise.generate.calibrate import Record, calibrate, is_dev
 from citewise.generate.gate import SIGNALS
 from citewise.generate.reader import ReaderModel, choose_model
