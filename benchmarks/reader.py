@@ -37,9 +37,10 @@ from citewise.types import Principal
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def settings(model: str, threads: int) -> Settings:
+def settings(args: argparse.Namespace) -> Settings:
     return Settings.model_validate({
-        "generate": {"generator": "local", "local_model": model, "threads": threads},
+        "generate": {"generator": "local", "local_model": args.model, "threads": args.threads},
+        "context": {"budget_tokens": args.budget_tokens, "max_passages": args.max_passages},
         "gate": {"reader": "on", "reader_threshold": 0.0}})
 
 
@@ -51,7 +52,8 @@ def sample(questions, n: int, half: str | None, seed: int):
     rng.shuffle(unans)
     rng.shuffle(ans)
     k = min(n // 2, len(unans))
-    return unans[:k] + ans[: n - k]
+    picked = [q for pair in zip(unans[:k], ans[: n - k], strict=False) for q in pair]
+    return picked + ans[k: n - k]  # interleaved: a run cut short stays stratified
 
 
 def run(engine: Engine, questions, personas, principal) -> list[dict]:
@@ -99,8 +101,32 @@ def report(name: str, rows: list[dict], threshold: float, sweep: bool) -> None:
         print(f"reader seconds: p50 {secs[len(secs) // 2]:.2f}, max {secs[-1]:.2f} "
               f"(n={len(secs)}, cold prompt: nothing shared with the previous question)")
     if sweep:
-        for t in sorted({r["p_yes"] for r in rows if r["p_yes"] is not None}):
+        values = sorted({r["p_yes"] for r in rows if r["p_yes"] is not None})
+        cuts = [round((a + b) / 2, 4) for a, b in zip(values, values[1:], strict=False)]
+        best = (0.0, -1.0)
+        for t in cuts:
+            un = [r for r in rows if not r["answerable"]]
+            an = [r for r in rows if r["answerable"]]
+            fd = sum(not r["retrieval_pass"] or (r["p_yes"] or 1) < t for r in an) / max(len(an), 1)
+            ab = sum(not r["retrieval_pass"] or (r["p_yes"] or 1) < t for r in un) / max(len(un), 1)
             print(f"  P(yes) >= {t:.4f}: {rates(rows, t)}")
+            if fd <= 0.1 + 1e-12 and ab > best[1]:
+                best = (t, ab)
+        print(f"chosen (highest abstention with false declines <= 0.10): P(yes) >= {best[0]}")
+
+
+def from_log(path: str) -> list[dict]:
+    """Rows back from this script's per-question lines (a run cut short still reports)."""
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[0].startswith("[") and parts[1].startswith("ans="):
+            p = parts[4].removeprefix("p_yes=")
+            rows.append({"answerable": parts[1] == "ans=True",
+                         "retrieval_pass": parts[3] == "pass",
+                         "p_yes": None if p == "None" else float(p),
+                         "seconds": None if p == "None" else float(parts[5].strip("("))})
+    return rows
 
 
 def answer_cost(engine: Engine, rows: list[dict], k: int) -> None:
@@ -138,9 +164,16 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD)
     ap.add_argument("--answers", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget-tokens", type=int, default=2500,
+                    help="context.budget_tokens (the reader reads the whole context)")
+    ap.add_argument("--max-passages", type=int, default=8, help="context.max_passages")
     ap.add_argument("--workdir", default="/tmp/citewise-bench-reader",
                     help="indexes are built here once and reused")
+    ap.add_argument("--from-log", help="report from the per-question lines of an earlier run")
     args = ap.parse_args()
+    if args.from_log:
+        report(args.from_log, from_log(args.from_log), args.threshold, True)
+        return
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     if args.squad:
@@ -148,7 +181,7 @@ def main() -> None:
 
         db = work / "squad.db"
         converted = convert_squad(args.squad, work / "squad")
-        with Engine(db, settings(args.model, args.threads)) as engine:
+        with Engine(db, settings(args)) as engine:
             if not db.exists() or not engine.store.get_meta("bench.ingested"):
                 engine.ingest_paths([converted.docs_dir], {"groups": ["public"]})
                 engine.store.set_meta("bench.ingested", "1")
@@ -159,7 +192,7 @@ def main() -> None:
             answer_cost(engine, rows, args.answers)
     if args.httpx:
         db = work / "httpx.db"
-        with Engine(db, settings(args.model, args.threads)) as engine:
+        with Engine(db, settings(args)) as engine:
             if not engine.store.get_meta("bench.ingested"):
                 engine.ingest_paths([args.httpx], {"groups": ["public"]},
                                     read_sidecar(ROOT / "evals" / "httpx.meta.jsonl"))
