@@ -107,8 +107,8 @@ def report(name: str, rows: list[dict], threshold: float, sweep: bool) -> None:
         for t in cuts:
             un = [r for r in rows if not r["answerable"]]
             an = [r for r in rows if r["answerable"]]
-            fd = sum(not r["retrieval_pass"] or (r["p_yes"] or 1) < t for r in an) / max(len(an), 1)
-            ab = sum(not r["retrieval_pass"] or (r["p_yes"] or 1) < t for r in un) / max(len(un), 1)
+            fd = sum(not r["retrieval_pass"] or (1 if r["p_yes"] is None else r["p_yes"]) < t for r in an) / max(len(an), 1)
+            ab = sum(not r["retrieval_pass"] or (1 if r["p_yes"] is None else r["p_yes"]) < t for r in un) / max(len(un), 1)
             print(f"  P(yes) >= {t:.4f}: {rates(rows, t)}")
             if fd <= 0.1 + 1e-12 and ab > best[1]:
                 best = (t, ab)

@@ -123,8 +123,11 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     from citewise.generate import reader
     from citewise.generate.prompt import build_prompt
 
+    setting = engine.settings.gate.reader
+    if not context.passages or setting == "off":
+        return True
     gen = generator or engine.generator
-    if not context.passages or not reader.enabled(engine.settings.gate.reader, gen):
+    if not reader.enabled(setting, gen):
         return True
     t = time.perf_counter()
     model = reader.choose_model(engine.settings.gate.reader_threshold,
