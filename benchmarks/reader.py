@@ -56,6 +56,38 @@ def sample(questions, n: int, half: str | None, seed: int):
     return picked + ans[k: n - k]  # interleaved: a run cut short stays stratified
 
 
+DECLINE_PREFIXES = ("ins", "insu", "insuff", "insufficient")
+_SEEN: dict[str, float] = {}
+
+
+def _with_decline_token() -> None:
+    """Also read, on the answer prompt itself (the reader's prefix is cached, so only its last
+    line is evaluated again), P(the answer's first token starts "Insufficient evidence"):
+    the model's own decline, as a second reader signal (``p_ans`` = 1 - that)."""
+    import math
+
+    from citewise.generate import reader
+    from citewise.generate.local import server_lock
+
+    plain = reader.p_yes
+
+    def both(generator, prompt, timeout_s=None):
+        p = plain(generator, prompt, timeout_s)
+        request = {"messages": [dict(m) for m in prompt.messages], "max_tokens": 1,
+                   "temperature": 0.0, "logprobs": True, "top_logprobs": 20}
+        server = generator.server()
+        t = time.perf_counter()
+        with server_lock(server):
+            out = server.handle_chat_completions(request)
+        top = out["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        _SEEN["p_ans"] = round(1.0 - sum(math.exp(c["logprob"]) for c in top if str(
+            c["token"]).strip().lower() in DECLINE_PREFIXES), 6)
+        _SEEN["s"] = round(time.perf_counter() - t, 3)
+        return p
+
+    reader.p_yes = both
+
+
 def run(engine: Engine, questions, personas, principal) -> list[dict]:
     askers = Askers(personas, None, principal)
     docs: dict = {}
@@ -63,28 +95,32 @@ def run(engine: Engine, questions, personas, principal) -> list[dict]:
     for i, q in enumerate(questions):
         _, who = askers(q)
         readable, _ = restrict_to_readable(engine, q, who, docs, [])
+        _SEEN.clear()
         gate = engine.ask(q.question, who, dry_run=True).trace["gate"]
         reader = gate.get("reader") or {}
         rows.append({"id": q.id, "q": q.question, "who": who, "answerable":
                      bool(readable.relevant), "retrieval_pass": gate["reason"] in (None,
                      "reader_no"), "p_yes": reader.get("p_yes"),
-                     "seconds": reader.get("seconds")})
+                     "seconds": reader.get("seconds"), "p_ans": _SEEN.get("p_ans")})
         r = rows[-1]
         print(f"  [{i + 1}/{len(questions)}] ans={r['answerable']!s:<5} retrieval "
               f"{'pass' if r['retrieval_pass'] else 'decline'} p_yes={r['p_yes']} "
-              f"({r['seconds']} s) {q.id}", flush=True)
+              f"({r['seconds']} s) {q.id} p_ans={r['p_ans']} ({_SEEN.get('s')} s)", flush=True)
     return rows
 
 
-def rates(rows: list[dict], threshold: float | None) -> str:
-    def declined(r: dict) -> bool:
-        if not r["retrieval_pass"]:
-            return True
-        return threshold is not None and r["p_yes"] is not None and r["p_yes"] < threshold
+def declined(r: dict, threshold: float | None, key: str = "p_yes") -> bool:
+    """Declined by retrieval, or read below ``threshold`` (never by a reader that did not run)."""
+    if not r["retrieval_pass"]:
+        return True
+    return threshold is not None and r.get(key) is not None and r[key] < threshold
 
+
+def rates(rows: list[dict], threshold: float | None, key: str = "p_yes") -> str:
     un = [r for r in rows if not r["answerable"]]
     an = [r for r in rows if r["answerable"]]
-    k_un, k_an = sum(map(declined, un)), sum(map(declined, an))
+    k_un = sum(declined(r, threshold, key) for r in un)
+    k_an = sum(declined(r, threshold, key) for r in an)
     lo, hi = wilson(k_un, len(un))
     flo, fhi = wilson(k_an, len(an))
     return (f"abstention {k_un}/{len(un)} = {k_un / max(len(un), 1):.3f} [{lo:.3f}, {hi:.3f}]"
@@ -92,7 +128,22 @@ def rates(rows: list[dict], threshold: float | None) -> str:
             f"[{flo:.3f}, {fhi:.3f}]")
 
 
-def report(name: str, rows: list[dict], threshold: float, sweep: bool) -> None:
+def sweep(rows: list[dict], key: str, budget: float = 0.1) -> None:
+    """Every cut between observed scores; the dev choice: most abstention within ``budget``."""
+    values = sorted({r[key] for r in rows if r.get(key) is not None})
+    un = [r for r in rows if not r["answerable"]]
+    an = [r for r in rows if r["answerable"]]
+    best = (0.0, -1.0)
+    for t in [round((a + b) / 2, 4) for a, b in zip(values, values[1:], strict=False)]:
+        fd = sum(declined(r, t, key) for r in an) / max(len(an), 1)
+        ab = sum(declined(r, t, key) for r in un) / max(len(un), 1)
+        print(f"  {key} >= {t:.4f}: {rates(rows, t, key)}")
+        if fd <= budget + 1e-12 and ab > best[1]:
+            best = (t, ab)
+    print(f"chosen ({key}: highest abstention with false declines <= {budget}): {best[0]}")
+
+
+def report(name: str, rows: list[dict], threshold: float, dev: bool) -> None:
     secs = sorted(r["seconds"] for r in rows if r["seconds"] is not None)
     print(f"\n== {name}: {len(rows)} questions")
     print(f"retrieval signals only:          {rates(rows, None)}")
@@ -100,19 +151,13 @@ def report(name: str, rows: list[dict], threshold: float, sweep: bool) -> None:
     if secs:
         print(f"reader seconds: p50 {secs[len(secs) // 2]:.2f}, max {secs[-1]:.2f} "
               f"(n={len(secs)}, cold prompt: nothing shared with the previous question)")
-    if sweep:
-        values = sorted({r["p_yes"] for r in rows if r["p_yes"] is not None})
-        cuts = [round((a + b) / 2, 4) for a, b in zip(values, values[1:], strict=False)]
-        best = (0.0, -1.0)
-        for t in cuts:
-            un = [r for r in rows if not r["answerable"]]
-            an = [r for r in rows if r["answerable"]]
-            fd = sum(not r["retrieval_pass"] or (1 if r["p_yes"] is None else r["p_yes"]) < t for r in an) / max(len(an), 1)
-            ab = sum(not r["retrieval_pass"] or (1 if r["p_yes"] is None else r["p_yes"]) < t for r in un) / max(len(un), 1)
-            print(f"  P(yes) >= {t:.4f}: {rates(rows, t)}")
-            if fd <= 0.1 + 1e-12 and ab > best[1]:
-                best = (t, ab)
-        print(f"chosen (highest abstention with false declines <= 0.10): P(yes) >= {best[0]}")
+    keys = ["p_yes"] + (["p_ans"] if any(r.get("p_ans") is not None for r in rows) else [])
+    for key in keys:
+        if dev:
+            sweep(rows, key)
+        else:
+            for t in (0.1, 0.3, 0.5, 0.7, 0.9):
+                print(f"  {key} >= {t}: {rates(rows, t, key)}")
 
 
 def from_log(path: str) -> list[dict]:
@@ -122,9 +167,12 @@ def from_log(path: str) -> list[dict]:
         parts = line.split()
         if len(parts) >= 6 and parts[0].startswith("[") and parts[1].startswith("ans="):
             p = parts[4].removeprefix("p_yes=")
+            ans = next((w.removeprefix("p_ans=") for w in parts if w.startswith("p_ans=")),
+                       "None")
             rows.append({"answerable": parts[1] == "ans=True",
                          "retrieval_pass": parts[3] == "pass",
                          "p_yes": None if p == "None" else float(p),
+                         "p_ans": None if ans == "None" else float(ans),
                          "seconds": None if p == "None" else float(parts[5].strip("("))})
     return rows
 
@@ -170,10 +218,14 @@ def main() -> None:
     ap.add_argument("--workdir", default="/tmp/citewise-bench-reader",
                     help="indexes are built here once and reused")
     ap.add_argument("--from-log", help="report from the per-question lines of an earlier run")
+    ap.add_argument("--decline-token", action="store_true",
+                    help="also read P(first answer token = 'Insufficient…') (p_ans)")
     args = ap.parse_args()
     if args.from_log:
-        report(args.from_log, from_log(args.from_log), args.threshold, True)
+        report(args.from_log, from_log(args.from_log), args.threshold, args.half == "dev")
         return
+    if args.decline_token:
+        _with_decline_token()
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     if args.squad:

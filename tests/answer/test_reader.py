@@ -73,21 +73,29 @@ def test_reader_prompt_shares_the_answer_prompt_prefix(db: Path) -> None:
 
 def test_reader_no_declines_before_the_answer_is_written(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
-    with engine_for(db) as engine:
+    with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert answer.declined and answer.reason == "reader_no" and answer.outcome == "declined"
     assert gen.prompts == [] and len(gen.read) == 1  # read once, never generated
     reader = answer.trace["gate"]["reader"]
     assert reader["p_yes"] == pytest.approx(0.2) and reader["score"] == pytest.approx(0.2)
-    assert (reader["threshold"], reader["source"], reader["passed"]) == (
-        SHIPPED_THRESHOLD, "shipped", False)
+    assert (reader["threshold"], reader["source"], reader["passed"]) == (0.5, "settings", False)
     assert answer.trace["gate"]["passed"] is False and answer.trace["gate"]["reason"] == "reader_no"
     assert "reader" in answer.trace["timings_ms"]
 
 
+def test_uncalibrated_reader_records_and_declines_nothing(db: Path) -> None:
+    gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    reader = answer.trace["gate"]["reader"]
+    assert not answer.declined and reader["p_yes"] == pytest.approx(0.2)
+    assert (reader["threshold"], reader["source"]) == (SHIPPED_THRESHOLD, "shipped")
+
+
 def test_reader_yes_lets_the_answer_through(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[YES])
-    with engine_for(db) as engine:
+    with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert not answer.declined and "20 weeks" in answer.answer
     assert answer.trace["gate"]["reader"]["passed"] and answer.trace["gate"]["passed"]
@@ -96,14 +104,14 @@ def test_reader_yes_lets_the_answer_through(db: Path) -> None:
 
 def test_reader_runs_in_a_dry_run(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
-    with engine_for(db) as engine:
+    with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen, dry_run=True)
     assert answer.declined and answer.reason == "reader_no" and gen.prompts == []
 
 
 def test_reader_setting_off_and_auto(db: Path) -> None:
     reading = FakeReaderGenerator(ANSWER, logprobs=[NO])
-    with engine_for(db, reader="off") as engine:
+    with engine_for(db, reader="off", reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=reading)
     assert not answer.declined and reading.read == [] and "reader" not in answer.trace["gate"]
     plain = FakeGenerator(ANSWER)  # auto: a generator that cannot read is not asked
@@ -157,7 +165,7 @@ def test_settings_and_index_calibration_choose_the_reader_model(db: Path, tmp_pa
 
 def test_cli_says_why_and_explains_the_reader(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
-    with engine_for(db) as engine:
+    with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
 
     def show() -> None:
@@ -168,6 +176,6 @@ def test_cli_says_why_and_explains_the_reader(db: Path) -> None:
 
     out = CliRunner().invoke(click.command()(show)).output
     assert "(declined: the model, reading the passages you may read, judged" in out
-    assert "-- reader: fake-reader P(yes) 0.2, score 0.2 vs 0.5 (shipped" in out
+    assert "-- reader: fake-reader P(yes) 0.2, score 0.2 vs 0.5 (settings" in out
     assert "-> reader_no" in out
     assert json.loads(json.dumps(answer.to_dict()))["trace"]["gate"]["reader"]["p_yes"] == 0.2

@@ -29,7 +29,7 @@ def generator() -> LocalGenerator:
 def test_local_reader_reads_a_probability(generator):
     verdict = read(generator, PROMPT, ReaderModel(), signal=0.5)
     assert verdict.error is None and 0.0 <= verdict.p_yes <= 1.0 and verdict.p_yes != 0.5
-    assert verdict.passed == (verdict.p_yes >= 0.5) and verdict.seconds > 0
+    assert verdict.passed and verdict.seconds > 0  # uncalibrated: declines nothing
 
 
 def test_the_answer_reuses_the_readers_prompt_prefix(generator):

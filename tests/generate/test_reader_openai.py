@@ -47,6 +47,6 @@ def test_endpoint_down_fails_open_with_the_error(serve) -> None:  # noqa: F811
     assert len(server.requests) == 1  # no retries: the answer's request has its own
     server2 = serve(with_logprobs({"No": math.log(0.9), "Yes": math.log(0.1)}))
     gen2, _ = generator(server2)
-    verdict = read(gen2, PROMPT, ReaderModel(), signal=0.5)
+    verdict = read(gen2, PROMPT, ReaderModel(threshold=0.5), signal=0.5)
     assert not verdict.passed and verdict.p_yes == pytest.approx(0.1)
     assert verdict.model == "openai:test-model"
