@@ -177,27 +177,33 @@ def from_log(path: str) -> list[dict]:
     return rows
 
 
-def answer_cost(engine: Engine, rows: list[dict], k: int) -> None:
-    """Answer seconds cold vs right after the reader (prompt prefix cached)."""
-    from citewise.generate.local import chat
-
-    passing = [r for r in rows if r["retrieval_pass"]][:k]
-    gen = engine.generator
+def answer_cost(engine: Engine, fresh: list, who, k: int) -> None:
+    """Reader vs answer seconds on questions no earlier call saw (llama.cpp keeps earlier
+    prompts in a RAM prompt cache, so a question already read would answer warm): for each
+    pair, one answered with the reader off (cold prompt), the next with it on (the reader
+    evaluates the prompt, the answer reuses it)."""
     on = engine.settings
     off = on.model_copy(update={"gate": on.gate.model_copy(update={"reader": "off"})})
-    for r in passing:
-        chat(gen.server(), [{"role": "user", "content": "Say OK."}], max_tokens=1)  # evict
-        t = time.perf_counter()
-        engine.ask(r["q"], r["who"], generator=gen)
-        with_reader = time.perf_counter() - t
-        print(f"answer after the reader: {with_reader:.2f} s total, of which reader "
-              f"{r['seconds']} s (cold reader in the dry run)", flush=True)
+    gen = engine.generator
+    cold, reader, after = [], [], []
+    for i in range(0, 2 * k, 2):
         engine.settings = off
-        chat(gen.server(), [{"role": "user", "content": "Say OK."}], max_tokens=1)
-        t = time.perf_counter()
-        engine.ask(r["q"], r["who"], generator=gen)
-        print(f"answer without the reader: {time.perf_counter() - t:.2f} s", flush=True)
+        t = engine.ask(fresh[i].question, who, generator=gen).trace["timings_ms"]
+        if "generate" in t:
+            cold.append(t["generate"] / 1000)
         engine.settings = on
+        t = engine.ask(fresh[i + 1].question, who, generator=gen).trace["timings_ms"]
+        if "generate" in t and "reader" in t:
+            reader.append(t["reader"] / 1000)
+            after.append(t["generate"] / 1000)
+        print(f"  cold answers {cold}, readers {reader}, answers after a reader {after}",
+              flush=True)
+    med = lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan")  # noqa: E731
+    print(f"answer seconds, reader off (cold prompt): p50 {med(cold):.2f} (n={len(cold)}); "
+          f"reader on: reader p50 {med(reader):.2f} + answer p50 {med(after):.2f} "
+          f"(n={len(after)}); the reader adds ≈ "
+          f"{med(reader) + med(after) - med(cold):+.2f} s")
+    engine.settings = on
 
 
 def main() -> None:
@@ -241,7 +247,12 @@ def main() -> None:
             rows = run(engine, qs, {}, Principal.of("public"))
             report(f"SQuAD 2.0 subset, {args.half} half", rows, args.threshold,
                    args.half == "dev")
-            answer_cost(engine, rows, args.answers)
+            if args.answers:
+                seen = {q.id for q in qs}
+                fresh = [q for q in as_questions(converted.questions_path)
+                         if q.relevant and q.id not in seen and not is_dev(q.id)]
+                random.Random(args.seed + 1).shuffle(fresh)
+                answer_cost(engine, fresh, Principal.of("public"), args.answers)
     if args.httpx:
         db = work / "httpx.db"
         with Engine(db, settings(args)) as engine:
@@ -252,7 +263,6 @@ def main() -> None:
             qs = sample(as_questions(ROOT / "evals" / "httpx.jsonl"), args.n, None, args.seed)
             rows = run(engine, qs, as_personas(ROOT / "evals" / "personas.json"), None)
             report("httpx eval set (never fitted on)", rows, args.threshold, False)
-            answer_cost(engine, rows, args.answers)
 
 
 if __name__ == "__main__":
