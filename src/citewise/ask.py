@@ -134,7 +134,8 @@ def _reader_passes(engine: Engine, question: str, context: Context,
                                 engine.store.get_meta("gate.reader"))
     gate = trace["gate"]
     verdict = reader.read(gen, build_prompt(question, list(context.passages)), model,
-                          gate["signals"].get(model.signal, gate["score"]))
+                          gate["signals"].get(model.signal, gate["score"]),
+                          engine.settings.generate.timeout_s)
     trace["timings_ms"]["reader"] = _ms(t)
     gate["reader"] = verdict.to_dict()
     if verdict.error:
