@@ -123,15 +123,17 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     from citewise.generate import reader
     from citewise.generate.prompt import build_prompt
 
-    setting = engine.settings.gate.reader
+    setting, configured = engine.settings.gate.reader, engine.settings.gate.reader_threshold
     if not context.passages or setting == "off":
         return True
+    stored = engine.store.get_meta("gate.reader")
+    if setting == "auto" and configured is None and not stored:
+        return True  # uncalibrated, the shipped threshold (0) declines nothing: don't pay for it
     gen = generator or engine.generator
     if not reader.enabled(setting, gen):
         return True
     t = time.perf_counter()
-    model = reader.choose_model(engine.settings.gate.reader_threshold,
-                                engine.store.get_meta("gate.reader"))
+    model = reader.choose_model(configured, stored)
     gate = trace["gate"]
     verdict = reader.read(gen, build_prompt(question, list(context.passages)), model,
                           gate["signals"].get(model.signal, gate["score"]),

@@ -86,7 +86,10 @@ def test_reader_no_declines_before_the_answer_is_written(db: Path) -> None:
 
 def test_uncalibrated_reader_records_and_declines_nothing(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
-    with engine_for(db) as engine:
+    with engine_for(db) as engine:  # auto, uncalibrated: the reader is not asked at all
+        assert "reader" not in engine.ask(LEAVE_Q, STAFF, generator=gen).trace["gate"]
+    assert gen.read == []
+    with engine_for(db, reader="on") as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     reader = answer.trace["gate"]["reader"]
     assert not answer.declined and reader["p_yes"] == pytest.approx(0.2)
@@ -131,7 +134,7 @@ def test_reader_not_asked_when_retrieval_declines(db: Path) -> None:
 
 def test_a_failed_reader_keeps_the_retrieval_decision_and_says_so(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, fail_read="model timed out")
-    with engine_for(db) as engine:
+    with engine_for(db, reader="on") as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert not answer.declined
     assert answer.trace["gate"]["reader"]["error"] == "model timed out"

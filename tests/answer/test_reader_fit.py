@@ -91,7 +91,7 @@ def test_calibrate_records_the_reader_and_stores_its_fit(db: Path) -> None:
     leave = Piece((Place("leave-policy"),))
     questions = [Question("a1", "How many weeks of parental leave?", (leave,)),
                  Question("u1", "How many weeks of sabbatical leave?")]
-    with Engine(db, Settings.model_validate({"gate": {"threshold": 0.0}}),
+    with Engine(db, Settings.model_validate({"gate": {"threshold": 0.0, "reader": "on"}}),
                 embedder=FakeEmbedder()) as engine:
         engine._generator = FakeReaderGenerator("x", logprobs=logprobs)  # noqa: SLF001
         recs = collect_records(engine, questions, {}, STAFF)

@@ -21,8 +21,11 @@ Decision. The reader's score is ``sigmoid(b + w_s · signal + w_r · logit(P(Yes
 below a threshold (reason ``reader_no``). Uncalibrated, ``b = w_s = 0, w_r = 1``: the score
 is P(Yes) itself, with :data:`SHIPPED_THRESHOLD`. ``citewise calibrate`` fits ``b, w_s, w_r``
 by logistic regression on its dev half (:mod:`citewise.generate.reader_fit`) and stores them
-in the index (``gate.reader``). The reader runs only when the retrieval signals pass; when it
-fails (timeout, endpoint down) the gate keeps the retrieval decision and says so.
+in the index (``gate.reader``). The reader runs only when the retrieval signals pass, and
+with ``gate.reader: auto`` only once a threshold is set or calibrated (uncalibrated it would
+decline nothing, see :data:`SHIPPED_THRESHOLD`); ``citewise calibrate`` records it under
+``gate.reader: on``. When it fails (timeout, endpoint down) the gate keeps the retrieval
+decision and says so.
 """
 
 from __future__ import annotations
