@@ -144,6 +144,18 @@ class GateSettings(_Section):
     threshold: float | None = Field(
         None, description="Decline below this evidence score; default: the value "
                           "`citewise calibrate` stored in the index, else the shipped one.")
+    reader: Literal["auto", "on", "off"] = Field(
+        "auto", description="Answerability reader: after the retrieval signals pass, the "
+                            "generator judges (Yes/No log-probabilities) whether the built "
+                            "context answers the question, and a No declines (reader_no). "
+                            "auto = on when the generator is an LLM (local or openai) and "
+                            "a reader threshold is set or calibrated (uncalibrated, the shipped "
+                            "threshold 0 declines nothing); on = always (what `citewise "
+                            "calibrate` needs to fit it).")
+    reader_threshold: float | None = Field(
+        None, ge=0.0, le=1.0, description="Decline when the reader's score is below this; "
+                                          "default: the index's calibration, else the "
+                                          "shipped one.")
 
 
 class CiteSettings(_Section):

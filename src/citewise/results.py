@@ -187,7 +187,18 @@ class CalibrationResult:
                 "intervals": {"dev": c.dev.intervals(),
                               "test": c.test.intervals() if c.test else None},
                 "warning": c.warning,
-                "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored}
+                "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored,
+                "reader": _reader_dict(getattr(c, "reader", None))}
+
+
+def _reader_dict(fit: Any) -> dict[str, Any] | None:
+    """The fitted answerability reader (:mod:`citewise.generate.reader_fit`), if any."""
+    if fit is None:
+        return None
+    return {"model": asdict(fit.model), "n_fit": fit.n_fit, "dev": asdict(fit.dev),
+            "test": asdict(fit.test) if fit.test else None,
+            "intervals": {"dev": fit.dev.intervals(),
+                          "test": fit.test.intervals() if fit.test else None}}
 
 
 @dataclass(frozen=True)

@@ -106,11 +106,46 @@ def ask(engine: Engine, question: str, principal: Principal, *,
                             engine.store.get_parsed)
     trace["timings_ms"]["context"] = _ms(t)
     trace["context"] = _context_trace(context)
+    notes = _rerank_notes(trace["rerank"])
+    if not _reader_passes(engine, question, context, generator, trace, notes):
+        return _finish(declined(question, "reader_no", trace, tuple(notes)), started)
     if dry_run:
         trace["dry_run"] = True
         return _finish(Answer(question, "", False, None, trace=trace), started)
-    return _finish(_generate(engine, question, context, generator, on_token, trace,
-                             _rerank_notes(trace["rerank"])), started)
+    return _finish(_generate(engine, question, context, generator, on_token, trace, notes),
+                   started)
+
+
+def _reader_passes(engine: Engine, question: str, context: Context,
+                   generator: Generator | None, trace: dict[str, Any], notes: list[str]) -> bool:
+    """The answerability reader (:mod:`citewise.generate.reader`), when ``gate.reader``
+    enables it for this generator; its verdict goes in ``trace["gate"]["reader"]``."""
+    from citewise.generate import reader
+    from citewise.generate.prompt import build_prompt
+
+    setting, configured = engine.settings.gate.reader, engine.settings.gate.reader_threshold
+    if not context.passages or setting == "off":
+        return True
+    stored = engine.store.get_meta("gate.reader")
+    if setting == "auto" and configured is None and not stored:
+        return True  # uncalibrated, the shipped threshold (0) declines nothing: don't pay for it
+    gen = generator or engine.generator
+    if not reader.enabled(setting, gen):
+        return True
+    t = time.perf_counter()
+    model = reader.choose_model(configured, stored)
+    gate = trace["gate"]
+    verdict = reader.read(gen, build_prompt(question, list(context.passages)), model,
+                          gate["signals"].get(model.signal, gate["score"]),
+                          engine.settings.generate.timeout_s)
+    trace["timings_ms"]["reader"] = _ms(t)
+    gate["reader"] = verdict.to_dict()
+    if verdict.error:
+        notes.append(f"the answerability reader failed ({verdict.error}); the retrieval "
+                     "signals alone opened the gate")
+    if not verdict.passed:
+        gate["passed"], gate["reason"] = False, "reader_no"
+    return verdict.passed
 
 
 def _rerank_notes(info: dict[str, Any]) -> list[str]:

@@ -47,8 +47,11 @@ def collect_records(engine: Engine, questions: Sequence[Question],
         labelled += bool(q.relevant)
         unreadable += bool(q.relevant) and not readable_q.relevant
         answer = engine.ask(q.question, who, dry_run=True)
-        records.append(Record(q.id, dict(answer.trace["gate"]["signals"]),
-                              bool(readable_q.relevant)))
+        signals = dict(answer.trace["gate"]["signals"])
+        p_yes = (answer.trace["gate"].get("reader") or {}).get("p_yes")
+        if p_yes is not None:  # the answerability reader read it (citewise.generate.reader)
+            signals["reader"] = p_yes
+        records.append(Record(q.id, signals, bool(readable_q.relevant)))
         if on_progress is not None:
             on_progress(1)
     if labelled and unreadable == labelled:
@@ -71,7 +74,13 @@ def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
 
     records = collect_records(engine, as_questions(questions), as_personas(personas),
                               principal, as_persona, on_progress)
-    return calibrate(records, SIGNALS, max_false_decline)
+    from dataclasses import replace
+
+    from citewise.generate.reader_fit import fit_reader
+
+    result = calibrate(records, SIGNALS, max_false_decline)
+    return replace(result, reader=fit_reader(records, result.signal, result.threshold,
+                                             max_false_decline))
 
 
 def store_calibration(engine: Engine, result: Calibration, source: str) -> None:
@@ -79,6 +88,8 @@ def store_calibration(engine: Engine, result: Calibration, source: str) -> None:
     store = engine.store
     store.set_meta("gate.signal", result.signal)
     store.set_meta("gate.threshold", repr(result.threshold))
+    # the reader's combination, or "" (the shipped one) when it was not fitted this time
+    store.set_meta("gate.reader", result.reader.model.to_json() if result.reader else "")
     store.set_meta("gate.calibration", json.dumps({
         "source": source, "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "max_false_decline": result.max_false_decline, "n_dev": result.n_dev,

@@ -19,6 +19,8 @@ REASONS = {
     "weak_evidence": "the best matching passages are too weak to answer from",
     "missing_terms": "no passage you may read mentions",
     "model_declined": "the sources retrieved do not answer the question",
+    "reader_no": "the model, reading the passages you may read, judged that they do not "
+                 "answer the question",
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence answers the question",
 }
@@ -74,6 +76,13 @@ def print_trace(answer: Answer) -> None:
         click.echo(f"\n-- follow-up rewritten ({c['method']}): {c['query']}", nl=False)
     click.echo(f"\n-- gate: {gate.get('signal')} {gate.get('score')} vs {gate.get('threshold')} "
                f"({gate.get('source')}) -> {'pass' if gate.get('passed') else gate.get('reason')}")
+    reader = gate.get("reader")
+    if reader:
+        verdict = ("pass" if reader["passed"] else "reader_no") if not reader.get("error") \
+            else f"failed: {reader['error']}"
+        click.echo(f"-- reader: {reader['model']} P(yes) {reader['p_yes']}, score "
+                   f"{reader['score']} vs {reader['threshold']} ({reader['source']}, "
+                   f"{reader['seconds']:.2f} s) -> {verdict}")
     click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")

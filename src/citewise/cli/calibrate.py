@@ -56,6 +56,16 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
                        f"{_ci(ci['abstention'])} (n={p.n_unanswerable}), false-decline rate "
                        f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
                        f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
+    if result.reader is not None:
+        from citewise.generate.reader_fit import describe
+
+        click.echo(describe(result.reader))
+        for name, p in (("dev", result.reader.dev), ("test", result.reader.test)):
+            if p is not None:
+                ci = p.intervals()
+                click.echo(f"  {name}, retrieval + reader: abstention {p.abstention:.1%} "
+                           f"{_ci(ci['abstention'])}, false-decline rate "
+                           f"{p.false_decline:.1%} {_ci(ci['false_decline'])}")
 
 
 def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
@@ -126,4 +136,4 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
         return
     print_calibration(result.calibration)
     if not no_store:
-        click.echo(f"stored in {db} (gate.signal, gate.threshold)")
+        click.echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")

@@ -5,10 +5,16 @@
 
 from typing import Any
 
-from citewise.testing.fakes import FakeEmbedder, FakeGenerator, FakeReranker, SlowReranker
+from citewise.testing.fakes import (
+    FakeEmbedder,
+    FakeGenerator,
+    FakeReaderGenerator,
+    FakeReranker,
+    SlowReranker,
+)
 
-__all__ = ["FakeEmbedder", "FakeGenerator", "FakeReranker", "SlowReranker", "StoreConformanceTests",
-           "assert_all_visible"]
+__all__ = ["FakeEmbedder", "FakeGenerator", "FakeReaderGenerator", "FakeReranker", "SlowReranker",
+           "StoreConformanceTests", "assert_all_visible"]
 
 
 def __getattr__(name: str) -> Any:

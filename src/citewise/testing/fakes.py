@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -137,3 +138,31 @@ def _fill_sids(text: str, prompt) -> str:
         return next((p.sid for p in prompt.passages if wanted in p.text), "S0")
 
     return _SID_SLOT.sub(sid_of, text)
+
+
+class FakeReaderGenerator(FakeGenerator):
+    """A :class:`FakeGenerator` that can also act as the answerability reader
+    (:mod:`citewise.generate.reader`): each ``answerable`` call reads the next scripted
+    first-token top logprobs (``{"Yes": -0.1, "No": -2.4}``; the last one repeats), or asks
+    ``logprobs`` when it is a function of the reader's messages, and returns
+    P(Yes) / (P(Yes) + P(No)) exactly as the real readers do. ``read`` records the
+    reader's messages; ``fail_read`` raises :class:`~citewise.errors.GenerationError` there.
+    """
+
+    def __init__(self, *answers: str, logprobs: Any = ({"Yes": 0.0},),
+                 model_id: str = "fake-reader", fail_read: str | None = None) -> None:
+        super().__init__(*answers, model_id=model_id)
+        self.logprobs = logprobs if callable(logprobs) else list(logprobs)
+        self.fail_read = fail_read
+        self.read: list[list[dict[str, str]]] = []
+
+    def answerable(self, messages: Sequence[dict[str, str]]) -> float:
+        from citewise.errors import GenerationError
+        from citewise.generate.reader import yes_share
+
+        self.read.append([dict(m) for m in messages])
+        if self.fail_read is not None:
+            raise GenerationError(self.fail_read)
+        chosen = self.logprobs(messages) if callable(self.logprobs) else \
+            self.logprobs[min(len(self.read), len(self.logprobs)) - 1]
+        return yes_share([{"token": t, "logprob": lp} for t, lp in chosen.items()])

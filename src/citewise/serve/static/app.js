@@ -5,6 +5,7 @@ const REASONS = {
   no_evidence: "nothing you may read matches the question",
   weak_evidence: "the best matching passages are too weak to answer from",
   model_declined: "the sources retrieved do not answer the question",
+  reader_no: "the model judged that the passages you may read do not answer the question",
   unsupported: "the generated answer was not supported by its sources",
 };
 const $ = (id) => document.getElementById(id);

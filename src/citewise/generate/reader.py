@@ -1,0 +1,228 @@
+"""The answerability reader: the generator model judges whether the built context answers
+the question, before it writes an answer.
+
+The retrieval signals (:mod:`citewise.generate.gate`) measure how well passages *match* a
+question; SQuAD-style unanswerable questions match well and are still not answered by any
+passage. The reader asks the generator itself, on exactly the sources it would answer from:
+"Do the sources above answer the question? Yes or No", and reads P(Yes) / (P(Yes) + P(No))
+from the first answer token's log-probabilities (as the LLM judge does,
+:func:`citewise.generate.local.yes_probability`).
+
+Cost. :func:`reader_messages` keeps the generation prompt (system message, fenced sources,
+question) and changes only its last line, so llama.cpp's prompt cache (one slot, prefix
+reuse) holds the shared prefix afterwards: the answer that follows evaluates only its own last
+line. The reader therefore costs one prompt evaluation the answer would have done anyway, plus
+one token (``benchmarks/reader.py`` measures reader vs answer seconds).
+
+An OpenAI-compatible endpoint is asked the same with ``logprobs``/``top_logprobs``; a server
+that returns no logprobs is read by its verdict word (Yes → 1.0, No → 0.0, else no verdict).
+
+Decision. The reader's score is ``sigmoid(b + w_s · signal + w_r · logit(P(Yes)))``, declined
+below a threshold (reason ``reader_no``). Uncalibrated, ``b = w_s = 0, w_r = 1``: the score
+is P(Yes) itself, with :data:`SHIPPED_THRESHOLD`. ``citewise calibrate`` fits ``b, w_s, w_r``
+by logistic regression on its dev half (:mod:`citewise.generate.reader_fit`) and stores them
+in the index (``gate.reader``). The reader runs only when the retrieval signals pass, and
+with ``gate.reader: auto`` only once a threshold is set or calibrated (uncalibrated it would
+decline nothing, see :data:`SHIPPED_THRESHOLD`); ``citewise calibrate`` records it under
+``gate.reader: on``. When it fails (timeout, endpoint down) the gate keeps the retrieval
+decision and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from citewise.errors import CitewiseError, ConfigError
+from citewise.types import Prompt
+
+QUESTION = ("Do the sources above contain the answer to the question? "
+            "Reply with one word: Yes or No.")
+SHIPPED_THRESHOLD = 0.0
+"""Decline when P(Yes) is below this on an uncalibrated index: 0, i.e. the uncalibrated reader
+records P(Yes) in the trace and declines nothing. Measured on the SQuAD 2.0 subset's dev half
+(never an eval set reported on; ``benchmarks/reader.py --half dev``, context 1,000 tokens / 4
+passages): Qwen2.5-Coder-0.5B's P(Yes) was 0.27-0.37 for unanswerable and 0.30-0.34 for
+answerable questions (the 1.5B's 0.53-0.77 vs 0.62), and the model's own decline token
+(P(first answer token = "Insufficient")) no better, so no threshold separated them; on the
+test half the natural 0.5 declined every question and 0.3 half of the answerable ones. A
+threshold that helps must come from ``citewise calibrate`` on the index's own questions (it
+fits the reader's weight and threshold at the false-decline budget, or leaves it at 0), or be
+set (``gate.reader_threshold``)."""
+TOP_LOGPROBS = 20
+
+
+@dataclass(frozen=True)
+class ReaderModel:
+    """How the reader's P(Yes) and the gate's retrieval signal combine (logistic)."""
+
+    bias: float = 0.0
+    w_signal: float = 0.0
+    w_reader: float = 1.0
+    threshold: float = SHIPPED_THRESHOLD
+    source: str = "shipped"
+    signal: str = "dense_top"
+
+    def score(self, p_yes: float, signal: float) -> float:
+        z = self.bias + self.w_signal * signal + self.w_reader * logit(p_yes)
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def to_json(self) -> str:
+        return json.dumps({k: v for k, v in asdict(self).items() if k != "source"})
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "index") -> ReaderModel:
+        try:
+            data = json.loads(text)
+            return cls(float(data["bias"]), float(data["w_signal"]), float(data["w_reader"]),
+                       float(data["threshold"]), source, str(data.get("signal", "dense_top")))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigError("the index's gate.reader calibration is unreadable. Fix: run "
+                              "`citewise calibrate` again.") from exc
+
+
+def logit(p: float, eps: float = 1e-4) -> float:
+    p = min(1.0 - eps, max(eps, p))
+    return math.log(p / (1.0 - p))
+
+
+def choose_model(configured: float | None, stored: str | None) -> ReaderModel:
+    """Settings (``gate.reader_threshold``) beat the index's calibration beat the shipped one."""
+    model = ReaderModel.from_json(stored) if stored else ReaderModel()
+    if configured is not None:
+        return ReaderModel(model.bias, model.w_signal, model.w_reader, configured, "settings",
+                           model.signal)
+    return model
+
+
+@dataclass(frozen=True)
+class ReaderVerdict:
+    """What the reader said: ``p_yes`` (None when it could not read), the combined ``score``,
+    the ``threshold``, whether the answer may proceed, where the numbers came from."""
+
+    passed: bool
+    p_yes: float | None
+    score: float | None
+    threshold: float
+    source: str
+    model: str
+    seconds: float
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reader_messages(prompt: Prompt) -> list[dict[str, str]]:
+    """The generation prompt with its last line (the instruction to answer) replaced by the
+    Yes/No question: every token before it is shared with the answer's prompt."""
+    messages = [dict(m) for m in prompt.messages]
+    last = messages[-1]
+    head = last["content"].rsplit("\n\n", 1)[0] if "\n\n" in last["content"] else last["content"]
+    last["content"] = f"{head}\n\n{QUESTION}"
+    return messages
+
+
+def can_read(generator: Any) -> bool:
+    """Whether ``generator`` is an LLM the reader can ask (local, endpoint, or a fake that
+    implements ``answerable``)."""
+    from citewise.generate.local import LocalGenerator
+    from citewise.generate.openai import OpenAIGenerator
+
+    return isinstance(generator, LocalGenerator | OpenAIGenerator) or callable(
+        getattr(generator, "answerable", None))
+
+
+def enabled(setting: str, generator: Any) -> bool:
+    """``gate.reader``: ``on``/``off``, or ``auto`` = on when the generator is an LLM."""
+    if setting == "off":
+        return False
+    if setting == "on" and not can_read(generator):
+        raise ConfigError(f"gate.reader is on but the generator {generator.model_id} cannot "
+                          "judge answerability. Fix: set gate.reader to auto or off, or use "
+                          "--generator local / openai.")
+    return can_read(generator)
+
+
+def p_yes(generator: Any, prompt: Prompt, timeout_s: float | None = None) -> float:
+    """P(Yes) that the prompt's sources answer its question, from ``generator``."""
+    from citewise.generate.local import LocalGenerator, yes_probability
+    from citewise.generate.openai import OpenAIGenerator
+
+    messages = reader_messages(prompt)
+    if callable(getattr(generator, "answerable", None)):
+        return float(generator.answerable(messages))
+    if isinstance(generator, LocalGenerator):
+        return yes_probability(generator.server(), messages, top_logprobs=TOP_LOGPROBS)
+    if isinstance(generator, OpenAIGenerator):
+        return endpoint_p_yes(generator, messages, timeout_s)
+    raise ConfigError(f"{generator.model_id} cannot judge answerability. Fix: set gate.reader "
+                      "to off.")
+
+
+def read(generator: Any, prompt: Prompt, model: ReaderModel, signal: float,
+         timeout_s: float | None = None) -> ReaderVerdict:
+    """Ask the reader and decide; a failure passes (the retrieval decision stands) with
+    ``error`` set."""
+    start = time.perf_counter()
+    try:
+        p = p_yes(generator, prompt, timeout_s)
+    except (CitewiseError, OSError) as exc:
+        return ReaderVerdict(True, None, None, model.threshold, model.source,
+                             generator.model_id, round(time.perf_counter() - start, 3),
+                             " ".join(str(exc).split())[:160])
+    score = model.score(p, signal)
+    return ReaderVerdict(score >= model.threshold, round(p, 6), round(score, 6),
+                         model.threshold, model.source, generator.model_id,
+                         round(time.perf_counter() - start, 3))
+
+
+def endpoint_p_yes(generator: Any, messages: Sequence[Mapping[str, str]],
+                   timeout_s: float | None = None) -> float:
+    """P(Yes) from an OpenAI-compatible endpoint: top logprobs of the first token when the
+    server returns them, else the verdict word (Yes 1.0, No 0.0)."""
+    from citewise.errors import GenerationError
+
+    settings = generator.settings
+    body = {"model": settings.model, "messages": [dict(m) for m in messages],
+            "max_tokens": 2, "temperature": 0.0, "logprobs": True,
+            "top_logprobs": TOP_LOGPROBS}
+    timeout = min(settings.timeout_s, timeout_s or settings.timeout_s)
+    from citewise.generate.openai import _Retryable
+
+    try:
+        data = generator._request(body, timeout, None, time.monotonic())  # noqa: SLF001
+    except _Retryable as exc:  # the answer's own request retries; the reader does not wait
+        raise GenerationError(f"the endpoint failed the answerability question ({exc})") from exc
+    try:
+        choice = data["choices"][0]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise GenerationError("the endpoint returned no choices to the answerability "
+                              "question. Fix: set gate.reader to off for this endpoint.") from exc
+    first = (((choice.get("logprobs") or {}).get("content") or [{}])[0] or {}).get(
+        "top_logprobs")
+    if first:
+        return yes_share(first)
+    word = str((choice.get("message") or {}).get("content") or "").strip().lower()
+    if word.startswith("yes"):
+        return 1.0
+    if word.startswith("no"):
+        return 0.0
+    raise GenerationError(f"the endpoint answered the answerability question with {word!r:.40} "
+                          "and no logprobs. Fix: set gate.reader to off for this endpoint.")
+
+
+def yes_share(candidates: Sequence[Mapping[str, Any]]) -> float:
+    """P(Yes) / (P(Yes) + P(No)) over top-logprob candidates (case and spaces ignored; 0.5
+    when neither is among them)."""
+    best: dict[str, float] = {}
+    for cand in candidates:
+        word = str(cand.get("token", "")).strip().lower()
+        if word in ("yes", "no"):
+            best[word] = max(best.get(word, -math.inf), float(cand["logprob"]))
+    p_y, p_n = math.exp(best.get("yes", -math.inf)), math.exp(best.get("no", -math.inf))
+    return 0.5 if p_y + p_n == 0 else p_y / (p_y + p_n)
