@@ -1,4 +1,4 @@
-"""The answerability reader (:mod:`citewise.generate.reader`) measured on a stratified sample:
+"""The answerability reader (:mod:`citewise.answer.reader`) measured on a stratified sample:
 abstention on unanswerable and false declines on answerable questions, with and without the
 reader, Wilson 95 % intervals; and the reader's seconds against an answer's.
 
@@ -9,12 +9,12 @@ dev-v2.0-normans-rhine.json --half test --n 40 --model qwen2.5-coder-0.5b-instru
 Each question runs ``ask(dry_run=True)`` with ``gate.reader: on`` and ``gate.reader_threshold:
 0`` (the reader is asked whenever the retrieval signals pass, nothing is declined by it), so
 one pass gives P(Yes) per question; the reader's decision is then applied at ``--threshold``
-(default: the shipped :data:`~citewise.generate.reader.SHIPPED_THRESHOLD`). ``--half dev``
+(default: the shipped :data:`~citewise.answer.reader.SHIPPED_THRESHOLD`). ``--half dev``
 also prints, per threshold, dev abstention / false declines (how the shipped value is chosen:
 SQuAD's dev half, never an eval set reported on). ``--answers K`` then answers K passing
 questions twice, cold (another prompt evaluated in between) and right after the reader, to
 show what the reader costs against an answer. The sample: ``--n`` / 2 unanswerable and the
-rest answerable from the chosen half (hash split of :func:`citewise.generate.calibrate.is_dev`;
+rest answerable from the chosen half (hash split of :func:`citewise.answer.calibrate.is_dev`;
 httpx has no fitted half, all of it is used), in a seeded random order.
 """
 
@@ -25,12 +25,12 @@ import random
 import time
 from pathlib import Path
 
+from citewise.answer.calibrate import is_dev, wilson
+from citewise.answer.reader import SHIPPED_THRESHOLD
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
 from citewise.eval.questions import as_personas, as_questions
-from citewise.generate.calibrate import is_dev, wilson
-from citewise.generate.reader import SHIPPED_THRESHOLD
 from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 
@@ -66,7 +66,7 @@ def _with_decline_token() -> None:
     the model's own decline, as a second reader signal (``p_ans`` = 1 - that)."""
     import math
 
-    from citewise.generate import reader
+    from citewise.answer import reader
     from citewise.generate.local import server_lock
 
     plain = reader.p_yes

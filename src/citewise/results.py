@@ -192,7 +192,7 @@ class CalibrationResult:
 
 
 def _reader_dict(fit: Any) -> dict[str, Any] | None:
-    """The fitted answerability reader (:mod:`citewise.generate.reader_fit`), if any."""
+    """The fitted answerability reader (:mod:`citewise.answer.reader_fit`), if any."""
     if fit is None:
         return None
     return {"model": asdict(fit.model), "n_fit": fit.n_fit, "dev": asdict(fit.dev),

@@ -10,11 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citewise.cli.ask import print_answer, print_trace
-from citewise.config import Settings
-from citewise.engine import Engine
-from citewise.errors import ConfigError
-from citewise.generate.reader import (
+from citewise.answer.reader import (
     QUESTION,
     SHIPPED_THRESHOLD,
     ReaderModel,
@@ -22,6 +18,10 @@ from citewise.generate.reader import (
     reader_messages,
     yes_share,
 )
+from citewise.cli.ask import print_answer, print_trace
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.errors import ConfigError
 from citewise.ingest.sidecar import read_sidecar
 from citewise.testing import FakeEmbedder, FakeGenerator, FakeReaderGenerator
 from citewise.types import Principal

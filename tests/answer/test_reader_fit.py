@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citewise.calibration import collect_records, store_calibration
+from citewise.answer.calibrate import Record, calibrate, is_dev
+from citewise.answer.calibration import collect_records, store_calibration
+from citewise.answer.gate import SIGNALS
+from citewise.answer.reader import ReaderModel, choose_model
+from citewise.answer.reader_fit import fit_reader, gate_point, logistic
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.eval.questions import Piece, Place, Question
-from citewise.generate.calibrate import Record, calibrate, is_dev
-from citewise.generate.gate import SIGNALS
-from citewise.generate.reader import ReaderModel, choose_model
-from citewise.generate.reader_fit import fit_reader, gate_point, logistic
 from citewise.ingest.sidecar import read_sidecar
 from citewise.results import CalibrationResult
 from citewise.testing import FakeEmbedder, FakeReaderGenerator

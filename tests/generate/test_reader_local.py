@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from citewise.answer.prompt import build_prompt
+from citewise.answer.reader import ReaderModel, read, reader_messages
 from citewise.config import OpenAISettings
 from citewise.generate.local import LocalGenerator, server_lock
 from citewise.generate.openai import OpenAIGenerator
-from citewise.generate.prompt import build_prompt
-from citewise.generate.reader import ReaderModel, read, reader_messages
 
 from .conftest import passage
 from .test_local import SMOLLM, needs_model

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from citewise.answer.reader import QUESTION, ReaderModel, endpoint_p_yes, read, reader_messages
 from citewise.errors import GenerationError
-from citewise.generate.reader import QUESTION, ReaderModel, endpoint_p_yes, read, reader_messages
 
 from .test_openai import PROMPT, completion, generator, send_json, serve  # noqa: F401
 

@@ -118,10 +118,10 @@ def ask(engine: Engine, question: str, principal: Principal, *,
 
 def _reader_passes(engine: Engine, question: str, context: Context,
                    generator: Generator | None, trace: dict[str, Any], notes: list[str]) -> bool:
-    """The answerability reader (:mod:`citewise.generate.reader`), when ``gate.reader``
+    """The answerability reader (:mod:`citewise.answer.reader`), when ``gate.reader``
     enables it for this generator; its verdict goes in ``trace["gate"]["reader"]``."""
-    from citewise.generate import reader
-    from citewise.generate.prompt import build_prompt
+    from citewise.answer import reader
+    from citewise.answer.prompt import build_prompt
 
     setting, configured = engine.settings.gate.reader, engine.settings.gate.reader_threshold
     if not context.passages or setting == "off":

@@ -63,7 +63,7 @@ class Calibration:
     n_dev: int = 0
     n_test: int = 0
     auc_interval: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    reader: Any = None  # a citewise.generate.reader_fit.ReaderFit when the reader was fitted
+    reader: Any = None  # a citewise.answer.reader_fit.ReaderFit when the reader was fitted
 
     @property
     def warning(self) -> str | None:

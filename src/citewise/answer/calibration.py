@@ -49,7 +49,7 @@ def collect_records(engine: Engine, questions: Sequence[Question],
         answer = engine.ask(q.question, who, dry_run=True)
         signals = dict(answer.trace["gate"]["signals"])
         p_yes = (answer.trace["gate"].get("reader") or {}).get("p_yes")
-        if p_yes is not None:  # the answerability reader read it (citewise.generate.reader)
+        if p_yes is not None:  # the answerability reader read it (citewise.answer.reader)
             signals["reader"] = p_yes
         records.append(Record(q.id, signals, bool(readable_q.relevant)))
         if on_progress is not None:
@@ -76,7 +76,7 @@ def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
                               principal, as_persona, on_progress)
     from dataclasses import replace
 
-    from citewise.generate.reader_fit import fit_reader
+    from citewise.answer.reader_fit import fit_reader
 
     result = calibrate(records, SIGNALS, max_false_decline)
     return replace(result, reader=fit_reader(records, result.signal, result.threshold,

@@ -57,7 +57,7 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
                        f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
                        f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
     if result.reader is not None:
-        from citewise.generate.reader_fit import describe
+        from citewise.answer.reader_fit import describe
 
         click.echo(describe(result.reader))
         for name, p in (("dev", result.reader.dev), ("test", result.reader.test)):

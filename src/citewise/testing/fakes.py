@@ -142,7 +142,7 @@ def _fill_sids(text: str, prompt) -> str:
 
 class FakeReaderGenerator(FakeGenerator):
     """A :class:`FakeGenerator` that can also act as the answerability reader
-    (:mod:`citewise.generate.reader`): each ``answerable`` call reads the next scripted
+    (:mod:`citewise.answer.reader`): each ``answerable`` call reads the next scripted
     first-token top logprobs (``{"Yes": -0.1, "No": -2.4}``; the last one repeats), or asks
     ``logprobs`` when it is a function of the reader's messages, and returns
     P(Yes) / (P(Yes) + P(No)) exactly as the real readers do. ``read`` records the
@@ -157,8 +157,8 @@ class FakeReaderGenerator(FakeGenerator):
         self.read: list[list[dict[str, str]]] = []
 
     def answerable(self, messages: Sequence[dict[str, str]]) -> float:
+        from citewise.answer.reader import yes_share
         from citewise.errors import GenerationError
-        from citewise.generate.reader import yes_share
 
         self.read.append([dict(m) for m in messages])
         if self.fail_read is not None:

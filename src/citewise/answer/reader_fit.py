@@ -2,7 +2,7 @@
 
 ``citewise calibrate`` records, per labelled question, the gate's retrieval signals and, when
 the reader ran (the retrieval signals passed), its P(Yes) under the key ``reader``. On the dev
-half (:func:`citewise.generate.calibrate.is_dev`), among questions the chosen retrieval
+half (:func:`citewise.answer.calibrate.is_dev`), among questions the chosen retrieval
 (signal, threshold) lets through and the reader read, a logistic regression
 
     P(answerable) = sigmoid(b + w_s · signal + w_r · logit(P(Yes)))
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from citewise.generate.calibrate import CurvePoint, Record, is_dev
-from citewise.generate.reader import ReaderModel, logit
+from citewise.answer.calibrate import CurvePoint, Record, is_dev
+from citewise.answer.reader import ReaderModel, logit
 
 READER_KEY = "reader"
 MIN_FIT = 4

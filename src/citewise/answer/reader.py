@@ -1,7 +1,7 @@
 """The answerability reader: the generator model judges whether the built context answers
 the question, before it writes an answer.
 
-The retrieval signals (:mod:`citewise.generate.gate`) measure how well passages *match* a
+The retrieval signals (:mod:`citewise.answer.gate`) measure how well passages *match* a
 question; SQuAD-style unanswerable questions match well and are still not answered by any
 passage. The reader asks the generator itself, on exactly the sources it would answer from:
 "Do the sources above answer the question? Yes or No", and reads P(Yes) / (P(Yes) + P(No))
@@ -20,7 +20,7 @@ that returns no logprobs is read by its verdict word (Yes → 1.0, No → 0.0, e
 Decision. The reader's score is ``sigmoid(b + w_s · signal + w_r · logit(P(Yes)))``, declined
 below a threshold (reason ``reader_no``). Uncalibrated, ``b = w_s = 0, w_r = 1``: the score
 is P(Yes) itself, with :data:`SHIPPED_THRESHOLD`. ``citewise calibrate`` fits ``b, w_s, w_r``
-by logistic regression on its dev half (:mod:`citewise.generate.reader_fit`) and stores them
+by logistic regression on its dev half (:mod:`citewise.answer.reader_fit`) and stores them
 in the index (``gate.reader``). The reader runs only when the retrieval signals pass, and
 with ``gate.reader: auto`` only once a threshold is set or calibrated (uncalibrated it would
 decline nothing, see :data:`SHIPPED_THRESHOLD`); ``citewise calibrate`` records it under
