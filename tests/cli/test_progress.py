@@ -27,7 +27,7 @@ def test_mode_follows_the_terminal_and_the_flags():
     assert progress_mode(None, False, Tty(), as_json=True) == "bar"
     assert progress_mode(False, False, io.StringIO(), as_json=True) == "off"
     assert progress_mode(False, False, Tty(), as_json=True) == "lines"
-    assert 1.0 <= LINE_INTERVAL <= 5.0
+    assert LINE_INTERVAL >= 1.0 and LINE_INTERVAL <= 5.0  # "a line at most every few seconds"
 
 
 def test_lines_mode_prints_whole_lines_with_counts_and_rate_at_most_every_interval():
