@@ -184,3 +184,31 @@ def test_a_wrong_tenant_is_named_when_nothing_is_readable(corpus_db):
     right = invoke("search", "zebra quantum xylophone", "--groups", "staff", "--tenant",
                    "northwind", "--db", corpus_db, "--mode", "bm25")
     assert "No results" in right.stdout and "note:" not in right.stderr
+
+
+def test_an_extractive_answer_in_a_terminal_is_shown_once(corpus_db):
+    """The path a user takes: a terminal, no --stream flag. Extractive answers come whole, so
+    nothing is streamed ahead of the printed answer (it used to appear twice, once with
+    [S1] ids), and a decline is not announced as a replaced stream."""
+    import sys
+
+    from citewise.testing.terminal import run_in_pty
+
+    citewise = str(Path(sys.executable).with_name("citewise"))
+    base = [citewise, "ask", "--groups", "staff", "--tenant", "northwind", "--db",
+            str(corpus_db), "--generator", "extractive"]
+    run = run_in_pty([*base, "How many weeks of parental leave do employees get?"],
+                     timeout=120)
+    assert run.returncode == 0, run.output
+    assert run.output.count("receives 100 working days") == 1 and "[S1]" not in run.output
+    declined = run_in_pty([*base, "What is the share price target for 2030?"], timeout=120)
+    assert declined.returncode == 3, declined.output
+    assert "not the final answer" not in declined.output
+
+
+def test_a_streamed_draft_that_differs_only_in_citation_numbers_is_the_same_answer():
+    from citewise.cli.ask import _bare
+
+    assert _bare("Leave is 20 weeks [S1]. Pay continues [S1, S3].") == \
+        _bare("Leave is 20 weeks [1].  Pay continues [1, 2].")
+    assert _bare("PWNED-7731") != _bare("Leave is 20 weeks [1].")

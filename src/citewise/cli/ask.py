@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -62,6 +63,12 @@ def print_answer(answer: Answer) -> None:
     print_notes(answer)
 
 
+def _bare(text: str) -> str:
+    """``text`` without citation brackets and with single spaces: a streamed draft that only
+    differs from the final answer in how its sources are numbered is the same answer."""
+    return " ".join(re.sub(r"\s*\[[^\]]*\]", "", text).split())
+
+
 def print_notes(answer: Answer) -> None:
     """Every fallback taken, one line each."""
     for note in answer.notes:
@@ -110,7 +117,8 @@ def print_trace(answer: Answer) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the answer, citations and trace.")
 @click.option("--stream/--no-stream", default=None,
               help="Show the model's output on stderr as it is written (default: when stderr "
-                   "is a terminal and --json is not given); a replaced answer is announced.")
+                   "is a terminal, the generator is an LLM and --json is not given); a "
+                   "replaced answer is announced.")
 @click.option("--explain", is_flag=True, help="Also print the gate, context and timings.")
 @click.option("--history", "history_path", type=click.Path(dir_okay=False, exists=True),
               default=None, help="Earlier turns (JSON list of {question, answer}): QUESTION "
@@ -123,21 +131,28 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     """Answer QUESTION from the documents the user may read, with checked citations; declines
     with "insufficient evidence" when they don't answer it. Exit status: 0 answered, 3
     declined, 1 failed."""
-    if stream is None:
-        stream = not as_json and not dry_run and sys.stderr.isatty()
     principal = Principal.of(groups, tenant=tenant)
+    streamed: list[str] = []
     with engine_from(db, config_path, model, threads, must_exist=True,
                      **{"generate.generator": generator, "rerank.kind": rerank,
                         "retrieve.mode": mode}) as engine:
         engine = with_api_key(engine)
-        on_token = (lambda piece: click.echo(piece, nl=False, err=True)) if stream else None
+        if stream is None:  # a terminal sees an LLM write; extractive answers come whole
+            stream = (not as_json and not dry_run and sys.stderr.isatty()
+                      and not engine.generator.model_id.startswith("extractive"))
+
+        def on_token(piece: str) -> None:
+            streamed.append(piece)
+            click.echo(piece, nl=False, err=True)
+
         if history_path:
             from citewise.answer.rewrite import read_history
 
             answer = engine.converse(question, principal, read_history(history_path),
-                                     dry_run=dry_run, on_token=on_token)
+                                     dry_run=dry_run, on_token=on_token if stream else None)
         else:
-            answer = engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
+            answer = engine.ask(question, principal, dry_run=dry_run,
+                                on_token=on_token if stream else None)
         if not as_json:
             warn_without_groups(principal)
             if answer.reason == "no_evidence":
@@ -147,7 +162,8 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
     if stream:
         click.echo("", err=True)
-        if answer.trace.get("generation") and answer.outcome != "answered":
+        if (answer.trace.get("generation") and answer.outcome != "answered"
+                and _bare("".join(streamed)) != _bare(answer.answer)):
             click.echo(f"note: the streamed text above is not the final answer "
                        f"({answer.outcome}); the final answer follows", err=True)
     chosen = answer.trace.get("generation", {}).get("chosen", "")
