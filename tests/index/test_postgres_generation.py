@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -20,6 +18,7 @@ from citewise.index import make_manifest
 from citewise.index.postgres import PostgresCatalog, PostgresStore
 from citewise.testing.conformance import DIM, make_write
 from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.pg import scratch_database
 
 PG_URL = os.environ.get("CITEWISE_TEST_PG_URL", "")
 pytestmark = [
@@ -32,17 +31,8 @@ pytestmark = [
 
 @pytest.fixture
 def db_url() -> Iterator[str]:
-    import psycopg
-
-    name = f"citewise_gen_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    yield url
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with scratch_database(PG_URL, "citewise_gen") as url:
+        yield url
 
 
 def _built(store: PostgresStore, embedder: FakeEmbedder, doc_id: str) -> None:

@@ -13,7 +13,6 @@ import multiprocessing
 import os
 import uuid
 from collections.abc import Iterator
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -31,6 +30,7 @@ from citewise.testing.conformance import (
     make_write,
 )
 from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.pg import scratch_database
 from citewise.testing.versions import VersionCatalogConformanceTests
 from citewise.types import Principal
 
@@ -64,16 +64,8 @@ def schema() -> Iterator[str]:
 @pytest.fixture
 def fresh_db_url() -> Iterator[str]:
     """A new database (with pgvector) on the test server; dropped afterwards."""
-    name = f"citewise_db_{uuid.uuid4().hex[:10]}"
-    with _admin() as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    parts = urlsplit(PG_URL)
-    url = urlunsplit(parts._replace(path=f"/{name}"))
-    with _admin(url) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    yield url
-    with _admin() as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with scratch_database(PG_URL) as url:
+        yield url
 
 
 class TestPostgresStore(StoreConformanceTests):

@@ -4,14 +4,13 @@ database), every CLI Engine embedding with the deterministic fake (no model is l
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from citewise.testing.canaries import CanaryIndex, fake_models
+from citewise.testing.pg import scratch_database
 
 PG_URL = os.environ.get("CITEWISE_TEST_PG_URL", "")
 NO_PG = ("CITEWISE_TEST_PG_URL is not set: no PostgreSQL server to attack (run `export "
@@ -24,26 +23,13 @@ def _fake_models() -> Iterator[None]:
         yield
 
 
-def _admin(url: str):
-    import psycopg
-
-    return psycopg.connect(url, autocommit=True)
-
-
 @pytest.fixture
 def pg_db() -> Iterator[str]:
     """A new PostgreSQL database with pgvector, dropped afterwards."""
     if not PG_URL:
         pytest.skip(NO_PG)
-    name = f"citewise_sec_{uuid.uuid4().hex[:10]}"
-    with _admin(PG_URL) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
-    with _admin(url) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    yield url
-    with _admin(PG_URL) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with scratch_database(PG_URL, "citewise_sec") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -4,11 +4,9 @@ hr) on SQLite and on PostgreSQL, behind a real uvicorn server on loopback, with 
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
@@ -18,6 +16,7 @@ from citewise.ingest import read_sidecar
 from citewise.serve import create_app
 from citewise.serve.keys import KeyFile
 from citewise.testing import FakeEmbedder
+from citewise.testing.pg import scratch_database
 from citewise.testing.server import serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,17 +32,8 @@ def pg_url() -> Iterator[str]:
     if not PG_URL:
         pytest.skip("CITEWISE_TEST_PG_URL is not set: no PostgreSQL server (run "
                     "`export CITEWISE_TEST_PG_URL=$(.ci/pg start)`)")
-    import psycopg
-
-    name = f"citewise_srv_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    yield url
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with scratch_database(PG_URL, "citewise_srv") as url:
+        yield url
 
 
 def build_index(db: str, settings: dict | None = None) -> None:
