@@ -20,7 +20,10 @@ version directly); none lands on a version that is no longer live.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from citewise.protocols import Store
 
@@ -54,6 +57,50 @@ class LiveState:
     @property
     def behind(self) -> bool:
         return self.applied_seq < self.last_seq
+
+
+class ChangeLogCalls:
+    """The change-log calls a followed catalog answers (:class:`citewise.index.follow.
+    FollowedCatalog`), the same on every backend: each is one call of the backend's
+    ``changes`` module on a connection. A catalog sets ``_changes`` (that module) and gives
+    :meth:`_change_conn`; ``live`` raises the backend's error naming the fix."""
+
+    _changes: ModuleType
+
+    def _change_conn(self, write: bool) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def live(self) -> Any:
+        raise NotImplementedError
+
+    def live_state(self) -> LiveState:
+        """The live version, the last change it applied and the last change logged: one
+        query, run before every call of a store that follows the live version."""
+        with self._change_conn(False) as conn:
+            state = self._changes.live_state(conn)
+        if state is None:
+            self.live()  # raises VersionError naming the fix
+        assert state is not None
+        return state
+
+    def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
+        """Log changes (call under the write gate); returns the last seq and what they
+        replaced."""
+        with self._change_conn(True) as conn:
+            return self._changes.record(conn, logged)
+
+    def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
+        """Undo :meth:`record` when the write it describes failed."""
+        with self._change_conn(True) as conn:
+            self._changes.restore(conn, logged, previous)
+
+    def changes_since(self, seq: int) -> list[Change]:
+        with self._change_conn(False) as conn:
+            return self._changes.since(conn, seq)
+
+    def mark_applied(self, number: int, seq: int) -> None:
+        with self._change_conn(True) as conn:
+            self._changes.mark_applied(conn, number, seq)
 
 
 def put_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:

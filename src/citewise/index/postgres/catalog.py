@@ -31,7 +31,7 @@ from psycopg import sql
 
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
-from citewise.index.changelog import Change, LiveState, apply_changes
+from citewise.index.changelog import ChangeLogCalls, apply_changes
 from citewise.index.postgres import changes
 from citewise.index.postgres.connection import psycopg_modules, redact, split_url
 from citewise.index.postgres.generation import CATALOG_ROW, bump_generation
@@ -60,8 +60,10 @@ _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
 
 
-class PostgresCatalog:
+class PostgresCatalog(ChangeLogCalls):
     """Index versions of the database at ``url`` (constructor does no I/O)."""
+
+    _changes = changes  # the backend's change-log queries (ChangeLogCalls)
 
     def __init__(self, url: str) -> None:
         self.store_url = url  # with its tuning parameters (?ef_search=...), for the stores
@@ -248,29 +250,8 @@ class PostgresCatalog:
         with self._state() as conn:
             return changes.gate_free(conn)
 
-    def live_state(self) -> LiveState:
-        with self._state() as conn:
-            state = changes.live_state(conn)
-        if state is None:
-            self.live()  # raises VersionError naming the fix
-        assert state is not None
-        return state
-
-    def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
-        with self._state() as conn:
-            return changes.record(conn, logged)
-
-    def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
-        with self._state() as conn:
-            changes.restore(conn, logged, previous)
-
-    def changes_since(self, seq: int) -> list[Change]:
-        with self._state() as conn:
-            return changes.since(conn, seq)
-
-    def mark_applied(self, number: int, seq: int) -> None:
-        with self._state() as conn:
-            changes.mark_applied(conn, number, seq)
+    def _change_conn(self, write: bool) -> Any:
+        return self._state()
 
     def close(self) -> None:
         with self._state_lock:

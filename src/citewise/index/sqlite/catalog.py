@@ -25,7 +25,7 @@ from typing import Any
 
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
-from citewise.index.changelog import Change, LiveState, apply_changes
+from citewise.index.changelog import ChangeLogCalls, apply_changes
 from citewise.index.sqlite import changes, cleanup
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
@@ -94,9 +94,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class SQLiteCatalog:
+class SQLiteCatalog(ChangeLogCalls):
     """The SQLite :class:`~citewise.protocols.VersionCatalog`. Cheap constructor; the home
     file is opened (and migrated) on first use. Thread-safe like :class:`SQLiteStore`."""
+
+    _changes = changes  # the backend's change-log queries (ChangeLogCalls)
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -280,33 +282,8 @@ class SQLiteCatalog:
         self._check_file()
         return gate.file_gate(self.path, timeout)
 
-    def live_state(self) -> LiveState:
-        """The live version, the last change it applied and the last change logged: one
-        query, run before every call of a store that follows the live version."""
-        with self._reading() as conn:
-            state = changes.live_state(conn)
-        if state is None:
-            self.live()  # raises VersionError naming the fix
-        assert state is not None
-        return state
-
-    def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
-        """Log changes (call under :meth:`gate`); returns the last seq and what they replaced."""
-        with self._writing() as conn:
-            return changes.record(conn, logged)
-
-    def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
-        """Undo :meth:`record` when the write it describes failed."""
-        with self._writing() as conn:
-            changes.restore(conn, logged, previous)
-
-    def changes_since(self, seq: int) -> list[Change]:
-        with self._reading() as conn:
-            return changes.since(conn, seq)
-
-    def mark_applied(self, number: int, seq: int) -> None:
-        with self._writing() as conn:
-            changes.mark_applied(conn, number, seq)
+    def _change_conn(self, write: bool) -> Any:
+        return self._writing() if write else self._reading()
 
     # -- removing versions (citewise versions --gc) ----------------------------------------------
 
