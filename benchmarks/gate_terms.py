@@ -1,27 +1,35 @@
 """The evidence-for-every-salient-term veto (:mod:`citewise.answer.salient`) combined with the
-gate's retrieval signals, measured retrieval-only on the SQuAD 2.0 subset (dev half: choice;
-test half: report) and on the httpx eval set (never fitted on: the dev-chosen default is
-applied as shipped, then a calibration on httpx's own dev half is reported on its test half).
+gate's retrieval signals, measured retrieval-only: chosen on DEV sets, reported on CHECK sets.
 
-    .venv/bin/python benchmarks/gate_terms.py --squad ../shared/data/squad2-dev-subset/\
-dev-v2.0-normans-rhine.json --httpx ../shared/data/docs-httpx/docs [--max-false-decline 0.1]
+    .venv/bin/python benchmarks/gate_terms.py \\
+        --squad ../shared/data/squad2-dev-subset/dev-v2.0-normans-rhine.json \\
+        --dev ninja-dev=/usr/share/doc/ninja-build \\
+        --check httpx=../shared/data/docs-httpx/docs \\
+        --check valgrind=/usr/share/doc/valgrind/html --check borg=/usr/share/doc/borgbackup/html
 
-Each variant is a set of salient-term kinds; ``rare`` adds unknown words (readable document
-frequency 0). Intervals: Wilson 95 % on the proportions.
+Dev data (fitting allowed): the SQuAD 2.0 subset's dev half (its test half is reported) and
+every ``--dev NAME=DOCS`` set (``evals/NAME.jsonl``: the ninja manual set was written for this
+choice, so SQuAD's adversarial rewordings are not the only kind of unanswerable question the
+default sees). Check data: every ``--check NAME=DOCS`` eval set, never fitted on. Each variant
+says which salient-term kinds are looked for in the top hits, which in every readable document
+(document frequency 0), and whether unknown lowercase words count; each variant x signal gets
+ONE threshold, chosen on the pooled dev questions at the false-decline budget (one shipped
+default must serve every corpus). Intervals: Wilson 95 %.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import tempfile
-import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
-from citewise.answer.calibrate import Record, calibrate, is_dev, point
-from citewise.answer.gate import BASE_SIGNALS, SHIPPED, TERMS_SUFFIX, VETO, evidence_signals
-from citewise.answer.salient import missing_terms, salient_missing, unknown_words
+from citewise.answer.calibrate import Record, is_dev, point, roc_auc
+from citewise.answer.gate import BASE_SIGNALS, SHIPPED, VETO, evidence_signals
+from citewise.answer.salient import salient_missing
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
 from citewise.eval.questions import as_personas, as_questions
@@ -30,14 +38,21 @@ from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 
 ROOT = Path(__file__).resolve().parents[1]
-ALL: list[Record] = []
-VARIANTS: dict[str, tuple[tuple[str, ...], bool]] = {
-    "id": (("identifier",), False),
-    "id+name": (("identifier", "name"), False),
-    "id+name+num": (("identifier", "name", "number"), False),
-    "id+name+num+hyph": (("identifier", "name", "number", "hyphenated"), False),
-    "id+name+num+rare": (("identifier", "name", "number"), True),
-    "all": (("identifier", "name", "number", "hyphenated"), True),
+ID, NAME, NUM = "identifier", "name", "number"
+VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, float]] = {
+    # name: (kinds looked for in the top hits, kinds looked for in every document,
+    #        unknown words, penalty per missing term; VETO = a hard veto)
+    "none": ((), (), False, VETO),
+    "id": ((ID,), (), False, VETO),
+    "id+name": ((ID, NAME), (), False, VETO),
+    "id+name0": ((ID,), (NAME,), False, VETO),
+    "id+name0+num0": ((ID,), (NAME, NUM), False, VETO),
+    "id0+name0": ((), (ID, NAME), False, VETO),
+    "id+name0+rare": ((ID,), (NAME,), True, VETO),
+    "id+name+rare": ((ID, NAME), (), True, VETO),
+    "id+name0~0.1": ((ID,), (NAME,), False, 0.1),
+    "id+name0+rare~0.1": ((ID,), (NAME,), True, 0.1),
+    "id+name+rare~0.05": ((ID, NAME), (), True, 0.05),
 }
 
 
@@ -52,7 +67,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def records(engine: Engine, questions, personas, principal: Principal | None,
-            depth: int = 16) -> list[Record]:
+            prefix: str, depth: int = 16) -> list[Record]:
     askers = Askers(personas, None, principal)
     docs: dict = {}
     out = []
@@ -62,18 +77,15 @@ def records(engine: Engine, questions, personas, principal: Principal | None,
         hits = list(engine.search(q.question, who, top_k=depth).hits)
         has_word: Callable[[str], bool] = lambda w, who=who: bool(  # noqa: E731
             engine.store.search_sparse(w, 1, who))
-        signals = dict(evidence_signals(q.question, hits))
-        signals = {k: v for k, v in signals.items() if k in BASE_SIGNALS}
-        shipped_missing = salient_missing(q.question, hits, has_word)
-        for base in BASE_SIGNALS:
-            signals[base + TERMS_SUFFIX] = signals[base] - (VETO if shipped_missing else 0.0)
-        for name, (kinds, rare) in VARIANTS.items():
-            missing = missing_terms(q.question, hits, kinds=kinds)
-            if rare and not missing:
-                missing = unknown_words(q.question, has_word)
-            for base in BASE_SIGNALS:
-                signals[f"{base}+{name}"] = signals[base] - (VETO if missing else 0.0)
-        out.append(Record(q.id, signals, bool(readable.relevant)))
+        base = {k: v for k, v in evidence_signals(q.question, hits).items()
+                if k in BASE_SIGNALS}
+        signals = dict(base)
+        for name, (kinds, absent, rare, penalty) in VARIANTS.items():
+            missing = salient_missing(q.question, hits, has_word, kinds, absent, rare)
+            cost = penalty if penalty >= VETO else penalty * len(missing)
+            for b in BASE_SIGNALS:
+                signals[f"{b}+{name}"] = base[b] - (cost if missing else 0.0)
+        out.append(Record(f"{prefix}{q.id}", signals, bool(readable.relevant)))
     return out
 
 
@@ -83,83 +95,104 @@ def fmt(recs: Sequence[Record], signal: str, threshold: float) -> str:
     n_un, n_an = labels.count(False), labels.count(True)
     a_lo, a_hi = wilson(round(p.abstention * n_un), n_un)
     f_lo, f_hi = wilson(round(p.false_decline * n_an), n_an)
-    return (f"abstention {p.abstention:.3f} [{a_lo:.3f}, {a_hi:.3f}] (n={n_un})  false decline "
-            f"{p.false_decline:.3f} [{f_lo:.3f}, {f_hi:.3f}] (n={n_an})")
+    return (f"abst {p.abstention:.2f} [{a_lo:.2f},{a_hi:.2f}] n={n_un} fd "
+            f"{p.false_decline:.2f} [{f_lo:.2f},{f_hi:.2f}] n={n_an}")
 
 
-def report(name: str, recs: list[Record], budget: float, shipped: tuple[str, float] | None):
-    signals = [k for k in recs[0].signals]
-    result = calibrate(recs, signals, budget)
-    dev = [r for r in recs if is_dev(r.qid)]
-    test = [r for r in recs if not is_dev(r.qid)]
-    print(f"\n== {name}: {len(recs)} questions; dev {len(dev)} / test {len(test)}; "
-          f"false-decline budget {budget}")
-    for signal in signals:
-        pick = result.curves[signal]
-        best = max((p for p in pick if p.false_decline <= budget + 1e-12),
-                   key=lambda p: (p.abstention, -p.threshold))
-        print(f"{signal:<32} t={best.threshold:+.3f} AUC {result.auc[signal]:.3f} | dev "
-              f"{fmt(dev, signal, best.threshold)} | test {fmt(test, signal, best.threshold)}")
-    print(f"chosen on dev: {result.signal} >= {result.threshold:.4f}")
-    if shipped:
-        s, t = shipped
-        print(f"shipped default {s} >= {t}: all {fmt(recs, s, t)}")
-    return result
+def choose(dev_sets: dict[str, list[Record]], signal: str,
+           budget: float) -> tuple[float, float, float]:
+    """(threshold, mean abstention, worst false declines): the threshold with the most
+    abstention averaged over the dev sets (each set counts once, whatever its size: one
+    default serves every corpus) while EVERY dev set keeps its false declines within budget;
+    ties go to the lower threshold (fewer declines)."""
+    best = (-math.inf, 0.0, 0.0)
+    candidates = {r.signals[signal] for recs in dev_sets.values() for r in recs}
+    for t in sorted({-math.inf, *candidates}):
+        points = [point([r.signals[signal] for r in recs], [r.answerable for r in recs], t)
+                  for recs in dev_sets.values()]
+        worst = max(p.false_decline for p in points)
+        mean = sum(p.abstention for p in points) / len(points)
+        if worst <= budget + 1e-12 and mean > best[1]:
+            best = (t, mean, worst)
+    return best
 
 
-def pooled(recs: list[Record], budget: float) -> None:
-    """Each variant's single threshold chosen on the POOLED dev halves of every set given
-    (one shipped default must serve all), reported on each set's test half."""
-    dev = [r for r in recs if is_dev(r.qid)]
-    print(f"\n== pooled dev ({len(dev)} questions): choice per variant, budget {budget}")
-    result = calibrate(recs, list(recs[0].signals), budget)
-    for signal, points in result.curves.items():
-        best = max((p for p in points if p.false_decline <= budget + 1e-12),
-                   key=lambda p: (p.abstention, -p.threshold))
-        print(f"{signal:<32} t={best.threshold:+.3f} pooled dev abstention "
-              f"{best.abstention:.3f} false decline {best.false_decline:.3f}")
-    print(f"chosen on pooled dev: {result.signal} >= {result.threshold:.4f}")
-
-
-def squad(path: str, budget: float) -> tuple[str, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        converted = convert_squad(path, tmp)
-        with Engine(Path(tmp) / "index.db") as engine:
-            engine.ingest_paths([converted.docs_dir], {"groups": ["public"]})
-            t = time.time()
-            recs = records(engine, as_questions(converted.questions_path), {},
-                           Principal.of("public"))
-            print(f"(squad: {len(recs)} questions searched in {time.time() - t:.0f} s)")
-    result = report("SQuAD 2.0 subset", recs, budget, (SHIPPED[0], SHIPPED[1]))
-    ALL.extend(recs)
-    return result.signal, result.threshold
-
-
-def httpx(docs: str, budget: float, shipped: tuple[str, float]) -> None:
-    """``shipped``: the SQuAD-dev choice, applied to httpx as an uncalibrated index would."""
-    with tempfile.TemporaryDirectory() as tmp, Engine(Path(tmp) / "index.db") as engine:
+def load_set(spec: str, tmp: str) -> tuple[str, list[Record]]:
+    name, docs = spec.split("=", 1)
+    meta = ROOT / "evals" / f"{name}.meta.jsonl"
+    pers = ROOT / "evals" / (f"{name}.personas.json" if name != "httpx" else "personas.json")
+    with Engine(Path(tmp) / f"{name}.db") as engine:
         engine.ingest_paths([docs], {"groups": ["public"]},
-                            read_sidecar(ROOT / "evals" / "httpx.meta.jsonl"))
-        recs = records(engine, as_questions(ROOT / "evals" / "httpx.jsonl"),
-                       as_personas(ROOT / "evals" / "personas.json"), None)
-    report("httpx eval set", recs, budget, shipped)
-    ALL.extend(recs)
-    print(f"previous default dense_top >= {SHIPPED[1]}: all {fmt(recs, 'dense_top', SHIPPED[1])}")
+                            read_sidecar(meta) if meta.exists() else None)
+        personas = as_personas(pers) if pers.exists() else {}
+        principal = None if personas else Principal.of("public")
+        recs = records(engine, as_questions(ROOT / "evals" / f"{name}.jsonl"), personas,
+                       principal, f"{name}:")
+    return name, recs
+
+
+def load_squad(path: str, tmp: str) -> tuple[list[Record], list[Record]]:
+    (Path(tmp) / "squad").mkdir()
+    converted = convert_squad(path, Path(tmp) / "squad")
+    with Engine(Path(tmp) / "squad.db") as engine:
+        engine.ingest_paths([converted.docs_dir], {"groups": ["public"]})
+        recs = records(engine, as_questions(converted.questions_path), {},
+                       Principal.of("public"), "")
+    return [r for r in recs if is_dev(r.qid)], [r for r in recs if not is_dev(r.qid)]
+
+
+def measure(args: argparse.Namespace) -> tuple[dict, dict]:
+    dev_sets: dict[str, list[Record]] = {}
+    check_sets: dict[str, list[Record]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.squad:
+            dev_sets["squad-dev"], check_sets["squad-test"] = load_squad(args.squad, tmp)
+        for spec in args.dev:
+            name, recs = load_set(spec, tmp)
+            dev_sets[name] = recs
+        for spec in args.check:
+            name, recs = load_set(spec, tmp)
+            check_sets[name] = recs
+    return dev_sets, check_sets
+
+
+def read_records(path: str) -> tuple[dict, dict]:
+    data = json.loads(Path(path).read_text())
+    return tuple({name: [Record(**r) for r in recs] for name, recs in data[role].items()}
+                 for role in ("dev", "check"))  # type: ignore[return-value]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--squad", help="SQuAD 2.0 JSON file")
-    ap.add_argument("--httpx", help="the httpx docs folder")
+    ap.add_argument("--squad", help="SQuAD 2.0 JSON file (dev half: choice; test half: report)")
+    ap.add_argument("--dev", action="append", default=[], help="NAME=DOCS: a dev eval set")
+    ap.add_argument("--check", action="append", default=[], help="NAME=DOCS: a check set")
     ap.add_argument("--max-false-decline", type=float, default=0.1)
+    ap.add_argument("--signals", default="dense_top", help="base signals, comma-separated")
+    ap.add_argument("--records-out", help="save every question's signals (JSON) to re-choose")
+    ap.add_argument("--records-in", help="signals saved by --records-out (no searching)")
     args = ap.parse_args()
-    shipped = SHIPPED
-    if args.squad:
-        shipped = squad(args.squad, args.max_false_decline)
-    if args.httpx:
-        httpx(args.httpx, args.max_false_decline, shipped)
-    if args.squad and args.httpx:
-        pooled(ALL, args.max_false_decline)
+    if args.records_in:
+        dev_sets, check_sets = read_records(args.records_in)
+    else:
+        dev_sets, check_sets = measure(args)
+    if args.records_out:
+        Path(args.records_out).write_text(json.dumps(
+            {role: {name: [asdict(r) for r in recs] for name, recs in sets.items()}
+             for role, sets in (("dev", dev_sets), ("check", check_sets))}))
+    pooled = [r for recs in dev_sets.values() for r in recs]
+    print(f"dev: {len(pooled)} questions ({', '.join(dev_sets)}); "
+          f"budget {args.max_false_decline} on every dev set; shipped now {SHIPPED}")
+    for base in args.signals.split(","):
+        for name in VARIANTS:
+            signal = f"{base}+{name}"
+            t, a, f = choose(dev_sets, signal, args.max_false_decline)
+            auc = roc_auc([r.signals[signal] for r in pooled], [r.answerable for r in pooled])
+            print(f"\n{signal}: t={t:+.3f} dev mean abst {a:.3f} worst fd {f:.3f} "
+                  f"pooled AUC {auc:.3f}")
+            for label, recs in (*dev_sets.items(), *check_sets.items()):
+                role = "dev  " if label in dev_sets else "check"
+                print(f"   {role} {label:<11} {fmt(recs, signal, t)}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,14 @@ whatever the retrieval score."""
 from __future__ import annotations
 
 from citewise.answer.gate import decide, evidence_signals
-from citewise.answer.salient import ALL_KINDS, missing_terms, salient_terms, unknown_words
+from citewise.answer.salient import (
+    ALL_KINDS,
+    absent_terms,
+    missing_terms,
+    salient_missing,
+    salient_terms,
+    unknown_words,
+)
 
 from .conftest import make_hit
 
@@ -51,3 +58,23 @@ def test_the_veto_declines_whatever_the_retrieval_score() -> None:
     assert ok.passed
     # an uncalibrated index (threshold 0) still declines on a missing term
     assert not decide(question, HITS, "dense_top+terms", 0.0, "uncalibrated", missing).passed
+
+
+def test_names_no_readable_document_contains_are_absent() -> None:
+    corpus = {"windows", "fortran", "ninja"}
+    has_word = corpus.__contains__
+    question = "Can Ninja build Fortran on Windows with Bazel or CUDA?"
+    assert absent_terms(question, has_word, ("name",)) == ["bazel", "cuda"]
+    assert absent_terms(question, has_word, ()) == []
+    assert absent_terms(question, has_word, ("name",), known=["cuda"]) == ["bazel"]
+
+
+def test_salient_missing_combines_top_hits_and_corpus_checks() -> None:
+    question = "How do I enable the TurboMode option on httpx.Client from Terraform?"
+    nowhere = lambda word: False  # noqa: E731
+    assert salient_missing(question, HITS, nowhere, ("identifier",), ("name",)) == [
+        "turbomode", "terraform"]
+    assert salient_missing(question, HITS, nowhere, ("identifier",), ()) == ["turbomode"]
+    assert salient_missing("how do I disable the flux capacitor?", HITS,
+                           {"disable"}.__contains__, (), (), unknown=True) == [
+        "flux", "capacitor"]

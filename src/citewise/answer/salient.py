@@ -18,7 +18,8 @@ itself appears in none of them. Salient terms of a question (:func:`salient_term
 :func:`missing_terms` lists those found (case-insensitive, a light stem for words) in no
 passage among the top :data:`DEPTH` readable hits (title, headings and text). The gate uses
 it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.answer.gate`).
-Which kinds the gate checks (:data:`KINDS`) was chosen on the SQuAD 2.0 subset's dev half.
+Which kinds the gate checks where (:data:`KINDS`, :data:`ABSENT_KINDS`) was chosen on two
+dev sets unlike each other (SQuAD's dev half and the ninja manual's dev set).
 """
 
 from __future__ import annotations
@@ -32,15 +33,25 @@ from citewise.types import Hit
 DEPTH = 10
 ALL_KINDS: tuple[str, ...] = ("identifier", "name", "number", "hyphenated")
 KINDS: tuple[str, ...] = ("identifier",)
-"""The kinds the gate checks. Chosen on the SQuAD subset's dev half (``benchmarks/
-gate_terms.py``, dense_top, at most 10 % false declines): identifiers only raised dev
-abstention 0.177 -> 0.200 at the same threshold and false-decline rate; adding names, numbers
-or hyphenated words lowered it (0.194: SQuAD's unanswerable questions reuse the paragraph's
-own names), and unknown words cost so many false declines that the calibrated threshold
-switched the veto off (dev 0.166). Names helped on the httpx set, which is not fitted on."""
+"""The kinds looked for in the top hits: identifiers (a name the user copied from code or a
+command line must be in the passages that answer it)."""
+ABSENT_KINDS: tuple[str, ...] = ("name",)
+"""The kinds looked for in every readable document: a name (capitalised word, acronym) that no
+readable document contains is about something the corpus does not cover ("a Terraform
+provider", "CUDA", "Azure Blob Storage"). Looking for names in the top hits only declines
+SQuAD questions that reuse a paragraph's names from elsewhere.
+
+Both were chosen by ``benchmarks/gate_terms.py`` on two DEV sets, each held to at most 10 %
+false declines: the SQuAD 2.0 subset's dev half (adversarial rewordings) and the ninja
+manual's dev set (``evals/ninja-dev.jsonl``: questions in users' words, 26 about features
+ninja does not have). The SQuAD dev half alone had chosen identifiers only and no corpus check
+(abstention 0.09-0.32 on the documentation sets). Dev mean abstention, combined signal:
+identifiers only 0.357, + names in the top hits 0.459, + names absent from every readable
+document 0.481 (shipped), + unknown lowercase words 0.298 (users' own words for things the
+docs name otherwise cost too many false declines)."""
 UNKNOWN_WORDS = False
-"""Whether :func:`salient_missing` also vetoes on words no readable document contains: off
-by the same dev measurement (it declined answerable questions phrased in users' words)."""
+"""Whether :func:`salient_missing` also vetoes on lowercase words no readable document
+contains: off by the same dev measurement."""
 
 _CODE = re.compile(r"`([^`]+)`")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
@@ -121,11 +132,24 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
     return out
 
 
-def salient_missing(question: str, hits: Sequence[Hit],
-                    has_word: Callable[[str], bool]) -> list[str]:
-    """Everything :mod:`the gate <citewise.answer.gate>` vetoes on: salient terms absent from
-    the top hits, then unknown words."""
-    missing = missing_terms(question, hits)
-    if not UNKNOWN_WORDS:
+def absent_terms(question: str, has_word: Callable[[str], bool],
+                 kinds: Sequence[str], known: Sequence[str] = ()) -> list[str]:
+    """Salient terms of ``kinds`` that no readable document contains at all (``has_word``
+    false: a BM25 lookup, so document frequency among readable documents is 0); ``known``
+    terms are skipped (already found missing)."""
+    if not kinds:
+        return []
+    return [t for t in salient_terms(question, kinds) if t not in known and not has_word(t)]
+
+
+def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],
+                    kinds: Sequence[str] = KINDS, absent_kinds: Sequence[str] = ABSENT_KINDS,
+                    unknown: bool = UNKNOWN_WORDS) -> list[str]:
+    """Everything :mod:`the gate <citewise.answer.gate>` vetoes on: salient terms of
+    ``kinds`` absent from the top hits, terms of ``absent_kinds`` absent from every readable
+    document, then (``unknown``) unknown words."""
+    missing = missing_terms(question, hits, kinds=kinds)
+    missing += absent_terms(question, has_word, absent_kinds, known=missing)
+    if not unknown:
         return missing
     return missing + unknown_words(question, has_word, known=missing)
