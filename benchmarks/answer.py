@@ -2,7 +2,10 @@
 
 Builds (or reuses) an index, asks every question of an eval set (or the bundled demo
 questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
-total) plus tokens in/out and generated tokens per second.
+total), time to first token (what a user waits before the answer starts to stream; declined
+questions excluded) and whole answer, plus tokens in/out and generated tokens per second.
+Issue 9's targets, on an idle 2-core machine with the default local model: time to first
+token p50 <= 5 s, whole answer p50 <= 15 s.
 
     .venv/bin/python benchmarks/answer.py                                 # bundled corpus
     .venv/bin/python benchmarks/answer.py --generator local --threads 2 --n 10
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import time
 from pathlib import Path
 
 from citewise.config import Settings
@@ -54,12 +58,19 @@ def main() -> None:
     ap.add_argument("--generator", default="auto",
                     choices=["auto", "local", "openai", "extractive"])
     ap.add_argument("--rerank", default="none", choices=["none", "llm-judge", "cross-encoder"])
-    ap.add_argument("--threads", type=int, default=2, help="LLM threads")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="LLM threads (default 0: the physical cores, as `ask` does)")
+    ap.add_argument("--model", help="local model (default: generate.local_model)")
+    ap.add_argument("--budget-tokens", type=int, help="context.budget_tokens (default: settings)")
     ap.add_argument("--groups", default="staff")
     ap.add_argument("--tenant", default="northwind")
     args = ap.parse_args()
+    generate: dict[str, object] = {"generator": args.generator, "threads": args.threads}
+    if args.model:
+        generate["local_model"] = args.model
+    context = {"budget_tokens": args.budget_tokens} if args.budget_tokens else {}
     settings = Settings.model_validate({
-        "generate": {"generator": args.generator, "threads": args.threads},
+        "generate": generate, "context": context,
         "rerank": {"kind": args.rerank, "threads": args.threads}})
     tmp = tempfile.TemporaryDirectory()
     db = args.db or str(Path(tmp.name) / "demo.db")
@@ -71,8 +82,19 @@ def main() -> None:
         stages: dict[str, list[float]] = {}
         tokens_in, tokens_out, gen_ms, declined = 0, 0, 0.0, 0
         questions = load_questions(args.questions, args.n)
+        first_token: list[float] = []
+        whole: list[float] = []
         for q in questions:
-            answer = engine.ask(q, principal)
+            started, first = time.perf_counter(), []
+
+            def on_token(piece: str, first: list[float] = first, started: float = started) -> None:
+                if not first and piece.strip():
+                    first.append(time.perf_counter() - started)
+
+            answer = engine.ask(q, principal, on_token=on_token)
+            if not answer.declined:
+                whole.append(time.perf_counter() - started)
+                first_token.append(first[0] if first else whole[-1])
             for stage, ms in answer.trace["timings_ms"].items():
                 stages.setdefault(stage, []).append(ms)
             gen = answer.trace.get("generation", {})
@@ -87,6 +109,10 @@ def main() -> None:
     for stage, values in stages.items():
         print(f"{stage:<10} {percentile(values, 50):9.1f} {percentile(values, 95):9.1f}  "
               f"{len(values)}")
+    for name, values in (("first token", first_token), ("whole answer", whole)):
+        if values:
+            print(f"{name:<13} p50 {percentile(values, 50):6.2f} s  p95 "
+                  f"{percentile(values, 95):6.2f} s  n {len(values)} (answered questions)")
     if tokens_out:
         rate = tokens_out / (gen_ms / 1000)
         print(f"tokens in {tokens_in}, out {tokens_out}; generation {rate:.1f} tokens/s "

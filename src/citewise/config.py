@@ -133,6 +133,12 @@ class GenerateSettings(_Section):
     context_tokens: int = Field(4096, ge=512, description="LLM context window (n_ctx).")
     max_tokens: int = Field(384, ge=1, description="Most tokens generated per answer.")
     temperature: float = Field(0.0, ge=0.0, le=2.0)
+    first_token_s: float | None = Field(
+        5.0, gt=0, description="For a local model: the context is cut to the passage tokens "
+                               "this machine evaluates in about this many seconds (estimated "
+                               "from the model file's size and the threads, "
+                               "citewise.answer.budget), so the answer starts within it; the "
+                               "cut is in the trace. null: context.budget_tokens alone.")
     timeout_s: float | None = Field(
         None, gt=0, description="Past this, the answer falls back to extractive (and says so). "
                                 "Default: sized to the model file and threads, 20-300 s "

@@ -229,3 +229,31 @@ def test_a_configured_extractive_answer_is_not_reported_as_a_fallback(db: Path) 
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=ExtractiveGenerator())
     assert answer.outcome == "answered" and answer.notes == () and "20 weeks" in answer.answer
+
+
+class SizedGenerator(FakeGenerator):
+    """A scripted generator that reports a local model's file size and threads, as
+    LocalGenerator does: the context is cut to what it evaluates within first_token_s."""
+
+    threads = 1
+
+    def model_bytes(self) -> int:
+        return 1_117_320_768
+
+
+def test_context_is_cut_to_the_first_token_target(db: Path) -> None:
+    gen = SizedGenerator("Parents receive 20 weeks of paid parental leave [{sid:20 weeks}].")
+    with engine_for(db, context={"budget_tokens": 2500}) as engine:
+        cut = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    budget = cut.trace["budget"]
+    assert budget["configured_tokens"] == 2500 and budget["tokens"] < 2500
+    assert sum(p["tokens"] for p in cut.trace["context"]["passages"]) <= budget["tokens"]
+    with engine_for(db, context={"budget_tokens": 2500},
+                    generate={"first_token_s": None}) as engine:
+        whole = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert "budget" not in whole.trace
+    tokens = [sum(p["tokens"] for p in a.trace["context"]["passages"]) for a in (cut, whole)]
+    assert tokens[0] < tokens[1]
+    plain = FakeGenerator("Parents receive 20 weeks [{sid:20 weeks}].")  # no model size
+    with engine_for(db) as engine:
+        assert "budget" not in engine.ask(LEAVE_Q, STAFF, generator=plain).trace

@@ -38,3 +38,24 @@ def test_timeout_scales_with_model_size_threads_and_tokens() -> None:
     # reproduces the measured 8.0 s (1.5B) / 3.6 s (0.5B) per answer within a factor of two
     for size, measured in ((1_117_320_768, 8.0), (491_400_064, 3.6)):
         assert measured / 2 <= expected_seconds(size, 2, 700, 40) <= measured * 2
+
+
+def test_context_budget_fits_the_first_token_target() -> None:
+    from citewise.answer.budget import (
+        MIN_CONTEXT_TOKENS,
+        PROMPT_OVERHEAD_TOKENS,
+        context_budget,
+        prefill_rate,
+    )
+
+    size = 1_117_320_768
+    two = context_budget(2500, size, 2, 5.0)
+    eight = context_budget(2500, size, 8, 5.0)
+    assert MIN_CONTEXT_TOKENS <= two < eight <= 2500
+    assert two == max(MIN_CONTEXT_TOKENS,
+                      int(prefill_rate(size, 2) * 5.0) - PROMPT_OVERHEAD_TOKENS)
+    assert context_budget(2500, size, 64, 5.0) == 2500  # a big machine keeps the setting
+    assert context_budget(2500, None, 2, 5.0) == 2500  # an endpoint: size unknown
+    assert context_budget(2500, size, 2, None) == 2500  # no target set
+    assert context_budget(200, size, 1, 0.1) == 200  # never above what is configured
+    assert context_budget(2500, 491_400_064, 2, 5.0) > two  # a smaller model reads more

@@ -102,8 +102,8 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
     t = time.perf_counter()
-    context = build_context(hits, settings.context, engine.count_tokens,
-                            engine.store.get_parsed)
+    context = build_context(hits, _context_settings(engine, generator, trace),
+                            engine.count_tokens, engine.store.get_parsed)
     trace["timings_ms"]["context"] = _ms(t)
     trace["context"] = _context_trace(context)
     notes = _rerank_notes(trace["rerank"])
@@ -114,6 +114,27 @@ def ask(engine: Engine, question: str, principal: Principal, *,
         return _finish(Answer(question, "", False, None, trace=trace), started)
     return _finish(_generate(engine, question, context, generator, on_token, trace, notes),
                    started)
+
+
+def _context_settings(engine: Engine, generator: Generator | None,
+                      trace: dict[str, Any]) -> Any:
+    """``context`` settings with the budget a local model evaluates within
+    ``generate.first_token_s`` (:func:`citewise.answer.budget.context_budget`)."""
+    from citewise.answer.budget import context_budget
+    from citewise.generate.local import effective_threads
+
+    settings = engine.settings
+    gen = generator or engine.generator
+    sizer = getattr(gen, "model_bytes", None)
+    size = sizer() if callable(sizer) else None
+    threads = effective_threads(getattr(gen, "threads", 0) or 0)
+    budget = context_budget(settings.context.budget_tokens, size, threads,
+                            settings.generate.first_token_s)
+    if budget == settings.context.budget_tokens:
+        return settings.context
+    trace["budget"] = {"configured_tokens": settings.context.budget_tokens, "tokens": budget,
+                       "first_token_s": settings.generate.first_token_s, "threads": threads}
+    return settings.context.model_copy(update={"budget_tokens": budget})
 
 
 def _reader_passes(engine: Engine, question: str, context: Context,

@@ -18,6 +18,12 @@ scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads answered
 average and the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``, ~700-token prompts,
 ~40 tokens out), which these constants reproduce within a factor of two; SAFETY leaves room
 for a busy machine. ``generate.timeout_s`` overrides the estimate.
+
+Context: a local model evaluates the whole prompt before its first token, so on a small
+machine the context budget, not the model, decides when an answer starts. :func:`context_budget`
+cuts ``context.budget_tokens`` to the passage tokens evaluated in ``generate.first_token_s``
+(default 5 s) at the estimated prefill rate, less :data:`PROMPT_OVERHEAD_TOKENS` for the
+instructions and the question, never below :data:`MIN_CONTEXT_TOKENS` (one passage).
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ SAFETY = 2.0
 MIN_TIMEOUT_S = 20.0
 MAX_TIMEOUT_S = 300.0
 DEFAULT_TIMEOUT_S = 120.0  # a remote endpoint, or a model whose size is unknown
+PROMPT_OVERHEAD_TOKENS = 350  # system message, fences, question (benchmarks/answer.py prints it)
+MIN_CONTEXT_TOKENS = 300
 
 
 def _allowed_cpus() -> set[int]:
@@ -72,3 +80,18 @@ def generation_timeout(model_bytes: int | None, threads: int, tokens_in: int,
         return DEFAULT_TIMEOUT_S
     estimate = SAFETY * expected_seconds(model_bytes, threads, tokens_in, max_tokens)
     return round(min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, estimate)), 1)
+
+
+def prefill_rate(model_bytes: int, threads: int) -> float:
+    """Prompt tokens per second estimated for a model file of ``model_bytes`` on ``threads``."""
+    return PREFILL_TPS_PER_GB_THREAD * max(1, threads) / max(model_bytes / 1e9, 0.05)
+
+
+def context_budget(configured: int, model_bytes: int | None, threads: int,
+                   first_token_s: float | None) -> int:
+    """Passage tokens for a local model's prompt (module docstring); ``configured`` when the
+    model size is unknown (an endpoint) or no first-token target is set."""
+    if not model_bytes or first_token_s is None:
+        return configured
+    fits = int(prefill_rate(model_bytes, threads) * first_token_s) - PROMPT_OVERHEAD_TOKENS
+    return max(min(MIN_CONTEXT_TOKENS, configured), min(configured, fits))

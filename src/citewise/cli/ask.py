@@ -91,6 +91,11 @@ def print_trace(answer: Answer) -> None:
                    f"{reader['score']} vs {reader['threshold']} ({reader['source']}, "
                    f"{reader['seconds']:.2f} s) -> {verdict}")
     click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
+    if "budget" in t:
+        b = t["budget"]
+        click.echo(f"-- context budget: {b['tokens']} of {b['configured_tokens']} tokens (what "
+                   f"{b['threads']} threads evaluate in ~{b['first_token_s']:g} s; "
+                   "generate.first_token_s)")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
     for d in t.get("context", {}).get("dropped", []):
