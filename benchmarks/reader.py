@@ -25,7 +25,7 @@ import random
 import time
 from pathlib import Path
 
-from citewise.answer.calibrate import is_dev, wilson
+from citewise.answer.calibrate import is_dev, roc_auc, wilson
 from citewise.answer.reader import SHIPPED_THRESHOLD
 from citewise.config import Settings
 from citewise.engine import Engine
@@ -151,6 +151,12 @@ def report(name: str, rows: list[dict], threshold: float, dev: bool) -> None:
     if secs:
         print(f"reader seconds: p50 {secs[len(secs) // 2]:.2f}, max {secs[-1]:.2f} "
               f"(n={len(secs)}, cold prompt: nothing shared with the previous question)")
+    read = [r for r in rows if r.get("p_yes") is not None]
+    labels = [r["answerable"] for r in read]
+    if 0 < sum(labels) < len(labels):
+        print(f"reader ROC AUC among questions the retrieval signals pass: "
+              f"{roc_auc([r['p_yes'] for r in read], labels):.3f} "
+              f"({sum(labels)} answerable, {len(labels) - sum(labels)} not)")
     keys = ["p_yes"] + (["p_ans"] if any(r.get("p_ans") is not None for r in rows) else [])
     for key in keys:
         if dev:
@@ -210,6 +216,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--squad", help="SQuAD 2.0 JSON (converted and indexed in --workdir)")
     ap.add_argument("--httpx", help="the httpx docs tree (evals/httpx.jsonl questions)")
+    ap.add_argument("--set", action="append", default=[],
+                    help="NAME=DOCS: evals/NAME.jsonl over DOCS (a NAME ending in -dev is a "
+                         "dev set: the threshold sweep is printed)")
     ap.add_argument("--half", choices=["dev", "test"], default="test",
                     help="SQuAD half to sample (dev: also print the threshold sweep)")
     ap.add_argument("--n", type=int, default=40)
@@ -253,6 +262,19 @@ def main() -> None:
                          if q.relevant and q.id not in seen and not is_dev(q.id)]
                 random.Random(args.seed + 1).shuffle(fresh)
                 answer_cost(engine, fresh, Principal.of("public"), args.answers)
+    for spec in args.set:
+        name, docs = spec.split("=", 1)
+        meta = ROOT / "evals" / f"{name}.meta.jsonl"
+        pers = ROOT / "evals" / f"{name}.personas.json"
+        with Engine(work / f"{name}.db", settings(args)) as engine:
+            if not engine.store.get_meta("bench.ingested"):
+                engine.ingest_paths([docs], {"groups": ["public"]},
+                                    read_sidecar(meta) if meta.exists() else None)
+                engine.store.set_meta("bench.ingested", "1")
+            qs = sample(as_questions(ROOT / "evals" / f"{name}.jsonl"), args.n, None, args.seed)
+            personas = as_personas(pers) if pers.exists() else {}
+            rows = run(engine, qs, personas, None if personas else Principal.of("public"))
+            report(f"{name} eval set", rows, args.threshold, name.endswith("-dev"))
     if args.httpx:
         db = work / "httpx.db"
         with Engine(db, settings(args)) as engine:
