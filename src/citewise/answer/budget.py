@@ -14,16 +14,21 @@ model off. :func:`generation_timeout` estimates the worst case — the prompt ev
                         MIN_TIMEOUT_S, MAX_TIMEOUT_S)
 
 Rates are per GB of Q4 weights per thread (decoding reads every weight once per token, so it
-scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads answered in 8.0 s on
-average and the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``, ~700-token prompts,
-~40 tokens out), which these constants reproduce within a factor of two; SAFETY leaves room
-for a busy machine. ``generate.timeout_s`` overrides the estimate.
+scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads evaluated prompts at
+~83 tokens/s (``benchmarks/answer.py``, 1,137-token prompts: 83 x 1.12 / 2 = 46 per GB-thread)
+and answered in 8.0 s on average, the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``,
+~700-token prompts, ~40 tokens out), which these constants reproduce within a factor of two;
+SAFETY leaves room for a busy machine. ``generate.timeout_s`` overrides the estimate.
 
 Context: a local model evaluates the whole prompt before its first token, so on a small
 machine the context budget, not the model, decides when an answer starts. :func:`context_budget`
 cuts ``context.budget_tokens`` to the passage tokens evaluated in ``generate.first_token_s``
 (default 5 s) at the estimated prefill rate, less :data:`PROMPT_OVERHEAD_TOKENS` for the
-instructions and the question, never below :data:`MIN_CONTEXT_TOKENS` (one passage).
+question and the sources' fences, never below :data:`MIN_CONTEXT_TOKENS` (two or three
+passages). The system message is the same for every question, so llama.cpp's prompt cache
+holds it after a process's first answer (``citewise serve``, a long-lived Engine); a one-shot
+``citewise ask`` also loads the model and evaluates it, so its first token comes later. On 2
+cores with the 1.5B model the budget is ~335 tokens; 8 cores give it ~1,500.
 """
 
 from __future__ import annotations
@@ -31,13 +36,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PREFILL_TPS_PER_GB_THREAD = 70.0
+PREFILL_TPS_PER_GB_THREAD = 46.0
 DECODE_TPS_PER_GB_THREAD = 5.0
 SAFETY = 2.0
 MIN_TIMEOUT_S = 20.0
 MAX_TIMEOUT_S = 300.0
 DEFAULT_TIMEOUT_S = 120.0  # a remote endpoint, or a model whose size is unknown
-PROMPT_OVERHEAD_TOKENS = 350  # system message, fences, question (benchmarks/answer.py prints it)
+PROMPT_OVERHEAD_TOKENS = 80  # question, fences, titles: the system message is a cached prefix
 MIN_CONTEXT_TOKENS = 300
 
 
