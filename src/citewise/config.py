@@ -155,13 +155,14 @@ class GateSettings(_Section):
                             "generator judges (Yes/No log-probabilities) whether the built "
                             "context answers the question, and a No declines (reader_no). "
                             "auto = on when the generator is an LLM (local or openai) and "
-                            "a reader threshold is set or calibrated (uncalibrated, the shipped "
-                            "threshold 0 declines nothing); on = always (what `citewise "
-                            "calibrate` needs to fit it).")
+                            "its threshold is above 0: shipped for the default local model, "
+                            "set, or calibrated (another model's uncalibrated threshold is 0 "
+                            "and declines nothing); on = always (what `citewise calibrate` "
+                            "needs to fit it).")
     reader_threshold: float | None = Field(
         None, ge=0.0, le=1.0, description="Decline when the reader's score is below this; "
                                           "default: the index's calibration, else the "
-                                          "shipped one.")
+                                          "shipped one for the reading model.")
 
 
 class CiteSettings(_Section):

@@ -12,10 +12,12 @@ from click.testing import CliRunner
 
 from citewise.answer.reader import (
     QUESTION,
+    SHIPPED,
     SHIPPED_THRESHOLD,
     ReaderModel,
     choose_model,
     reader_messages,
+    shipped_threshold,
     yes_share,
 )
 from citewise.cli.ask import print_answer, print_trace
@@ -93,7 +95,22 @@ def test_uncalibrated_reader_records_and_declines_nothing(db: Path) -> None:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     reader = answer.trace["gate"]["reader"]
     assert not answer.declined and reader["p_yes"] == pytest.approx(0.2)
-    assert (reader["threshold"], reader["source"]) == (SHIPPED_THRESHOLD, "shipped")
+    assert (reader["threshold"], reader["source"]) == (SHIPPED_THRESHOLD, "uncalibrated")
+
+
+def test_the_shipped_model_reads_by_default_at_its_own_threshold(db: Path) -> None:
+    (model_id, threshold), = SHIPPED.items()
+    assert 0 < threshold < 1 and shipped_threshold("another-model@x") == SHIPPED_THRESHOLD
+    below = {"Yes": math.log(threshold / 2), "No": math.log(1 - threshold / 2)}
+    gen = FakeReaderGenerator(ANSWER, logprobs=[below], model_id=model_id)
+    with engine_for(db) as engine:  # auto, uncalibrated index: the shipped threshold applies
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    reader = answer.trace["gate"]["reader"]
+    assert answer.declined and answer.reason == "reader_no" and gen.prompts == []
+    assert (reader["threshold"], reader["source"]) == (threshold, "shipped")
+    gen = FakeReaderGenerator(ANSWER, logprobs=[YES], model_id=model_id)
+    with engine_for(db) as engine:
+        assert not engine.ask(LEAVE_Q, STAFF, generator=gen).declined
 
 
 def test_reader_yes_lets_the_answer_through(db: Path) -> None:
@@ -142,7 +159,7 @@ def test_a_failed_reader_keeps_the_retrieval_decision_and_says_so(db: Path) -> N
 
 
 def test_settings_and_index_calibration_choose_the_reader_model(db: Path, tmp_path) -> None:
-    assert choose_model(None, None) == ReaderModel()
+    assert choose_model(None, None) == ReaderModel(source="uncalibrated")
     stored = ReaderModel(-1.0, 2.0, 0.5, 0.4, signal="coverage").to_json()
     assert choose_model(None, stored) == ReaderModel(-1.0, 2.0, 0.5, 0.4, "index", "coverage")
     assert choose_model(0.7, stored).threshold == 0.7 and choose_model(0.7, stored).source == \

@@ -105,4 +105,5 @@ def test_calibrate_records_the_reader_and_stores_its_fit(db: Path) -> None:
         assert CalibrationResult(replace(result, reader=fit), True).to_dict()["reader"][
             "model"]["w_reader"] == fit.model.w_reader
         store_calibration(engine, result, source="test")  # no reader this time: back to shipped
-        assert choose_model(None, engine.store.get_meta("gate.reader")) == ReaderModel()
+        assert choose_model(None, engine.store.get_meta("gate.reader")) == ReaderModel(
+            source="uncalibrated")

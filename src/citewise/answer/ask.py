@@ -148,13 +148,14 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     if not context.passages or setting == "off":
         return True
     stored = engine.store.get_meta("gate.reader")
-    if setting == "auto" and configured is None and not stored:
-        return True  # uncalibrated, the shipped threshold (0) declines nothing: don't pay for it
     gen = generator or engine.generator
+    if setting == "auto" and configured is None and not stored and \
+            reader.shipped_threshold(gen.model_id) <= 0:
+        return True  # uncalibrated and no shipped threshold: it declines nothing, skip it
     if not reader.enabled(setting, gen):
         return True
     t = time.perf_counter()
-    model = reader.choose_model(configured, stored)
+    model = reader.choose_model(configured, stored, gen.model_id)
     gate = trace["gate"]
     verdict = reader.read(gen, build_prompt(question, list(context.passages)), model,
                           gate["signals"].get(model.signal, gate["score"]),

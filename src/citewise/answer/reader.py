@@ -19,13 +19,13 @@ that returns no logprobs is read by its verdict word (Yes → 1.0, No → 0.0, e
 
 Decision. The reader's score is ``sigmoid(b + w_s · signal + w_r · logit(P(Yes)))``, declined
 below a threshold (reason ``reader_no``). Uncalibrated, ``b = w_s = 0, w_r = 1``: the score
-is P(Yes) itself, with :data:`SHIPPED_THRESHOLD`. ``citewise calibrate`` fits ``b, w_s, w_r``
-by logistic regression on its dev half (:mod:`citewise.answer.reader_fit`) and stores them
-in the index (``gate.reader``). The reader runs only when the retrieval signals pass, and
-with ``gate.reader: auto`` only once a threshold is set or calibrated (uncalibrated it would
-decline nothing, see :data:`SHIPPED_THRESHOLD`); ``citewise calibrate`` records it under
-``gate.reader: on``. When it fails (timeout, endpoint down) the gate keeps the retrieval
-decision and says so.
+is P(Yes) itself, with the model's shipped threshold (:data:`SHIPPED`; 0 for a model not
+listed). ``citewise calibrate`` fits ``b, w_s, w_r`` by logistic regression on its dev half
+(:mod:`citewise.answer.reader_fit`) and stores them in the index (``gate.reader``). The reader
+runs only when the retrieval signals pass, and with ``gate.reader: auto`` only when its
+threshold is above 0 (shipped for the model, set or calibrated: otherwise it would decline
+nothing); ``citewise calibrate`` records it under ``gate.reader: on``. When it fails
+(timeout, endpoint down) the gate keeps the retrieval decision and says so.
 """
 
 from __future__ import annotations
@@ -43,16 +43,33 @@ from citewise.types import Prompt
 QUESTION = ("Do the sources above contain the answer to the question? "
             "Reply with one word: Yes or No.")
 SHIPPED_THRESHOLD = 0.0
-"""Decline when P(Yes) is below this on an uncalibrated index: 0, i.e. the uncalibrated reader
-records P(Yes) in the trace and declines nothing. Measured on the SQuAD 2.0 subset's dev half
-(never an eval set reported on; ``benchmarks/reader.py --half dev``, context 1,000 tokens / 4
-passages): Qwen2.5-Coder-0.5B's P(Yes) was 0.27-0.37 for unanswerable and 0.30-0.34 for
-answerable questions (the 1.5B's 0.53-0.77 vs 0.62), and the model's own decline token
-(P(first answer token = "Insufficient")) no better, so no threshold separated them; on the
-test half the natural 0.5 declined every question and 0.3 half of the answerable ones. A
-threshold that helps must come from ``citewise calibrate`` on the index's own questions (it
-fits the reader's weight and threshold at the false-decline budget, or leaves it at 0), or be
-set (``gate.reader_threshold``)."""
+"""Decline when P(Yes) is below this on an uncalibrated index whose reader model has no entry
+in :data:`SHIPPED`: 0, i.e. it declines nothing (and ``gate.reader: auto`` does not run it).
+A threshold belongs to its model: P(Yes) of another model lives on another scale."""
+SHIPPED: dict[str, float] = {"qwen2.5-coder-1.5b-instruct@cc324af070c2": 0.254}
+"""Shipped thresholds per model id, for an index nobody calibrated. The 1.5B's was chosen with
+``benchmarks/reader.py`` on DEV sets only, context cut by ``generate.first_token_s`` on 2
+threads (Wilson 95 %): the most dev abstention (ties: the lower threshold) while the reader
+keeps every dev set's false declines within 10 % (or unchanged where retrieval alone is above
+it: SQuAD's sample, 4/20). ninja dev set (54 questions; ROC AUC 0.93 among the 31 the retrieval
+signals pass): abstention 0.81 -> 0.92 [0.76, 0.98], false declines 0.07 [0.02, 0.23]
+unchanged. SQuAD dev half (40 sampled; AUC 0.71 among 32): its answerable questions all read
+P(Yes) >= 0.49, so 0.254 changes nothing there (a SQuAD-only choice would have been 0.487; the
+ninja questions in users' words read lower). Checked on borg (never fitted on; AUC 0.70 among
+50): abstention 0.71 -> 0.74 [0.57, 0.85], false declines 0.07 -> 0.09 [0.04, 0.22]. Small:
+P(Yes) of a 1.5B model is weakly calibrated; ``citewise calibrate`` on an index's own questions
+fits better. Cost: the reader evaluates the answer's prompt but for its last line, and the
+answer then reuses that prefix (llama.cpp's cache), so it adds one token and one short line.
+
+The 0.5B is not listed: on SQuAD's dev half its P(Yes) was 0.27-0.37 for unanswerable and
+0.30-0.34 for answerable questions (ROC AUC 0.53 on 14), so no threshold helps."""
+
+
+def shipped_threshold(model_id: str) -> float:
+    """The shipped reader threshold for ``model_id`` (:data:`SHIPPED`), else 0."""
+    return SHIPPED.get(model_id, SHIPPED_THRESHOLD)
+
+
 TOP_LOGPROBS = 20
 
 
@@ -90,9 +107,13 @@ def logit(p: float, eps: float = 1e-4) -> float:
     return math.log(p / (1.0 - p))
 
 
-def choose_model(configured: float | None, stored: str | None) -> ReaderModel:
-    """Settings (``gate.reader_threshold``) beat the index's calibration beat the shipped one."""
-    model = ReaderModel.from_json(stored) if stored else ReaderModel()
+def choose_model(configured: float | None, stored: str | None,
+                 model_id: str = "") -> ReaderModel:
+    """Settings (``gate.reader_threshold``) beat the index's calibration beat the shipped one
+    for the reading model ``model_id`` (:func:`shipped_threshold`)."""
+    model = ReaderModel.from_json(stored) if stored else ReaderModel(
+        threshold=shipped_threshold(model_id),
+        source="shipped" if model_id in SHIPPED else "uncalibrated")
     if configured is not None:
         return ReaderModel(model.bias, model.w_signal, model.w_reader, configured, "settings",
                            model.signal)
