@@ -70,3 +70,10 @@ def test_deterministic():
     texts = ("Alpha beta gamma. Beta delta.", "Gamma alpha. Delta epsilon beta.")
     first, second = _answer("alpha beta delta?", *texts), _answer("alpha beta delta?", *texts)
     assert first.text == second.text and "[S" in first.text
+
+
+def test_a_sentence_several_passages_say_is_quoted_once_citing_them_all():
+    same = "Colour printing is limited to 200 pages per person per month."
+    gen = _answer("How many colour pages may a person print per month?", same,
+                  "Printers are on every floor.", f"Ask facilities. {same}")
+    assert gen.text == "Colour printing is limited to 200 pages per person per month [S1, S3]."

@@ -124,12 +124,34 @@ def select_sentences(scored: Sequence[ScoredSentence], max_sentences: int = 3,
                      keep_ratio: float = 0.5) -> list[ScoredSentence]:
     """The best sentence plus up to ``max_sentences - 1`` others scoring at least
     ``keep_ratio`` × best, returned in prompt order. Empty when the best score is 0."""
-    ranked = sorted(scored, key=lambda s: (-s.score, s.order))
+    ranked = _unique(sorted(scored, key=lambda s: (-s.score, s.order)))
     if not ranked or ranked[0].score <= 0:
         return []
     floor = ranked[0].score * keep_ratio
     chosen = [s for s in ranked[:max_sentences] if s.score >= floor]
     return sorted(chosen, key=lambda s: s.order)
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?")
+
+
+def _unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
+    """The first of each sentence said word for word by several passages (it is quoted once
+    and cites them all, :func:`sources_of`)."""
+    seen: set[str] = set()
+    out = []
+    for s in ranked:
+        if _key(s.text) not in seen:
+            seen.add(_key(s.text))
+            out.append(s)
+    return out
+
+
+def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[str]:
+    """The ids of every passage that says ``sentence`` word for word, in prompt order."""
+    sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text)]
+    return list(dict.fromkeys(sids)) or [sentence.sid]
 
 
 class ExtractiveGenerator:
@@ -152,7 +174,8 @@ class ExtractiveGenerator:
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
             chosen = []
-        text = " ".join(_cited(s) for s in chosen) if chosen else INSUFFICIENT_EVIDENCE
+        text = " ".join(_cited(s, sources_of(s, scored)) for s in chosen) if chosen else \
+            INSUFFICIENT_EVIDENCE
         if chosen:
             text = _show_conflict(prompt, chosen) or text
         if on_token is not None:
@@ -174,8 +197,8 @@ def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | No
     return None
 
 
-def _cited(sentence: ScoredSentence) -> str:
+def _cited(sentence: ScoredSentence, sids: Sequence[str]) -> str:
     text = sentence.text
     end = text[-1] if text[-1] in ".!?" else ""
     body = text[:-1] if end else text
-    return f"{body} [{sentence.sid}]{end or '.'}"
+    return f"{body} [{', '.join(sids)}]{end or '.'}"
