@@ -93,3 +93,13 @@ def test_calibrate_cli_synthesize(db: Path, tmp_path: Path, monkeypatch) -> None
     assert len(saved.read_text().splitlines()) == 15
     neither = CliRunner().invoke(cli, ["calibrate", "--db", str(db)])
     assert neither.exit_code == 2 and "--synthesize" in neither.output
+
+
+def test_a_near_miss_is_absent_when_one_of_its_words_is_in_no_document(db: Path) -> None:
+    from citewise.answer.synthesize import absent
+
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert absent(engine, STAFF, "Zorblax leave", "Parents get 20 weeks of leave.")
+        assert not absent(engine, STAFF, "parental leave", "Some other passage.")
+        assert not absent(engine, STAFF, "Zorblax", "The Zorblax policy applies.")
+        assert not absent(engine, STAFF, "the", "stopwords only")

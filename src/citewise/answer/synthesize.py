@@ -7,9 +7,9 @@ block of at least :data:`MIN_WORDS` words), the generator writes, as JSON:
   its document relevant;
 * ``unanswerable``: a near miss on the same topic about an entity, setting or feature the
   passage does not mention, and ``missing``: that entity's name. It is kept only when search
-  confirms the corpus lacks it: no readable document matches any word of ``missing`` that is
-  not a stopword (BM25 over the whole readable index, document frequency 0), and the passage
-  does not contain it. Otherwise it is dropped (counted in ``rejected``).
+  confirms the corpus lacks it: some word of ``missing`` that is not a stopword is in no
+  readable document (BM25 over the whole readable index, document frequency 0), and the
+  passage does not contain ``missing``. Otherwise it is dropped (counted in ``rejected``).
 
 The questions then go through the same calibration as labelled ones
 (:func:`citewise.answer.calibration.run_calibration`). The generator is the configured one (the
@@ -92,12 +92,14 @@ def _ask(generator: Generator, title: str, text: str) -> dict[str, str]:
 
 
 def absent(engine: Engine, principal: Principal, missing: str, passage: str) -> bool:
-    """True when no readable document contains any content word of ``missing``, nor does
-    ``passage``."""
+    """True when some content word of ``missing`` is in no readable document and ``passage``
+    does not contain ``missing``: "Azure Blob Storage" is absent from a corpus that says
+    "storage" but never "Azure". (Requiring every word to be absent rejected all 20 near
+    misses the 1.5B wrote for the SQuAD subset, e.g. a treaty name made of common words.)"""
     words = [w for w in query_terms(missing) if len(w) > 2]
     if not words or missing.lower() in passage.lower():
         return False
-    return all(not engine.store.search_sparse(w, 1, principal) for w in words)
+    return any(not engine.store.search_sparse(w, 1, principal) for w in words)
 
 
 def synthesize(engine: Engine, principal: Principal, n: int, generator: Generator,
