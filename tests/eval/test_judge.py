@@ -15,7 +15,7 @@ from citewise.cli.main import cli
 from citewise.errors import ConfigError
 from citewise.eval.agreement import accuracy, cohen_kappa, confusion, kappa_interval
 from citewise.eval.judge import MAX_ANSWER_CHARS, AnswerJudge, judge_messages, prompt_hash
-from citewise.eval.judge_labels import check_agreement, load_labels
+from citewise.eval.judge_labels import check_agreement, fit_threshold, load_labels
 from citewise.eval.record import EvalRun
 from citewise.testing import FakeJudgeModel
 
@@ -133,6 +133,16 @@ def test_check_agreement_with_the_fake(tmp_path):
     assert result["confusion"] == {"both": 5, "human_only": 0, "judge_only": 1, "neither": 4}
     assert result["prompt_hash"] == prompt_hash() and len(result["items"]) == 10
     assert sum(h["n"] for h in result["halves"].values()) == 10
+
+
+def test_fit_threshold_chooses_on_dev_and_reports_test():
+    # dev: correct answers score 0.7-0.8, incorrect 0.55-0.6 -> a threshold in between
+    items = [{"human": h, "p_correct": p, "half": half}
+             for half in ("dev", "test")
+             for h, p in ((T, 0.8), (T, 0.7), (F, 0.6), (F, 0.55))]
+    fit = fit_threshold(items)
+    assert fit["threshold"] == pytest.approx(0.7) and fit["dev_kappa"] == pytest.approx(1.0)
+    assert fit["test"]["kappa"]["value"] == pytest.approx(1.0) and fit["test"]["n"] == 4
 
 
 def test_labels_file_errors(tmp_path):

@@ -289,6 +289,14 @@ def _print_agreement(data):
         click.echo(f"  {label:<5} n={block['n']:<3} accuracy {_fmt(a['value'])} "
                    f"[{_fmt(a['lo'])}, {_fmt(a['hi'])}] (Wilson)  kappa {_fmt(k['value'])} "
                    f"[{_fmt(k['lo'])}, {_fmt(k['hi'])}] (bootstrap)")
+    fit = data["fitted_threshold"]
+    if fit["test"] is not None:
+        t = fit["test"]
+        click.echo(f"  threshold with the best dev kappa: {fit['threshold']:.4g} (dev kappa "
+                   f"{_fmt(fit['dev_kappa'])}); at it, test accuracy "
+                   f"{_fmt(t['accuracy']['value'])} kappa {_fmt(t['kappa']['value'])} "
+                   f"[{_fmt(t['kappa']['lo'])}, {_fmt(t['kappa']['hi'])}] "
+                   "(set eval.judge_threshold to use it)")
     c = data["confusion"]
     click.echo("  confusion (rows: human, columns: judge)   judge correct  judge incorrect")
     click.echo(f"    human correct                        {c['both']:>13}  {c['human_only']:>15}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +116,25 @@ def _figures(human: Sequence[bool], judged: Sequence[bool], seed: int) -> dict[s
             "confusion": c.to_dict()}
 
 
+def fit_threshold(items: Sequence[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+    """The threshold on P(correct) with the highest kappa on the ``dev`` half (ties: nearest
+    0.5), and the ``test`` half's figures at it: a suggestion for ``eval.judge_threshold``,
+    reported on items it was not chosen on. Never applied by itself."""
+    dev = [i for i in items if i["half"] == "dev"]
+    test = [i for i in items if i["half"] == "test"]
+    human = [i["human"] for i in dev]
+
+    def dev_kappa(t: float) -> float:
+        k = cohen_kappa(human, [i["p_correct"] >= t for i in dev])
+        return -2.0 if math.isnan(k) else k  # a constant verdict (NaN) ranks last
+
+    candidates = sorted({0.5, *(i["p_correct"] for i in dev)})
+    best = max(candidates, key=lambda t: (dev_kappa(t), -abs(t - 0.5)))
+    return {"threshold": best, "dev_kappa": round(dev_kappa(best), 4),
+            "test": _figures([i["human"] for i in test],
+                             [i["p_correct"] >= best for i in test], seed) if test else None}
+
+
 @dataclass(frozen=True)
 class JudgeAgreement:
     """The judge's agreement with a labels file (overall and per half), what it was measured
@@ -128,6 +148,7 @@ class JudgeAgreement:
     overall: dict[str, Any]
     halves: dict[str, dict[str, Any]]
     items: tuple[dict[str, Any], ...]
+    fitted: dict[str, Any]
     measured_at: str
     seconds: float
     notes: tuple[str, ...] = field(default=())
@@ -136,6 +157,7 @@ class JudgeAgreement:
         return {"labels": self.labels, "labels_sha256": self.labels_sha256,
                 "model": self.model, "prompt_hash": self.prompt_hash,
                 "threshold": self.threshold, **self.overall, "halves": self.halves,
+                "fitted_threshold": self.fitted,
                 "measured_at": self.measured_at, "seconds": self.seconds,
                 "notes": list(self.notes), "items": list(self.items)}
 
@@ -161,6 +183,6 @@ def check_agreement(path: str | Path, judge: AnswerJudge, seed: int = 0,
         labels=Path(path).as_posix(), labels_sha256=labels_digest(path),
         model=judge.model_id, prompt_hash=judge.prompt_hash, threshold=judge.threshold,
         overall=_figures([i["human"] for i in items], [i["judge"] for i in items], seed),
-        halves=halves, items=tuple(items),
+        halves=halves, items=tuple(items), fitted=fit_threshold(items, seed),
         measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
         seconds=round(time.perf_counter() - start, 1))
