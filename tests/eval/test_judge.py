@@ -205,3 +205,34 @@ def test_judge_check_cli_against_an_endpoint(tmp_path):
     finally:
         server.httpd.shutdown()
 
+
+
+def test_eval_run_answers_judge_cli(engine, questions, tmp_path):
+    from citewise.eval.questions import write_questions
+
+    pytest.importorskip("citewise.cite.validate")
+    qpath, ppath = tmp_path / "set.jsonl", tmp_path / "personas.json"
+    write_questions(qpath, questions)
+    ppath.write_text(json.dumps({"default": {"groups": ["staff"]},
+                                 "staff": {"groups": ["staff"]},
+                                 "hr": {"groups": ["staff", "hr"]}}))
+    engine.close()
+    server = _JudgeEndpoint()
+    try:
+        config = tmp_path / "c.json"
+        config.write_text(json.dumps({"eval": {"judge": "openai"}, "generate": {
+            "generator": "extractive",
+            "openai": {"base_url": server.base_url, "model": "judge-x"}}}))
+        base = ["eval", "run", "--questions", str(qpath), "--personas", str(ppath), "--db",
+                str(engine.db), "--mode", "bm25", "--config", str(config), "-q"]
+        refused = CliRunner().invoke(cli, [*base, "--judge", "--out", str(tmp_path / "x")])
+        assert refused.exit_code == 1 and "Fix: pass --answers with --judge" in refused.output
+        result = CliRunner().invoke(cli, [*base, "--answers", "--judge",
+                                          "--out", str(tmp_path / "out")])
+        assert result.exit_code == 0, result.output
+        assert "judge_correct" in result.output and "judge openai:judge-x" in result.output
+        run = EvalRun.load(tmp_path / "out" / "run.json")
+        assert run.by_id()["parking"].judge["correct"] is None
+        assert "judge_correct" in (tmp_path / "out" / "report.html").read_text()
+    finally:
+        server.httpd.shutdown()
