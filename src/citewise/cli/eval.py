@@ -90,7 +90,7 @@ def _fmt(value: float) -> str:
 @click.option("--judge", is_flag=True,
               help="With --answers: an LLM judges each answer's correctness against the "
                    "eval set's reference (judge_correct, Wilson interval). Costs one model "
-                   "call per answered question (~2-4 s each with the local 1.5B on 2 cores); "
+                   "call per answered question (~5 s each with the local 1.5B on 2 busy cores); "
                    "model: eval.judge / eval.judge_model.")
 @click.option("-k", "k", type=int, default=None, help="Hits per question (default eval.k).")
 @click.option("--mode", type=click.Choice(SEARCH_MODES), default=None,
