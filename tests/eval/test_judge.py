@@ -83,7 +83,7 @@ def test_threshold_and_long_answers():
         is False
     messages = judge_messages("q", ["r1", "r2"], "x" * (MAX_ANSWER_CHARS + 500))
     content = messages[-1]["content"]
-    assert "Reference answer: r1 | r2" in content and "x" * (MAX_ANSWER_CHARS + 1) not in content
+    assert "Expected answer: r1 | r2" in content and "x" * (MAX_ANSWER_CHARS + 1) not in content
 
 
 def test_evaluate_with_judge(engine, questions, personas, tmp_path):

@@ -32,14 +32,14 @@ from citewise.eval.answer_metrics import strip_citations
 from citewise.eval.judge_models import JudgeModel
 from citewise.eval.record import EvalRun
 
-SYSTEM = "You grade answers to questions about software documentation."
+SYSTEM = "You check whether an answer gives an expected fact."
 TEMPLATE = ("Question: {question}\n"
-            "Reference answer: {references}\n"
             "Proposed answer: {answer}\n\n"
-            "Does the proposed answer give the reference answer (in any wording, or a "
-            "correct equivalent)? Extra correct detail is fine; an answer that only "
-            "describes something related, or gives a different value, is not. "
-            "Reply with one word: Yes or No.")
+            "Expected answer: {references}\n\n"
+            "Does the proposed answer state the expected answer (the same value, option or "
+            "API, in any wording)? Reply with one word: Yes or No.")
+"""The second of two prompts tried (``evals/README.md``): the expected answer right before the
+question, chosen on the ``dev`` half of the labels (kappa 0.34 vs 0.22 at 0.5)."""
 MAX_ANSWER_CHARS = 1200
 """Longer answers are cut here (with "…"): the judge's prompt stays short on a CPU."""
 THRESHOLD = 0.5

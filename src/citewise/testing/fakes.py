@@ -171,7 +171,7 @@ class FakeReaderGenerator(FakeGenerator):
 class FakeJudgeModel:
     """A :class:`~citewise.eval.judge_models.JudgeModel` for tests: P(Yes) is 0.9 when the
     proposed answer (the judge prompt's ``Proposed answer:`` line) contains a reference of its
-    ``Reference answer:`` line (case-insensitive), else 0.1; ``p`` overrides it with a fixed
+    ``Expected answer:`` line (case-insensitive), else 0.1; ``p`` overrides it with a fixed
     value. ``calls`` records every message list; ``fail`` raises
     :class:`~citewise.errors.GenerationError`."""
 
@@ -190,6 +190,6 @@ class FakeJudgeModel:
             return self.p
         lines = dict(line.split(": ", 1) for line in messages[-1]["content"].splitlines()
                      if ": " in line)
-        refs = [r.strip().lower() for r in lines.get("Reference answer", "").split(" | ")]
+        refs = [r.strip().lower() for r in lines.get("Expected answer", "").split(" | ")]
         answer = lines.get("Proposed answer", "").lower()
         return 0.9 if any(r and r in answer for r in refs) else 0.1
