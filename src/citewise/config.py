@@ -190,6 +190,19 @@ class EvalSettings(_Section):
                     "the right section (needs section labels in the eval set).")
     bootstrap_samples: int = Field(1000, ge=10, description="Bootstrap resamples per interval.")
     seed: int = Field(0, description="Bootstrap random seed (results are reproducible).")
+    judge: Literal["local", "openai"] = Field(
+        "local", description="Who judges answer correctness for `eval run --answers --judge`: "
+                             "the local GGUF model judge_model, or the generate.openai endpoint.")
+    judge_model: str = Field(
+        "qwen2.5-coder-1.5b-instruct",
+        description="Local judge model (a `citewise models list` name or a .gguf path). Its "
+                    "agreement with human labels is in evals/httpx.judge-agreement.json; "
+                    "re-measure with `citewise eval judge-check` when it changes.")
+    judge_threshold: float = Field(
+        0.6, gt=0.0, lt=1.0,
+        description="An answer is judged correct when the judge's P(correct) is at least "
+                    "this. 0.6: the best kappa on the dev half of evals/httpx.judge-labels.jsonl "
+                    "(the 1.5B leans to Yes), checked on its test half.")
 
 
 class LogSettings(_Section):

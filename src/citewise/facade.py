@@ -174,25 +174,55 @@ class EngineVerbs:
     def evaluate(self: Engine, questions: str | Path | None = None,
                  personas: str | Path | None = None, *, as_persona: str | None = None,
                  k: int | None = None, answers: bool = False, out: str | Path | None = None,
-                 name: str | None = None,
+                 name: str | None = None, judge: bool | Any = False,
                  on_progress: Callable[[int], None] | None = None) -> EvalResult:
-        """Run an eval set; with ``out``, write run.json, run.trec, qrels.trec, report.html."""
+        """Run an eval set; with ``out``, write run.json, run.trec, qrels.trec, report.html.
+        ``judge`` (needs ``answers``): judge every answer's correctness with
+        :meth:`answer_judge` (or the :class:`~citewise.eval.judge.AnswerJudge` given)."""
         from citewise.eval.bootstrap import run_summary
         from citewise.eval.harness import run_eval
+        from citewise.eval.judge import judge_run
 
         ev = self.settings.eval
         questions = questions or ev.questions
         if not questions:
             raise ConfigError("no eval set. Fix: pass --questions FILE (or set eval.questions)")
+        if judge is not False and not answers:
+            raise ConfigError("the judge grades answers, and this run asks for none. "
+                              "Fix: pass --answers with --judge")
         run = run_eval(self, questions, personas or ev.personas, as_persona=as_persona,
                        k=k or ev.k, answers=answers,
                        name=name or (Path(out).resolve().name if out else "run"),
                        on_progress=on_progress)
+        if judge is not False:
+            judge_run(run, self.answer_judge() if judge is True else judge)
         written: tuple[str, ...] = ()
         if out is not None:
             written = _write_eval_outputs(run, Path(out), ev.bootstrap_samples, ev.seed)
         summary = run_summary(run, ev.bootstrap_samples, ev.seed)
         return EvalResult(summary, run, written, tuple(run.warnings))
+
+    def answer_judge(self: Engine) -> Any:
+        """The answer-correctness judge of ``eval.judge`` / ``eval.judge_model`` (one per
+        Engine; the model loads on its first judgement)."""
+        from citewise.eval.judge import AnswerJudge
+        from citewise.eval.judge_models import make_judge_model
+
+        judge = getattr(self, "_answer_judge", None)
+        if judge is None:
+            judge = AnswerJudge(make_judge_model(self.settings),
+                                self.settings.eval.judge_threshold)
+            self._answer_judge = judge
+        return judge
+
+    def judge_check(self: Engine, labels: str | Path, *, judge: Any = None,
+                    on_progress: Callable[[int], None] | None = None) -> Any:
+        """The judge's agreement (accuracy, Cohen's kappa, 95 % intervals) with a file of
+        hand-labelled answers (:mod:`citewise.eval.judge_labels`)."""
+        from citewise.eval.judge_labels import check_agreement
+
+        return check_agreement(labels, judge or self.answer_judge(), self.settings.eval.seed,
+                               on_progress=on_progress)
 
     def calibrate(self: Engine, questions: str | Path | Sequence[Any],
                   personas: str | Path | None = None, *,

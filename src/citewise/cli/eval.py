@@ -1,4 +1,5 @@
-"""``citewise eval``: beir, run, compare, sweep, squad — thin layers over citewise.eval."""
+"""``citewise eval``: beir, run, compare, sweep, squad, judge-check — thin layers over
+citewise.eval."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from citewise.types import SEARCH_MODES
 RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
                "context_precision", "duplicate_rate", "tokens_per_request", "latency_ms",
                "abstention_accuracy", "false_decline_rate", "citation_validity",
-               "unsupported_claim_rate", "unsupported_claims_shown", "token_f1", "containment")
+               "unsupported_claim_rate", "unsupported_claims_shown", "token_f1", "containment",
+               "judge_correct")
 
 
 @click.group("eval")
@@ -85,6 +87,11 @@ def _fmt(value: float) -> str:
               help="Personas JSON {name: {groups, tenant}}; default: eval.personas.")
 @click.option("--as", "as_persona", default=None, help="Run every question as this persona.")
 @click.option("--answers", is_flag=True, help="Also ask for answers and score them.")
+@click.option("--judge", is_flag=True,
+              help="With --answers: an LLM judges each answer's correctness against the "
+                   "eval set's reference (judge_correct, Wilson interval). Costs one model "
+                   "call per answered question (~5 s each with the local 1.5B on 2 busy cores); "
+                   "model: eval.judge / eval.judge_model.")
 @click.option("-k", "k", type=int, default=None, help="Hits per question (default eval.k).")
 @click.option("--mode", type=click.Choice(SEARCH_MODES), default=None,
               help="Retrieval signals (default: the retrieve.mode setting).")
@@ -97,7 +104,7 @@ def _fmt(value: float) -> str:
 @db_option
 @settings_options
 @friendly_errors
-def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir, name,
+def run_cmd(questions_path, personas_path, as_persona, answers, judge, k, mode, out_dir, name,
             as_json, progress, quiet, db, config_path, model, threads):
     """Run an eval set against an index: figures with 95% bootstrap intervals, slices by
     kind/persona/answerability, a TREC run file and report.html."""
@@ -112,7 +119,7 @@ def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir
                       mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
             result = engine.evaluate(questions_path, personas_path, as_persona=as_persona,
                                      k=k, answers=answers, out=out, name=name,
-                                     on_progress=bar.update)
+                                     judge=judge, on_progress=bar.update)
     summary, run = result.summary, result.run
     if as_json:
         echo_json(result.to_dict())
@@ -124,6 +131,12 @@ def run_cmd(questions_path, personas_path, as_persona, answers, k, mode, out_dir
             f = summary["figures"][m]
             click.echo(f"  {m:<24} {_fmt(f['mean'])}  [{_fmt(f['lo'])}, {_fmt(f['hi'])}]  "
                        f"n={f['n']}")
+    if summary.get("judge"):
+        j = summary["judge"]
+        click.echo(f"  judge_correct: Wilson interval; judge {j['model']}, prompt "
+                   f"{j['prompt_hash']}, {j['asked']} asked, {j['declined']} declines "
+                   f"counted incorrect, {j['failed']} failed (agreement with human labels: "
+                   "`citewise eval judge-check`)")
     for w in run.warnings:
         click.echo(f"warning: {w}", err=True)
     click.echo(f"wrote {out}/run.json, run.trec, qrels.trec, report.html")
@@ -227,3 +240,65 @@ def squad_cmd(source, out_dir, as_json):
         return
     click.echo(f"{result.documents} documents in {result.docs_dir}; {result.questions} "
                f"questions ({result.unanswerable} unanswerable) in {result.questions_path}")
+
+
+@eval_group.command("judge-check")
+@click.option("--labels", "labels_path", type=click.Path(dir_okay=False), required=True,
+              help="Hand-labelled answers (JSONL, e.g. evals/httpx.judge-labels.jsonl).")
+@click.option("--write", "write_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the result as JSON here (e.g. evals/httpx.judge-agreement.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--judge-model", default=None,
+              help="Local judge model to measure (default: the eval.judge_model setting).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              default=None, help="JSON settings file (see `citewise config`).")
+@progress_options
+@friendly_errors
+def judge_check_cmd(labels_path, write_path, as_json, judge_model, config_path, progress,
+                    quiet):
+    """Measure the answer judge (`eval run --answers --judge`) against human labels:
+    accuracy and Cohen's kappa with 95% intervals, overall and on the dev/test halves, the
+    confusion matrix, the judge model and its prompt hash. One model call per label."""
+    import json
+
+    from citewise.eval.judge_labels import load_labels
+
+    total = len(load_labels(labels_path))
+    with engine_from(":memory:", config_path, **{"eval.judge_model": judge_model}) as engine, \
+            make_bar("judge", total=total, unit="answer",
+                     mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
+        result = engine.judge_check(labels_path, on_progress=bar.update)
+    data = result.to_dict()
+    if write_path:
+        Path(write_path).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
+    if as_json:
+        echo_json(data)
+        return
+    _print_agreement(data)
+    if write_path:
+        click.echo(f"wrote {write_path}")
+
+
+def _print_agreement(data):
+    click.echo(f"judge {data['model']}, prompt {data['prompt_hash']}, threshold "
+               f"{data['threshold']:g}; {data['n']} labelled answers "
+               f"({data['human_correct']} correct by hand) in {data['seconds']} s")
+    for label, block in [("all", data)] + [(h, data["halves"][h]) for h in ("dev", "test")]:
+        a, k = block["accuracy"], block["kappa"]
+        click.echo(f"  {label:<5} n={block['n']:<3} accuracy {_fmt(a['value'])} "
+                   f"[{_fmt(a['lo'])}, {_fmt(a['hi'])}] (Wilson)  kappa {_fmt(k['value'])} "
+                   f"[{_fmt(k['lo'])}, {_fmt(k['hi'])}] (bootstrap)")
+    fit = data["fitted_threshold"]
+    if fit["test"] is not None:
+        t = fit["test"]
+        click.echo(f"  threshold with the best dev kappa: {fit['threshold']:.4g} (dev kappa "
+                   f"{_fmt(fit['dev_kappa'])}); at it, test accuracy "
+                   f"{_fmt(t['accuracy']['value'])} kappa {_fmt(t['kappa']['value'])} "
+                   f"[{_fmt(t['kappa']['lo'])}, {_fmt(t['kappa']['hi'])}] "
+                   "(set eval.judge_threshold to use it)")
+    c = data["confusion"]
+    click.echo("  confusion (rows: human, columns: judge)   judge correct  judge incorrect")
+    click.echo(f"    human correct                        {c['both']:>13}  {c['human_only']:>15}")
+    click.echo(f"    human incorrect                      {c['judge_only']:>13}  "
+               f"{c['neither']:>15}")

@@ -6,6 +6,10 @@ and report the 2.5th and 97.5th percentiles of those B means (numpy 'linear' per
 The paired version (ibid. §15; Sakai 2014, "Statistical reform in IR?") resamples the
 per-question *differences* new − base over the questions both runs scored, so question
 difficulty cancels out. A fixed seed makes every interval reproducible.
+
+Rates of a yes/no outcome per question listed in :data:`WILSON` (the judge's
+``judge_correct``) get the Wilson score interval instead (Wilson 1927), which stays honest
+near 0 and 1 where a bootstrap collapses to zero width.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from citewise.eval.scoring import score_run
 
 SAMPLES = 1000
 SEED = 0
+WILSON = frozenset({"judge_correct"})
 
 
 @dataclass(frozen=True)
@@ -55,14 +60,28 @@ def interval(values: Sequence[float], samples: int = SAMPLES, seed: int = SEED) 
     return Figure(mean, float(lo), float(hi), n)
 
 
+def wilson_interval(values: Sequence[float]) -> Figure:
+    """The share of 1s among 0/1 ``values`` with its Wilson 95 % interval."""
+    from citewise.answer.calibrate import wilson
+
+    n = len(values)
+    if n == 0:
+        return Figure(float("nan"), float("nan"), float("nan"), 0)
+    k = int(round(sum(values)))
+    lo, hi = wilson(k, n)
+    return Figure(k / n, lo, hi, n)
+
+
 def summarize(scores: Iterable[Mapping[str, float]], samples: int = SAMPLES,
               seed: int = SEED) -> dict[str, Figure]:
-    """Every figure present in any question's scores, over the questions that have it."""
+    """Every figure present in any question's scores, over the questions that have it
+    (bootstrap intervals; Wilson for the rates in :data:`WILSON`)."""
     columns: dict[str, list[float]] = {}
     for row in scores:
         for name, value in row.items():
             columns.setdefault(name, []).append(value)
-    return {name: interval(vals, samples, seed) for name, vals in sorted(columns.items())}
+    return {name: wilson_interval(vals) if name in WILSON else interval(vals, samples, seed)
+            for name, vals in sorted(columns.items())}
 
 
 SLICERS: dict[str, Callable[[QuestionRecord], str]] = {
@@ -108,5 +127,21 @@ def run_summary(run: EvalRun, samples: int = SAMPLES, seed: int = SEED) -> dict[
         "slices": {s: {g: {m: f.as_dict() for m, f in figs.items()}
                        for g, figs in groups.items()}
                    for s, groups in slices(run, samples, seed, scores).items()},
+        "judge": judge_summary(run),
         "warnings": run.warnings,
     }
+
+
+def judge_summary(run: EvalRun) -> dict[str, object] | None:
+    """Who judged ``run`` (model, prompt hash) and how many verdicts were asked, automatic
+    (declines) or failed; None for a run that was not judged."""
+    verdicts = [r.judge for r in run.records if r.judge is not None]
+    if not verdicts:
+        return None
+    return {"model": verdicts[0].get("model"), "prompt_hash": verdicts[0].get("prompt_hash"),
+            "asked": sum(1 for v in verdicts if v.get("p_correct") is not None),
+            "declined": sum(1 for v in verdicts if str(v.get("reason", "")).startswith(
+                "declined")),
+            "failed": sum(1 for v in verdicts if str(v.get("reason", "")).startswith(
+                "judge failed")),
+            "interval": "wilson"}

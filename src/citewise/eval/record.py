@@ -26,7 +26,9 @@ class QuestionRecord:
     section_id, start, end, tokens, text_hash, title, snippet`` (best first).
     ``hidden`` counts relevant pieces whose documents this principal may not read: they are
     dropped from ``question.relevant`` (all hidden: the question is unanswerable for them).
-    ``answer`` holds the :class:`~citewise.types.Answer` fields when answers were asked for.
+    ``answer`` holds the :class:`~citewise.types.Answer` fields when answers were asked for;
+    ``judge`` the answer-correctness verdict when the run was judged
+    (:class:`citewise.eval.judge.Verdict` fields).
     """
 
     question: Question
@@ -37,6 +39,7 @@ class QuestionRecord:
     leaks: int = 0
     answer: dict[str, Any] | None = None
     answer_latency_ms: float | None = None
+    judge: dict[str, Any] | None = None
 
     @property
     def id(self) -> str:
@@ -62,7 +65,8 @@ class QuestionRecord:
                        persona=data.get("persona"), hits=list(data["hits"]),
                        latency_ms=float(data["latency_ms"]), hidden=int(data.get("hidden", 0)),
                        leaks=int(data.get("leaks", 0)), answer=data.get("answer"),
-                       answer_latency_ms=data.get("answer_latency_ms"))
+                       answer_latency_ms=data.get("answer_latency_ms"),
+                       judge=data.get("judge"))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{where}: not a citewise eval record ({exc}). "
                               "Fix: pass a run.json written by `citewise eval run`") from None

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from citewise.eval.bootstrap import Figure, slices, summarize
+from citewise.eval.bootstrap import Figure, judge_summary, slices, summarize
 from citewise.eval.record import EvalRun, QuestionRecord
 from citewise.eval.scoring import ANSWER_HEADLINE, HEADLINE, score_run
 from citewise.eval.svg import bar_chart
@@ -83,6 +83,11 @@ def _question_block(record: QuestionRecord, scores: Mapping[str, float]) -> str:
     if record.answer is not None:
         tag = "declined" if record.answer.get("declined") else "answered"
         out.append(f"<div class=hit><b>{tag}:</b> {_e(record.answer.get('answer', ''))}</div>")
+    if record.judge is not None and record.judge.get("correct") is not None:
+        p = record.judge.get("p_correct")
+        out.append(f"<div class=hit>judge: {'correct' if record.judge['correct'] else 'incorrect'}"
+                   f" ({_e(record.judge.get('reason'))}"
+                   f"{'' if p is None else f', P(correct) {p:.2f}'})</div>")
     return "".join(out) + "</div>"
 
 
@@ -112,6 +117,12 @@ def render_report(run: EvalRun, samples: int = 1000, seed: int = 0) -> str:
     parts.append("<h2>Retrieval</h2>" + metric_table(figures, HEADLINE + ("acl_leaks",)))
     if run.with_answers:
         parts.append("<h2>Answers</h2>" + metric_table(figures, ANSWER_HEADLINE))
+        if (judged := judge_summary(run)) is not None:
+            parts.append(f"<p>judge_correct: LLM judge <code>{_e(judged['model'])}</code>, "
+                         f"prompt <code>{_e(judged['prompt_hash'])}</code>; {judged['asked']} "
+                         f"answers judged, {judged['declined']} declines counted incorrect, "
+                         f"{judged['failed']} failed; Wilson 95% interval. Its agreement with "
+                         "human labels: <code>citewise eval judge-check</code>.</p>")
     parts.append("<details><summary>all figures</summary>"
                  + metric_table(figures, sorted(figures)) + "</details>")
     parts.append("<h2>Slices</h2>")

@@ -8,7 +8,9 @@ Retrieval figures exist only for answerable questions (unanswerable ones are sco
 answer figures). ``tokens_per_request`` (sum of the retrieved passages' tokens),
 ``duplicate_rate``, ``latency_ms`` and ``acl_leaks`` exist for every question; answer
 figures (:mod:`citewise.eval.answer_metrics`) only when the run asked for answers, each for
-the questions it applies to. A figure missing from a question's dict does not apply to it.
+the questions it applies to; ``judge_correct`` (the LLM judge's verdict,
+:mod:`citewise.eval.judge`) only for answerable questions of a judged run. A figure missing
+from a question's dict does not apply to it.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ HEADLINE = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_
             "tokens_per_request", "latency_ms")
 ANSWER_HEADLINE = ("abstention_accuracy", "false_decline_rate", "citation_validity",
                    "unsupported_claim_rate", "unsupported_claims_shown", "token_f1",
-                   "containment", "answer_latency_ms")
+                   "containment", "judge_correct", "answer_latency_ms")
 LOWER_IS_BETTER = frozenset({"duplicate_rate", "tokens_per_request", "latency_ms",
                              "acl_leaks", "false_decline_rate", "unsupported_claim_rate",
                              "unsupported_claims_shown",
@@ -85,6 +87,8 @@ def answer_scores(record: QuestionRecord) -> dict[str, float]:
         out["unsupported_claim_rate"] = unsupported_claim_rate(
             a["answer"], len(a.get("unsupported") or ()))
         out["unsupported_claims_shown"] = unsupported_claims_shown(a)
+    if record.judge is not None and record.judge.get("correct") is not None:
+        out["judge_correct"] = float(record.judge["correct"])
     if record.answer_latency_ms is not None:
         out["answer_latency_ms"] = float(record.answer_latency_ms)
     return out

@@ -8,12 +8,14 @@ from typing import Any
 from citewise.testing.fakes import (
     FakeEmbedder,
     FakeGenerator,
+    FakeJudgeModel,
     FakeReaderGenerator,
     FakeReranker,
     SlowReranker,
 )
 
-__all__ = ["FakeEmbedder", "FakeGenerator", "FakeReaderGenerator", "FakeReranker", "SlowReranker",
+__all__ = ["FakeEmbedder", "FakeGenerator", "FakeJudgeModel", "FakeReaderGenerator",
+           "FakeReranker", "SlowReranker",
            "StoreConformanceTests", "assert_all_visible"]
 
 

@@ -166,3 +166,30 @@ class FakeReaderGenerator(FakeGenerator):
         chosen = self.logprobs(messages) if callable(self.logprobs) else \
             self.logprobs[min(len(self.read), len(self.logprobs)) - 1]
         return yes_share([{"token": t, "logprob": lp} for t, lp in chosen.items()])
+
+
+class FakeJudgeModel:
+    """A :class:`~citewise.eval.judge_models.JudgeModel` for tests: P(Yes) is 0.9 when the
+    proposed answer (the judge prompt's ``Proposed answer:`` line) contains a reference of its
+    ``Expected answer:`` line (case-insensitive), else 0.1; ``p`` overrides it with a fixed
+    value. ``calls`` records every message list; ``fail`` raises
+    :class:`~citewise.errors.GenerationError`."""
+
+    def __init__(self, p: float | None = None, model_id: str = "fake-judge",
+                 fail: str | None = None) -> None:
+        self.p, self.model_id, self.fail = p, model_id, fail
+        self.calls: list[list[dict[str, str]]] = []
+
+    def p_yes(self, messages: Sequence[dict[str, str]]) -> float:
+        from citewise.errors import GenerationError
+
+        self.calls.append([dict(m) for m in messages])
+        if self.fail is not None:
+            raise GenerationError(self.fail)
+        if self.p is not None:
+            return self.p
+        lines = dict(line.split(": ", 1) for line in messages[-1]["content"].splitlines()
+                     if ": " in line)
+        refs = [r.strip().lower() for r in lines.get("Expected answer", "").split(" | ")]
+        answer = lines.get("Proposed answer", "").lower()
+        return 0.9 if any(r and r in answer for r in refs) else 0.1
