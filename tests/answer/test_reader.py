@@ -111,6 +111,10 @@ def test_the_shipped_model_reads_by_default_at_its_own_threshold(db: Path) -> No
     gen = FakeReaderGenerator(ANSWER, logprobs=[YES], model_id=model_id)
     with engine_for(db) as engine:
         assert not engine.ask(LEAVE_Q, STAFF, generator=gen).declined
+    gen = FakeReaderGenerator(ANSWER, logprobs=[below], model_id=model_id)
+    with engine_for(db) as engine:  # a dry run (calibrate) does not pay for the shipped reader
+        dry = engine.ask(LEAVE_Q, STAFF, generator=gen, dry_run=True)
+    assert not dry.declined and gen.read == [] and "reader" not in dry.trace["gate"]
 
 
 def test_reader_yes_lets_the_answer_through(db: Path) -> None:

@@ -107,7 +107,7 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     trace["timings_ms"]["context"] = _ms(t)
     trace["context"] = _context_trace(context)
     notes = _rerank_notes(trace["rerank"])
-    if not _reader_passes(engine, question, context, generator, trace, notes):
+    if not _reader_passes(engine, question, context, generator, trace, notes, dry_run):
         return _finish(declined(question, "reader_no", trace, tuple(notes)), started)
     if dry_run:
         trace["dry_run"] = True
@@ -138,9 +138,13 @@ def _context_settings(engine: Engine, generator: Generator | None,
 
 
 def _reader_passes(engine: Engine, question: str, context: Context,
-                   generator: Generator | None, trace: dict[str, Any], notes: list[str]) -> bool:
+                   generator: Generator | None, trace: dict[str, Any], notes: list[str],
+                   dry_run: bool = False) -> bool:
     """The answerability reader (:mod:`citewise.answer.reader`), when ``gate.reader``
-    enables it for this generator; its verdict goes in ``trace["gate"]["reader"]``."""
+    enables it for this generator; its verdict goes in ``trace["gate"]["reader"]``. With
+    ``auto`` and only the shipped threshold, a dry run (``citewise calibrate``, ``ask
+    --dry-run``) does not read: it would cost an LLM prompt per question, and calibrate fits
+    the reader only under ``gate.reader: on``."""
     from citewise.answer import reader
     from citewise.answer.prompt import build_prompt
 
@@ -150,8 +154,8 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     stored = engine.store.get_meta("gate.reader")
     gen = generator or engine.generator
     if setting == "auto" and configured is None and not stored and \
-            reader.shipped_threshold(gen.model_id) <= 0:
-        return True  # uncalibrated and no shipped threshold: it declines nothing, skip it
+            (dry_run or reader.shipped_threshold(gen.model_id) <= 0):
+        return True  # uncalibrated: no shipped threshold (it declines nothing) or a dry run
     if not reader.enabled(setting, gen):
         return True
     t = time.perf_counter()
