@@ -103,3 +103,32 @@ def test_a_near_miss_is_absent_when_one_of_its_words_is_in_no_document(db: Path)
         assert not absent(engine, STAFF, "parental leave", "Some other passage.")
         assert not absent(engine, STAFF, "Zorblax", "The Zorblax policy applies.")
         assert not absent(engine, STAFF, "the", "stopwords only")
+
+
+class EchoingWriter(ScriptedWriter):
+    """A writer whose near misses name what the corpus already says (as the 1.5B did)."""
+
+    def generate(self, prompt, *, max_tokens=512, on_token=None, timeout_s=None):
+        out = super().generate(prompt, max_tokens=max_tokens)
+        data = json.loads(out.text.removeprefix("Sure! "))
+        data["missing"] = "leave"
+        return Generation(text=json.dumps(data), model_id=out.model_id)
+
+
+def test_calibrate_cli_says_when_no_near_miss_was_verified(db: Path, monkeypatch) -> None:
+    from citewise.cli import calibrate as calibrate_module
+    from citewise.cli.main import cli
+
+    def engine_from(*a, **k):
+        engine = Engine(db, Settings(), embedder=FakeEmbedder())
+        engine._generator = EchoingWriter()
+        return engine
+
+    monkeypatch.setattr(calibrate_module, "engine_from", engine_from)
+    result = CliRunner().invoke(cli, ["calibrate", "--synthesize", "6", "--db", str(db),
+                                      "--groups", "staff", "--tenant", "northwind",
+                                      "--no-store"])
+    assert result.exit_code != 0
+    assert "none of its near misses names something no readable document contains" in \
+        result.output and "'leave' is not verifiably absent" in result.output
+    assert "--questions" in result.output

@@ -79,6 +79,14 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
                f"unanswerable questions ({len(made.rejected)} dropped)", err=True)
     if save_path:
         Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
+    if kinds.count(False) == 0 or kinds.count(True) == 0:
+        what = ("none of its near misses names something no readable document contains"
+                if kinds else "none of its replies held a question")
+        seen = "; ".join(made.rejected[:3]) or "no reply"
+        raise ConfigError(f"the model wrote from {n} passages, but {what} ({seen}), so the "
+                          "gate cannot be calibrated on them. Fix: calibrate on labelled "
+                          "questions (--questions), or let a stronger model write them "
+                          "(generate.generator: openai in --config)")
     return made.questions, f"synthesized:{n}"
 
 
