@@ -16,7 +16,6 @@ prompt may be chosen; ``test``: where it is then reported).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.eval.agreement import accuracy, cohen_kappa, confusion, kappa_interval
 from citewise.eval.judge import AnswerJudge
+from citewise.eval.questions import jsonl_objects
 
 LABELS = ("correct", "incorrect")
 _KEYS = ("id", "question_id", "question", "answer", "generator", "label", "reason")
@@ -71,23 +71,10 @@ def _parse(obj: Any, where: str) -> LabelledAnswer:
 
 def load_labels(path: str | Path) -> list[LabelledAnswer]:
     """Read a labels file; a bad line raises :class:`ConfigError` naming file and line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read labels {path}: {exc.strerror}. Fix: check the "
-                          "--labels path") from None
     out: list[LabelledAnswer] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path.name} line {number}"
-        try:
-            item = _parse(json.loads(line), where)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON: {exc.msg}. Fix: one JSON object "
-                              "per line") from None
+    for where, _, obj in jsonl_objects(path, "labels", "--labels"):
+        item = _parse(obj, where)
         if item.id in seen:
             raise ConfigError(f"{where}: duplicate id {item.id!r}. Fix: give every line its "
                               "own id")

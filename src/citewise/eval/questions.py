@@ -27,7 +27,7 @@ A personas file: ``{"support": {"groups": ["staff"], "tenant": "default"}, ...}`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,19 +170,21 @@ def parse_question(obj: Any, where: str) -> Question:
         annotations=notes, warnings=tuple(warnings))
 
 
-def load_questions(path: str | Path) -> list[Question]:
-    """Read an eval set; a bad line raises :class:`ConfigError` naming file and line."""
+def jsonl_objects(path: str | Path, what: str,
+                  option: str) -> Iterator[tuple[str, int, Any]]:
+    """``(where, line number, object)`` for each JSON line of ``path`` (blank lines and
+    ``//`` comments skipped); a file that cannot be read or a bad line raises
+    :class:`ConfigError` naming ``what`` (e.g. "eval set"), the file and line, and the
+    ``option`` that gave the path."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
-        raise ConfigError(f"cannot read eval set {path}: {exc.strerror}. "
-                          "Fix: check the --questions path") from None
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}. "
+                          f"Fix: check the {option} path") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path.name}: invalid UTF-8 at byte {exc.start}. Fix: save the "
-                          "eval set as UTF-8 JSONL") from None
-    questions: list[Question] = []
-    seen: dict[str, int] = {}
+                          f"{what} as UTF-8 JSONL") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
@@ -195,6 +197,14 @@ def load_questions(path: str | Path) -> list[Question]:
         except RecursionError:
             raise ConfigError(f"{where}: JSON nested too deeply. Fix: write one flat JSON "
                               "object per line") from None
+        yield where, number, obj
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    """Read an eval set; a bad line raises :class:`ConfigError` naming file and line."""
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
+    for where, number, obj in jsonl_objects(path, "eval set", "--questions"):
         q = parse_question(obj, where)
         if q.id in seen:
             raise ConfigError(f"{where}: duplicate id {q.id!r} (first on line {seen[q.id]}). "
