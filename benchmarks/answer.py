@@ -3,7 +3,8 @@
 Builds (or reuses) an index, asks every question of an eval set (or the bundled demo
 questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
 total), time to first token (what a user waits before the answer starts to stream; declined
-questions excluded) and whole answer, plus tokens in/out and generated tokens per second.
+questions excluded) next to what the context cut expected (``trace["budget"]``), and whole
+answer, plus tokens in/out and generated tokens per second.
 Issue 9's targets, on an idle 2-core machine with the default local model: time to first
 token p50 <= 5 s, whole answer p50 <= 15 s.
 
@@ -84,6 +85,7 @@ def main() -> None:
         questions = load_questions(args.questions, args.n)
         first_token: list[float] = []
         whole: list[float] = []
+        estimated: list[float] = []  # what the context cut expected (trace["budget"])
         for q in questions:
             started, first = time.perf_counter(), []
 
@@ -95,6 +97,8 @@ def main() -> None:
             if not answer.declined:
                 whole.append(time.perf_counter() - started)
                 first_token.append(first[0] if first else whole[-1])
+                if "budget" in answer.trace:
+                    estimated.append(answer.trace["budget"]["estimated_first_token_s"])
             for stage, ms in answer.trace["timings_ms"].items():
                 stages.setdefault(stage, []).append(ms)
             gen = answer.trace.get("generation", {})
@@ -109,7 +113,8 @@ def main() -> None:
     for stage, values in stages.items():
         print(f"{stage:<10} {percentile(values, 50):9.1f} {percentile(values, 95):9.1f}  "
               f"{len(values)}")
-    for name, values in (("first token", first_token), ("whole answer", whole)):
+    for name, values in (("first token", first_token), ("  estimated", estimated),
+                         ("whole answer", whole)):
         if values:
             print(f"{name:<13} p50 {percentile(values, 50):6.2f} s  p95 "
                   f"{percentile(values, 95):6.2f} s  n {len(values)} (answered questions)")

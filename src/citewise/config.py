@@ -134,11 +134,12 @@ class GenerateSettings(_Section):
     max_tokens: int = Field(384, ge=1, description="Most tokens generated per answer.")
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     first_token_s: float | None = Field(
-        5.0, gt=0, description="For a local model: the context is cut to the passage tokens "
-                               "this machine evaluates in about this many seconds (estimated "
-                               "from the model file's size and the threads, "
-                               "citewise.answer.budget), so the answer starts within it; the "
-                               "cut is in the trace. null: context.budget_tokens alone.")
+        5.0, gt=0, description="For a local model: the context is cut so that the whole "
+                               "prompt (passages, fences, question) is evaluated in about this "
+                               "many seconds (estimated from the model file's size and the "
+                               "threads, citewise.answer.budget), never below one whole chunk "
+                               "(200 tokens); the cut and the expected first-token time are in "
+                               "the trace. null: context.budget_tokens alone.")
     timeout_s: float | None = Field(
         None, gt=0, description="Past this, the answer falls back to extractive (and says so). "
                                 "Default: sized to the model file and threads, 20-300 s "

@@ -102,8 +102,7 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
     t = time.perf_counter()
-    context = build_context(hits, _context_settings(engine, generator, trace),
-                            engine.count_tokens, engine.store.get_parsed)
+    context = _fit_context(engine, question, hits, generator, trace)
     trace["timings_ms"]["context"] = _ms(t)
     trace["context"] = _context_trace(context)
     notes = _rerank_notes(trace["rerank"])
@@ -116,25 +115,48 @@ def ask(engine: Engine, question: str, principal: Principal, *,
                    started)
 
 
-def _context_settings(engine: Engine, generator: Generator | None,
-                      trace: dict[str, Any]) -> Any:
-    """``context`` settings with the budget a local model evaluates within
-    ``generate.first_token_s`` (:func:`citewise.answer.budget.context_budget`)."""
-    from citewise.answer.budget import context_budget
+def _fit_context(engine: Engine, question: str, hits: list[Hit],
+                 generator: Generator | None, trace: dict[str, Any]) -> Context:
+    """The context, cut for a local model so that the whole user message (passages, their
+    fences, the question) is evaluated within ``generate.first_token_s``
+    (:mod:`citewise.answer.budget`): built, counted, and built again smaller by the excess."""
+    from citewise.answer import budget as fit
+    from citewise.answer.prompt import user_message
     from citewise.generate.local import effective_threads
 
-    settings = engine.settings
+    settings = engine.settings.context
     gen = generator or engine.generator
     sizer = getattr(gen, "model_bytes", None)
     size = sizer() if callable(sizer) else None
     threads = effective_threads(getattr(gen, "threads", 0) or 0)
-    budget = context_budget(settings.context.budget_tokens, size, threads,
-                            settings.generate.first_token_s)
-    if budget == settings.context.budget_tokens:
-        return settings.context
-    trace["budget"] = {"configured_tokens": settings.context.budget_tokens, "tokens": budget,
-                       "first_token_s": settings.generate.first_token_s, "threads": threads}
-    return settings.context.model_copy(update={"budget_tokens": budget})
+    allowed = fit.prompt_budget(size, threads, engine.settings.generate.first_token_s)
+
+    def build(tokens: int) -> Context:
+        return build_context(hits, settings.model_copy(update={"budget_tokens": tokens}),
+                             engine.count_tokens, engine.store.get_parsed)
+
+    def prompt_tokens(context: Context) -> int:
+        return engine.count_tokens(user_message(question, context.passages))
+
+    if allowed is None or not size:
+        return build(settings.budget_tokens)
+    tokens = fit.context_budget(settings.budget_tokens,
+                                allowed - engine.count_tokens(user_message(question, [])))
+    context = build(tokens)
+    for _ in range(3):  # fences and titles are known only once passages are chosen
+        smaller = fit.context_budget(settings.budget_tokens,
+                                     tokens - (prompt_tokens(context) - allowed))
+        if smaller >= tokens:
+            break
+        tokens, context = smaller, build(smaller)
+    if tokens < settings.budget_tokens:
+        used = prompt_tokens(context)
+        trace["budget"] = {
+            "configured_tokens": settings.budget_tokens, "tokens": tokens,
+            "prompt_tokens": used, "first_token_s": engine.settings.generate.first_token_s,
+            "estimated_first_token_s": round(fit.first_token_seconds(used, size, threads), 1),
+            "threads": threads, "floor_tokens": fit.MIN_CONTEXT_TOKENS}
+    return context
 
 
 def _reader_passes(engine: Engine, question: str, context: Context,

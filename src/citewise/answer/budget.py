@@ -15,20 +15,35 @@ model off. :func:`generation_timeout` estimates the worst case — the prompt ev
 
 Rates are per GB of Q4 weights per thread (decoding reads every weight once per token, so it
 scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads evaluated prompts at
-~83 tokens/s (``benchmarks/answer.py``, 1,137-token prompts: 83 x 1.12 / 2 = 46 per GB-thread)
+50-83 tokens/s (``benchmarks/answer.py``; see Context below for the constant)
 and answered in 8.0 s on average, the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``,
 ~700-token prompts, ~40 tokens out), which these constants reproduce within a factor of two;
 SAFETY leaves room for a busy machine. ``generate.timeout_s`` overrides the estimate.
 
 Context: a local model evaluates the whole prompt before its first token, so on a small
-machine the context budget, not the model, decides when an answer starts. :func:`context_budget`
-cuts ``context.budget_tokens`` to the passage tokens evaluated in ``generate.first_token_s``
-(default 5 s) at the estimated prefill rate, less :data:`PROMPT_OVERHEAD_TOKENS` for the
-question and the sources' fences, never below :data:`MIN_CONTEXT_TOKENS` (two or three
-passages). The system message is the same for every question, so llama.cpp's prompt cache
-holds it after a process's first answer (``citewise serve``, a long-lived Engine); a one-shot
-``citewise ask`` also loads the model and evaluates it, so its first token comes later. On 2
-cores with the 1.5B model the budget is ~335 tokens; 8 cores give it ~1,500.
+machine the context budget, not the model, decides when an answer starts. :func:`prompt_budget`
+gives the prompt tokens evaluated in ``generate.first_token_s`` (default 5 s) at the estimated
+prefill rate, less :data:`ANSWER_START_TOKENS` (the reader's and the answer's last lines, the
+chat turn markers and the first decoded tokens). The caller fits the *whole* user message into
+that (the question, the instruction line and every source's fence with its title and heading
+count, not only passage text; ``answer.ask`` builds the context, counts the message and cuts
+again by the excess) and :func:`context_budget` never goes below :data:`MIN_CONTEXT_TOKENS`,
+one whole chunk (``chunk.chunk_tokens`` is 192): below it the strongest passage itself is cut.
+``benchmarks/context_budget.py`` measured the floor on SQuAD's dev half (the gold span still in
+the context): 120 tokens 0.75 [0.68, 0.80], 200 0.86 [0.81, 0.91], 300 0.89 [0.84, 0.93], 450
+0.95 [0.91, 0.97]; so 200 costs little against 300 and saves ~3 s of first token on 2 cores,
+while 120 would lose one answer in nine. On a machine too slow for the target the trace says
+when the first token is then expected (``--explain``).
+
+The system message is the same for every question, so llama.cpp's prompt cache holds it after a
+process's first answer (``citewise serve``, a long-lived Engine); a one-shot ``citewise ask``
+also loads the model and evaluates it, so its first token comes later.
+
+The prefill constant is the slower of two measurements on the 2-core machine the targets are
+set on: 83 tokens/s (1,137-token prompts, an idle day) and 50 tokens/s
+(``benchmarks/answer.py``, ~500 new prompt tokens; 2026-12-02), i.e. 50 x 1.12 / 2 = 28 per
+GB-thread. With it, 5 s on 2 cores with the 1.5B is ~210 prompt tokens: at the floor, so there
+the first token comes after ~6 s (measured p50 6.1 s).
 """
 
 from __future__ import annotations
@@ -36,14 +51,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PREFILL_TPS_PER_GB_THREAD = 46.0
+PREFILL_TPS_PER_GB_THREAD = 28.0
 DECODE_TPS_PER_GB_THREAD = 5.0
 SAFETY = 2.0
 MIN_TIMEOUT_S = 20.0
 MAX_TIMEOUT_S = 300.0
 DEFAULT_TIMEOUT_S = 120.0  # a remote endpoint, or a model whose size is unknown
-PROMPT_OVERHEAD_TOKENS = 80  # question, fences, titles: the system message is a cached prefix
-MIN_CONTEXT_TOKENS = 300
+ANSWER_START_TOKENS = 40  # reader + answer last lines, turn markers, first decoded tokens
+MIN_CONTEXT_TOKENS = 200
 
 
 def _allowed_cpus() -> set[int]:
@@ -92,11 +107,22 @@ def prefill_rate(model_bytes: int, threads: int) -> float:
     return PREFILL_TPS_PER_GB_THREAD * max(1, threads) / max(model_bytes / 1e9, 0.05)
 
 
-def context_budget(configured: int, model_bytes: int | None, threads: int,
-                   first_token_s: float | None) -> int:
-    """Passage tokens for a local model's prompt (module docstring); ``configured`` when the
-    model size is unknown (an endpoint) or no first-token target is set."""
+def prompt_budget(model_bytes: int | None, threads: int,
+                  first_token_s: float | None) -> int | None:
+    """Prompt tokens after the cached system message that a local model evaluates within
+    ``first_token_s`` (module docstring); None for an endpoint (size unknown) or no target."""
     if not model_bytes or first_token_s is None:
-        return configured
-    fits = int(prefill_rate(model_bytes, threads) * first_token_s) - PROMPT_OVERHEAD_TOKENS
-    return max(min(MIN_CONTEXT_TOKENS, configured), min(configured, fits))
+        return None
+    return int(prefill_rate(model_bytes, threads) * first_token_s) - ANSWER_START_TOKENS
+
+
+def context_budget(configured: int, room: int) -> int:
+    """Passage tokens for a prompt with ``room`` tokens left for passages and their fences:
+    never above ``configured``, never below :data:`MIN_CONTEXT_TOKENS` (or ``configured``
+    when that is smaller)."""
+    return max(min(MIN_CONTEXT_TOKENS, configured), min(configured, room))
+
+
+def first_token_seconds(prompt_tokens: int, model_bytes: int, threads: int) -> float:
+    """Estimated seconds to the first answer token for ``prompt_tokens`` new prompt tokens."""
+    return (prompt_tokens + ANSWER_START_TOKENS) / prefill_rate(model_bytes, threads)

@@ -93,9 +93,13 @@ def print_trace(answer: Answer) -> None:
     click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
     if "budget" in t:
         b = t["budget"]
-        click.echo(f"-- context budget: {b['tokens']} of {b['configured_tokens']} tokens (what "
-                   f"{b['threads']} threads evaluate in ~{b['first_token_s']:g} s; "
-                   "generate.first_token_s)")
+        floor = " (the floor: fewer passages would starve the answer)" \
+            if b["tokens"] <= b["floor_tokens"] else ""
+        click.echo(f"-- context budget: {b['tokens']} of {b['configured_tokens']} passage tokens"
+                   f"{floor}; a {b['prompt_tokens']}-token prompt, first token in "
+                   f"~{b['estimated_first_token_s']:g} s on {b['threads']} "
+                   f"thread{'s' if b['threads'] != 1 else ''} "
+                   f"(generate.first_token_s {b['first_token_s']:g})")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
     for d in t.get("context", {}).get("dropped", []):
