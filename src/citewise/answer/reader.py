@@ -59,8 +59,9 @@ ninja questions in users' words read lower). Checked on borg (never fitted on; A
 50): abstention 0.71 -> 0.74 [0.57, 0.85], false declines 0.07 -> 0.09 [0.04, 0.22].
 Re-checked when the first-token cut fell to 200 tokens: ninja dev AUC 0.95, SQuAD dev 0.70,
 the same declines at 0.254. Small: P(Yes) of a 1.5B model is weakly calibrated; ``citewise
-calibrate`` on an index's own questions fits better. Cost: the reader evaluates the answer's prompt but for its last line, and the
-answer then reuses that prefix (llama.cpp's cache), so it adds one token and one short line.
+calibrate`` on an index's own questions fits better. Cost: the reader evaluates the answer's
+prompt but for its last line, and the answer then reuses that prefix (llama.cpp's cache), so
+it adds one token and one short line.
 
 The 0.5B is not listed: on SQuAD's dev half its P(Yes) was 0.27-0.37 for unanswerable and
 0.30-0.34 for answerable questions (ROC AUC 0.53 on 14), so no threshold helps."""
