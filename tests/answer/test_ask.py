@@ -260,28 +260,28 @@ def test_context_is_cut_to_the_first_token_target(db: Path) -> None:
 
 
 def test_the_whole_prompt_fits_the_first_token_target(db: Path, capsys) -> None:
-    """Fences, titles and the question count, not only passage text; the floor is kept and
-    the trace says how long the first token is then expected to take."""
+    """Fences, titles and the question count, not only passage text; the first read keeps at
+    least one whole chunk (the floor), and the trace says when its first token is expected."""
     from citewise.answer.budget import MIN_CONTEXT_TOKENS, prompt_budget
 
     gen = SizedGenerator("Parents receive 20 weeks of paid parental leave [{sid:20 weeks}].")
-    allowed = prompt_budget(gen.model_bytes(), 1, 30.0)
+    allowed = prompt_budget(gen.model_bytes(), 1, 20.0)
     with engine_for(db, context={"budget_tokens": 2500},
-                    generate={"first_token_s": 30.0}) as engine:
+                    generate={"first_token_s": 20.0}) as engine:
         trace = engine.ask(LEAVE_Q, STAFF, generator=gen).trace
     b, passages = trace["budget"], trace["context"]["passages"]
-    assert MIN_CONTEXT_TOKENS < b["tokens"] < 2500 and len(passages) > 1
+    assert MIN_CONTEXT_TOKENS < b["tokens"] < 2500 and 1 < len(passages) < b["of_passages"]
     assert sum(p["tokens"] for p in passages) + 10 * len(passages) < b["prompt_tokens"]
     assert b["prompt_tokens"] <= allowed
-    assert b["estimated_first_token_s"] <= 30.0
+    assert b["estimated_first_token_s"] <= 20.0
     with engine_for(db, context={"budget_tokens": 2500},
                     generate={"first_token_s": 1.0}) as engine:
         slow = engine.ask(LEAVE_Q, STAFF, generator=gen)
     floor = slow.trace["budget"]
-    assert floor["tokens"] == MIN_CONTEXT_TOKENS and floor["estimated_first_token_s"] > 1.0
+    assert floor["tokens"] >= MIN_CONTEXT_TOKENS and floor["estimated_first_token_s"] > 1.0
     from citewise.cli.ask import print_trace
 
-    print_trace(slow)  # --explain says the cut, the floor and when the first token comes
-    line = next(x for x in capsys.readouterr().out.splitlines() if "context budget" in x)
-    assert f"{MIN_CONTEXT_TOKENS} of 2500 passage tokens (the floor" in line
+    print_trace(slow)  # --explain says what is read first and when the first token comes
+    line = next(x for x in capsys.readouterr().out.splitlines() if "first read" in x)
+    assert f"{floor['passages']} of {floor['of_passages']} passages" in line
     assert f"first token in ~{floor['estimated_first_token_s']:g} s on 1 thread " in line

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
+from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix
 from citewise.answer.salient import salient_missing
 from citewise.errors import ConfigError, GenerationError
-from citewise.types import Answer, Generation, Hit, Principal, Prompt
+from citewise.types import Answer, ContextPassage, Generation, Hit, Principal, Prompt
 
 if TYPE_CHECKING:
     from citewise.engine import Engine
@@ -102,24 +103,52 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
     t = time.perf_counter()
-    context = _fit_context(engine, question, hits, generator, trace)
+    first, full = _fit_context(engine, question, hits, generator, trace)
     trace["timings_ms"]["context"] = _ms(t)
-    trace["context"] = _context_trace(context)
     notes = _rerank_notes(trace["rerank"])
-    if not _reader_passes(engine, question, context, generator, trace, notes, dry_run):
+    context = _read(engine, question, first, full, generator, trace, notes, dry_run)
+    trace["context"] = _context_trace(context or full)
+    if context is None:
         return _finish(declined(question, "reader_no", trace, tuple(notes)), started)
     if dry_run:
         trace["dry_run"] = True
         return _finish(Answer(question, "", False, None, trace=trace), started)
-    return _finish(_generate(engine, question, context, generator, on_token, trace, notes),
-                   started)
+    if context is full:
+        return _finish(_generate(engine, question, full, generator, on_token, trace, notes),
+                       started)
+    answer = _generate(engine, question, first, generator, hold_declines(on_token), trace,
+                       notes)
+    if answer.reason not in RETRY or failed(trace):
+        return _finish(answer, started)
+    escalate(trace, answer.reason or "", first, full, notes)
+    trace["escalated"]["first_generation"] = trace.pop("generation", None)
+    trace["context"] = _context_trace(full)
+    return _finish(_generate(engine, question, full, generator, None, trace, notes), started)
+
+
+def _read(engine: Engine, question: str, first: Context, full: Context,
+          generator: Generator | None, trace: dict[str, Any], notes: list[str],
+          dry_run: bool) -> Context | None:
+    """The context the answerability reader accepts: ``first``, else ``full`` (read on,
+    reusing ``first``'s evaluated prompt), else None (declined)."""
+    if _reader_passes(engine, question, first, generator, trace, notes, dry_run):
+        return first
+    if first is full:
+        return None
+    escalate(trace, "reader_no", first, full, notes)
+    trace["escalated"]["first_reader"] = trace["gate"].pop("reader", None)
+    trace["gate"]["passed"], trace["gate"]["reason"] = True, None
+    return full if _reader_passes(engine, question, full, generator, trace, notes,
+                                  dry_run) else None
 
 
 def _fit_context(engine: Engine, question: str, hits: list[Hit],
-                 generator: Generator | None, trace: dict[str, Any]) -> Context:
-    """The context, cut for a local model so that the whole user message (passages, their
-    fences, the question) is evaluated within ``generate.first_token_s``
-    (:mod:`citewise.answer.budget`): built, counted, and built again smaller by the excess."""
+                 generator: Generator | None, trace: dict[str, Any]) -> tuple[Context, Context]:
+    """``(first, full)``: the whole context, and for a local model the passages of it that
+    are evaluated within ``generate.first_token_s`` (:mod:`citewise.answer.budget`; the whole
+    user message counts: passages, fences, question). ``first`` is a prefix of ``full`` so
+    that reading on (:mod:`citewise.answer.progressive`) reuses the evaluated prompt; it is
+    ``full`` itself when everything fits or no cut applies."""
     from citewise.answer import budget as fit
     from citewise.answer.prompt import user_message
     from citewise.generate.local import effective_threads
@@ -135,28 +164,26 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
         return build_context(hits, settings.model_copy(update={"budget_tokens": tokens}),
                              engine.count_tokens, engine.store.get_parsed)
 
-    def prompt_tokens(context: Context) -> int:
-        return engine.count_tokens(user_message(question, context.passages))
+    def prompt_tokens(passages: tuple[ContextPassage, ...]) -> int:
+        return engine.count_tokens(user_message(question, passages))
 
-    if allowed is None or not size:
-        return build(settings.budget_tokens)
-    tokens = fit.context_budget(settings.budget_tokens,
-                                allowed - engine.count_tokens(user_message(question, [])))
-    context = build(tokens)
-    for _ in range(3):  # fences and titles are known only once passages are chosen
-        smaller = fit.context_budget(settings.budget_tokens,
-                                     tokens - (prompt_tokens(context) - allowed))
-        if smaller >= tokens:
-            break
-        tokens, context = smaller, build(smaller)
-    if tokens < settings.budget_tokens:
-        used = prompt_tokens(context)
-        trace["budget"] = {
-            "configured_tokens": settings.budget_tokens, "tokens": tokens,
-            "prompt_tokens": used, "first_token_s": engine.settings.generate.first_token_s,
-            "estimated_first_token_s": round(fit.first_token_seconds(used, size, threads), 1),
-            "threads": threads, "floor_tokens": fit.MIN_CONTEXT_TOKENS}
-    return context
+    full = build(settings.budget_tokens)
+    if allowed is None or not size or prompt_tokens(full.passages) <= allowed:
+        return full, full
+    first = prefix(full, allowed, prompt_tokens)
+    if first is None:  # the strongest passage alone is too long: cut it (not a prefix)
+        first = build(fit.context_budget(settings.budget_tokens,
+                                         allowed - prompt_tokens(())))
+    if first.passages == full.passages:  # the floor took them all
+        first = full
+    used = prompt_tokens(first.passages)
+    trace["budget"] = {
+        "configured_tokens": settings.budget_tokens, "tokens": first.tokens,
+        "passages": len(first.passages), "of_passages": len(full.passages),
+        "prompt_tokens": used, "first_token_s": engine.settings.generate.first_token_s,
+        "estimated_first_token_s": round(fit.first_token_seconds(used, size, threads), 1),
+        "threads": threads, "floor_tokens": fit.MIN_CONTEXT_TOKENS}
+    return first, full
 
 
 def _reader_passes(engine: Engine, question: str, context: Context,

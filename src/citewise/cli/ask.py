@@ -93,13 +93,15 @@ def print_trace(answer: Answer) -> None:
     click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
     if "budget" in t:
         b = t["budget"]
-        floor = " (the floor: fewer passages would starve the answer)" \
-            if b["tokens"] <= b["floor_tokens"] else ""
-        click.echo(f"-- context budget: {b['tokens']} of {b['configured_tokens']} passage tokens"
-                   f"{floor}; a {b['prompt_tokens']}-token prompt, first token in "
+        click.echo(f"-- first read: {b['passages']} of {b['of_passages']} passages ("
+                   f"{b['tokens']} tokens, a {b['prompt_tokens']}-token prompt), first token in "
                    f"~{b['estimated_first_token_s']:g} s on {b['threads']} "
-                   f"thread{'s' if b['threads'] != 1 else ''} "
-                   f"(generate.first_token_s {b['first_token_s']:g})")
+                   f"thread{'s' if b['threads'] != 1 else ''} (generate.first_token_s "
+                   f"{b['first_token_s']:g}); the rest only if they do not answer")
+    if "escalated" in t:
+        e = t["escalated"]
+        click.echo(f"-- read on: {e['why']} with {e['from_passages']} passages; answered from "
+                   f"all {e['to_passages']}")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
     for d in t.get("context", {}).get("dropped", []):
@@ -171,10 +173,13 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
     if stream:
         click.echo("", err=True)
-        if (answer.trace.get("generation") and answer.outcome != "answered"
+        read_on = "escalated" in answer.trace
+        if (answer.trace.get("generation") and (answer.outcome != "answered" or read_on)
+                and "".join(streamed).strip()
                 and _bare("".join(streamed)) != _bare(answer.answer)):
+            why = "read on: all passages" if read_on else answer.outcome
             click.echo(f"note: the streamed text above is not the final answer "
-                       f"({answer.outcome}); the final answer follows", err=True)
+                       f"({why}); the final answer follows", err=True)
     chosen = answer.trace.get("generation", {}).get("chosen", "")
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
         click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",

@@ -1,0 +1,146 @@
+"""Progressive context: the first passages answer when they can; a decline, an unsupported
+answer or a reader's "no" on them reads the whole context (a prefix-extension of the first
+prompt), and a terminal never sees a decline that is then replaced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from citewise.answer.budget import MIN_CONTEXT_TOKENS
+from citewise.answer.context import Context
+from citewise.answer.progressive import hold_declines, prefix
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.ingest.sidecar import read_sidecar
+from citewise.testing import FakeEmbedder, FakeGenerator
+from citewise.testing.fakes import FakeReaderGenerator
+from citewise.types import Principal
+
+ROOT = Path(__file__).resolve().parents[2]
+STAFF = Principal.of("staff", tenant="northwind")
+LEAVE_Q = "How many weeks of parental leave do employees get?"
+ANSWER = "Parents receive 20 weeks of paid parental leave [{sid:20 weeks}]."
+SIZE = 1_117_320_768  # the shipped 1.5B's file: what the first-token cut is computed from
+
+
+class Sized:
+    """A scripted generator reporting a local model's size and threads, as LocalGenerator
+    does, so that ``generate.first_token_s`` cuts its context."""
+
+    threads = 1
+
+    def model_bytes(self) -> int:
+        return SIZE
+
+
+class SizedGenerator(Sized, FakeGenerator):
+    pass
+
+
+class SizedReader(Sized, FakeReaderGenerator):
+    pass
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("progressive") / "index.db"
+    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([ROOT / "examples" / "corpus"],
+                            {"tenant": "northwind", "groups": ["staff"]},
+                            read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
+    return path
+
+
+def engine_for(db: Path, **sections) -> Engine:
+    data = {"gate": {"threshold": 0.2}, "generate": {"first_token_s": 2.0},
+            "context": {"budget_tokens": 2500}, **sections}
+    return Engine(db, Settings.model_validate(data), embedder=FakeEmbedder())
+
+
+def passages(*tokens: int) -> Context:
+    ps = tuple(SimpleNamespace(tokens=t, sid=f"S{i + 1}") for i, t in enumerate(tokens))
+    return Context(ps, (), sum(tokens))  # type: ignore[arg-type]
+
+
+def prompt_of(ps) -> int:
+    return 40 + sum(p.tokens + 10 for p in ps)
+
+
+def test_prefix_fits_the_prompt_and_keeps_one_whole_chunk() -> None:
+    full = passages(120, 150, 100, 90)
+    assert [p.tokens for p in prefix(full, 400, prompt_of).passages] == [120, 150]
+    # under the floor the next passage is taken even past the budget
+    assert [p.tokens for p in prefix(full, 100, prompt_of).passages] == [120, 150]
+    assert [p.tokens for p in prefix(passages(30, 190, 50), 60, prompt_of).passages] == [30, 190]
+    assert prefix(passages(MIN_CONTEXT_TOKENS + 100, 20), 100, prompt_of) is None  # too long
+    assert len(prefix(full, 10_000, prompt_of).passages) == 4
+
+
+def test_a_decline_is_held_back_and_an_answer_flows() -> None:
+    seen: list[str] = []
+    relay = hold_declines(seen.append)
+    for piece in ("Insufficient", " evidence:", " the available sources"):
+        relay(piece)
+    assert seen == []
+    seen.clear()
+    relay = hold_declines(seen.append)
+    for piece in ("In", "sulin", " is 20 [S1]."):
+        relay(piece)
+    assert "".join(seen) == "Insulin is 20 [S1]."  # held while it could be the decline
+    assert hold_declines(None) is None
+
+
+def test_a_decline_from_the_first_passages_reads_them_all(db: Path) -> None:
+    gen = SizedGenerator(INSUFFICIENT_EVIDENCE, ANSWER)
+    streamed: list[str] = []
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen, on_token=streamed.append)
+    assert answer.outcome == "answered" and "20 weeks" in answer.answer
+    first, second = (p.passages for p in gen.prompts)
+    assert 0 < len(first) < len(second)
+    assert [p.text for p in second[: len(first)]] == [p.text for p in first]  # a prefix
+    trace = answer.trace
+    assert trace["escalated"]["why"] == "model_declined"
+    assert trace["escalated"]["first_generation"]["tokens_out"] > 0
+    assert len(trace["context"]["passages"]) == len(second)
+    assert trace["budget"]["passages"] == len(first)
+    assert any("did not answer (the model declined)" in n for n in answer.notes)
+    assert "Insufficient" not in "".join(streamed)  # held back, then not streamed again
+
+
+def test_an_answer_from_the_first_passages_stops_there(db: Path) -> None:
+    gen = SizedGenerator(ANSWER)
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert len(gen.prompts) == 1 and "escalated" not in answer.trace
+    assert len(answer.trace["context"]["passages"]) == answer.trace["budget"]["passages"]
+    assert answer.trace["budget"]["passages"] < answer.trace["budget"]["of_passages"]
+
+
+def test_a_failed_generator_is_not_asked_again(db: Path) -> None:
+    gen = SizedGenerator(fail="timed out")
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert len(gen.prompts) == 1 and "escalated" not in answer.trace
+
+
+def test_the_reader_reads_on_before_declining(db: Path) -> None:
+    gen = SizedReader(ANSWER, logprobs=({"No": 0.0}, {"Yes": 0.0}))
+    with engine_for(db, gate={"threshold": 0.2, "reader": "on",
+                              "reader_threshold": 0.5}) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert answer.outcome == "answered" and len(gen.read) == 2
+    assert answer.trace["escalated"]["why"] == "reader_no"
+    assert answer.trace["escalated"]["first_reader"]["passed"] is False
+    assert answer.trace["gate"]["reader"]["passed"] and answer.trace["gate"]["passed"]
+    assert len(gen.prompts[0].passages) == answer.trace["escalated"]["to_passages"]
+    no = SizedReader(ANSWER, logprobs=({"No": 0.0},))
+    with engine_for(db, gate={"threshold": 0.2, "reader": "on",
+                              "reader_threshold": 0.5}) as engine:
+        declined = engine.ask(LEAVE_Q, STAFF, generator=no)
+    assert declined.declined and declined.reason == "reader_no" and len(no.read) == 2
+    assert no.prompts == []
