@@ -4,7 +4,10 @@ Builds (or reuses) an index, asks every question of an eval set (or the bundled 
 questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
 total), time to first token (what a user waits before the answer starts to stream; declined
 questions excluded) next to what the context cut expected (``trace["budget"]``), and whole
-answer, plus tokens in/out and generated tokens per second.
+answer, plus tokens in/out and generated tokens per second. An answer that read on past
+its first passages (:mod:`citewise.answer.progressive`) is not streamed: its first token
+is the whole answer.
+
 Issue 9's targets, on an idle 2-core machine with the default local model: time to first
 token p50 <= 5 s, whole answer p50 <= 15 s.
 
@@ -81,7 +84,7 @@ def main() -> None:
             build_demo_index(engine)
         engine.ask("warm up the models", principal)  # model loading is not query latency
         stages: dict[str, list[float]] = {}
-        tokens_in, tokens_out, gen_ms, declined = 0, 0, 0.0, 0
+        tokens_in, tokens_out, gen_ms, declined, read_on = 0, 0, 0.0, 0, 0
         questions = load_questions(args.questions, args.n)
         first_token: list[float] = []
         whole: list[float] = []
@@ -106,9 +109,10 @@ def main() -> None:
             tokens_out += gen.get("tokens_out", 0)
             gen_ms += answer.trace["timings_ms"].get("generate", 0.0)
             declined += answer.declined
+            read_on += "escalated" in answer.trace
         model = engine.generator.model_id
     print(f"{len(questions)} questions, generator {model}, rerank {args.rerank}, "
-          f"{declined} declined")
+          f"{declined} declined, {read_on} read on past the first passages")
     print(f"{'stage':<10} {'p50 ms':>9} {'p95 ms':>9}  n")
     for stage, values in stages.items():
         print(f"{stage:<10} {percentile(values, 50):9.1f} {percentile(values, 95):9.1f}  "
