@@ -15,20 +15,21 @@ model off. :func:`generation_timeout` estimates the worst case — the prompt ev
 
 Rates are per GB of Q4 weights per thread (decoding reads every weight once per token, so it
 scales with 1 / size): Qwen2.5-Coder-1.5B Q4_K_M (1.12 GB) on 2 threads evaluated prompts at
-50-83 tokens/s (``benchmarks/answer.py``; see Context below for the constant)
-and answered in 8.0 s on average, the 0.5B (0.49 GB) in 3.6 s (``benchmarks/generators.py``,
-~700-token prompts, ~40 tokens out), which these constants reproduce within a factor of two;
-SAFETY leaves room for a busy machine. ``generate.timeout_s`` overrides the estimate.
+50-83 tokens/s (``benchmarks/answer.py``; see Context below for the constant) and read ~500
+new prompt tokens and wrote 44 in 15.6 s; the 0.5B (0.49 GB) evaluated 94 tokens/s. These
+constants reproduce that within a factor of two; SAFETY leaves room for a busy machine.
+``generate.timeout_s`` overrides the estimate.
 
 Context: a local model evaluates the whole prompt before its first token, so on a small
 machine the context budget, not the model, decides when an answer starts. :func:`prompt_budget`
 gives the prompt tokens evaluated in ``generate.first_token_s`` (default 5 s) at the estimated
 prefill rate, less :data:`ANSWER_START_TOKENS` (the reader's and the answer's last lines, the
-chat turn markers and the first decoded tokens). The caller fits the *whole* user message into
-that (the question, the instruction line and every source's fence with its title and heading
-count, not only passage text; ``answer.ask`` builds the context, counts the message and cuts
-again by the excess) and :func:`context_budget` never goes below :data:`MIN_CONTEXT_TOKENS`,
-one whole chunk (``chunk.chunk_tokens`` is 192): below it the strongest passage itself is cut.
+chat turn markers and the first decoded tokens). The *whole* user message must fit (the
+question, the instruction line and every source's fence with its title and heading count, not
+only passage text): ``answer.ask`` first reads the leading passages of the context that fit
+(:func:`citewise.answer.progressive.prefix`) and the rest only when they do not answer. The
+first read never holds less than :data:`MIN_CONTEXT_TOKENS`, one whole chunk
+(``chunk.chunk_tokens`` is 192; :func:`context_budget` when the first passage itself is cut).
 ``benchmarks/context_budget.py`` measured the floor on SQuAD's dev half (the gold span still in
 the context): 120 tokens 0.75 [0.68, 0.80], 200 0.86 [0.81, 0.91], 300 0.89 [0.84, 0.93], 450
 0.95 [0.91, 0.97]; so 200 costs little against 300 and saves ~3 s of first token on 2 cores,
