@@ -100,7 +100,7 @@ def print_trace(answer: Answer) -> None:
                    f"{b['first_token_s']:g}); the rest only if they do not answer")
     if "escalated" in t:
         e = t["escalated"]
-        click.echo(f"-- read on: {e['why']} with {e['from_passages']} passages; answered from "
+        click.echo(f"-- read on: {e['why']} with {e['from_passages']} passages; then read "
                    f"all {e['to_passages']}")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
