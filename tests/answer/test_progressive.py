@@ -128,7 +128,7 @@ def test_a_failed_generator_is_not_asked_again(db: Path) -> None:
     assert len(gen.prompts) == 1 and "escalated" not in answer.trace
 
 
-def test_the_reader_reads_on_before_declining(db: Path) -> None:
+def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
     gen = SizedReader(ANSWER, logprobs=({"No": 0.0}, {"Yes": 0.0}))
     with engine_for(db, gate={"threshold": 0.2, "reader": "on",
                               "reader_threshold": 0.5}) as engine:
@@ -144,3 +144,10 @@ def test_the_reader_reads_on_before_declining(db: Path) -> None:
         declined = engine.ask(LEAVE_Q, STAFF, generator=no)
     assert declined.declined and declined.reason == "reader_no" and len(no.read) == 2
     assert no.prompts == []
+    from citewise.cli.ask import print_trace
+
+    print_trace(declined)  # --explain says what was read first and that it read on
+    out = capsys.readouterr().out
+    first = declined.trace["escalated"]["from_passages"]
+    assert f"-- first read: {first} of {declined.trace['budget']['of_passages']} passages" in out
+    assert f"-- read on: reader_no with {first} passages; then read all" in out
