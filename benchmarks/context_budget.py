@@ -23,6 +23,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from evalset import EvalSet
+
 from citewise.answer.budget import first_token_seconds
 from citewise.answer.calibrate import is_dev, wilson
 from citewise.answer.context import build_context
@@ -30,12 +32,9 @@ from citewise.answer.prompt import user_message
 from citewise.engine import Engine
 from citewise.eval.answer_metrics import contains_reference
 from citewise.eval.harness import Askers, restrict_to_readable
-from citewise.eval.questions import as_personas, as_questions
+from citewise.eval.questions import as_questions
 from citewise.eval.squad import convert_squad
-from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def references(q) -> list[str]:
@@ -79,16 +78,11 @@ def report(name: str, rows: dict[int, list], model_bytes: int, threads: int) -> 
 
 
 def run_set(spec: str, tmp: str, budgets) -> tuple[str, dict[int, list]]:
-    name, docs = spec.split("=", 1)
-    meta = ROOT / "evals" / f"{name}.meta.jsonl"
-    pers = ROOT / "evals" / (f"{name}.personas.json" if name != "httpx" else "personas.json")
-    with Engine(Path(tmp) / f"{name}.db") as engine:
-        engine.ingest_paths([docs], {"groups": ["public"]},
-                            read_sidecar(meta) if meta.exists() else None)
-        personas = as_personas(pers) if pers.exists() else {}
-        principal = None if personas else Principal.of("public")
-        return name, measure(engine, as_questions(ROOT / "evals" / f"{name}.jsonl"), personas,
-                             principal, budgets)
+    evalset = EvalSet.parse(spec)
+    with Engine(Path(tmp) / f"{evalset.name}.db") as engine:
+        evalset.ingest(engine)
+        return evalset.name, measure(engine, evalset.questions(), evalset.personas(),
+                                     evalset.principal(), budgets)
 
 
 def run_squad(path: str, tmp: str, budgets) -> tuple[str, dict[int, list]]:

@@ -27,17 +27,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from evalset import EvalSet
+
 from citewise.answer.calibrate import Record, is_dev, point, roc_auc
 from citewise.answer.gate import BASE_SIGNALS, SHIPPED, VETO, evidence_signals
 from citewise.answer.salient import salient_missing
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
-from citewise.eval.questions import as_personas, as_questions
+from citewise.eval.questions import as_questions
 from citewise.eval.squad import convert_squad
-from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[1]
 ID, NAME, NUM = "identifier", "name", "number"
 VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, float]] = {
     # name: (kinds looked for in the top hits, kinds looked for in every document,
@@ -118,17 +118,12 @@ def choose(dev_sets: dict[str, list[Record]], signal: str,
 
 
 def load_set(spec: str, tmp: str) -> tuple[str, list[Record]]:
-    name, docs = spec.split("=", 1)
-    meta = ROOT / "evals" / f"{name}.meta.jsonl"
-    pers = ROOT / "evals" / (f"{name}.personas.json" if name != "httpx" else "personas.json")
-    with Engine(Path(tmp) / f"{name}.db") as engine:
-        engine.ingest_paths([docs], {"groups": ["public"]},
-                            read_sidecar(meta) if meta.exists() else None)
-        personas = as_personas(pers) if pers.exists() else {}
-        principal = None if personas else Principal.of("public")
-        recs = records(engine, as_questions(ROOT / "evals" / f"{name}.jsonl"), personas,
-                       principal, f"{name}:")
-    return name, recs
+    evalset = EvalSet.parse(spec)
+    with Engine(Path(tmp) / f"{evalset.name}.db") as engine:
+        evalset.ingest(engine)
+        recs = records(engine, evalset.questions(), evalset.personas(), evalset.principal(),
+                       f"{evalset.name}:")
+    return evalset.name, recs
 
 
 def load_squad(path: str, tmp: str) -> tuple[list[Record], list[Record]]:

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from evalset import EvalSet
+
 from citewise.answer.calibrate import Record, is_dev, point, wilson
 from citewise.answer.calibration import collect_records, run_calibration
 from citewise.answer.gate import SHIPPED
@@ -29,12 +31,10 @@ from citewise.answer.synthesize import synthesize
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
-from citewise.eval.questions import as_personas, as_questions
+from citewise.eval.questions import as_questions
 from citewise.eval.squad import convert_squad
-from citewise.ingest.sidecar import read_sidecar
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = Principal.of("public")
 
 
@@ -96,15 +96,11 @@ def main() -> None:
                 compare("SQuAD 2.0 subset", engine, as_questions(converted.questions_path), {},
                         args.n, args.seed)
         for spec in args.set:
-            name, docs = spec.split("=", 1)
-            meta = ROOT / "evals" / f"{name}.meta.jsonl"
-            pers = ROOT / "evals" / (f"{name}.personas.json" if name != "httpx"
-                                     else "personas.json")
-            with Engine(Path(tmp) / f"{name}.db", settings) as engine:
-                engine.ingest_paths([docs], {"groups": ["public"]},
-                                    read_sidecar(meta) if meta.exists() else None)
-                compare(name, engine, as_questions(ROOT / "evals" / f"{name}.jsonl"),
-                        as_personas(pers) if pers.exists() else {}, args.n, args.seed)
+            evalset = EvalSet.parse(spec)
+            with Engine(Path(tmp) / f"{evalset.name}.db", settings) as engine:
+                evalset.ingest(engine)
+                compare(evalset.name, engine, evalset.questions(), evalset.personas(),
+                        args.n, args.seed)
 
 
 if __name__ == "__main__":
