@@ -1,8 +1,16 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.ingest.sidecar import read_sidecar
+from citewise.testing import FakeEmbedder
 from citewise.types import Chunk, Document, Hit, ScoredId
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_hit(text: str, rank: int = 1, score: float | None = None, doc_id: str | None = None,
@@ -23,3 +31,16 @@ def make_hit(text: str, rank: int = 1, score: float | None = None, doc_id: str |
 @pytest.fixture
 def hit():
     return make_hit
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """The bundled corpus indexed once per test module (tenant northwind, group staff, the
+    sidecar restricting the salary bands to hr) with the FakeEmbedder."""
+    path = tmp_path_factory.mktemp("answer") / "index.db"
+    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([ROOT / "examples" / "corpus"],
+                                     {"tenant": "northwind", "groups": ["staff"]},
+                                     read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
+        assert not [o for o in report.outcomes if o.status == "failed"]
+    return path

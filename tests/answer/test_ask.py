@@ -12,11 +12,9 @@ from citewise.cli.ask import answer_json
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
-from citewise.ingest.sidecar import read_sidecar
 from citewise.testing import FakeEmbedder, FakeGenerator, SlowReranker
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[2]
 STAFF = Principal.of("staff", tenant="northwind")
 HR = Principal.of("hr", tenant="northwind")
 LEAVE_Q = "How many weeks of parental leave do employees get?"
@@ -27,17 +25,6 @@ SECRET = "88,000"  # the L4 maximum, in the hr-only document
 def settings(**sections) -> Settings:
     data = {"gate": {"threshold": 0.2}, **sections}
     return Settings.model_validate(data)
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("ask") / "index.db"
-    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
-        sidecar = read_sidecar(ROOT / "examples" / "corpus.meta.jsonl")
-        report = engine.ingest_paths([ROOT / "examples" / "corpus"],
-                                     {"tenant": "northwind", "groups": ["staff"]}, sidecar)
-        assert not [o for o in report.outcomes if o.status == "failed"]
-    return path
 
 
 def engine_for(db: Path, **sections) -> Engine:

@@ -7,20 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 from citewise.answer.budget import MIN_CONTEXT_TOKENS
 from citewise.answer.context import Context
 from citewise.answer.progressive import hold_declines, prefix
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.ingest.sidecar import read_sidecar
 from citewise.testing import FakeEmbedder, FakeGenerator
 from citewise.testing.fakes import FakeReaderGenerator
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[2]
 STAFF = Principal.of("staff", tenant="northwind")
 LEAVE_Q = "How many weeks of parental leave do employees get?"
 ANSWER = "Parents receive 20 weeks of paid parental leave [{sid:20 weeks}]."
@@ -43,16 +39,6 @@ class SizedGenerator(Sized, FakeGenerator):
 
 class SizedReader(Sized, FakeReaderGenerator):
     pass
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("progressive") / "index.db"
-    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([ROOT / "examples" / "corpus"],
-                            {"tenant": "northwind", "groups": ["staff"]},
-                            read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
-    return path
 
 
 def engine_for(db: Path, **sections) -> Engine:

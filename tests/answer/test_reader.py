@@ -24,27 +24,15 @@ from citewise.cli.ask import print_answer, print_trace
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
-from citewise.ingest.sidecar import read_sidecar
 from citewise.testing import FakeEmbedder, FakeGenerator, FakeReaderGenerator
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[2]
 STAFF = Principal.of("staff", tenant="northwind")
 LEAVE_Q = "How many weeks of parental leave do employees get?"
 ANSWER = ("Every employee who becomes a parent receives 20 weeks of fully paid parental leave "
           "[{sid:20 weeks}].")
 YES = {"Yes": math.log(0.9), "No": math.log(0.1)}
 NO = {"Yes": math.log(0.2), "No": math.log(0.8)}
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("reader") / "index.db"
-    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([ROOT / "examples" / "corpus"],
-                            {"tenant": "northwind", "groups": ["staff"]},
-                            read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
-    return path
 
 
 def engine_for(db: Path, **gate) -> Engine:

@@ -18,12 +18,10 @@ from citewise.answer.reader_fit import fit_reader, gate_point, logistic
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.eval.questions import Piece, Place, Question
-from citewise.ingest.sidecar import read_sidecar
 from citewise.results import CalibrationResult
 from citewise.testing import FakeEmbedder, FakeReaderGenerator
 from citewise.types import Principal
 
-ROOT = Path(__file__).resolve().parents[2]
 STAFF = Principal.of("staff", tenant="northwind")
 
 
@@ -71,16 +69,6 @@ def test_too_few_read_questions_fit_nothing() -> None:
     no_reader = [Record(r.qid, {k: v for k, v in r.signals.items() if k != "reader"},
                         r.answerable) for r in records()]
     assert fit_reader(no_reader, "dense_top", 0.4, 0.1) is None
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("fit") / "index.db"
-    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([ROOT / "examples" / "corpus"],
-                            {"tenant": "northwind", "groups": ["staff"]},
-                            read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
-    return path
 
 
 def test_calibrate_records_the_reader_and_stores_its_fit(db: Path) -> None:

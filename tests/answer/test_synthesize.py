@@ -17,11 +17,9 @@ from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import ConfigError
 from citewise.generate.extractive import ExtractiveGenerator
-from citewise.ingest.sidecar import read_sidecar
 from citewise.testing import FakeEmbedder
 from citewise.types import Generation, Principal
 
-ROOT = Path(__file__).resolve().parents[2]
 STAFF = Principal.of("staff", tenant="northwind")
 
 
@@ -42,16 +40,6 @@ class ScriptedWriter:
         reply = {"question": f"What does the policy say about {topic}?",
                  "unanswerable": f"How do I enable {missing} for this?", "missing": missing}
         return Generation(text="Sure! " + json.dumps(reply), model_id=self.model_id)
-
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("syn") / "i.db"
-    with Engine(path, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([ROOT / "examples" / "corpus"],
-                            {"tenant": "northwind", "groups": ["staff"]},
-                            read_sidecar(ROOT / "examples" / "corpus.meta.jsonl"))
-    return path
 
 
 def test_synthesized_questions_are_verified_and_calibrate(db: Path) -> None:
