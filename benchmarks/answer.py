@@ -54,6 +54,19 @@ def load_questions(path: str | None, n: int) -> list[str]:
     return [json.loads(line)["question"] for line in lines if line.strip()][:n]
 
 
+def per_question(question: str, answer, first: list[float], whole: float | None) -> str:
+    """One line: prompt tokens of the first read, reader and first-token seconds, outcome."""
+    budget = answer.trace.get("budget", {})
+    reader = answer.trace.get("gate", {}).get("reader", {})
+    outcome = "declined" if answer.declined else "answered"
+    if "escalated" in answer.trace:
+        outcome += " (read on)"
+    started = f"{first[0]:5.2f}" if first else "    -"
+    return (f"  {question[:44]:<44} prompt {budget.get('prompt_tokens', '-'):>4}  reader "
+            f"{reader.get('seconds') or 0:5.2f} s  first token {started} s  whole "
+            f"{whole or 0:5.2f} s  {outcome}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", help="existing index (default: the bundled corpus in a temp dir)")
@@ -82,7 +95,9 @@ def main() -> None:
     with Engine(db, settings) as engine:
         if not args.db:
             build_demo_index(engine)
-        engine.ask("warm up the models", principal)  # model loading is not query latency
+        failed = engine.warm_up()  # model loading is not query latency
+        if failed:
+            print(f"generator not loaded: {failed}")
         stages: dict[str, list[float]] = {}
         tokens_in, tokens_out, gen_ms, declined, read_on = 0, 0, 0.0, 0, 0
         questions = load_questions(args.questions, args.n)
@@ -110,6 +125,7 @@ def main() -> None:
             gen_ms += answer.trace["timings_ms"].get("generate", 0.0)
             declined += answer.declined
             read_on += "escalated" in answer.trace
+            print(per_question(q, answer, first, whole[-1] if not answer.declined else None))
         model = engine.generator.model_id
     print(f"{len(questions)} questions, generator {model}, rerank {args.rerank}, "
           f"{declined} declined, {read_on} read on past the first passages")

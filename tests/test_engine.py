@@ -167,3 +167,18 @@ def test_query_with_other_embedder_is_refused(tmp_path, corpus):
             eng.search("travel", STAFF, mode="dense")
         with pytest.raises(IndexMismatchError):
             eng.ingest_paths([corpus], OPERATOR)
+
+
+def test_warm_up_loads_the_embedder_and_reports_a_generator_that_cannot_load(
+        tmp_path: Path) -> None:
+    broken = tmp_path / "mine.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)  # a user's model file that does not load
+    local = {"generator": "local", "local_model": str(broken)}
+    with Engine(tmp_path / "a.db", Settings.model_validate({"generate": local}),
+                embedder=FakeEmbedder()) as engine:
+        failed = engine.warm_up()  # serve goes on: answers fall back and say so
+        assert failed and "Fix:" in failed
+        assert engine.query_embedder()[1] == 0.0  # already loaded: no load time left
+    extractive = Settings.model_validate({"generate": {"generator": "extractive"}})
+    with Engine(tmp_path / "b.db", extractive, embedder=FakeEmbedder()) as engine:
+        assert engine.warm_up() is None

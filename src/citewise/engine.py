@@ -19,7 +19,7 @@ from typing import Any
 from citewise.cache_scope import cache_scope
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
-from citewise.errors import ConfigError, NotFoundError
+from citewise.errors import ConfigError, GenerationError, NotFoundError
 from citewise.facade import EngineVerbs
 from citewise.index import open_store
 from citewise.index.follow import pinned
@@ -218,6 +218,24 @@ class Engine(EngineVerbs):
             choice = choose_generator(self.settings.generate, self.settings.generate.models_dir)
             self._generator, self.generator_reason = choice.generator, choice.reason
         return self._generator
+
+    def warm_up(self) -> str | None:
+        """Load what answers need before the first question: the query embedder, and a local
+        generator with the system message evaluated (llama.cpp's prompt cache then holds it,
+        so no user pays for it). Returns why the generator could not be loaded (answers then
+        fall back and say so), else None; an embedder that does not fit the index raises."""
+        from citewise.answer.prompt import SYSTEM_PROMPT
+
+        if self.settings.retrieve.mode != "bm25":
+            self.query_embedder()
+        _ = self.reranker
+        warm = getattr(self.generator, "warm_up", None)
+        try:
+            if callable(warm):
+                warm([{"role": "system", "content": SYSTEM_PROMPT}])
+        except GenerationError as exc:
+            return str(exc)
+        return None
 
     @property
     def reranker(self) -> Reranker | None:

@@ -127,3 +127,25 @@ def test_an_exception_in_on_token_stops_generation_and_propagates(generator):
                            on_token=on_token)
     assert len(seen) == 2
     assert generator.generate(PROMPT, max_tokens=4).tokens_out == 4  # the server still works
+
+
+def test_warm_up_leaves_the_system_message_evaluated():
+    """After warm_up, a prompt that starts with the same system message evaluates only what
+    follows it (llama.cpp's prompt cache), so the first question does not pay for it."""
+    request = {"messages": [dict(m) for m in PROMPT.messages], "max_tokens": 1,
+               "temperature": 0.0}
+
+    def cached_tokens(context_tokens: int, warm: bool) -> int:
+        fresh = LocalGenerator(str(SMOLLM), threads=1, context_tokens=context_tokens)
+        if warm:  # a server of its own (another context size): nothing cached before
+            fresh.warm_up([PROMPT.messages[0]])
+        result = fresh.server().handle_chat_completions(request)
+        return result["usage"]["prompt_tokens"] - result["timings"]["prompt_n"]
+
+    assert cached_tokens(1280, warm=False) == 0
+    assert cached_tokens(1536, warm=True) >= 100  # the system message came from the cache
+
+
+def test_warm_up_of_a_missing_model_is_a_generation_error(tmp_path):
+    with pytest.raises(GenerationError, match="Fix:"):
+        LocalGenerator(str(tmp_path / "absent.gguf")).warm_up()

@@ -184,6 +184,16 @@ class LocalGenerator:
         """The loaded xllamacpp server (loads the model on first call)."""
         return load_server(self.path(), self.threads, self.context_tokens)
 
+    def warm_up(self, prefix: Sequence[Mapping[str, str]] = ()) -> None:
+        """Load the model and evaluate ``prefix`` (the system message every prompt starts
+        with), so that llama.cpp's prompt cache holds it before the first question."""
+        try:
+            server = self.server()
+        except ModelError as exc:
+            raise GenerationError(str(exc)) from exc
+        if prefix:
+            chat(server, [*prefix, {"role": "user", "content": "Hello."}], max_tokens=1)
+
     def generate(self, prompt: Prompt, *, max_tokens: int = 512,
                  on_token: Callable[[str], None] | None = None,
                  timeout_s: float | None = None) -> Generation:

@@ -6,6 +6,7 @@ CORS is off unless ``serve.cors_origins`` names origins. ``/healthz`` says the p
 
 from __future__ import annotations
 
+import logging
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -37,10 +38,10 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202
-        if warm and engine.settings.retrieve.mode != "bm25":
-            engine.query_embedder()
-        if warm:  # made once here, not by two first requests at once
-            _ = engine.generator, engine.reranker
+        if warm:  # loaded once here, not by two first requests at once
+            failed = engine.warm_up()
+            if failed:  # answers fall back and say so; serving goes on
+                logging.getLogger("citewise.serve").warning("generator not loaded: %s", failed)
         if state.log is not None:
             state.log.purge()
         yield
