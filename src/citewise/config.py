@@ -137,9 +137,10 @@ class GenerateSettings(_Section):
         5.0, gt=0, description="For a local model: the context is cut so that the whole "
                                "prompt (passages, fences, question) is evaluated in about this "
                                "many seconds (estimated from the model file's size and the "
-                               "threads, citewise.answer.budget), never below one whole chunk "
-                               "(200 tokens); the cut and the expected first-token time are in "
-                               "the trace. null: context.budget_tokens alone.")
+                               "threads, citewise.answer.budget): whole passages, at least 120 "
+                               "tokens of them; the rest is read only when they do not answer. "
+                               "The cut and the expected first-token time are in the trace. "
+                               "null: context.budget_tokens alone.")
     timeout_s: float | None = Field(
         None, gt=0, description="Past this, the answer falls back to extractive (and says so). "
                                 "Default: sized to the model file and threads, 20-300 s "

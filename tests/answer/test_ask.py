@@ -248,8 +248,8 @@ def test_context_is_cut_to_the_first_token_target(db: Path) -> None:
 
 def test_the_whole_prompt_fits_the_first_token_target(db: Path, capsys) -> None:
     """Fences, titles and the question count, not only passage text; the first read keeps at
-    least one whole chunk (the floor), and the trace says when its first token is expected."""
-    from citewise.answer.budget import MIN_CONTEXT_TOKENS, prompt_budget
+    least its floor, and the trace says when its first token is expected."""
+    from citewise.answer.budget import FIRST_READ_TOKENS, MIN_CONTEXT_TOKENS, prompt_budget
 
     gen = SizedGenerator("Parents receive 20 weeks of paid parental leave [{sid:20 weeks}].")
     allowed = prompt_budget(gen.model_bytes(), 1, 20.0)
@@ -265,7 +265,8 @@ def test_the_whole_prompt_fits_the_first_token_target(db: Path, capsys) -> None:
                     generate={"first_token_s": 1.0}) as engine:
         slow = engine.ask(LEAVE_Q, STAFF, generator=gen)
     floor = slow.trace["budget"]
-    assert floor["tokens"] >= MIN_CONTEXT_TOKENS and floor["estimated_first_token_s"] > 1.0
+    assert floor["tokens"] >= FIRST_READ_TOKENS and floor["estimated_first_token_s"] > 1.0
+    assert floor["floor_tokens"] == FIRST_READ_TOKENS
     from citewise.cli.ask import print_trace
 
     print_trace(slow)  # --explain says what is read first and when the first token comes

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from citewise.answer.budget import MIN_CONTEXT_TOKENS
+from citewise.answer.budget import FIRST_READ_TOKENS, MIN_CONTEXT_TOKENS
 from citewise.answer.context import Context
 from citewise.answer.progressive import hold_declines, prefix
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
@@ -56,12 +56,14 @@ def prompt_of(ps) -> int:
     return 40 + sum(p.tokens + 10 for p in ps)
 
 
-def test_prefix_fits_the_prompt_and_keeps_one_whole_chunk() -> None:
+def test_prefix_fits_the_prompt_and_holds_the_first_read_floor() -> None:
     full = passages(120, 150, 100, 90)
     assert [p.tokens for p in prefix(full, 400, prompt_of).passages] == [120, 150]
-    # under the floor the next passage is taken even past the budget
-    assert [p.tokens for p in prefix(full, 100, prompt_of).passages] == [120, 150]
+    # the first passage is kept past the budget; the next only while under the floor
+    assert [p.tokens for p in prefix(full, 100, prompt_of).passages] == [120]
     assert [p.tokens for p in prefix(passages(30, 190, 50), 60, prompt_of).passages] == [30, 190]
+    assert [p.tokens for p in prefix(passages(60, 70, 40), 60, prompt_of).passages] == [60, 70]
+    assert 60 < FIRST_READ_TOKENS <= 120 < MIN_CONTEXT_TOKENS  # what these cases assume
     assert prefix(passages(MIN_CONTEXT_TOKENS + 100, 20), 100, prompt_of) is None  # too long
     assert len(prefix(full, 10_000, prompt_of).passages) == 4
 

@@ -182,7 +182,7 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
         "passages": len(first.passages), "of_passages": len(full.passages),
         "prompt_tokens": used, "first_token_s": engine.settings.generate.first_token_s,
         "estimated_first_token_s": round(fit.first_token_seconds(used, size, threads), 1),
-        "threads": threads, "floor_tokens": fit.MIN_CONTEXT_TOKENS}
+        "threads": threads, "floor_tokens": fit.FIRST_READ_TOKENS}
     return first, full
 
 

@@ -28,23 +28,30 @@ chat turn markers and the first decoded tokens). The *whole* user message must f
 question, the instruction line and every source's fence with its title and heading count, not
 only passage text): ``answer.ask`` first reads the leading passages of the context that fit
 (:func:`citewise.answer.progressive.prefix`) and the rest only when they do not answer. The
-first read never holds less than :data:`MIN_CONTEXT_TOKENS`, one whole chunk
-(``chunk.chunk_tokens`` is 192; :func:`context_budget` when the first passage itself is cut).
-``benchmarks/context_budget.py`` measured the floor on SQuAD's dev half (the gold span still in
-the context): 120 tokens 0.75 [0.68, 0.80], 200 0.86 [0.81, 0.91], 300 0.89 [0.84, 0.93], 450
-0.95 [0.91, 0.97]; so 200 costs little against 300 and saves ~3 s of first token on 2 cores,
-while 120 would lose one answer in nine. On a machine too slow for the target the trace says
-when the first token is then expected (``--explain``).
+first read takes whole passages: past the budget it still takes the next one while it holds
+fewer than :data:`FIRST_READ_TOKENS`, and a first passage over the budget is cut to no less
+than :data:`MIN_CONTEXT_TOKENS`, one whole chunk (``chunk.chunk_tokens`` is 192;
+:func:`context_budget`). ``benchmarks/context_budget.py`` measured how often the gold span is
+still in a context cut to N tokens on SQuAD's dev half: 120 tokens 0.75 [0.68, 0.80], 200 0.86
+[0.81, 0.91], 300 0.89 [0.84, 0.93], 450 0.95 [0.91, 0.97]. A first read that misses the answer
+is not lost (the reader says No or the model declines, and the whole context is read), it is
+slower; so the first-read floor is 120, chosen end to end: on the ninja dev set it kept
+abstention and false declines of the 200 floor (README, "Latency"), and on the bundled corpus
+it moved the first token's p50 from 6.6 s to 4.5 s (``benchmarks/answer.py``, idle 2 cores).
+On a machine too slow for the target the trace says when the first token is then expected
+(``--explain``).
 
 The system message is the same for every question, so llama.cpp's prompt cache holds it after a
-process's first answer (``citewise serve``, a long-lived Engine); a one-shot ``citewise ask``
-also loads the model and evaluates it, so its first token comes later.
+process's first answer, and from the start where :meth:`citewise.engine.Engine.warm_up` ran
+(``citewise serve`` does at startup); a one-shot ``citewise ask`` also loads the model and
+evaluates it, so its first token comes later.
 
 The prefill constant is the slower of two measurements on the 2-core machine the targets are
 set on: 83 tokens/s (1,137-token prompts, an idle day) and 50 tokens/s
 (``benchmarks/answer.py``, ~500 new prompt tokens; 2026-12-02), i.e. 50 x 1.12 / 2 = 28 per
-GB-thread. With it, 5 s on 2 cores with the 1.5B is ~210 prompt tokens: at the floor, so there
-the first token comes after ~6 s (measured p50 6.1 s).
+GB-thread. With it, 5 s on 2 cores with the 1.5B is ~210 prompt tokens; on an idle machine the
+rate is higher (65 tokens/s on 450-token prompts, 2026-12-02), so the estimate in the trace errs
+late.
 """
 
 from __future__ import annotations
@@ -59,7 +66,8 @@ MIN_TIMEOUT_S = 20.0
 MAX_TIMEOUT_S = 300.0
 DEFAULT_TIMEOUT_S = 120.0  # a remote endpoint, or a model whose size is unknown
 ANSWER_START_TOKENS = 40  # reader + answer last lines, turn markers, first decoded tokens
-MIN_CONTEXT_TOKENS = 200
+MIN_CONTEXT_TOKENS = 200  # a first passage over the budget is cut to no less (one chunk)
+FIRST_READ_TOKENS = 120  # past the budget, the first read takes passages while under this
 
 
 def _allowed_cpus() -> set[int]:

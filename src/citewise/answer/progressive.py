@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from citewise.answer.budget import MIN_CONTEXT_TOKENS
+from citewise.answer.budget import FIRST_READ_TOKENS, MIN_CONTEXT_TOKENS
 from citewise.answer.context import Context
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.types import ContextPassage
@@ -38,12 +38,13 @@ _WHY = {"reader_no": "the reader found no answer in them", "model_declined": "th
 def prefix(full: Context, allowed: int,
            prompt_tokens: Callable[[tuple[ContextPassage, ...]], int]) -> Context | None:
     """The leading passages of ``full`` whose prompt fits ``allowed`` tokens, taking more
-    while they hold fewer than the floor (:data:`MIN_CONTEXT_TOKENS`, one whole chunk); None
-    when the first passage alone is over both (the caller then cuts it)."""
+    while they hold fewer than :data:`FIRST_READ_TOKENS`; None when the first passage alone
+    is over ``allowed`` and longer than :data:`MIN_CONTEXT_TOKENS` (one whole chunk: the
+    caller then cuts it to that)."""
     kept: list[ContextPassage] = []
     for p in full.passages:
         over = prompt_tokens((*kept, p)) > allowed
-        if over and sum(k.tokens for k in kept) >= MIN_CONTEXT_TOKENS:
+        if over and sum(k.tokens for k in kept) >= FIRST_READ_TOKENS:
             break
         if over and not kept and p.tokens > MIN_CONTEXT_TOKENS:
             return None
