@@ -41,7 +41,9 @@ def settings(args: argparse.Namespace) -> Settings:
     return Settings.model_validate({
         "generate": {"generator": "local", "local_model": args.model, "threads": args.threads},
         "context": {"budget_tokens": args.budget_tokens, "max_passages": args.max_passages},
-        "gate": {"reader": "on", "reader_threshold": 0.0}})
+        "gate": {"reader": "on", "reader_threshold": args.reader_threshold,
+                 **({"threshold": args.gate_threshold} if args.gate_threshold is not None
+                    else {})}})
 
 
 def sample(questions, n: int, half: str | None, seed: int):
@@ -96,12 +98,15 @@ def run(engine: Engine, questions, personas, principal) -> list[dict]:
         _, who = askers(q)
         readable, _ = restrict_to_readable(engine, q, who, docs, [])
         _SEEN.clear()
-        gate = engine.ask(q.question, who, dry_run=True).trace["gate"]
+        trace = engine.ask(q.question, who, dry_run=True).trace
+        gate = trace["gate"]
         reader = gate.get("reader") or {}
         rows.append({"id": q.id, "q": q.question, "who": who, "answerable":
                      bool(readable.relevant), "retrieval_pass": gate["reason"] in (None,
                      "reader_no"), "p_yes": reader.get("p_yes"),
-                     "seconds": reader.get("seconds"), "p_ans": _SEEN.get("p_ans")})
+                     "seconds": reader.get("seconds"), "p_ans": _SEEN.get("p_ans"),
+                     "score": gate["score"], "reason": gate["reason"],
+                     "read_on": "escalated" in trace})
         r = rows[-1]
         print(f"  [{i + 1}/{len(questions)}] ans={r['answerable']!s:<5} retrieval "
               f"{'pass' if r['retrieval_pass'] else 'decline'} p_yes={r['p_yes']} "
@@ -183,6 +188,17 @@ def from_log(path: str) -> list[dict]:
     return rows
 
 
+def dump(path: str | None, name: str, rows: list[dict]) -> None:
+    """Append ``rows`` (tagged with the set's ``name``) to ``path`` as JSON lines."""
+    if not path:
+        return
+    import json
+
+    with open(path, "a", encoding="utf-8") as out:
+        for r in rows:
+            out.write(json.dumps({"set": name, **r}, default=str) + "\n")
+
+
 def answer_cost(engine: Engine, fresh: list, who, k: int) -> None:
     """Reader vs answer seconds on questions no earlier call saw (llama.cpp keeps earlier
     prompts in a RAM prompt cache, so a question already read would answer warm): for each
@@ -233,6 +249,14 @@ def main() -> None:
     ap.add_argument("--workdir", default="/tmp/citewise-bench-reader",
                     help="indexes are built here once and reused")
     ap.add_argument("--from-log", help="report from the per-question lines of an earlier run")
+    ap.add_argument("--gate-threshold", type=float,
+                    help="gate.threshold: read every question whose retrieval signal reaches "
+                         "this (below the shipped threshold too), for benchmarks/reader_band.py")
+    ap.add_argument("--reader-threshold", type=float, default=0.0,
+                    help="gate.reader_threshold while reading (default 0: never declines, so "
+                         "P(Yes) is the first read's; the shipped value reads on past the "
+                         "first passages as `ask` does, and P(Yes) is the last read's)")
+    ap.add_argument("--rows-out", help="append each question's row (JSON lines) to this file")
     ap.add_argument("--decline-token", action="store_true",
                     help="also read P(first answer token = 'Insufficient…') (p_ans)")
     args = ap.parse_args()
@@ -256,6 +280,7 @@ def main() -> None:
             rows = run(engine, qs, {}, Principal.of("public"))
             report(f"SQuAD 2.0 subset, {args.half} half", rows, args.threshold,
                    args.half == "dev")
+            dump(args.rows_out, f"squad-{args.half}", rows)
             if args.answers:
                 seen = {q.id for q in qs}
                 fresh = [q for q in as_questions(converted.questions_path)
@@ -275,6 +300,7 @@ def main() -> None:
             personas = as_personas(pers) if pers.exists() else {}
             rows = run(engine, qs, personas, None if personas else Principal.of("public"))
             report(f"{name} eval set", rows, args.threshold, name.endswith("-dev"))
+            dump(args.rows_out, name, rows)
     if args.httpx:
         db = work / "httpx.db"
         with Engine(db, settings(args)) as engine:
@@ -285,6 +311,7 @@ def main() -> None:
             qs = sample(as_questions(ROOT / "evals" / "httpx.jsonl"), args.n, None, args.seed)
             rows = run(engine, qs, as_personas(ROOT / "evals" / "personas.json"), None)
             report("httpx eval set (never fitted on)", rows, args.threshold, False)
+            dump(args.rows_out, "httpx", rows)
 
 
 if __name__ == "__main__":
