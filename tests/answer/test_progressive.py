@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from citewise.answer.budget import FIRST_READ_TOKENS, MIN_CONTEXT_TOKENS
 from citewise.answer.context import Context
-from citewise.answer.progressive import hold_declines, prefix
+from citewise.answer.progressive import WIDEN, hold_declines, prefix, steps
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.config import Settings
 from citewise.engine import Engine
@@ -68,6 +68,19 @@ def test_prefix_fits_the_prompt_and_holds_the_first_read_floor() -> None:
     assert len(prefix(full, 10_000, prompt_of).passages) == 4
 
 
+def test_reading_on_widens_step_by_step_to_the_whole_context() -> None:
+    full = passages(100, 60, 80, 120, 90, 200)
+    path = steps(prefix(full, 150, prompt_of), full)
+    # 160 tokens first; then at least 320: 360 (4 passages); then 720: more than all 650
+    assert [len(c.passages) for c in path] == [2, 4, 6] and path[-1] is full
+    for before, after in zip(path, path[1:], strict=False):
+        assert after.passages[: len(before.passages)] == before.passages  # prefixes
+        assert after is full or after.tokens >= WIDEN * before.tokens
+    assert steps(full, full) == (full,)
+    small = passages(100, 10)
+    assert steps(passages(100), small) == (passages(100), small)  # the next step is all
+
+
 def test_a_decline_is_held_back_and_an_answer_flows() -> None:
     seen: list[str] = []
     relay = hold_declines(seen.append)
@@ -100,6 +113,21 @@ def test_a_decline_from_the_first_passages_reads_them_all(db: Path) -> None:
     assert "Insufficient" not in "".join(streamed)  # held back, then not streamed again
 
 
+def test_declines_read_on_step_by_step_until_an_answer(db: Path) -> None:
+    gen = SizedGenerator(INSUFFICIENT_EVIDENCE, INSUFFICIENT_EVIDENCE, ANSWER)
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    path = answer.trace["escalated"]["path"]
+    assert [len(p.passages) for p in gen.prompts] == path[: len(gen.prompts)]
+    assert len(gen.prompts) == min(3, len(path)) and len(path) >= 3  # a middle step exists
+    for before, after in zip(gen.prompts, gen.prompts[1:], strict=False):
+        assert [p.text for p in after.passages[: len(before.passages)]] == \
+            [p.text for p in before.passages]  # each a prefix of the next
+    assert answer.outcome == "answered" and "20 weeks" in answer.answer
+    assert answer.trace["escalated"]["first_generation"]["tokens_out"] > 0
+    assert sum("did not answer (the model declined)" in n for n in answer.notes) == 2
+
+
 def test_an_answer_from_the_first_passages_stops_there(db: Path) -> None:
     gen = SizedGenerator(ANSWER)
     with engine_for(db) as engine:
@@ -130,7 +158,9 @@ def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
     with engine_for(db, gate={"threshold": 0.2, "reader": "on",
                               "reader_threshold": 0.5}) as engine:
         declined = engine.ask(LEAVE_Q, STAFF, generator=no)
-    assert declined.declined and declined.reason == "reader_no" and len(no.read) == 2
+    path = declined.trace["escalated"]["path"]
+    assert declined.declined and declined.reason == "reader_no" and len(no.read) == len(path)
+    assert path[0] < path[-1] == declined.trace["budget"]["of_passages"]  # read on to all
     assert no.prompts == []
     from citewise.cli.ask import print_trace
 
@@ -138,4 +168,5 @@ def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
     out = capsys.readouterr().out
     first = declined.trace["escalated"]["from_passages"]
     assert f"-- first read: {first} of {declined.trace['budget']['of_passages']} passages" in out
-    assert f"-- read on: reader_no with {first} passages; then read all" in out
+    assert f"-- read on: reader_no with {first} passages; then read " \
+           f"{' then '.join(map(str, path[1:]))} (of {path[-1]})" in out

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
-from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix
+from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
 from citewise.errors import ConfigError, GenerationError
 from citewise.types import Answer, ContextPassage, Generation, Hit, Principal, Prompt
@@ -103,43 +103,43 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
     t = time.perf_counter()
-    first, full = _fit_context(engine, question, hits, generator, trace)
+    path = steps(*_fit_context(engine, question, hits, generator, trace))
     trace["timings_ms"]["context"] = _ms(t)
     notes = _rerank_notes(trace["rerank"])
-    context = _read(engine, question, first, full, generator, trace, notes, dry_run)
-    trace["context"] = _context_trace(context or full)
-    if context is None:
+    at = _read(engine, question, path, generator, trace, notes, dry_run)
+    trace["context"] = _context_trace(path[-1 if at is None else at])
+    if at is None:
         return _finish(declined(question, "reader_no", trace, tuple(notes)), started)
     if dry_run:
         trace["dry_run"] = True
         return _finish(Answer(question, "", False, None, trace=trace), started)
-    if context is full:
-        return _finish(_generate(engine, question, full, generator, on_token, trace, notes),
-                       started)
-    answer = _generate(engine, question, first, generator, hold_declines(on_token), trace,
-                       notes)
-    if answer.reason not in RETRY or failed(trace):
-        return _finish(answer, started)
-    escalate(trace, answer.reason or "", first, full, notes)
-    trace["escalated"]["first_generation"] = trace.pop("generation", None)
-    trace["context"] = _context_trace(full)
-    return _finish(_generate(engine, question, full, generator, None, trace, notes), started)
+    for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
+        relay = hold_declines(on_token) if i == at else None
+        answer = _generate(engine, question, path[i], generator, relay, trace, notes)
+        if answer.reason not in RETRY or failed(trace):
+            return _finish(answer, started)
+        escalate(trace, answer.reason or "", path[i], path[i + 1], notes, i + 2 == len(path))
+        trace["escalated"].setdefault("first_generation", trace.pop("generation", None))
+        trace["context"] = _context_trace(path[i + 1])
+    relay = on_token if at == len(path) - 1 else None
+    return _finish(_generate(engine, question, path[-1], generator, relay, trace, notes),
+                   started)
 
 
-def _read(engine: Engine, question: str, first: Context, full: Context,
+def _read(engine: Engine, question: str, path: tuple[Context, ...],
           generator: Generator | None, trace: dict[str, Any], notes: list[str],
-          dry_run: bool) -> Context | None:
-    """The context the answerability reader accepts: ``first``, else ``full`` (read on,
-    reusing ``first``'s evaluated prompt), else None (declined)."""
-    if _reader_passes(engine, question, first, generator, trace, notes, dry_run):
-        return first
-    if first is full:
-        return None
-    escalate(trace, "reader_no", first, full, notes)
-    trace["escalated"]["first_reader"] = trace["gate"].pop("reader", None)
-    trace["gate"]["passed"], trace["gate"]["reason"] = True, None
-    return full if _reader_passes(engine, question, full, generator, trace, notes,
-                                  dry_run) else None
+          dry_run: bool) -> int | None:
+    """The index in ``path`` (:func:`~citewise.answer.progressive.steps`) of the first
+    context the answerability reader accepts, reading on step by step (each reuses the
+    previous one's evaluated prompt), else None (declined)."""
+    for i, context in enumerate(path):
+        if i:
+            escalate(trace, "reader_no", path[i - 1], context, notes, i + 1 == len(path))
+            trace["escalated"].setdefault("first_reader", trace["gate"].pop("reader", None))
+            trace["gate"]["passed"], trace["gate"]["reason"] = True, None
+        if _reader_passes(engine, question, context, generator, trace, notes, dry_run):
+            return i
+    return None
 
 
 def _fit_context(engine: Engine, question: str, hits: list[Hit],

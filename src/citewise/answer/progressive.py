@@ -12,10 +12,15 @@ keeps them evaluated), and goes on to the whole context (:func:`escalate`) when
 * the answer from them is a decline (``model_declined``) or has no supported sentence
   (``unsupported``) — the outcomes in :data:`RETRY` — and the generator did not fail.
 
-Only the passages after the prefix are evaluated again. While the first answer may still be
-the decline sentence, its tokens are held back (:func:`hold_declines`), so a terminal never
-shows a decline that is then replaced; the second answer is not streamed (the CLI prints it
-whole). Both steps are in the trace (``escalated``) and one note.
+Reading on goes in steps (:func:`steps`): the first passages, then a prefix holding at least
+:data:`WIDEN` times their tokens, and so on up to the whole context. A small model declines
+more often when handed every passage at once: on httpx, two answerable questions that a
+200-token first read had answered were declined after a 120-token first read jumped straight
+to all 8 passages. Each step is a prefix of the next, so only the passages after the previous
+step are evaluated again. While the first answer may still be the decline sentence, its
+tokens are held back (:func:`hold_declines`), so a terminal never shows a decline that is
+then replaced; a later answer is not streamed (the CLI prints it whole). Every step is in
+the trace (``escalated.path``: the passages of each context read) and one note.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from citewise.answer.context import Context
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.types import ContextPassage
 
+WIDEN = 2
+"""Each read-on step holds at least this many times the previous step's passage tokens."""
 RETRY = ("model_declined", "unsupported")
 """Outcomes of an answer from the first passages that the whole context may change."""
 
@@ -52,14 +59,34 @@ def prefix(full: Context, allowed: int,
     return Context(tuple(kept), full.dropped, sum(k.tokens for k in kept))
 
 
-def escalate(trace: dict[str, Any], why: str, first: Context, full: Context,
-             notes: list[str]) -> None:
-    """Record (``trace["escalated"]`` and one note) that the first passages did not answer
-    and the whole context is read."""
-    trace["escalated"] = {"why": why, "from_passages": len(first.passages),
-                          "to_passages": len(full.passages)}
-    notes.append(f"the first {len(first.passages)} passage(s) did not answer "
-                 f"({_WHY.get(why, why)}); read all {len(full.passages)}")
+def steps(first: Context, full: Context) -> tuple[Context, ...]:
+    """The contexts read in turn: ``first``, wider prefixes of ``full`` (each holding at least
+    :data:`WIDEN` times the previous one's tokens), and ``full`` last."""
+    out = [first]
+    while out[-1] is not full:
+        want, kept = WIDEN * max(out[-1].tokens, 1), []
+        for p in full.passages:
+            kept.append(p)
+            if sum(k.tokens for k in kept) >= want:
+                break
+        if len(kept) >= len(full.passages) or len(kept) <= len(out[-1].passages):
+            out.append(full)
+        else:
+            out.append(Context(tuple(kept), full.dropped, sum(k.tokens for k in kept)))
+    return tuple(out)
+
+
+def escalate(trace: dict[str, Any], why: str, read: Context, then: Context,
+             notes: list[str], whole: bool = True) -> None:
+    """Record (``trace["escalated"]`` and one note) that the passages ``read`` did not answer
+    and ``then`` is read next (``whole``: the whole context). ``from_passages`` stays the
+    first read's; ``path`` lists every step's passages."""
+    done = trace.setdefault("escalated", {"from_passages": len(read.passages),
+                                          "path": [len(read.passages)]})
+    done.update(why=why, to_passages=len(then.passages))
+    done["path"].append(len(then.passages))
+    notes.append(f"the first {len(read.passages)} passage(s) did not answer "
+                 f"({_WHY.get(why, why)}); read {'all ' if whole else ''}{len(then.passages)}")
 
 
 def failed(trace: dict[str, Any]) -> bool:

@@ -101,7 +101,7 @@ def print_trace(answer: Answer) -> None:
     if "escalated" in t:
         e = t["escalated"]
         click.echo(f"-- read on: {e['why']} with {e['from_passages']} passages; then read "
-                   f"all {e['to_passages']}")
+                   f"{' then '.join(map(str, e['path'][1:]))} (of {e['to_passages']})")
     for p in t.get("context", {}).get("passages", []):
         click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
     for d in t.get("context", {}).get("dropped", []):
@@ -177,7 +177,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         if (answer.trace.get("generation") and (answer.outcome != "answered" or read_on)
                 and "".join(streamed).strip()
                 and _bare("".join(streamed)) != _bare(answer.answer)):
-            why = "read on: all passages" if read_on else answer.outcome
+            why = "read on past the first passages" if read_on else answer.outcome
             click.echo(f"note: the streamed text above is not the final answer "
                        f"({why}); the final answer follows", err=True)
     chosen = answer.trace.get("generation", {}).get("chosen", "")
