@@ -34,10 +34,11 @@ than :data:`MIN_CONTEXT_TOKENS`, one whole chunk (``chunk.chunk_tokens`` is 192;
 :func:`context_budget`). ``benchmarks/context_budget.py`` measured how often the gold span is
 still in a context cut to N tokens on SQuAD's dev half: 120 tokens 0.75 [0.68, 0.80], 200 0.86
 [0.81, 0.91], 300 0.89 [0.84, 0.93], 450 0.95 [0.91, 0.97]. A first read that misses the answer
-is not lost (the reader says No or the model declines, and the whole context is read), it is
-slower; so the first-read floor is 120, chosen end to end: on the ninja dev set it kept
-abstention and false declines of the 200 floor (README, "Latency"), and on the bundled corpus
-it moved the first token's p50 from 6.6 s to 4.5 s (``benchmarks/answer.py``, idle 2 cores).
+is not lost (the reader says No or the model declines, and more of the context is read:
+:func:`citewise.answer.progressive.steps`), it is slower; so the first-read floor is 120,
+chosen end to end: on the ninja dev set it kept abstention and false declines of the 200
+floor (README, "Latency"), and on the bundled corpus it moved the first token's p50 from
+6.6 s to 4.5-5.2 s (``benchmarks/answer.py``, idle 2 cores, three runs).
 On a machine too slow for the target the trace says when the first token is then expected
 (``--explain``).
 

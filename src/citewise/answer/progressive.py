@@ -6,7 +6,8 @@ what is read in ``generate.first_token_s`` makes the start quick but loses the a
 sits in a later passage: on the httpx set at a 200-token cut, 6 of 49 answerable questions
 were declined by the model and 2 had no supported sentence. So ``ask`` first reads the
 passages that fit (:func:`prefix`: a *prefix* of the whole context, so llama.cpp's prompt cache
-keeps them evaluated), and goes on to the whole context (:func:`escalate`) when
+keeps them evaluated), and reads on towards the whole context (:func:`steps`,
+:func:`escalate`) when
 
 * the answerability reader finds no answer in them (``reader_no``), or
 * the answer from them is a decline (``model_declined``) or has no supported sentence
@@ -36,7 +37,7 @@ from citewise.types import ContextPassage
 WIDEN = 2
 """Each read-on step holds at least this many times the previous step's passage tokens."""
 RETRY = ("model_declined", "unsupported")
-"""Outcomes of an answer from the first passages that the whole context may change."""
+"""Outcomes of an answer from the passages read so far that more of the context may change."""
 
 _WHY = {"reader_no": "the reader found no answer in them", "model_declined": "the model "
         "declined", "unsupported": "no sentence of the answer was supported"}
