@@ -21,6 +21,7 @@ httpx has no fitted half, all of it is used), in a seeded random order.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from pathlib import Path
@@ -192,8 +193,6 @@ def dump(path: str | None, name: str, rows: list[dict]) -> None:
     """Append ``rows`` (tagged with the set's ``name``) to ``path`` as JSON lines."""
     if not path:
         return
-    import json
-
     with open(path, "a", encoding="utf-8") as out:
         for r in rows:
             out.write(json.dumps({"set": name, **r}, default=str) + "\n")

@@ -118,7 +118,8 @@ def ask(engine: Engine, question: str, principal: Principal, *,
         answer = _generate(engine, question, path[i], generator, relay, trace, notes)
         if answer.reason not in RETRY or failed(trace):
             return _finish(answer, started)
-        escalate(trace, answer.reason or "", path[i], path[i + 1], notes, i + 2 == len(path))
+        escalate(trace, answer.reason or "", path[i], path[i + 1], notes,
+                 whole=path[i + 1] is path[-1])
         trace["escalated"].setdefault("first_generation", trace.pop("generation", None))
         trace["context"] = _context_trace(path[i + 1])
     relay = on_token if at == len(path) - 1 else None
@@ -134,7 +135,7 @@ def _read(engine: Engine, question: str, path: tuple[Context, ...],
     previous one's evaluated prompt), else None (declined)."""
     for i, context in enumerate(path):
         if i:
-            escalate(trace, "reader_no", path[i - 1], context, notes, i + 1 == len(path))
+            escalate(trace, "reader_no", path[i - 1], context, notes, whole=context is path[-1])
             trace["escalated"].setdefault("first_reader", trace["gate"].pop("reader", None))
             trace["gate"]["passed"], trace["gate"]["reason"] = True, None
         if _reader_passes(engine, question, context, generator, trace, notes, dry_run):

@@ -65,15 +65,16 @@ def steps(first: Context, full: Context) -> tuple[Context, ...]:
     :data:`WIDEN` times the previous one's tokens), and ``full`` last."""
     out = [first]
     while out[-1] is not full:
-        want, kept = WIDEN * max(out[-1].tokens, 1), []
+        want, kept, tokens = WIDEN * max(out[-1].tokens, 1), [], 0
         for p in full.passages:
             kept.append(p)
-            if sum(k.tokens for k in kept) >= want:
+            tokens += p.tokens
+            if tokens >= want:
                 break
         if len(kept) >= len(full.passages) or len(kept) <= len(out[-1].passages):
             out.append(full)
         else:
-            out.append(Context(tuple(kept), full.dropped, sum(k.tokens for k in kept)))
+            out.append(Context(tuple(kept), full.dropped, tokens))
     return tuple(out)
 
 
