@@ -179,6 +179,11 @@ def test_warm_up_loads_the_embedder_and_reports_a_generator_that_cannot_load(
         failed = engine.warm_up()  # serve goes on: answers fall back and say so
         assert failed and "Fix:" in failed
         assert engine.query_embedder()[1] == 0.0  # already loaded: no load time left
+    absent = {"generator": "local", "local_model": str(tmp_path / "absent.gguf")}
+    with Engine(tmp_path / "c.db", Settings.model_validate({"generate": absent}),
+                embedder=FakeEmbedder()) as engine:
+        failed = engine.warm_up()  # reported (serve logs it and goes on), not raised
+        assert failed and "Fix:" in failed
     extractive = Settings.model_validate({"generate": {"generator": "extractive"}})
     with Engine(tmp_path / "b.db", extractive, embedder=FakeEmbedder()) as engine:
         assert engine.warm_up() is None

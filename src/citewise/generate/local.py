@@ -153,8 +153,9 @@ class LocalGenerator:
 
     ``model`` is a shipped name (``citewise models list``) or a path to a ``.gguf`` file.
     Nothing is loaded until the first :meth:`generate`; a model that cannot be found or
-    loaded then raises :class:`GenerationError` carrying the :class:`ModelError`'s fix
-    (:meth:`server` raises the ModelError itself).
+    loaded, or a missing xllamacpp, then raises :class:`GenerationError` carrying the
+    :class:`ModelError`'s (or :class:`BackendUnavailable`'s) fix, so an answer falls back and
+    says so (:meth:`server` raises the original error itself).
     """
 
     def __init__(self, model: str | Path, *, threads: int = 0, context_tokens: int = 4096,
@@ -189,7 +190,7 @@ class LocalGenerator:
         with), so that llama.cpp's prompt cache holds it before the first question."""
         try:
             server = self.server()
-        except ModelError as exc:
+        except (ModelError, BackendUnavailable) as exc:
             raise GenerationError(str(exc)) from exc
         if prefix:
             chat(server, [*prefix, {"role": "user", "content": "Hello."}], max_tokens=1)
@@ -200,7 +201,7 @@ class LocalGenerator:
         start = time.monotonic()
         try:
             server = self.server()
-        except ModelError as exc:  # the Generator contract: failures are GenerationErrors
+        except (ModelError, BackendUnavailable) as exc:  # the contract: GenerationErrors
             raise GenerationError(str(exc)) from exc
         text, usage, finish = chat(server, prompt.messages, max_tokens=max_tokens,
                                    temperature=self.temperature, seed=self.seed,
