@@ -11,7 +11,8 @@ from citewise.types import ParsedDocument
 
 
 def _pdf_bytes(pages: list[list[str]], title: str | None = None,
-               encrypt: object | None = None) -> bytes:
+               encrypt: object | None = None,
+               outline: list[tuple[str, int, int]] = ()) -> bytes:
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
@@ -19,7 +20,11 @@ def _pdf_bytes(pages: list[list[str]], title: str | None = None,
     pdf = canvas.Canvas(buffer, pagesize=A4, invariant=1, encrypt=encrypt)
     if title:
         pdf.setTitle(title)
-    for lines in pages:
+    for number, lines in enumerate(pages, start=1):
+        for i, (entry, page, level) in enumerate(outline):  # (title, 1-based page, 0 = top)
+            if page == number:
+                pdf.bookmarkPage(f"b{i}")
+                pdf.addOutlineEntry(entry, f"b{i}", level=level)
         y = 800
         for line in lines:
             if line:
@@ -32,7 +37,8 @@ def _pdf_bytes(pages: list[list[str]], title: str | None = None,
 
 @pytest.fixture
 def make_pdf() -> Callable[..., bytes]:
-    """``make_pdf([["page 1 line", ...], [...]], title=..., encrypt=...)`` → PDF bytes."""
+    """``make_pdf([["page 1 line", ...], [...]], title=..., encrypt=..., outline=[(title,
+    page, level), ...])`` → PDF bytes (outline: bookmarks, page 1-based, level 0 = top)."""
     pytest.importorskip("reportlab")
     return _pdf_bytes
 

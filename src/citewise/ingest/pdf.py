@@ -1,9 +1,12 @@
-"""PDF loader (pypdf): text blocks per page, anchored ``page=N`` for ``file.pdf#page=N``.
+"""PDF loader (pypdf): blocks per page, anchored ``page=N`` for ``file.pdf#page=N``.
 
-Each page's extracted text is split on blank lines into ``text`` blocks (often one per
-page), with ``page`` set (1-based) and anchor ``page=N``, the standard PDF open parameter
-(RFC 8118), so ``file.pdf#page=3`` opens the cited page. Truncated, corrupt and encrypted
-files, and files over ``limits.max_pages``, raise one-line errors before any text is used.
+Each page's extracted text loses its running headers, footers, page numbers and
+table-of-contents lines, and gains the headings its outline (bookmarks) names
+(:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into ``text`` blocks
+(often one per page). Every block has ``page`` set (1-based) and anchor ``page=N``, the
+standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the cited page.
+Truncated, corrupt and encrypted files, and files over ``limits.max_pages``, raise one-line
+errors before any text is used.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from citewise.errors import IngestError, LimitExceededError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import check_pdf_header
 from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines
+from citewise.ingest.pdf_layout import body_lines, by_page, furniture_shapes, outline, page_blocks
 from citewise.types import ParsedDocument
 
 DEFAULT_MAX_PAGES = 2000
@@ -51,10 +55,19 @@ class PdfLoader:
             raise LimitExceededError(
                 f"PDF has {count} pages, over limits.max_pages ({self.max_pages}); "
                 "split the PDF or raise limits.max_pages")
+        pages = [_page_text(reader, number).split("\n") for number in range(1, count + 1)]
+        furniture = furniture_shapes(pages)
+        sections = by_page(outline(reader))
         builder = DocumentBuilder(self.max_blocks)
-        for number in range(1, count + 1):
-            for para in paragraphs(_page_text(reader, number)):
-                builder.add("text", clean_lines(para), page=number, anchor=f"page={number}")
+        for number, lines in enumerate(pages, start=1):
+            anchor = f"page={number}"
+            for kind, text, level in page_blocks(body_lines(lines, furniture),
+                                                 sections.get(number, ())):
+                if kind == "heading":
+                    builder.heading(text, level, anchor=anchor, page=number)
+                    continue
+                for para in paragraphs(text):
+                    builder.add("text", clean_lines(para), page=number, anchor=anchor)
         metadata = _info(reader)
         title = pick_title(metadata.get("title"), fallback=path.stem)
         return builder.build(

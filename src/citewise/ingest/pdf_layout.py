@@ -1,0 +1,172 @@
+"""What a PDF's extracted lines are: page furniture to drop, headings to keep.
+
+pypdf gives each page's text as lines and says nothing about their role. A manual's running
+headers and footers ("Chapter 4: Function reference 21", "Shared MIME-info Database", "7")
+would otherwise sit in the middle of every chunk, match every question that names the
+product, and be quoted by extractive answers; its sections would be invisible, so no chunk
+would know which section it is from.
+
+* **Furniture** (dropped): among the first and last :data:`EDGE_LINES` non-blank lines of a
+  page, a page number ("7", "iv", "Page 3 of 9", "- 12 -"), or a line whose *shape* (digits
+  as ``#``, case and spacing folded) sits at the page edges of at least
+  :data:`MIN_REPEATS` pages. A header naming the current chapter changes per chapter, so
+  one that ends in a page number also counts by its *family*, its shape up to a colon when
+  that holds a number ("chapter #:"): a chapter of one or two pages loses its header too.
+  Nothing in the body is touched; "Step 2: …" lines do not end in a number.
+* **Table-of-contents lines** (dropped): a title, dot leaders, a page number
+  ("Concept Index . . . . . 32"); they match every question and answer none.
+* **Headings** (kept, as headings): the PDF's outline (bookmarks) gives each section's title,
+  level (nesting depth) and page. The first line of that page that is the title (punctuation
+  aside), alone or after a section number ("4.2 ASN.1 field functions" for "ASN.1 field
+  functions", "Appendix A Copying Information" for "A Copying Information"), becomes a heading
+  of that level. An entry whose line is not on its page makes no heading: none is invented.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+EDGE_LINES = 2
+MIN_REPEATS = 3
+MAX_OUTLINE = 5000  # entries read from a (possibly hostile) outline
+_PAGE_NUMBER = re.compile(
+    r"(?:page\s+)?[-–—]?\s*(?:\d{1,5}|[ivx]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,5})?",
+    re.IGNORECASE)
+_SECTION_NUMBER = re.compile(
+    r"(?:(?:chapter|appendix|part|section)\s+)?(?:[A-Z]|\d{1,3})(?:\.\d{1,3})*\.?\s+",
+    re.IGNORECASE)
+_FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    title: str
+    level: int  # 1 = top
+    page: int  # 1-based
+
+
+def shape(line: str) -> str:
+    """``line`` with digits as ``#``, lowercased, spaces collapsed: what running headers
+    share from page to page."""
+    return " ".join(re.sub(r"\d+", "#", line.lower()).split())
+
+
+def family(line: str) -> str | None:
+    """The shape up to the first colon, when that holds a number and the line ends in one
+    ("chapter #:" for "Chapter 4: Function reference 21"), else None."""
+    found = _FAMILY.fullmatch(shape(line))
+    return found.group(1) if found else None
+
+
+def _keys(line: str) -> set[str]:
+    """What an edge line is counted (and looked up) by: its shape, and its family if any."""
+    return {shape(line), *filter(None, [family(line)])}
+
+
+def _compact(text: str) -> str:
+    """Letters and digits only, lowercased: outline titles and their lines differ in
+    punctuation ("Nonregular files" / "Non-regular files")."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def is_page_number(line: str) -> bool:
+    return bool(_PAGE_NUMBER.fullmatch(line.strip()))
+
+
+def _edges(lines: Sequence[str]) -> list[int]:
+    """Indexes of the first and last :data:`EDGE_LINES` non-blank lines."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return sorted(set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]))
+
+
+def furniture_shapes(pages: Sequence[Sequence[str]]) -> frozenset[str]:
+    """Shapes at the page edges of at least :data:`MIN_REPEATS` pages."""
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        counts.update({key for i in _edges(lines) for key in _keys(lines[i])})
+    return frozenset(s for s, n in counts.items() if n >= MIN_REPEATS and s)
+
+
+def body_lines(lines: Sequence[str], furniture: frozenset[str]) -> list[str]:
+    """``lines`` without page furniture and table-of-contents lines (blank lines kept)."""
+    edges = set(_edges(lines))
+    return [line for i, line in enumerate(lines)
+            if not (i in edges and (is_page_number(line) or _keys(line) & furniture))
+            and not is_toc_line(line)]
+
+
+def is_toc_line(line: str) -> bool:
+    """A title, dot leaders, a page number: "Concept Index . . . . . 32"."""
+    text = line.rstrip()
+    if len(text) > 400 or not re.search(r"(?:\d|\b[ivx]+)$", text, re.IGNORECASE):
+        return False  # checked from the end: no backtracking over a long hostile line
+    leaders = re.search(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", text, re.IGNORECASE)
+    return bool(leaders) and any(c.isalpha() for c in text[:leaders.start()])
+
+
+def outline(reader: Any) -> list[OutlineEntry]:
+    """The outline's entries in order; a missing or damaged outline gives none."""
+    out: list[OutlineEntry] = []
+
+    def walk(items: Sequence[Any], level: int) -> None:
+        for item in items:
+            if len(out) >= MAX_OUTLINE:
+                return
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            title = " ".join(str(getattr(item, "title", "") or "").split())
+            page = reader.get_destination_page_number(item)
+            if title and page is not None and page >= 0:
+                out.append(OutlineEntry(title, min(level, 6), page + 1))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # pypdf raises many types on a damaged outline; the text still loads
+        return out
+    return out
+
+
+def by_page(entries: Sequence[OutlineEntry]) -> dict[int, list[OutlineEntry]]:
+    pages: dict[int, list[OutlineEntry]] = {}
+    for entry in entries:
+        pages.setdefault(entry.page, []).append(entry)
+    return pages
+
+
+def _is_heading_line(line: str, title: str) -> bool:
+    want = _compact(title)
+    if not want:
+        return False
+    if _compact(line) == want:
+        return True
+    number = _SECTION_NUMBER.match(line.strip())
+    rest = line.strip()[number.end():] if number else ""
+    return bool(rest) and (_compact(rest) == want  # "4.2 Naming" for "Naming"
+                           or _compact(line.strip().split(None, 1)[-1]) == want)  # "Appendix A …"
+
+
+def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
+                ) -> Iterator[tuple[str, str, int]]:
+    """``(kind, text, level)`` for one page's body lines: ``heading`` blocks where an outline
+    entry of the page names a line (in order), ``text`` for the lines between them (joined;
+    split into paragraphs by the caller)."""
+    pending = list(entries)
+    run: list[str] = []
+    for line in lines:
+        match = next((e for e in pending if _is_heading_line(line, e.title)), None)
+        if match is None:
+            run.append(line)
+            continue
+        pending = pending[pending.index(match) + 1:]
+        if run:
+            yield "text", "\n".join(run), 0
+            run = []
+        yield "heading", " ".join(line.split()), match.level
+    if run:
+        yield "text", "\n".join(run), 0
+

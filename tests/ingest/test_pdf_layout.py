@@ -1,0 +1,108 @@
+"""A PDF manual's page furniture is not indexed, and its outline gives the sections
+(:mod:`citewise.ingest.pdf_layout`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.ingest import load_file
+from citewise.ingest.pdf_layout import (OutlineEntry, body_lines, family, furniture_shapes,
+                                        is_page_number, outline, page_blocks)
+
+
+def _manual(make_pdf, outline_entries=()) -> bytes:
+    """Six pages: a running header and a page-number footer on each; chapter 1 (pages 1-4)
+    and chapter 2 (pages 5-6: too short for its header to repeat 3 times)."""
+    pages = []
+    colours = ["red", "green", "blue", "black", "white", "grey"]
+    for n in range(1, 7):
+        chapter = "Chapter 1: Installing 12" if n <= 4 else "Chapter 2: Backups 12"
+        body = [f"Body text of page {n} about the frobnicator.",
+                f"Step {n}: press the {colours[n - 1]} button."]
+        if n == 2:
+            body = ["1.2 Network setup", "Set the proxy in settings.toml.", *body]
+        if n == 5:
+            body = ["2 Backups", "Snapshots are taken every night at 02:00.", *body]
+        pages.append([chapter.replace("12", str(10 + n)), "Acme Frobnicator Manual", "",
+                      *body, "", str(10 + n)])
+    return make_pdf(pages, title="Acme Frobnicator", outline=list(outline_entries))
+
+
+def _load(tmp_path: Path, data: bytes):
+    path = tmp_path / "manual.pdf"
+    path.write_bytes(data)
+    return load_file(path)
+
+
+def test_running_headers_footers_and_page_numbers_are_not_indexed(tmp_path, make_pdf,
+                                                                   check_offsets):
+    parsed = _load(tmp_path, _manual(make_pdf))
+    check_offsets(parsed)
+    for furniture in ("Chapter 1: Installing", "Chapter 2: Backups", "Acme Frobnicator Manual"):
+        assert furniture not in parsed.text
+    assert not any(is_page_number(line) for line in parsed.text.split("\n"))
+    for n, colour in enumerate(["red", "green", "blue", "black", "white", "grey"], start=1):
+        # the body stays, "Step N: ..." lines at the page edges included
+        assert f"Body text of page {n} about the frobnicator." in parsed.text
+        assert f"Step {n}: press the {colour} button." in parsed.text
+    assert {b.page for b in parsed.blocks} == set(range(1, 7))
+
+
+def test_a_short_document_keeps_its_lines(tmp_path, make_pdf):
+    """Two pages cannot show that a line repeats: only bare page numbers go."""
+    data = make_pdf([["Acme notice", "Keep the lid closed.", "1"],
+                     ["Acme notice", "Open it only to refill.", "2"]])
+    parsed = _load(tmp_path, data)
+    assert parsed.text.count("Acme notice") == 2
+    assert "Keep the lid closed." in parsed.text and "\n1" not in parsed.text
+
+
+def test_outline_entries_become_headings_of_their_level(tmp_path, make_pdf):
+    entries = [("1 Installing", 1, 0), ("Network setup", 2, 1), ("2 Backups", 5, 0),
+               ("Restoring", 6, 1)]  # "Restoring" is on no line of page 6: no heading
+    parsed = _load(tmp_path, _manual(make_pdf, entries))
+    headings = [(b.text, b.level, b.page, b.anchor) for b in parsed.blocks
+                if b.kind == "heading"]
+    assert headings == [("1.2 Network setup", 2, 2, "page=2"), ("2 Backups", 1, 5, "page=5")]
+    proxy = next(b for b in parsed.blocks if "proxy" in b.text)
+    assert proxy.kind == "text" and proxy.heading_path == ("1.2 Network setup",)
+    night = next(b for b in parsed.blocks if "every night" in b.text)
+    assert night.heading_path == ("2 Backups",) and night.anchor == "page=5"
+
+
+def test_table_of_contents_lines_are_dropped():
+    lines = ["Table of Contents", "1 Introduction . . . . . . . . . 1",
+             "2 Usage .................. 4", "Appendix A Licence . . . . . . iv",
+             "The price is 5 dollars."]
+    assert body_lines(lines, frozenset()) == ["Table of Contents", "The price is 5 dollars."]
+
+
+def test_furniture_needs_the_page_edges_and_repeats():
+    pages = [["Manual", f"line {n}", "Keep calm", "more", "end"] for n in range(3)]
+    shapes = furniture_shapes(pages)
+    assert "manual" in shapes and "line #" in shapes  # both at the top of 3 pages
+    assert "keep calm" not in shapes  # the middle of a page is never furniture
+    assert body_lines(["Manual", "a", "b", "Keep calm", "c", "d"], shapes) == \
+        ["a", "b", "Keep calm", "c", "d"]
+    assert family("Chapter 4: Function reference 21") == "chapter #:"
+    assert family("Step 2: install it") is None and family("Note: see page 4") is None
+    assert is_page_number("- 12 -") and is_page_number("Page 3 of 9") and is_page_number("iv")
+    assert not is_page_number("Version 2") and not is_page_number("Mix")
+
+
+def test_page_blocks_split_a_page_at_its_headings_in_outline_order():
+    entries = [OutlineEntry("Usage", 1, 3), OutlineEntry("Non-regular files", 2, 3)]
+    blocks = list(page_blocks(["end of intro", "3 Usage", "Run it.", "3.1 Nonregular files",
+                               "Sockets are skipped."], entries))
+    assert blocks == [("text", "end of intro", 0), ("heading", "3 Usage", 1),
+                      ("text", "Run it.", 0), ("heading", "3.1 Nonregular files", 2),
+                      ("text", "Sockets are skipped.", 0)]
+
+
+def test_a_damaged_outline_loses_the_headings_not_the_text():
+    class Broken:
+        @property
+        def outline(self):
+            raise ValueError("bad /Outlines")
+
+    assert outline(Broken()) == []
