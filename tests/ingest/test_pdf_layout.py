@@ -6,8 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.ingest import load_file
-from citewise.ingest.pdf_layout import (OutlineEntry, body_lines, family, furniture_shapes,
-                                        is_page_number, outline, page_blocks)
+from citewise.ingest.pdf_layout import (
+    OutlineEntry,
+    body_lines,
+    dehyphenate,
+    family,
+    furniture_shapes,
+    is_page_number,
+    outline,
+    page_blocks,
+)
 
 
 def _manual(make_pdf, outline_entries=()) -> bytes:
@@ -106,3 +114,13 @@ def test_a_damaged_outline_loses_the_headings_not_the_text():
             raise ValueError("bad /Outlines")
 
     assert outline(Broken()) == []
+
+
+def test_words_broken_at_line_ends_are_joined(tmp_path, make_pdf):
+    assert dehyphenate("for manip-\nulation of data") == "for manipulation\nof data"
+    assert dehyphenate("the manip-\nulation\nnext") == "the manipulation\nnext"  # no new gap
+    for kept in ("ASN1_DER-\nerror", "the x-\naxis", "pages 3-\n4", "YYMMDDhhmm-\nhh"):
+        assert dehyphenate(kept) == kept
+    parsed = _load(tmp_path, make_pdf([["The library is for the manip-",
+                                        "ulation of certificates."]]))
+    assert parsed.text == "The library is for the manipulation\nof certificates."

@@ -1,10 +1,11 @@
 """PDF loader (pypdf): blocks per page, anchored ``page=N`` for ``file.pdf#page=N``.
 
-Each page's extracted text loses its running headers, footers, page numbers and
-table-of-contents lines, and gains the headings its outline (bookmarks) names
-(:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into ``text`` blocks
-(often one per page). Every block has ``page`` set (1-based) and anchor ``page=N``, the
-standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the cited page.
+Each page's extracted text loses its running headers, footers, page numbers,
+table-of-contents lines and line-end hyphenation, and gains the headings its outline
+(bookmarks) names (:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into
+``text`` blocks (often one per page). Every block has ``page`` set (1-based) and anchor
+``page=N``, the standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the
+cited page.
 Truncated, corrupt and encrypted files, and files over ``limits.max_pages``, raise one-line
 errors before any text is used.
 """
@@ -22,7 +23,14 @@ from citewise.errors import IngestError, LimitExceededError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import check_pdf_header
 from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines
-from citewise.ingest.pdf_layout import body_lines, by_page, furniture_shapes, outline, page_blocks
+from citewise.ingest.pdf_layout import (
+    body_lines,
+    by_page,
+    dehyphenate,
+    furniture_shapes,
+    outline,
+    page_blocks,
+)
 from citewise.types import ParsedDocument
 
 DEFAULT_MAX_PAGES = 2000
@@ -66,7 +74,7 @@ class PdfLoader:
                 if kind == "heading":
                     builder.heading(text, level, anchor=anchor, page=number)
                     continue
-                for para in paragraphs(text):
+                for para in paragraphs(dehyphenate(text)):
                     builder.add("text", clean_lines(para), page=number, anchor=anchor)
         metadata = _info(reader)
         title = pick_title(metadata.get("title"), fallback=path.stem)

@@ -15,6 +15,10 @@ would know which section it is from.
   Nothing in the body is touched; "Step 2: …" lines do not end in a number.
 * **Table-of-contents lines** (dropped): a title, dot leaders, a page number
   ("Concept Index . . . . . 32"); they match every question and answer none.
+* **Hyphenation** (undone): a word a typesetter broke at a line end ("manip-" / "ulation")
+  is joined again, so search finds "manipulation". Only a lowercase word part before the
+  hyphen and a lowercase start after it count; "non-commercially" loses its hyphen too, the
+  price of not shipping a dictionary.
 * **Headings** (kept, as headings): the PDF's outline (bookmarks) gives each section's title,
   level (nesting depth) and page. The first line of that page that is the title (punctuation
   aside), alone or after a section number ("4.2 ASN.1 field functions" for "ASN.1 field
@@ -39,6 +43,7 @@ _PAGE_NUMBER = re.compile(
 _SECTION_NUMBER = re.compile(
     r"(?:(?:chapter|appendix|part|section)\s+)?(?:[A-Z]|\d{1,3})(?:\.\d{1,3})*\.?\s+",
     re.IGNORECASE)
+_BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+)-\n([a-z]\S*)[ \t]*")
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
 
 
@@ -170,3 +175,14 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
     if run:
         yield "text", "\n".join(run), 0
 
+
+
+def dehyphenate(text: str) -> str:
+    """``text`` with words broken across lines joined again (see the module docstring); the
+    rest of the second line stays on its own line."""
+    def join(match: re.Match[str]) -> str:
+        end = match.end()
+        rest_of_line = end < len(text) and text[end] != "\n"
+        return match.group(1) + match.group(2) + ("\n" if rest_of_line else "")
+
+    return _BROKEN_WORD.sub(join, text)
