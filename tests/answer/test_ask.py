@@ -49,6 +49,19 @@ def test_answer_with_checked_citations(db: Path) -> None:
     assert trace["index"]["embedder"] == FakeEmbedder().model_id
 
 
+def test_a_citation_written_before_its_sentence_in_another_format_still_cites(db: Path):
+    """Small models write ``[Source id="S1"] claim.``: read as ``claim [S1].``, so a
+    supported answer is not thrown away as uncited."""
+    gen = FakeGenerator('[Source id="{sid:20 weeks}"] Every employee who becomes a parent '
+                        "receives 20 weeks of fully paid parental leave.")
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert answer.outcome == "answered", answer.notes
+    assert answer.answer == ("Every employee who becomes a parent receives 20 weeks of fully "
+                             "paid parental leave [1].")
+    assert len(answer.citations) == 1 and "20 weeks" in answer.citations[0].quote
+
+
 def test_fabricated_ids_never_reach_the_reader(db: Path) -> None:
     gen = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
                         "parental leave [{sid:20 weeks}, S9]. It is also unlimited [S9].")

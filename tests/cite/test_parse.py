@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from citewise.cite.parse import bracket_ids, parse_citations, split_sentences, strip_citations
+from citewise.cite.parse import (
+    bracket_ids,
+    canonical_citations,
+    citation_ids,
+    parse_citations,
+    split_sentences,
+    strip_citations,
+)
 
 
 @pytest.mark.parametrize(("text", "ids"), [
@@ -48,3 +55,21 @@ def test_lines_are_sentences_and_fenced_code_is_skipped() -> None:
 def test_strip_citations_keeps_other_brackets() -> None:
     assert strip_citations("Aspirin helps [S1, S2] in [1] trials [S3].") == \
         "Aspirin helps in [1] trials."
+
+
+@pytest.mark.parametrize(("raw", "canonical"), [
+    ('[Source id="S1"] A is B.', "A is B [S1]."),
+    ('[Source id="S1"] A is B. [Source id="S2"] C is D.', "A is B [S1]. C is D [S2]."),
+    ("[S1] A is B. C is D. [S2] E!", "A is B [S1]. C is D. E [S2]!"),
+    ("[S1] Version 1.2 is out.\n[S2] a line with no stop", "Version 1.2 is out [S1].\n"
+     "a line with no stop [S2]"),
+    ("A is B [source S2].", "A is B [S2]."),
+    ("A is B [Sources: S1, S2].", "A is B [S1, S2]."),
+    ('A is B [Source id="S1", id="S3"].', "A is B [S1, S3]."),
+    ("A is B [S1]. C is D [S2].", "A is B [S1]. C is D [S2]."),  # already canonical
+    ("Plain [S1] text.", "Plain [S1] text."),  # not cite-first: the answer starts with text
+    ("See [source code] and [1].", "See [source code] and [1]."),  # not citations
+])
+def test_canonical_citations(raw: str, canonical: str) -> None:
+    assert canonical_citations(raw) == canonical
+    assert citation_ids(canonical_citations(raw)) == citation_ids(canonical)

@@ -274,6 +274,7 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
               on_token: Callable[[str], None] | None, trace: dict[str, Any],
               notes: list[str] | None = None) -> Answer:
     from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
+    from citewise.cite.parse import canonical_citations
     from citewise.cite.validate import validate
 
     cfg = engine.settings.generate
@@ -283,6 +284,7 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     t = time.perf_counter()
     timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
     out = _run(gen, prompt, cfg.max_tokens, timeout, on_token, notes)
+    out = replace(out, text=canonical_citations(out.text))  # "[Source id="S1"]" -> "[S1]"
     trace["timings_ms"]["generate"] = _ms(t)
     t = time.perf_counter()
     report = validate(out.text, list(context.passages))

@@ -16,6 +16,11 @@ Decisions (each has a test):
   sentences). Common abbreviations (e.g., i.e., et al., Fig., vs.) and decimals do not end a
   sentence. A citation written after the full stop (``… falls. [S1]``) belongs to the
   sentence before it.
+* :func:`canonical_citations` (run on a model's answer before anything reads it) rewrites
+  the variants small models write, ``[Source id="S1"]``, ``[source S1]``, ``[Sources: S1,
+  S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts* with a citation, the model
+  cites before what it cites (``[S1] A. [S2] B.``), so each such leading bracket moves to the
+  end of the sentence after it (``A [S1]. B [S2].``).
 * :func:`segments` keeps the answer's shape for rebuilding it: paragraphs (a blank line, a
   list item or a heading starts one), lines, and fenced code blocks as segments of their own.
 """
@@ -36,6 +41,21 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "fig.", "figs.", "vs.", "cf.", "appr
                   "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "eq.", "ref.", "refs.", "ca.",
                   "resp.", "incl.", "etc.", "u.s.", "u.k.", "p.", "pp.", "vol.")
 _LEADING_CITATIONS = re.compile(r"^((?:\s*\[[^\[\]\n]*\])+)\s*")
+_VARIANT = re.compile(  # no two adjacent optional runs: linear on hostile whitespace
+    r"""\[\s*sources?\b[\s:]*(?:id\s*=\s*)?["']?([Ss]\d{1,4}(?:["']?[\s,;]+(?:id\s*=\s*)?"""
+    r"""["']?[Ss]\d{1,4})*)["']?\s*\]""", re.IGNORECASE)
+_CITE_FIRST = re.compile(
+    r"\[(S\d{1,4}(?:, S\d{1,4})*)\]\s*([^\[\n]*?[^\s\[])(?:([.!?])(?=\s|$)|(?=\n|$))")
+
+
+def canonical_citations(text: str) -> str:
+    """``text`` with citation variants written as ``[S1]`` and cite-first sentences turned
+    round (see the module docstring)."""
+    text = _VARIANT.sub(lambda m: "[" + ", ".join(
+        f"S{int(n)}" for n in re.findall(r"[Ss](\d{1,4})", m.group(1))) + "]", text)
+    if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
+        return text
+    return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:
