@@ -124,3 +124,31 @@ def test_words_broken_at_line_ends_are_joined(tmp_path, make_pdf):
     parsed = _load(tmp_path, make_pdf([["The library is for the manip-",
                                         "ulation of certificates."]]))
     assert parsed.text == "The library is for the manipulation\nof certificates."
+
+
+def test_without_bookmarks_the_printed_table_of_contents_gives_the_sections(tmp_path,
+                                                                            make_pdf):
+    """Printed page numbers are not PDF page indexes (front matter shifts them), so entries
+    are found as lines, in order, after the contents page."""
+    pages = [["Acme Frobnicator", "User guide"],
+             ["Contents", "1 Installing . . . . . . . . 1", "1.1 Network setup . . . . . . 1",
+              "2 Backups . . . . . . . . . 2", "2.1 Restoring . . . . . . . 2"],
+             ["1 Installing", "Run the installer first.", "1.1 Network setup",
+              "Set the proxy in settings.toml."],
+             ["2 Backups", "Snapshots are taken every night.", "Restore with acme restore."]]
+    parsed = _load(tmp_path, make_pdf(pages))
+    headings = [(b.text, b.level, b.page) for b in parsed.blocks if b.kind == "heading"]
+    assert headings == [("1 Installing", 1, 3), ("1.1 Network setup", 2, 3),
+                        ("2 Backups", 1, 4)]  # "2.1 Restoring" has no line: not invented
+    proxy = next(b for b in parsed.blocks if "proxy" in b.text)
+    assert proxy.heading_path == ("1 Installing", "1.1 Network setup")
+    assert ". . ." not in parsed.text
+
+
+def test_bookmarks_win_over_the_printed_table_of_contents(tmp_path, make_pdf):
+    pages = [["Contents", "1 Installing . . . . . 1", "2 Backups . . . . . 2",
+              "3 Upgrading . . . . . 3"],
+             ["1 Installing", "Run the installer first."],
+             ["2 Backups", "Snapshots are taken every night."]]
+    parsed = _load(tmp_path, make_pdf(pages, outline=[("2 Backups", 3, 0)]))
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["2 Backups"]

@@ -3,7 +3,9 @@ the repo; `.ci/docsites` installs them): libtasn1's manual (GNU Texinfo → pdfT
 Title PAGE" headers, bare page numbers on chapter pages, a table of contents) and the Shared
 MIME-info spec (DocBook → LaTeX: the spec's name on top of every page, page numbers below).
 Every outline entry becomes a heading, no running header or table-of-contents line is
-indexed, and a passage found by search names the section and page it is on."""
+indexed, and a passage found by search names the section and page it is on. The libtasn1
+manual's printed table of contents, read as a PDF without bookmarks would be, gives the same
+sections on the same pages."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pypdf import PdfReader
 
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.ingest.pdf_layout import outline
+from citewise.ingest.pdf_layout import body_lines, furniture_shapes, outline, toc_outline
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -53,3 +55,17 @@ def test_real_pdf_manual_has_its_sections_and_no_page_furniture(tmp_path: Path, 
         assert quote in " ".join(hits[0].chunk.text.split())
         assert hits[0].chunk.heading_path[-2:] == section
         assert hits[0].source.endswith(f"#page={page}")
+
+
+def test_a_printed_table_of_contents_finds_the_bookmarked_sections():
+    path = MANUALS["texinfo-libtasn1"][0]
+    assert path.is_file(), f"{path} missing. Fix: run .ci/docsites (installs the Debian packages)"
+    reader = PdfReader(path)
+    pages = [(page.extract_text() or "").split("\n") for page in reader.pages]
+    furniture = furniture_shapes(pages)
+    printed = toc_outline(pages, [body_lines(lines, furniture) for lines in pages])
+    bookmarks = outline(reader)
+    assert len(bookmarks) >= 15
+    assert [(e.level, e.page) for e in printed] == [(e.level, e.page) for e in bookmarks]
+    assert all(e.title.endswith(b.title.split(" ", 1)[-1])
+               for e, b in zip(printed, bookmarks, strict=True))

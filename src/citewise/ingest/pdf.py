@@ -2,10 +2,10 @@
 
 Each page's extracted text loses its running headers, footers, page numbers,
 table-of-contents lines and line-end hyphenation, and gains the headings its outline
-(bookmarks) names (:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into
-``text`` blocks (often one per page). Every block has ``page`` set (1-based) and anchor
-``page=N``, the standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the
-cited page.
+(bookmarks) names, or else its printed table of contents
+(:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into ``text`` blocks
+(often one per page). Every block has ``page`` set (1-based) and anchor ``page=N``, the
+standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the cited page.
 Truncated, corrupt and encrypted files, and files over ``limits.max_pages``, raise one-line
 errors before any text is used.
 """
@@ -30,6 +30,7 @@ from citewise.ingest.pdf_layout import (
     furniture_shapes,
     outline,
     page_blocks,
+    toc_outline,
 )
 from citewise.types import ParsedDocument
 
@@ -65,12 +66,12 @@ class PdfLoader:
                 "split the PDF or raise limits.max_pages")
         pages = [_page_text(reader, number).split("\n") for number in range(1, count + 1)]
         furniture = furniture_shapes(pages)
-        sections = by_page(outline(reader))
+        bodies = [body_lines(lines, furniture) for lines in pages]
+        sections = by_page(outline(reader) or toc_outline(pages, bodies))
         builder = DocumentBuilder(self.max_blocks)
-        for number, lines in enumerate(pages, start=1):
+        for number, lines in enumerate(bodies, start=1):
             anchor = f"page={number}"
-            for kind, text, level in page_blocks(body_lines(lines, furniture),
-                                                 sections.get(number, ())):
+            for kind, text, level in page_blocks(lines, sections.get(number, ())):
                 if kind == "heading":
                     builder.heading(text, level, anchor=anchor, page=number)
                     continue

@@ -24,6 +24,12 @@ would know which section it is from.
   aside), alone or after a section number ("4.2 ASN.1 field functions" for "ASN.1 field
   functions", "Appendix A Copying Information" for "A Copying Information"), becomes a heading
   of that level. An entry whose line is not on its page makes no heading: none is invented.
+  A PDF without an outline but with a printed table of contents (the first run of pages, among
+  the first :data:`TOC_PAGES`, holding at least :data:`MIN_TOC_LINES` dot-leader lines) gets
+  one from it: each entry, in order, is looked for as a line of the pages after the table
+  (its printed page number is not the PDF's page index, front matter shifts it), each search
+  starting where the last one matched; the level is the depth of its section number ("4.2"
+  is 2; none is 1).
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ from typing import Any
 EDGE_LINES = 2
 MIN_REPEATS = 3
 MAX_OUTLINE = 5000  # entries read from a (possibly hostile) outline
+TOC_PAGES = 20  # a printed table of contents is looked for here (a back-of-book index is not)
+MIN_TOC_LINES = 3
+SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is looked for
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?[-–—]?\s*(?:\d{1,5}|[ivx]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,5})?",
     re.IGNORECASE)
@@ -44,6 +53,8 @@ _SECTION_NUMBER = re.compile(
     r"(?:(?:chapter|appendix|part|section)\s+)?(?:[A-Z]|\d{1,3})(?:\.\d{1,3})*\.?\s+",
     re.IGNORECASE)
 _BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+)-\n([a-z]\S*)[ \t]*")
+_LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", re.IGNORECASE)
+_TOC_NUMBER = re.compile(r"((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s")
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
 
 
@@ -109,7 +120,7 @@ def is_toc_line(line: str) -> bool:
     text = line.rstrip()
     if len(text) > 400 or not re.search(r"(?:\d|\b[ivx]+)$", text, re.IGNORECASE):
         return False  # checked from the end: no backtracking over a long hostile line
-    leaders = re.search(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", text, re.IGNORECASE)
+    leaders = _LEADERS.search(text)
     return bool(leaders) and any(c.isalpha() for c in text[:leaders.start()])
 
 
@@ -134,6 +145,50 @@ def outline(reader: Any) -> list[OutlineEntry]:
     except Exception:  # pypdf raises many types on a damaged outline; the text still loads
         return out
     return out
+
+
+def toc_outline(pages: Sequence[Sequence[str]],
+                bodies: Sequence[Sequence[str]]) -> list[OutlineEntry]:
+    """An outline read from the printed table of contents in ``pages`` (raw lines), its
+    entries found in ``bodies`` (the pages' body lines); see the module docstring."""
+    titles, last = _toc_titles(pages)
+    out: list[OutlineEntry] = []
+    page, line = last + 1, 0
+    for title, level in titles:
+        found = _find(bodies, title, page, line)
+        if found is not None:
+            page, line = found[0], found[1] + 1
+            out.append(OutlineEntry(title, level, page + 1))
+    return out
+
+
+def _toc_titles(pages: Sequence[Sequence[str]]) -> tuple[list[tuple[str, int]], int]:
+    """(title, level) of each entry of the first run of table-of-contents pages, and the
+    index of its last page (-1: none)."""
+    titles: list[tuple[str, int]] = []
+    last = -1
+    for i, lines in enumerate(pages[:TOC_PAGES]):
+        entries = [line.strip() for line in lines if is_toc_line(line)]
+        if len(entries) < MIN_TOC_LINES:
+            if titles:
+                break
+            continue
+        for entry in entries:
+            title = _LEADERS.sub("", entry).strip()
+            number = _TOC_NUMBER.match(title)
+            titles.append((title, min(number.group(1).count(".") + 1, 6) if number else 1))
+        last = i
+    return titles, last
+
+
+def _find(bodies: Sequence[Sequence[str]], title: str, page: int,
+          line: int) -> tuple[int, int] | None:
+    """(page, line) of the first line at or after (``page``, ``line``) that is ``title``."""
+    for p in range(page, min(len(bodies), page + SEARCH_PAGES)):
+        for j in range(line if p == page else 0, len(bodies[p])):
+            if _is_heading_line(bodies[p][j], title):
+                return p, j
+    return None
 
 
 def by_page(entries: Sequence[OutlineEntry]) -> dict[int, list[OutlineEntry]]:
