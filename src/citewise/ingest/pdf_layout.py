@@ -34,6 +34,7 @@ would know which section it is from.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -45,6 +46,7 @@ MIN_REPEATS = 3
 MAX_OUTLINE = 5000  # entries read from a (possibly hostile) outline
 TOC_PAGES = 20  # a printed table of contents is looked for here (a back-of-book index is not)
 MIN_TOC_LINES = 3
+MAX_TOC = 2000  # entries read from a (possibly hostile) table of contents
 SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is looked for
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?[-–—]?\s*(?:\d{1,5}|[ivx]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,5})?",
@@ -152,13 +154,21 @@ def toc_outline(pages: Sequence[Sequence[str]],
     """An outline read from the printed table of contents in ``pages`` (raw lines), its
     entries found in ``bodies`` (the pages' body lines); see the module docstring."""
     titles, last = _toc_titles(pages)
+    if not titles:
+        return []
+    where: dict[str, list[tuple[int, int]]] = {}  # heading key -> (page, line), in order
+    for p in range(last + 1, len(bodies)):
+        for j, line in enumerate(bodies[p]):
+            for key in heading_keys(line):
+                where.setdefault(key, []).append((p, j))
     out: list[OutlineEntry] = []
-    page, line = last + 1, 0
+    cursor = (last + 1, 0)
     for title, level in titles:
-        found = _find(bodies, title, page, line)
-        if found is not None:
-            page, line = found[0], found[1] + 1
-            out.append(OutlineEntry(title, level, page + 1))
+        spots = where.get(_compact(title), [])
+        k = bisect.bisect_left(spots, cursor)
+        if k < len(spots) and spots[k][0] < cursor[0] + SEARCH_PAGES:
+            cursor = (spots[k][0], spots[k][1] + 1)
+            out.append(OutlineEntry(title, level, spots[k][0] + 1))
     return out
 
 
@@ -178,17 +188,8 @@ def _toc_titles(pages: Sequence[Sequence[str]]) -> tuple[list[tuple[str, int]], 
             number = _TOC_NUMBER.match(title)
             titles.append((title, min(number.group(1).count(".") + 1, 6) if number else 1))
         last = i
+    del titles[MAX_TOC:]
     return titles, last
-
-
-def _find(bodies: Sequence[Sequence[str]], title: str, page: int,
-          line: int) -> tuple[int, int] | None:
-    """(page, line) of the first line at or after (``page``, ``line``) that is ``title``."""
-    for p in range(page, min(len(bodies), page + SEARCH_PAGES)):
-        for j in range(line if p == page else 0, len(bodies[p])):
-            if _is_heading_line(bodies[p][j], title):
-                return p, j
-    return None
 
 
 def by_page(entries: Sequence[OutlineEntry]) -> dict[int, list[OutlineEntry]]:
@@ -198,16 +199,16 @@ def by_page(entries: Sequence[OutlineEntry]) -> dict[int, list[OutlineEntry]]:
     return pages
 
 
-def _is_heading_line(line: str, title: str) -> bool:
-    want = _compact(title)
-    if not want:
-        return False
-    if _compact(line) == want:
-        return True
-    number = _SECTION_NUMBER.match(line.strip())
-    rest = line.strip()[number.end():] if number else ""
-    return bool(rest) and (_compact(rest) == want  # "4.2 Naming" for "Naming"
-                           or _compact(line.strip().split(None, 1)[-1]) == want)  # "Appendix A …"
+def heading_keys(line: str) -> set[str]:
+    """The titles ``line`` can be the heading line of, compacted: the whole line, and the
+    line after its section number ("4.2 Naming" -> "naming"; "Appendix A Copying" ->
+    "copying" and "acopying")."""
+    text = line.strip()
+    keys = {_compact(text)}
+    number = _SECTION_NUMBER.match(text)
+    if number and text[number.end():]:
+        keys |= {_compact(text[number.end():]), _compact(text.split(None, 1)[-1])}
+    return keys - {""}
 
 
 def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
@@ -215,21 +216,23 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
     """``(kind, text, level)`` for one page's body lines: ``heading`` blocks where an outline
     entry of the page names a line (in order), ``text`` for the lines between them (joined;
     split into paragraphs by the caller)."""
-    pending = list(entries)
+    wanted: dict[str, list[int]] = {}
+    for i, entry in enumerate(entries):
+        wanted.setdefault(_compact(entry.title), []).append(i)
+    start = 0  # entries before it are matched or passed over
     run: list[str] = []
     for line in lines:
-        match = next((e for e in pending if _is_heading_line(line, e.title)), None)
-        if match is None:
+        found = [i for key in heading_keys(line) for i in wanted.get(key, ()) if i >= start]
+        if not found:
             run.append(line)
             continue
-        pending = pending[pending.index(match) + 1:]
+        start = min(found) + 1
         if run:
             yield "text", "\n".join(run), 0
             run = []
-        yield "heading", " ".join(line.split()), match.level
+        yield "heading", " ".join(line.split()), entries[start - 1].level
     if run:
         yield "text", "\n".join(run), 0
-
 
 
 def dehyphenate(text: str) -> str:
