@@ -25,7 +25,7 @@ from typing import Any
 from citewise.config import LimitSettings
 from citewise.errors import CitewiseError, ConfigError
 from citewise.indexing import Pending
-from citewise.ingest import SUPPORTED_SUFFIXES, load_file
+from citewise.ingest import is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.precedence import merge_metadata
 from citewise.types import Block, ParsedDocument
@@ -86,7 +86,7 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if is_dir:
                 seen.add(path.resolve())
                 stack.append(path)
-            elif entry.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
+            elif entry.is_file() and is_supported(path):
                 yield path
             elif entry.is_file() and skipped is not None:
                 skipped.append(path)

@@ -91,7 +91,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         if report.skipped:
             click.echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                        f"read ({_by_suffix(report.skipped)}); supported: "
-                       f"{', '.join(SUPPORTED_SUFFIXES)}", err=True)
+                       f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
+                       "(.md.gz)", err=True)
         click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
                    "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
                    "({chunks_embedded} embedded) in {seconds}s".format(**summary))
@@ -100,5 +101,6 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
 
 
 def _by_suffix(paths: list[str]) -> str:
-    counts = Counter(Path(p).suffix.lower() or "(no suffix)" for p in paths)
+    counts = Counter("".join(Path(p).suffixes[-2:] if Path(p).suffix.lower() == ".gz"
+                             else Path(p).suffixes[-1:]).lower() or "(no suffix)" for p in paths)
     return ", ".join(f"{n} {suffix}" for suffix, n in counts.most_common())

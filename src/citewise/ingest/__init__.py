@@ -11,6 +11,7 @@ from citewise.ingest.metadata import normalize_groups, normalize_metadata
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.registry import (
     SUPPORTED_SUFFIXES,
+    is_supported,
     load_bytes,
     load_file,
     make_loader,
@@ -25,6 +26,7 @@ __all__ = [
     "MarkdownLoader",
     "PdfLoader",
     "TextLoader",
+    "is_supported",
     "load_bytes",
     "load_file",
     "make_loader",

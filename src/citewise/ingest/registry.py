@@ -5,12 +5,20 @@
 suffix, and lets the loader validate the bytes (UTF-8 text, ``%PDF-`` header). A file
 without a known suffix is sniffed: PDF by its magic bytes, HTML by its doctype, and a file
 with no suffix at all as plain text.
+
+A gzip-compressed file (``user_guide.rst.gz``: Debian compresses most files in
+``/usr/share/doc``) is read as the file inside it: decompressed up to
+``limits.max_file_bytes`` (a file that inflates past it is refused before it is all
+inflated), then loaded by the inner suffix, titled by the inner name.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import stat
+import zlib
 from pathlib import Path
 
 from citewise.config import LimitSettings
@@ -30,6 +38,16 @@ FORMAT_BY_SUFFIX: dict[str, str] = {
     ".pdf": "pdf",
 }
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
+GZIP_SUFFIX = ".gz"
+
+
+def is_supported(path: Path) -> bool:
+    """Whether a folder walk takes ``path``: a supported suffix, also under gzip
+    (``guide.md.gz``)."""
+    suffix = path.suffix.lower()
+    if suffix == GZIP_SUFFIX:
+        suffix = Path(path.stem).suffix.lower()
+    return suffix in FORMAT_BY_SUFFIX
 
 
 def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
@@ -72,6 +90,11 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
     path = Path(path)
     if len(data) > limits.max_file_bytes:
         raise _too_big(len(data), limits.max_file_bytes, path)
+    if path.suffix.lower() == GZIP_SUFFIX and data.startswith(b"\x1f\x8b"):
+        data, path = gunzip(data, limits.max_file_bytes), path.with_suffix("")
+        if path.suffix.lower() == GZIP_SUFFIX:
+            raise UnsupportedFormatError("a gzip file inside a gzip file; decompress it once "
+                                         "and ingest the result")
     fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower()) or sniff_format(data, path)
     return make_loader(fmt, limits).load(data, path)
 
@@ -91,6 +114,21 @@ def sniff_format(data: bytes, path: Path) -> str:
     raise UnsupportedFormatError(
         f"unsupported file type {suffix or '(no suffix)'}{what}; supported: "
         f"{', '.join(SUPPORTED_SUFFIXES)}; convert the file or leave it out")
+
+
+def gunzip(data: bytes, max_bytes: int) -> bytes:
+    """The content of gzip ``data``, refused once it passes ``max_bytes``."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
+            inner = handle.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise IngestError(f"not a readable gzip file ({' '.join(str(exc).split())[:120]}); "
+                          "re-download it or ingest the uncompressed file") from None
+    if len(inner) > max_bytes:
+        raise LimitExceededError(
+            f"decompresses to over limits.max_file_bytes ({_human(max_bytes)}); split it or "
+            "raise limits.max_file_bytes")
+    return inner
 
 
 def _read_limited(path: Path, max_bytes: int) -> bytes:
