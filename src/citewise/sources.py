@@ -33,6 +33,11 @@ from citewise.types import Block, ParsedDocument
 HTML_SUFFIXES = (".html", ".htm")
 
 
+def _inner(path: Path) -> Path:
+    """``path`` without a ``.gz`` suffix (the file a compressed one holds)."""
+    return path.with_suffix("") if path.suffix.lower() == ".gz" else path
+
+
 
 def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
              notes: list[str] | None = None,
@@ -185,7 +190,8 @@ def link_for(base_url: str | None, path: Path, rel: str) -> str:
     if not base_url:
         return path.resolve().as_uri()
     if "{path}" in base_url or "{stem}" in base_url:
-        stem = rel.rsplit(".", 1)[0] if "." in rel.rsplit("/", 1)[-1] else rel
+        plain = _inner(Path(rel)).as_posix() if rel.lower().endswith(".gz") else rel
+        stem = plain.rsplit(".", 1)[0] if "." in plain.rsplit("/", 1)[-1] else plain
         return base_url.replace("{path}", rel).replace("{stem}", stem)
     return f"{base_url.rstrip('/')}/{rel}"
 
@@ -241,7 +247,7 @@ def survey(files: Sequence[Path], limits: LimitSettings,
     to load are left to the real pass, which reports them)."""
     pages, redirects = [], []
     for path in files:
-        if path.suffix.lower() not in HTML_SUFFIXES:
+        if _inner(path).suffix.lower() not in HTML_SUFFIXES:
             continue
         try:
             parsed = load_file(path, limits)

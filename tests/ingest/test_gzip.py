@@ -66,3 +66,18 @@ def test_a_folder_walk_takes_compressed_documents_and_search_finds_them(tmp_path
         hits = engine.search("proxy server", Principal.of("public"), mode="bm25").hits
     assert hits and hits[0].source.endswith("user_guide.md.gz#using-a-proxy-server")
     assert hits[0].chunk.heading_path == ("Using a proxy server",)
+
+
+def test_compressed_html_pages_share_the_site_boilerplate_and_link_by_stem(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("install", "proxy", "cache"):
+        _gz(site / f"{name}.html.gz", f"<html><body><div>Acme Docs home</div><h1>{name}</h1>"
+                                      f"<p>How to {name} with acme, in detail.</p></body></html>")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]},
+                            base_url="https://docs.example.org/{stem}.html")
+        hit = engine.search("proxy", Principal.of("public"), mode="bm25").hits[0]
+        parsed = engine.store.get_parsed(hit.document.doc_id)
+    assert "Acme Docs home" not in parsed.text  # on every page: boilerplate, not indexed
+    assert hit.source.startswith("https://docs.example.org/proxy.html")
