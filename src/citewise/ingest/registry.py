@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import stat
 import zlib
 from pathlib import Path
@@ -25,6 +26,7 @@ from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.content import PDF_MAGIC, describe_binary, looks_like_html
 from citewise.ingest.html import HtmlLoader
+from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.text import TextLoader
@@ -36,18 +38,25 @@ FORMAT_BY_SUFFIX: dict[str, str] = {
     ".html": "html", ".htm": "html",
     ".txt": "text", ".text": "text", ".rst": "text",
     ".pdf": "pdf",
+    ".info": "info",
 }
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
 GZIP_SUFFIX = ".gz"
+_INFO_PART = re.compile(r"\.info-\d{1,4}")
+
+
+def format_of(path: Path) -> str | None:
+    """The format a suffix names (``.info-2``: a part of a split Info manual), or None."""
+    suffix = path.suffix.lower()
+    return FORMAT_BY_SUFFIX.get(suffix) or ("info" if _INFO_PART.fullmatch(suffix) else None)
 
 
 def is_supported(path: Path) -> bool:
     """Whether a folder walk takes ``path``: a supported suffix, also under gzip
     (``guide.md.gz``)."""
-    suffix = path.suffix.lower()
-    if suffix == GZIP_SUFFIX:
-        suffix = Path(path.stem).suffix.lower()
-    return suffix in FORMAT_BY_SUFFIX
+    if path.suffix.lower() == GZIP_SUFFIX:
+        path = path.with_suffix("")
+    return format_of(path) is not None
 
 
 def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
@@ -61,8 +70,10 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
         return TextLoader(max_blocks=limits.max_blocks)
     if fmt == "pdf":
         return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages)
+    if fmt == "info":
+        return InfoLoader(max_blocks=limits.max_blocks)
     raise UnsupportedFormatError(
-        f"unknown format {fmt!r}; use one of: html, markdown, pdf, text")
+        f"unknown format {fmt!r}; use one of: html, info, markdown, pdf, text")
 
 
 def load_file(path: Path, limits: LimitSettings | None = None) -> ParsedDocument:
@@ -95,7 +106,7 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
         if path.suffix.lower() == GZIP_SUFFIX:
             raise UnsupportedFormatError("a gzip file inside a gzip file; decompress it once "
                                          "and ingest the result")
-    fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower()) or sniff_format(data, path)
+    fmt = format_of(path) or sniff_format(data, path)
     return make_loader(fmt, limits).load(data, path)
 
 

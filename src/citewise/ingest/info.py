@@ -1,0 +1,93 @@
+"""GNU Info loader (``.info``, and the ``.info-N`` parts of a split manual): the manuals of
+GNU tools (grep, sed, coreutils, wget, …) as ``makeinfo`` writes them; Debian ships them
+gzip-compressed in ``/usr/share/info``.
+
+An Info file is a preamble, then nodes, each after a ``\\x1f`` line and a header
+(``File: grep.info,  Node: Usage,  Next: Performance,  Up: Top``). Kept: each node's text,
+split on blank lines; a line underlined with ``*``, ``=``, ``-`` or ``.`` is a heading of
+level 1, 2, 3 or 4 (chapter, section, subsection, subsubsection). Indented paragraphs stay
+text: five spaces mark both ``@example`` code and the body of a ``@table`` item. Not
+indexed, being navigation rather than content: the preamble (file name, copyright,
+directory entry), the node headers, each node's menu (from ``* Menu:`` to its end:
+``makeinfo`` puts menus last), the tag tables, and the ``\0\b[index\0\b]`` markers
+Info readers use. The index file of a split manual (``find.info``: its nodes are in
+``find.info-1``, ``-2``) has no node text, so its preamble is what it holds ("This manual
+documents version 4.9.0 of the GNU utilities for finding files…"). Each block is
+anchored at its node's name, slugged ("Regular Expressions" -> ``regular-expressions``). The
+title is the Top node's ("GNU Findutils"), else the manual's file name ("gnupg" for the part
+``gnupg.info-2``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.content import decode_text
+from citewise.ingest.normalize import clean_lines, collapse, paragraphs
+from citewise.ingest.slug import slugify
+from citewise.types import ParsedDocument
+
+NODE_SEPARATOR = "\x1f"
+HEADING_LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
+_HEADER = re.compile(r"File: [^,\n]*,\s+Node: ([^,\n]+)")
+_COOKIE = re.compile(rb"\x00\x08\[[^\x00\n]{0,2000}\x00\x08\]")  # "[index]", "[image …]"
+_DIR_ENTRY = re.compile(r"^INFO-DIR-SECTION.*$|^START-INFO-DIR-ENTRY.*?^END-INFO-DIR-ENTRY$",
+                        re.MULTILINE | re.DOTALL)
+_TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
+_NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
+
+
+class InfoLoader:
+    """Loads GNU Info files; see the module docstring."""
+
+    format = "info"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        """The nodes of an Info file as heading, text and code blocks."""
+        text = decode_text(_COOKIE.sub(b"", data), "Info")
+        builder = DocumentBuilder(self.max_blocks)
+        nodes = text.split(NODE_SEPARATOR)
+        for node in nodes[1:] if len(nodes) > 1 else nodes:
+            _add_node(builder, node.strip("\n"))
+        if not builder.has_blocks():  # the index file of a split manual: its preamble
+            for para in paragraphs(_DIR_ENTRY.sub("", nodes[0])):
+                builder.add("text", clean_lines(para))
+        top = _TOP_TITLE.search(text)  # the Top node's title names the manual
+        title = pick_title(top and collapse(top.group(1)), fallback=path.name.split(".")[0])
+        return builder.build(title=title, fmt=self.format,
+                             empty_hint="an Info file holds its text in nodes after \\x1f "
+                                        "lines; this one has none with text")
+
+
+def _add_node(builder: DocumentBuilder, node: str) -> None:
+    if not node or node.startswith(_NOT_NODES):
+        return
+    first, _, body = node.partition("\n")
+    header = _HEADER.match(first)
+    if header is None:
+        body = node  # not a node: a file without separators is read as one
+    anchor = slugify(header.group(1)) if header else None
+    body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
+    for para in paragraphs(body):
+        heading = _heading(para)
+        if heading is not None:
+            builder.heading(heading[0], heading[1], anchor=anchor)
+        else:
+            builder.add("text", clean_lines(para), anchor=anchor)
+
+
+def _heading(para: str) -> tuple[str, int] | None:
+    """``(title, level)`` for a line underlined with one of :data:`HEADING_LEVELS`."""
+    lines = [line.rstrip() for line in para.strip("\n").split("\n")]
+    if len(lines) != 2 or not lines[1] or lines[1][0] not in HEADING_LEVELS:
+        return None
+    rule, title = lines[1], collapse(lines[0])
+    if rule != rule[0] * len(rule) or len(rule) < 3 or not title:
+        return None
+    return title, HEADING_LEVELS[rule[0]]
+

@@ -1,0 +1,77 @@
+"""GNU Info manuals (``.info``, split parts ``.info-N``, usually gzip-compressed): node text
+and headings are indexed; node headers, menus, tag tables and reader markers are not."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.ingest import is_supported, load_file
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+INFO = (
+    "This is acme.info, produced by makeinfo version 6.8 from acme.texi.\n\n"
+    "   Copyright (C) 2026 Acme.\n"
+    "INFO-DIR-SECTION Tools\nSTART-INFO-DIR-ENTRY\n* acme: (acme).  Frobnicate.\n"
+    "END-INFO-DIR-ENTRY\n\n"
+    "\x1f\nFile: acme.info,  Node: Top,  Next: Invoking,  Up: (dir)\n\n"
+    "Acme Frobnicator\n****************\n\nThis manual is for acme 2.1.\n\n"
+    "* Menu:\n\n* Invoking::      How to run it.\n* Index::         Index.\n\n"
+    "\x1f\nFile: acme.info,  Node: Invoking,  Next: Index,  Prev: Top,  Up: Top\n\n"
+    "1 Invoking acme\n***************\n\nRun acme with a file name.\n\n"
+    "1.1 Proxy settings\n==================\n\n"
+    "‘--proxy URL’\n     Send every request through the proxy at URL.\n\n"
+    "     acme --proxy http://proxy:3128 data.txt\n\n"
+    "\x1f\nFile: acme.info,  Node: Index,  Prev: Invoking,  Up: Top\n\n"
+    "Index\n*****\n\n\x00\x08[index\x00\x08]\n* Menu:\n\n* proxy:   Invoking.   (line 6)\n\n"
+    "\x1f\nTag Table:\nNode: Top\x7f200\nNode: Invoking\x7f400\n\x1f\nEnd Tag Table\n")
+
+
+def test_nodes_headings_and_no_navigation(tmp_path):
+    path = tmp_path / "acme.info.gz"
+    path.write_bytes(gzip.compress(INFO.encode()))
+    parsed = load_file(path)
+    assert parsed.format == "info" and parsed.title == "Acme Frobnicator"
+    headings = [(b.text, b.level) for b in parsed.blocks if b.kind == "heading"]
+    assert headings == [("Acme Frobnicator", 1), ("1 Invoking acme", 1),
+                        ("1.1 Proxy settings", 2), ("Index", 1)]
+    for chrome in ("File: acme.info", "Menu:", "How to run it", "Tag Table", "makeinfo",
+                   "INFO-DIR", "[index", "\x00", "\x1f"):
+        assert chrome not in parsed.text
+    proxy = next(b for b in parsed.blocks if "through the proxy" in b.text)
+    assert proxy.heading_path == ("1 Invoking acme", "1.1 Proxy settings")
+    assert proxy.anchor == "invoking"  # the node
+    assert "acme --proxy http://proxy:3128 data.txt" in parsed.text
+
+
+def test_split_manual_parts_and_their_index_file(tmp_path):
+    assert is_supported(Path("find.info-2.gz")) and is_supported(Path("grep.info"))
+    assert not is_supported(Path("dir")) and not is_supported(Path("find.info-x.gz"))
+    part = tmp_path / "acme.info-1"
+    part.write_text(INFO.split("\x1f", 1)[0] + "\x1f" + INFO.split("\x1f", 2)[2])
+    assert load_file(part).title == "acme"  # no Top node in this part: the manual's name
+    index = tmp_path / "acme.info"
+    index.write_text(INFO.split("\x1f")[0] + "\x1f\nIndirect:\nacme.info-1: 200\n"
+                     "\x1f\nTag Table:\n(Indirect)\nNode: Top\x7f200\n\x1f\nEnd Tag Table\n")
+    parsed = load_file(index)  # no node text: the preamble is what it holds
+    assert "Copyright (C) 2026 Acme." in parsed.text and "INFO-DIR" not in parsed.text
+
+
+@pytest.mark.slow
+def test_the_real_grep_manual_answers_where_its_options_are(tmp_path):
+    manual = Path("/usr/share/info/grep.info.gz")
+    assert manual.is_file(), f"{manual} missing. Fix: run .ci/docsites"
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([manual], {"groups": ["public"]})
+        parsed = engine.store.get_parsed(engine.store.list_documents()[0].doc_id)
+        hit = engine.search("ignore case distinctions in patterns", Principal.of("public"),
+                            mode="bm25").hits[0]
+    assert parsed.title == "grep" and "File: grep.info" not in parsed.text
+    assert sum(b.kind == "heading" for b in parsed.blocks) >= 20
+    assert hit.chunk.heading_path[-1] == "2.1.2 Matching Control"
+    assert hit.source.endswith("grep.info.gz#matching-control")
