@@ -1,11 +1,12 @@
 """citewise.ingest: turn files into :class:`~citewise.types.ParsedDocument` values.
 
-One loader per format (``markdown``, ``html``, ``text``, ``pdf``), a registry that picks
-one by suffix and guards size and content (:func:`load_file`), and metadata readers
-(front matter in the loaders, :func:`read_sidecar` for a JSONL sidecar).
+One loader per format (``markdown``, ``html``, ``text``, ``pdf``, ``info``), a registry that
+picks one by suffix (through gzip too) and guards size and content (:func:`load_file`), and
+metadata readers (front matter in the loaders, :func:`read_sidecar` for a JSONL sidecar).
 """
 
 from citewise.ingest.html import HtmlLoader
+from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
 from citewise.ingest.metadata import normalize_groups, normalize_metadata
 from citewise.ingest.pdf import PdfLoader
@@ -23,6 +24,7 @@ from citewise.ingest.text import TextLoader
 __all__ = [
     "SUPPORTED_SUFFIXES",
     "HtmlLoader",
+    "InfoLoader",
     "MarkdownLoader",
     "PdfLoader",
     "TextLoader",
