@@ -56,10 +56,11 @@ def test_split_manual_parts_and_their_index_file(tmp_path):
     part.write_text(INFO.split("\x1f", 1)[0] + "\x1f" + INFO.split("\x1f", 2)[2])
     assert load_file(part).title == "acme"  # no Top node in this part: the manual's name
     index = tmp_path / "acme.info"
-    index.write_text(INFO.split("\x1f")[0] + "\x1f\nIndirect:\nacme.info-1: 200\n"
+    index.write_text(INFO.split("\x1f")[0] + "After the entry.\n\x1f\nIndirect:\nacme.info-1: 200\n"
                      "\x1f\nTag Table:\n(Indirect)\nNode: Top\x7f200\n\x1f\nEnd Tag Table\n")
     parsed = load_file(index)  # no node text: the preamble is what it holds
     assert "Copyright (C) 2026 Acme." in parsed.text and "INFO-DIR" not in parsed.text
+    assert "After the entry." in parsed.text and "Frobnicate" not in parsed.text
 
 
 @pytest.mark.slow

@@ -33,8 +33,9 @@ NODE_SEPARATOR = "\x1f"
 HEADING_LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
 _HEADER = re.compile(r"File: [^,\n]*,\s+Node: ([^,\n]+)")
 _COOKIE = re.compile(rb"\x00\x08\[[^\x00\n]{0,2000}\x00\x08\]")  # "[index]", "[image …]"
-_DIR_ENTRY = re.compile(r"^INFO-DIR-SECTION.*$|^START-INFO-DIR-ENTRY.*?^END-INFO-DIR-ENTRY$",
-                        re.MULTILINE | re.DOTALL)
+_DIR_ENTRY = re.compile(
+    r"^INFO-DIR-SECTION[^\n]*$|^START-INFO-DIR-ENTRY.*?^END-INFO-DIR-ENTRY$",
+    re.MULTILINE | re.DOTALL)
 _TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
 _NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
 
@@ -48,7 +49,7 @@ class InfoLoader:
         self.max_blocks = max_blocks
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """The nodes of an Info file as heading, text and code blocks."""
+        """The nodes of an Info file as heading and text blocks."""
         text = decode_text(_COOKIE.sub(b"", data), "Info")
         builder = DocumentBuilder(self.max_blocks)
         nodes = text.split(NODE_SEPARATOR)
