@@ -25,17 +25,12 @@ from typing import Any
 from citewise.config import LimitSettings
 from citewise.errors import CitewiseError, ConfigError
 from citewise.indexing import Pending
-from citewise.ingest import is_supported, load_file
+from citewise.ingest import inner_path, is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.precedence import merge_metadata
 from citewise.types import Block, ParsedDocument
 
 HTML_SUFFIXES = (".html", ".htm")
-
-
-def _inner(path: Path) -> Path:
-    """``path`` without a ``.gz`` suffix (the file a compressed one holds)."""
-    return path.with_suffix("") if path.suffix.lower() == ".gz" else path
 
 
 
@@ -190,7 +185,7 @@ def link_for(base_url: str | None, path: Path, rel: str) -> str:
     if not base_url:
         return path.resolve().as_uri()
     if "{path}" in base_url or "{stem}" in base_url:
-        plain = _inner(Path(rel)).as_posix() if rel.lower().endswith(".gz") else rel
+        plain = inner_path(Path(rel)).as_posix()  # "guide.md.gz" links as "guide"
         stem = plain.rsplit(".", 1)[0] if "." in plain.rsplit("/", 1)[-1] else plain
         return base_url.replace("{path}", rel).replace("{stem}", stem)
     return f"{base_url.rstrip('/')}/{rel}"
@@ -247,7 +242,7 @@ def survey(files: Sequence[Path], limits: LimitSettings,
     to load are left to the real pass, which reports them)."""
     pages, redirects = [], []
     for path in files:
-        if _inner(path).suffix.lower() not in HTML_SUFFIXES:
+        if inner_path(path).suffix.lower() not in HTML_SUFFIXES:
             continue
         try:
             parsed = load_file(path, limits)

@@ -12,6 +12,7 @@ from citewise.ingest.metadata import normalize_groups, normalize_metadata
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.registry import (
     SUPPORTED_SUFFIXES,
+    inner_path,
     is_supported,
     load_bytes,
     load_file,
@@ -28,6 +29,7 @@ __all__ = [
     "MarkdownLoader",
     "PdfLoader",
     "TextLoader",
+    "inner_path",
     "is_supported",
     "load_bytes",
     "load_file",

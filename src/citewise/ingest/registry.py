@@ -51,12 +51,15 @@ def format_of(path: Path) -> str | None:
     return FORMAT_BY_SUFFIX.get(suffix) or ("info" if _INFO_PART.fullmatch(suffix) else None)
 
 
+def inner_path(path: Path) -> Path:
+    """``path`` without a ``.gz`` suffix: the name of the file a compressed one holds."""
+    return path.with_suffix("") if path.suffix.lower() == GZIP_SUFFIX else path
+
+
 def is_supported(path: Path) -> bool:
     """Whether a folder walk takes ``path``: a supported suffix, also under gzip
     (``guide.md.gz``)."""
-    if path.suffix.lower() == GZIP_SUFFIX:
-        path = path.with_suffix("")
-    return format_of(path) is not None
+    return format_of(inner_path(path)) is not None
 
 
 def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
@@ -102,7 +105,7 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
     if len(data) > limits.max_file_bytes:
         raise _too_big(len(data), limits.max_file_bytes, path)
     if path.suffix.lower() == GZIP_SUFFIX and data.startswith(b"\x1f\x8b"):
-        data, path = gunzip(data, limits.max_file_bytes), path.with_suffix("")
+        data, path = gunzip(data, limits.max_file_bytes), inner_path(path)
         if path.suffix.lower() == GZIP_SUFFIX:
             raise UnsupportedFormatError("a gzip file inside a gzip file; decompress it once "
                                          "and ingest the result")
