@@ -222,8 +222,11 @@ class Engine(EngineVerbs):
     def warm_up(self) -> str | None:
         """Load what answers need before the first question: the query embedder, and a local
         generator with the system message evaluated (llama.cpp's prompt cache then holds it,
-        so no user pays for it). Returns why the generator could not be loaded (answers then
-        fall back and say so), else None; an embedder that does not fit the index raises."""
+        so no user pays for it). Returns why the generator could not be loaded, else None: a
+        model file that does not load, or a missing xllamacpp, makes answers fall back and say
+        so; ``generate.generator: local`` naming no existing model makes each answer fail with
+        the fix (``serve``: 503), search unaffected. An embedder that does not fit the index
+        raises."""
         from citewise.answer.prompt import SYSTEM_PROMPT
 
         if self.settings.retrieve.mode != "bm25":

@@ -25,13 +25,10 @@ from typing import Any
 from citewise.config import LimitSettings
 from citewise.errors import CitewiseError, ConfigError
 from citewise.indexing import Pending
-from citewise.ingest import inner_path, is_supported, load_file
+from citewise.ingest import format_of, inner_path, is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.precedence import merge_metadata
 from citewise.types import Block, ParsedDocument
-
-HTML_SUFFIXES = (".html", ".htm")
-
 
 
 def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
@@ -242,7 +239,7 @@ def survey(files: Sequence[Path], limits: LimitSettings,
     to load are left to the real pass, which reports them)."""
     pages, redirects = [], []
     for path in files:
-        if inner_path(path).suffix.lower() not in HTML_SUFFIXES:
+        if format_of(inner_path(path)) != "html":
             continue
         try:
             parsed = load_file(path, limits)

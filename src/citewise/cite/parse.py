@@ -52,7 +52,7 @@ def canonical_citations(text: str) -> str:
     """``text`` with citation variants written as ``[S1]`` and cite-first sentences turned
     round (see the module docstring)."""
     text = _VARIANT.sub(lambda m: "[" + ", ".join(
-        f"S{int(n)}" for n in re.findall(r"[Ss](\d{1,4})", m.group(1))) + "]", text)
+        f"S{int(n)}" for n in _ID.findall(m.group(1))) + "]", text)
     if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
         return text
     return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)

@@ -10,7 +10,7 @@ import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
-from citewise.ingest import SUPPORTED_SUFFIXES, read_sidecar
+from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.types import Principal
 
 
@@ -101,6 +101,11 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
 
 
 def _by_suffix(paths: list[str]) -> str:
-    counts = Counter("".join(Path(p).suffixes[-2:] if Path(p).suffix.lower() == ".gz"
-                             else Path(p).suffixes[-1:]).lower() or "(no suffix)" for p in paths)
+    counts = Counter(_suffix(Path(p)) or "(no suffix)" for p in paths)
     return ", ".join(f"{n} {suffix}" for suffix, n in counts.most_common())
+
+
+def _suffix(path: Path) -> str:
+    """``.css``, or ``.py.gz`` for a compressed file (what it holds is what was skipped)."""
+    inner = inner_path(path)
+    return inner.suffix.lower() + (".gz" if inner != path else "")

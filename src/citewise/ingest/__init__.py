@@ -12,6 +12,7 @@ from citewise.ingest.metadata import normalize_groups, normalize_metadata
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.registry import (
     SUPPORTED_SUFFIXES,
+    format_of,
     inner_path,
     is_supported,
     load_bytes,
@@ -29,6 +30,7 @@ __all__ = [
     "MarkdownLoader",
     "PdfLoader",
     "TextLoader",
+    "format_of",
     "inner_path",
     "is_supported",
     "load_bytes",

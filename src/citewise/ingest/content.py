@@ -11,6 +11,7 @@ from citewise.errors import UnsupportedFormatError
 from citewise.ingest.normalize import unify_newlines
 
 PDF_MAGIC = b"%PDF-"
+GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (PDF_MAGIC, "a PDF document"),
@@ -20,7 +21,7 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "a GIF image"),
     (b"PK\x03\x04", "a ZIP archive (e.g. .docx/.xlsx/.pptx)"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Office document (.doc/.xls)"),
-    (b"\x1f\x8b", "a gzip archive"),
+    (GZIP_MAGIC, "a gzip archive"),
     (b"\x7fELF", "an executable"),
 )
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

@@ -51,12 +51,11 @@ SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?[-–—]?\s*(?:\d{1,5}|[ivx]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,5})?",
     re.IGNORECASE)
-_SECTION_NUMBER = re.compile(
-    r"(?:(?:chapter|appendix|part|section)\s+)?(?:[A-Z]|\d{1,3})(?:\.\d{1,3})*\.?\s+",
+_SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a level
+    r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
 _BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+)-\n([a-z]\S*)[ \t]*")
 _LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", re.IGNORECASE)
-_TOC_NUMBER = re.compile(r"((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s")
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
 
 
@@ -185,7 +184,7 @@ def _toc_titles(pages: Sequence[Sequence[str]]) -> tuple[list[tuple[str, int]], 
             continue
         for entry in entries:
             title = _LEADERS.sub("", entry).strip()
-            number = _TOC_NUMBER.match(title)
+            number = _SECTION_NUMBER.match(title)
             titles.append((title, min(number.group(1).count(".") + 1, 6) if number else 1))
         last = i
     del titles[MAX_TOC:]

@@ -24,10 +24,11 @@ from pathlib import Path
 
 from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
-from citewise.ingest.content import PDF_MAGIC, describe_binary, looks_like_html
+from citewise.ingest.content import GZIP_MAGIC, PDF_MAGIC, describe_binary, looks_like_html
 from citewise.ingest.html import HtmlLoader
 from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
+from citewise.ingest.normalize import one_line
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.text import TextLoader
 from citewise.protocols import Loader
@@ -104,7 +105,7 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
     path = Path(path)
     if len(data) > limits.max_file_bytes:
         raise _too_big(len(data), limits.max_file_bytes, path)
-    if path.suffix.lower() == GZIP_SUFFIX and data.startswith(b"\x1f\x8b"):
+    if path.suffix.lower() == GZIP_SUFFIX and data.startswith(GZIP_MAGIC):
         data, path = gunzip(data, limits.max_file_bytes), inner_path(path)
         if path.suffix.lower() == GZIP_SUFFIX:
             raise UnsupportedFormatError("a gzip file inside a gzip file; decompress it once "
@@ -136,7 +137,7 @@ def gunzip(data: bytes, max_bytes: int) -> bytes:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
             inner = handle.read(max_bytes + 1)
     except (OSError, EOFError, zlib.error) as exc:
-        raise IngestError(f"not a readable gzip file ({' '.join(str(exc).split())[:120]}); "
+        raise IngestError(f"not a readable gzip file ({one_line(exc, 120)}); "
                           "re-download it or ingest the uncompressed file") from None
     if len(inner) > max_bytes:
         raise LimitExceededError(

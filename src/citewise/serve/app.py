@@ -40,7 +40,7 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
     async def lifespan(app: FastAPI):  # noqa: ANN202
         if warm:  # loaded once here, not by two first requests at once
             failed = engine.warm_up()
-            if failed:  # answers fall back and say so; serving goes on
+            if failed:  # answers fall back or fail with the fix; search goes on
                 logging.getLogger("citewise.serve").warning("generator not loaded: %s", failed)
         if state.log is not None:
             state.log.purge()
