@@ -1,11 +1,20 @@
 """Check that a file's bytes are what its name says, before any parser sees them.
 
-Text formats (Markdown, HTML, plain text) must be UTF-8 without NUL bytes; a UTF-8 BOM is
-stripped. PDFs must start with ``%PDF-``. Known binary signatures are named in the error,
-so "notes.md is a PNG image" reads better than a decoding error.
+Text formats (Markdown, HTML, plain text, Info) are decoded in the order a browser would
+settle on, made deterministic: a byte-order mark (UTF-8, UTF-16, UTF-32) wins; then UTF-8;
+then, for bytes that are not UTF-8, the charset the file declares (an HTML ``<meta>`` or an
+XML declaration); then, when no byte sequence in the file is valid multi-byte UTF-8, the
+legacy Western encoding (Windows-1252, which browsers use for "ISO-8859-1" too). A file that
+mixes UTF-8 with stray bytes is refused with the offset of the first bad byte: guessing
+would garble the half that was right. PDFs must start with ``%PDF-``. Known binary
+signatures are named in the error, so "notes.md is a PNG image" reads better than a
+decoding error.
 """
 
 from __future__ import annotations
+
+import codecs
+import re
 
 from citewise.errors import UnsupportedFormatError
 from citewise.ingest.normalize import unify_newlines
@@ -24,7 +33,18 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (GZIP_MAGIC, "a gzip archive"),
     (b"\x7fELF", "an executable"),
 )
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# UTF-32 first: its little-endian mark starts with UTF-16's.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (_UTF8_BOM, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+# A valid multi-byte UTF-8 sequence: its presence means the file meant to be UTF-8.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# <meta charset="x">, <meta http-equiv=... content="...; charset=x">, <?xml ... encoding="x"?>
+_DECLARED = re.compile(
+    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
+    rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+_WESTERN = frozenset({"latin_1", "iso8859_1", "ascii", "cp1252"})  # browsers read as cp1252
 
 
 def describe_binary(data: bytes) -> str | None:
@@ -36,32 +56,65 @@ def describe_binary(data: bytes) -> str | None:
 
 
 def decode_text(data: bytes, fmt: str) -> str:
-    """Decode a text-format file as strict UTF-8 (BOM stripped, newlines unified).
+    """Decode a text-format file (order in the module docstring); newlines unified.
 
-    Raises :class:`UnsupportedFormatError` for binary content and invalid UTF-8, with the
-    byte offset of the first bad byte.
+    Raises :class:`UnsupportedFormatError` for binary content and for bytes no rule decodes,
+    with the byte offset of the first bad byte.
     """
     known = describe_binary(data)
     if known:
         raise UnsupportedFormatError(
             f"binary content: this is {known}, not {fmt} text; "
             "rename it with the right suffix or convert it to UTF-8 text")
-    if data.startswith(_UTF16_BOMS):
-        raise UnsupportedFormatError(
-            "file is UTF-16 encoded, not UTF-8; re-save the file as UTF-8")
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return unify_newlines(_strict(data, codec, skip=len(bom)))
     nul = data.find(b"\x00")
     if nul >= 0:
         raise UnsupportedFormatError(
             f"binary content (NUL byte at byte {nul}), not {fmt} text; "
             "convert it to UTF-8 text or leave it out of the input")
-    skip = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
     try:
-        text = data[skip:].decode("utf-8", errors="strict")
+        return unify_newlines(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        offset = exc.start + skip
+        first_bad = exc.start
+    declared = _declared_codec(data[:2048])
+    if declared and declared not in _WESTERN and declared != "utf_8":
+        return unify_newlines(_strict(data, declared))
+    if declared in _WESTERN or not _UTF8_SEQUENCE.search(data):
+        return unify_newlines(_windows_1252(data))
+    raise UnsupportedFormatError(
+        f"invalid UTF-8 at byte {first_bad}; re-save the file as UTF-8")
+
+
+def _strict(data: bytes, codec: str, skip: int = 0) -> str:
+    """``data[skip:]`` in ``codec``; a bad byte's offset counts from the file's start."""
+    try:
+        return data[skip:].decode(codec)
+    except UnicodeDecodeError as exc:
+        name = codec.upper().removesuffix("-LE").removesuffix("-BE").replace("_", "-")
         raise UnsupportedFormatError(
-            f"invalid UTF-8 at byte {offset}; re-save the file as UTF-8") from None
-    return unify_newlines(text)
+            f"invalid {name} at byte {exc.start + skip}; re-save the file as UTF-8") from None
+
+
+def _declared_codec(head: bytes) -> str | None:
+    """Python's codec name for the charset an HTML/XML head declares, or None."""
+    match = _DECLARED.search(head)
+    if match is None:
+        return None
+    try:
+        return codecs.lookup((match.group(1) or match.group(2)).decode("ascii")).name.replace(
+            "-", "_")
+    except LookupError:
+        return None
+
+
+def _windows_1252(data: bytes) -> str:
+    """Windows-1252, with Latin-1 for the five bytes it leaves undefined (as browsers do)."""
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def check_pdf_header(data: bytes) -> None:

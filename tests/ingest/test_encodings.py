@@ -1,0 +1,84 @@
+"""Text files in the encodings documentation really ships in are read, not refused.
+
+The order (``citewise.ingest.content``): byte-order mark, UTF-8, the charset an HTML/XML head
+declares, then Windows-1252 when nothing in the file is multi-byte UTF-8. A file mixing UTF-8
+with stray bytes is still refused, naming the first bad byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise.config import LimitSettings
+from citewise.errors import UnsupportedFormatError
+from citewise.ingest import load_file
+
+LIBXSLT_HTML = Path("/usr/share/doc/libxslt1-dev/html")
+
+
+def _text(tmp_path: Path, name: str, data: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    document = load_file(path, LimitSettings())
+    return "\n".join(block.text for block in document.blocks)
+
+
+def test_latin1_text_without_a_declaration_reads_as_windows_1252(tmp_path):
+    text = _text(tmp_path, "NEWS.txt", b"Fix typos (Jan Pokorn\xfd)\nCopyright \xa9 2001, \x80 5\n")
+    assert "Pokorný" in text and "© 2001" in text and "€ 5" in text
+
+
+def test_undefined_windows_1252_bytes_fall_back_to_latin1(tmp_path):
+    assert "caf\x81" in _text(tmp_path, "a.txt", b"caf\x81 au lait")
+
+
+def test_html_meta_charset_is_honoured(tmp_path):
+    page = ('<html><head><meta charset="shift_jis"><title>t</title></head>'
+            "<body><p>日本語の説明</p></body></html>").encode("shift_jis")
+    assert "日本語の説明" in _text(tmp_path, "ja.html", page)
+
+
+def test_http_equiv_iso_8859_1_reads_as_windows_1252_like_a_browser(tmp_path):
+    page = (b'<html><head><meta content="text/html; charset=ISO-8859-1" '
+            b'http-equiv="Content-Type"></head><body><p>\x93quoted\x94 caf\xe9</p></body></html>')
+    assert "\u201cquoted\u201d café" in _text(tmp_path, "p.html", page)
+
+
+def test_xml_declaration_names_the_encoding(tmp_path):
+    page = (b'<?xml version="1.0" encoding="koi8-r"?><html><body><p>'
+            + "Привет".encode("koi8-r") + b"</p></body></html>")
+    assert "Привет" in _text(tmp_path, "ru.xhtml.html", page)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32", "utf-8-sig"])
+def test_byte_order_marks_decide(tmp_path, codec):
+    assert "naïve café" in _text(tmp_path, "bom.md", "# T\n\nnaïve café\n".encode(codec))
+
+
+def test_valid_utf8_wins_over_a_wrong_declaration(tmp_path):
+    page = '<meta charset="iso-8859-1"><p>naïve café</p>'.encode()
+    assert "naïve café" in _text(tmp_path, "u.html", page)
+
+
+def test_utf8_mixed_with_a_stray_latin1_byte_is_refused(tmp_path):
+    path = tmp_path / "prices.md"
+    path.write_bytes(b"# Caf\xc3\xa9\n\nPrice: 10 \xe9uros\n")
+    with pytest.raises(UnsupportedFormatError, match="invalid UTF-8 at byte 19; re-save"):
+        load_file(path, LimitSettings())
+
+
+def test_a_declared_charset_the_bytes_break_is_refused(tmp_path):
+    path = tmp_path / "bad.html"
+    path.write_bytes(b'<meta charset="shift_jis"><p>\xff\xff</p>')
+    with pytest.raises(UnsupportedFormatError, match="invalid SHIFT-JIS at byte 29"):
+        load_file(path, LimitSettings())
+
+
+@pytest.mark.slow  # .ci/docsites installs libxslt1-dev, whose manual has two Latin-1 pages
+def test_real_libxslt_pages_in_latin1_are_read(tmp_path):
+    tutorial = load_file(LIBXSLT_HTML / "tutorial" / "libxslttutorial.html", LimitSettings())
+    assert any("Copyright © 2001 John Fleck" in b.text for b in tutorial.blocks)
+    news = load_file(LIBXSLT_HTML / "news.html", LimitSettings())
+    assert any("Pokorný" in b.text for b in news.blocks)
