@@ -134,4 +134,31 @@ def ask_record(request_id: str, principal: Principal, question: str, mode: str,
         timings, int(gen.get("tokens_in", 0)), int(gen.get("tokens_out", 0)),
         tuple(c.doc_id for c in answer.citations), _validation(answer), answer.declined,
         answer.reason, gate.get("passed"), trace.get("rerank", {}).get("status"), cached,
-        trace=trace)
+        trace=loggable_trace(trace, mode, logged))
+
+
+def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None) -> dict[str, Any]:
+    """The answer trace as the log keeps it. The log outlives the request and tenant admins
+    read every record, so: sentences validation removed from the model's output keep their
+    verdict, not their text (they may quote passages the admin may not read); the question's
+    words in the trace (the rewritten follow-up, the gate's missing terms) are kept only as
+    ``log.query`` keeps the query itself (``logged``: the query as logged)."""
+    out = dict(trace)
+    if isinstance(out.get("enforce"), Mapping):
+        removed = out["enforce"].get("removed") or []
+        out["enforce"] = {**out["enforce"], "removed": [
+            {"why": r.get("why"), "status": r.get("status")} for r in removed]}
+    if mode == "store":
+        return out
+    conversation = out.get("conversation")
+    if isinstance(conversation, Mapping):
+        conversation = {**conversation, **{k: redact_query(str(conversation[k]), mode)[0]
+                                           for k in ("original", "query") if k in conversation}}
+        out["conversation"] = conversation
+    if isinstance(out.get("gate"), Mapping) and out["gate"].get("missing"):
+        conv = conversation or {}
+        said = " ".join(t for t in (logged, conv.get("original"), conv.get("query")) if t)
+        said = said.casefold()
+        out["gate"] = {**out["gate"], "missing": [
+            t for t in out["gate"]["missing"] if mode == "redact" and str(t).casefold() in said]}
+    return out

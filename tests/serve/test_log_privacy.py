@@ -1,0 +1,67 @@
+"""The request log keeps ids, scores and the query as ``log.query`` says, never passage text:
+checked through a real server, by reading the records back over ``/v1/traces`` and ``/v1/log``
+as the asker and as a tenant admin outside the asker's groups."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.serve.conftest import SECRET, SECRET_DOC, Served, serve_index
+
+from citewise.serve.keys import KeyFile
+from citewise.testing import FakeGenerator
+from citewise.testing.server import serving
+
+EMAIL, PHONE = "alice.smith@northwind.example", "+1 415 555 0199"
+KEY = "cw_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+
+
+def _with_staff_admin(served: Served, tmp_path: Path) -> None:
+    """An admin of the tenant who is not in hr (reads everyone's log records)."""
+    kf = KeyFile.load(tmp_path / "keys.json")
+    served.keys["olga"] = kf.add("olga", "northwind", ["staff"], "admin")
+    served.app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+
+
+def test_removed_model_sentences_do_not_reach_the_log(tmp_path: Path) -> None:
+    """An uncited model sentence quoting an hr passage is removed from the answer; the log
+    record (read by admins outside hr, exported) must not keep its text either."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    app.state.citewise.engine._generator = FakeGenerator(
+        f"Directors sit at {SECRET} at the midpoint of their band.")
+    with serving(app) as url:
+        served = Served(url, keys, "", app)
+        _with_staff_admin(served, tmp_path)
+        answer = served.client("hana").post(
+            "/v1/ask", json={"question": "What is the salary band midpoint for a Director?"})
+        assert answer.status_code == 200, answer.text
+        rid = answer.json()["request_id"]
+        trace = served.client("olga").get(f"/v1/traces/{rid}")
+        assert trace.status_code == 200 and trace.json()["principal"] == "hana"
+        assert SECRET_DOC in json.dumps(trace.json()["cited"])  # ids are kept
+        assert SECRET not in trace.text
+        assert SECRET not in served.client("olga").get("/v1/log").text
+        removed = trace.json()["trace"]["enforce"]["removed"]
+        assert removed and all(set(r) == {"why", "status"} for r in removed)
+
+
+def test_redacted_query_is_not_kept_in_the_trace(tmp_path: Path) -> None:
+    """``log.query: redact`` (the default) masks emails, phones and keys in the query column;
+    the stored trace (rewritten follow-up, gate terms) must not keep them unmasked."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    question = f"What leave does {EMAIL} get, phone {PHONE}, key {KEY}?"
+    history = [{"question": f"Tell me about {EMAIL} and the {KEY} parental leave",
+                "answer": ""}]
+    with serving(app) as url:
+        served = Served(url, keys, "", app)
+        sam = served.client("sam")
+        for body in ({"question": question}, {"question": question, "history": history},
+                     {"question": question, "dry_run": True}):
+            r = sam.post("/v1/ask", json=body)
+            assert r.status_code == 200, r.text
+            record = sam.get(f"/v1/traces/{r.json()['request_id']}").json()
+            assert "[email]" in record["query"]
+            text = json.dumps(record)
+            for secret in ("alice.smith", "alice", "0199", "AbCdEfGh", "abcdefgh"):
+                assert secret not in text, (secret, body)
