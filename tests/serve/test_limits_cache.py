@@ -102,3 +102,20 @@ def test_cache_sees_writes_from_another_process(db_url: str, tmp_path: Path) -> 
         after = hana.post("/v1/search", json=query).json()
         assert not after["cached"]
         assert SECRET_DOC not in {h["doc_id"] for h in after["hits"]}
+
+
+def test_drift_refuses_windows_of_too_many_buckets(tmp_path: Path) -> None:
+    """One admin request of a long window in short buckets built a list per bucket (100000d
+    by 1d: 10^5; 1000000000d: 10^9, the server's memory): refused with the fix, as is a
+    bucket of 0 (it divided by zero: a 500)."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        ada = Served(url, keys, "", app).client("ada")
+        ada.post("/v1/search", json={"query": "parental leave"})
+        ok = ada.get("/v1/admin/drift", params={"window": "30d", "bucket": "1d"})
+        assert ok.status_code == 200 and len(ok.json()["series"]) == 30
+        for window, bucket in (("1d", "1s"), ("100000d", "1d"), ("30d", "0s"),
+                               ("9" * 400 + "d", "1d")):
+            r = ada.get("/v1/admin/drift", params={"window": window, "bucket": bucket})
+            assert r.status_code == 400, (window, bucket, r.status_code)
+            assert "bucket" in r.json()["detail"] and r.json()["fix"]

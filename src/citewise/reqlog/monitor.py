@@ -9,6 +9,7 @@ window before) and over an absolute floor, with enough requests to mean somethin
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ from citewise.reqlog.record import LogRecord
 
 RATES = ("empty_retrieval", "below_gate", "abstention", "citation_failure", "rerank_timeout",
          "negative_feedback")
+MAX_BUCKETS = 1000
+"""Most time buckets one drift series may have (the admin page asks for 24 or 30)."""
 
 
 def parse_window(text: str) -> float:
@@ -115,8 +118,15 @@ def alerts(current: Rates, baseline: Rates, *, factor: float = 2.0, floor: float
 
 def series(records: Sequence[LogRecord], start: float, end: float,
            bucket_s: float) -> list[dict[str, Any]]:
-    """Rates per time bucket in ``[start, end)`` (for the admin page's chart)."""
-    n = max(1, int((end - start) // bucket_s + (1 if (end - start) % bucket_s else 0)))
+    """Rates per time bucket in ``[start, end)`` (for the admin page's chart); at most
+    :data:`MAX_BUCKETS` buckets (one list each: a long window in short buckets would take a
+    server's memory)."""
+    span = end - start
+    if not (bucket_s > 0 and math.isfinite(span)) or span / bucket_s > MAX_BUCKETS:
+        raise ConfigError(f"a window of {span:g} s in buckets of {bucket_s:g} s: at most "
+                          f"{MAX_BUCKETS} buckets of more than 0 s. Fix: use a longer bucket "
+                          "or a shorter window, e.g. window=30d&bucket=1d")
+    n = max(1, int(span // bucket_s + (1 if span % bucket_s else 0)))
     buckets: list[list[LogRecord]] = [[] for _ in range(n)]
     for r in records:
         if start <= r.at < end:
