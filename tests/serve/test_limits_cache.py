@@ -119,3 +119,19 @@ def test_drift_refuses_windows_of_too_many_buckets(tmp_path: Path) -> None:
             r = ada.get("/v1/admin/drift", params={"window": window, "bucket": bucket})
             assert r.status_code == 400, (window, bucket, r.status_code)
             assert "bucket" in r.json()["detail"] and r.json()["fix"]
+
+
+def test_a_cached_answer_never_shows_another_principals_question(tmp_path: Path) -> None:
+    """Principals with the same permissions share cache entries; the answer served from the
+    cache must not carry the first asker's own wording of the question."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    mine = "How many weeks of PARENTAL leave do I get? (asked by Eddie, on his own)"
+    theirs = " ".join(mine.lower().split())
+    history = [{"question": "What is the leave policy?", "answer": ""}]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        for extra in ({}, {"history": history}, {"stream": True}):
+            s.client("eddie").post("/v1/ask", json={"question": mine, **extra}).read()
+            r = s.client("sam").post("/v1/ask", json={"question": theirs, **extra})
+            assert r.status_code == 200, r.text
+            assert "PARENTAL" not in r.text and "Eddie" not in r.text, extra

@@ -104,9 +104,11 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     who = _guard(st, request, body.question)
     principal, engine = who.principal, st.engine
     marker = None if body.dry_run else st.marker()
+    # keyed by the exact question too: an answer quotes it, so a principal with the same
+    # permissions must never be served another's wording
     key = None if marker is None else st.cache.key(
         "ask", marker, principal, body.question, engine.settings,
-        json.dumps(body.turns(), sort_keys=True))
+        json.dumps(body.turns(), sort_keys=True), body.question)
     cached = st.cache.get(key) if key else None
     st.metrics.cache.labels("ask", "hit" if cached else "miss").inc()
     rid = new_request_id()
