@@ -166,3 +166,20 @@ def test_ask_with_history_rewrites_the_followup(served: Served) -> None:
     assert not plain["cached"] and "conversation" not in plain["trace"]
     too_long = sam.post("/v1/ask", json={"question": "x", "history": history * 21})
     _problem(too_long, 422)
+
+
+def test_upload_bad_input_is_a_one_line_error_and_stores_nothing(served: Served) -> None:
+    """A malformed metadata field or a file name that names no file (``..``, ``/``) was a 500
+    "internal error"; it is a one-line 4xx with its fix, and nothing is stored."""
+    eddie = served.client("eddie")
+    before = eddie.get("/v1/documents").json()["documents"]
+    text = b"# Kites\n\nKites may be flown on the roof on Tuesdays.\n"
+    for name, metadata in (("kites.md", "{not json"), ("kites.md", "[" * 100_000),
+                           ("kites.md", '{"a": ' * 50_000 + "1" + "}" * 50_000),
+                           ("..", None), ("/", None)):
+        data = {"groups": "staff"} | ({"metadata": metadata} if metadata else {})
+        r = eddie.post("/v1/documents", files={"file": (name, text, "text/markdown")},
+                       data=data)
+        body = _problem(r, r.status_code)
+        assert 400 <= r.status_code < 500 and "internal error" not in body["detail"], body
+    assert eddie.get("/v1/documents").json()["documents"] == before

@@ -108,13 +108,14 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
         raise ConfigError("only an admin may write to another tenant. Fix: leave tenant "
                           "empty, or use an admin key")
     name = PurePosixPath(file.filename or "upload.txt").name
+    if name in ("", ".", ".."):
+        raise ConfigError(f"file name {file.filename!r} names no file. Fix: send the file "
+                          "with its name, e.g. guide.md")
     doc_id = doc_id or name
     existing = st.engine.store.get_document(doc_id)
     if existing is not None and existing.tenant != who.tenant and not who.can("admin"):
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
-    side: dict[str, Any] = json.loads(metadata) if metadata else {}
-    if not isinstance(side, dict):
-        raise ConfigError("metadata must be a JSON object. Fix: e.g. {\"owner\": \"hr\"}")
+    side = _metadata(metadata)
     side.update({k: v for k, v in {"doc_id": doc_id, "title": title, "updated_at": updated_at,
                                    "source_url": source_url or doc_id}.items() if v})
     side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
@@ -146,6 +147,29 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if updated is not None and updated <= searchable:
         st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
     return {"document": info.to_dict(), "ingest": report.summary()}
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    """The ``metadata`` form field: a JSON object, bounded and normalised like a sidecar line
+    (malformed or absurdly nested input is a one-line 400, not a 500)."""
+    from citewise.errors import IngestError
+    from citewise.ingest.metadata import check_depth, normalize_metadata
+
+    fix = "Fix: send a JSON object, e.g. {\"owner\": \"hr\"}"
+    try:
+        side = json.loads(text) if text else {}
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"metadata: not valid JSON: {exc.msg} (column {exc.colno}). "
+                          f"{fix}") from None
+    except RecursionError:
+        raise ConfigError(f"metadata: JSON nested too deeply. {fix}") from None
+    if not isinstance(side, dict):
+        raise ConfigError(f"metadata must be a JSON object. {fix}")
+    try:
+        check_depth(side)
+        return normalize_metadata(side)
+    except IngestError as exc:
+        raise ConfigError(f"metadata: {exc}. {fix}") from None
 
 
 @router.delete("/v1/documents/{doc_id:path}", tags=["documents"])
