@@ -135,3 +135,30 @@ def test_a_cached_answer_never_shows_another_principals_question(tmp_path: Path)
             r = s.client("sam").post("/v1/ask", json={"question": theirs, **extra})
             assert r.status_code == 200, r.text
             assert "PARENTAL" not in r.text and "Eddie" not in r.text, extra
+
+
+def test_a_chunked_body_over_the_limit_is_a_413(tmp_path: Path) -> None:
+    """Without Content-Length the limit is counted as the body arrives; the refusal must be
+    the 413 with its fix (it came back as 400 "error parsing the body")."""
+    settings = {**SETTINGS, "serve": {"max_body_bytes": 2000}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+
+    def chunks(payload: bytes):  # a generator: httpx sends it chunked, without a length
+        for i in range(0, len(payload), 500):
+            yield payload[i:i + 500]
+
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        search = json.dumps({"query": "leave " * 1000}).encode()
+        r = s.client("sam").post("/v1/search", content=chunks(search),
+                                 headers={"Content-Type": "application/json"})
+        assert r.status_code == 413 and "serve.max_body_bytes" in r.json()["fix"], r.text
+        boundary = "xYz"
+        form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"filename=\"big.md\"\r\n\r\n").encode() + b"x" * 5000 + \
+            f"\r\n--{boundary}--\r\n".encode()
+        r = s.client("eddie").post(
+            "/v1/documents", content=chunks(form),
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert r.status_code == 413 and "serve.max_body_bytes" in r.json()["fix"], r.text
+        assert s.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200

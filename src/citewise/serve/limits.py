@@ -3,6 +3,7 @@ counted as they arrive) and per-key token buckets for search/ask."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -51,7 +52,7 @@ class BodyLimit:
             await self._refuse(send)
             return
         seen = 0
-        refused = False
+        refused = started = False
 
         async def counted() -> dict:
             nonlocal seen, refused
@@ -63,11 +64,19 @@ class BodyLimit:
                     raise _TooLarge
             return message
 
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
+        async def guarded(message: dict) -> None:
+            # FastAPI turns an error while reading a body into its own 400 ("error parsing
+            # the body"): once refused, whatever the app answers is replaced by the 413
+            nonlocal started
             if refused:
-                await self._refuse(send)
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        with contextlib.suppress(_TooLarge):
+            await self.app(scope, counted, guarded)
+        if refused and not started:
+            await self._refuse(send)
 
     async def _refuse(self, send: Any) -> None:
         fix = (f"send at most {self.max_bytes} bytes, or raise serve.max_body_bytes in the "
