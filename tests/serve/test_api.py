@@ -183,3 +183,20 @@ def test_upload_bad_input_is_a_one_line_error_and_stores_nothing(served: Served)
         body = _problem(r, r.status_code)
         assert 400 <= r.status_code < 500 and "internal error" not in body["detail"], body
     assert eddie.get("/v1/documents").json()["documents"] == before
+
+
+def test_a_removed_key_stops_working_without_a_restart(served: Served, tmp_path) -> None:
+    """`citewise keys remove` (another process, the same keys file) revokes at once: a
+    running server that read the file at start kept accepting the removed key."""
+    import subprocess
+    import sys
+
+    hana = served.client("hana")
+    assert hana.post("/v1/search", json={"query": QUESTION}).status_code == 200
+    done = subprocess.run([sys.executable, "-m", "citewise.cli.main", "keys", "remove", "hana",
+                           "--keys", str(tmp_path / "keys.json")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    _problem(hana.post("/v1/search", json={"query": QUESTION}), 401)
+    _problem(hana.get(f"/v1/documents/{SECRET_DOC}/content"), 401)
+    assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200

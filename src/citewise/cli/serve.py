@@ -84,6 +84,6 @@ def keys_list(as_json, keys_path):
 @keys_option
 @friendly_errors
 def keys_remove(name, keys_path):
-    """Revoke NAME's key (a running server reads the file at start: restart it)."""
+    """Revoke NAME's key (a running server re-reads the file: refused from its next request)."""
     KeyFile.load(keys_path).remove(name)
     click.echo(f"removed the key of {name}")

@@ -59,10 +59,12 @@ class ApiPrincipal:
 
 @dataclass
 class KeyFile:
-    """The keys file, loaded once; lookups compare hashes in constant time."""
+    """The keys file; lookups compare hashes in constant time and first re-read the file
+    when it changed (``citewise keys remove`` revokes a key in a running server at once)."""
 
     path: Path
     entries: list[ApiPrincipal] = field(default_factory=list)
+    stamp: tuple[int, ...] | None = None
 
     @classmethod
     def load(cls, path: str | Path, must_exist: bool = True) -> KeyFile:
@@ -78,9 +80,24 @@ class KeyFile:
         except (ValueError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{p}: not a citewise keys file ({exc}). Fix: recreate it with "
                               f"`citewise keys add NAME --keys {p}`") from exc
-        return cls(p, entries)
+        return cls(p, entries, _stamp(p))
+
+    def refresh(self) -> None:
+        """Re-read the file if it changed since it was read; a file that is gone holds no
+        keys; one that no longer parses keeps the keys read before (logged)."""
+        stamp = _stamp(self.path)
+        if stamp == self.stamp:
+            return
+        try:
+            self.entries = KeyFile.load(self.path, must_exist=False).entries
+        except ConfigError as exc:
+            import logging
+
+            logging.getLogger("citewise.serve").error("keys file not reloaded: %s", exc)
+        self.stamp = stamp
 
     def lookup(self, key: str) -> ApiPrincipal | None:
+        self.refresh()
         digest = hash_key(key)
         found = None
         for entry in self.entries:
@@ -118,6 +135,16 @@ class KeyFile:
                        encoding="utf-8")
         os.chmod(tmp, 0o600)
         tmp.replace(self.path)
+        self.stamp = _stamp(self.path)
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What changes when the file is rewritten (``save`` replaces it: a new inode)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _entry(data: dict) -> ApiPrincipal:
