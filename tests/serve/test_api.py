@@ -200,3 +200,25 @@ def test_a_removed_key_stops_working_without_a_restart(served: Served, tmp_path)
     _problem(hana.post("/v1/search", json={"query": QUESTION}), 401)
     _problem(hana.get(f"/v1/documents/{SECRET_DOC}/content"), 401)
     assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
+
+
+def test_an_admin_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:
+    """An admin of another tenant may not replace (take over) a document of this one: DELETE
+    and the ACL route already refused it, the upload did not, and its report ("updated" vs
+    "changed", the kept version and date) confirmed a guess of the document's text."""
+    from citewise.serve.keys import KeyFile
+
+    kf = KeyFile.load(tmp_path / "keys.json")
+    key = kf.add("mallory", "other", ["staff", "hr"], "admin")
+    mallory = served.client()
+    mallory.headers["Authorization"] = f"Bearer {key}"
+    files = {"file": ("bands.md", b"# Bands\n\nEveryone earns the same.\n", "text/markdown")}
+    for tenant in (None, "northwind"):
+        data = {"doc_id": SECRET_DOC, "groups": "hr"} | ({"tenant": tenant} if tenant else {})
+        body = _problem(mallory.post("/v1/documents", files=files, data=data), 400)
+        assert "updated" not in json.dumps(body)
+    _problem(mallory.delete(f"/v1/documents/{SECRET_DOC}"), 404)
+    hana = served.client("hana").get(f"/v1/documents/{SECRET_DOC}").json()
+    assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]
+    hits = served.client("hana").post("/v1/search", json={"query": QUESTION}).json()["hits"]
+    assert any(SECRET in h["text"] for h in hits)
