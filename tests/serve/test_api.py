@@ -222,3 +222,15 @@ def test_an_admin_cannot_overwrite_another_tenants_document(served: Served, tmp_
     assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]
     hits = served.client("hana").post("/v1/search", json={"query": QUESTION}).json()["hits"]
     assert any(SECRET in h["text"] for h in hits)
+
+
+def test_the_pages_cannot_be_framed_or_run_foreign_scripts(served: Served) -> None:
+    """The pages hold an API key (localStorage) and act with it: they refuse to be framed by
+    another site (clickjacking the feedback or ask buttons) and load scripts only from here."""
+    for path in ("/", "/admin"):
+        r = served.client().get(path)
+        assert r.status_code == 200
+        csp = r.headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, (path, csp)
+        assert r.headers.get("x-frame-options") == "DENY"
+        assert r.headers.get("x-content-type-options") == "nosniff"

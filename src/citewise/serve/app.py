@@ -28,6 +28,14 @@ from citewise.serve.problems import problem, split_fix
 from citewise.serve.state import ServerState
 
 STATIC = Path(__file__).parent / "static"
+PAGE_HEADERS = {
+    "Cache-Control": "no-cache",
+    # the pages act with the API key they keep: scripts from here only, never framed
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' "
+                               "'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+                               "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer"}
 
 
 def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
@@ -110,8 +118,8 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
 
     @app.get("/admin", include_in_schema=False)
     def admin() -> FileResponse:
-        return FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-cache"})
+        return FileResponse(STATIC / "admin.html", headers=PAGE_HEADERS)
