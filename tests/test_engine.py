@@ -147,7 +147,7 @@ def test_crash_mid_ingest_keeps_previous_state(tmp_path, corpus):
 
 def test_bad_files_reported_rest_ingested(engine, corpus):
     (corpus / "broken.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
-    (corpus / "latin1.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
+    (corpus / "latin1.txt").write_bytes("café menu".encode() + b" \xe9")  # UTF-8 + a stray byte
     (corpus / "short.pdf").write_bytes(b"%PDF-1.4\n1 0 obj\n<<")
     report = engine.ingest_paths([corpus], OPERATOR)
     failed = {Path(o.label).name: o.error for o in report.outcomes if o.status == "failed"}
