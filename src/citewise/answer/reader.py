@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from citewise.errors import CitewiseError, ConfigError
+from citewise.trace import ReaderVerdict  # what the reader said (a part of the answer trace)
 from citewise.types import Prompt
 
 QUESTION = ("Do the sources above contain the answer to the question? "
@@ -120,24 +121,6 @@ def choose_model(configured: float | None, stored: str | None,
         return ReaderModel(model.bias, model.w_signal, model.w_reader, configured, "settings",
                            model.signal)
     return model
-
-
-@dataclass(frozen=True)
-class ReaderVerdict:
-    """What the reader said: ``p_yes`` (None when it could not read), the combined ``score``,
-    the ``threshold``, whether the answer may proceed, where the numbers came from."""
-
-    passed: bool
-    p_yes: float | None
-    score: float | None
-    threshold: float
-    source: str
-    model: str
-    seconds: float
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def reader_messages(prompt: Prompt) -> list[dict[str, str]]:
