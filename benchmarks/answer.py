@@ -3,7 +3,7 @@
 Builds (or reuses) an index, asks every question of an eval set (or the bundled demo
 questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
 total), time to first token (what a user waits before the answer starts to stream; declined
-questions excluded) next to what the context cut expected (``trace["budget"]``), and whole
+questions excluded) next to what the context cut expected (``trace.budget``), and whole
 answer, plus tokens in/out and generated tokens per second. An answer that read on past
 its first passages (:mod:`citewise.answer.progressive`) is not streamed: its first token
 is the whole answer.
@@ -56,14 +56,14 @@ def load_questions(path: str | None, n: int) -> list[str]:
 
 def per_question(question: str, answer, first: list[float], whole: float | None) -> str:
     """One line: prompt tokens of the first read, reader and first-token seconds, outcome."""
-    budget = answer.trace.get("budget", {})
-    reader = answer.trace.get("gate", {}).get("reader", {})
+    budget = answer.trace.budget
+    reader = answer.trace.gate.reader if answer.trace.gate else None
     outcome = "declined" if answer.declined else "answered"
-    if "escalated" in answer.trace:
+    if answer.trace.escalated is not None:
         outcome += " (read on)"
     started = f"{first[0]:5.2f}" if first else "    -"
-    return (f"  {question[:44]:<44} prompt {budget.get('prompt_tokens', '-'):>4}  reader "
-            f"{reader.get('seconds') or 0:5.2f} s  first token {started} s  whole "
+    return (f"  {question[:44]:<44} prompt {budget.prompt_tokens if budget else '-':>4}  "
+            f"reader {reader.seconds if reader else 0:5.2f} s  first token {started} s  whole "
             f"{whole or 0:5.2f} s  {outcome}")
 
 
@@ -103,7 +103,7 @@ def main() -> None:
         questions = load_questions(args.questions, args.n)
         first_token: list[float] = []
         whole: list[float] = []
-        estimated: list[float] = []  # what the context cut expected (trace["budget"])
+        estimated: list[float] = []  # what the context cut expected (trace.budget)
         for q in questions:
             started, first = time.perf_counter(), []
 
@@ -115,16 +115,17 @@ def main() -> None:
             if not answer.declined:
                 whole.append(time.perf_counter() - started)
                 first_token.append(first[0] if first else whole[-1])
-                if "budget" in answer.trace:
-                    estimated.append(answer.trace["budget"]["estimated_first_token_s"])
-            for stage, ms in answer.trace["timings_ms"].items():
+                if answer.trace.budget is not None:
+                    estimated.append(answer.trace.budget.estimated_first_token_s)
+            timings = answer.trace.timings_ms
+            for stage, ms in timings.to_dict().items():
                 stages.setdefault(stage, []).append(ms)
-            gen = answer.trace.get("generation", {})
-            tokens_in += gen.get("tokens_in", 0)
-            tokens_out += gen.get("tokens_out", 0)
-            gen_ms += answer.trace["timings_ms"].get("generate", 0.0)
+            gen = answer.trace.generation
+            tokens_in += gen.tokens_in if gen else 0
+            tokens_out += gen.tokens_out if gen else 0
+            gen_ms += timings.generate or 0.0
             declined += answer.declined
-            read_on += "escalated" in answer.trace
+            read_on += answer.trace.escalated is not None
             print(per_question(q, answer, first, whole[-1] if not answer.declined else None))
         model = engine.generator.model_id
     print(f"{len(questions)} questions, generator {model}, rerank {args.rerank}, "

@@ -100,14 +100,13 @@ def run(engine: Engine, questions, personas, principal) -> list[dict]:
         readable, _ = restrict_to_readable(engine, q, who, docs, [])
         _SEEN.clear()
         trace = engine.ask(q.question, who, dry_run=True).trace
-        gate = trace["gate"]
-        reader = gate.get("reader") or {}
+        gate, reader = trace.gate, trace.gate.reader
         rows.append({"id": q.id, "q": q.question, "who": who, "answerable":
-                     bool(readable.relevant), "retrieval_pass": gate["reason"] in (None,
-                     "reader_no"), "p_yes": reader.get("p_yes"),
-                     "seconds": reader.get("seconds"), "p_ans": _SEEN.get("p_ans"),
-                     "score": gate["score"], "reason": gate["reason"],
-                     "read_on": "escalated" in trace})
+                     bool(readable.relevant), "retrieval_pass": gate.reason in (None,
+                     "reader_no"), "p_yes": reader.p_yes if reader else None,
+                     "seconds": reader.seconds if reader else None,
+                     "p_ans": _SEEN.get("p_ans"), "score": gate.score, "reason": gate.reason,
+                     "read_on": trace.escalated is not None})
         r = rows[-1]
         print(f"  [{i + 1}/{len(questions)}] ans={r['answerable']!s:<5} retrieval "
               f"{'pass' if r['retrieval_pass'] else 'decline'} p_yes={r['p_yes']} "
@@ -209,14 +208,14 @@ def answer_cost(engine: Engine, fresh: list, who, k: int) -> None:
     cold, reader, after = [], [], []
     for i in range(0, 2 * k, 2):
         engine.settings = off
-        t = engine.ask(fresh[i].question, who, generator=gen).trace["timings_ms"]
-        if "generate" in t:
-            cold.append(t["generate"] / 1000)
+        t = engine.ask(fresh[i].question, who, generator=gen).trace.timings_ms
+        if t.generate is not None:
+            cold.append(t.generate / 1000)
         engine.settings = on
-        t = engine.ask(fresh[i + 1].question, who, generator=gen).trace["timings_ms"]
-        if "generate" in t and "reader" in t:
-            reader.append(t["reader"] / 1000)
-            after.append(t["generate"] / 1000)
+        t = engine.ask(fresh[i + 1].question, who, generator=gen).trace.timings_ms
+        if t.generate is not None and t.reader is not None:
+            reader.append(t.reader / 1000)
+            after.append(t.generate / 1000)
         print(f"  cold answers {cold}, readers {reader}, answers after a reader {after}",
               flush=True)
     med = lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan")  # noqa: E731

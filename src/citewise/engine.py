@@ -28,6 +28,7 @@ from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
 from citewise.sources import SidecarMatch, file_batch
+from citewise.trace import IndexInfo
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
 
@@ -254,14 +255,14 @@ class Engine(EngineVerbs):
         counter = getattr(self.embedder, "count_tokens", None)
         return bounded(counter(text) if counter else len(text.split()), text)  # see bounded()
 
-    def index_info(self) -> dict[str, Any]:
-        """What identifies the index answering: manifest fields (and its version number)."""
+    def index_info(self) -> IndexInfo:
+        """What identifies the index answering: its version number and manifest fields."""
         manifest = self.store.manifest()
-        info: dict[str, Any] = {"version": getattr(self.store, "version_number", 1)}
-        if manifest is not None:
-            info.update(embedder=manifest.embedder_id, chunker=manifest.chunker_hash,
-                        created_at=manifest.created_at)
-        return info
+        version = getattr(self.store, "version_number", 1)
+        if manifest is None:
+            return IndexInfo(version)
+        return IndexInfo(version, manifest.embedder_id, manifest.chunker_hash,
+                         manifest.created_at)
 
     def ask(self, question: str, principal: Principal, *, generator: Generator | None = None,
             reranker: Reranker | None = None, dry_run: bool = False,

@@ -28,6 +28,7 @@ from citewise.results import (
     StreamEvent,
     VersionInfo,
 )
+from citewise.trace import ConversationTrace
 from citewise.types import Principal
 
 if TYPE_CHECKING:
@@ -311,8 +312,9 @@ def _turns(history: Sequence[Any]) -> list[Any]:
 def _with_conversation(answer: Any, question: str, rw: Any, turns: int) -> Any:
     from dataclasses import replace
 
-    trace = {**dict(answer.trace), "conversation": {**rw.to_dict(), "turns": turns}}
-    return replace(answer, question=question, trace=trace)
+    conversation = ConversationTrace(rw.original, rw.query, rw.method, rw.note, turns)
+    return replace(answer, question=question,
+                   trace=replace(answer.trace, conversation=conversation))
 
 
 def _write_eval_outputs(run: Any, out: Path, samples: int, seed: int) -> tuple[str, ...]:

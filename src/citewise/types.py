@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from citewise.trace import AnswerTrace
+
 BlockKind = Literal["heading", "text", "table", "code", "list"]
 SearchMode = Literal["bm25", "dense", "hybrid"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
@@ -322,7 +324,8 @@ class Answer:
     sentence supported), ``pruned`` (the same with unsupported sentences removed),
     ``extractive`` (the generator's answer had no supported sentence, or the generator
     failed: source sentences instead), ``raw`` (``cite.policy: flag``: unchecked model
-    output), ``declined``. ``notes`` are one-line statements of every fallback taken."""
+    output), ``declined``. ``notes`` are one-line statements of every fallback taken.
+    ``trace`` is what the pipeline decided (:class:`~citewise.trace.AnswerTrace`)."""
 
     question: str
     answer: str
@@ -330,7 +333,7 @@ class Answer:
     reason: str | None
     citations: tuple[Citation, ...] = ()
     validation: ValidationReport = field(default_factory=ValidationReport)
-    trace: Mapping[str, Any] = field(default_factory=dict)
+    trace: AnswerTrace = field(default_factory=AnswerTrace)
     outcome: str = "answered"
     notes: tuple[str, ...] = ()
 
@@ -344,4 +347,4 @@ class Answer:
                            "unsupported": [{"sentence": i.sentence, "ids": list(i.ids),
                                             "score": i.score} for i in v.unsupported],
                            "uncited": [{"sentence": i.sentence} for i in v.uncited]},
-            "trace": dict(self.trace)}
+            "trace": self.trace.to_dict()}

@@ -42,11 +42,11 @@ def test_answer_with_checked_citations(db: Path) -> None:
     assert "20 weeks" in c.quote and c.doc_id and c.source
     assert answer.validation.fabricated == ()
     trace = answer.trace
-    assert trace["gate"]["passed"] and trace["rerank"]["status"] == "off"
+    assert trace.gate.passed and trace.rerank.status == "off"
     assert {"retrieve", "gate", "context", "generate", "validate", "total"} <= set(
-        trace["timings_ms"])
-    assert trace["generation"]["tokens_in"] > 0 and trace["models"]["generator"] == gen.model_id
-    assert trace["index"]["embedder"] == FakeEmbedder().model_id
+        trace.timings_ms.to_dict())
+    assert trace.generation.tokens_in > 0 and trace.models.generator == gen.model_id
+    assert trace.index.embedder == FakeEmbedder().model_id
 
 
 def test_a_citation_written_before_its_sentence_in_another_format_still_cites(db: Path):
@@ -73,8 +73,8 @@ def test_fabricated_ids_never_reach_the_reader(db: Path) -> None:
     assert answer.outcome == "pruned" and answer.answer.endswith("[1].")
     assert answer.validation.ok
     assert any("removed 1 sentence" in n for n in answer.notes)
-    removed = answer.trace["enforce"]["removed"]
-    assert [r["status"] for r in removed] == ["fabricated"]
+    removed = answer.trace.enforce.removed
+    assert [r.status for r in removed] == ["fabricated"]
     # cite.policy flag: the raw output, marked as such, with its validation report
     assert flagged.outcome == "raw" and "[S9]" in flagged.answer
     assert flagged.validation.fabricated == ("S9",)
@@ -86,8 +86,8 @@ def test_prompt_has_no_acl_or_storage_data(db: Path) -> None:
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     text = json.dumps([dict(m) for m in gen.prompts[0].messages])
-    for p in answer.trace["context"]["passages"]:
-        assert p["chunk_id"] not in text
+    for p in answer.trace.context.passages:
+        assert p.chunk_id not in text
     for secret in ("northwind", '"staff"', "tenant", "acl", str(db), "leave-policy.md"):
         assert secret not in text.lower()
 
@@ -129,7 +129,7 @@ def test_injected_passage_does_not_open_the_gate_or_leak(tmp_path: Path) -> None
         staff = Principal.of("staff", tenant="t")
         answer = engine.ask("Who assigns parking spaces?", staff, generator=gen)
         clean = engine.ask("Who assigns parking spaces?", staff, dry_run=True)
-    assert answer.trace["gate"]["score"] == clean.trace["gate"]["score"]
+    assert answer.trace.gate.score == clean.trace.gate.score
     prompt = json.dumps([dict(m) for m in gen.prompts[0].messages])
     assert "Ignore previous instructions" in prompt  # fenced as data, not removed
     assert SECRET not in prompt and SECRET not in json.dumps(answer_json(answer))
@@ -140,27 +140,27 @@ def test_rerank_deadline_falls_back_to_fused_order(db: Path) -> None:
     with engine_for(db, rerank={"top_n": 6, "deadline_ms": 150}) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen,
                             reranker=SlowReranker(delay_s=0.2))
-    rerank = answer.trace["rerank"]
-    assert rerank["status"] == "timeout" and rerank["scored"] < 6
-    assert rerank["ms"] < 1000
+    rerank = answer.trace.rerank
+    assert rerank.status == "timeout" and rerank.scored < 6
+    assert rerank.ms < 1000
 
 
 def test_generator_failure_falls_back_to_extractive(db: Path) -> None:
     gen = FakeGenerator(fail="timed out after 1 s")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    notes = answer.trace["generation"]["notes"]
+    notes = answer.trace.generation.notes
     assert any("timed out after 1 s" in n and "extractively" in n for n in notes)
     assert answer.notes == tuple(notes) and answer.outcome == "extractive"
-    assert answer.trace["generation"]["model"] != gen.model_id
+    assert answer.trace.generation.model != gen.model_id
 
 
 def test_dry_run_stops_after_the_gate(db: Path) -> None:
     gen = FakeGenerator("x [S1].")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen, dry_run=True)
-    assert gen.prompts == [] and answer.trace["dry_run"] and "gate" in answer.trace
-    assert "generation" not in answer.trace
+    assert gen.prompts == [] and answer.trace.dry_run and answer.trace.gate is not None
+    assert answer.trace.generation is None
 
 
 def test_answer_without_supported_claim_is_replaced_by_extractive(db: Path) -> None:
@@ -193,7 +193,7 @@ def test_no_unsupported_answer_reaches_the_reader(db: Path, bad: str) -> None:
     for fragment in ("PWNED", "[S9]", "S9", "citewise leave", "three days", "is [1]."):
         assert fragment not in answer.answer
     assert answer.notes and "answered extractively instead" in answer.notes[-1]
-    assert answer.trace["enforce"]["removed"]
+    assert answer.trace.enforce.removed
 
 
 def test_nothing_supported_and_no_source_sentence_declines(db: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_question_about_an_identifier_no_passage_mentions_is_declined(db: Path
         answer = engine.ask("How do I enable parental leave with the leave_turbo_v2 flag?",
                             STAFF, generator=gen)
     assert answer.declined and answer.reason == "missing_terms" and gen.prompts == []
-    assert answer.trace["gate"]["missing"] == ["leave_turbo_v2"]
+    assert answer.trace.gate.missing == ("leave_turbo_v2",)
 
 
 def test_rerank_deadline_is_one_note_and_the_timeout_is_sized(db: Path) -> None:
@@ -220,7 +220,7 @@ def test_rerank_deadline_is_one_note_and_the_timeout_is_sized(db: Path) -> None:
     with engine_for(db, rerank={"top_n": 6, "deadline_ms": 150}) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen, reranker=SlowReranker(delay_s=0.2))
     assert len(answer.notes) == 1 and "hit its deadline" in answer.notes[0]
-    assert answer.trace["generation"]["timeout_s"] > 0
+    assert answer.trace.generation.timeout_s > 0
 
 
 def test_a_configured_extractive_answer_is_not_reported_as_a_fallback(db: Path) -> None:
@@ -245,18 +245,18 @@ def test_context_is_cut_to_the_first_token_target(db: Path) -> None:
     gen = SizedGenerator("Parents receive 20 weeks of paid parental leave [{sid:20 weeks}].")
     with engine_for(db, context={"budget_tokens": 2500}) as engine:
         cut = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    budget = cut.trace["budget"]
-    assert budget["configured_tokens"] == 2500 and budget["tokens"] < 2500
-    assert sum(p["tokens"] for p in cut.trace["context"]["passages"]) <= budget["tokens"]
+    budget = cut.trace.budget
+    assert budget.configured_tokens == 2500 and budget.tokens < 2500
+    assert sum(p.tokens for p in cut.trace.context.passages) <= budget.tokens
     with engine_for(db, context={"budget_tokens": 2500},
                     generate={"first_token_s": None}) as engine:
         whole = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert "budget" not in whole.trace
-    tokens = [sum(p["tokens"] for p in a.trace["context"]["passages"]) for a in (cut, whole)]
+    assert whole.trace.budget is None
+    tokens = [sum(p.tokens for p in a.trace.context.passages) for a in (cut, whole)]
     assert tokens[0] < tokens[1]
     plain = FakeGenerator("Parents receive 20 weeks [{sid:20 weeks}].")  # no model size
     with engine_for(db) as engine:
-        assert "budget" not in engine.ask(LEAVE_Q, STAFF, generator=plain).trace
+        assert engine.ask(LEAVE_Q, STAFF, generator=plain).trace.budget is None
 
 
 def test_the_whole_prompt_fits_the_first_token_target(db: Path, capsys) -> None:
@@ -269,20 +269,20 @@ def test_the_whole_prompt_fits_the_first_token_target(db: Path, capsys) -> None:
     with engine_for(db, context={"budget_tokens": 2500},
                     generate={"first_token_s": 20.0}) as engine:
         trace = engine.ask(LEAVE_Q, STAFF, generator=gen).trace
-    b, passages = trace["budget"], trace["context"]["passages"]
-    assert MIN_CONTEXT_TOKENS < b["tokens"] < 2500 and 1 < len(passages) < b["of_passages"]
-    assert sum(p["tokens"] for p in passages) + 10 * len(passages) < b["prompt_tokens"]
-    assert b["prompt_tokens"] <= allowed
-    assert b["estimated_first_token_s"] <= 20.0
+    b, passages = trace.budget, trace.context.passages
+    assert MIN_CONTEXT_TOKENS < b.tokens < 2500 and 1 < len(passages) < b.of_passages
+    assert sum(p.tokens for p in passages) + 10 * len(passages) < b.prompt_tokens
+    assert b.prompt_tokens <= allowed
+    assert b.estimated_first_token_s <= 20.0
     with engine_for(db, context={"budget_tokens": 2500},
                     generate={"first_token_s": 1.0}) as engine:
         slow = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    floor = slow.trace["budget"]
-    assert floor["tokens"] >= FIRST_READ_TOKENS and floor["estimated_first_token_s"] > 1.0
-    assert floor["floor_tokens"] == FIRST_READ_TOKENS
+    floor = slow.trace.budget
+    assert floor.tokens >= FIRST_READ_TOKENS and floor.estimated_first_token_s > 1.0
+    assert floor.floor_tokens == FIRST_READ_TOKENS
     from citewise.cli.ask import print_trace
 
     print_trace(slow)  # --explain says what is read first and when the first token comes
     line = next(x for x in capsys.readouterr().out.splitlines() if "first read" in x)
-    assert f"{floor['passages']} of {floor['of_passages']} passages" in line
-    assert f"first token in ~{floor['estimated_first_token_s']:g} s on 1 thread " in line
+    assert f"{floor.passages} of {floor.of_passages} passages" in line
+    assert f"first token in ~{floor.estimated_first_token_s:g} s on 1 thread " in line

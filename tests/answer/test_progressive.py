@@ -105,10 +105,10 @@ def test_a_decline_from_the_first_passages_reads_them_all(db: Path) -> None:
     assert 0 < len(first) < len(second)
     assert [p.text for p in second[: len(first)]] == [p.text for p in first]  # a prefix
     trace = answer.trace
-    assert trace["escalated"]["why"] == "model_declined"
-    assert trace["escalated"]["first_generation"]["tokens_out"] > 0
-    assert len(trace["context"]["passages"]) == len(second)
-    assert trace["budget"]["passages"] == len(first)
+    assert trace.escalated.why == "model_declined"
+    assert trace.escalated.first_generation.tokens_out > 0
+    assert len(trace.context.passages) == len(second)
+    assert trace.budget.passages == len(first)
     assert any("did not answer (the model declined)" in n for n in answer.notes)
     assert "Insufficient" not in "".join(streamed)  # held back, then not streamed again
 
@@ -117,14 +117,14 @@ def test_declines_read_on_step_by_step_until_an_answer(db: Path) -> None:
     gen = SizedGenerator(INSUFFICIENT_EVIDENCE, INSUFFICIENT_EVIDENCE, ANSWER)
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    path = answer.trace["escalated"]["path"]
+    path = list(answer.trace.escalated.path)
     assert [len(p.passages) for p in gen.prompts] == path[: len(gen.prompts)]
     assert len(gen.prompts) == min(3, len(path)) and len(path) >= 3  # a middle step exists
     for before, after in zip(gen.prompts, gen.prompts[1:], strict=False):
         assert [p.text for p in after.passages[: len(before.passages)]] == \
             [p.text for p in before.passages]  # each a prefix of the next
     assert answer.outcome == "answered" and "20 weeks" in answer.answer
-    assert answer.trace["escalated"]["first_generation"]["tokens_out"] > 0
+    assert answer.trace.escalated.first_generation.tokens_out > 0
     assert sum("did not answer (the model declined)" in n for n in answer.notes) == 2
 
 
@@ -132,16 +132,16 @@ def test_an_answer_from_the_first_passages_stops_there(db: Path) -> None:
     gen = SizedGenerator(ANSWER)
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert len(gen.prompts) == 1 and "escalated" not in answer.trace
-    assert len(answer.trace["context"]["passages"]) == answer.trace["budget"]["passages"]
-    assert answer.trace["budget"]["passages"] < answer.trace["budget"]["of_passages"]
+    assert len(gen.prompts) == 1 and answer.trace.escalated is None
+    assert len(answer.trace.context.passages) == answer.trace.budget.passages
+    assert answer.trace.budget.passages < answer.trace.budget.of_passages
 
 
 def test_a_failed_generator_is_not_asked_again(db: Path) -> None:
     gen = SizedGenerator(fail="timed out")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert len(gen.prompts) == 1 and "escalated" not in answer.trace
+    assert len(gen.prompts) == 1 and answer.trace.escalated is None
 
 
 def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
@@ -150,23 +150,23 @@ def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
                               "reader_threshold": 0.5}) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert answer.outcome == "answered" and len(gen.read) == 2
-    assert answer.trace["escalated"]["why"] == "reader_no"
-    assert answer.trace["escalated"]["first_reader"]["passed"] is False
-    assert answer.trace["gate"]["reader"]["passed"] and answer.trace["gate"]["passed"]
-    assert len(gen.prompts[0].passages) == answer.trace["escalated"]["to_passages"]
+    assert answer.trace.escalated.why == "reader_no"
+    assert answer.trace.escalated.first_reader.passed is False
+    assert answer.trace.gate.reader.passed and answer.trace.gate.passed
+    assert len(gen.prompts[0].passages) == answer.trace.escalated.to_passages
     no = SizedReader(ANSWER, logprobs=({"No": 0.0},))
     with engine_for(db, gate={"threshold": 0.2, "reader": "on",
                               "reader_threshold": 0.5}) as engine:
         declined = engine.ask(LEAVE_Q, STAFF, generator=no)
-    path = declined.trace["escalated"]["path"]
+    path = declined.trace.escalated.path
     assert declined.declined and declined.reason == "reader_no" and len(no.read) == len(path)
-    assert path[0] < path[-1] == declined.trace["budget"]["of_passages"]  # read on to all
+    assert path[0] < path[-1] == declined.trace.budget.of_passages  # read on to all
     assert no.prompts == []
     from citewise.cli.ask import print_trace
 
     print_trace(declined)  # --explain says what was read first and that it read on
     out = capsys.readouterr().out
-    first = declined.trace["escalated"]["from_passages"]
-    assert f"-- first read: {first} of {declined.trace['budget']['of_passages']} passages" in out
+    first = declined.trace.escalated.from_passages
+    assert f"-- first read: {first} of {declined.trace.budget.of_passages} passages" in out
     assert f"-- read on: reader_no with {first} passages; then read " \
            f"{' then '.join(map(str, path[1:]))} (of {path[-1]})" in out

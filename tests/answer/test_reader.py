@@ -67,23 +67,23 @@ def test_reader_no_declines_before_the_answer_is_written(db: Path) -> None:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert answer.declined and answer.reason == "reader_no" and answer.outcome == "declined"
     assert gen.prompts == [] and len(gen.read) == 1  # read once, never generated
-    reader = answer.trace["gate"]["reader"]
-    assert reader["p_yes"] == pytest.approx(0.2) and reader["score"] == pytest.approx(0.2)
-    assert (reader["threshold"], reader["source"], reader["passed"]) == (0.5, "settings", False)
-    assert answer.trace["gate"]["passed"] is False and answer.trace["gate"]["reason"] == "reader_no"
-    assert "reader" in answer.trace["timings_ms"]
+    reader = answer.trace.gate.reader
+    assert reader.p_yes == pytest.approx(0.2) and reader.score == pytest.approx(0.2)
+    assert (reader.threshold, reader.source, reader.passed) == (0.5, "settings", False)
+    assert answer.trace.gate.passed is False and answer.trace.gate.reason == "reader_no"
+    assert answer.trace.timings_ms.reader is not None
 
 
 def test_uncalibrated_reader_records_and_declines_nothing(db: Path) -> None:
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])
     with engine_for(db) as engine:  # auto, uncalibrated: the reader is not asked at all
-        assert "reader" not in engine.ask(LEAVE_Q, STAFF, generator=gen).trace["gate"]
+        assert engine.ask(LEAVE_Q, STAFF, generator=gen).trace.gate.reader is None
     assert gen.read == []
     with engine_for(db, reader="on") as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    reader = answer.trace["gate"]["reader"]
-    assert not answer.declined and reader["p_yes"] == pytest.approx(0.2)
-    assert (reader["threshold"], reader["source"]) == (SHIPPED_THRESHOLD, "uncalibrated")
+    reader = answer.trace.gate.reader
+    assert not answer.declined and reader.p_yes == pytest.approx(0.2)
+    assert (reader.threshold, reader.source) == (SHIPPED_THRESHOLD, "uncalibrated")
 
 
 def test_the_shipped_model_reads_by_default_at_its_own_threshold(db: Path) -> None:
@@ -93,16 +93,16 @@ def test_the_shipped_model_reads_by_default_at_its_own_threshold(db: Path) -> No
     gen = FakeReaderGenerator(ANSWER, logprobs=[below], model_id=model_id)
     with engine_for(db) as engine:  # auto, uncalibrated index: the shipped threshold applies
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    reader = answer.trace["gate"]["reader"]
+    reader = answer.trace.gate.reader
     assert answer.declined and answer.reason == "reader_no" and gen.prompts == []
-    assert (reader["threshold"], reader["source"]) == (threshold, "shipped")
+    assert (reader.threshold, reader.source) == (threshold, "shipped")
     gen = FakeReaderGenerator(ANSWER, logprobs=[YES], model_id=model_id)
     with engine_for(db) as engine:
         assert not engine.ask(LEAVE_Q, STAFF, generator=gen).declined
     gen = FakeReaderGenerator(ANSWER, logprobs=[below], model_id=model_id)
     with engine_for(db) as engine:  # a dry run (calibrate) does not pay for the shipped reader
         dry = engine.ask(LEAVE_Q, STAFF, generator=gen, dry_run=True)
-    assert not dry.declined and gen.read == [] and "reader" not in dry.trace["gate"]
+    assert not dry.declined and gen.read == [] and dry.trace.gate.reader is None
 
 
 def test_reader_yes_lets_the_answer_through(db: Path) -> None:
@@ -110,7 +110,7 @@ def test_reader_yes_lets_the_answer_through(db: Path) -> None:
     with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert not answer.declined and "20 weeks" in answer.answer
-    assert answer.trace["gate"]["reader"]["passed"] and answer.trace["gate"]["passed"]
+    assert answer.trace.gate.reader.passed and answer.trace.gate.passed
     assert gen.read[0][1]["content"].endswith(QUESTION)
 
 
@@ -125,11 +125,11 @@ def test_reader_setting_off_and_auto(db: Path) -> None:
     reading = FakeReaderGenerator(ANSWER, logprobs=[NO])
     with engine_for(db, reader="off", reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=reading)
-    assert not answer.declined and reading.read == [] and "reader" not in answer.trace["gate"]
+    assert not answer.declined and reading.read == [] and answer.trace.gate.reader is None
     plain = FakeGenerator(ANSWER)  # auto: a generator that cannot read is not asked
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=plain)
-    assert not answer.declined and "reader" not in answer.trace["gate"]
+    assert not answer.declined and answer.trace.gate.reader is None
     with engine_for(db, reader="on") as engine, pytest.raises(ConfigError, match="gate.reader"):
         engine.ask(LEAVE_Q, STAFF, generator=plain)
 
@@ -146,7 +146,7 @@ def test_a_failed_reader_keeps_the_retrieval_decision_and_says_so(db: Path) -> N
     with engine_for(db, reader="on") as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert not answer.declined
-    assert answer.trace["gate"]["reader"]["error"] == "model timed out"
+    assert answer.trace.gate.reader.error == "model timed out"
     assert any("answerability reader failed (model timed out)" in n for n in answer.notes)
 
 
@@ -161,18 +161,18 @@ def test_settings_and_index_calibration_choose_the_reader_model(db: Path, tmp_pa
     gen = FakeReaderGenerator(ANSWER, logprobs=[NO])  # P(yes) 0.2 passes a 0.1 threshold
     with engine_for(db, reader_threshold=0.1) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert not answer.declined and answer.trace["gate"]["reader"]["source"] == "settings"
+    assert not answer.declined and answer.trace.gate.reader.source == "settings"
     copy = tmp_path / "copy.db"
     copy.write_bytes(db.read_bytes())
     with engine_for(copy) as engine:  # a stored model where the retrieval signal dominates
         engine.store.set_meta("gate.reader", ReaderModel(-5.0, 20.0, 0.1, 0.5).to_json())
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    reader = answer.trace["gate"]["reader"]
-    assert reader["source"] == "index" and reader["p_yes"] == pytest.approx(0.2)
-    dense = answer.trace["gate"]["signals"]["dense_top"]
+    reader = answer.trace.gate.reader
+    assert reader.source == "index" and reader.p_yes == pytest.approx(0.2)
+    dense = answer.trace.gate.signals["dense_top"]
     z = -5.0 + 20.0 * dense + 0.1 * math.log(0.2 / 0.8)
-    assert reader["score"] == pytest.approx(1 / (1 + math.exp(-z)), abs=1e-5)
-    assert reader["passed"] == (reader["score"] >= 0.5)
+    assert reader.score == pytest.approx(1 / (1 + math.exp(-z)), abs=1e-5)
+    assert reader.passed == (reader.score >= 0.5)
 
 
 def test_cli_says_why_and_explains_the_reader(db: Path) -> None:

@@ -42,9 +42,9 @@ def test_converse_retrieves_with_the_rewritten_query(tmp_path: Path) -> None:
         engine.ingest_files([CORPUS], {"tenant": "northwind", "groups": ["staff"]})
         staff = citewise.Principal.of("staff", tenant="northwind")
         answer = engine.converse("And for adoption?", staff, [h.to_dict() for h in HISTORY])
-        conv = answer.trace["conversation"]
-        assert answer.question == "And for adoption?" and conv["method"] == "terms"
-        assert "parental" in conv["query"] and conv["turns"] == 1
+        conv = answer.trace.conversation
+        assert answer.question == "And for adoption?" and conv.method == "terms"
+        assert "parental" in conv.query and conv.turns == 1
         assert any(c.doc_id == "hr-leave-policy" for c in answer.citations)
         with pytest.raises(ConfigError, match="question"):
             engine.converse("x", staff, [{"answer": "no question"}])

@@ -5,6 +5,7 @@ import hashlib
 import json
 
 from citewise.eval.harness import EvalAnswer, EvalHit, answer_record, hit_record
+from citewise.trace import AnswerTrace, RerankTrace
 from citewise.types import (
     Answer,
     Chunk,
@@ -48,7 +49,8 @@ def test_answer_record_shape() -> None:
         unsupported=(SentenceIssue("Trains are free.", ("1",), 0.12),),
         uncited=(SentenceIssue("Ask HR."),))
     answer = Answer(question="meals?", answer="Up to 40 EUR [1].", declined=False, reason=None,
-                    citations=(citation,), validation=validation, trace={"gate": {"ok": True}})
+                    citations=(citation,), validation=validation,
+                    trace=AnswerTrace(rerank=RerankTrace("off", 0)))
     expected = {"answer": "Up to 40 EUR [1].", "declined": False, "reason": None,
                 "outcome": "answered", "notes": [],
                 "citations": [{"id": "1", "doc_id": "travel.md", "anchor": "per-diem",
@@ -56,6 +58,6 @@ def test_answer_record_shape() -> None:
                 "cited": ["1"], "fabricated": ["9"],
                 "unsupported": [{"sentence": "Trains are free.", "ids": ["1"], "score": 0.12}],
                 "uncited": [{"sentence": "Ask HR.", "ids": [], "score": None}],
-                "trace": {"gate": {"ok": True}}}
+                "trace": {"rerank": {"status": "off", "scored": 0}}}
     assert answer_record(answer) == expected
     assert json.loads(json.dumps(EvalAnswer.of(answer).to_dict())) == expected

@@ -73,8 +73,8 @@ def test_open_store_opens_the_live_version(home: Path) -> None:
             assert store.version_number == 2  # type: ignore[attr-defined]
             assert answering_docs(store) == set(B_DOCS)
     with Engine(home, embedder=FakeEmbedder(dim=48, model_id="fake-b-48")) as engine:
-        assert engine.index_info()["version"] == 2
-        assert engine.index_info()["embedder"] == "fake-b-48"
+        assert engine.index_info().version == 2
+        assert engine.index_info().embedder == "fake-b-48"
 
 
 def test_index_without_catalog_is_its_own_live_version(tmp_path: Path) -> None:

@@ -99,16 +99,16 @@ def test_long_lived_engine_writes_reach_the_live_version(canary: CanaryIndex) ->
     with Engine(canary.db, Settings(), embedder=FakeEmbedder()) as engine:
         staff = PERSONAS["acme-staff"]
         assert engine.search("zqbaittodelete", staff, mode="bm25").hits
-        assert engine.index_info()["version"] == 1
+        assert engine.index_info().version == 1
         run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
-        assert engine.index_info()["version"] == 2
+        assert engine.index_info().version == 2
         delete_and_tighten(canary, via=engine)
         assert_held(canary)  # fresh processes (the CLI) see it
         for mode in ("bm25", "dense", "hybrid"):
             hits = engine.search("zqbaittodelete zqbaittotighten", staff, mode=mode).hits
             assert not {h.document.doc_id for h in hits} & {"todelete.md", "totighten.md"}
         run("rollback", "--db", canary.db)
-        assert engine.index_info()["version"] == 1
+        assert engine.index_info().version == 1
         assert not engine.search("zqbaittodelete", staff, mode="bm25").hits
         assert_held(canary)
 

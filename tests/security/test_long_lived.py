@@ -84,6 +84,6 @@ def test_an_engine_follows_the_model_of_the_promoted_version(
             catalog.close()
         assert made.promoted
         hits = engine.search("zqbaithandbook", STAFF, mode="dense").hits
-        assert hits and engine.index_info()["embedder"] == SHIPPED_MODELS[
+        assert hits and engine.index_info().embedder == SHIPPED_MODELS[
             "all-minilm-l6-v2-fp32"].model_id
-        assert engine.embedder.model_id == engine.index_info()["embedder"]
+        assert engine.embedder.model_id == engine.index_info().embedder

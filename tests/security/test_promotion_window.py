@@ -71,7 +71,7 @@ def test_delete_between_last_catch_up_and_flip(canary: CanaryIndex) -> None:
             thread.join(timeout=120)
         assert not errors, errors
         assert reports and reports[0].promoted and reports[0].version == 2
-        assert engine.index_info()["version"] == 2
+        assert engine.index_info().version == 2
         assert not served(canary.db, "todelete.md", "zqbaittodelete")  # after the flip
         assert not served(canary.db, "totighten.md", "zqbaittotighten")
         assert not engine.search("zqbaittodelete", STAFF, mode="bm25").hits

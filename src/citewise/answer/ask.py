@@ -6,8 +6,9 @@ validate citations (fabricated / unsupported / uncited) → keep only supported 
 (``cite.policy: strict``, the default; else the extractive answer or a decline, each noted in
 ``Answer.notes``) → citations for the reader.
 
-Everything the pipeline decided is in ``Answer.trace``; it only ever holds ids and scores of
-passages the asking principal may read.
+Everything the pipeline decided is in ``Answer.trace`` (:class:`~citewise.trace.AnswerTrace`,
+filled stage by stage in a :class:`~citewise.trace.TraceDraft`); it only ever holds ids and
+scores of passages the asking principal may read.
 """
 
 from __future__ import annotations
@@ -23,6 +24,21 @@ from citewise.answer.gate import GateDecision, choose_threshold, decide
 from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
 from citewise.errors import ConfigError, GenerationError
+from citewise.trace import (
+    BudgetTrace,
+    ContextTrace,
+    DroppedTrace,
+    EnforceTrace,
+    GateTrace,
+    GenerationTrace,
+    ModelsTrace,
+    PassageTrace,
+    RemovedSentence,
+    RerankTrace,
+    RetrievalTrace,
+    RetrievedHit,
+    TraceDraft,
+)
 from citewise.types import Answer, ContextPassage, Generation, Hit, Principal, Prompt
 
 if TYPE_CHECKING:
@@ -32,13 +48,6 @@ if TYPE_CHECKING:
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 3)
-
-
-def retrieval_trace(hits: tuple[Hit, ...] | list[Hit]) -> list[dict[str, Any]]:
-    return [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "doc_id": h.document.doc_id,
-             "score": round(h.score, 6),
-             "signals": {n: {"rank": s.rank, "score": round(s.score, 6)}
-                         for n, s in h.signals.items()}} for h in hits]
 
 
 def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | None,
@@ -53,19 +62,17 @@ def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | Non
 
 
 def _rerank(engine: Engine, question: str, hits: list[Hit],
-            reranker: Reranker | None) -> tuple[list[Hit], dict[str, Any]]:
+            reranker: Reranker | None) -> tuple[list[Hit], RerankTrace]:
     settings = engine.settings.rerank
     if reranker is None or not hits:
-        return hits, {"status": "off", "scored": 0}
+        return hits, RerankTrace("off", 0)
     from citewise.rerank import rerank_with_deadline
 
     outcome = rerank_with_deadline(reranker, question, hits, settings.top_n,
                                    settings.deadline_ms / 1000.0)
-    info = {"status": outcome.status, "scored": outcome.scored, "of": min(len(hits),
-            settings.top_n), "model": reranker.model_id, "ms": round(outcome.ms, 3)}
-    if outcome.error:
-        info["error"] = outcome.error
-    return list(outcome.hits), info
+    return list(outcome.hits), RerankTrace(
+        outcome.status, outcome.scored, min(len(hits), settings.top_n), reranker.model_id,
+        round(outcome.ms, 3), outcome.error or None)
 
 
 def ask(engine: Engine, question: str, principal: Principal, *,
@@ -76,75 +83,85 @@ def ask(engine: Engine, question: str, principal: Principal, *,
         raise ConfigError("the question is empty. Fix: pass a question, e.g. "
                           "`citewise ask \"How many vacation days do I get?\"`.")
     started = time.perf_counter()
+    draft = TraceDraft()
+    hits, gate = _retrieve(engine, question, principal, reranker, draft)
+    if not gate.passed:
+        return _finish(declined(question, gate.reason or "weak_evidence"), draft, started)
+    t = time.perf_counter()
+    path = steps(*_fit_context(engine, question, hits, generator, draft))
+    draft.time(context=_ms(t))
+    notes = _rerank_notes(draft.trace.rerank)
+    at = _read(engine, question, path, generator, draft, notes, dry_run)
+    draft.set(context=_context_trace(path[-1 if at is None else at]))
+    if at is None:
+        return _finish(declined(question, "reader_no", tuple(notes)), draft, started)
+    if dry_run:
+        draft.set(dry_run=True)
+        return _finish(Answer(question, "", False, None), draft, started)
+    for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
+        relay = hold_declines(on_token) if i == at else None
+        answer = _generate(engine, question, path[i], generator, relay, draft, notes)
+        if answer.reason not in RETRY or failed(draft.trace):
+            return _finish(answer, draft, started)
+        escalate(draft, answer.reason or "", path[i], path[i + 1], notes,
+                 whole=path[i + 1] is path[-1])
+        done = draft.trace.escalated
+        if done.first_generation is None:  # the first generation read past
+            draft.set(escalated=replace(done, first_generation=draft.trace.generation))
+        draft.set(generation=None, context=_context_trace(path[i + 1]))
+    relay = on_token if at == len(path) - 1 else None
+    return _finish(_generate(engine, question, path[-1], generator, relay, draft, notes),
+                   draft, started)
+
+
+def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Reranker | None,
+              draft: TraceDraft) -> tuple[list[Hit], GateDecision]:
+    """Search, rerank and the grounding gate, each in the trace."""
     settings = engine.settings
     t = time.perf_counter()
     depth = max(settings.retrieve.top_k, settings.context.max_passages * 2,
                 settings.rerank.top_n)
     result = engine.search(question, principal, top_k=depth)
-    trace: dict[str, Any] = {"timings_ms": {"retrieve": _ms(t)}, "index": engine.index_info(),
-                             "retrieval": {"mode": result.mode,
-                                           "candidates": dict(result.candidates)}}
+    draft.time(retrieve=_ms(t))
+    index = engine.index_info()  # the manifest, read once
     t = time.perf_counter()
     if reranker is None and settings.rerank.kind != "none":
         reranker = engine.reranker
-    hits, trace["rerank"] = _rerank(engine, question, list(result.hits), reranker)
-    trace["timings_ms"]["rerank"] = _ms(t)
-    trace["retrieval"]["hits"] = retrieval_trace(hits)
+    hits, rerank = _rerank(engine, question, list(result.hits), reranker)
+    draft.time(rerank=_ms(t))
+    draft.set(index=index, retrieval=RetrievalTrace(
+        result.mode, dict(result.candidates), tuple(RetrievedHit.of(h) for h in hits)),
+        rerank=rerank)
     t = time.perf_counter()
-    gate = _gate(engine, question, hits, trace["index"].get("embedder"),  # manifest read once
-                 principal)
-    trace["timings_ms"]["gate"] = _ms(t)
-    trace["gate"] = {"passed": gate.passed, "reason": gate.reason, "signal": gate.signal,
-                     "score": gate.score, "threshold": gate.threshold, "source": gate.source,
-                     "signals": dict(gate.signals), "missing": list(gate.missing)}
-    models = {"embedder": engine.settings.embed.model if result.mode != "bm25" else None,
-              "reranker": trace["rerank"].get("model")}
-    trace["models"] = models
-    if not gate.passed:
-        return _finish(declined(question, gate.reason or "weak_evidence", trace), started)
-    t = time.perf_counter()
-    path = steps(*_fit_context(engine, question, hits, generator, trace))
-    trace["timings_ms"]["context"] = _ms(t)
-    notes = _rerank_notes(trace["rerank"])
-    at = _read(engine, question, path, generator, trace, notes, dry_run)
-    trace["context"] = _context_trace(path[-1 if at is None else at])
-    if at is None:
-        return _finish(declined(question, "reader_no", trace, tuple(notes)), started)
-    if dry_run:
-        trace["dry_run"] = True
-        return _finish(Answer(question, "", False, None, trace=trace), started)
-    for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
-        relay = hold_declines(on_token) if i == at else None
-        answer = _generate(engine, question, path[i], generator, relay, trace, notes)
-        if answer.reason not in RETRY or failed(trace):
-            return _finish(answer, started)
-        escalate(trace, answer.reason or "", path[i], path[i + 1], notes,
-                 whole=path[i + 1] is path[-1])
-        trace["escalated"].setdefault("first_generation", trace.pop("generation", None))
-        trace["context"] = _context_trace(path[i + 1])
-    relay = on_token if at == len(path) - 1 else None
-    return _finish(_generate(engine, question, path[-1], generator, relay, trace, notes),
-                   started)
+    gate = _gate(engine, question, hits, index.embedder, principal)
+    draft.time(gate=_ms(t))
+    draft.set(gate=GateTrace(gate.passed, gate.reason, gate.signal, gate.score, gate.threshold,
+                             gate.source, dict(gate.signals), tuple(gate.missing)),
+              models=ModelsTrace(settings.embed.model if result.mode != "bm25" else None,
+                                 rerank.model))
+    return hits, gate
 
 
 def _read(engine: Engine, question: str, path: tuple[Context, ...],
-          generator: Generator | None, trace: dict[str, Any], notes: list[str],
+          generator: Generator | None, draft: TraceDraft, notes: list[str],
           dry_run: bool) -> int | None:
     """The index in ``path`` (:func:`~citewise.answer.progressive.steps`) of the first
     context the answerability reader accepts, reading on step by step (each reuses the
     previous one's evaluated prompt), else None (declined)."""
     for i, context in enumerate(path):
         if i:
-            escalate(trace, "reader_no", path[i - 1], context, notes, whole=context is path[-1])
-            trace["escalated"].setdefault("first_reader", trace["gate"].pop("reader", None))
-            trace["gate"]["passed"], trace["gate"]["reason"] = True, None
-        if _reader_passes(engine, question, context, generator, trace, notes, dry_run):
+            escalate(draft, "reader_no", path[i - 1], context, notes, whole=context is path[-1])
+            gate, done = draft.trace.gate, draft.trace.escalated
+            if done.first_reader is None:  # the first verdict read past
+                draft.set(escalated=replace(done, first_reader=gate.reader))
+            draft.set(gate=replace(gate, passed=True, reason=None, reader=None))
+        if _reader_passes(engine, question, context, generator, draft, notes, dry_run):
             return i
     return None
 
 
 def _fit_context(engine: Engine, question: str, hits: list[Hit],
-                 generator: Generator | None, trace: dict[str, Any]) -> tuple[Context, Context]:
+                 generator: Generator | None, draft: TraceDraft) -> tuple[Context, Context]:
     """``(first, full)``: the whole context, and for a local model the passages of it that
     are evaluated within ``generate.first_token_s`` (:mod:`citewise.answer.budget`; the whole
     user message counts: passages, fences, question). ``first`` is a prefix of ``full`` so
@@ -178,20 +195,20 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
     if first.passages == full.passages:  # the floor took them all
         first = full
     used = prompt_tokens(first.passages)
-    trace["budget"] = {
-        "configured_tokens": settings.budget_tokens, "tokens": first.tokens,
-        "passages": len(first.passages), "of_passages": len(full.passages),
-        "prompt_tokens": used, "first_token_s": engine.settings.generate.first_token_s,
-        "estimated_first_token_s": round(fit.first_token_seconds(used, size, threads), 1),
-        "threads": threads, "floor_tokens": fit.FIRST_READ_TOKENS}
+    draft.set(budget=BudgetTrace(
+        configured_tokens=settings.budget_tokens, tokens=first.tokens,
+        passages=len(first.passages), of_passages=len(full.passages), prompt_tokens=used,
+        first_token_s=engine.settings.generate.first_token_s,
+        estimated_first_token_s=round(fit.first_token_seconds(used, size, threads), 1),
+        threads=threads, floor_tokens=fit.FIRST_READ_TOKENS))
     return first, full
 
 
 def _reader_passes(engine: Engine, question: str, context: Context,
-                   generator: Generator | None, trace: dict[str, Any], notes: list[str],
+                   generator: Generator | None, draft: TraceDraft, notes: list[str],
                    dry_run: bool = False) -> bool:
     """The answerability reader (:mod:`citewise.answer.reader`), when ``gate.reader``
-    enables it for this generator; its verdict goes in ``trace["gate"]["reader"]``. With
+    enables it for this generator; its verdict goes in the trace's ``gate.reader``. With
     ``auto`` and only the shipped threshold, a dry run (``citewise calibrate``, ``ask
     --dry-run``) does not read: it would cost an LLM prompt per question, and calibrate fits
     the reader only under ``gate.reader: on``."""
@@ -210,50 +227,47 @@ def _reader_passes(engine: Engine, question: str, context: Context,
         return True
     t = time.perf_counter()
     model = reader.choose_model(configured, stored, gen.model_id)
-    gate = trace["gate"]
+    gate = draft.trace.gate
     verdict = reader.read(gen, build_prompt(question, list(context.passages)), model,
-                          gate["signals"].get(model.signal, gate["score"]),
+                          gate.signals.get(model.signal, gate.score),
                           engine.settings.generate.timeout_s)
-    trace["timings_ms"]["reader"] = _ms(t)
-    gate["reader"] = verdict.to_dict()
+    draft.time(reader=_ms(t))
     if verdict.error:
         notes.append(f"the answerability reader failed ({verdict.error}); the retrieval "
                      "signals alone opened the gate")
-    if not verdict.passed:
-        gate["passed"], gate["reason"] = False, "reader_no"
+    draft.set(gate=replace(gate, reader=verdict) if verdict.passed else
+              replace(gate, reader=verdict, passed=False, reason="reader_no"))
     return verdict.passed
 
 
-def _rerank_notes(info: dict[str, Any]) -> list[str]:
+def _rerank_notes(info: RerankTrace) -> list[str]:
     """A reranker that timed out or failed is a fallback too: one line."""
-    if info.get("status") == "timeout":
-        return [f"reranker {info.get('model')} hit its deadline after {info.get('scored')} of "
-                f"{info.get('of')} passages; the rest keep the fused order"]
-    if info.get("status") == "error":
-        return [f"reranker {info.get('model')} failed ({info.get('error')}); kept the fused "
-                "order"]
+    if info.status == "timeout":
+        return [f"reranker {info.model} hit its deadline after {info.scored} of "
+                f"{info.of} passages; the rest keep the fused order"]
+    if info.status == "error":
+        return [f"reranker {info.model} failed ({info.error}); kept the fused order"]
     return []
 
 
-def _context_trace(context: Context) -> dict[str, Any]:
-    return {"tokens": context.tokens,
-            "passages": [{"id": p.sid, "chunk_id": p.chunk_id, "tokens": p.tokens}
-                         for p in context.passages],
-            "dropped": [{"chunk_id": d.chunk_id, "reason": d.reason} for d in context.dropped]}
+def _context_trace(context: Context) -> ContextTrace:
+    return ContextTrace(context.tokens,
+                        tuple(PassageTrace(p.sid, p.chunk_id, p.tokens)
+                              for p in context.passages),
+                        tuple(DroppedTrace(d.chunk_id, d.reason) for d in context.dropped))
 
 
-def declined(question: str, reason: str, trace: dict[str, Any],
-             notes: tuple[str, ...] = ()) -> Answer:
+def declined(question: str, reason: str, notes: tuple[str, ...] = ()) -> Answer:
+    """A decline (its trace is set by :func:`_finish`)."""
     from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 
-    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, trace=trace,
-                  outcome="declined", notes=notes)
+    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, outcome="declined",
+                  notes=notes)
 
 
-def _finish(answer: Answer, started: float) -> Answer:
-    trace = dict(answer.trace)
-    trace["timings_ms"] = {**trace.get("timings_ms", {}), "total": _ms(started)}
-    return replace(answer, trace=trace)
+def _finish(answer: Answer, draft: TraceDraft, started: float) -> Answer:
+    draft.time(total=_ms(started))
+    return replace(answer, trace=draft.trace)
 
 
 def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
@@ -271,11 +285,12 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
 
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
-              on_token: Callable[[str], None] | None, trace: dict[str, Any],
+              on_token: Callable[[str], None] | None, draft: TraceDraft,
               notes: list[str] | None = None) -> Answer:
-    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
+    """Generate from ``context`` and check the answer's citations (``cite.policy``); the
+    generation, with every note it took, goes in the trace."""
+    from citewise.answer.prompt import build_prompt
     from citewise.cite.parse import canonical_citations
-    from citewise.cite.validate import validate
 
     cfg = engine.settings.generate
     gen = generator or engine.generator
@@ -285,30 +300,37 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
     out = _run(gen, prompt, cfg.max_tokens, timeout, on_token, notes)
     out = replace(out, text=canonical_citations(out.text))  # "[Source id="S1"]" -> "[S1]"
-    trace["timings_ms"]["generate"] = _ms(t)
+    draft.time(generate=_ms(t))
     t = time.perf_counter()
+    chosen = engine.generator_reason if generator is None else None
+    draft.set(generation=GenerationTrace(
+        out.model_id, out.tokens_in, out.tokens_out, out.finish_reason, round(out.seconds, 3),
+        timeout, chosen=chosen or None),
+        models=replace(draft.trace.models, generator=out.model_id))
+    answer = _checked(engine, question, prompt, out, context, gen, draft, notes)
+    draft.time(validate=_ms(t))  # the generation's notes: those taken while checking too
+    draft.set(generation=replace(draft.trace.generation, notes=tuple(notes)))
+    return answer
+
+
+def _checked(engine: Engine, question: str, prompt: Prompt, out: Generation,
+             context: Context, gen: Generator, draft: TraceDraft, notes: list[str]) -> Answer:
+    """The answer ``out`` makes: the model's decline, its raw output (``cite.policy:
+    flag``) or its supported sentences (``strict``)."""
+    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+    from citewise.cite.validate import validate
+
     report = validate(out.text, list(context.passages))
-    trace["generation"] = {"model": out.model_id, "tokens_in": out.tokens_in,
-                           "tokens_out": out.tokens_out, "finish_reason": out.finish_reason,
-                           "seconds": round(out.seconds, 3), "timeout_s": timeout,
-                           "notes": notes}
-    if generator is None and engine.generator_reason:
-        trace["generation"]["chosen"] = engine.generator_reason
-    trace["models"]["generator"] = out.model_id
     if INSUFFICIENT_EVIDENCE.lower() in out.text.lower() and not report.cited:
-        trace["timings_ms"]["validate"] = _ms(t)
-        return declined(question, "model_declined", trace, tuple(notes))
+        return declined(question, "model_declined", tuple(notes))
     if engine.settings.cite.policy == "flag":
         notes.append("cite.policy flag: the model's raw output, not checked sentence by "
                      "sentence (see the warnings)")
         text, citations = build_citations(out.text.strip(), context.passages, report)
-        trace["timings_ms"]["validate"] = _ms(t)
-        return Answer(question, text, False, None, citations, report, trace, "raw",
-                      tuple(notes))
-    answer = _supported_answer(question, prompt, out, context, trace, notes,
-                               chosen_extractive=gen.model_id == out.model_id)
-    trace["timings_ms"]["validate"] = _ms(t)
-    return answer
+        return Answer(question, text, False, None, citations, report, outcome="raw",
+                      notes=tuple(notes))
+    return _supported_answer(question, prompt, out, context, draft, notes,
+                             chosen_extractive=gen.model_id == out.model_id)
 
 
 def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
@@ -325,7 +347,7 @@ def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
 
 
 def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
-                      trace: dict[str, Any], notes: list[str],
+                      draft: TraceDraft, notes: list[str],
                       chosen_extractive: bool = False) -> Answer:
     """``cite.policy: strict``: keep the supported sentences; with none left, answer
     extractively (checked the same way) or decline. Every step is a note."""
@@ -336,8 +358,7 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
     passages = list(context.passages)
     extractive_id = ExtractiveGenerator.model_id
     kept = enforce(out.text, passages)
-    trace["enforce"] = {"policy": "strict", "removed": [
-        {"sentence": r.text, "why": r.why, "status": r.status} for r in kept.removed]}
+    removed = tuple(RemovedSentence(r.text, r.why, r.status) for r in kept.removed)
     fell_back = out.model_id == extractive_id and not chosen_extractive
     outcome = "extractive" if fell_back else "answered"
     if kept.answered and kept.removed:
@@ -349,15 +370,18 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
                      f"({_whys(kept)}); answered extractively instead")
         outcome = "extractive"
         kept = enforce(ExtractiveGenerator().generate(prompt).text, passages)
-        trace["generation"]["model"] = f"{out.model_id} -> {extractive_id}"
-    trace["enforce"]["outcome"] = outcome if kept.answered else "declined"
+        draft.set(generation=replace(draft.trace.generation,
+                                     model=f"{out.model_id} -> {extractive_id}"))
+    draft.set(enforce=EnforceTrace("strict", removed,
+                                   outcome if kept.answered else "declined"))
     if not kept.answered:
         notes.append("no source sentence answers the question either; declined")
-        return declined(question, "unsupported", trace, tuple(notes))
+        return declined(question, "unsupported", tuple(notes))
     final = _with_conflict(question, kept.text, passages, notes)
     report = validate(final, passages)
     text, citations = build_citations(final, context.passages, report)
-    return Answer(question, text, False, None, citations, report, trace, outcome, tuple(notes))
+    return Answer(question, text, False, None, citations, report, outcome=outcome,
+                  notes=tuple(notes))
 
 
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:

@@ -47,10 +47,10 @@ def collect_records(engine: Engine, questions: Sequence[Question],
         labelled += bool(q.relevant)
         unreadable += bool(q.relevant) and not readable_q.relevant
         answer = engine.ask(q.question, who, dry_run=True)
-        signals = dict(answer.trace["gate"]["signals"])
-        p_yes = (answer.trace["gate"].get("reader") or {}).get("p_yes")
-        if p_yes is not None:  # the answerability reader read it (citewise.answer.reader)
-            signals["reader"] = p_yes
+        gate = answer.trace.gate
+        signals = dict(gate.signals)
+        if gate.reader is not None and gate.reader.p_yes is not None:  # the answerability
+            signals["reader"] = gate.reader.p_yes  # reader read it (citewise.answer.reader)
         records.append(Record(q.id, signals, bool(readable_q.relevant)))
         if on_progress is not None:
             on_progress(1)

@@ -27,11 +27,12 @@ the trace (``escalated.path``: the passages of each context read) and one note.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
 from citewise.answer.budget import FIRST_READ_TOKENS, MIN_CONTEXT_TOKENS
 from citewise.answer.context import Context
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.trace import AnswerTrace, EscalationTrace, TraceDraft
 from citewise.types import ContextPassage
 
 WIDEN = 2
@@ -78,22 +79,23 @@ def steps(first: Context, full: Context) -> tuple[Context, ...]:
     return tuple(out)
 
 
-def escalate(trace: dict[str, Any], why: str, read: Context, then: Context,
+def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
              notes: list[str], whole: bool = True) -> None:
-    """Record (``trace["escalated"]`` and one note) that the passages ``read`` did not answer
-    and ``then`` is read next (``whole``: the whole context). ``from_passages`` stays the
-    first read's; ``path`` lists every step's passages."""
-    done = trace.setdefault("escalated", {"from_passages": len(read.passages),
-                                          "path": [len(read.passages)]})
-    done.update(why=why, to_passages=len(then.passages))
-    done["path"].append(len(then.passages))
+    """Record (the trace's ``escalated`` and one note) that the passages ``read`` did not
+    answer and ``then`` is read next (``whole``: the whole context). ``from_passages`` stays
+    the first read's; ``path`` lists every step's passages."""
+    done, n = draft.trace.escalated, len(then.passages)
+    if done is None:
+        done = EscalationTrace(len(read.passages), (len(read.passages),), why, n)
+    draft.set(escalated=replace(done, why=why, to_passages=n, path=(*done.path, n)))
     notes.append(f"the first {len(read.passages)} passage(s) did not answer "
-                 f"({_WHY.get(why, why)}); read {'all ' if whole else ''}{len(then.passages)}")
+                 f"({_WHY.get(why, why)}); read {'all ' if whole else ''}{n}")
 
 
-def failed(trace: dict[str, Any]) -> bool:
+def failed(trace: AnswerTrace) -> bool:
     """Whether the generator failed (timeout, endpoint down): more passages would not help."""
-    return any("failed (" in n for n in trace.get("generation", {}).get("notes", []))
+    return trace.generation is not None and any(
+        "failed (" in n for n in trace.generation.notes)
 
 
 class _HoldDeclines:

@@ -13,6 +13,7 @@ from citewise.answer.citations import format_citation
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.engine import Engine
+from citewise.trace import GateTrace
 from citewise.types import SEARCH_MODES, Answer, Principal
 
 REASONS = {
@@ -42,7 +43,7 @@ def print_answer(answer: Answer) -> None:
         click.echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
         if answer.reason == "missing_terms":
-            why += " " + ", ".join(answer.trace.get("gate", {}).get("missing", []))
+            why += " " + ", ".join(answer.trace.gate.missing if answer.trace.gate else ())
         click.echo(f"(declined: {why})")
         print_notes(answer)
         return
@@ -77,42 +78,46 @@ def print_notes(answer: Answer) -> None:
 
 def print_trace(answer: Answer) -> None:
     t = answer.trace
-    gate = t.get("gate", {})
-    if "conversation" in t:
-        c = t["conversation"]
-        click.echo(f"\n-- follow-up rewritten ({c['method']}): {c['query']}", nl=False)
-    click.echo(f"\n-- gate: {gate.get('signal')} {gate.get('score')} vs {gate.get('threshold')} "
-               f"({gate.get('source')}) -> {'pass' if gate.get('passed') else gate.get('reason')}")
-    reader = gate.get("reader")
-    if reader:
-        verdict = ("pass" if reader["passed"] else "reader_no") if not reader.get("error") \
-            else f"failed: {reader['error']}"
-        click.echo(f"-- reader: {reader['model']} P(yes) {reader['p_yes']}, score "
-                   f"{reader['score']} vs {reader['threshold']} ({reader['source']}, "
-                   f"{reader['seconds']:.2f} s) -> {verdict}")
-    click.echo(f"-- rerank: {t.get('rerank', {}).get('status')}")
-    if "budget" in t:
-        b = t["budget"]
-        click.echo(f"-- first read: {b['passages']} of {b['of_passages']} passages ("
-                   f"{b['tokens']} tokens, a {b['prompt_tokens']}-token prompt), first token in "
-                   f"~{b['estimated_first_token_s']:g} s on {b['threads']} "
-                   f"thread{'s' if b['threads'] != 1 else ''} (generate.first_token_s "
-                   f"{b['first_token_s']:g}); the rest only if they do not answer")
-    if "escalated" in t:
-        e = t["escalated"]
-        click.echo(f"-- read on: {e['why']} with {e['from_passages']} passages; then read "
-                   f"{' then '.join(map(str, e['path'][1:]))} (of {e['to_passages']})")
-    for p in t.get("context", {}).get("passages", []):
-        click.echo(f"-- {p['id']} = {p['chunk_id']} ({p['tokens']} tokens)")
-    for d in t.get("context", {}).get("dropped", []):
-        click.echo(f"-- dropped {d['chunk_id']}: {d['reason']}")
+    if t.conversation is not None:
+        c = t.conversation
+        click.echo(f"\n-- follow-up rewritten ({c.method}): {c.query}", nl=False)
+    if t.gate is not None:  # always, for an answer from ask
+        _print_gate(t.gate)
+    click.echo(f"-- rerank: {t.rerank.status if t.rerank else None}")
+    if t.budget is not None:
+        b = t.budget
+        click.echo(f"-- first read: {b.passages} of {b.of_passages} passages ("
+                   f"{b.tokens} tokens, a {b.prompt_tokens}-token prompt), first token in "
+                   f"~{b.estimated_first_token_s:g} s on {b.threads} "
+                   f"thread{'s' if b.threads != 1 else ''} (generate.first_token_s "
+                   f"{b.first_token_s:g}); the rest only if they do not answer")
+    if t.escalated is not None:
+        e = t.escalated
+        click.echo(f"-- read on: {e.why} with {e.from_passages} passages; then read "
+                   f"{' then '.join(map(str, e.path[1:]))} (of {e.to_passages})")
+    for p in t.context.passages if t.context else ():
+        click.echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens)")
+    for d in t.context.dropped if t.context else ():
+        click.echo(f"-- dropped {d.chunk_id}: {d.reason}")
     click.echo(f"-- outcome: {answer.outcome}")
-    for r in t.get("enforce", {}).get("removed", []):
-        click.echo(f"-- removed ({r['why']}): {r['sentence']}")
+    for r in t.enforce.removed if t.enforce else ():
+        click.echo(f"-- removed ({r.why}): {r.sentence}")
     for note in answer.notes:
         click.echo(f"-- fallback: {note}")
-    times = ", ".join(f"{k} {v:.0f}" for k, v in t.get("timings_ms", {}).items())
-    click.echo(f"-- timings ms: {times}")
+    times = t.timings_ms.to_dict() if t.timings_ms else {}
+    click.echo(f"-- timings ms: {', '.join(f'{k} {v:.0f}' for k, v in times.items())}")
+
+
+def _print_gate(gate: GateTrace) -> None:
+    """The gate's decision and the answerability reader's verdict (when it read)."""
+    click.echo(f"\n-- gate: {gate.signal} {gate.score} vs {gate.threshold} ({gate.source}) "
+               f"-> {'pass' if gate.passed else gate.reason}")
+    r = gate.reader
+    if r is not None:
+        verdict = ("pass" if r.passed else "reader_no") if not r.error \
+            else f"failed: {r.error}"
+        click.echo(f"-- reader: {r.model} P(yes) {r.p_yes}, score {r.score} vs "
+                   f"{r.threshold} ({r.source}, {r.seconds:.2f} s) -> {verdict}")
 
 
 @click.command()
@@ -173,22 +178,22 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
     if stream:
         click.echo("", err=True)
-        read_on = "escalated" in answer.trace
-        if (answer.trace.get("generation") and (answer.outcome != "answered" or read_on)
+        read_on = answer.trace.escalated is not None
+        if (answer.trace.generation and (answer.outcome != "answered" or read_on)
                 and "".join(streamed).strip()
                 and _bare("".join(streamed)) != _bare(answer.answer)):
             why = "read on past the first passages" if read_on else answer.outcome
             click.echo(f"note: the streamed text above is not the final answer "
                        f"({why}); the final answer follows", err=True)
-    chosen = answer.trace.get("generation", {}).get("chosen", "")
+    chosen = (answer.trace.generation.chosen if answer.trace.generation else None) or ""
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
         click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
                    err=True)
     if dry_run:
-        gate = answer.trace.get("gate", {})
+        gate = answer.trace.gate
         click.echo("would decline" if answer.declined else "would answer",
                    nl=False)
-        click.echo(f" ({gate.get('signal')} {gate.get('score')} vs {gate.get('threshold')})")
+        click.echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
     else:
         print_answer(answer)
     if explain:

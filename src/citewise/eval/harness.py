@@ -21,6 +21,7 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.eval.questions import Question, as_personas, as_questions
 from citewise.eval.record import EvalRun, QuestionRecord
+from citewise.trace import AnswerTrace
 from citewise.types import (
     Answer,
     Citation,
@@ -80,7 +81,7 @@ class EvalAnswer:
     reason: str | None
     citations: tuple[Citation, ...]
     validation: ValidationReport
-    trace: Mapping[str, Any]
+    trace: AnswerTrace
     outcome: str = "answered"
     notes: tuple[str, ...] = ()
 
@@ -99,7 +100,7 @@ class EvalAnswer:
                 "cited": list(v.cited), "fabricated": list(v.fabricated),
                 "unsupported": [_issue(i) for i in v.unsupported],
                 "uncited": [_issue(i) for i in v.uncited],
-                "trace": dict(self.trace)}
+                "trace": self.trace.to_dict()}
 
 
 def _issue(issue: SentenceIssue) -> dict[str, Any]:

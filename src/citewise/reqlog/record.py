@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from citewise.trace import IndexInfo, ModelsTrace
 from citewise.types import Answer, Principal, SearchResult
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
@@ -85,25 +86,26 @@ class LogRecord:
         return out
 
 
-def _versions(trace: Mapping[str, Any], engine_info: Mapping[str, Any]) -> dict[str, Any]:
+def _versions(index: IndexInfo | None, models: ModelsTrace | None = None) -> dict[str, Any]:
     from citewise.answer.prompt import SYSTEM_PROMPT
 
-    models = dict(trace.get("models", {}))
-    return {"embedder": engine_info.get("embedder") or models.get("embedder"),
-            "chunker": engine_info.get("chunker"),
+    return {"embedder": (index.embedder if index else None) or (
+                models.embedder if models else None),
+            "chunker": index.chunker if index else None,
             "prompt": hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()[:12],
-            "generator": models.get("generator"), "reranker": models.get("reranker")}
+            "generator": models.generator if models else None,
+            "reranker": models.reranker if models else None}
 
 
 def search_record(request_id: str, principal: Principal, query: str, mode: str,
-                  result: SearchResult, index_info: Mapping[str, Any], *,
+                  result: SearchResult, index_info: IndexInfo, *,
                   cached: bool = False, latency_ms: float = 0.0) -> LogRecord:
     logged, digest = redact_query(query, mode)
     return LogRecord(
         request_id, time.time(), principal.name or "", principal.tenant, "search", logged,
         digest, tuple((h.chunk.chunk_id, h.document.doc_id, round(h.score, 6))
                       for h in result.hits),
-        index_info.get("version"), _versions({}, index_info),
+        index_info.version, _versions(index_info),
         {**dict(result.timings_ms), "total": round(latency_ms, 3)}, cached=cached,
         trace={"mode": result.mode, "candidates": dict(result.candidates)})
 
@@ -121,20 +123,19 @@ def _validation(answer: Answer) -> str | None:
 def ask_record(request_id: str, principal: Principal, question: str, mode: str,
                answer: Answer, *, cached: bool = False, latency_ms: float = 0.0) -> LogRecord:
     logged, digest = redact_query(question, mode)
-    trace = dict(answer.trace)
-    hits = trace.get("retrieval", {}).get("hits", [])
-    gen = trace.get("generation", {})
-    gate = trace.get("gate", {})
-    timings = dict(trace.get("timings_ms", {}))
+    t = answer.trace
+    timings = t.timings_ms.to_dict() if t.timings_ms else {}
     timings["request"] = round(latency_ms, 3)
+    hits, gen = t.retrieval.hits if t.retrieval else (), t.generation
     return LogRecord(
         request_id, time.time(), principal.name or "", principal.tenant, "ask", logged,
-        digest, tuple((h["chunk_id"], h["doc_id"], h["score"]) for h in hits),
-        trace.get("index", {}).get("version"), _versions(trace, trace.get("index", {})),
-        timings, int(gen.get("tokens_in", 0)), int(gen.get("tokens_out", 0)),
+        digest, tuple((h.chunk_id, h.doc_id, h.score) for h in hits),
+        t.index.version if t.index else None, _versions(t.index, t.models), timings,
+        gen.tokens_in if gen else 0, gen.tokens_out if gen else 0,
         tuple(c.doc_id for c in answer.citations), _validation(answer), answer.declined,
-        answer.reason, gate.get("passed"), trace.get("rerank", {}).get("status"), cached,
-        trace=loggable_trace(trace, mode, logged))
+        answer.reason, t.gate.passed if t.gate else None,
+        t.rerank.status if t.rerank else None, cached,
+        trace=loggable_trace(t.to_dict(), mode, logged))
 
 
 def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None) -> dict[str, Any]:

@@ -108,7 +108,7 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
         except CitewiseError as exc:
             detail, fix = split_fix(str(exc))
             return problem(503, detail, fix)
-        return JSONResponse({"status": "ready", "index": state.engine.index_info()})
+        return JSONResponse({"status": "ready", "index": state.engine.index_info().to_dict()})
 
     @app.get("/metrics", tags=["meta"])
     def metrics() -> Response:
