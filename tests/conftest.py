@@ -10,7 +10,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
 @pytest.fixture
 def bad_docs(tmp_path: Path) -> Path:
     """A folder with one good file and three bad ones: a PNG named .md, a .txt that mixes
-    UTF-8 with a stray Latin-1 byte, and a truncated PDF (each must fail alone, with a one-line message)."""
+    UTF-8 with a stray Latin-1 byte, and a truncated PDF (each must fail alone, with a
+    one-line message)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ok.md").write_text("# Fine\n\nThis document is fine.\n")
