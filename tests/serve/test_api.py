@@ -185,6 +185,23 @@ def test_upload_bad_input_is_a_one_line_error_and_stores_nothing(served: Served)
     assert eddie.get("/v1/documents").json()["documents"] == before
 
 
+def test_upload_refuses_a_link_a_reader_cannot_open_safely(served: Served) -> None:
+    """A ``javascript:``/``data:`` source URL (or a doc_id that would become the link) was
+    stored and handed to every API client as the citation's link."""
+    eddie = served.client("eddie")
+    before = eddie.get("/v1/documents").json()["documents"]
+    text = b"# Kites\n\nKites may be flown on the roof on Tuesdays.\n"
+    for data in ({"source_url": "javascript:alert(document.cookie)"},
+                 {"source_url": " Java\tScript:alert(1)"}, {"source_url": "data:text/html,x"},
+                 {"doc_id": "javascript:alert(1)"},
+                 {"metadata": '{"url": "javascript:alert(1)"}'}):
+        r = eddie.post("/v1/documents", files={"file": ("kites.md", text, "text/markdown")},
+                       data={"groups": "staff", **data})
+        body = _problem(r, 400)
+        assert "link a reader can open" in body["detail"], body
+    assert eddie.get("/v1/documents").json()["documents"] == before
+
+
 def test_a_removed_key_stops_working_without_a_restart(served: Served, tmp_path) -> None:
     """`citewise keys remove` (another process, the same keys file) revokes at once: a
     running server that read the file at start kept accepting the removed key."""

@@ -33,6 +33,7 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.html_guard import check_nesting, drop_selects
+from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
 
@@ -150,7 +151,7 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     for link in tree.css("link[rel]"):
         rels = (link.attrs.get("rel") or "").lower().split()
         href = (link.attrs.get("href") or "").strip()
-        if "canonical" in rels and href:
+        if "canonical" in rels and href and is_openable_link(href):  # never javascript:
             metadata.setdefault("source_url", href)
     return metadata
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,8 +68,27 @@ def _normalize_value(key: str, value: Any) -> Any:
             return value.isoformat()
         if value is None or isinstance(value, Mapping | list | tuple):
             raise IngestError(f"{key!r} must be a single value, got {type(value).__name__}")
-        return str(value).strip()
+        text = str(value).strip()
+        if key == "source_url" and not is_openable_link(text):
+            raise IngestError(f"'source_url' {text[:60]!r} is not a link a reader can open "
+                              "safely: give an http(s):// or file:// URL or a path")
+        return text
     return json_safe(value)
+
+
+_LINK_SCHEMES = frozenset({"http", "https", "file"})
+_INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
+
+
+def is_openable_link(url: str) -> bool:
+    """True for an http(s)/file URL or a path (no scheme, or a Windows drive letter); false
+    for ``javascript:``, ``data:``, ``vbscript:`` and every other scheme, however spelled
+    (browsers drop the tabs, newlines and controls inside ``java\tscript:``)."""
+    head = _INVISIBLE.sub("", url)
+    scheme, colon, _ = head.partition(":")
+    if not colon or "/" in scheme or "?" in scheme or "#" in scheme:
+        return True  # a path: "guide/intro.html", "./a:b", "page#x:y"
+    return len(scheme) == 1 or scheme.lower() in _LINK_SCHEMES
 
 
 def normalize_groups(value: Any) -> list[str]:

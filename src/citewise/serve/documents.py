@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
+from citewise.ingest.metadata import is_openable_link
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
 from citewise.serve.state import ServerState, require_key, state_of
@@ -116,6 +117,10 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if existing is not None and existing.tenant != who.tenant:  # admins too: as _managed
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
     side = _metadata(metadata)
+    if not is_openable_link(source_url or doc_id):  # the link defaults to the id
+        raise ConfigError(f"{'source_url' if source_url else 'doc_id'} "
+                          f"{(source_url or doc_id)[:60]!r} is not a link a reader can open "
+                          "safely. Fix: send source_url as an http(s):// URL")
     side.update({k: v for k, v in {"doc_id": doc_id, "title": title, "updated_at": updated_at,
                                    "source_url": source_url or doc_id}.items() if v})
     side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
