@@ -136,6 +136,22 @@ def test_metrics(served: Served) -> None:
         assert name in text, name
 
 
+def test_metrics_key_makes_metrics_admin_only(tmp_path) -> None:
+    """``serve.metrics_key``: the index-wide figures (documents and their age across tenants)
+    are for an admin key only; no key is 401, a reader's is 403."""
+    from tests.serve.conftest import SETTINGS, serve_index
+
+    from citewise.testing.server import serving
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
+                            {**SETTINGS, "serve": {"metrics_key": True}})
+    with serving(app) as url:
+        served = Served(url, keys, str(tmp_path / "index.db"), app)
+        _problem(served.client().get("/metrics"), 401)
+        _problem(served.client("sam").get("/metrics"), 403)
+        assert "citewise_documents" in served.client("ada").get("/metrics").text
+
+
 def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:
     from citewise.serve.keys import KeyFile
 

@@ -111,7 +111,9 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
         return JSONResponse({"status": "ready", "index": state.engine.index_info().to_dict()})
 
     @app.get("/metrics", tags=["meta"])
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        if state.engine.settings.serve.metrics_key:  # index-wide figures: admins only
+            state.require(state.authenticate(request), "admin")
         state.metrics.refresh_index(state.engine)
         return Response(generate_latest(state.metrics.registry),
                         media_type=CONTENT_TYPE_LATEST)
