@@ -1,8 +1,9 @@
 """citewise.ingest: turn files into :class:`~citewise.types.ParsedDocument` values.
 
-One loader per format (``markdown``, ``html``, ``text``, ``pdf``, ``info``), a registry that
-picks one by suffix (through gzip too) and guards size and content (:func:`load_file`), and
-metadata readers (front matter in the loaders, :func:`read_sidecar` for a JSONL sidecar).
+One loader per format (``markdown``, ``html``, ``text``, ``pdf``, ``info``, ``docx``), a
+registry that picks one by suffix (through gzip too) and guards size and content
+(:func:`load_file`), and metadata readers (front matter in the loaders,
+:func:`read_sidecar` for a JSONL sidecar).
 """
 
 from citewise.ingest.html import HtmlLoader
@@ -22,9 +23,11 @@ from citewise.ingest.registry import (
 )
 from citewise.ingest.sidecar import read_sidecar
 from citewise.ingest.text import TextLoader
+from citewise.ingest.word import DocxLoader
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
+    "DocxLoader",
     "HtmlLoader",
     "InfoLoader",
     "MarkdownLoader",

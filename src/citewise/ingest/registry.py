@@ -31,6 +31,7 @@ from citewise.ingest.markdown import MarkdownLoader
 from citewise.ingest.normalize import one_line
 from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.text import TextLoader
+from citewise.ingest.word import DocxLoader
 from citewise.protocols import Loader
 from citewise.types import ParsedDocument
 
@@ -40,6 +41,7 @@ FORMAT_BY_SUFFIX: dict[str, str] = {
     ".txt": "text", ".text": "text", ".rst": "text",
     ".pdf": "pdf",
     ".info": "info",
+    ".docx": "docx",
 }
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
 GZIP_SUFFIX = ".gz"
@@ -64,7 +66,8 @@ def is_supported(path: Path) -> bool:
 
 
 def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
-    """The loader for a format name (``markdown``, ``html``, ``text``, ``pdf``)."""
+    """The loader for a format name (``markdown``, ``html``, ``text``, ``pdf``, ``info``,
+    ``docx``)."""
     limits = limits or LimitSettings()
     if fmt == "markdown":
         return MarkdownLoader(max_blocks=limits.max_blocks, max_nesting=limits.max_nesting)
@@ -76,8 +79,10 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
         return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages)
     if fmt == "info":
         return InfoLoader(max_blocks=limits.max_blocks)
+    if fmt == "docx":
+        return DocxLoader(max_blocks=limits.max_blocks, max_file_bytes=limits.max_file_bytes)
     raise UnsupportedFormatError(
-        f"unknown format {fmt!r}; use one of: html, info, markdown, pdf, text")
+        f"unknown format {fmt!r}; use one of: docx, html, info, markdown, pdf, text")
 
 
 def load_file(path: Path, limits: LimitSettings | None = None) -> ParsedDocument:

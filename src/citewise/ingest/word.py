@@ -1,0 +1,185 @@
+"""Word documents (``.docx``, Office Open XML) via python-docx: the body as a person reads it.
+
+Organisations keep their policies in Word. The body is read in document order:
+
+* a paragraph styled ``Title`` is the document's title; ``Heading N`` (or a custom style
+  based on one, or a paragraph with an outline level) is a heading of level N, so chunks
+  carry a heading path;
+* list paragraphs (numbered or bulleted: a ``List …`` style or numbering properties) become
+  one list block of ``- item`` lines per run of them;
+* tables become ``a | b`` rows (cells merged across columns once; the first row counts as a
+  header when Word marks it as a repeating header row);
+* core properties: ``title`` → title, ``author`` → owner (placeholders such as "Microsoft
+  Office User" are ignored). ``modified`` is not taken: tools that write .docx from a
+  template keep the template's date (python-docx: 2013-12-23), so updated_at stays the
+  file's time unless the sidecar says otherwise.
+
+Page headers and footers, comments and tracked deletions are not body text and are not read.
+Word has no deep links a browser opens, so anchors are None.
+
+The package is checked before python-docx inflates it: every part's declared size (zip
+enforces it while inflating) must add up to at most :data:`INFLATE_FACTOR` x
+``limits.max_file_bytes``, so a zip bomb is refused unread. python-docx parses XML with
+entity resolution off.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.normalize import collapse, one_line
+from citewise.types import ParsedDocument
+
+INFLATE_FACTOR = 4
+_HEADING = re.compile(r"heading\s*([1-9])", re.IGNORECASE)
+_PLACEHOLDERS = frozenset({"microsoft office user", "user", "author", "unknown", "admin",
+                           "administrator", "windows user"})
+_FIX = "re-save it from Word or LibreOffice as .docx, or export it as PDF"
+
+
+class DocxLoader:
+    """Loads ``.docx`` bytes; see the module docstring."""
+
+    format = "docx"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
+                 max_file_bytes: int = 20 * 1024 * 1024) -> None:
+        self.max_blocks = max_blocks
+        self.max_file_bytes = max_file_bytes
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        """Read the body's headings, paragraphs, lists and tables in order."""
+        document = _open(data, self.max_file_bytes * INFLATE_FACTOR)
+        builder = DocumentBuilder(self.max_blocks)
+        items: list[str] = []
+        title_text = None
+        for block in document.iter_inner_content():
+            if hasattr(block, "rows"):  # a table
+                _flush(builder, items)
+                rows, header = _rows(block)
+                builder.add("table", "\n".join(rows), header_lines=header)
+                continue
+            level, text = _heading_level(block), collapse(block.text)
+            if level is None and _is_list(block):
+                if text:
+                    items.append(f"- {text}")
+                continue
+            _flush(builder, items)
+            if level == 0:  # the Title paragraph: the document's title, not a section
+                title_text = title_text or text
+            elif level is not None:
+                builder.heading(text, level)
+            else:
+                builder.add("text", _lines(block.text))
+        _flush(builder, items)
+        metadata = _properties(document)
+        title = pick_title(metadata.pop("title", None), title_text, builder.first_heading(1),
+                           builder.first_heading(), fallback=path.stem)
+        return builder.build(title=title, fmt=self.format, metadata=metadata,
+                             empty_hint="the document body holds no text")
+
+
+def _open(data: bytes, max_inflated: int) -> Any:
+    """The python-docx Document for ``data``, after the zip checks (module docstring)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            names = set(package.namelist())
+            inflated = sum(info.file_size for info in package.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise UnsupportedFormatError(f"not a .docx file: not a readable zip package "
+                                     f"({one_line(exc, 80)}); {_FIX}") from None
+    if "word/document.xml" not in names:
+        raise UnsupportedFormatError(f"not a .docx file: no word/document.xml in the zip "
+                                     f"package; {_FIX}")
+    if inflated > max_inflated:
+        raise LimitExceededError(
+            f"its parts inflate to {inflated} bytes, over {INFLATE_FACTOR} x "
+            "limits.max_file_bytes; split the document or raise limits.max_file_bytes")
+    import docx  # python-docx: imported when a .docx is read
+
+    try:
+        return docx.Document(io.BytesIO(data))
+    except Exception as exc:  # python-docx/lxml raise many types for a damaged package
+        raise IngestError(f"cannot read this .docx ({one_line(exc, 120)}); {_FIX}") from None
+
+
+def _style_chain(paragraph: Any) -> list[Any]:
+    """The paragraph's style and the styles it is based on (at most 10: no cycles)."""
+    chain, style = [], paragraph.style
+    while style is not None and len(chain) < 10:
+        chain.append(style)
+        style = style.base_style
+    return chain
+
+
+def _heading_level(paragraph: Any) -> int | None:
+    """0 for a Title paragraph, N for Heading N (or an outline level N-1), else None."""
+    try:
+        chain = _style_chain(paragraph)
+    except (KeyError, ValueError, AttributeError):
+        chain = []
+    for style in chain:
+        name = (style.name or "").strip().lower()
+        if name == "title":
+            return 0
+        found = _HEADING.fullmatch(name)
+        if found:
+            return int(found.group(1))
+    outline = paragraph._p.xpath("./w:pPr/w:outlineLvl/@w:val")
+    if outline and str(outline[0]).isdigit() and int(outline[0]) < 9:
+        return int(outline[0]) + 1
+    return None
+
+
+def _is_list(paragraph: Any) -> bool:
+    if paragraph._p.xpath("./w:pPr/w:numPr"):
+        return True
+    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    return name.lower().startswith("list")
+
+
+def _flush(builder: DocumentBuilder, items: list[str]) -> None:
+    if items:
+        builder.add("list", "\n".join(items))
+        items.clear()
+
+
+def _lines(text: str) -> str:
+    """A paragraph's text with its manual line breaks kept, spaces collapsed per line."""
+    return "\n".join(line for line in (collapse(part) for part in text.split("\n")) if line)
+
+
+def _rows(table: Any) -> tuple[list[str], int]:
+    """``a | b`` rows (a merged cell once) and 1 when the first row repeats as a header."""
+    rows: list[str] = []
+    for row in table.rows:
+        cells, seen = [], set()
+        for cell in row.cells:
+            if id(cell._tc) in seen:
+                continue
+            seen.add(id(cell._tc))
+            cells.append(collapse(cell.text))
+        if any(cells):
+            rows.append(" | ".join(cells))
+    first = table.rows[0]._tr.xpath("./w:trPr/w:tblHeader") if len(table.rows) else []
+    return rows, 1 if first and rows else 0
+
+
+def _properties(document: Any) -> dict[str, Any]:
+    """Core properties: title, author → owner (when real)."""
+    out: dict[str, Any] = {}
+    try:
+        props = document.core_properties
+        for key, value in (("title", props.title), ("owner", props.author)):
+            text = " ".join(str(value or "").split())
+            if text and text.lower() not in _PLACEHOLDERS:
+                out[key] = text
+    except Exception:  # damaged properties must not sink an otherwise good document
+        return out
+    return out

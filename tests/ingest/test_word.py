@@ -1,0 +1,163 @@
+"""Word documents (.docx) are read as a person reads them: title, sections, lists, tables;
+damaged or hostile packages fail alone in one line. Documents are written with python-docx,
+the library Word files are most often generated with."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import docx
+import pytest
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+
+from citewise.config import LimitSettings, Settings
+from citewise.engine import Engine
+from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
+from citewise.ingest import SUPPORTED_SUFFIXES, load_file
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+
+def _policy() -> docx.Document:
+    d = docx.Document()
+    d.sections[0].header.paragraphs[0].text = "ACME CONFIDENTIAL - page header"
+    d.sections[0].footer.paragraphs[0].text = "Printed copies are uncontrolled"
+    d.add_paragraph("Travel Policy", style="Title")
+    d.add_heading("1 Scope", level=1)
+    d.add_paragraph("This policy covers all staff travelling on company business.")
+    d.add_heading("1.1 Meals", level=2)
+    d.add_paragraph("Meals are reimbursed up to 45 euros per day.\nKeep every receipt.")
+    d.add_paragraph("Breakfast", style="List Bullet")
+    d.add_paragraph("Dinner", style="List Number")
+    table = d.add_table(rows=3, cols=2)
+    for (r, c), text in {(0, 0): "City", (0, 1): "Daily rate", (1, 0): "Paris",
+                         (1, 1): "60 EUR"}.items():
+        table.cell(r, c).text = text
+    table.cell(2, 0).merge(table.cell(2, 1)).text = "Other cities: 45 EUR"
+    header = OxmlElement("w:tblHeader")
+    table.rows[0]._tr.get_or_add_trPr().append(header)
+    d.add_heading("2 Approval", level=1)
+    d.add_paragraph("Trips abroad need the approval of a director.")
+    d.core_properties.author = "Finance Team"
+    return d
+
+
+def _save(d: docx.Document, path: Path) -> Path:
+    d.save(str(path))
+    return path
+
+
+def test_sections_lists_and_tables_in_order(tmp_path):
+    doc = load_file(_save(_policy(), tmp_path / "travel.docx"))
+    assert doc.format == "docx" and doc.title == "Travel Policy"
+    assert doc.metadata == {"owner": "Finance Team"}
+    kinds = [(b.kind, b.heading_path, b.text) for b in doc.blocks]
+    assert kinds[0] == ("heading", ("1 Scope",), "1 Scope")
+    assert ("text", ("1 Scope", "1.1 Meals"),
+            "Meals are reimbursed up to 45 euros per day.\nKeep every receipt.") in kinds
+    assert ("list", ("1 Scope", "1.1 Meals"), "- Breakfast\n- Dinner") in kinds
+    table = next(b for b in doc.blocks if b.kind == "table")
+    assert table.text == "City | Daily rate\nParis | 60 EUR\nOther cities: 45 EUR"
+    assert table.header_lines == 1 and table.heading_path == ("1 Scope", "1.1 Meals")
+    assert doc.blocks[-1].heading_path == ("2 Approval",)
+    assert "CONFIDENTIAL" not in doc.text and "uncontrolled" not in doc.text
+    assert all(doc.text[b.start:b.end] == b.text for b in doc.blocks)
+
+
+def test_custom_heading_styles_and_outline_levels(tmp_path):
+    d = docx.Document()
+    styles = d.styles
+    custom = styles.add_style("Policy Section", 1)  # WD_STYLE_TYPE.PARAGRAPH
+    custom.base_style = styles["Heading 2"]
+    d.add_paragraph("Overview", style="Heading 1")
+    d.add_paragraph("Custom section", style="Policy Section")
+    outlined = d.add_paragraph("Outlined heading")
+    level = OxmlElement("w:outlineLvl")
+    level.set(qn("w:val"), "2")
+    outlined._p.get_or_add_pPr().append(level)
+    d.add_paragraph("Body under it.")
+    doc = load_file(_save(d, tmp_path / "s.docx"))
+    assert doc.title == "Overview"
+    assert doc.blocks[-1].heading_path == ("Overview", "Custom section", "Outlined heading")
+    assert [b.level for b in doc.blocks if b.kind == "heading"] == [1, 2, 3]
+
+
+def test_a_docx_is_searchable_with_its_section(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _save(_policy(), docs / "travel.docx")
+    assert ".docx" in SUPPORTED_SUFFIXES
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([docs], {"groups": ["staff"]})
+        assert report.count("new") == 1
+        hits = engine.search("daily rate Paris", Principal.of("staff"), mode="bm25").hits
+        assert "Paris | 60 EUR" in hits[0].chunk.text
+        assert hits[0].chunk.heading_path == ("1 Scope", "1.1 Meals")
+        assert hits[0].document.title == "Travel Policy"
+
+
+@pytest.mark.parametrize(("data", "kind", "message"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00", UnsupportedFormatError, "not a readable zip package"),
+    (b"plain text, not Word", UnsupportedFormatError, "not a readable zip package"),
+])
+def test_not_a_docx_is_one_line(tmp_path, data, kind, message):
+    path = tmp_path / "x.docx"
+    path.write_bytes(data)
+    with pytest.raises(kind, match=message) as info:
+        load_file(path)
+    assert "\n" not in str(info.value) and "re-save it" in str(info.value)
+
+
+def test_a_zip_without_a_document_part_is_refused(tmp_path):
+    path = tmp_path / "x.docx"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("hello.txt", "not a Word package")
+    with pytest.raises(UnsupportedFormatError, match="no word/document.xml"):
+        load_file(path)
+
+
+def test_a_damaged_package_fails_in_one_line(tmp_path):
+    path = tmp_path / "x.docx"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("word/document.xml", "<w:document")
+    with pytest.raises(IngestError) as info:
+        load_file(path)
+    assert "cannot read this .docx" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path):
+    buf = io.BytesIO()
+    _policy().save(buf)
+    path = tmp_path / "bomb.docx"
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, \
+            zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            out.writestr(item, src.read(item.filename))
+        out.writestr("word/media/padding.bin", b"\0" * 5_000_000)  # 5 MB in ~5 KB
+    assert path.stat().st_size < 100_000
+    with pytest.raises(LimitExceededError, match="limits.max_file_bytes"):
+        load_file(path, LimitSettings(max_file_bytes=200_000))
+
+
+def test_an_entity_expansion_bomb_fails_fast_in_one_line(tmp_path):
+    laughs = ('<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "aaaaaaaaaa">'
+              + "".join(f'<!ENTITY {n} "{("&" + p + ";") * 10}">'
+                        for p, n in zip("abcdefgh", "bcdefghi", strict=True))
+              + ']><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/'
+              '2006/main"><w:body><w:p><w:r><w:t>&i;</w:t></w:r></w:p></w:body></w:document>')
+    buf = io.BytesIO()
+    docx.Document().save(buf)
+    path = tmp_path / "laughs.docx"
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(path, "w") as out:
+        for item in src.infolist():
+            data = laughs.encode() if item.filename == "word/document.xml" else \
+                src.read(item.filename)
+            out.writestr(item, data)
+    started = time.monotonic()
+    with pytest.raises(IngestError, match="cannot read this .docx"):  # libxml2 refuses it
+        load_file(path)
+    assert time.monotonic() - started < 5
