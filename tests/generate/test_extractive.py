@@ -12,6 +12,7 @@ from citewise.generate.extractive import (
     idf_weights,
     score_sentences,
     split_sentences,
+    table_rows,
 )
 
 from .conftest import passage
@@ -77,3 +78,29 @@ def test_a_sentence_several_passages_say_is_quoted_once_citing_them_all():
     gen = _answer("How many colour pages may a person print per month?", same,
                   "Printers are on every floor.", f"Ask facilities. {same}")
     assert gen.text == "Colour printing is limited to 200 pages per person per month [S1, S3]."
+
+
+BANDS = ("Base salary bands\n\nLevel | Title examples | Minimum | Maximum\n"
+         "L3 | Senior Technician | 56,000 | 73,000\nL4 | Senior Engineer, Team Lead | 68,000 "
+         "| 88,000\nL5 | Staff Engineer | 84,000 | 109,000")
+
+
+def test_a_table_row_is_quoted_with_its_header():
+    gen = _answer("What is the maximum salary for level L4?", BANDS)
+    assert gen.text == ("Level: L4; Title examples: Senior Engineer, Team Lead; Minimum: 68,000; "
+                        "Maximum: 88,000 [S1].")
+
+
+def test_a_table_whose_rows_match_nothing_is_one_sentence_as_before():
+    scored = score_sentences("Which maximum applies?", [passage("S1", BANDS)])
+    assert [s.text for s in scored][-1].startswith("Level | Title examples | Minimum | Maximum")
+
+
+def test_term_description_tables_and_shell_pipes_are_read_as_sentences():
+    terms = ("recompact | recompact the .ninja_deps file. Available since Ninja 1.4.\n"
+             "restat | updates all recorded file modification timestamps.")
+    assert table_rows(terms) == []  # no header row: a row of sentences stays sentences
+    assert table_rows("cat log | grep error | wc -l\nps aux | sort | head") == []
+    assert table_rows("echo $HOME | tee a\nls | wc") == []
+    assert table_rows("just one | line") == []
+    assert table_rows("A | B\nx | y | z") == []  # rows of unequal width

@@ -12,6 +12,10 @@ word found in every passage above zero.) ``Q`` are the question's content words 
 stopwords and one-letter tokens dropped); numbers in the question (``Qnum``) count twice, since
 a sentence with the asked-about year or amount is much more likely to be the answer.
 
+A table (``a | b`` rows under a row of column labels) is scored row by row, and a row is
+quoted with its labels: "Level: L4; Minimum: 68,000; Maximum: 88,000", not the whole table
+flattened into one line (:func:`table_rows`).
+
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``. A sentence that
 is only a heading of its passage, or an instruction to the assistant
@@ -54,6 +58,10 @@ largest floor that costs at most two points of false declines on both (SQuAD dev
 a reference answer. It still declines answers that share only a name with the question."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_BLOCKS = re.compile(r"\n{2,}")
+_CELL = " | "
+_NUMBER = re.compile(r"[-+]?[\d.,]+%?")
+_CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}|\n(?=\s*[-*•]\s)")
 
 
@@ -91,20 +99,55 @@ def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, 
 
 def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[ScoredSentence]:
     """Every passage sentence with its score (formula in the module docstring); sentences
-    that are just a heading of their passage are left out."""
+    that are just a heading of their passage are left out. A table's rows are scored one by
+    one (:func:`table_rows`): a row counts only when its own cells hold a question word, then
+    with its header's words too; a table with no such row is one sentence, as before."""
     q_words = content_words(question)
     weights = idf_weights(q_words, [p.text for p in passages])
     numbers = {w for w in q_words if any(c.isdigit() for c in w)}
+
+    def score(text: str) -> float:
+        shared = content_words(text) & weights.keys()
+        return sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
+
     scored: list[ScoredSentence] = []
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-        for sentence in split_sentences(passage.text):
-            if sentence.strip().rstrip(".:").lower() in headings or is_instruction(sentence):
-                continue
-            shared = content_words(sentence) & weights.keys()
-            score = sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
-            scored.append(ScoredSentence(passage.sid, len(scored), sentence, score))
+        code = passage.hit.chunk.kind == "code"
+        for part in _BLOCKS.split(passage.text):
+            rows = [] if code else [(text, score(text) if score(cells) > 0 else 0.0)
+                                    for text, cells in table_rows(part)]
+            if not any(value > 0 for _, value in rows):
+                rows = [(s, score(s)) for s in split_sentences(part)]
+            for text, value in rows:
+                if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
+                    continue
+                scored.append(ScoredSentence(passage.sid, len(scored), text, value))
     return scored
+
+
+def table_rows(part: str) -> list[tuple[str, str]]:
+    """``(row as "Header: cell; …", the row's own cells)`` for each data row of ``part``
+    when it is a table (``a | b`` lines, as loaders write tables, two or more, all with the
+    same number of cells, each row one sentence) whose first line is a header row (the
+    chunker repeats it at the top of every piece of a split table): every cell of it reads as
+    a column label (:func:`_is_label`). ``[]`` otherwise, e.g. for a term/description table
+    (``recompact | recompact the .ninja_deps file.``), which is read as sentences."""
+    lines = [line.strip() for line in part.split("\n") if line.strip()]
+    cells = [[c.strip() for c in line.split(_CELL)] for line in lines]
+    if len(lines) < 2 or len(cells[0]) < 2 or any(len(c) != len(cells[0]) for c in cells):
+        return []
+    header = cells[0]
+    if not all(_is_label(c) for c in header):
+        return []
+    out = []
+    for row in cells[1:]:
+        shown = " ".join("; ".join(f"{h}: {c}" if h else c
+                                   for h, c in zip(header, row, strict=True) if c).split())
+        if len(split_sentences(shown)) != 1:
+            return []  # a row of several sentences would be cited for its last one only
+        out.append((shown, " ".join(row)))
+    return out
 
 
 def coverage(question: str, passages: Sequence[ContextPassage],
@@ -130,6 +173,16 @@ def select_sentences(scored: Sequence[ScoredSentence], max_sentences: int = 3,
     floor = ranked[0].score * keep_ratio
     chosen = [s for s in ranked[:max_sentences] if s.score >= floor]
     return sorted(chosen, key=lambda s: s.order)
+
+
+def _is_label(cell: str) -> bool:
+    """A column label: at most five words and 40 characters, not a bare number, not a
+    sentence (no final period), not code (``wc -l``, ``$HOME``, ``a=b``: a shell pipeline
+    also has `` | ``)."""
+    words = cell.split()
+    return (len(cell) <= 40 and len(words) <= 5 and not cell.endswith(".")
+            and not _NUMBER.fullmatch(cell) and not _CODE_CHARS.search(cell)
+            and not any(w.startswith("-") for w in words))
 
 
 def _key(text: str) -> str:
