@@ -142,8 +142,9 @@ class ReaderVerdict:
 
 @dataclass(frozen=True)
 class GateTrace:
-    """The grounding gate's decision (:class:`citewise.answer.gate.GateDecision`), then the
-    reader's verdict (when it read) and what it changed: ``passed`` / ``reason``."""
+    """The grounding gate's decision (``citewise.answer.gate.decide`` returns it with
+    ``reader`` unset), then the reader's verdict (when it read) and what it changed:
+    ``passed`` / ``reason``."""
 
     passed: bool
     reason: str | None

@@ -29,7 +29,6 @@ from citewise.trace import (
     ContextTrace,
     DroppedTrace,
     EnforceTrace,
-    GateTrace,
     GenerationTrace,
     ModelsTrace,
     PassageTrace,
@@ -135,10 +134,8 @@ def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Rer
     t = time.perf_counter()
     gate = _gate(engine, question, hits, index.embedder, principal)
     draft.time(gate=_ms(t))
-    draft.set(gate=GateTrace(gate.passed, gate.reason, gate.signal, gate.score, gate.threshold,
-                             gate.source, dict(gate.signals), tuple(gate.missing)),
-              models=ModelsTrace(settings.embed.model if result.mode != "bm25" else None,
-                                 rerank.model))
+    embedder = settings.embed.model if result.mode != "bm25" else None
+    draft.set(gate=gate, models=ModelsTrace(embedder, rerank.model))
     return hits, gate
 
 

@@ -32,11 +32,11 @@ signal and threshold on a dev split and stores both in the index (``gate.signal`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from citewise.errors import ConfigError
 from citewise.text import query_terms, stem
+from citewise.trace import GateTrace
 from citewise.types import Hit
 
 BASE_SIGNALS: tuple[str, ...] = ("dense_top", "coverage", "combined")
@@ -101,20 +101,12 @@ def evidence_signals(question: str, hits: Sequence[Hit],
     return {**base, **{k + TERMS_SUFFIX: round(v - veto, 6) for k, v in base.items()}}
 
 
-@dataclass(frozen=True)
-class GateDecision:
-    """``passed`` is false when the answer must be declined; ``reason`` says why
-    (``no_evidence``: nothing the principal may read was retrieved; ``weak_evidence``: the
-    signal is below the threshold). ``source`` tells where the threshold came from."""
-
-    passed: bool
-    reason: str | None
-    signal: str
-    score: float
-    threshold: float
-    source: str
-    signals: Mapping[str, float]
-    missing: tuple[str, ...] = ()
+GateDecision = GateTrace
+"""The gate's decision is the trace's gate part as the gate leaves it (``reader`` unset):
+``passed`` is false when the answer must be declined; ``reason`` says why (``no_evidence``:
+nothing the principal may read was retrieved; ``weak_evidence``: the signal is below the
+threshold; ``missing_terms``: a salient term has no evidence). ``source`` tells where the
+threshold came from."""
 
 
 def choose_threshold(configured: float | None, stored_signal: str | None,
@@ -142,9 +134,9 @@ def decide(question: str, hits: Sequence[Hit], signal: str, threshold: float,
     score = signals[signal]
     miss = tuple(missing)
     if not hits:
-        return GateDecision(False, "no_evidence", signal, 0.0, threshold, source, signals, miss)
+        return GateTrace(False, "no_evidence", signal, 0.0, threshold, source, signals, miss)
     if score < threshold:
         why = "missing_terms" if miss and signal.endswith(TERMS_SUFFIX) and \
             signals[signal.removesuffix(TERMS_SUFFIX)] >= threshold else "weak_evidence"
-        return GateDecision(False, why, signal, score, threshold, source, signals, miss)
-    return GateDecision(True, None, signal, score, threshold, source, signals, miss)
+        return GateTrace(False, why, signal, score, threshold, source, signals, miss)
+    return GateTrace(True, None, signal, score, threshold, source, signals, miss)
