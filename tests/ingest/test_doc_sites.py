@@ -156,5 +156,6 @@ def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) ->
     assert out["redirects"] == [{"path": "old-install.html", "to": "install.html#install"}]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert engine.store.get_document("config.html").source_url == BASE + "config/"
-    bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", "docs"])
-    assert bad.exit_code == 2 and "is not a URL" in bad.output
+    for base in ("docs", "javascript://docs/%0aalert(1)"):
+        bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", base])
+        assert bad.exit_code == 2 and "is not an http(s):// or file:// URL" in bad.output

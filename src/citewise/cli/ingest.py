@@ -11,6 +11,7 @@ import click
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
 from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
+from citewise.ingest.metadata import is_openable_link
 from citewise.types import Principal
 
 
@@ -49,10 +50,11 @@ from citewise.types import Principal
 def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, quiet, strict,
            trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
            threads):
-    """Index files and folders (Markdown, HTML, text, PDF). Unchanged files embed nothing;
-    a file that cannot be read is reported and skipped."""
-    if base_url is not None and "://" not in base_url:
-        raise click.BadParameter(f"{base_url!r} is not a URL; pass e.g. "
+    """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
+    gzipped). Unchanged files embed nothing; a file that cannot be read is reported and
+    skipped."""
+    if base_url is not None and ("://" not in base_url or not is_openable_link(base_url)):
+        raise click.BadParameter(f"{base_url!r} is not an http(s):// or file:// URL; pass e.g. "
                                  "--base-url https://docs.example.com/", param_hint="--base-url")
     defaults = {"tenant": tenant, "owner": owner}
     if groups is not None:
