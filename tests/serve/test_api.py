@@ -184,6 +184,25 @@ def test_ask_with_history_rewrites_the_followup(served: Served) -> None:
     _problem(too_long, 422)
 
 
+def test_a_word_document_uploads_and_is_searchable(served: Served) -> None:
+    import io
+
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Kite flying", level=1)
+    d.add_paragraph("Kites may be flown from the Rotterdam roof on Tuesdays only.")
+    buf = io.BytesIO()
+    d.save(buf)
+    up = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
+        "file": ("kites.docx", buf.getvalue(), "application/vnd.openxmlformats-officedocument."
+                 "wordprocessingml.document")})
+    assert up.status_code == 201, up.text
+    hits = served.client("sam").post("/v1/search", json={"query": "kites Rotterdam roof"})
+    top = hits.json()["hits"][0]
+    assert top["doc_id"] == "kites.docx" and top["heading_path"] == ["Kite flying"]
+
+
 def test_upload_bad_input_is_a_one_line_error_and_stores_nothing(served: Served) -> None:
     """A malformed metadata field or a file name that names no file (``..``, ``/``) was a 500
     "internal error"; it is a one-line 4xx with its fix, and nothing is stored."""
