@@ -161,3 +161,16 @@ def test_an_entity_expansion_bomb_fails_fast_in_one_line(tmp_path):
     with pytest.raises(IngestError, match="cannot read this .docx"):  # libxml2 refuses it
         load_file(path)
     assert time.monotonic() - started < 5
+
+
+def test_python_docx_stumbling_on_odd_xml_is_a_one_line_ingest_error(tmp_path, monkeypatch):
+    import citewise.ingest.word as word
+
+    def odd_table(table):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(word, "_rows", odd_table)
+    with pytest.raises(IngestError) as info:
+        load_file(_save(_policy(), tmp_path / "odd.docx"))
+    assert str(info.value).startswith("cannot read this .docx (IndexError: list index out")
+    assert "re-save it" in str(info.value) and "\n" not in str(info.value)

@@ -54,8 +54,18 @@ class DocxLoader:
         self.max_file_bytes = max_file_bytes
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Read the body's headings, paragraphs, lists and tables in order."""
+        """Read the body's headings, paragraphs, lists and tables in order; a package
+        python-docx stumbles on fails in one line (IngestError), like a damaged one."""
         document = _open(data, self.max_file_bytes * INFLATE_FACTOR)
+        try:
+            return self._walk(document, path)
+        except IngestError:
+            raise
+        except Exception as exc:  # python-docx on odd XML: IndexError, KeyError, ValueError…
+            raise IngestError(f"cannot read this .docx ({type(exc).__name__}: "
+                              f"{one_line(exc, 100)}); {_FIX}") from None
+
+    def _walk(self, document: Any, path: Path) -> ParsedDocument:
         builder = DocumentBuilder(self.max_blocks)
         items: list[str] = []
         title_text = None
