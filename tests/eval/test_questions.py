@@ -61,3 +61,12 @@ def test_personas(tmp_path):
     path.write_text(json.dumps({"x": {"groups": "staff"}}))
     with pytest.raises(ConfigError, match="persona 'x' needs \"groups\""):
         load_personas(path)
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/tmp"])
+def test_a_set_path_that_is_no_regular_file_is_refused_without_reading(path):
+    """An admin's reindex request names these paths on the server: /dev/zero must not be
+    read until memory runs out, nor a folder or a FIFO block."""
+    for load, option in ((load_questions, "--questions"), (load_personas, "--personas")):
+        with pytest.raises(ConfigError, match=f"not a regular file .* Fix: check the {option}"):
+            load(path)

@@ -27,6 +27,7 @@ A personas file: ``{"support": {"groups": ["staff"], "tenant": "default"}, ...}`
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,6 +171,26 @@ def parse_question(obj: Any, where: str) -> Question:
         annotations=notes, warnings=tuple(warnings))
 
 
+MAX_SET_BYTES = 64 * 1024 * 1024
+"""Largest eval set or personas file read (a path may come over HTTP, from an admin's
+reindex request: ``/dev/zero`` or a FIFO must not hang or fill the server)."""
+
+
+def read_set_file(path: Path, what: str, option: str) -> str:
+    """The text of a regular file of at most :data:`MAX_SET_BYTES` (UTF-8, BOM dropped);
+    anything else is a one-line :class:`ConfigError` naming ``option``."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SET_BYTES:
+            raise ConfigError(f"{what} {path}: not a regular file of at most "
+                              f"{MAX_SET_BYTES >> 20} MiB. Fix: check the {option} path")
+        with path.open("rb") as handle:
+            return handle.read(MAX_SET_BYTES + 1)[:MAX_SET_BYTES].decode("utf-8-sig")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}. "
+                          f"Fix: check the {option} path") from None
+
+
 def jsonl_objects(path: str | Path, what: str,
                   option: str) -> Iterator[tuple[str, int, Any]]:
     """``(where, line number, object)`` for each JSON line of ``path`` (blank lines and
@@ -178,10 +199,7 @@ def jsonl_objects(path: str | Path, what: str,
     ``option`` that gave the path."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}. "
-                          f"Fix: check the {option} path") from None
+        text = read_set_file(path, what, option)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path.name}: invalid UTF-8 at byte {exc.start}. Fix: save the "
                           f"{what} as UTF-8 JSONL") from None
@@ -243,10 +261,7 @@ def parse_personas(data: Any, where: str = "personas") -> dict[str, Principal]:
 def load_personas(path: str | Path) -> dict[str, Principal]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read personas {path}: {exc.strerror}. "
-                          "Fix: check the --personas path") from None
+        data = json.loads(read_set_file(path, "personas", "--personas"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path.name} line {exc.lineno}: not valid JSON: {exc.msg}. "
                           "Fix: correct the JSON") from None
