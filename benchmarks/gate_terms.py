@@ -7,6 +7,9 @@ gate's retrieval signals, measured retrieval-only: chosen on DEV sets, reported 
         --check httpx=../shared/data/docs-httpx/docs \\
         --check valgrind=/usr/share/doc/valgrind/html --check borg=/usr/share/doc/borgbackup/html
 
+``--sentence --signals combined,sent_top,sent_comb`` adds the sentence-level cosine signals
+(measured, not shipped: :func:`sentence_signals`).
+
 Dev data (fitting allowed): the SQuAD 2.0 subset's dev half (its test half is reported) and
 every ``--dev NAME=DOCS`` set (``evals/NAME.jsonl``: the ninja manual set was written for this
 choice, so SQuAD's adversarial rewordings are not the only kind of unanswerable question the
@@ -66,8 +69,29 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, c - h), min(1.0, c + h))
 
 
+SENTENCE_TOP = 5
+
+
+def sentence_signals(engine: Engine, question: str, hits) -> dict[str, float]:
+    """Measured, not shipped (``citewise.answer.gate``): the best question-sentence dense
+    cosine among the top :data:`SENTENCE_TOP` passages' sentences (``sent_top``), and its
+    mean with coverage and dense_top (``sent_comb``)."""
+    import numpy as np
+
+    from citewise.generate.extractive import split_sentences
+
+    sentences = [s for h in hits[:SENTENCE_TOP] for s in split_sentences(h.chunk.text)
+                 if len(s.split()) >= 3][:80]
+    if not sentences:
+        return {"sent_top": 0.0}
+    q = engine.embedder.embed_query(question)
+    m = engine.embedder.embed_batch(sentences)
+    cos = m @ q / (np.linalg.norm(m, axis=1) * np.linalg.norm(q) + 1e-9)
+    return {"sent_top": float(cos.max())}
+
+
 def records(engine: Engine, questions, personas, principal: Principal | None,
-            prefix: str, depth: int = 16) -> list[Record]:
+            prefix: str, depth: int = 16, sentence: bool = False) -> list[Record]:
     askers = Askers(personas, None, principal)
     docs: dict = {}
     out = []
@@ -79,11 +103,14 @@ def records(engine: Engine, questions, personas, principal: Principal | None,
             engine.store.search_sparse(w, 1, who))
         base = {k: v for k, v in evidence_signals(q.question, hits).items()
                 if k in BASE_SIGNALS}
+        if sentence:
+            base.update(sentence_signals(engine, q.question, hits))
+            base["sent_comb"] = (base["sent_top"] + base["coverage"] + base["dense_top"]) / 3
         signals = dict(base)
         for name, (kinds, absent, rare, penalty) in VARIANTS.items():
             missing = salient_missing(q.question, hits, has_word, kinds, absent, rare)
             cost = penalty if penalty >= VETO else penalty * len(missing)
-            for b in BASE_SIGNALS:
+            for b in base:
                 signals[f"{b}+{name}"] = base[b] - (cost if missing else 0.0)
         out.append(Record(f"{prefix}{q.id}", signals, bool(readable.relevant)))
     return out
@@ -117,22 +144,23 @@ def choose(dev_sets: dict[str, list[Record]], signal: str,
     return best
 
 
-def load_set(spec: str, tmp: str) -> tuple[str, list[Record]]:
+def load_set(spec: str, tmp: str, sentence: bool = False) -> tuple[str, list[Record]]:
     evalset = EvalSet.parse(spec)
     with Engine(Path(tmp) / f"{evalset.name}.db") as engine:
         evalset.ingest(engine)
         recs = records(engine, evalset.questions(), evalset.personas(), evalset.principal(),
-                       f"{evalset.name}:")
+                       f"{evalset.name}:", sentence=sentence)
     return evalset.name, recs
 
 
-def load_squad(path: str, tmp: str) -> tuple[list[Record], list[Record]]:
+def load_squad(path: str, tmp: str,
+               sentence: bool = False) -> tuple[list[Record], list[Record]]:
     (Path(tmp) / "squad").mkdir()
     converted = convert_squad(path, Path(tmp) / "squad")
     with Engine(Path(tmp) / "squad.db") as engine:
         engine.ingest_paths([converted.docs_dir], {"groups": ["public"]})
         recs = records(engine, as_questions(converted.questions_path), {},
-                       Principal.of("public"), "")
+                       Principal.of("public"), "", sentence=sentence)
     return [r for r in recs if is_dev(r.qid)], [r for r in recs if not is_dev(r.qid)]
 
 
@@ -141,12 +169,13 @@ def measure(args: argparse.Namespace) -> tuple[dict, dict]:
     check_sets: dict[str, list[Record]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.squad:
-            dev_sets["squad-dev"], check_sets["squad-test"] = load_squad(args.squad, tmp)
+            dev_sets["squad-dev"], check_sets["squad-test"] = load_squad(
+                args.squad, tmp, args.sentence)
         for spec in args.dev:
-            name, recs = load_set(spec, tmp)
+            name, recs = load_set(spec, tmp, args.sentence)
             dev_sets[name] = recs
         for spec in args.check:
-            name, recs = load_set(spec, tmp)
+            name, recs = load_set(spec, tmp, args.sentence)
             check_sets[name] = recs
     return dev_sets, check_sets
 
@@ -164,6 +193,8 @@ def main() -> None:
     ap.add_argument("--check", action="append", default=[], help="NAME=DOCS: a check set")
     ap.add_argument("--max-false-decline", type=float, default=0.1)
     ap.add_argument("--signals", default="dense_top", help="base signals, comma-separated")
+    ap.add_argument("--sentence", action="store_true",
+                    help="also measure sent_top / sent_comb (use with --signals)")
     ap.add_argument("--records-out", help="save every question's signals (JSON) to re-choose")
     ap.add_argument("--records-in", help="signals saved by --records-out (no searching)")
     args = ap.parse_args()

@@ -18,9 +18,10 @@ Also measured on the SQuAD dev half and not kept (ROC AUC; dense_top 0.686): agr
 two signals' top 3 (0.529), the best BM25 score per query term (0.504), the margin between the
 two best dense cosines (0.556), dense_top plus a share of BM25 (≤ 0.688). Sentence-level
 cosine (the best question-sentence cosine among the top 5 passages' sentences, alone or
-averaged with coverage and dense_top), chosen with the shipped rule (mean dev abstention, 10 %
-false declines on every dev set): dev mean abstention 0.455-0.484 against ``combined+terms``'
-0.481, so not kept.
+averaged with coverage and dense_top; ``benchmarks/gate_terms.py --sentence --signals
+combined,sent_top,sent_comb``), chosen with the shipped rule (mean dev abstention, 10 % false
+declines on every dev set): dev mean abstention 0.455-0.484 against ``combined+terms``' 0.481,
+so not kept.
 
 Which signal and which threshold are not constants copied from elsewhere: ``citewise
 calibrate`` measures every signal on labelled questions (answerable vs. unanswerable), picks the
