@@ -1,9 +1,11 @@
-"""Property/fuzz tests (issue 10, item 6): every loader, the chunker, the front matter, sidecar
-and config parsers and the citation parser take any input without an exception escaping
-(only the project's own one-line errors), and every case ends within a generous bound.
+"""Property/fuzz tests (issue 10, item 6): every loader (Word packages and legacy encodings
+too), the chunker, the front matter, sidecar and config parsers and the citation parser take
+any input without an exception escaping (only the project's own one-line errors), and every
+case ends within a generous bound.
 
 Inputs are random text mixed with the fragments that broke things before (nesting openers,
-YAML anchors/aliases, fences, brackets), plus mutated copies of a real PDF. The number of
+YAML anchors/aliases, fences, brackets), plus mutated copies of a real PDF and of a Word
+package (its document.xml and its zip bytes). The number of
 examples per property is ``CITEWISE_FUZZ_EXAMPLES`` (default 100); ``benchmarks/fuzz.py`` runs
 more and prints the totals. With ``CITEWISE_FUZZ_REPORT=path`` each property appends its case
 count there.
@@ -11,8 +13,10 @@ count there.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -74,11 +78,64 @@ pdf_bytes = st.builds(_mutated_pdf, st.lists(st.tuples(st.integers(0, len(PDF)),
                                                        st.binary(max_size=16)), max_size=6))
 
 
+def _docx() -> tuple[bytes, bytes]:
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Fuzz", style="Title")
+    d.add_heading("Section", 1)
+    d.add_paragraph("Body text.\nSecond line.")
+    d.add_paragraph("item", style="List Number")
+    table = d.add_table(rows=2, cols=3)
+    table.cell(0, 0).merge(table.cell(0, 1)).text = "merged"
+    buf = io.BytesIO()
+    d.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+        return buf.getvalue(), z.read("word/document.xml")
+
+
+DOCX, DOCX_XML = _docx()
+
+
+def _mutated_docx(xml_cuts: list[tuple[int, int, bytes]],
+                  zip_cuts: list[tuple[int, int, bytes]]) -> bytes:
+    xml = bytearray(DOCX_XML)
+    for at, length, junk in xml_cuts:
+        at %= max(len(xml), 1)
+        xml[at:at + length] = junk
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(DOCX)) as src, zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            dst.writestr(name, bytes(xml) if name == "word/document.xml" else src.read(name))
+    data = bytearray(out.getvalue())
+    for at, length, junk in zip_cuts:
+        at %= max(len(data), 1)
+        data[at:at + length] = junk
+    return bytes(data)
+
+
+_cuts = st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 32), st.binary(max_size=12)),
+                 max_size=4)
+docx_bytes = st.builds(_mutated_docx, _cuts, st.lists(
+    st.tuples(st.integers(0, 1 << 16), st.integers(0, 8), st.binary(max_size=4)), max_size=1))
+
+
+@BOUND
+@given(data=docx_bytes)
+def test_docx_loader_raises_only_ingest_errors(data):
+    _count("docx")
+    try:
+        load_bytes(data, Path("fuzz.docx"), LIMITS)
+    except IngestError as exc:
+        assert str(exc) and "\n" not in str(exc).strip()
+
+
 @BOUND
 @given(text=any_text, suffix=st.sampled_from([".md", ".html", ".txt", ".rst", ""]))
 def test_text_loaders_raise_only_ingest_errors(text, suffix):
     _count("loaders")
-    for data in (text.encode("utf-8", "surrogatepass"), text.encode("utf-8", "ignore")):
+    for data in (text.encode("utf-8", "surrogatepass"), text.encode("utf-8", "ignore"),
+                 text.encode("cp1252", "ignore"), text.encode("utf-16")):
         try:
             load_bytes(data, Path(f"fuzz{suffix}"), LIMITS)
         except IngestError as exc:
