@@ -185,7 +185,7 @@ def read_set_file(path: Path, what: str, option: str) -> str:
             raise ConfigError(f"{what} {path}: not a regular file of at most "
                               f"{MAX_SET_BYTES >> 20} MiB. Fix: check the {option} path")
         with path.open("rb") as handle:
-            return handle.read(MAX_SET_BYTES + 1)[:MAX_SET_BYTES].decode("utf-8-sig")
+            return handle.read(MAX_SET_BYTES).decode("utf-8-sig")
     except OSError as exc:
         raise ConfigError(f"cannot read {what} {path}: {exc.strerror}. "
                           f"Fix: check the {option} path") from None

@@ -44,7 +44,7 @@ _UTF8_SEQUENCE = re.compile(
 _DECLARED = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
     rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
-_WESTERN = frozenset({"latin_1", "iso8859_1", "ascii", "cp1252"})  # browsers read as cp1252
+_WESTERN = frozenset({"iso8859_1", "ascii", "cp1252"})  # codecs names; browsers read cp1252
 
 
 def describe_binary(data: bytes) -> str | None:

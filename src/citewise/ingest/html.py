@@ -76,8 +76,9 @@ class HtmlLoader:
         self.max_nesting = max_nesting
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Parse UTF-8 HTML bytes into blocks; raises IngestError for bad bytes/no text and
-        LimitExceededError for elements nested deeper than ``max_nesting``."""
+        """Parse HTML bytes (decoded by :func:`decode_text`) into blocks; raises IngestError
+        for bad bytes/no text and LimitExceededError for elements nested deeper than
+        ``max_nesting``."""
         text = drop_selects(decode_text(data, "HTML"))
         check_nesting(text, self.max_nesting, INLINE_TAGS)
         tree = LexborHTMLParser(text)

@@ -51,8 +51,9 @@ class MarkdownLoader:
         self.max_nesting = max_nesting
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Parse UTF-8 Markdown bytes; raises IngestError for bad bytes or front matter, and
-        LimitExceededError for nesting deeper than ``max_nesting``."""
+        """Parse Markdown bytes (decoded by :func:`decode_text`); raises IngestError for bad
+        bytes or front matter, and LimitExceededError for nesting deeper than
+        ``max_nesting``."""
         text = decode_text(data, "Markdown")
         metadata, body, _ = split_front_matter(text)
         tokens = parse_bounded(body, self.max_nesting)

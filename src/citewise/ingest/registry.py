@@ -2,9 +2,9 @@
 
 ``load_file`` is the one entry point the ingest pipeline needs. It stats the file first
 (nothing is read when it is over ``limits.max_file_bytes``), chooses the loader from the
-suffix, and lets the loader validate the bytes (UTF-8 text, ``%PDF-`` header). A file
-without a known suffix is sniffed: PDF by its magic bytes, HTML by its doctype, and a file
-with no suffix at all as plain text.
+suffix, and lets the loader validate the bytes (decodable text, ``%PDF-`` header, a Word zip
+package). A file without a known suffix is sniffed: PDF by its magic bytes, HTML by its
+doctype, and a file with no suffix at all as plain text.
 
 A gzip-compressed file (``user_guide.rst.gz``: Debian compresses most files in
 ``/usr/share/doc``) is read as the file inside it: decompressed up to

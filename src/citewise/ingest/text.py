@@ -19,7 +19,7 @@ _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
 
 
 class TextLoader:
-    """Loads plain UTF-8 text; see the module docstring."""
+    """Loads plain text (decoded by :func:`decode_text`); see the module docstring."""
 
     format = "text"
 
@@ -27,7 +27,7 @@ class TextLoader:
         self.max_blocks = max_blocks
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """Split UTF-8 text into paragraph (and underlined heading) blocks."""
+        """Split text into paragraph (and underlined heading) blocks."""
         text = decode_text(data, "plain")
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, bool]] = []

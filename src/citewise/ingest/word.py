@@ -31,6 +31,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.normalize import collapse, one_line
@@ -49,7 +50,7 @@ class DocxLoader:
     format = "docx"
 
     def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
-                 max_file_bytes: int = 20 * 1024 * 1024) -> None:
+                 max_file_bytes: int = LimitSettings().max_file_bytes) -> None:
         self.max_blocks = max_blocks
         self.max_file_bytes = max_file_bytes
 
