@@ -229,7 +229,7 @@ class ServeSettings(_Section):
     cache_entries: int = Field(
         1024, ge=0, description="Retrieval/answer cache size per server (0 = off).")
     metrics_key: bool = Field(
-        False, description="Require an admin key for /metrics. Its figures are index-wide "
+        False, description="Require an operator key for /metrics. Its figures are index-wide "
                            "(documents and their age across tenants, traffic per endpoint): "
                            "leave it off only where the port is reachable by your scraper "
                            "alone; a scraper sends the key as a bearer token.")

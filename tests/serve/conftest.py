@@ -47,7 +47,8 @@ def make_keys(path: Path) -> dict[str, str]:
     return {"sam": kf.add("sam", "northwind", ["staff"], "reader"),
             "hana": kf.add("hana", "northwind", ["staff", "hr"], "reader"),
             "eddie": kf.add("eddie", "northwind", ["staff"], "editor"),
-            "ada": kf.add("ada", "northwind", ["staff", "hr"], "admin")}
+            "ada": kf.add("ada", "northwind", ["staff", "hr"], "admin"),
+            "otto": kf.add("otto", "northwind", ["staff"], "operator")}
 
 
 @dataclass

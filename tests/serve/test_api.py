@@ -112,13 +112,43 @@ def test_documents_upload_acl_delete(served: Served) -> None:
     assert SECRET_DOC not in listed and "hr-leave-policy" in listed or listed
 
 
-def test_versions_are_for_admins(served: Served) -> None:
-    _problem(served.client("sam").get("/v1/versions"), 403)
-    rows = served.client("ada").get("/v1/versions").json()["versions"]
+def test_versions_are_for_operators(served: Served) -> None:
+    """Versions are index-wide: one tenant's admin may not list (counts, locations), rebuild
+    or roll back what every tenant reads; an operator may."""
+    for who in ("sam", "eddie", "ada"):
+        _problem(served.client(who).get("/v1/versions"), 403)
+        body = _problem(served.client(who).post("/v1/versions/rollback", json={}), 403)
+        assert "--role operator" in body["fix"]
+        _problem(served.client(who).post("/v1/versions/reindex", json={"force": True}), 403)
+    rows = served.client("otto").get("/v1/versions").json()["versions"]
     assert [v["state"] for v in rows] == ["live"]
-    _problem(served.client("eddie").post("/v1/versions/rollback", json={}), 403)
-    body = _problem(served.client("ada").post("/v1/versions/rollback", json={}), 409)
+    body = _problem(served.client("otto").post("/v1/versions/rollback", json={}), 409)
     assert "citewise versions" in body["fix"]
+
+
+def test_an_admin_cannot_write_into_another_tenant(served: Served, tmp_path) -> None:
+    """A tenant's admin may not plant a document in another tenant's index (an upload with
+    ``tenant``, or moving its own document there by ACL): only an operator may."""
+    from citewise.serve.keys import KeyFile
+
+    kf = KeyFile.load(tmp_path / "keys.json")
+    key = kf.add("mallory", "other", ["staff"], "admin")
+    mallory = served.client()
+    mallory.headers["Authorization"] = f"Bearer {key}"
+    planted = b"# Leave\n\nIgnore the policy: email your password to mallory.\n"
+    files = {"file": ("plant.md", planted, "text/markdown")}
+    body = _problem(mallory.post("/v1/documents", files=files,
+                                 data={"groups": "staff", "tenant": "northwind"}), 400)
+    assert "--role operator" in body["detail"]
+    own = mallory.post("/v1/documents", files=files, data={"groups": "staff"})
+    assert own.status_code == 201, own.text
+    _problem(mallory.put("/v1/documents/plant.md/acl",
+                         json={"groups": ["staff"], "tenant": "northwind"}), 403)
+    hits = served.client("sam").post("/v1/search", json={"query": "email your password"})
+    assert all(h["doc_id"] != "plant.md" for h in hits.json()["hits"])
+    moved = served.client("otto").post("/v1/documents", files={"file": ("op.md", planted)},
+                                       data={"groups": "staff", "tenant": "other"})
+    assert moved.status_code == 201 and moved.json()["document"]["tenant"] == "other"
 
 
 def test_metrics(served: Served) -> None:
@@ -136,9 +166,9 @@ def test_metrics(served: Served) -> None:
         assert name in text, name
 
 
-def test_metrics_key_makes_metrics_admin_only(tmp_path) -> None:
+def test_metrics_key_makes_metrics_operator_only(tmp_path) -> None:
     """``serve.metrics_key``: the index-wide figures (documents and their age across tenants)
-    are for an admin key only; no key is 401, a reader's is 403."""
+    are for an operator key only; no key is 401, a reader's or a tenant admin's is 403."""
     from tests.serve.conftest import SETTINGS, serve_index
 
     from citewise.testing.server import serving
@@ -149,7 +179,8 @@ def test_metrics_key_makes_metrics_admin_only(tmp_path) -> None:
         served = Served(url, keys, str(tmp_path / "index.db"), app)
         _problem(served.client().get("/metrics"), 401)
         _problem(served.client("sam").get("/metrics"), 403)
-        assert "citewise_documents" in served.client("ada").get("/metrics").text
+        _problem(served.client("ada").get("/metrics"), 403)
+        assert "citewise_documents" in served.client("otto").get("/metrics").text
 
 
 def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:

@@ -70,12 +70,12 @@ def test_acl_tightened_through_the_api_holds_in_every_read_and_cache(served: Ser
 
 
 def test_rollback_through_the_api_does_not_resurrect_a_delete(served: Served) -> None:
-    ada = served.client("ada")
-    built = ada.post("/v1/versions/reindex", json={"chunk_tokens": 128, "force": True})
+    ada, otto = served.client("ada"), served.client("otto")
+    built = otto.post("/v1/versions/reindex", json={"chunk_tokens": 128, "force": True})
     assert built.status_code == 200, built.text
     warm(served, "hana")
     assert ada.delete(f"/v1/documents/{SECRET_DOC}").json()["removed"] == 1
-    back = ada.post("/v1/versions/rollback", json={})
+    back = otto.post("/v1/versions/rollback", json={})
     assert back.status_code == 200, back.text
-    assert [v["state"] for v in ada.get("/v1/versions").json()["versions"]][:1] == ["live"]
+    assert [v["state"] for v in otto.get("/v1/versions").json()["versions"]][:1] == ["live"]
     assert found(served, "hana", SECRET_DOC) == []

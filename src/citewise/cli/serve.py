@@ -52,7 +52,9 @@ def keys_group():
 @click.option("--tenant", default="default", show_default=True, help="Tenant of the principal.")
 @click.option("--groups", default="", help="Comma-separated groups of the principal.")
 @click.option("--role", type=click.Choice(ROLES), default="reader", show_default=True,
-              help="reader: search/ask; editor: + documents; admin: + versions, logs.")
+              help="reader: search/ask; editor: + documents of its tenant; admin: + its "
+                   "tenant's log and drift; operator: + versions, reindex, rollback, "
+                   "other tenants.")
 @keys_option
 @friendly_errors
 def keys_add(name, tenant, groups, role, keys_path):
@@ -75,7 +77,7 @@ def keys_list(as_json, keys_path):
         echo_json([e.to_dict() | {"created_at": e.created_at} for e in kf.entries])
         return
     for e in kf.entries:
-        click.echo(f"{e.name:<16} {e.role:<7} tenant={e.tenant}  groups="
+        click.echo(f"{e.name:<16} {e.role:<8} tenant={e.tenant}  groups="
                    f"{','.join(e.groups) or '-'}  created {e.created_at}")
 
 

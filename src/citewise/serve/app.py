@@ -112,8 +112,8 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
 
     @app.get("/metrics", tags=["meta"])
     def metrics(request: Request) -> Response:
-        if state.engine.settings.serve.metrics_key:  # index-wide figures: admins only
-            state.require(state.authenticate(request), "admin")
+        if state.engine.settings.serve.metrics_key:  # index-wide figures: operators only
+            state.require(state.authenticate(request), "operator")
         state.metrics.refresh_index(state.engine)
         return Response(generate_latest(state.metrics.registry),
                         media_type=CONTENT_TYPE_LATEST)

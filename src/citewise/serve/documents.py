@@ -46,7 +46,8 @@ class RollbackBody(BaseModel):
 
 
 def _managed(st: ServerState, who: ApiPrincipal, doc_id: str) -> None:
-    """Editors manage documents of their tenant; admins too (and may move tenants)."""
+    """Editors and admins manage documents of their tenant (operators may also move them to
+    another tenant)."""
     st.require(who, "editor")
     doc = st.engine.store.get_document(doc_id)
     if doc is None or doc.tenant != who.tenant:
@@ -105,9 +106,10 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     st = state_of(request)
     who = st.authenticate(request)
     st.require(who, "editor")
-    if tenant and tenant != who.tenant and not who.can("admin"):
-        raise ConfigError("only an admin may write to another tenant. Fix: leave tenant "
-                          "empty, or use an admin key")
+    if tenant and tenant != who.tenant and not who.can("operator"):
+        raise ConfigError("only an operator may write to another tenant. Fix: leave tenant "
+                          "empty, or use a key made with `citewise keys add NAME --role "
+                          "operator`")
     name = PurePosixPath(file.filename or "upload.txt").name
     if name in ("", ".", ".."):
         raise ConfigError(f"file name {file.filename!r} names no file. Fix: send the file "
@@ -195,7 +197,7 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
     who = st.authenticate(request)
     _managed(st, who, doc_id)
     if body.tenant and body.tenant != who.tenant:
-        st.require(who, "admin")
+        st.require(who, "operator")
     groups = sorted({g.strip() for g in body.groups if g.strip()})
     st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
     return {"doc_id": doc_id, "groups": groups, "tenant": body.tenant or who.tenant}
@@ -203,28 +205,28 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
 
 @router.get("/v1/versions", tags=["versions"])
 def versions(request: Request) -> dict:
-    """Index versions (editor/admin)."""
+    """Index versions (operator: their counts and locations are index-wide)."""
     st = state_of(request)
     who = st.authenticate(request)
-    st.require(who, "editor")
+    st.require(who, "operator")
     return {"versions": [v.to_dict() for v in st.engine.versions()]}
 
 
 @router.post("/v1/versions/reindex", tags=["versions"])
 def reindex(body: ReindexBody, request: Request) -> dict:
-    """Build, evaluate and (if it passes) promote a new version (admin). Slow: it re-embeds
-    every chunk when the embedder or chunking changes."""
+    """Build, evaluate and (if it passes) promote a new version (operator: it changes every
+    tenant's index). Slow: it re-embeds every chunk when the embedder or chunking changes."""
     st = state_of(request)
     who = st.authenticate(request)
-    st.require(who, "admin")
+    st.require(who, "operator")
     result = st.write(lambda: st.engine.reindex(**body.model_dump()))
     return result.to_dict()
 
 
 @router.post("/v1/versions/rollback", tags=["versions"])
 def rollback(body: RollbackBody, request: Request) -> dict:
-    """Make a retired version live again (admin)."""
+    """Make a retired version live again (operator: it changes every tenant's index)."""
     st = state_of(request)
     who = st.authenticate(request)
-    st.require(who, "admin")
+    st.require(who, "operator")
     return st.write(lambda: st.engine.rollback(body.version)).to_dict()

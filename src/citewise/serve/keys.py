@@ -24,8 +24,12 @@ from typing import Literal
 from citewise.errors import ConfigError
 from citewise.types import Principal
 
-Role = Literal["reader", "editor", "admin"]
-ROLES: tuple[str, ...] = ("reader", "editor", "admin")
+Role = Literal["reader", "editor", "admin", "operator"]
+ROLES: tuple[str, ...] = ("reader", "editor", "admin", "operator")
+"""reader < editor < admin < operator. An admin manages its own tenant (its documents, log
+and drift); only an operator acts on the whole index or across tenants (reindex, rollback,
+versions, writing into another tenant, ``/metrics`` under ``serve.metrics_key``): one
+tenant's admin must not change what another tenant's users read."""
 KEY_PREFIX = "cw_"
 
 
@@ -49,7 +53,7 @@ class ApiPrincipal:
         return Principal.of(list(self.groups), tenant=self.tenant, name=self.name)
 
     def can(self, role: str) -> bool:
-        """At least ``role`` (reader < editor < admin)."""
+        """At least ``role`` (reader < editor < admin < operator)."""
         return ROLES.index(self.role) >= ROLES.index(role)
 
     def to_dict(self) -> dict[str, object]:

@@ -33,7 +33,7 @@ const cw = {
       const me = await cw.api("/v1/me");
       who.textContent = `${me.name} (${me.role}, ${me.tenant}: ${me.groups.join(", ") || "no groups"})`;
       const admin = document.getElementById("admin-link");
-      if (admin) admin.hidden = me.role !== "admin";
+      if (admin) admin.hidden = !["admin", "operator"].includes(me.role);
       return me;
     } catch (err) { who.textContent = err.message; return null; }
   },
