@@ -94,6 +94,13 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
     """The record for ``parsed``: its metadata (batch defaults < file < sidecar, merged by the
     source) supplies governance fields; the version grows when the content hash changes."""
     meta = parsed.metadata
+    tenant = str(meta.get("tenant") or "default")
+    if previous is not None and previous.tenant != tenant:
+        raise IngestError(
+            f"doc_id {doc_id!r} is another tenant's document; not replaced (ids are shared "
+            "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line or "
+            f"front matter), or move the existing one first with `citewise acl {doc_id} "
+            f"--groups GROUPS --tenant {tenant}`")
     digest = content_hash(parsed)
     if previous is None:
         version = 1
@@ -110,7 +117,7 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         updated_at = meta.get("_file_mtime")
     return Document(
         doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
-        tenant=str(meta.get("tenant") or "default"), acl_groups=_groups(meta.get("groups")),
+        tenant=tenant, acl_groups=_groups(meta.get("groups")),
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
         metadata=extra)

@@ -195,3 +195,37 @@ def test_two_files_with_one_doc_id_fail_alone(tmp_path: Path, workers: str | Non
     code, found = cli("search", "zqbeta", "--groups", "staff", "--db", str(db), "--json")
     assert "zqbeta" not in found
     assert got == 0, out  # as for any other file that fails: reported, the rest ingested
+
+
+# -- two tenants, one doc_id -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_a_tenants_ingest_never_replaces_another_tenants_document(
+        tmp_path: Path, workers: str | None) -> None:
+    """doc_ids are shared by all tenants, and a relative path is the default id: tenant
+    beta's ``README.md`` silently replaced tenant acme's (acme lost its document, and beta's
+    text was served under acme's record history). Now that file fails on one line with the
+    fix, acme's document is untouched, and a front matter naming acme's id fails the same
+    way; the operator can still move a document with ``citewise acl --tenant``."""
+    (tmp_path / "acme").mkdir()
+    (tmp_path / "beta").mkdir()
+    acme = docs_with(tmp_path / "acme", {"README.md": "# Notes\n\nAcme launch code zqalpha.\n"})
+    beta = docs_with(tmp_path / "beta", {
+        "README.md": "# Notes\n\nBeta gardening zqbeta.\n",
+        "other.md": "---\ndoc_id: README.md\n---\n# Other\n\nBeta other zqother.\n",
+        "own.md": "# Own\n\nBeta own zqown.\n"})
+    db = tmp_path / "i.db"
+    extra = ["--workers", workers] if workers else []
+    ingest(db, str(acme), "--tenant", "acme", "--groups", "staff")
+    out = ingest(db, str(beta), "--tenant", "beta", "--groups", "staff", *extra)
+    refused = [line for line in out.splitlines() if "another tenant's document" in line]
+    assert len(refused) == 2 and all("Fix:" in line for line in refused), out
+    assert acl_of(db) == {"README.md": ("acme", ["staff"]), "own.md": ("beta", ["staff"])}
+    code, found = cli("search", "launch code", "--groups", "staff", "--tenant", "acme",
+                      "--db", str(db), "--json")
+    assert code == 0 and "zqalpha" in found and "zqbeta" not in found, found
+    code, out = cli("acl", "README.md", "--groups", "staff", "--tenant", "beta", "--db", str(db))
+    assert code == 0, out
+    ingest(db, str(beta), "--tenant", "beta", "--groups", "staff")
+    assert acl_of(db)["README.md"] == ("beta", ["staff"])

@@ -28,6 +28,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from citewise.config import Settings
+from citewise.errors import IngestError
 from citewise.indexing import (
     DocIdClaims,
     IngestReport,
@@ -116,6 +117,8 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
     try:
         previous = store.get_document(result.doc_id)
         document = make_document(result.parsed, result.doc_id, previous)
+    except IngestError as exc:
+        return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
     except Exception as exc:  # as in the serial path: one bad record fails one document
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
