@@ -228,6 +228,10 @@ class ServeSettings(_Section):
         (), description="Origins allowed by CORS; empty = CORS off (same origin only).")
     cache_entries: int = Field(
         1024, ge=0, description="Retrieval/answer cache size per server (0 = off).")
+    cache_scope: Literal["permissions", "principal"] = Field(
+        "permissions", description="Who shares a cache entry: everyone with the same tenant "
+        "and groups (a hit is fast for all of them, and so tells one that a colleague asked "
+        "the same question), or each key's principal alone (nobody learns what others ask).")
     metrics_key: bool = Field(
         False, description="Require an operator key for /metrics. Its figures are index-wide "
                            "(documents and their age across tenants, traffic per endpoint): "

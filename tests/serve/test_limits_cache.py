@@ -121,6 +121,23 @@ def test_drift_refuses_windows_of_too_many_buckets(tmp_path: Path) -> None:
             assert "bucket" in r.json()["detail"] and r.json()["fix"]
 
 
+def test_cache_scope_principal_keeps_each_askers_entries_apart(tmp_path: Path) -> None:
+    """``serve.cache_scope: principal``: a colleague with the same permissions no longer
+    gets a (fast, ``cached``) hit that tells them someone asked the same question; the
+    asker's own repeat still hits."""
+    settings = {**SETTINGS, "serve": {"cache_scope": "principal"}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+    query = {"query": "salary band midpoint Director", "top_k": 20}
+    ask = {"question": "Is anyone in my team about to be let go?"}
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        for route, body in (("/v1/search", query), ("/v1/ask", ask)):
+            assert not s.client("hana").post(route, json=body).json()["cached"]
+            assert not s.client("ada").post(route, json=body).json()["cached"], route
+            assert s.client("hana").post(route, json=body).json()["cached"]
+            assert s.client("ada").post(route, json=body).json()["cached"]
+
+
 def test_a_cached_answer_never_shows_another_principals_question(tmp_path: Path) -> None:
     """Principals with the same permissions share cache entries; the answer served from the
     cache must not carry the first asker's own wording of the question."""

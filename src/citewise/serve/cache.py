@@ -1,8 +1,10 @@
 """Retrieval and answer caches keyed by permission.
 
-A key is ``(kind, index marker, tenant, permission-set hash, normalised query, settings
-hash, options)``: two principals share an entry only when they have the same tenant and the
-same groups, i.e. when they may read exactly the same chunks. The index marker is the live
+A key is ``(kind, index marker, tenant, permission-set hash, principal, normalised query,
+settings hash, options)``: two principals share an entry only when they have the same tenant
+and the same groups, i.e. when they may read exactly the same chunks, and (``serve.cache_scope:
+principal``) only when they are the same principal: a shared hit is fast, which tells the
+second asker that someone with their permissions asked the same question. The index marker is the live
 version plus the store's write generation and this server's write count, so every write
 (ingest, delete, ACL change, promotion, rollback), here or in another process, makes every
 older entry unreachable (and the cache is emptied when the marker moves). The generation comes
@@ -63,8 +65,9 @@ class PermissionCache:
 
     def key(self, kind: str, marker: Hashable, principal: Principal, query: str,
             settings: Settings, *options: Hashable) -> tuple:
-        return (kind, marker, principal.tenant, permission_hash(principal), normalise(query),
-                settings_hash(settings), options)
+        alone = principal.name if settings.serve.cache_scope == "principal" else None
+        return (kind, marker, principal.tenant, permission_hash(principal), alone,
+                normalise(query), settings_hash(settings), options)
 
     def get(self, key: tuple) -> Any | None:
         with self._lock:
