@@ -232,7 +232,8 @@ class EngineVerbs:
                   source: str | None = None,
                   on_progress: Callable[[int], None] | None = None) -> CalibrationResult:
         """Fit the grounding gate on ``questions`` (an eval-set path or loaded/synthesized
-        questions) and store it in the index unless ``store`` is false."""
+        questions) and store it in the index unless ``store`` is false or the fit would
+        decline nothing (``Calibration.refusal``: the result says it was not stored)."""
         from citewise.answer.calibration import run_calibration, store_calibration
         from citewise.eval.questions import load_personas
 
@@ -244,9 +245,10 @@ class EngineVerbs:
                               "persona.")
         result = run_calibration(self, questions, loaded, principal, as_persona,
                                  max_false_decline, on_progress=on_progress)
-        if store:
+        stored = store and result.refusal is None
+        if stored:
             store_calibration(self, result, source=source or str(questions))
-        return CalibrationResult(result, store)
+        return CalibrationResult(result, stored)
 
     def migrate(self: Engine, target: str, *, batch_docs: int = 200, sample: int = 20,
                 on_progress: Callable[[int], None] | None = None) -> MigrationResult:

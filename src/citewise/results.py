@@ -186,7 +186,7 @@ class CalibrationResult:
                 "auc_interval": {k: list(v) for k, v in c.auc_interval.items()},
                 "intervals": {"dev": c.dev.intervals(),
                               "test": c.test.intervals() if c.test else None},
-                "warning": c.warning,
+                "warning": c.warning, "refusal": c.refusal,
                 "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored,
                 "reader": _reader_dict(getattr(c, "reader", None))}
 

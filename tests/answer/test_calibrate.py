@@ -4,6 +4,7 @@ import pytest
 
 from citewise.answer.calibrate import Record, best_point, calibrate, curve, is_dev, point, roc_auc
 from citewise.errors import ConfigError
+from citewise.types import Principal
 
 
 def test_point_by_hand() -> None:
@@ -46,6 +47,51 @@ def test_calibrate_picks_the_separating_signal() -> None:
 def test_calibrate_needs_both_kinds() -> None:
     with pytest.raises(ConfigError, match="unanswerable"):
         calibrate([Record(f"q{i}", {"s": 1.0}, True) for i in range(10)], ["s"])
+
+
+def _dev_ids(n: int, dev: bool) -> list[str]:
+    return [q for q in (f"q{i}" for i in range(1000)) if is_dev(q) == dev][:n]
+
+
+def test_a_calibration_that_declines_nothing_is_never_stored(tmp_path, monkeypatch) -> None:
+    """Synthesized questions on valgrind gave one unanswerable dev question that no
+    threshold could decline within 10 % false declines: the fit was "coverage >= 0", and
+    storing it turned the index's gate off. Such a fit is refused: printed, not stored."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from citewise.answer import calibration
+    from citewise.cli.main import cli
+    from citewise.config import Settings
+    from citewise.engine import Engine
+    from citewise.testing import FakeEmbedder
+
+    unans, *ans = _dev_ids(11, dev=True)
+    records = [Record(unans, {"s": 0.9}, False),  # reads like the best answerable ones
+               *(Record(q, {"s": 0.5 + i / 100}, True) for i, q in enumerate(ans))]
+    result = calibrate(records, ["s"], 0.1)
+    assert result.dev.abstention == 0 and result.threshold == 0.0
+    assert "not stored" in result.refusal and "Fix:" in result.refusal
+    good = calibrate([*records, Record(_dev_ids(12, True)[-1], {"s": 0.1}, False)], ["s"])
+    assert good.refusal is None
+
+    monkeypatch.setattr(calibration, "calibrate", lambda *a, **k: result)
+    monkeypatch.setattr("citewise.answer.reader_fit.fit_reader", lambda *a, **k: None)
+    db = tmp_path / "i.db"
+    root = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([root], {"groups": ["staff"]})
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "a", "question": "leave policy", "relevant": []}\n')
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        out = engine.calibrate(questions, principal=Principal.of("staff"))
+        assert not out.stored and engine.store.get_meta("gate.threshold") is None
+    monkeypatch.setattr("citewise.cli.calibrate.engine_from",
+                        lambda *a, **k: Engine(db, Settings(), embedder=FakeEmbedder()))
+    ran = CliRunner().invoke(cli, ["calibrate", "--questions", str(questions), "--db", str(db),
+                                   "--groups", "staff"])
+    assert ran.exit_code != 0 and "not stored" in ran.output and "Fix:" in ran.output
 
 
 def test_small_sets_warn_and_show_intervals() -> None:

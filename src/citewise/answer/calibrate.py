@@ -76,6 +76,19 @@ class Calibration:
                 f"questions to the eval set, at least {MIN_PER_CLASS} of each kind per half.")
 
 
+    @property
+    def refusal(self) -> str | None:
+        """Why this calibration must not replace the index's gate (None: it may): one that
+        declines none of its dev half's unanswerable questions turns the gate off (a dev
+        half with one near miss the signal cannot separate picked threshold 0)."""
+        if self.dev.abstention > 0:
+            return None
+        return (f"it declines none of the {self.dev.n_unanswerable} unanswerable dev "
+                f"question(s) within {self.max_false_decline:.0%} false declines, so it would "
+                "turn the gate off; not stored, the index keeps its gate. Fix: calibrate on "
+                "more unanswerable questions (--questions, or a larger --synthesize N)")
+
+
 MIN_PER_CLASS = 30
 """Fewer unanswerable or answerable dev questions than this prints a warning."""
 

@@ -74,14 +74,15 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
     from citewise.answer.synthesize import as_jsonl, synthesize
 
     made = synthesize(engine, principal, n, engine.generator)
-    kinds = [q.answerable for q in made.questions]
-    click.echo(f"synthesized {kinds.count(True)} answerable and {kinds.count(False)} "
-               f"unanswerable questions ({len(made.rejected)} dropped)", err=True)
+    answerable, unanswerable = made.counts()
+    click.echo(f"synthesized {answerable} answerable and {unanswerable} unanswerable "
+               f"questions ({len(made.rejected)} dropped)", err=True)
     if save_path:
         Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
-    if kinds.count(False) == 0 or kinds.count(True) == 0:
-        what = ("none of its near misses names something no readable document contains"
-                if kinds else "none of its replies held a question")
+    if unanswerable == 0 or answerable == 0:
+        what = ("none of its near misses was verified unanswerable (a name no readable "
+                "document contains, or an answer only a restricted one holds)"
+                if made.questions else "none of its replies held a question")
         seen = "; ".join(made.rejected[:3]) or "no reply"
         raise ConfigError(f"the model wrote from {n} passages, but {what} ({seen}), so the "
                           "gate cannot be calibrated on them. Fix: calibrate on labelled "
@@ -96,8 +97,9 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
               help="Eval set JSONL (questions with `relevant: []` are unanswerable).")
 @click.option("--synthesize", type=click.IntRange(min=4), default=None, metavar="N",
               help="No labels: the LLM writes questions from N passages the asker may read "
-                   "(answerable) and near misses about things the corpus lacks (checked "
-                   "absent by search), and the gate is calibrated on those.")
+                   "(answerable), near misses about things the corpus lacks (checked absent "
+                   "by search) and questions from N passages the asker may not read (checked "
+                   "unanswered elsewhere), and the gate is calibrated on those.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="With --synthesize: also write the questions (JSONL) for review.")
 @click.option("--personas", "personas_path", type=click.Path(dir_okay=False, exists=True),
@@ -141,7 +143,9 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
                                       store=not no_store, source=source, on_progress=bar.update)
     if as_json:
         echo_json(result.to_dict())
-        return
-    print_calibration(result.calibration)
-    if not no_store:
+    else:
+        print_calibration(result.calibration)
+    if result.stored and not as_json:
         click.echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")
+    elif not no_store:  # refused: what it found is printed, the index keeps its gate
+        raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
