@@ -7,7 +7,8 @@ measured on the same gold TEST half (issue 9, item 3).
 
 For each corpus: index it; ``citewise calibrate --synthesize N`` (the local model writes N
 answerable questions and N near-miss unanswerable ones, kept when search confirms the missing
-entity is absent; :mod:`citewise.answer.synthesize`) picks a signal and threshold; ``citewise
+entity is absent, plus up to N from passages the asker may not read, kept when no readable
+page holds their answer; :mod:`citewise.answer.synthesize`) picks a signal and threshold; ``citewise
 calibrate`` on the gold questions picks them on the gold dev half; each choice, and the shipped
 default, is then applied to the gold test half (hash split, :func:`is_dev`): abstention on
 unanswerable and false declines on answerable questions, Wilson 95 % intervals. The borg set is
@@ -24,9 +25,9 @@ from pathlib import Path
 
 from evalset import EvalSet
 
-from citewise.answer.calibrate import Record, is_dev, point, wilson
+from citewise.answer.calibrate import Record, calibrate, is_dev, point, wilson
 from citewise.answer.calibration import collect_records, run_calibration
-from citewise.answer.gate import SHIPPED
+from citewise.answer.gate import SHIPPED, SIGNALS
 from citewise.answer.synthesize import synthesize
 from citewise.config import Settings
 from citewise.engine import Engine
@@ -51,23 +52,26 @@ def rates(recs: list[Record], signal: str, threshold: float) -> str:
 def compare(name: str, engine: Engine, questions, personas, n: int, seed: int) -> None:
     t = time.time()
     made = synthesize(engine, PUBLIC, n, engine.generator, seed=seed)
-    kinds = [bool(q.relevant) for q in made.questions]
-    print(f"\n== {name}: synthesized {kinds.count(True)} answerable + {kinds.count(False)} "
+    answerable, unanswerable = made.counts()
+    print(f"\n== {name}: synthesized {answerable} answerable + {unanswerable} "
           f"unanswerable in {time.time() - t:.0f} s ({len(made.rejected)} rejected)")
-    for q in made.questions[:6]:
-        print(f"   {'A' if q.relevant else 'U'}: {q.question}")
-    for why in made.rejected[:4]:
+    for kind in ("synthetic", "synthetic-unanswerable", "synthetic-restricted"):
+        for q in [q for q in made.questions if q.kind == kind][:3]:
+            print(f"   {kind}: {q.question}" + (f" -> {q.answer}" if q.answer else ""))
+    for why in made.rejected[:6]:
         print(f"   rejected: {why}")
     choices = [("shipped default", *SHIPPED)]
-    for label, qs, who in (("synthetic calibration", made.questions, {}),
-                           ("gold dev-half calibration", questions, personas)):
+    recs = collect_records(engine, questions, personas, None if personas else PUBLIC)
+    for label, make in (("synthetic calibration",
+                         lambda: run_calibration(engine, made.questions, {}, PUBLIC)),
+                        ("gold dev-half calibration",  # the gold records, collected once
+                         lambda: calibrate(recs, SIGNALS, 0.1))):
         try:
-            cal = run_calibration(engine, qs, who, None if who else PUBLIC)
+            cal = make()
         except ConfigError as exc:
             print(f"  {label}: impossible ({str(exc).split('. Fix')[0]})")
             continue
         choices.append((label, cal.signal, cal.threshold))
-    recs = collect_records(engine, questions, personas, None if personas else PUBLIC)
     test = [r for r in recs if not is_dev(r.qid)]
     print(f"gold test half: {len(test)} questions")
     for label, signal, threshold in choices:
@@ -86,7 +90,8 @@ def main() -> None:
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     generate = {"generator": "local", "threads": args.threads,
                 **({"local_model": args.model} if args.model else {})}
-    settings = Settings.model_validate({"generate": generate})
+    # the reader off: this compares the retrieval gates (signal, threshold), and it is faster
+    settings = Settings.model_validate({"generate": generate, "gate": {"reader": "off"}})
     with tempfile.TemporaryDirectory() as tmp:
         if args.squad:
             (Path(tmp) / "squad").mkdir()

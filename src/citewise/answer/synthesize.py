@@ -11,6 +11,17 @@ block of at least :data:`MIN_WORDS` words), the generator writes, as JSON:
   readable document (BM25 over the whole readable index, document frequency 0), and the
   passage does not contain ``missing``. Otherwise it is dropped (counted in ``rejected``).
 
+The 1.5B's near misses mostly name things the corpus does say (0 of 16 verified on borg and
+on SQuAD), and the unanswerable questions that pass the gate are mostly of another kind: the
+answer sits in a document the asker may not read while readable pages discuss the topic. So
+up to N more passages come from documents of the asker's tenant that the asker may **not**
+read: the question the model writes from one (with ``answer``, the passage's words that
+answer it) is unanswerable *for the asker*, labelled with its restricted document as
+relevant (so ``eval run`` and ``calibrate`` count it unanswerable for that asker, as they
+count any such question), and kept only when search confirms no readable document holds the
+answer (:func:`answer_elsewhere`). Those questions quote restricted text: ``--save`` writes
+them for the operator, nothing else stores them.
+
 The questions then go through the same calibration as labelled ones
 (:func:`citewise.answer.calibration.run_calibration`). The generator is the configured one (the
 local model by default); a generator that cannot write them (the extractive one) is refused.
@@ -46,12 +57,21 @@ USER = """Passage (from "{title}"):
 Write:
 1. "question": a question a user of these documents would ask, in their own words, that this
    passage answers.
-2. "unanswerable": a question on the same topic that sounds similar but asks about a specific
+2. "answer": the words of the passage that answer it (copied exactly, at most ten words).
+3. "unanswerable": a question on the same topic that sounds similar but asks about a specific
    feature, setting, product or entity that this passage does NOT mention.
-3. "missing": the name of that feature, setting, product or entity (one to three words).
+4. "missing": the name of that feature, setting, product or entity (one to three words).
 
-Reply as JSON: {{"question": "...", "unanswerable": "...", "missing": "..."}}"""
+Reply as JSON: {{"question": "...", "answer": "...", "unanswerable": "...", "missing": "..."}}"""
+FIELDS = ("question", "answer", "unanswerable", "missing")
+MIN_ANSWER_CHARS = 4
+"""A shorter answer ("yes", "2") cannot be looked for elsewhere: the question is dropped."""
+ELSEWHERE_DEPTH = 20
+"""Readable chunks searched (BM25, for the question and for the answer) for the answer."""
 _JSON = re.compile(r"\{.*\}", re.DOTALL)
+
+
+UNANSWERABLE_KINDS = ("synthetic-unanswerable", "synthetic-restricted")
 
 
 @dataclass
@@ -59,11 +79,19 @@ class Synthesis:
     questions: list[Question] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why each dropped item was dropped
 
+    def counts(self) -> tuple[int, int]:
+        """(answerable, unanswerable) for the asker: a restricted passage's question names
+        its document but is unanswerable for someone who may not read it."""
+        un = sum(q.kind in UNANSWERABLE_KINDS for q in self.questions)
+        return len(self.questions) - un, un
 
-def _passages(engine: Engine, principal: Principal, n: int,
-              seed: int) -> list[tuple[str, str, str]]:
-    """(doc_id, title, text) of up to ``n`` readable passages, one per sampled document."""
-    docs = [d for d in engine.store.list_documents() if principal.may_read(d)]
+
+def _passages(engine: Engine, principal: Principal, n: int, seed: int,
+              readable: bool = True) -> list[tuple[str, str, str]]:
+    """(doc_id, title, text) of up to ``n`` passages, one per sampled document: documents
+    ``principal`` may read, or (``readable`` false) those of its tenant it may not."""
+    docs = [d for d in engine.store.list_documents() if principal.may_read(d) == readable
+            and d.tenant == principal.tenant]
     rng = random.Random(seed)
     rng.shuffle(docs)
     out = []
@@ -88,7 +116,33 @@ def _ask(generator: Generator, title: str, text: str) -> dict[str, str]:
     if not found:
         raise ValueError("no JSON object in the reply")
     data = json.loads(found.group(0))
-    return {k: str(data.get(k) or "").strip() for k in ("question", "unanswerable", "missing")}
+    if not isinstance(data, dict):
+        raise ValueError("the reply is not a JSON object")
+    return {k: str(data.get(k) or "").strip() for k in FIELDS}
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+
+
+def answer_elsewhere(engine: Engine, principal: Principal, question: str, answer: str,
+                     passage: str) -> str | None:
+    """Why the restricted passage's ``question`` may be answerable for ``principal`` after
+    all (None when it is verified not to be): its ``answer`` is not in the passage (the
+    model did not copy it), too short to look for, or in a readable chunk among the top
+    :data:`ELSEWHERE_DEPTH` BM25 hits for the question or for the answer."""
+    wanted = _norm(answer)
+    if len(wanted) < MIN_ANSWER_CHARS or not any(c.isalpha() for c in wanted):
+        return f"answer {answer!r} is too short to look for elsewhere"
+    if wanted not in _norm(passage):
+        return f"answer {answer!r} is not the passage's words"
+    store = engine.store
+    for query in (question, answer):
+        ids = [s.chunk_id for s in store.search_sparse(query, ELSEWHERE_DEPTH, principal)]
+        for chunk, doc in store.get_chunks(ids, principal).values():
+            if wanted in _norm(chunk.text):
+                return f"answer {answer!r} is in the readable {doc.doc_id}"
+    return None
 
 
 def absent(engine: Engine, principal: Principal, missing: str, passage: str) -> bool:
@@ -124,7 +178,29 @@ def synthesize(engine: Engine, principal: Principal, n: int, generator: Generato
                                              kind="synthetic-unanswerable"))
         else:
             result.rejected.append(f"{doc_id}: {item['missing']!r} is not verifiably absent")
+    _restricted(engine, principal, n, generator, seed, result)
     return result
+
+
+def _restricted(engine: Engine, principal: Principal, n: int, generator: Generator,
+                seed: int, result: Synthesis) -> None:
+    """Near misses from up to ``n`` passages ``principal`` may not read (module docstring)."""
+    for i, (doc_id, title, text) in enumerate(_passages(engine, principal, n, seed, False)):
+        try:
+            item = _ask(generator, title, text)
+        except (ValueError, GenerationError) as exc:
+            result.rejected.append(f"{doc_id}: {exc}")
+            continue
+        if not item["question"]:
+            result.rejected.append(f"{doc_id}: no question in the reply")
+            continue
+        why = answer_elsewhere(engine, principal, item["question"], item["answer"], text)
+        if why is not None:
+            result.rejected.append(f"{doc_id} (restricted): {why}")
+            continue
+        result.questions.append(Question(
+            f"syn-r{i}", item["question"], (Piece((Place(doc_id),)),), answer=item["answer"],
+            answers=(item["answer"],), kind="synthetic-restricted"))
 
 
 def as_jsonl(questions: Sequence[Question]) -> str:
