@@ -229,11 +229,12 @@ class EngineVerbs:
                   personas: str | Path | None = None, *,
                   principal: Principal | None = None, as_persona: str | None = None,
                   max_false_decline: float = 0.1, store: bool = True,
-                  source: str | None = None,
+                  source: str | None = None, force: bool = False,
                   on_progress: Callable[[int], None] | None = None) -> CalibrationResult:
         """Fit the grounding gate on ``questions`` (an eval-set path or loaded/synthesized
-        questions) and store it in the index unless ``store`` is false or the fit would
-        decline nothing (``Calibration.refusal``: the result says it was not stored)."""
+        questions) and store it in the index unless ``store`` is false or the fit is
+        refused (``Calibration.refusal``: it declines nothing, or, unless ``force``, it does
+        worse on its test half than the gate in force); the result says if it was stored."""
         from citewise.answer.calibration import run_calibration, store_calibration
         from citewise.eval.questions import load_personas
 
@@ -245,7 +246,7 @@ class EngineVerbs:
                               "persona.")
         result = run_calibration(self, questions, loaded, principal, as_persona,
                                  max_false_decline, on_progress=on_progress)
-        stored = store and result.refusal is None
+        stored = store and result.may_store(force)
         if stored:
             store_calibration(self, result, source=source or str(questions))
         return CalibrationResult(result, stored)

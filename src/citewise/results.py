@@ -187,6 +187,7 @@ class CalibrationResult:
                 "intervals": {"dev": c.dev.intervals(),
                               "test": c.test.intervals() if c.test else None},
                 "warning": c.warning, "refusal": c.refusal,
+                "in_force": asdict(c.in_force) if getattr(c, "in_force", None) else None,
                 "curve": [asdict(p) for p in c.curves[c.signal]], "stored": self.stored,
                 "reader": _reader_dict(getattr(c, "reader", None))}
 

@@ -133,3 +133,26 @@ def test_rank_auc_matches_pairwise() -> None:
     assert _rank_auc(pos, neg) == pytest.approx(roc_auc(scores, labels))
     lo, hi = auc_interval(scores, labels, samples=200)
     assert 0.0 <= lo <= hi <= 1.0 and hi - lo > 0.1  # 7 questions: a wide interval
+
+
+def test_a_fit_worse_than_the_gate_in_force_on_its_test_half_is_refused_unless_forced() -> None:
+    """The eval-gated swap for the gate: the test half judges the new fit against the gate
+    in force; dominated (no more abstention, no fewer false declines, worse on one) is not
+    stored unless forced, and a fit that declines nothing never is."""
+    from citewise.answer.calibrate import against
+
+    dev_u, *dev_a = _dev_ids(6, dev=True)
+    test_u, *test_a = _dev_ids(6, dev=False)
+    records = [Record(dev_u, {"new": 0.2, "old": 0.2}, False),
+               *(Record(q, {"new": 0.6, "old": 0.6}, True) for q in dev_a),
+               Record(test_u, {"new": 0.2, "old": 0.2}, False),
+               *(Record(q, {"new": 0.3 if i == 0 else 0.6, "old": 0.6}, True)
+                 for i, q in enumerate(test_a))]
+    fit = calibrate(records, ["new"], 0.0)
+    assert (fit.threshold, fit.test.abstention, fit.test.false_decline) == (0.6, 1.0, 0.2)
+    worse = against(fit, records, "old", 0.5, "shipped")
+    assert worse.in_force.test.false_decline == 0.0
+    assert "not stored" in worse.refusal and "--force" in worse.refusal
+    assert not worse.may_store() and worse.may_store(force=True)
+    level = against(fit, records, "old", 0.7, "index")  # the gate in force: FD 1.0
+    assert level.refusal is None and level.may_store()

@@ -89,10 +89,18 @@ def test_calibrate_stores_the_threshold(db, tmp_path):
     lines += [{"id": f"u{i}", "question": q, "relevant": []} for i, q in enumerate(off_topic)]
     questions = tmp_path / "q.jsonl"
     questions.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    out = invoke("calibrate", "--questions", str(questions), "--db", str(db), "--tenant",
-                 "northwind", "--groups", "staff", "--max-false-decline", "0", "--json").output
+    args = ("calibrate", "--questions", str(questions), "--db", str(db), "--tenant",
+            "northwind", "--groups", "staff", "--max-false-decline", "0")
+    # six questions a half: its fit declines one answerable test question in two, the
+    # shipped gate none, so it is refused (the eval-gated swap) unless forced
+    refused = invoke(*args, ok=False)
+    assert refused.exit_code == 1 and "not stored" in refused.output, refused.output
+    assert "in force now: combined+terms" in refused.output and "--force" in refused.output
+    assert ask(db, "volcano eruption lava temperature")["trace"]["gate"]["source"] == "shipped"
+    out = invoke(*args, "--force", "--json").output
     result = json.loads(out)
-    assert result["dev"]["false_decline"] == 0.0
+    assert result["dev"]["false_decline"] == 0.0 and result["stored"]
+    assert result["in_force"]["test"]["false_decline"] < result["test"]["false_decline"]
     a = ask(db, "volcano eruption lava temperature")
     assert a["trace"]["gate"]["source"] == "index"
     assert a["trace"]["gate"]["threshold"] == result["threshold"]

@@ -52,6 +52,17 @@ class CurvePoint:
 
 
 @dataclass(frozen=True)
+class InForce:
+    """The gate in force when calibrating (settings, the index's calibration or the shipped
+    default) and how it does on the same test half."""
+
+    signal: str
+    threshold: float
+    source: str
+    test: CurvePoint | None
+
+
+@dataclass(frozen=True)
 class Calibration:
     signal: str
     threshold: float
@@ -64,6 +75,7 @@ class Calibration:
     n_test: int = 0
     auc_interval: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     reader: Any = None  # a citewise.answer.reader_fit.ReaderFit when the reader was fitted
+    in_force: InForce | None = None
 
     @property
     def warning(self) -> str | None:
@@ -80,13 +92,48 @@ class Calibration:
     def refusal(self) -> str | None:
         """Why this calibration must not replace the index's gate (None: it may): one that
         declines none of its dev half's unanswerable questions turns the gate off (a dev
-        half with one near miss the signal cannot separate picked threshold 0)."""
-        if self.dev.abstention > 0:
+        half with one near miss the signal cannot separate picked threshold 0); one that
+        does worse on its test half than the gate in force (:func:`against`) is refused
+        too, unless forced (:meth:`may_store`)."""
+        if self.dev.abstention <= 0:
+            return (f"it declines none of the {self.dev.n_unanswerable} unanswerable dev "
+                    f"question(s) within {self.max_false_decline:.0%} false declines, so it "
+                    "would turn the gate off; not stored, the index keeps its gate. Fix: "
+                    "calibrate on more unanswerable questions (--questions, or a larger "
+                    "--synthesize N)")
+        now, new = (self.in_force.test if self.in_force else None), self.test
+        if now is None or new is None or not _dominated(new, now):
             return None
-        return (f"it declines none of the {self.dev.n_unanswerable} unanswerable dev "
-                f"question(s) within {self.max_false_decline:.0%} false declines, so it would "
-                "turn the gate off; not stored, the index keeps its gate. Fix: calibrate on "
-                "more unanswerable questions (--questions, or a larger --synthesize N)")
+        return (f"on the test half it declines {new.abstention:.0%} of unanswerable questions "
+                f"with {new.false_decline:.0%} false declines, and the gate in force "
+                f"({self.in_force.signal} >= {self.in_force.threshold:.4f}, "
+                f"{self.in_force.source}) {now.abstention:.0%} with {now.false_decline:.0%}; "
+                "not stored, the index keeps its gate. Fix: calibrate on more, or labelled, "
+                "questions (--questions), or pass --force to store it anyway")
+
+    def may_store(self, force: bool = False) -> bool:
+        """Whether to store it: no :attr:`refusal`, or ``force`` and it declines something
+        (a fit that declines nothing is never stored)."""
+        return self.refusal is None or (force and self.dev.abstention > 0)
+
+
+def _dominated(new: CurvePoint, now: CurvePoint) -> bool:
+    """``new`` declines no more unanswerable and no fewer answerable questions than
+    ``now``, and is worse on one of the two."""
+    return (new.abstention <= now.abstention and new.false_decline >= now.false_decline
+            and (new.abstention, new.false_decline) != (now.abstention, now.false_decline))
+
+
+def against(result: Calibration, records: Sequence[Record], signal: str, threshold: float,
+            source: str) -> Calibration:
+    """``result`` with the gate in force (``signal`` >= ``threshold``) measured on its test
+    half, so that a fit doing worse there is not stored (:attr:`Calibration.refusal`)."""
+    from dataclasses import replace
+
+    test = [r for r in records if not is_dev(r.qid)]
+    now = point([r.signals[signal] for r in test], [r.answerable for r in test],
+                threshold) if test else None
+    return replace(result, in_force=InForce(signal, threshold, source, now))
 
 
 MIN_PER_CLASS = 30

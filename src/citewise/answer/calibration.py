@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewise.answer.calibrate import Calibration, Record, calibrate
+from citewise.answer.calibrate import Calibration, Record, against, calibrate
 from citewise.answer.gate import SIGNALS
 from citewise.errors import ConfigError
 from citewise.types import Document, Principal
@@ -79,8 +79,18 @@ def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
     from citewise.answer.reader_fit import fit_reader
 
     result = calibrate(records, SIGNALS, max_false_decline)
+    result = against(result, records, *_in_force(engine))
     return replace(result, reader=fit_reader(records, result.signal, result.threshold,
                                              max_false_decline))
+
+
+def _in_force(engine: Engine) -> tuple[str, float, str]:
+    """(signal, threshold, source) of the gate ``ask`` uses now on this index."""
+    from citewise.answer.gate import choose_threshold
+
+    store = engine.store
+    return choose_threshold(engine.settings.gate.threshold, store.get_meta("gate.signal"),
+                            store.get_meta("gate.threshold"), engine.index_info().embedder)
 
 
 def store_calibration(engine: Engine, result: Calibration, source: str) -> None:

@@ -49,7 +49,12 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
         click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%} {_ci(ci['abstention'])}  "
                    f"{p.false_decline:6.1%} {_ci(ci['false_decline'])}{mark}")
     click.echo(f"\nchosen: {result.signal} ≥ {result.threshold:.4f}")
-    for name, p in (("dev", result.dev), ("test", result.test)):
+    now = result.in_force
+    rows = [("dev", result.dev), ("test", result.test)]
+    if now is not None and now.test is not None:
+        click.echo(f"in force now: {now.signal} ≥ {now.threshold:.4f} ({now.source})")
+        rows.append(("test, in force now", now.test))
+    for name, p in rows:
         if p is not None:
             ci = p.intervals()
             click.echo(f"  {name}: abstention accuracy {p.abstention:.1%} "
@@ -112,14 +117,17 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
 @click.option("--max-false-decline", type=click.FloatRange(0, 1), default=0.1,
               show_default=True, help="Most answerable questions the gate may decline.")
 @click.option("--no-store", is_flag=True, help="Print the result without storing it.")
+@click.option("--force", is_flag=True,
+              help="Store it even when it does worse on its test half than the gate in force "
+                   "(never one that declines nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result and curve as JSON.")
 @progress_options
 @db_option
 @settings_options
 @friendly_errors
 def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, groups, tenant,
-              max_false_decline, no_store, as_json, progress, quiet, db, config_path, model,
-              threads):
+              max_false_decline, no_store, force, as_json, progress, quiet, db, config_path,
+              model, threads):
     """Calibrate the grounding gate on labelled questions (or synthesized ones) and store it
     in the index."""
     if (questions_path is None) == (synthesize is None):
@@ -140,12 +148,13 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
             result = engine.calibrate(questions, personas_path, principal=principal,
                                       as_persona=as_persona,
                                       max_false_decline=max_false_decline,
-                                      store=not no_store, source=source, on_progress=bar.update)
+                                      store=not no_store, source=source, force=force,
+                                      on_progress=bar.update)
     if as_json:
         echo_json(result.to_dict())
     else:
         print_calibration(result.calibration)
+    if not result.stored and not no_store:  # refused: printed, the index keeps its gate
+        raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
     if result.stored and not as_json:
         click.echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")
-    elif not no_store:  # refused: what it found is printed, the index keeps its gate
-        raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
