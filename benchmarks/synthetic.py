@@ -49,6 +49,10 @@ def rates(recs: list[Record], signal: str, threshold: float) -> str:
             f"{p.false_decline:.3f} [{flo:.3f}, {fhi:.3f}] (n={n_an})")
 
 
+def _rates(p) -> str:
+    return "n/a" if p is None else f"{p.abstention:.2f}/{p.false_decline:.2f}"
+
+
 def compare(name: str, engine: Engine, questions, personas, n: int, seed: int) -> None:
     t = time.time()
     made = synthesize(engine, PUBLIC, n, engine.generator, seed=seed)
@@ -72,6 +76,10 @@ def compare(name: str, engine: Engine, questions, personas, n: int, seed: int) -
             print(f"  {label}: impossible ({str(exc).split('. Fix')[0]})")
             continue
         choices.append((label, cal.signal, cal.threshold))
+        if label.startswith("synthetic"):  # what `citewise calibrate --synthesize` would do
+            print(f"  {label}: {cal.signal} >= {cal.threshold:.4f}; on its own test half "
+                  f"{_rates(cal.test)} vs the gate in force {_rates(cal.in_force.test)}; "
+                  + ("stored" if cal.may_store() else f"NOT stored ({cal.refusal})"))
     test = [r for r in recs if not is_dev(r.qid)]
     print(f"gold test half: {len(test)} questions")
     for label, signal, threshold in choices:
