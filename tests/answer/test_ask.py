@@ -173,6 +173,19 @@ def test_answer_without_supported_claim_is_replaced_by_extractive(db: Path) -> N
     assert any("answered extractively instead" in n for n in answer.notes)
 
 
+def test_a_yes_that_only_restates_the_question_is_not_an_answer(db: Path) -> None:
+    """The model's "Yes, <the question>" passes word overlap with any passage retrieval
+    found for the question; it is removed, and the answer falls back to quoting."""
+    question = "Do employees get fully paid parental leave?"
+    gen = FakeGenerator("Yes, employees get fully paid parental leave [S1].")
+    with engine_for(db) as engine:
+        answer = engine.ask(question, STAFF, generator=gen)
+    assert answer.outcome == "extractive" and "Yes" not in answer.answer
+    assert "20 weeks" in answer.answer or "100 working days" in answer.answer
+    assert [r.why for r in answer.trace.enforce.removed] == ["only restates the question"]
+    assert any("1 only restates the question" in n for n in answer.notes)
+
+
 def test_empty_question_is_refused(db: Path) -> None:
     with engine_for(db) as engine, pytest.raises(ConfigError, match="Fix"):
         engine.ask("   ", STAFF)

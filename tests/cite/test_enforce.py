@@ -119,3 +119,31 @@ def test_a_kept_sentence_keeps_the_citation_of_its_removed_closing_sentence() ->
     assert result.text == "Parents receive 20 weeks of fully paid parental leave [S1]."
     assert statuses(result) == ["unsupported"]
     assert validate(result.text, passages(LEAVE)).ok
+
+
+LEAKS = ("Valgrind automatically reports the memory leaks it finds at exit, with the stack "
+         "where each leaked block was allocated; to fix them is up to the programmer.")
+
+
+def test_a_sentence_that_only_restates_the_question_is_removed() -> None:
+    """"Yes, <the question>" passed the word-overlap check (the question's words are in what
+    retrieval found, by construction) though its one claim, the yes, was false. With the
+    question, such a sentence ("yes" or "no" and the question's words) is removed; one that
+    adds a name, number or identifier stays, as does the extractive path (called without
+    the question)."""
+    from citewise.cite.enforce import restates
+
+    question = "Can valgrind automatically fix the memory leaks it finds?"
+    text = "Yes, Valgrind can automatically fix the memory leaks it finds [S1]."
+    assert enforce(text, passages(LEAKS)).answered  # the check alone lets it through
+    result = enforce(text, passages(LEAKS), question=question)
+    assert not result.answered and result.removed[0].why == "only restates the question"
+    kept = enforce(text + " Valgrind reports the memory leaks it finds at exit [S1].",
+                   passages(LEAKS), question=question)
+    assert kept.answered and kept.text.startswith("Valgrind") and "Yes" not in kept.text
+    assert not restates("The default for max keep-alive connections is 20 [S1].",
+                        "what's the default for max keep-alive connections?")
+    assert not restates("Run `cg_diff` on the two files [S1].", "how do I compare two "
+                        "cachegrind files?")
+    assert restates("No, Valgrind does not fix leaks [S1].", question)  # as unverifiable
+    assert restates("Yes, `httpx.Client` works [S1].", "does `httpx.Client` work?")

@@ -354,7 +354,8 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
 
     passages = list(context.passages)
     extractive_id = ExtractiveGenerator.model_id
-    kept = enforce(out.text, passages)
+    quoted = out.model_id == extractive_id  # quoted sentences are the sources' own words
+    kept = enforce(out.text, passages, question=None if quoted else question)
     removed = tuple(RemovedSentence(r.text, r.why, r.status) for r in kept.removed)
     fell_back = out.model_id == extractive_id and not chosen_extractive
     outcome = "extractive" if fell_back else "answered"
