@@ -147,3 +147,21 @@ def test_a_sentence_that_only_restates_the_question_is_removed() -> None:
                         "cachegrind files?")
     assert restates("No, Valgrind does not fix leaks [S1].", question)  # as unverifiable
     assert restates("Yes, `httpx.Client` works [S1].", "does `httpx.Client` work?")
+
+
+def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() -> None:
+    """After a "Yes, <the question>" sentence went, httpx's answer was only "For example,
+    [1]" (the example never written); "You can install SOCKS support using pip: [1]." lost
+    its command the same way. A cited sentence ending on ',' or ':' is incomplete; a quoted
+    code line ending on ':' is not."""
+    from citewise.cite.validate import is_incomplete
+
+    for fragment in ("For example, [S1]", "You can install leave support using pip: [S1].",
+                     "Notes: [S1]"):
+        assert is_incomplete(fragment), fragment
+        assert not enforce(fragment, passages(LEAVE)).answered
+    assert not is_incomplete('with httpx.Client(proxy="http://localhost:8030") as c: [S1]')
+    assert not is_incomplete("Parents receive 20 weeks of leave [S1].")
+    kept = enforce("Parents receive 100 working days of paid parental leave [S1]. For "
+                   "example, [S1]", passages(LEAVE))
+    assert kept.answered and "example" not in kept.text

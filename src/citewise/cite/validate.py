@@ -106,10 +106,16 @@ def has_content(sentence: str) -> bool:
 
 
 def is_incomplete(sentence: str) -> bool:
-    """A sentence that ends where its value should be ("… is [S1].", "… set to:")."""
-    words = strip_citations(sentence).rstrip(" .!:;,").split()
-    return bool(words) and (words[-1].lower() in _DANGLING or strip_citations(
-        sentence).rstrip(" .").endswith(":") and len(words) > 8)
+    """A sentence that ends where its value should be ("… is [S1].", "… set to:", "For
+    example, [S1]": what followed was removed or never written). Only cited sentences are
+    asked: an uncited short lead-in ("In summary:") is a connective."""
+    text = strip_citations(sentence).rstrip(" .")
+    words = text.rstrip("!:;,").split()
+    if not words:
+        return False
+    code = any(c in text for c in "`()=[]{}")  # a quoted code line may end on ':' or ','
+    return words[-1].lower() in _DANGLING or (text.endswith((":", ",")) and not code) or (
+        text.endswith(":") and len(words) > 8)
 
 
 def _norm(text: str) -> str:
