@@ -357,13 +357,12 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
     quoted = out.model_id == extractive_id  # quoted sentences are the sources' own words
     kept = enforce(out.text, passages, question=None if quoted else question)
     removed = tuple(RemovedSentence(r.text, r.why, r.status) for r in kept.removed)
-    fell_back = out.model_id == extractive_id and not chosen_extractive
-    outcome = "extractive" if fell_back else "answered"
+    outcome = "extractive" if quoted and not chosen_extractive else "answered"
     if kept.answered and kept.removed:
         outcome = "pruned" if outcome == "answered" else outcome
         notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
                      f"do not support ({_whys(kept)}); see --explain")
-    if not kept.answered and out.model_id != extractive_id:
+    if not kept.answered and not quoted:
         notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
                      f"({_whys(kept)}); answered extractively instead")
         outcome = "extractive"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -128,8 +128,6 @@ def against(result: Calibration, records: Sequence[Record], signal: str, thresho
             source: str) -> Calibration:
     """``result`` with the gate in force (``signal`` >= ``threshold``) measured on its test
     half, so that a fit doing worse there is not stored (:attr:`Calibration.refusal`)."""
-    from dataclasses import replace
-
     test = [r for r in records if not is_dev(r.qid)]
     now = point([r.signals[signal] for r in test], [r.answerable for r in test],
                 threshold) if test else None

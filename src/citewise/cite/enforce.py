@@ -6,8 +6,9 @@ code blocks quoted from the sources, and connectives ("In summary:") when someth
 kept. Removed, with the reason: uncited claims, claims below the support threshold,
 sentences citing only ids that are not sources, sentences that stop where the value should
 be ("… is [S1]."), code no source contains, and sentences that only restate the question
-(:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"). Ids that are not sources are deleted from the
-brackets of the sentences that stay, so a fabricated id never reaches the reader.
+(:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"). Ids
+that are not sources are deleted from the brackets of the sentences that stay, so a
+fabricated id never reaches the reader.
 
 ``Enforced.answered`` is false when no supported sentence is left; the caller then replaces
 the answer (extractive, or a decline) and says so.
@@ -111,10 +112,12 @@ def _render(kept: list[Verdict]) -> str:
 
 def restates(sentence: str, question: str) -> bool:
     """Whether ``sentence`` says nothing but ``question`` (and "yes" or "no"): no content
-    word, number or identifier the question lacks. Its support check is vacuous (the question's
-    words are in what retrieval found, by construction), and its one claim, the yes, is
-    not something word overlap can check: on the eval sets, 3 of 15 such sentences were
-    false ("Yes, Valgrind can automatically fix the memory leaks it finds")."""
+    word, number or identifier the question lacks. Its support check is vacuous (the
+    question's words are in what retrieval found, by construction), and its one claim, the
+    yes, is not something word overlap can check: in the final answers of the four
+    documentation eval runs, 3 of the 12 such sentences answered unanswerable questions
+    ("Yes, Valgrind can automatically fix the memory leaks it finds";
+    ``benchmarks/restatements.py``)."""
     text = CITATION_BRACKET.sub(" ", sentence)
     if content_stems(text, skip_meta=True) - content_stems(question) - _VERDICT_WORDS:
         return False

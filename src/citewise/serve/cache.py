@@ -4,13 +4,13 @@ A key is ``(kind, index marker, tenant, permission-set hash, principal, normalis
 settings hash, options)``: two principals share an entry only when they have the same tenant
 and the same groups, i.e. when they may read exactly the same chunks, and (``serve.cache_scope:
 principal``) only when they are the same principal: a shared hit is fast, which tells the
-second asker that someone with their permissions asked the same question. The index marker is the live
-version plus the store's write generation and this server's write count, so every write
-(ingest, delete, ACL change, promotion, rollback), here or in another process, makes every
-older entry unreachable (and the cache is emptied when the marker moves). The generation comes
-from :meth:`~citewise.protocols.Store.generation` (SQLite: ``meta.generation``; PostgreSQL: a
-counter row in ``citewise_catalog.generations`` bumped by every write transaction and catalog
-change). A store without one is not cached at all.
+second asker that someone with their permissions asked the same question. The index marker
+is the live version plus the store's write generation and this server's write count, so
+every write (ingest, delete, ACL change, promotion, rollback), here or in another process,
+makes every older entry unreachable (and the cache is emptied when the marker moves). The
+generation comes from :meth:`~citewise.protocols.Store.generation` (SQLite:
+``meta.generation``; PostgreSQL: a counter row in ``citewise_catalog.generations`` bumped by
+every write transaction and catalog change). A store without one is not cached at all.
 """
 
 from __future__ import annotations
