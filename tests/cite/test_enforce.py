@@ -149,6 +149,40 @@ def test_a_sentence_that_only_restates_the_question_is_removed() -> None:
     assert restates("Yes, `httpx.Client` works [S1].", "does `httpx.Client` work?")
 
 
+SUPPRESS = ("--gen-suppressions=<yes|no|all> [default: no]. When set to all, Valgrind prints "
+            "a suppression for every reported error, without querying the user. You can then "
+            "cut and paste the suppressions into a suppressions file.")
+
+
+def test_a_sentence_that_leans_on_a_removed_one_is_removed_too() -> None:
+    """valgrind's answer lost "Use `--gen-suppressions=all`" (unsupported) and kept "This
+    option prints a suppression for every reported error": the user never learnt which
+    option. A kept sentence naming or drawing on a removed claim is removed too ("dangling"),
+    in a chain; after a removed restatement only a consequence of its yes dangles."""
+    from citewise.cite.enforce import refers_back
+
+    text = ("Use the `--gen-suppressions=auto` switch. This option prints a suppression for "
+            "every reported error, without querying the user [S1]. You can then cut and paste "
+            "the suppressions into a suppressions file [S1].")
+    result = enforce(text, passages(SUPPRESS))
+    assert statuses(result) == ["unsupported", "dangling", "dangling"]
+    assert not result.answered and result.removed[1].why == "refers to a sentence that was removed"
+    # the same sentences with nothing removed before them stay
+    kept = enforce(text.split(". ", 1)[1], passages(SUPPRESS))
+    assert kept.answered and kept.removed == ()
+    # a restated question is a fine antecedent for "This …", not for "This is because …"
+    question = "can I have valgrind print suppressions for me?"
+    yes = "Yes, you can have valgrind print suppressions for you. "
+    ok = enforce(yes + "This is done with --gen-suppressions=all, which prints a suppression "
+                 "for every reported error [S1].", passages(SUPPRESS), question=question)
+    assert ok.answered and statuses(ok) == ["restates"]
+    assert refers_back("This is because it prints a suppression [S1].", "restates")
+    assert refers_back("These options are described in the sources [S1].", "uncited")
+    assert not refers_back("Specifically, set --gen-suppressions=all [S1].", "unsupported")
+    assert not refers_back("Thesis statements are kept [S1].", "uncited")
+    assert not refers_back("This option prints a suppression [S1].", "supported")
+
+
 def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() -> None:
     """After a "Yes, <the question>" sentence went, httpx's answer was only "For example,
     [1]" (the example never written); "You can install SOCKS support using pip: [1]." lost
