@@ -104,3 +104,40 @@ def test_term_description_tables_and_shell_pipes_are_read_as_sentences():
     assert table_rows("echo $HOME | tee a\nls | wc") == []
     assert table_rows("just one | line") == []
     assert table_rows("A | B\nx | y | z") == []  # rows of unequal width
+
+
+def test_a_sentence_pointing_back_is_quoted_with_the_one_before_it():
+    """ninja's answer quoted "They begin with the build keyword…" alone: the reader never
+    learnt what "they" are. The sentence before it in its passage comes first, cited."""
+    text = ("Ninja reads a file. Edges declare a relationship between input and output "
+            "files. They begin with the build keyword and a rule name.")
+    gen = _answer("what does a build keyword line start?", text, "Pools limit jobs.")
+    assert gen.text == ("Edges declare a relationship between input and output files [S1]. "
+                        "They begin with the build keyword and a rule name [S1].")
+    # a sentence that opens its passage has nothing before it to bring
+    gen = _answer("what does a build keyword line start?",
+                  "They begin with the build keyword.", "Pools limit jobs.")
+    assert gen.text == "They begin with the build keyword [S1]."
+
+
+def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
+    """Three ways a quote used to reach the checker broken: a sentence closing inside a
+    bracket was quoted with the next one ("(… of course.) This means …"), and the checker cut
+    it in two, the first half uncited; a trailing ellipsis became "client.. [S1]."; a quote
+    in lower case (a code line) read as the rest of the sentence before it."""
+    from citewise.cite.enforce import enforce
+
+    assert split_sentences("Massif measures heap memory. (And it can measure stack memory, "
+                           "of course.) This means it skips mmap.") == [
+        "Massif measures heap memory.", "(And it can measure stack memory, of course.)",
+        "This means it skips mmap."]
+    proxy = ("To route all traffic to a proxy at localhost:8030, pass the proxy URL to the "
+             "client...\n\nwith httpx.Client(proxy=\"http://localhost:8030\") as client:\n"
+             "    ...")
+    gen = _answer("how do I send all traffic through a proxy at localhost:8030?", proxy,
+                  "Pools limit jobs.")
+    assert gen.text == ("To route all traffic to a proxy at localhost:8030, pass the proxy URL "
+                        "to the client [S1].\nwith httpx.Client(proxy=\"http://localhost:8030\")"
+                        " as client: [S1].")
+    kept = enforce(gen.text, [passage("S1", proxy), passage("S2", "Pools limit jobs.")])
+    assert kept.answered and kept.removed == () and 'proxy="http' in kept.text

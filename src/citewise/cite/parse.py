@@ -109,7 +109,7 @@ def _ends_with_abbreviation(segment: str) -> bool:
                             or " ".join(words[-2:]) in _ABBREVIATIONS)
 
 
-def _line_sentences(line: str) -> list[str]:
+def line_sentences(line: str) -> list[str]:
     """The sentences of one prose line (a citation after the full stop joins the sentence
     before it)."""
     sentences: list[str] = []
@@ -133,7 +133,7 @@ def _line_sentences(line: str) -> list[str]:
 
 def split_sentences(text: str) -> list[str]:
     """The sentences of ``text`` (see the module docstring for the rules)."""
-    return [s for line in _prose_lines(text) for s in _line_sentences(line)]
+    return [s for line in _prose_lines(text) for s in line_sentences(line)]
 
 
 _LIST_OR_HEADING = re.compile(r"^\s*(?:[-*•+]\s|\d{1,3}[.)]\s|#{1,6}\s)")
@@ -176,7 +176,7 @@ def segments(text: str) -> list[Segment]:
         if previous_break or item:
             paragraph += 1
         previous_break = item
-        out.extend(Segment("sentence", s, paragraph, number) for s in _line_sentences(raw.strip()))
+        out.extend(Segment("sentence", s, paragraph, number) for s in line_sentences(raw.strip()))
     if fence_lines is not None:  # an unclosed fence: still code, never prose
         out.append(Segment("code", "\n".join(fence_lines), paragraph + 1, len(out)))
     return out
