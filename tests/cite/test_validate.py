@@ -74,3 +74,29 @@ def test_is_claim() -> None:
     assert not is_claim("The sources differ.")
     assert not is_claim(INSUFFICIENT_EVIDENCE)
     assert not is_claim("**Dosage**")
+
+
+SYNOPSIS = ("--gen-suppressions=<yes|no|all> [default: no]. When set to all, Valgrind prints "
+            "a suppression for every reported error. Usage: borg [common options] key "
+            "change-passphrase [options] [REPOSITORY]. This command changes the passphrase.")
+
+
+def test_a_code_span_may_fill_in_a_synopsis_or_template_of_its_source() -> None:
+    """The model's right "Use `--gen-suppressions=all`" and "run `borg key
+    change-passphrase`" were removed: the sources write the option as a template and the
+    command with "[common options]" inside. A span's tokens in order, close together, are
+    quoted; a value or an order the source does not have is not."""
+    from citewise.cite.validate import span_quoted
+
+    for claim in ("Valgrind prints a suppression for every reported error with "
+                  "`--gen-suppressions=all` [S1].",
+                  "Run `borg key change-passphrase` to change the passphrase [S1]."):
+        assert validate(claim, passages(SYNOPSIS)).ok, claim
+    for claim in ("Valgrind prints a suppression for every reported error with "
+                  "`--gen-suppressions=auto` [S1].",
+                  "Run `borg change-passphrase key` to change the passphrase [S1]."):
+        assert not validate(claim, passages(SYNOPSIS)).ok, claim
+    assert span_quoted("trust_env=False", "httpx.Client(trust_env=False)")
+    assert span_quoted("--stacks=yes", "--stacks=<yes|no> [default: no]")
+    assert not span_quoted("--stacks=yes", "--stacks=<no> " + "word " * 20 + "yes")
+    assert not span_quoted("--stacks", "measure the stacks too")  # an option is not a word

@@ -130,6 +130,37 @@ def code_quoted(code: str, evidence: str) -> bool:
 
 
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+_CODE_TOKEN = re.compile(r"-{0,2}[^\W_][\w.\-]*|_[\w.\-]+")
+
+
+def span_quoted(code: str, evidence: str) -> bool:
+    """Whether an inline code span of a claim is in ``evidence``: word for word, or its
+    tokens (options, names, values) in the same order within a few tokens, as a synopsis
+    or a template writes it. ``borg key change-passphrase`` is in "borg [common options]
+    key change-passphrase", ``--gen-suppressions=all`` in "--gen-suppressions=<yes|no|all>";
+    ``--gen-suppressions=auto`` and ``borg change-passphrase key`` are not. Word for word
+    only, 10 of the 35 model sentences removed as unsupported in the four documentation eval
+    runs had a code span, 9 of them answering answerable questions (those two examples)."""
+    if _norm(code) in _norm(evidence):
+        return True
+    wanted = _CODE_TOKEN.findall(code.lower())
+    if not wanted:
+        return False
+    have = _CODE_TOKEN.findall(evidence.lower())
+    reach = len(wanted) + 6  # "[common options]", "<yes|no|…>" between the tokens
+    for start, token in enumerate(have):
+        if token != wanted[0]:
+            continue
+        pos, found = start, 1
+        for want in wanted[1:]:
+            nxt = next((i for i in range(pos + 1, min(len(have), start + reach))
+                        if have[i] == want), None)
+            if nxt is None:
+                break
+            pos, found = nxt, found + 1
+        if found == len(wanted):
+            return True
+    return False
 
 
 def _evidence(texts: Mapping[str, str], ids: Sequence[str]) -> str:
@@ -174,7 +205,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "incomplete", valid)
     evidence = _evidence(texts, valid)
     claim = _LIST_MARKER.sub("", strip_citations(seg.text))
-    if any(_norm(code) not in _norm(evidence) for code in _CODE_SPAN.findall(claim)):
+    if not all(span_quoted(code, evidence) for code in _CODE_SPAN.findall(claim)):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)
     return Verdict(seg, "supported" if score >= limit else "unsupported", valid, score=score)
