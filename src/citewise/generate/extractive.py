@@ -20,9 +20,10 @@ The best sentence is taken, then up to two more whose score is at least ``keep_r
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``, and one that
 opens by pointing back ("They begin with…") brings the sentence before it
 (:func:`with_antecedents`). A sentence that is only a heading of its passage, or an
-instruction to the assistant (:mod:`citewise.cite.instructions`), is never quoted. When a chosen sentence conflicts with
-another passage (:mod:`citewise.answer.conflicts`: same fact, different number), the answer
-is both sides, each cited, under "The sources disagree:". Deterministic: ties keep prompt order.
+instruction to the assistant (:mod:`citewise.cite.instructions`), is never quoted. When a
+chosen sentence conflicts with another passage (:mod:`citewise.answer.conflicts`: same fact,
+different number), the answer is both sides, each cited, under "The sources disagree:".
+Deterministic: ties keep prompt order.
 
 The answer is :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
 covers less than ``min_coverage`` of the question::
