@@ -114,6 +114,10 @@ def test_a_sentence_pointing_back_is_quoted_with_the_one_before_it():
     gen = _answer("what does a build keyword line start?", text, "Pools limit jobs.")
     assert gen.text == ("Edges declare a relationship between input and output files [S1]. "
                         "They begin with the build keyword and a rule name [S1].")
+    # a heading inside the passage is not what "they" are
+    gen = _answer("what does a build keyword line start?",
+                  "Edge Syntax\n\nThey begin with the build keyword.", "Pools limit jobs.")
+    assert gen.text == "They begin with the build keyword [S1]."
     # a sentence that opens its passage has nothing before it to bring
     gen = _answer("what does a build keyword line start?",
                   "They begin with the build keyword.", "Pools limit jobs.")

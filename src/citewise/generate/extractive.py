@@ -197,11 +197,16 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     for s in chosen:
         before = scored[s.order - 1] if 0 < s.order < len(scored) else None
         if before is not None and before.sid == s.sid and before.order not in picked \
-                and _POINTS_BACK.match(s.text):
+                and _POINTS_BACK.match(s.text) and not _is_title(before.text):
             out.append(before)
             picked.add(before.order)
         out.append(s)
     return out
+
+
+def _is_title(text: str) -> bool:
+    """A heading inside a passage ("Simulation Details"): a few words, no final stop."""
+    return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!", "?", ":", ")"))
 
 
 def _is_label(cell: str) -> bool:
