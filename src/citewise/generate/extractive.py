@@ -43,6 +43,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
@@ -292,7 +293,7 @@ def _joined(quotes: Sequence[str]) -> str:
     ("with httpx.Client(proxy=...) as client:"), and after "… [S1]." the checker read it
     as the rest of the sentence before."""
     out = quotes[0]
-    for before, quote in zip(quotes, quotes[1:], strict=False):
+    for before, quote in pairwise(quotes):
         one_line = len(line_sentences(f"{before} {quote}")) == \
             len(line_sentences(before)) + len(line_sentences(quote))
         out += (" " if one_line else "\n") + quote
