@@ -15,8 +15,8 @@ before it, so a removed sentence did stand there or the answer opened on a refer
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
+
+from restatements import load_run, model_answers  # run as `python benchmarks/dangling.py`
 
 from citewise.cite.enforce import refers_back
 from citewise.cite.parse import split_sentences
@@ -25,10 +25,7 @@ from citewise.cite.parse import split_sentences
 def report(name: str, run: dict, opening: bool) -> tuple[int, int]:
     """(model answers with removals, answers with a leaning sentence), printing each."""
     pruned = leaning = 0
-    for rec in run["records"]:
-        answer = rec["answer"]
-        if not answer or answer["outcome"] not in ("answered", "pruned"):
-            continue
+    for rec, answer in model_answers(run):
         removed = ((answer.get("trace") or {}).get("enforce") or {}).get("removed") or []
         if not removed:
             continue
@@ -57,8 +54,7 @@ def main() -> None:
                     help="only answers whose first sentence leans on one before it")
     args = ap.parse_args()
     for spec in args.runs:
-        name, _, path = spec.partition("=")
-        run = json.loads(Path(path or name).read_text(encoding="utf-8"))
+        name, run = load_run(spec)
         n, k = report(name, run, args.opening)
         print(f"== {name}: {k} of {n} model answers with removed sentences keep a sentence "
               "that leans on one before it")

@@ -14,19 +14,32 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from citewise.cite.enforce import restates
 from citewise.cite.parse import split_sentences
 
 
+def load_run(spec: str) -> tuple[str, dict]:
+    """``NAME=OUT/run.json`` (or just the path) as (name, the run's JSON)."""
+    name, _, path = spec.partition("=")
+    return name, json.loads(Path(path or name).read_text(encoding="utf-8"))
+
+
+def model_answers(run: dict) -> Iterator[tuple[dict, dict]]:
+    """(record, answer) of each answer the model wrote (outcome answered or pruned)."""
+    for rec in run["records"]:
+        answer = rec["answer"]
+        if answer and answer["outcome"] in ("answered", "pruned"):
+            yield rec, answer
+
+
 def report(name: str, run: dict) -> tuple[int, int, int]:
     """(sentences, restatements, answers left with none) of one run, printing each."""
     sentences = flagged = emptied = 0
-    for rec in run["records"]:
-        answer, question = rec["answer"], rec["question"]
-        if not answer or answer["outcome"] not in ("answered", "pruned"):
-            continue
+    for rec, answer in model_answers(run):
+        question = rec["question"]
         parts = [s for s in split_sentences(answer["answer"]) if re.search(r"[A-Za-z]{2}", s)]
         found = [s for s in parts if restates(s, question["question"])]
         sentences, flagged = sentences + len(parts), flagged + len(found)
@@ -41,8 +54,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", metavar="NAME=RUN_JSON")
     for spec in ap.parse_args().runs:
-        name, _, path = spec.partition("=")
-        run = json.loads(Path(path or name).read_text(encoding="utf-8"))
+        name, run = load_run(spec)
         n, f, e = report(name, run)
         print(f"== {name}: {f} of {n} model sentences restate the question; {e} answers "
               "would quote the sources instead")

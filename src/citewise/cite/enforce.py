@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids
 from citewise.cite.terms import content_stems, numbers
-from citewise.cite.validate import Verdict, judge
+from citewise.cite.validate import LIST_MARKER, Verdict, judge
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
 
@@ -45,8 +45,8 @@ _DEMONSTRATIVE = re.compile(
     r"(?:this|that|these|those|such)\b|to do (?:this|that|so)\b"
     r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b", re.IGNORECASE)
 """Openings that name what the sentence before said ("This option…", "To do this,…")."""
-_CLAIMS = frozenset(("uncited", "unsupported", "fabricated", "incomplete", "not_quoted",
-                     "dangling"))
+_CLAIMS = frozenset(WHY) - {"restates"}
+"""Removals that took a claim with them (a restatement only repeats the question)."""
 
 
 @dataclass(frozen=True)
@@ -169,13 +169,10 @@ def refers_back(sentence: str, before: str) -> bool:
     a consequence of the removed yes ("This is because it measures only malloc…") dangles.
     In the four documentation eval runs' final answers, 7 of the 24 model answers with
     removed sentences opened on such a sentence (``benchmarks/dangling.py --opening``)."""
-    text = _LEAD.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()
+    text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()
     if before == "restates":
         return bool(_CONSEQUENCE.match(text))
     return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text))
-
-
-_LEAD = re.compile(r"^(?:[-*\u2022+]|\d{1,3}[.)])\s+")  # a list item's marker
 
 
 def _without_dangling(verdicts: Sequence[Verdict]) -> list[Verdict]:

@@ -90,7 +90,8 @@ _DANGLING = frozenset((  # words a sentence cannot end on ("… employed in" can
     "is", "are", "was", "were", "be", "been", "being", "the", "a", "an", "and", "or", "of",
     "than", "per", "via", "like", "e.g", "equals", "namely"))
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
+LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
+"""A list item's marker ("- ", "* ", "2. ") at the start of a line."""
 
 
 def _is_lead_in(sentence: str) -> bool:
@@ -204,7 +205,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
     if is_incomplete(seg.text):
         return Verdict(seg, "incomplete", valid)
     evidence = _evidence(texts, valid)
-    claim = _LIST_MARKER.sub("", strip_citations(seg.text))
+    claim = LIST_MARKER.sub("", strip_citations(seg.text))
     if not all(span_quoted(code, evidence) for code in _CODE_SPAN.findall(claim)):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)

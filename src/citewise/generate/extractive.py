@@ -196,7 +196,7 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     picked = {s.order for s in chosen}
     out: list[ScoredSentence] = []
     for s in chosen:
-        before = scored[s.order - 1] if 0 < s.order < len(scored) else None
+        before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
         if before is not None and before.sid == s.sid and before.order not in picked \
                 and _POINTS_BACK.match(s.text) and not _is_title(before.text):
             out.append(before)
