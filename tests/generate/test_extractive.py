@@ -127,8 +127,9 @@ def test_a_sentence_pointing_back_is_quoted_with_the_one_before_it():
 def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
     """Three ways a quote used to reach the checker broken: a sentence closing inside a
     bracket was quoted with the next one ("(… of course.) This means …"), and the checker cut
-    it in two, the first half uncited; a trailing ellipsis became "client.. [S1]."; a quote
-    in lower case (a code line) read as the rest of the sentence before it."""
+    it in two, the first half uncited; a trailing ellipsis became "client.. [S1]."; a code
+    line in lower case read as the rest of the sentence before it (code is now quoted as a
+    fenced block, and the sentence ending on "..." leads into it with a colon)."""
     from citewise.cite.enforce import enforce
 
     assert split_sentences("Massif measures heap memory. (And it can measure stack memory, "
@@ -141,7 +142,7 @@ def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
     gen = _answer("how do I send all traffic through a proxy at localhost:8030?", proxy,
                   "Pools limit jobs.")
     assert gen.text == ("To route all traffic to a proxy at localhost:8030, pass the proxy URL "
-                        "to the client [S1].\nwith httpx.Client(proxy=\"http://localhost:8030\")"
-                        " as client: [S1].")
+                        "to the client [S1]:\n```\nwith httpx.Client(proxy=\"http://localhost:8030"
+                        "\") as client:\n    ...\n```")
     kept = enforce(gen.text, [passage("S1", proxy), passage("S2", "Pools limit jobs.")])
     assert kept.answered and kept.removed == () and 'proxy="http' in kept.text

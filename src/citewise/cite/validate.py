@@ -14,6 +14,11 @@ For each sentence (:func:`citewise.cite.parse.parse_citations`):
   (:mod:`citewise.cite.instructions`): an injected instruction is never evidence.
 * Code in backticks must occur verbatim in the cited passages (an invented command or
   option is unsupported, however many words it shares with them).
+* A fenced code block is supported when every line of it is in the sources. A cited
+  sentence ending on a colon is complete when such a block follows ("You can install it
+  using pip [S1]:" then ``$ pip install httpx[socks]``), and a source line ('From
+  "Examples" [S2]:', :func:`source_line`) is supported only when the block after it is in
+  the passage it cites.
 * ``cited``: the valid ids, in order of first use.
 
 A sentence makes a claim when, without its citations, it has at least
@@ -48,6 +53,21 @@ DECLINE_PATTERN = re.compile(
     r"insufficient evidence|not enough (?:evidence|information)|(?:do|does) not (?:answer|"
     r"contain|say|mention)|cannot (?:be )?answer", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+
+
+def section_label(passage: ContextPassage) -> str:
+    """The name of ``passage``'s place: its innermost heading, numbering dropped ("7.7. "
+    would read as a sentence end), else its document's title."""
+    name = (passage.hit.chunk.heading_path or (passage.hit.document.title,))[-1]
+    return _SECTION_NUMBER.sub("", name).strip()
+
+
+def source_line(passage: ContextPassage) -> str:
+    """The line that introduces code quoted from ``passage`` when no sentence of it does:
+    'From "Examples" [S2]:'. :func:`judge` holds it supported when the code after it is
+    the cited passage's own: the claim is where the code comes from, and that is checked."""
+    return f"From \u201c{section_label(passage)}\u201d [{passage.sid}]:"
 
 
 def is_claim(sentence: str) -> bool:
@@ -176,25 +196,35 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
     limit = support_threshold(embedder) if threshold is None else threshold
     items = segments(answer_text)
     closing = paragraph_citations(items)
+    quoted = {i: code_quoted(seg.text, "\n".join(texts.values()))
+              for i, seg in enumerate(items) if seg.kind == "code"}
+    labels = {source_line(p).upper(): p.sid.upper() for p in passages}
     out: list[Verdict] = []
-    for seg in items:
+    for i, seg in enumerate(items):
         if seg.kind == "code":
-            evidence = "\n".join(texts.values())
-            ok = code_quoted(seg.text, evidence)
-            out.append(Verdict(seg, "supported" if ok else "not_quoted"))
+            out.append(Verdict(seg, "supported" if quoted[i] else "not_quoted"))
+            continue
+        sid = labels.get(seg.text.strip().upper())
+        if sid is not None:  # a source line claims only where the code after it is from
+            shown = quoted.get(i + 1) and code_quoted(items[i + 1].text, texts[sid])
+            out.append(Verdict(seg, "supported" if shown else "unsupported", (sid,),
+                               score=1.0 if shown else 0.0))
             continue
         own = citation_ids(seg.text)
         ids = own or closing.get(seg.paragraph, ())
         valid = tuple(sid for sid in ids if sid in texts)
         fake = tuple(sid for sid in own if sid not in texts)
-        verdict = _sentence_verdict(seg, valid, bool(ids), texts, embedder, limit)
+        verdict = _sentence_verdict(seg, valid, bool(ids), texts, embedder, limit,
+                                    shows_code=quoted.get(i + 1, False))
         out.append(replace(verdict, fabricated=fake, inherited=bool(ids) and not own))
     return out
 
 
 def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
                       texts: Mapping[str, str], embedder: Embedder | None,
-                      limit: float) -> Verdict:
+                      limit: float, shows_code: bool = False) -> Verdict:
+    """``shows_code``: a code block quoted from the sources follows, so a sentence ending
+    on a colon ("You can install it using pip [S1]:") is complete: the code is its value."""
     if not has_content(seg.text) or _HEADING.match(seg.text) or DECLINE_PATTERN.search(
             seg.text) or _is_lead_in(seg.text):
         return Verdict(seg, "connective", valid)
@@ -202,7 +232,8 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "uncited")
     if not valid:
         return Verdict(seg, "fabricated")
-    if is_incomplete(seg.text):
+    if is_incomplete(seg.text) and not (shows_code and
+                                        strip_citations(seg.text).rstrip().endswith(":")):
         return Verdict(seg, "incomplete", valid)
     evidence = _evidence(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))

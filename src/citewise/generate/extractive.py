@@ -16,6 +16,13 @@ A table (``a | b`` rows under a row of column labels) is scored row by row, and 
 quoted with its labels: "Level: L4; Minimum: 68,000; Maximum: 88,000", not the whole table
 flattened into one line (:func:`table_rows`).
 
+Code is quoted as code (:mod:`citewise.generate.examples`): a block of a passage that is
+code (one example, even with blank lines inside) is one unit, scored by its best line (its
+identifiers split at case changes: ``DigestAuth`` holds "digest"), and shown fenced, line for
+line. A chosen sentence brings the example that follows its paragraph when it leads into it
+(:func:`with_examples`); code chosen on its own comes with the sentence before it, or with a
+line saying where it is from.
+
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``, and one that
 opens by pointing back ("They begin with…") brings the sentence before it
@@ -41,13 +48,15 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
+from citewise.cite.validate import source_line
+from citewise.generate.examples import blocks, fenced, leads_in
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
@@ -62,13 +71,13 @@ largest floor that costs at most two points of false declines on both (SQuAD dev
 a reference answer. It still declines answers that share only a name with the question."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_BLOCKS = re.compile(r"\n{2,}")
 _CELL = " | "
 _NUMBER = re.compile(r"[-+]?[\d.,]+%?")
 _CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
                           re.IGNORECASE)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 
 
@@ -78,6 +87,8 @@ class ScoredSentence:
     order: int  # position in the prompt (passage, then sentence)
     text: str
     score: float
+    code: bool = False  # a code block (:mod:`citewise.generate.examples`), quoted fenced
+    part: int = 0  # the block of the prompt it is in (blocks are split at blank lines)
 
 
 def content_words(text: str) -> set[str]:
@@ -122,18 +133,26 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
         return sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
 
     scored: list[ScoredSentence] = []
+    block = 0
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-        code = passage.hit.chunk.kind == "code"
-        for part in _BLOCKS.split(passage.text):
-            rows = [] if code else [(text, score(text) if score(cells) > 0 else 0.0)
-                                    for text, cells in table_rows(part)]
+        for part, code in blocks(passage):
+            block += 1
+            if code:
+                lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
+                best = max(map(score, lines))  # a block scores as its best line, not its size
+                if not is_instruction(part):
+                    scored.append(ScoredSentence(passage.sid, len(scored), part, best,
+                                                 code=True, part=block))
+                continue
+            rows = [(text, score(text) if score(cells) > 0 else 0.0)
+                    for text, cells in table_rows(part)]
             if not any(value > 0 for _, value in rows):
                 rows = [(s, score(s)) for s in split_sentences(part)]
             for text, value in rows:
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
-                scored.append(ScoredSentence(passage.sid, len(scored), text, value))
+                scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scored
 
 
@@ -198,10 +217,38 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     for s in chosen:
         before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
         if before is not None and before.sid == s.sid and before.order not in picked \
-                and _POINTS_BACK.match(s.text) and not _is_title(before.text):
+                and (s.code or _POINTS_BACK.match(s.text)) and not before.code \
+                and not _is_title(before.text):
             out.append(before)
             picked.add(before.order)
         out.append(s)
+    return out
+
+
+def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
+                  limit: int = 2) -> list[ScoredSentence]:
+    """``chosen`` with the code example that follows a chosen sentence's paragraph in its
+    passage (:mod:`citewise.generate.examples`), at most ``limit`` examples in all, when the
+    sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
+    using pip:" is quoted with ``$ pip install httpx[socks]``) or the example has several
+    lines and a word of the question. Not a one-line block after a full stop: in an option
+    reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
+    example of this one. (A code block chosen for its own words comes with the sentence
+    before it, :func:`with_antecedents`, or with its section's name, :func:`_quotes`.)"""
+    picked = {s.order for s in chosen}
+    shown = sum(s.code for s in chosen)
+    out: list[ScoredSentence] = []
+    for s, following in zip(chosen, [*chosen[1:], None][:len(chosen)], strict=True):
+        out.append(s)
+        if following is not None and following.part == s.part:
+            continue  # the example goes after the paragraph's last quoted sentence
+        after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
+        if after is not None and after.code and after.sid == s.sid and not s.code \
+                and after.part == s.part + 1 and after.order not in picked and shown < limit \
+                and (leads_in(s.text) or (after.score > 0 and "\n" in after.text)):
+            out.append(after)
+            picked.add(after.order)
+            shown += 1
     return out
 
 
@@ -262,9 +309,9 @@ class ExtractiveGenerator:
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
             chosen = []
-        chosen = with_antecedents(chosen, scored)
-        text = _joined([_cited(s, sources_of(s, scored)) for s in chosen]) if chosen else \
-            INSUFFICIENT_EVIDENCE
+        chosen = with_examples(with_antecedents(chosen, scored), scored)
+        labels = {p.sid: source_line(p) for p in prompt.passages}
+        text = _joined(_quotes(chosen, scored, labels)) if chosen else INSUFFICIENT_EVIDENCE
         if chosen:
             text = _show_conflict(prompt, chosen) or text
         if on_token is not None:
@@ -286,25 +333,49 @@ def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | No
     return None
 
 
-def _joined(quotes: Sequence[str]) -> str:
-    """The cited quotes one after another: on one line where the citation checker
-    (:func:`~citewise.cite.parse.line_sentences`) still sees each as a sentence of its own,
-    else on the next line. A quote from a code block or a list often starts in lower case
-    ("with httpx.Client(proxy=...) as client:"), and after "… [S1]." the checker read it
-    as the rest of the sentence before."""
-    out = quotes[0]
-    for before, quote in pairwise(quotes):
-        one_line = len(line_sentences(f"{before} {quote}")) == \
+def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
+            labels: Mapping[str, str]) -> list[tuple[str, bool]]:
+    """``(quote, is code)`` for each chosen sentence: prose cited, code fenced; a sentence
+    leading into the example shown after it keeps its closing colon. Code that no quoted
+    sentence leads into is introduced by where it is from, cited: 'From "Monitoring
+    download progress" [S2]:' (:func:`~citewise.cite.validate.source_line`; a fenced block
+    cites nothing)."""
+    out: list[tuple[str, bool]] = []
+    nones = [None] if chosen else []
+    for s, before, after in zip(chosen, [*nones, *chosen[:-1]], [*chosen[1:], *nones],
+                                strict=True):
+        if s.code:
+            if before is None or before.sid != s.sid or before.part != s.part - 1:
+                out.append((labels[s.sid], False))
+            out.append((fenced(s.text), True))
+        else:
+            leads = after is not None and after.code and after.order == s.order + 1
+            out.append((_cited(s, sources_of(s, scored), lead_in=leads), False))
+    return out
+
+
+def _joined(quotes: Sequence[tuple[str, bool]]) -> str:
+    """The quotes one after another: a code block on lines of its own; prose on one line
+    where the citation checker (:func:`~citewise.cite.parse.line_sentences`) still sees each
+    as a sentence of its own, else on the next line. A quote from a list often starts in
+    lower case, and after "… [S1]." the checker read it as the rest of the sentence before."""
+    out = quotes[0][0]
+    for (before, code_before), (quote, code) in pairwise(quotes):
+        one_line = not (code or code_before) and len(line_sentences(f"{before} {quote}")) == \
             len(line_sentences(before)) + len(line_sentences(quote))
         out += (" " if one_line else "\n") + quote
     return out
 
 
-def _cited(sentence: ScoredSentence, sids: Sequence[str]) -> str:
+def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = False) -> str:
     """``sentence`` with ``[S1, S2]`` before its final stop. A trailing ellipsis ("pass the
     proxy URL to the client...") ends as one full stop: "client.. [S1]." read as a sentence
-    "client.." and a second one starting "[S1]." to the citation checker."""
+    "client.." and a second one starting "[S1]." to the citation checker. A ``lead_in``
+    (the example follows) ending on a colon keeps it ("using pip [S1]:"), and one ending on
+    an ellipsis gets one ("errors along the lines of [S1]:", the error shown after)."""
     text = sentence.text.rstrip()
+    if lead_in and leads_in(text):
+        return f"{text.rstrip(':.…').rstrip()} [{', '.join(sids)}]:"
     body = text.rstrip(".!?…").rstrip() or text
     tail = text[len(body):]
     end = "?" if "?" in tail else "!" if "!" in tail else "."

@@ -1,0 +1,113 @@
+"""Code examples in passages: which blocks are code, and how a quote shows one.
+
+Documentation answers "how do I…" in the example after a sentence: "You can install SOCKS
+support using pip:" then ``$ pip install httpx[socks]``; "It requires an additional round-trip
+…" then ``>>> auth = httpx.DigestAuth(…)``. Loaders keep code verbatim (its line breaks) and
+join blocks with a blank line, so a passage's blocks are told apart by their shape
+(:func:`is_code`), and the extractive answer quotes code as a fenced block, line for line,
+instead of as a sentence with its lines run together ("import asyncio import httpx [S1].").
+The citation checker reads a fenced block as code quoted from the sources
+(:func:`citewise.cite.validate.code_quoted`), never as a claim, so a code block is shown with
+the prose sentence that leads into it (:func:`lead_in_of`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewise.types import ContextPassage
+
+MAX_LINES = 12
+"""The longest example quoted (lines). A longer one is cut after its last blank line within
+the limit, or at the limit: every line shown is still the source's own."""
+
+_PROMPT = re.compile(r"\s*(?:\$|>>>|\.\.\.|%|#!)\s")
+_CODE_MARK = re.compile(r"[={}\[\];<>$\\`]|\w\(|(?:^|\s)--?[A-Za-z]")
+_BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+_SENTENCE_END = re.compile(r"[^\s=.:][\"')\]`]*[.!?:]{1,2}[\"')\]]*$")
+_PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:!?]?[)\"'”’]?")
+_CELL = " | "
+_BLOCKS = re.compile(r"\n{2,}")
+_FENCE = re.compile(r"\s*(?:```|~~~)")  # as the citation checker reads a fence
+
+
+def is_code(part: str) -> bool:
+    """Whether a block of a passage (text between blank lines) is code.
+
+    * Code: a line starts at a prompt (``$``, ``>>>``); or half its lines look like code (a
+      code mark such as ``=``, ``f(``, ``--x``, or indented); or it is several short lines
+      (a config file: ``machine example.org`` / ``login …``).
+    * Not code: a list (half its lines bullets) or a table; a block that reads as prose
+      (:func:`reads_as_prose`), unless it has several lines, each with a code mark (comments
+      make code read like prose: ``client = httpx.Client()  # Use a default 5s timeout.``;
+      prose with hard line breaks, as in reStructuredText or man pages, has lines with
+      none); a line of twenty words or more, most of them plain (a release note's run-on
+      list of bug titles has code marks too); a line the citation checker would read as a
+      fence (a reST underline, ``~~~~``), since the block could not be fenced.
+    """
+    lines = [line for line in part.split("\n") if line.strip()]
+    if not lines or any(_FENCE.match(line) for line in lines):
+        return False
+    if any(_PROMPT.match(line) for line in lines):
+        return True
+    bullets = sum(bool(_BULLET.match(line)) for line in lines)
+    if bullets * 2 >= len(lines) or all(_CELL in line for line in lines):
+        return False
+    marked = sum(bool(_CODE_MARK.search(line) or line[:1].isspace()) for line in lines)
+    if reads_as_prose(part) and (len(lines) == 1 or marked < len(lines)) or \
+            any(_plain_share(line) >= 0.6 and len(line.split()) >= 20 for line in lines):
+        return False
+    short = all(len(line.split()) <= 6 for line in lines)
+    return marked * 2 >= len(lines) or (short and len(lines) > 1)
+
+
+def reads_as_prose(part: str) -> bool:
+    """Four words or more, most of them plain words, ending on ``.!?:`` (or reST's ``::``):
+    a sentence, even with a code mark in it ("use await client.aclose() if you want to
+    close a client explicitly:"). A code line ending "foo: ..." or "data=...." is not."""
+    return len(part.split()) >= 4 and _plain_share(part) >= 0.6 and \
+        bool(_SENTENCE_END.search(part.rstrip()))
+
+
+def _plain_share(text: str) -> float:
+    words = text.split()
+    return sum(bool(_PLAIN_WORD.fullmatch(word)) for word in words) / len(words) if words \
+        else 0.0
+
+
+def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
+    """The passage's blocks as ``(text, is code)``, in order; consecutive code blocks (one
+    example with blank lines inside) are one, cut to :data:`MAX_LINES`. A passage from a
+    code chunk is all code."""
+    if passage.hit.chunk.kind == "code":
+        return [(clipped(passage.text.strip("\n")), True)]
+    out: list[tuple[str, bool]] = []
+    for part in _BLOCKS.split(passage.text):
+        code = is_code(part)
+        text = part.strip("\n") if code else part
+        if code and out and out[-1][1]:
+            out[-1] = (out[-1][0] + "\n\n" + text, True)
+        else:
+            out.append((text, code))
+    return [(clipped(text), True) if code else (text, False) for text, code in out]
+
+
+def leads_in(text: str) -> bool:
+    """A sentence that introduces what follows: "… using pip:", "… along the lines of..."."""
+    return text.rstrip().endswith((":", "...", "…"))
+
+
+def clipped(code: str, limit: int = MAX_LINES) -> str:
+    """``code`` cut to at most ``limit`` lines: after its last blank line within the limit
+    when there is one (a whole step of the example), else at the limit."""
+    lines = code.split("\n")
+    if len(lines) <= limit:
+        return code
+    head = lines[:limit]
+    blanks = [i for i, line in enumerate(head) if not line.strip()]
+    return "\n".join(head[:blanks[-1]] if blanks and blanks[-1] > 0 else head)
+
+
+def fenced(code: str) -> str:
+    """``code`` as a Markdown fenced block."""
+    return f"```\n{code}\n```"

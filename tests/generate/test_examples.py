@@ -1,0 +1,135 @@
+"""Code examples in extractive answers: which blocks are code, and how they are quoted so that
+the citation checker keeps them (real shapes from the httpx, borg, valgrind and ninja docs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citewise.answer.prompt import build_prompt
+from citewise.cite.enforce import enforce
+from citewise.cite.validate import judge, source_line
+from citewise.generate.examples import clipped, is_code
+from citewise.generate.extractive import ExtractiveGenerator
+
+from .conftest import passage
+
+SOCKS = ("SOCKS\n\nIn addition to HTTP proxies, httpcore also supports proxies using the SOCKS "
+         "protocol. This is an optional feature that requires an additional third-party library "
+         "be installed before use.\n\nYou can install SOCKS support using pip:\n\n"
+         "$ pip install httpx[socks]")
+DIGEST = ("Digest authentication\n\nHTTP digest authentication is a challenge-response "
+          "authentication scheme. Unlike basic authentication it provides encryption. It "
+          "requires an additional round-trip in order to negotiate the authentication.\n\n"
+          '>>> auth = httpx.DigestAuth(username="olivia", password="secret")\n'
+          ">>> client = httpx.Client(auth=auth)")
+OPTIONS = ("--log-fd=<number> [default: 2, stderr]\n\nSpecifies that Valgrind should send all "
+           "of its messages to the specified file descriptor.\n\n--log-file=<filename>\n\n"
+           "Specifies that Valgrind should send all of its messages to the specified file.")
+
+
+def _answer(question, *texts, heading=()):
+    passages = [passage(f"S{i}", t, heading=heading) for i, t in enumerate(texts, start=1)]
+    return ExtractiveGenerator().generate(build_prompt(question, passages)).text, passages
+
+
+@pytest.mark.parametrize("block", [
+    "$ pip install httpx[socks]",
+    "valgrind --tool=massif prog",
+    "import asyncio\nimport httpx",
+    "machine example.org\nlogin example-username\npassword example-password",
+    "build out: ... || foo\n  dyndep = foo\nbuild foo: ...",
+    "client = httpx.Client()  # Use a default 5s timeout everywhere.\n"
+    "client = httpx.Client(timeout=None)  # Disable all timeouts by default.",
+])
+def test_code_blocks(block):
+    assert is_code(block)
+
+
+@pytest.mark.parametrize("block", [
+    "Digest authentication",
+    "Available since Ninja 1.10.",
+    "Alternatively, use await client.aclose() if you want to close a client explicitly:",
+    "Borg can initialize and access repositories on remote hosts if the\nhost is accessible "
+    "using SSH, in which case the following syntax is used::",
+    "The <codepage> is one of:",
+    "Memory (RAM) server:",
+    "- item one\n- item two (x=1)",
+    "Level | Minimum\nL4 | 68,000",
+    "Examples\n~~~~~~~~\n::",
+    "98756 Cannot valgrind signal-heavy kdrive X server 98966 valgrinding the JVM fails with a "
+    "sanity check assertion 99035 Valgrind crashes while profiling (using QThread::start) x=1",
+])
+def test_prose_lists_tables_and_unfenceable_blocks_are_not_code(block):
+    assert not is_code(block)
+
+
+def test_a_long_example_is_cut_after_a_whole_step():
+    code = "\n".join([f"step{i} = {i}" for i in range(8)] + [""] +
+                     [f"more{i} = {i}" for i in range(8)])
+    assert clipped(code) == "\n".join(f"step{i} = {i}" for i in range(8))
+    assert clipped("\n".join(f"x{i} = {i}" for i in range(20))).count("\n") == 11
+
+
+def test_a_sentence_ending_on_a_colon_leads_into_its_example():
+    text, passages = _answer("how do I install socks support with pip?", SOCKS)
+    assert text.endswith("You can install SOCKS support using pip [S1]:\n```\n"
+                         "$ pip install httpx[socks]\n```")
+    kept = enforce(text, passages)
+    assert kept.answered and kept.removed == ()
+    assert "$ pip install httpx[socks]" in kept.text
+
+
+def test_the_example_follows_the_paragraph_it_illustrates():
+    text, passages = _answer("is digest authentication supported?", DIGEST,
+                             heading=("Digest authentication",))
+    lines = text.split("\n")
+    assert lines[0].startswith("HTTP digest authentication is a challenge-response")
+    assert lines[1:] == ["```", '>>> auth = httpx.DigestAuth(username="olivia", password='
+                         '"secret")', ">>> client = httpx.Client(auth=auth)", "```"]
+    assert enforce(text, passages).removed == ()
+
+
+def test_the_next_options_synopsis_is_not_taken_for_an_example():
+    """In an option reference a one-line block after a full stop names the next option."""
+    text, _ = _answer("how do I send valgrind's messages to a file descriptor?", OPTIONS)
+    assert "--log-file=<filename>" not in text
+
+
+def test_code_nothing_leads_into_is_introduced_by_where_it_is_from():
+    code = "limits = httpx.Limits(max_keepalive_connections=5, max_connections=10)\n" \
+           "client = httpx.Client(limits=limits)"
+    text, passages = _answer("how do I set max_connections limits?", code,
+                             heading=("Resource Limits",))
+    assert text == f"From \u201cResource Limits\u201d [S1]:\n```\n{code}\n```"
+    assert source_line(passages[0]) == "From \u201cResource Limits\u201d [S1]:"
+    kept = enforce(text, passages)
+    assert kept.answered and kept.removed == ()
+
+
+def test_a_source_line_holds_only_for_code_its_passage_has():
+    passages = [passage("S1", "limits = httpx.Limits(max_connections=10)", heading=("Limits",)),
+                passage("S2", "client = httpx.Client(http2=True)", heading=("HTTP/2",))]
+    right = "From \u201cLimits\u201d [S1]:\n```\nlimits = httpx.Limits(max_connections=10)\n```"
+    wrong = "From \u201cLimits\u201d [S1]:\n```\nclient = httpx.Client(http2=True)\n```"
+    assert [v.status for v in judge(right, passages)] == ["supported", "supported"]
+    assert judge(wrong, passages)[0].status != "supported"
+    assert not enforce(wrong, passages).answered
+
+
+def test_a_lead_in_is_complete_only_when_quoted_code_follows():
+    passages = [passage("S1", SOCKS)]
+    quoted = "You can install SOCKS support using pip [S1]:\n```\n$ pip install httpx[socks]\n```"
+    invented = "You can install SOCKS support using pip [S1]:\n```\n$ pip install socks5\n```"
+    assert [v.status for v in judge(quoted, passages)] == ["supported", "supported"]
+    assert [v.status for v in judge(invented, passages)] == ["incomplete", "not_quoted"]
+
+
+def test_blocks_of_one_example_split_by_blank_lines_are_one_quote():
+    text, passages = _answer(
+        "how do I use httpx from asyncio?",
+        "AsyncIO\n\nAsyncIO is Python's built-in library for asyncio code with async/await.\n\n"
+        "import asyncio\nimport httpx\n\nasync def main():\n    async with httpx.AsyncClient() "
+        "as client:\n        await client.get('https://www.example.com/')\n\n"
+        "asyncio.run(main())", heading=("AsyncIO",))
+    assert text.count("```") == 2 and "asyncio.run(main())\n```" in text
+    assert enforce(text, passages).removed == ()
