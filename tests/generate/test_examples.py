@@ -122,6 +122,9 @@ def test_a_lead_in_is_complete_only_when_quoted_code_follows():
     invented = "You can install SOCKS support using pip [S1]:\n```\n$ pip install socks5\n```"
     assert [v.status for v in judge(quoted, passages)] == ["supported", "supported"]
     assert [v.status for v in judge(invented, passages)] == ["incomplete", "not_quoted"]
+    cited_after = "You can install SOCKS support using pip: [S1].\n```\n$ pip install " \
+        "httpx[socks]\n```"  # as the 1.5B writes it
+    assert [v.status for v in judge(cited_after, passages)] == ["supported", "supported"]
 
 
 def test_blocks_of_one_example_split_by_blank_lines_are_one_quote():

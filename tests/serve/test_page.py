@@ -105,6 +105,25 @@ def test_two_users_ask_the_same_question(tmp_path: Path) -> None:
     assert rated == {"hana": -1, "sam": -1}
 
 
+def test_code_in_an_answer_is_shown_as_code_and_never_as_html(tmp_path: Path) -> None:
+    """Extractive answers quote code fenced (``generate/examples.py``); the page shows each
+    block as a <pre> of its own lines, and a quoted '<img onerror=…>' stays text."""
+    text = ("You can install SOCKS support using pip [1]:\n```\n$ pip install httpx[socks]\n"
+            "```\nThen <img src=x onerror=alert(1)> [1].")
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url, headless_chromium() as driver:
+        driver.get(url)
+        _wait(driver, "return typeof answerView === 'function'")
+        shown = driver.execute_script(
+            "const box = document.getElementById('answer'); box.replaceChildren("
+            "...answerView(arguments[0])); return [box.querySelectorAll('pre.code').length,"
+            " box.querySelector('pre.code').textContent, box.querySelectorAll('img').length,"
+            " box.textContent];", text)
+    assert shown[:3] == [1, "$ pip install httpx[socks]", 0]
+    assert shown[3].startswith("You can install SOCKS support using pip [1]:")
+    assert "<img src=x onerror=alert(1)> [1]." in shown[3] and "```" not in shown[3]
+
+
 def test_admin_page_charts_drift(tmp_path: Path) -> None:
     keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
     with serving(app) as url:

@@ -232,8 +232,8 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "uncited")
     if not valid:
         return Verdict(seg, "fabricated")
-    if is_incomplete(seg.text) and not (shows_code and
-                                        strip_citations(seg.text).rstrip().endswith(":")):
+    if is_incomplete(seg.text) and not (
+            shows_code and strip_citations(seg.text).rstrip(" .").endswith(":")):
         return Verdict(seg, "incomplete", valid)
     evidence = _evidence(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))

@@ -74,7 +74,7 @@ function showAnswer(a) {
   history = history.concat([{question: a.question, answer: a.declined ? "" : a.answer}]).slice(-5);
   $("new-conversation").hidden = false;
   $("answer").classList.remove("streaming");
-  $("answer").textContent = a.declined ? "" : a.answer;
+  $("answer").replaceChildren(...(a.declined ? [] : answerView(a.answer)));
   if (a.declined) {
     $("decline").hidden = false;
     $("decline").textContent =
@@ -84,6 +84,28 @@ function showAnswer(a) {
   for (const c of a.citations) $("citations").append(citationCard(c));
   $("feedback").hidden = false;
   $("why-body").append(...whyView(a.trace || {}));
+}
+
+// The answer's text with its fenced code blocks (quoted from the sources line for line) shown
+// as code; everything stays text nodes, nothing is parsed as HTML.
+function answerView(text) {
+  const out = [];
+  let code = null, prose = [];
+  for (const line of text.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      if (code === null) {
+        if (prose.length) out.push(document.createTextNode(prose.join("\n")));
+        prose = []; code = [];
+      } else {
+        out.push(cw.el("pre", {class: "code"}, code.join("\n")));
+        code = null;
+      }
+    } else if (code !== null) code.push(line);
+    else prose.push(line);
+  }
+  if (code !== null) out.push(cw.el("pre", {class: "code"}, code.join("\n")));
+  if (prose.length) out.push(document.createTextNode(prose.join("\n")));
+  return out;
 }
 
 function citationCard(c) {
