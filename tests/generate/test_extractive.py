@@ -146,3 +146,31 @@ def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
                         "\") as client:\n    ...\n```")
     kept = enforce(gen.text, [passage("S1", proxy), passage("S2", "Pools limit jobs.")])
     assert kept.answered and kept.removed == () and 'proxy="http' in kept.text
+
+
+_SCORES = """
+from citewise.generate.extractive import score_sentences
+from tests.generate.conftest import passage
+words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
+texts = [" ".join(reversed([words[(i + k) % 10] for k in range(5)])) + " zulu" * i + "."
+         for i in range(6)]
+print([repr(s.score) for s in score_sentences(" ".join(words),
+       [passage(f"S{i + 1}", t) for i, t in enumerate(texts)])])
+"""
+
+
+def test_scores_do_not_depend_on_the_processs_hash_seed():
+    """Set iteration order follows str hashes, salted per process: a plain float sum over a
+    set of words came out different in the last bit from run to run and flipped ties (the
+    same eval run gave a different answer to valgrind's stack-memory question)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    outs = {subprocess.run([sys.executable, "-c", _SCORES], capture_output=True, text=True,
+                           check=True, cwd=root,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(1, 7)}
+    assert len(outs) == 1

@@ -130,7 +130,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
 
     def score(text: str) -> float:
         shared = content_words(text) & weights.keys()
-        return sum(weights[w] for w in shared) + sum(weights[w] for w in shared & numbers)
+        # fsum: the same total whatever order the set yields its words in (str hashes are
+        # salted per process; a plain sum differed in the last bit and flipped ties)
+        return math.fsum([weights[w] for w in shared] + [weights[w] for w in shared & numbers])
 
     scored: list[ScoredSentence] = []
     block = 0
@@ -189,7 +191,7 @@ def coverage(question: str, passages: Sequence[ContextPassage],
     weights = idf_weights(q_words, [p.text for p in passages])
     top = math.log(1 + len(passages))
     numbers = {w for w in q_words if any(c.isdigit() for c in w)}
-    total = sum(weights.get(w, top) * (2 if w in numbers else 1) for w in q_words)
+    total = math.fsum(weights.get(w, top) * (2 if w in numbers else 1) for w in q_words)
     return best.score / total if total else 0.0
 
 
