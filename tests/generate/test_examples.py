@@ -40,6 +40,7 @@ def _answer(question, *texts, heading=()):
     "build out: ... || foo\n  dyndep = foo\nbuild foo: ...",
     "client = httpx.Client()  # Use a default 5s timeout everywhere.\n"
     "client = httpx.Client(timeout=None)  # Disable all timeouts by default.",
+    'with httpx.Client(proxy="http://localhost:8030") as client:',
 ])
 def test_code_blocks(block):
     assert is_code(block)
@@ -56,6 +57,8 @@ def test_code_blocks(block):
     "- item one\n- item two (x=1)",
     "Level | Minimum\nL4 | 68,000",
     "Examples\n~~~~~~~~\n::",
+    "Non-file data fields can be included in the multipart form using by passing them to "
+    "data=....",
     "98756 Cannot valgrind signal-heavy kdrive X server 98966 valgrinding the JVM fails with a "
     "sanity check assertion 99035 Valgrind crashes while profiling (using QThread::start) x=1",
 ])
@@ -64,10 +67,10 @@ def test_prose_lists_tables_and_unfenceable_blocks_are_not_code(block):
 
 
 def test_a_long_example_is_cut_after_a_whole_step():
-    code = "\n".join([f"step{i} = {i}" for i in range(8)] + [""] +
-                     [f"more{i} = {i}" for i in range(8)])
-    assert clipped(code) == "\n".join(f"step{i} = {i}" for i in range(8))
-    assert clipped("\n".join(f"x{i} = {i}" for i in range(20))).count("\n") == 11
+    code = "\n".join([f"step{i} = {i}" for i in range(12)] + [""] +
+                     [f"more{i} = {i}" for i in range(12)])
+    assert clipped(code) == "\n".join(f"step{i} = {i}" for i in range(12))
+    assert clipped("\n".join(f"x{i} = {i}" for i in range(30))).count("\n") == 19
 
 
 def test_a_sentence_ending_on_a_colon_leads_into_its_example():

@@ -17,7 +17,7 @@ import re
 
 from citewise.types import ContextPassage
 
-MAX_LINES = 12
+MAX_LINES = 20
 """The longest example quoted (lines). A longer one is cut after its last blank line within
 the limit, or at the limit: every line shown is still the source's own."""
 
@@ -41,8 +41,9 @@ def is_code(part: str) -> bool:
       (:func:`reads_as_prose`), unless it has several lines, each with a code mark (comments
       make code read like prose: ``client = httpx.Client()  # Use a default 5s timeout.``;
       prose with hard line breaks, as in reStructuredText or man pages, has lines with
-      none); a line of twenty words or more, most of them plain (a release note's run-on
-      list of bug titles has code marks too); a line the citation checker would read as a
+      none); a line of ten words or more, seven in ten of them plain ("… by passing them
+      to data=....", or half of twenty: a release note's run-on list of bug numbers and
+      titles); a line the citation checker would read as a
       fence (a reST underline, ``~~~~``), since the block could not be fenced.
     """
     lines = [line for line in part.split("\n") if line.strip()]
@@ -55,17 +56,20 @@ def is_code(part: str) -> bool:
         return False
     marked = sum(bool(_CODE_MARK.search(line) or line[:1].isspace()) for line in lines)
     if reads_as_prose(part) and (len(lines) == 1 or marked < len(lines)) or \
-            any(_plain_share(line) >= 0.6 and len(line.split()) >= 20 for line in lines):
+            any(_plain_share(line) >= (0.7 if len(line.split()) < 20 else 0.5)
+                and len(line.split()) >= 10 for line in lines):
         return False
     short = all(len(line.split()) <= 6 for line in lines)
     return marked * 2 >= len(lines) or (short and len(lines) > 1)
 
 
 def reads_as_prose(part: str) -> bool:
-    """Four words or more, most of them plain words, ending on ``.!?:`` (or reST's ``::``):
+    """Four words or more, most of them plain words (six in ten; eight in ten below eight
+    words: "with httpx.Client(proxy=…) as client:"), ending on ``.!?:`` (or reST's ``::``):
     a sentence, even with a code mark in it ("use await client.aclose() if you want to
     close a client explicitly:"). A code line ending "foo: ..." or "data=...." is not."""
-    return len(part.split()) >= 4 and _plain_share(part) >= 0.6 and \
+    words = len(part.split())
+    return words >= 4 and _plain_share(part) >= (0.6 if words >= 8 else 0.8) and \
         bool(_SENTENCE_END.search(part.rstrip()))
 
 
@@ -77,13 +81,14 @@ def _plain_share(text: str) -> float:
 
 def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     """The passage's blocks as ``(text, is code)``, in order; consecutive code blocks (one
-    example with blank lines inside) are one, cut to :data:`MAX_LINES`. A passage from a
-    code chunk is all code."""
-    if passage.hit.chunk.kind == "code":
-        return [(clipped(passage.text.strip("\n")), True)]
+    example with blank lines inside) are one, cut to :data:`MAX_LINES`. In a chunk the
+    loader marked as code, a block is code unless it reads as prose (a reST ``::`` block in
+    borg's docs explains its example in sentences) or could not be fenced."""
+    in_code = passage.hit.chunk.kind == "code"
     out: list[tuple[str, bool]] = []
     for part in _BLOCKS.split(passage.text):
-        code = is_code(part)
+        code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
+                                 and not any(_FENCE.match(ln) for ln in part.split("\n")))
         text = part.strip("\n") if code else part
         if code and out and out[-1][1]:
             out[-1] = (out[-1][0] + "\n\n" + text, True)
