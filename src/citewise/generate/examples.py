@@ -28,6 +28,7 @@ _SENTENCE_END = re.compile(r"[^\s=.:][\"')\]`]*[.!?:]{1,2}[\"')\]]*$")
 _PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:!?]?[)\"'”’]?")
 _CELL = " | "
 _BLOCKS = re.compile(r"\n{2,}")
+_COMMENT = re.compile(r"\s*(?:#|//)")
 _FENCE = re.compile(r"\s*(?:```|~~~)")  # as the citation checker reads a fence
 
 
@@ -43,8 +44,9 @@ def is_code(part: str) -> bool:
       prose with hard line breaks, as in reStructuredText or man pages, has lines with
       none); a line of ten words or more, seven in ten of them plain ("… by passing them
       to data=....", or half of twenty: a release note's run-on list of bug numbers and
-      titles); a line the citation checker would read as a
-      fence (a reST underline, ``~~~~``), since the block could not be fenced.
+      titles), unless it is a comment (``# This SSL context is equivalent to the
+      default``); a line the citation checker would read as a fence (a reST underline,
+      ``~~~~``), since the block could not be fenced.
     """
     lines = [line for line in part.split("\n") if line.strip()]
     if not lines or any(_FENCE.match(line) for line in lines):
@@ -57,7 +59,7 @@ def is_code(part: str) -> bool:
     marked = sum(bool(_CODE_MARK.search(line) or line[:1].isspace()) for line in lines)
     if reads_as_prose(part) and (len(lines) == 1 or marked < len(lines)) or \
             any(_plain_share(line) >= (0.7 if len(line.split()) < 20 else 0.5)
-                and len(line.split()) >= 10 for line in lines):
+                and len(line.split()) >= 10 and not _COMMENT.match(line) for line in lines):
         return False
     short = all(len(line.split()) <= 6 for line in lines)
     return marked * 2 >= len(lines) or (short and len(lines) > 1)
