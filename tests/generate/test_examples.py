@@ -41,6 +41,7 @@ def _answer(question, *texts, heading=()):
     "client = httpx.Client()  # Use a default 5s timeout everywhere.\n"
     "client = httpx.Client(timeout=None)  # Disable all timeouts by default.",
     'with httpx.Client(proxy="http://localhost:8030") as client:',
+    "# pkgconfig MUST be available before borg is installed!\npip install pkgconfig",
     "# This SSL context is equivalent to the default `verify=True`.\n"
     "ctx = ssl.create_default_context(cafile=certifi.where())\nclient = httpx.Client(verify=ctx)",
 ])

@@ -58,9 +58,10 @@ _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
 
 def section_label(passage: ContextPassage) -> str:
     """The name of ``passage``'s place: its innermost heading, numbering dropped ("7.7. "
-    would read as a sentence end), else its document's title."""
+    would read as a sentence end) and quotes too (a heading ``"target"``), else its
+    document's title."""
     name = (passage.hit.chunk.heading_path or (passage.hit.document.title,))[-1]
-    return _SECTION_NUMBER.sub("", name).strip()
+    return _SECTION_NUMBER.sub("", name).strip().strip("\"'\u201c\u201d").strip()
 
 
 def source_line(passage: ContextPassage) -> str:

@@ -35,9 +35,10 @@ _FENCE = re.compile(r"\s*(?:```|~~~)")  # as the citation checker reads a fence
 def is_code(part: str) -> bool:
     """Whether a block of a passage (text between blank lines) is code.
 
-    * Code: a line starts at a prompt (``$``, ``>>>``); or half its lines look like code (a
-      code mark such as ``=``, ``f(``, ``--x``, or indented); or it is several short lines
-      (a config file: ``machine example.org`` / ``login …``).
+    * Code: a line starts at a prompt (``$``, ``>>>``); some lines are comments and some
+      are not (``# pkgconfig MUST be available…`` / ``pip install pkgconfig``); or half its
+      lines look like code (a code mark such as ``=``, ``f(``, ``--x``, or indented); or it
+      is several short lines (a config file: ``machine example.org`` / ``login …``).
     * Not code: a list (half its lines bullets) or a table; a block that reads as prose
       (:func:`reads_as_prose`), unless it has several lines, each with a code mark (comments
       make code read like prose: ``client = httpx.Client()  # Use a default 5s timeout.``;
@@ -51,7 +52,8 @@ def is_code(part: str) -> bool:
     lines = [line for line in part.split("\n") if line.strip()]
     if not lines or any(_FENCE.match(line) for line in lines):
         return False
-    if any(_PROMPT.match(line) for line in lines):
+    comments = sum(bool(_COMMENT.match(line)) for line in lines)
+    if any(_PROMPT.match(line) for line in lines) or 0 < comments < len(lines):
         return True
     bullets = sum(bool(_BULLET.match(line)) for line in lines)
     if bullets * 2 >= len(lines) or all(_CELL in line for line in lines):
