@@ -8,7 +8,8 @@ join blocks with a blank line, so a passage's blocks are told apart by their sha
 instead of as a sentence with its lines run together ("import asyncio import httpx [S1].").
 The citation checker reads a fenced block as code quoted from the sources
 (:func:`citewise.cite.validate.code_quoted`), never as a claim, so a code block is shown with
-the prose sentence that leads into it (:func:`lead_in_of`).
+the prose sentence that leads into it, or with a line saying where it is from
+(:func:`citewise.cite.validate.source_line`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def is_code(part: str) -> bool:
       ``~~~~``), since the block could not be fenced.
     """
     lines = [line for line in part.split("\n") if line.strip()]
-    if not lines or any(_FENCE.match(line) for line in lines):
+    if not lines or _has_fence(part):
         return False
     comments = sum(bool(_COMMENT.match(line)) for line in lines)
     if any(_PROMPT.match(line) for line in lines) or 0 < comments < len(lines):
@@ -60,8 +61,7 @@ def is_code(part: str) -> bool:
         return False
     marked = sum(bool(_CODE_MARK.search(line) or line[:1].isspace()) for line in lines)
     if reads_as_prose(part) and (len(lines) == 1 or marked < len(lines)) or \
-            any(_plain_share(line) >= (0.7 if len(line.split()) < 20 else 0.5)
-                and len(line.split()) >= 10 and not _COMMENT.match(line) for line in lines):
+            any(map(_prose_line, lines)):
         return False
     short = all(len(line.split()) <= 6 for line in lines)
     return marked * 2 >= len(lines) or (short and len(lines) > 1)
@@ -75,6 +75,17 @@ def reads_as_prose(part: str) -> bool:
     words = len(part.split())
     return words >= 4 and _plain_share(part) >= (0.6 if words >= 8 else 0.8) and \
         bool(_SENTENCE_END.search(part.rstrip()))
+
+
+def _prose_line(line: str) -> bool:
+    """Ten words or more, seven in ten plain (half, from twenty words), not a comment."""
+    words = len(line.split())
+    return words >= 10 and _plain_share(line) >= (0.7 if words < 20 else 0.5) and \
+        not _COMMENT.match(line)
+
+
+def _has_fence(part: str) -> bool:
+    return any(_FENCE.match(line) for line in part.split("\n"))
 
 
 def _plain_share(text: str) -> float:
@@ -92,7 +103,7 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for part in _BLOCKS.split(passage.text):
         code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
-                                 and not any(_FENCE.match(ln) for ln in part.split("\n")))
+                                 and not _has_fence(part))
         text = part.strip("\n") if code else part
         if code and out and out[-1][1]:
             out[-1] = (out[-1][0] + "\n\n" + text, True)
