@@ -50,7 +50,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
@@ -240,7 +240,7 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     picked = {s.order for s in chosen}
     shown = sum(s.code for s in chosen)
     out: list[ScoredSentence] = []
-    for s, following in zip(chosen, [*chosen[1:], None][:len(chosen)], strict=True):
+    for s, following in zip_longest(chosen, chosen[1:]):
         out.append(s)
         if following is not None and following.part == s.part:
             continue  # the example goes after the paragraph's last quoted sentence
@@ -343,9 +343,9 @@ def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
     download progress" [S2]:' (:func:`~citewise.cite.validate.source_line`; a fenced block
     cites nothing)."""
     out: list[tuple[str, bool]] = []
-    nones = [None] if chosen else []
-    for s, before, after in zip(chosen, [*nones, *chosen[:-1]], [*chosen[1:], *nones],
-                                strict=True):
+    for i, s in enumerate(chosen):
+        before = chosen[i - 1] if i else None
+        after = chosen[i + 1] if i + 1 < len(chosen) else None
         if s.code:
             if before is None or before.sid != s.sid or before.part != s.part - 1:
                 out.append((labels[s.sid], False))
