@@ -35,7 +35,8 @@ CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids
 _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+"""A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "fig.", "figs.", "vs.", "cf.", "approx.", "no.",
                   "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "eq.", "ref.", "refs.", "ca.",
@@ -95,7 +96,7 @@ def _prose_lines(text: str) -> list[str]:
     """Non-empty lines outside fenced code blocks."""
     lines, fenced = [], False
     for line in text.splitlines():
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
             continue
         if not fenced and line.strip():
@@ -157,7 +158,7 @@ def segments(text: str) -> list[Segment]:
     out: list[Segment] = []
     paragraph, fence_lines, previous_break = 0, None, True
     for number, raw in enumerate(text.splitlines()):
-        if _FENCE.match(raw):
+        if FENCE.match(raw):
             if fence_lines is None:
                 fence_lines = [raw]
                 continue

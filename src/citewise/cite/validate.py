@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 from citewise.cite.instructions import without_instructions
 from citewise.cite.parse import (
+    FENCE,
     Segment,
     citation_ids,
     paragraph_citations,
@@ -146,12 +147,11 @@ def _norm(text: str) -> str:
 
 def code_quoted(code: str, evidence: str) -> bool:
     """Every non-empty line of ``code`` (fences left out) occurs in ``evidence``."""
-    body = [ln for ln in code.splitlines() if ln.strip() and not _FENCE_LINE.match(ln)]
+    body = [ln for ln in code.splitlines() if ln.strip() and not FENCE.match(ln)]
     flat = _norm(evidence)
     return all(_norm(ln) in flat for ln in body)
 
 
-_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CODE_TOKEN = re.compile(r"-{0,2}[^\W_][\w.\-]*|_[\w.\-]+")
 
 

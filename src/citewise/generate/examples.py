@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from citewise.cite.parse import FENCE
 from citewise.types import ContextPassage
 
 MAX_LINES = 20
@@ -30,7 +31,6 @@ _PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:
 _CELL = " | "
 _BLOCKS = re.compile(r"\n{2,}")
 _COMMENT = re.compile(r"\s*(?:#|//)")
-_FENCE = re.compile(r"\s*(?:```|~~~)")  # as the citation checker reads a fence
 
 
 def is_code(part: str) -> bool:
@@ -85,7 +85,7 @@ def _prose_line(line: str) -> bool:
 
 
 def _has_fence(part: str) -> bool:
-    return any(_FENCE.match(line) for line in part.split("\n"))
+    return any(FENCE.match(line) for line in part.split("\n"))
 
 
 def _plain_share(text: str) -> float:
