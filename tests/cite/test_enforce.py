@@ -149,6 +149,31 @@ def test_a_sentence_that_only_restates_the_question_is_removed() -> None:
     assert restates("Yes, `httpx.Client` works [S1].", "does `httpx.Client` work?")
 
 
+def test_a_sentence_resting_on_words_of_the_question_its_sources_lack_is_removed() -> None:
+    """valgrind's run answered "How do I enable valgrind's machine learning mode to predict
+    leaks?" with "To enable Valgrind's machine learning mode to predict leaks, you can use
+    `--gen-suppressions=yes`": supported by word overlap (the option and "leaks" are in the
+    passage), though the passage says nothing of machine learning. With the question, a
+    sentence missing PREMISE_GAP or more of the question's words it uses from the passages it
+    cites is removed (``unfounded``); the same sentence over a passage that has them stays,
+    and so does a sentence missing fewer (users' words are not always the manual's)."""
+    from citewise.cite.enforce import PREMISE_GAP, premise_gap
+
+    question = "How do I enable valgrind's machine learning mode to predict leaks?"
+    text = ("To enable Valgrind's machine learning mode to predict leaks, you can use the "
+            "`--gen-suppressions=all` option [S1].")
+    assert enforce(text, passages(SUPPRESS)).answered  # word overlap alone lets it through
+    result = enforce(text, passages(SUPPRESS), question=question)
+    assert not result.answered and statuses(result) == ["unfounded"]
+    assert result.removed[0].why == "rests on words of the question that its sources lack"
+    gap = premise_gap(text, question, SUPPRESS)
+    assert gap >= {"machin", "learn", "predict"} and len(gap) >= PREMISE_GAP
+    lacking_two = "When set to all, valgrind's mode prints a suppression for every leak [S1]."
+    assert enforce(lacking_two, passages(SUPPRESS), question=question).answered
+    manual = SUPPRESS + " Its machine learning mode is enabled to predict leaks."
+    assert enforce(text, passages(manual), question=question).answered
+
+
 SUPPRESS = ("--gen-suppressions=<yes|no|all> [default: no]. When set to all, Valgrind prints "
             "a suppression for every reported error, without querying the user. You can then "
             "cut and paste the suppressions into a suppressions file.")

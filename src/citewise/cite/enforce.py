@@ -5,8 +5,10 @@ sentences supported by the passages they cite (or by the citation closing their 
 code blocks quoted from the sources, and connectives ("In summary:") when something else is
 kept. Removed, with the reason: uncited claims, claims below the support threshold,
 sentences citing only ids that are not sources, sentences that stop where the value should
-be ("… is [S1]."), code no source contains, and sentences that only restate the question
-(:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"), and
+be ("… is [S1]."), code no source contains, sentences that only restate the question
+(:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"),
+sentences that rest on words of the question their sources lack (:func:`premise_gap`: "To
+enable Valgrind's machine learning mode to predict leaks, use `--gen-suppressions=yes`"), and
 sentences that lean on a removed one (:func:`refers_back`: "This option prints a suppression
 for every error" once the sentence naming the option is gone). Ids
 that are not sources are deleted from the brackets of the sentences that stay, so a
@@ -22,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from citewise.cite.instructions import without_instructions
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids
 from citewise.cite.terms import content_stems, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, judge
@@ -32,6 +35,7 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "fabricated": "cites a source that does not exist", "incomplete": "incomplete sentence",
        "not_quoted": "code not found in any source",
        "restates": "only restates the question",
+       "unfounded": "rests on words of the question that its sources lack",
        "dangling": "refers to a sentence that was removed"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
@@ -47,6 +51,14 @@ _DEMONSTRATIVE = re.compile(
 """Openings that name what the sentence before said ("This option…", "To do this,…")."""
 _CLAIMS = frozenset(WHY) - {"restates"}
 """Removals that took a claim with them (a restatement only repeats the question)."""
+PREMISE_GAP = 3
+"""A cited sentence is ``unfounded`` when at least this many of the content words it takes
+from the question are missing from the passages it cites (:func:`premise_gap`). Chosen on
+the ninja dev set's model answers (``benchmarks/premise.py``): the least count that takes no
+sentence from a right answer there. At 2, four of its 9 answers to answerable questions lose a
+right sentence ("alias", "several" are not the manual's words); at 3, one loses its wrong
+sentence ("…you can use a default target statement") and the one answer to an unanswerable
+question ("To start the Ninja build server…") loses all it said."""
 
 
 @dataclass(frozen=True)
@@ -142,16 +154,48 @@ def restates(sentence: str, question: str) -> bool:
                if t.startswith("`") or re.search(r"\d|\w[_./]\w", t))  # identifiers
 
 
+def premise_gap(sentence: str, question: str, evidence: str) -> set[str]:
+    """The content-word stems ``sentence`` shares with ``question`` that ``evidence`` lacks.
+
+    The support score counts a sentence's words found in its sources, and the question's
+    words are the easiest to find there: retrieval chose the passages for them. A sentence
+    that joins the question's subject to a passage about something else ("To enable
+    Valgrind's machine learning mode to predict leaks, you can use `--gen-suppressions=yes`
+    [S1]") scores as supported on the words it took from the passage. The words it took
+    from the question and cannot find in the passage (machine, learning, mode, predict,
+    enable) say that the passage is not about what the sentence claims it is."""
+    text = CITATION_BRACKET.sub(" ", sentence)
+    taken = content_stems(text, skip_meta=True) & content_stems(question)
+    return taken - content_stems(evidence) - _VERDICT_WORDS
+
+
+def _unfounded(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
+               question: str) -> list[Verdict]:
+    """``verdicts`` with each supported sentence whose :func:`premise_gap` against the
+    passages it is judged by holds :data:`PREMISE_GAP` words or more marked ``unfounded``."""
+    texts = {p.sid.upper(): without_instructions(p.text) for p in passages}
+    out = []
+    for v in verdicts:
+        if v.status == "supported" and v.segment.kind == "sentence" and v.ids:
+            evidence = "\n".join(texts[sid] for sid in v.ids if sid in texts)
+            if len(premise_gap(v.segment.text, question, evidence)) >= PREMISE_GAP:
+                v = replace(v, status="unfounded")
+        out.append(v)
+    return out
+
+
 def enforce(answer_text: str, passages: Sequence[ContextPassage],
             embedder: Embedder | None = None, threshold: float | None = None,
             question: str | None = None) -> Enforced:
     """The supported part of ``answer_text`` (see the module docstring); with ``question``,
-    a sentence that only restates it is removed too."""
+    a sentence that only restates it, or rests on words of it that its sources lack, is
+    removed too."""
     verdicts = judge(answer_text, passages, embedder, threshold)
     if question:
         verdicts = [replace(v, status="restates") if v.status == "supported"
                     and v.segment.kind == "sentence" and restates(v.segment.text, question)
                     else v for v in verdicts]
+        verdicts = _unfounded(verdicts, passages, question)
     verdicts = _without_dangling(verdicts)
     answered = any(v.status == "supported" and v.segment.kind == "sentence" for v in verdicts)
     kept = [v for v in verdicts if v.kept] if answered else []
