@@ -33,6 +33,19 @@ ABSENT = {
     "u-vmware": r"vmware|esxi", "u-dashboard": r"dashboard",
 }
 
+# What answers each question `public` may not read the answer to: written in its restricted
+# page, in no public page (HTML or `_sources`, changelog included). (A question first in this
+# group, "how do I run borg's own test suite?", is answered by installation.html's "Using
+# git" too: `fakeroot -u tox`; it is an answerable `public` question now.)
+ONLY_RESTRICTED = {
+    "p-new-compressor-public": r"leave a post there", "p-release-public": r"update changes\.rst",
+    "p-segment-size-public": r"approx\. 500 mb", "p-manifest-public": r"fixed all-zero key",
+    "p-msgid-public": r"archive\.alreadyexists",
+    "p-pull-mode-public": r"chrooting into an sshfs mounted directory",
+    "p-udev-public": r"udev rule", "p-zerofree-public": r"xargs -n1 zerofree",
+    "p-ansible-public": r"auth_users", "p-ntfsclone-public": r"ntfsclone -s",
+}
+
 
 def _groups_of():
     """``{doc: groups}`` from the sidecar (every other document is ``public``)."""
@@ -112,3 +125,22 @@ def test_by_nature_questions_stay_unanswerable(corpus):
     text += _norm(" ".join(p.read_text(encoding="utf-8") for p in CORPUS.rglob("*.txt")))
     found = {qid: m.group(0) for qid, pattern in ABSENT.items() if (m := re.search(pattern, text))}
     assert not found
+
+
+@pytest.mark.slow
+def test_restricted_answers_sit_only_in_restricted_pages(corpus):
+    restricted = _groups_of()
+    pages = {doc: _norm(" ".join(b.text for b in parsed.blocks)) for doc, parsed in corpus.items()}
+    pages.update({p.relative_to(CORPUS).as_posix(): _norm(p.read_text(encoding="utf-8"))
+                  for p in CORPUS.rglob("*.txt")})
+    questions = load_questions(QUESTIONS)
+    assert {q.id for q in questions if q.kind == "access" and not q.answer} == set(ONLY_RESTRICTED)
+    labelled = {q.id: q.relevant[0].places[0].doc for q in questions if q.relevant}
+    problems = []
+    for qid, pattern in ONLY_RESTRICTED.items():
+        if not re.search(pattern, pages[labelled[qid]]):
+            problems.append(f"{qid}: {pattern!r} not in {labelled[qid]}")
+        public = [d for d, text in pages.items() if d not in restricted and re.search(pattern, text)]
+        if public:
+            problems.append(f"{qid}: {pattern!r} also in public {public}")
+    assert not problems, "\n".join(problems)
