@@ -140,7 +140,8 @@ def test_restricted_answers_sit_only_in_restricted_pages(corpus):
     for qid, pattern in ONLY_RESTRICTED.items():
         if not re.search(pattern, pages[labelled[qid]]):
             problems.append(f"{qid}: {pattern!r} not in {labelled[qid]}")
-        public = [d for d, text in pages.items() if d not in restricted and re.search(pattern, text)]
+        public = [d for d, text in pages.items()
+                  if d not in restricted and re.search(pattern, text)]
         if public:
             problems.append(f"{qid}: {pattern!r} also in public {public}")
     assert not problems, "\n".join(problems)

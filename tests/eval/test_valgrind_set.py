@@ -65,7 +65,8 @@ def test_restricted_answers_sit_only_in_restricted_pages() -> None:
     for qid, pattern in ONLY_RESTRICTED.items():
         if not re.search(pattern, pages[labelled[qid]]):
             problems.append(f"{qid}: {pattern!r} not in {labelled[qid]}")
-        public = [n for n, text in pages.items() if n not in restricted and re.search(pattern, text)]
+        public = [n for n, text in pages.items()
+                  if n not in restricted and re.search(pattern, text)]
         if public:
             problems.append(f"{qid}: {pattern!r} also in public {public}")
     assert not problems, "\n".join(problems)
