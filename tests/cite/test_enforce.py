@@ -174,6 +174,25 @@ def test_a_sentence_resting_on_words_of_the_question_its_sources_lack_is_removed
     assert enforce(text, passages(manual), question=question).answered
 
 
+def test_a_pointer_elsewhere_is_no_answer_on_its_own() -> None:
+    """Once the premise check removed valgrind's pull-request claim, "See also
+    http://www.valgrind.org/ for more information [S1]." was the whole answer. A sentence that
+    only sends the reader elsewhere stays beside an answer and is none on its own."""
+    from citewise.cite.enforce import points_elsewhere
+
+    source = ("If you have any comments, post a message on the Valgrind users mailing list. "
+              "See also http://www.valgrind.org/ for more information.")
+    alone = enforce("See also http://www.valgrind.org/ for more information [S1].",
+                    passages(source))
+    assert not alone.answered and alone.text == ""
+    assert [r.why for r in alone.removed] == ["only points elsewhere"]
+    both = enforce("Post a message on the Valgrind users mailing list [S1]. See also "
+                   "http://www.valgrind.org/ for more information [S1].", passages(source))
+    assert both.answered and "See also" in both.text and both.removed == ()
+    assert points_elsewhere("- For more details, refer to the FAQ [S2].")
+    assert not points_elsewhere("Seeding the cache takes a minute [S1].")
+
+
 SUPPRESS = ("--gen-suppressions=<yes|no|all> [default: no]. When set to all, Valgrind prints "
             "a suppression for every reported error, without querying the user. You can then "
             "cut and paste the suppressions into a suppressions file.")

@@ -14,8 +14,9 @@ for every error" once the sentence naming the option is gone). Ids
 that are not sources are deleted from the brackets of the sentences that stay, so a
 fabricated id never reaches the reader.
 
-``Enforced.answered`` is false when no supported sentence is left; the caller then replaces
-the answer (extractive, or a decline) and says so.
+``Enforced.answered`` is false when no supported sentence is left, or only sentences that send
+the reader elsewhere (:func:`points_elsewhere`: "See also … for more information"); the caller
+then replaces the answer (extractive, or a decline) and says so.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "not_quoted": "code not found in any source",
        "restates": "only restates the question",
        "unfounded": "rests on words of the question that its sources lack",
+       "pointer": "only points elsewhere",
        "dangling": "refers to a sentence that was removed"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
@@ -49,6 +51,12 @@ _DEMONSTRATIVE = re.compile(
     r"(?:this|that|these|those|such)\b|to do (?:this|that|so)\b"
     r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b", re.IGNORECASE)
 """Openings that name what the sentence before said ("This option…", "To do this,…")."""
+_POINTER = re.compile(
+    r"(?:see(?: also)?|refer to|please (?:see|refer to)|for (?:more|further|full|additional) "
+    r"(?:information|details)|more (?:information|details) (?:is|are|can be))\b",
+    re.IGNORECASE)
+"""Openings of a sentence that only sends the reader elsewhere ("See also http://… for more
+information [S1].")."""
 _CLAIMS = frozenset(WHY) - {"restates"}
 """Removals that took a claim with them (a restatement only repeats the question)."""
 PREMISE_GAP = 3
@@ -74,7 +82,8 @@ class Removal:
 @dataclass(frozen=True)
 class Enforced:
     """``text``: the kept segments, fabricated ids removed; ``answered``: at least one
-    supported sentence is kept; ``removed``: what was taken out and why."""
+    supported sentence is kept that does more than point elsewhere; ``removed``: what was
+    taken out and why."""
 
     text: str
     answered: bool
@@ -197,10 +206,22 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                     else v for v in verdicts]
         verdicts = _unfounded(verdicts, passages, question)
     verdicts = _without_dangling(verdicts)
-    answered = any(v.status == "supported" and v.segment.kind == "sentence" for v in verdicts)
+    answered = any(v.status == "supported" and v.segment.kind == "sentence"
+                   and not points_elsewhere(v.segment.text) for v in verdicts)
+    if not answered:  # a pointer left alone is no answer: say why it goes
+        verdicts = [replace(v, status="pointer") if v.status == "supported"
+                    and v.segment.kind == "sentence" else v for v in verdicts]
     kept = [v for v in verdicts if v.kept] if answered else []
     removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
+
+
+def points_elsewhere(sentence: str) -> bool:
+    """Whether ``sentence`` only sends the reader elsewhere ("See also http://www.valgrind.org/
+    for more information [S1]."). It is kept beside an answer, but is none on its own: after
+    the premise check removed valgrind's pull-request claim, that line was all that was left,
+    shown as the answer to an unanswerable question."""
+    return bool(_POINTER.match(LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()))
 
 
 def refers_back(sentence: str, before: str) -> bool:
