@@ -1,5 +1,7 @@
 """A tiny governed corpus indexed with real SQLite and the deterministic fake embedder."""
 
+import re
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,25 @@ def engine(tmp_path, corpus):
         # the operator grants staff and hr; each file's front matter narrows it to one
         eng.ingest_paths([Path(corpus)], {"groups": ["staff", "hr"]})
         yield eng
+
+
+def restricted_label_problems(questions: Sequence, only_restricted: Mapping[str, str],
+                              pages: Mapping[str, str], restricted: Collection[str]) -> list[str]:
+    """What is wrong with an eval set's restricted labels: ``only_restricted`` maps each
+    question whose persona may not read its answer (kind ``access``, no answer) to a pattern
+    that answers it; the pattern must match its labelled page and no page outside
+    ``restricted`` (``pages``: lowercased text by document path)."""
+    problems = []
+    hidden = {q.id for q in questions if q.kind == "access" and not q.answer}
+    if hidden != set(only_restricted):
+        problems.append(f"restricted questions without a pattern or patterns without one: "
+                        f"{sorted(hidden ^ set(only_restricted))}")
+    labelled = {q.id: q.relevant[0].places[0].doc for q in questions if q.relevant}
+    for qid, pattern in only_restricted.items():
+        if not re.search(pattern, pages.get(labelled.get(qid, ""), "")):
+            problems.append(f"{qid}: {pattern!r} not in {labelled.get(qid)}")
+        public = [d for d, text in pages.items()
+                  if d not in restricted and re.search(pattern, text)]
+        if public:
+            problems.append(f"{qid}: {pattern!r} also in public {public}")
+    return problems

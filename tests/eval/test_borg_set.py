@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.eval.conftest import restricted_label_problems
 
 from citewise.eval.matching import in_section
 from citewise.eval.questions import load_personas, load_questions
@@ -133,15 +134,6 @@ def test_restricted_answers_sit_only_in_restricted_pages(corpus):
     pages = {doc: _norm(" ".join(b.text for b in parsed.blocks)) for doc, parsed in corpus.items()}
     pages.update({p.relative_to(CORPUS).as_posix(): _norm(p.read_text(encoding="utf-8"))
                   for p in CORPUS.rglob("*.txt")})
-    questions = load_questions(QUESTIONS)
-    assert {q.id for q in questions if q.kind == "access" and not q.answer} == set(ONLY_RESTRICTED)
-    labelled = {q.id: q.relevant[0].places[0].doc for q in questions if q.relevant}
-    problems = []
-    for qid, pattern in ONLY_RESTRICTED.items():
-        if not re.search(pattern, pages[labelled[qid]]):
-            problems.append(f"{qid}: {pattern!r} not in {labelled[qid]}")
-        public = [d for d, text in pages.items()
-                  if d not in restricted and re.search(pattern, text)]
-        if public:
-            problems.append(f"{qid}: {pattern!r} also in public {public}")
+    problems = restricted_label_problems(load_questions(QUESTIONS), ONLY_RESTRICTED, pages,
+                                         restricted)
     assert not problems, "\n".join(problems)

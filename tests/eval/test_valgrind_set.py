@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.eval.conftest import restricted_label_problems
 
 from citewise.eval.questions import as_personas, as_questions
 from citewise.ingest.html import HtmlLoader
@@ -58,17 +59,8 @@ def test_restricted_answers_sit_only_in_restricted_pages() -> None:
     pages = {p.name: re.sub(r"\s+", " ", " ".join(
         b.text for b in loader.load(p.read_bytes(), p).blocks)).lower()
         for p in CORPUS.glob("*.html")}
-    questions = as_questions(EVALS / "valgrind.jsonl")
-    assert {q.id for q in questions if q.kind == "access" and not q.answer} == set(ONLY_RESTRICTED)
-    labelled = {q.id: q.relevant[0].places[0].doc for q in questions if q.relevant}
-    problems = []
-    for qid, pattern in ONLY_RESTRICTED.items():
-        if not re.search(pattern, pages[labelled[qid]]):
-            problems.append(f"{qid}: {pattern!r} not in {labelled[qid]}")
-        public = [n for n, text in pages.items()
-                  if n not in restricted and re.search(pattern, text)]
-        if public:
-            problems.append(f"{qid}: {pattern!r} also in public {public}")
+    problems = restricted_label_problems(as_questions(EVALS / "valgrind.jsonl"),
+                                         ONLY_RESTRICTED, pages, restricted)
     assert not problems, "\n".join(problems)
 
 
