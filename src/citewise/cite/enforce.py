@@ -25,10 +25,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citewise.cite.instructions import without_instructions
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids
 from citewise.cite.terms import content_stems, numbers
-from citewise.cite.validate import LIST_MARKER, Verdict, judge
+from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
 
@@ -182,11 +181,11 @@ def _unfounded(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
                question: str) -> list[Verdict]:
     """``verdicts`` with each supported sentence whose :func:`premise_gap` against the
     passages it is judged by holds :data:`PREMISE_GAP` words or more marked ``unfounded``."""
-    texts = {p.sid.upper(): without_instructions(p.text) for p in passages}
+    texts = passage_texts(passages)
     out = []
     for v in verdicts:
         if v.status == "supported" and v.segment.kind == "sentence" and v.ids:
-            evidence = "\n".join(texts[sid] for sid in v.ids if sid in texts)
+            evidence = evidence_text(texts, v.ids)
             if len(premise_gap(v.segment.text, question, evidence)) >= PREMISE_GAP:
                 v = replace(v, status="unfounded")
         out.append(v)

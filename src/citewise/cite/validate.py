@@ -185,7 +185,14 @@ def span_quoted(code: str, evidence: str) -> bool:
     return False
 
 
-def _evidence(texts: Mapping[str, str], ids: Sequence[str]) -> str:
+def passage_texts(passages: Sequence[ContextPassage]) -> dict[str, str]:
+    """Each passage's text by its upper-cased id, without its instructions to the assistant
+    (:mod:`citewise.cite.instructions`): what a sentence is checked against."""
+    return {p.sid.upper(): without_instructions(p.text) for p in passages}
+
+
+def evidence_text(texts: Mapping[str, str], ids: Sequence[str]) -> str:
+    """The evidence of a sentence judged against the passages ``ids`` (valid ids)."""
     return "\n".join(texts[sid] for sid in ids)
 
 
@@ -193,7 +200,7 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
           embedder: Embedder | None = None, threshold: float | None = None) -> list[Verdict]:
     """One :class:`Verdict` per segment of ``answer_text``, in order. Passage text is read
     without its instructions to the assistant (:mod:`citewise.cite.instructions`)."""
-    texts = {p.sid.upper(): without_instructions(p.text) for p in passages}
+    texts = passage_texts(passages)
     limit = support_threshold(embedder) if threshold is None else threshold
     items = segments(answer_text)
     closing = paragraph_citations(items)
@@ -236,7 +243,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
     if is_incomplete(seg.text) and not (
             shows_code and strip_citations(seg.text).rstrip(" .").endswith(":")):
         return Verdict(seg, "incomplete", valid)
-    evidence = _evidence(texts, valid)
+    evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
     if not all(span_quoted(code, evidence) for code in _CODE_SPAN.findall(claim)):
         return Verdict(seg, "unsupported", valid, score=0.0)
