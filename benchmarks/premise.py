@@ -19,20 +19,20 @@ import argparse
 import json
 import re
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from citewise.cite.enforce import premise_gap
-from citewise.cite.instructions import without_instructions
-from citewise.cite.parse import citation_ids, paragraph_citations, segments
-from citewise.cite.validate import is_claim
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sentence_checks import chunk_text  # noqa: E402  (benchmarks/sentence_checks.py)
+
+from citewise.cite.enforce import premise_gap  # noqa: E402
+from citewise.cite.instructions import without_instructions  # noqa: E402
+from citewise.cite.parse import citation_ids, paragraph_citations, segments  # noqa: E402
+from citewise.cite.validate import is_claim  # noqa: E402
 
 _NUMBERED = re.compile(r"\[(\d+)\]")
-
-
-def _chunk_text(db: sqlite3.Connection, chunk_id: str) -> str:
-    row = db.execute("SELECT text FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
-    return without_instructions(row[0]) if row else ""
 
 
 def gaps(run: dict, db: sqlite3.Connection) -> Iterator[tuple[dict, bool, list[set[str]]]]:
@@ -43,7 +43,8 @@ def gaps(run: dict, db: sqlite3.Connection) -> Iterator[tuple[dict, bool, list[s
             continue
         context = answer["trace"]["context"]["passages"]
         sid_of = {p["chunk_id"]: p["id"].upper() for p in context}
-        texts = {p["id"].upper(): _chunk_text(db, p["chunk_id"]) for p in context}
+        texts = {p["id"].upper(): without_instructions(chunk_text(db, p["chunk_id"]))
+                 for p in context}
         shown = {c["id"]: sid_of.get(c["chunk_id"], "?") for c in answer["citations"]}
         text = _NUMBERED.sub(lambda m, ids=shown: f"[{ids.get(m.group(1), '?')}]",
                              answer["answer"])

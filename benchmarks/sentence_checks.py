@@ -37,14 +37,14 @@ def uncited(run: dict, db: sqlite3.Connection) -> Iterator[tuple[dict, str, dict
     for rec in run["records"]:
         trace = (rec.get("answer") or {}).get("trace", {})
         removed = (trace.get("enforce") or {}).get("removed", [])
-        context = {p["id"]: _chunk_text(db, p["chunk_id"])
+        context = {p["id"]: chunk_text(db, p["chunk_id"])
                    for p in trace.get("context", {}).get("passages", [])}
         for r in removed:
             if r["status"] == "uncited" and is_claim(r["sentence"]):
                 yield rec["question"], r["sentence"], context
 
 
-def _chunk_text(db: sqlite3.Connection, chunk_id: str) -> str:
+def chunk_text(db: sqlite3.Connection, chunk_id: str) -> str:
     row = db.execute("SELECT text FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
     return row[0] if row else ""
 

@@ -49,38 +49,41 @@ def test_valgrind_set_counts_and_personas() -> None:
     assert len({q.id for q in questions}) == len(questions)
 
 
-@pytest.mark.slow
-def test_restricted_answers_sit_only_in_restricted_pages() -> None:
+@pytest.fixture(scope="module")
+def manual():
+    """Each page of the installed manual as citewise parses it (its blocks), by file name."""
     if not (CORPUS / "index.html").is_file():
         pytest.skip(f"{CORPUS} is missing. Fix: .ci/docsites (apt-get install valgrind)")
+    loader = HtmlLoader()
+    return {p.name: loader.load(p.read_bytes(), p).blocks for p in CORPUS.glob("*.html")}
+
+
+def _text(blocks) -> str:
+    return re.sub(r"\s+", " ", " ".join(b.text for b in blocks)).lower()
+
+
+@pytest.mark.slow
+def test_restricted_answers_sit_only_in_restricted_pages(manual) -> None:
     restricted = {json.loads(x)["path"] for x in
                   (EVALS / "valgrind.meta.jsonl").read_text().splitlines() if x}
-    loader = HtmlLoader()
-    pages = {p.name: re.sub(r"\s+", " ", " ".join(
-        b.text for b in loader.load(p.read_bytes(), p).blocks)).lower()
-        for p in CORPUS.glob("*.html")}
+    pages = {name: _text(blocks) for name, blocks in manual.items()}
     problems = restricted_label_problems(as_questions(EVALS / "valgrind.jsonl"),
                                          ONLY_RESTRICTED, pages, restricted)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow
-def test_every_answer_is_written_in_its_labelled_page_and_section_exists() -> None:
-    if not (CORPUS / "index.html").is_file():
-        pytest.skip(f"{CORPUS} is missing. Fix: .ci/docsites (apt-get install valgrind)")
+def test_every_answer_is_written_in_its_labelled_page_and_section_exists(manual) -> None:
     from citewise.eval.matching import in_section
 
-    loader = HtmlLoader()
     problems = []
     for q in as_questions(EVALS / "valgrind.jsonl"):
         for place in (p for piece in q.relevant for p in piece.places):
-            path = CORPUS / place.doc
-            blocks = loader.load(path.read_bytes(), path).blocks
+            blocks = manual[place.doc]
             if place.section and not any(in_section(
                     {"anchor": b.anchor, "heading_path": b.heading_path}, place.section)
                     for b in blocks):
                 problems.append(f"{q.id}: no section {place.doc}#{place.section}")
-            text = re.sub(r"\s+", " ", " ".join(b.text for b in blocks)).lower()
-            if q.answer and re.sub(r"\s+", " ", q.answer).lower() not in text:
+            if q.answer and re.sub(r"\s+", " ", q.answer).lower() not in _text(blocks):
                 problems.append(f"{q.id}: {q.answer!r} not in {place.doc}")
     assert not problems, "\n".join(problems)
