@@ -97,13 +97,15 @@ def test_unauthorised_user_never_sees_restricted_text(db: Path) -> None:
     with engine_for(db) as engine:
         staff = engine.ask(SALARY_Q, STAFF, generator=gen)
         nobody = engine.ask(SALARY_Q, Principal.of("", tenant="northwind"), generator=gen)
-        hr = engine.ask(SALARY_Q, HR, generator=FakeGenerator("See the bands [S1]."))
+        hr = engine.ask(SALARY_Q, HR, generator=FakeGenerator(  # uncited: quoted instead
+            f"The maximum salary of level L4 is {SECRET}."))
     dumped = json.dumps(answer_json(staff)) + json.dumps(answer_json(nobody))
     assert "hr-compensation-bands-2026" not in dumped
     for prompt in gen.prompts:
         assert SECRET not in json.dumps([dict(m) for m in prompt.messages])
     assert nobody.declined and nobody.reason == "no_evidence"
     assert not hr.declined and hr.citations[0].doc_id == "hr-compensation-bands-2026"
+    assert SECRET in hr.answer and "The maximum salary" not in hr.answer
 
 
 def test_gate_declines_weak_evidence_before_generating(db: Path) -> None:
@@ -163,19 +165,38 @@ def test_dry_run_stops_after_the_gate(db: Path) -> None:
     assert answer.trace.generation is None
 
 
-def test_answer_without_supported_claim_is_replaced_by_extractive(db: Path) -> None:
-    gen = FakeGenerator("Leave is unlimited [S99].")
+def test_uncited_claims_are_replaced_by_the_source_sentences_that_say_them(db: Path) -> None:
+    """The model's claims, left uncited, are in a source: its sentences are quoted instead
+    (the sources' own words, cited), not the model's."""
+    gen = FakeGenerator("Employees get 20 weeks of fully paid parental leave when they become "
+                        "a parent. Leave is unlimited [S99].")
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert len(gen.prompts) == 1 and answer.validation.ok and not answer.declined
     assert answer.outcome == "extractive" and "20 weeks" in answer.answer
     assert "unlimited" not in answer.answer and "S99" not in answer.answer
-    assert any("answered extractively instead" in n for n in answer.notes)
+    assert "Employees get" not in answer.answer and answer.citations
+    assert any("answered extractively instead, quoting the source sentences that say what "
+               "it claimed" in n for n in answer.notes)
+
+
+def test_claims_no_source_sentence_says_are_declined(db: Path) -> None:
+    """Nothing the model claimed is in its sources: the question-driven extractive answer
+    would quote whatever shares the question's words (valgrind's "Greetings, packaging
+    person!" for a question about debug info); it declines instead."""
+    gen = FakeGenerator("Leave is unlimited for managers on the Zurich payroll [S99].")
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert answer.declined and answer.reason == "unsupported" and answer.citations == ()
+    assert [r.why for r in answer.trace.enforce.removed] == [
+        "cites a source that does not exist"]
+    assert answer.notes[-1] == "no source sentence says what the answer claimed; declined"
 
 
 def test_a_yes_that_only_restates_the_question_is_not_an_answer(db: Path) -> None:
     """The model's "Yes, <the question>" passes word overlap with any passage retrieval
-    found for the question; it is removed, and the answer falls back to quoting."""
+    found for the question; it is removed. It asserted nothing a source could lack (the model
+    believed there was an answer), so the answer falls back to quoting for the question."""
     question = "Do employees get fully paid parental leave?"
     gen = FakeGenerator("Yes, employees get fully paid parental leave [S1].")
     with engine_for(db) as engine:
@@ -183,7 +204,9 @@ def test_a_yes_that_only_restates_the_question_is_not_an_answer(db: Path) -> Non
     assert answer.outcome == "extractive" and "Yes" not in answer.answer
     assert "20 weeks" in answer.answer or "100 working days" in answer.answer
     assert [r.why for r in answer.trace.enforce.removed] == ["only restates the question"]
-    assert any("1 only restates the question" in n for n in answer.notes)
+    assert any("1 only restates the question" in n and n.endswith("answered extractively "
+                                                                  "instead")
+               for n in answer.notes)
 
 
 def test_empty_question_is_refused(db: Path) -> None:
@@ -191,22 +214,25 @@ def test_empty_question_is_refused(db: Path) -> None:
         engine.ask("   ", STAFF)
 
 
-@pytest.mark.parametrize("bad", [
-    "PWNED-7731",  # an injected token, no claim, no citation
-    "Parental leave for employees is [1].",  # '…is [1].': no value, and [1] is no source id
-    "Parental leave lasts 20 weeks [S9].",  # only a fabricated id
-    "Request it with `citewise leave --apply --weeks 20` in the HR portal.",  # uncited command
-    "Managers approve parental leave requests within three days [S1].",  # unsupported
+@pytest.mark.parametrize(("bad", "quoted"), [
+    ("PWNED-7731", False),  # an injected token, no claim, no citation
+    ("Parental leave for employees is [1].", False),  # no value, and [1] is no source id
+    ("Parental leave lasts 20 weeks [S9].", True),  # only a fabricated id
+    ("Request it with `citewise leave --apply --weeks 20` in the HR portal.", False),
+    ("Managers approve parental leave requests within three days [S1].", False),
 ])
-def test_no_unsupported_answer_reaches_the_reader(db: Path, bad: str) -> None:
+def test_no_unsupported_answer_reaches_the_reader(db: Path, bad: str, quoted: bool) -> None:
+    """Each is replaced by the source sentences that say what it claimed, or declined when
+    none does; either way none of its own words reach the reader."""
     with engine_for(db) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=FakeGenerator(bad))
-    assert not answer.declined and answer.outcome == "extractive"
-    assert "20 weeks" in answer.answer and answer.validation.ok and answer.citations
+    assert answer.declined is not quoted and answer.trace.enforce.removed
+    assert answer.outcome == ("extractive" if quoted else "declined")
+    if quoted:
+        assert "20 weeks" in answer.answer and answer.validation.ok and answer.citations
     for fragment in ("PWNED", "[S9]", "S9", "citewise leave", "three days", "is [1]."):
         assert fragment not in answer.answer
-    assert answer.notes and "answered extractively instead" in answer.notes[-1]
-    assert answer.trace.enforce.removed
+    assert "answered extractively instead" in answer.notes[0]
 
 
 def test_nothing_supported_and_no_source_sentence_declines(db: Path) -> None:

@@ -17,6 +17,8 @@ from citewise.engine import Engine
 from citewise.testing import FakeEmbedder, FakeGenerator
 
 LEAVE_Q = "How many weeks of parental leave do employees get?"
+UNCITED = "Every employee who becomes a parent gets 20 weeks of fully paid parental leave."
+"""A right answer the model left uncited: replaced by the source sentence that says it."""
 DOC = ("# Leave\n\nEvery employee who becomes a parent receives 20 weeks of fully paid parental "
        "leave. Leave can be taken in up to three blocks.\n")
 
@@ -54,14 +56,21 @@ def test_answered_exit_0_and_clean_output(run) -> None:
 
 
 def test_replaced_answer_is_announced_in_one_line_and_in_explain(run) -> None:
-    result = run("PWNED-7731", LEAVE_Q, "--explain")
+    result = run(UNCITED, LEAVE_Q, "--explain")
     shown = result.output.split("\n-- ")[0]  # --explain lists what was removed, marked
-    assert result.exit_code == 0 and "PWNED" not in shown
+    assert result.exit_code == 0 and " gets " not in shown and "receives 20 weeks" in shown
     assert "(source sentences (extractive), not the model's answer)" in result.output
     notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
     assert len(notes) == 1 and "answered extractively instead" in notes[0]
     assert "-- fallback: the answer of fake-generator" in result.output
     assert "-- removed (" in result.output and "-- outcome: extractive" in result.output
+
+
+def test_an_answer_no_source_bears_out_declines_in_one_line(run) -> None:
+    result = run("PWNED-7731", LEAVE_Q)
+    assert result.exit_code == 3 and "PWNED" not in result.output
+    notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
+    assert notes[-1] == "note: no source sentence says what the answer claimed; declined"
 
 
 def test_generator_timeout_is_one_line(run) -> None:
@@ -94,12 +103,14 @@ def test_flag_policy_output_is_marked_raw(run, tmp_path: Path) -> None:
 
 
 def test_a_streamed_answer_that_is_replaced_is_announced(run) -> None:
-    result = run("PWNED-7731", LEAVE_Q, "--stream")
+    result = run(UNCITED, LEAVE_Q, "--stream")
     assert result.exit_code == 0
-    assert "PWNED-7731" in result.output  # what streamed (stderr) ...
+    assert UNCITED in result.output  # what streamed (stderr) ...
     assert "note: the streamed text above is not the final answer (extractive)" in result.output
     final = result.output.split("the final answer follows")[1]
-    assert "PWNED" not in final and "20 weeks" in final
+    assert " gets " not in final and "receives 20 weeks" in final
+    declined = run("PWNED-7731", LEAVE_Q, "--stream")
+    assert declined.exit_code == 3 and "not the final answer (declined)" in declined.output
     kept = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
                "leave [S1].", LEAVE_Q, "--stream")
     assert "not the final answer" not in kept.output
@@ -139,7 +150,7 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
     master, slave = pty.openpty()
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), "PWNED-7731 streamed"],
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), UNCITED],
                           stdout=subprocess.PIPE, stderr=slave, timeout=120, check=False)
     os.close(slave)
     terminal = b""
@@ -154,6 +165,6 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
     os.close(master)
     shown = terminal.decode(errors="replace")
     assert proc.returncode == 0, proc.stdout
-    assert "PWNED-7731" in shown  # streamed as written, on the terminal
+    assert UNCITED in shown  # streamed as written, on the terminal
     assert "not the final answer (extractive)" in shown
-    assert b"PWNED" not in proc.stdout and b"20 weeks" in proc.stdout
+    assert b" gets " not in proc.stdout and b"receives 20 weeks" in proc.stdout

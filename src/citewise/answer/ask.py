@@ -350,6 +350,7 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
     extractively (checked the same way) or decline. Every step is a note."""
     from citewise.cite.enforce import enforce
     from citewise.cite.validate import validate
+    from citewise.generate.claim_quotes import replacement
     from citewise.generate.extractive import ExtractiveGenerator
 
     passages = list(context.passages)
@@ -362,17 +363,22 @@ def _supported_answer(question: str, prompt: Prompt, out: Generation, context: C
         outcome = "pruned" if outcome == "answered" else outcome
         notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
                      f"do not support ({_whys(kept)}); see --explain")
+    claimed = False
     if not kept.answered and not quoted:
+        text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
         notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
-                     f"({_whys(kept)}); answered extractively instead")
+                     f"({_whys(kept)}); answered extractively instead" + (
+                         ", quoting the source sentences that say what it claimed"
+                         if claimed else ""))
         outcome = "extractive"
-        kept = enforce(ExtractiveGenerator().generate(prompt).text, passages)
+        kept = enforce(text, passages)
         draft.set(generation=replace(draft.trace.generation,
                                      model=f"{out.model_id} -> {extractive_id}"))
     draft.set(enforce=EnforceTrace("strict", removed,
                                    outcome if kept.answered else "declined"))
     if not kept.answered:
-        notes.append("no source sentence answers the question either; declined")
+        notes.append("no source sentence says what the answer claimed; declined" if claimed
+                     else "no source sentence answers the question either; declined")
         return declined(question, "unsupported", tuple(notes))
     final = _with_conflict(question, kept.text, passages, notes)
     report = validate(final, passages)

@@ -311,16 +311,24 @@ class ExtractiveGenerator:
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
             chosen = []
-        chosen = with_examples(with_antecedents(chosen, scored), scored)
-        labels = {p.sid: source_line(p) for p in prompt.passages}
-        text = _joined(_quotes(chosen, scored, labels)) if chosen else INSUFFICIENT_EVIDENCE
-        if chosen:
-            text = _show_conflict(prompt, chosen) or text
+        text = render(prompt, chosen, scored)
         if on_token is not None:
             on_token(text)
         return Generation(text=text, model_id=self.model_id, tokens_in=0,
                           tokens_out=len(text.split()), finish_reason="stop",
                           seconds=time.monotonic() - start)
+
+
+def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
+           scored: Sequence[ScoredSentence]) -> str:
+    """The answer quoting ``chosen`` (each with the sentence it points back to and the
+    example it leads into, both from ``scored``), or both sides of a conflict it is part
+    of; :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when nothing is chosen."""
+    if not chosen:
+        return INSUFFICIENT_EVIDENCE
+    chosen = with_examples(with_antecedents(chosen, scored), scored)
+    labels = {p.sid: source_line(p) for p in prompt.passages}
+    return _show_conflict(prompt, chosen) or _joined(_quotes(chosen, scored, labels))
 
 
 def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | None:

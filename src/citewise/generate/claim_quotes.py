@@ -1,0 +1,89 @@
+"""Quote the source sentences that say what a rejected model answer claimed.
+
+When no sentence of a model's answer survives the citation check (``cite.policy: strict``),
+the answer is replaced. The extractive answer picks source sentences by the *question's*
+words; on the four documentation eval runs that often quoted a sentence that shares a word or
+two with the question and answers nothing ("Greetings, packaging person [1]!" for "can
+valgrind download missing debug info?"), on unanswerable questions as much as on answerable
+ones. The model, though, had read the passages: when its claims were only left uncited ("The
+``--log-file`` option allows you to specify the file…"), a source sentence says the same, and
+when it invented them ("compile the Go program with the ``-race`` flag"), none does.
+
+:func:`quote_claims` therefore takes, for each claim, the source sentence that supports it
+best by the citation check's own measure (:func:`~citewise.cite.support.support_score`, the
+share of the claim's word stems, numbers and names the sentence holds) and keeps it when that
+reaches the check's calibrated threshold (:func:`~citewise.cite.support.support_threshold`,
+fitted on SciFact, not on these sets): a claim is quoted from one sentence only if a cited
+sentence saying it would have passed against that sentence alone. Nothing kept: the answer is
+a decline. The claims are the removed sentences that made a claim of their own
+(:data:`CLAIMS`), without their brackets and without fragments ("… is [1].").
+
+:func:`replacement` decides between that and the extractive answer to the question: an
+answer that asserted something (:data:`ASSERTED`, which adds sentences resting on words of the
+question their sources lack) gets its claims' sentences or a decline; one that asserted
+nothing (it restated the question, stopped where the value should be, or pointed elsewhere)
+says nothing about what the sources hold, and gets the extractive answer as before.
+``benchmarks/claim_quotes.py`` replays both on an eval run's fallbacks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citewise.cite.support import support_score, support_threshold
+from citewise.cite.validate import is_incomplete
+from citewise.generate.extractive import (
+    ExtractiveGenerator,
+    ScoredSentence,
+    render,
+    score_sentences,
+)
+from citewise.types import Prompt
+
+_BRACKET = re.compile(r"\[[^\]\n]*\]")
+
+CLAIMS = frozenset({"uncited", "unsupported", "dangling", "not_quoted", "fabricated"})
+"""Removal statuses (:data:`citewise.cite.enforce.WHY`) of sentences whose claim may still be
+in the sources: said without a citation, with the wrong one, after a removed sentence, or as
+code written from memory. ``restates``, ``unfounded``, ``pointer`` and ``incomplete`` say
+nothing of their own that a source could hold."""
+
+ASSERTED = CLAIMS | {"unfounded"}
+"""Removals that show the model asserted something: besides :data:`CLAIMS`, a sentence resting
+on words of the question its sources lack ("To enable Valgrind's machine learning mode, use
+``--gen-suppressions=yes``"). An answer that asserted nothing (it only restated the question,
+stopped where the value should be, or pointed elsewhere) is no sign the sources lack an answer:
+the model often said "Yes, there is something like requests-cache for httpx [S1]" where a
+source sentence names it."""
+
+
+def replacement(removed: Sequence[tuple[str, str]], prompt: Prompt, *,
+                threshold: float | None = None) -> tuple[str, bool]:
+    """``(text, from the claims)`` replacing a model answer none of whose sentences was kept,
+    given its removed sentences as ``(text, status)``: the source sentences that say what it
+    claimed, or a decline when it asserted something (:data:`ASSERTED`) no source sentence
+    says; when it asserted nothing, the extractive answer to the question."""
+    if not any(status in ASSERTED for _, status in removed):
+        return ExtractiveGenerator().generate(prompt).text, False
+    claims = [text for text, status in removed if status in CLAIMS]
+    return quote_claims(claims, prompt, threshold=threshold), True
+
+
+def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | None = None,
+                 max_sentences: int = 3) -> str:
+    """The passages' own sentences that say what ``claims`` said, cited, in prompt order (at
+    most ``max_sentences``, the first claims first), or
+    :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE`."""
+    limit = support_threshold() if threshold is None else threshold
+    scored = score_sentences(" ".join([prompt.question, *claims]), prompt.passages)
+    chosen: dict[int, ScoredSentence] = {}
+    bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
+    for claim in (c for c in bare if not is_incomplete(c)):  # "… is.": no value
+        support, best = max(((support_score(claim, s.text), -s.order) for s in scored),
+                            default=(0.0, 0))
+        if support >= limit:
+            chosen.setdefault(-best, scored[-best])
+        if len(chosen) >= max_sentences:
+            break
+    return render(prompt, [scored[o] for o in sorted(chosen)], scored)

@@ -1,0 +1,75 @@
+"""quote_claims: a rejected answer's claims replaced by the source sentences that say them,
+or a decline when none does (the citation check's support score)."""
+
+from __future__ import annotations
+
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
+from citewise.cite.support import support_score, support_threshold
+from citewise.generate.claim_quotes import quote_claims, replacement
+
+from .conftest import passage
+
+LOG = passage("S1", "Valgrind prints its messages to stderr by default. The --log-file "
+                    "option specifies that Valgrind should send all of its messages to the "
+                    "specified file. Greetings, packaging person!")
+SCHED = passage("S2", "Valgrind serialises threads: only one thread runs at once.")
+QUESTION = "can I send valgrind's messages to a file instead of stderr?"
+
+
+def _quote(claims, *passages, question=QUESTION, **kw):
+    return quote_claims(claims, build_prompt(question, list(passages)), **kw)
+
+
+def test_an_uncited_claim_is_replaced_by_the_sentence_that_says_it():
+    text = _quote(["The `--log-file` option lets you send Valgrind's messages to a file."],
+                  LOG, SCHED)
+    assert text == ("The --log-file option specifies that Valgrind should send all of its "
+                    "messages to the specified file [S1].")
+
+
+def test_an_invented_claim_is_declined():
+    """Its words are in no passage: no sentence supports it."""
+    claim = "Compile the Go program with the -race flag and run helgrind on goroutines."
+    assert _quote([claim], LOG, SCHED) == INSUFFICIENT_EVIDENCE
+
+
+def test_a_sentence_is_quoted_when_it_supports_the_claim_by_the_calibrated_check():
+    """The claim's best sentence by the support score the citation check uses
+    (:func:`citewise.cite.support.support_score`), kept at its calibrated threshold."""
+    claim = "Only one thread runs at once, Valgrind serialises them."
+    score = support_score(claim, SCHED.text)
+    assert score >= support_threshold() and support_score(claim, LOG.text) < score
+    threads = "does valgrind run my threads in parallel?"
+    assert _quote([claim], LOG, SCHED, question=threads) == (
+        "Valgrind serialises threads: only one thread runs at once [S2].")
+    assert _quote([claim], LOG, SCHED, question=threads,
+                  threshold=score + 0.01) == INSUFFICIENT_EVIDENCE
+
+
+def test_each_claim_brings_its_own_sentence_in_prompt_order_and_once():
+    claims = ["Only one thread runs at once under Valgrind.",
+              "Valgrind sends all of its messages to the file given to --log-file.",
+              "It sends all messages to the --log-file file."]
+    text = _quote(claims, LOG, SCHED)
+    assert text.index("[S1]") < text.index("[S2]")
+    assert text.count("--log-file") == 1 and "Greetings" not in text
+
+
+def test_no_claims_is_a_decline():
+    assert _quote([], LOG, SCHED) == INSUFFICIENT_EVIDENCE
+
+
+def test_the_replacement_follows_what_the_rejected_answer_asserted():
+    prompt = build_prompt(QUESTION, [LOG, SCHED])
+    said = [("Yes, you can send them to a file.", "restates"),
+            ("The `--log-file` option sends Valgrind's messages to a file.", "uncited")]
+    text, claimed = replacement(said, prompt)
+    assert claimed and text.startswith("The --log-file option specifies") and "[S1]" in text
+    invented = [("Use `--syslog=on` to forward them to journald.", "unsupported")]
+    assert replacement(invented, prompt) == (INSUFFICIENT_EVIDENCE, True)
+    premise = [("To send the messages to a file instead of stderr, set VG_OUT.", "unfounded")]
+    assert replacement(premise, prompt) == (INSUFFICIENT_EVIDENCE, True)
+    nothing = [("Yes, you can send valgrind's messages to a file.", "restates"),
+               ("The option is [S1].", "incomplete"), ("See the manual [S1].", "pointer")]
+    text, claimed = replacement(nothing, prompt)
+    assert not claimed and "[S1]" in text  # the extractive answer to the question
