@@ -49,7 +49,12 @@ class ModelError(CitewiseError):
 
 
 class GenerationError(CitewiseError):
-    """A generator failed (server error, bad response) or ran past its timeout."""
+    """A generator failed (server error, bad response) or ran past its timeout. ``partial``:
+    the text it had written by then (a timeout while streaming), else empty."""
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class StoreError(CitewiseError):

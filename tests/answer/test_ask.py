@@ -157,6 +157,27 @@ def test_generator_failure_falls_back_to_extractive(db: Path) -> None:
     assert answer.trace.generation.model != gen.model_id
 
 
+def test_what_a_model_wrote_before_its_timeout_is_checked_not_thrown_away(db: Path) -> None:
+    """A timeout used to become the extractive answer to the question, off-topic as often as
+    not, while the terminal had shown the model's words; now those words are checked: the
+    supported sentences stay, the one cut off goes, and a note says what happened."""
+    cut = FakeGenerator("Every employee who becomes a parent receives 20 weeks of fully paid "
+                        "parental leave [{sid:20 weeks}]. Leave can also be ta",
+                        fail="timed out after 1 s")
+    invented = FakeGenerator("Parents get a Zurich sabbatical bonus of 9,000 EUR and unlimited",
+                             fail="timed out after 1 s")
+    with engine_for(db) as engine:
+        kept = engine.ask(LEAVE_Q, STAFF, generator=cut)
+        gone = engine.ask(LEAVE_Q, STAFF, generator=invented)
+    assert kept.outcome == "pruned" and "20 weeks" in kept.answer and "can also" not in kept.answer
+    assert kept.answer.startswith("Every employee") and kept.validation.ok
+    assert kept.notes[0] == ("fake-generator failed (timed out after 1 s); what it had "
+                             "written is checked like a whole answer")
+    assert len(cut.prompts) == 1  # no reading on after a failure
+    assert gone.declined and gone.reason == "unsupported" and "9,000" not in gone.answer
+    assert gone.notes[-1] == "no source sentence says what the answer claimed; declined"
+
+
 def test_dry_run_stops_after_the_gate(db: Path) -> None:
     gen = FakeGenerator("x [S1].")
     with engine_for(db) as engine:

@@ -269,7 +269,9 @@ def _finish(answer: Answer, draft: TraceDraft, started: float) -> Answer:
 
 def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
          on_token: Callable[[str], None] | None, notes: list[str]) -> Generation:
-    """Generate; on failure or timeout fall back to the extractive generator (noted)."""
+    """Generate; on failure or timeout fall back to the extractive generator (noted). What a
+    model that timed out had written is kept instead, to be checked like any answer: its
+    supported sentences, else the sources of its claims, else a decline."""
     from citewise.generate.extractive import ExtractiveGenerator
 
     try:
@@ -277,6 +279,10 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
                             timeout_s=timeout_s)
     except GenerationError as exc:
         reason = " ".join(str(exc).split())[:160]
+        if exc.partial.strip():
+            notes.append(f"{gen.model_id} failed ({reason}); what it had written is checked "
+                         "like a whole answer")
+            return Generation(exc.partial.strip(), gen.model_id, finish_reason="timeout")
         notes.append(f"{gen.model_id} failed ({reason}); answered extractively instead")
         return ExtractiveGenerator().generate(prompt, max_tokens=max_tokens)
 

@@ -126,7 +126,8 @@ def chat(server: Any, messages: Sequence[Mapping[str, str]], *, max_tokens: int,
          temperature: float = 0.0, seed: int = 0, timeout_s: float | None = None,
          on_token: Callable[[str], None] | None = None) -> tuple[str, Mapping[str, Any], str]:
     """One chat completion on a loaded server: ``(text, usage, finish_reason)``.
-    Raises :class:`GenerationError` on a server error or when ``timeout_s`` passes."""
+    Raises :class:`GenerationError` on a server error or when ``timeout_s`` passes (with the
+    text written so far as its ``partial``)."""
     request = {"messages": [dict(m) for m in messages], "max_tokens": max_tokens,
                "temperature": temperature, "seed": seed, "stream": True,
                "stream_options": {"include_usage": True}}
@@ -144,7 +145,8 @@ def chat(server: Any, messages: Sequence[Mapping[str, str]], *, max_tokens: int,
     if stream.timed_out:
         raise GenerationError(f"The local model ran past its {timeout_s:g} s timeout after "
                               f"{time.monotonic() - start:.1f} s. Fix: raise generate.timeout_s, "
-                              "lower generate.max_tokens, or use a smaller model.")
+                              "lower generate.max_tokens, or use a smaller model.",
+                              partial="".join(stream.pieces))
     return "".join(stream.pieces), stream.usage, stream.finish_reason
 
 

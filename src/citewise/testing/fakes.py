@@ -103,7 +103,9 @@ class FakeGenerator:
     contains "20 weeks" (``S0`` when none does), for tests that must cite the right passage
     whatever the retrieval order. ``prompts`` records every
     :class:`~citewise.types.Prompt` received;
-    ``fail`` raises :class:`~citewise.errors.GenerationError` (a timeout, say) on every call.
+    ``fail`` raises :class:`~citewise.errors.GenerationError` (a timeout, say) on every call,
+    after streaming the scripted answer when one is given (its ``partial``: what a model that
+    timed out had written).
     """
 
     def __init__(self, *answers: str, model_id: str = "fake-generator",
@@ -111,6 +113,7 @@ class FakeGenerator:
         self.answers = list(answers) or ["Insufficient evidence."]
         self.model_id = model_id
         self.fail = fail
+        self.partial = bool(answers)
         self.prompts: list = []
 
     def generate(self, prompt, *, max_tokens: int = 512, on_token=None, timeout_s=None):
@@ -118,12 +121,14 @@ class FakeGenerator:
         from citewise.types import Generation
 
         self.prompts.append(prompt)
-        if self.fail is not None:
+        if self.fail is not None and not self.partial:
             raise GenerationError(self.fail)
         text = _fill_sids(self.answers[min(len(self.prompts), len(self.answers)) - 1], prompt)
         if on_token is not None:
             for piece in text.split(" "):
                 on_token(piece + " ")
+        if self.fail is not None:
+            raise GenerationError(self.fail, partial=text)
         return Generation(text=text, model_id=self.model_id,
                           tokens_in=sum(len(m["content"].split()) for m in prompt.messages),
                           tokens_out=len(text.split()))
