@@ -3,8 +3,9 @@
 retrieve (tenant + ACL inside the search) → rerank under a deadline → grounding gate →
 context (dedup, MMR, token budget, opaque ``S1``… ids) → generate (passages fenced as data) →
 validate citations (fabricated / unsupported / uncited) → keep only supported sentences
-(``cite.policy: strict``, the default; else the extractive answer or a decline, each noted in
-``Answer.notes``) → citations for the reader.
+(``cite.policy: strict``, the default; with none left, the source sentences that say what the
+answer claimed, :mod:`citewise.generate.claim_quotes`, or the extractive answer, or a decline,
+each noted in ``Answer.notes``) → citations for the reader.
 
 Everything the pipeline decided is in ``Answer.trace`` (:class:`~citewise.trace.AnswerTrace`,
 filled stage by stage in a :class:`~citewise.trace.TraceDraft`); it only ever holds ids and
@@ -16,23 +17,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
 from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
+from citewise.answer.supported import declined, supported_answer
 from citewise.errors import ConfigError, GenerationError
 from citewise.trace import (
     BudgetTrace,
     ContextTrace,
     DroppedTrace,
-    EnforceTrace,
     GenerationTrace,
     ModelsTrace,
     PassageTrace,
-    RemovedSentence,
     RerankTrace,
     RetrievalTrace,
     RetrievedHit,
@@ -254,14 +254,6 @@ def _context_trace(context: Context) -> ContextTrace:
                         tuple(DroppedTrace(d.chunk_id, d.reason) for d in context.dropped))
 
 
-def declined(question: str, reason: str, notes: tuple[str, ...] = ()) -> Answer:
-    """A decline (its trace is set by :func:`_finish`)."""
-    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
-
-    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, outcome="declined",
-                  notes=notes)
-
-
 def _finish(answer: Answer, draft: TraceDraft, started: float) -> Answer:
     draft.time(total=_ms(started))
     return replace(answer, trace=draft.trace)
@@ -332,8 +324,8 @@ def _checked(engine: Engine, question: str, prompt: Prompt, out: Generation,
         text, citations = build_citations(out.text.strip(), context.passages, report)
         return Answer(question, text, False, None, citations, report, outcome="raw",
                       notes=tuple(notes))
-    return _supported_answer(question, prompt, out, context, draft, notes,
-                             chosen_extractive=gen.model_id == out.model_id)
+    return supported_answer(question, prompt, out, context, draft, notes,
+                            chosen_extractive=gen.model_id == out.model_id)
 
 
 def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
@@ -347,67 +339,3 @@ def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:
     tokens_in = sum(len(m["content"]) for m in prompt.messages) // 4
     return generation_timeout(size, effective_threads(getattr(gen, "threads", 0) or 0),
                               tokens_in, max_tokens)
-
-
-def _supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
-                      draft: TraceDraft, notes: list[str],
-                      chosen_extractive: bool = False) -> Answer:
-    """``cite.policy: strict``: keep the supported sentences; with none left, answer
-    extractively (checked the same way) or decline. Every step is a note."""
-    from citewise.cite.enforce import enforce
-    from citewise.cite.validate import validate
-    from citewise.generate.claim_quotes import replacement
-    from citewise.generate.extractive import ExtractiveGenerator
-
-    passages = list(context.passages)
-    extractive_id = ExtractiveGenerator.model_id
-    quoted = out.model_id == extractive_id  # quoted sentences are the sources' own words
-    kept = enforce(out.text, passages, question=None if quoted else question)
-    removed = tuple(RemovedSentence(r.text, r.why, r.status) for r in kept.removed)
-    outcome = "extractive" if quoted and not chosen_extractive else "answered"
-    if kept.answered and kept.removed:
-        outcome = "pruned" if outcome == "answered" else outcome
-        notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
-                     f"do not support ({_whys(kept)}); see --explain")
-    claimed = False
-    if not kept.answered and not quoted:
-        text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
-        notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
-                     f"({_whys(kept)}); answered extractively instead" + (
-                         ", quoting the source sentences that say what it claimed"
-                         if claimed else ""))
-        outcome = "extractive"
-        kept = enforce(text, passages)
-        draft.set(generation=replace(draft.trace.generation,
-                                     model=f"{out.model_id} -> {extractive_id}"))
-    draft.set(enforce=EnforceTrace("strict", removed,
-                                   outcome if kept.answered else "declined"))
-    if not kept.answered:
-        notes.append("no source sentence says what the answer claimed; declined" if claimed
-                     else "no source sentence answers the question either; declined")
-        return declined(question, "unsupported", tuple(notes))
-    final = _with_conflict(question, kept.text, passages, notes)
-    report = validate(final, passages)
-    text, citations = build_citations(final, context.passages, report)
-    return Answer(question, text, False, None, citations, report, outcome=outcome,
-                  notes=tuple(notes))
-
-
-def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
-    """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
-    gets both sides quoted (:mod:`citewise.answer.conflicts`)."""
-    from citewise.answer.conflicts import conflict_text, find_conflicts, unresolved
-    from citewise.cite.parse import citation_ids
-
-    conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
-    if conflict is None:
-        return text
-    notes.append(f"the sources disagree ({conflict.a.sid} vs {conflict.b.sid}); both are shown")
-    return f"{text}\n\n{conflict_text(conflict)}"
-
-
-def _whys(kept: Any) -> str:
-    counts: dict[str, int] = {}
-    for r in kept.removed:
-        counts[r.why] = counts.get(r.why, 0) + 1
-    return ", ".join(f"{n} {why}" for why, n in counts.items()) or "nothing to check"

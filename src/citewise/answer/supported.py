@@ -1,0 +1,89 @@
+"""What ``cite.policy: strict`` (the default) shows of a generated answer: its supported
+sentences; with none left, the source sentences that say what it claimed
+(:mod:`citewise.generate.claim_quotes`), the extractive answer, or a decline; conflicting
+sources shown both (:mod:`citewise.answer.conflicts`). Every step is a note."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from citewise.answer.citations import build_citations
+from citewise.trace import EnforceTrace, RemovedSentence, TraceDraft
+from citewise.types import Answer, Generation, Prompt
+
+if TYPE_CHECKING:
+    from citewise.answer.context import Context
+
+
+def declined(question: str, reason: str, notes: tuple[str, ...] = ()) -> Answer:
+    """A decline (``ask`` sets its trace)."""
+    from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+
+    return Answer(question, INSUFFICIENT_EVIDENCE, True, reason, outcome="declined",
+                  notes=notes)
+
+
+def supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
+                     draft: TraceDraft, notes: list[str],
+                     chosen_extractive: bool = False) -> Answer:
+    """``cite.policy: strict``: keep the supported sentences; with none left, quote the
+    sources of the answer's claims, answer extractively (both checked the same way) or
+    decline (:func:`~citewise.generate.claim_quotes.replacement`). Every step is a note."""
+    from citewise.cite.enforce import enforce
+    from citewise.cite.validate import validate
+    from citewise.generate.claim_quotes import replacement
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    passages = list(context.passages)
+    extractive_id = ExtractiveGenerator.model_id
+    quoted = out.model_id == extractive_id  # quoted sentences are the sources' own words
+    kept = enforce(out.text, passages, question=None if quoted else question)
+    removed = tuple(RemovedSentence(r.text, r.why, r.status) for r in kept.removed)
+    outcome = "extractive" if quoted and not chosen_extractive else "answered"
+    if kept.answered and kept.removed:
+        outcome = "pruned" if outcome == "answered" else outcome
+        notes.append(f"removed {len(kept.removed)} sentence(s) of the answer that its sources "
+                     f"do not support ({_whys(kept)}); see --explain")
+    claimed = False
+    if not kept.answered and not quoted:
+        text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
+        notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
+                     f"({_whys(kept)}); answered extractively instead" + (
+                         ", quoting the source sentences that say what it claimed"
+                         if claimed else ""))
+        outcome = "extractive"
+        kept = enforce(text, passages)
+        draft.set(generation=replace(draft.trace.generation,
+                                     model=f"{out.model_id} -> {extractive_id}"))
+    draft.set(enforce=EnforceTrace("strict", removed,
+                                   outcome if kept.answered else "declined"))
+    if not kept.answered:
+        notes.append("no source sentence says what the answer claimed; declined" if claimed
+                     else "no source sentence answers the question either; declined")
+        return declined(question, "unsupported", tuple(notes))
+    final = _with_conflict(question, kept.text, passages, notes)
+    report = validate(final, passages)
+    text, citations = build_citations(final, context.passages, report)
+    return Answer(question, text, False, None, citations, report, outcome=outcome,
+                  notes=tuple(notes))
+
+
+def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
+    """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
+    gets both sides quoted (:mod:`citewise.answer.conflicts`)."""
+    from citewise.answer.conflicts import conflict_text, find_conflicts, unresolved
+    from citewise.cite.parse import citation_ids
+
+    conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
+    if conflict is None:
+        return text
+    notes.append(f"the sources disagree ({conflict.a.sid} vs {conflict.b.sid}); both are shown")
+    return f"{text}\n\n{conflict_text(conflict)}"
+
+
+def _whys(kept: Any) -> str:
+    counts: dict[str, int] = {}
+    for r in kept.removed:
+        counts[r.why] = counts.get(r.why, 0) + 1
+    return ", ".join(f"{n} {why}" for why, n in counts.items()) or "nothing to check"
