@@ -24,7 +24,7 @@ REASONS = {
     "reader_no": "the model, reading the passages you may read, judged that they do not "
                  "answer the question",
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
-                   "source sentence answers the question",
+                   "source sentence says what it claimed or answers the question",
 }
 EXIT_ANSWERED, EXIT_FAILED, EXIT_DECLINED = 0, 1, 3
 """Exit status of `citewise ask`: answered (also after a noted fallback), failed (an error;
