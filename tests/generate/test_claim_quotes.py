@@ -73,3 +73,7 @@ def test_the_replacement_follows_what_the_rejected_answer_asserted():
                ("The option is [S1].", "incomplete"), ("See the manual [S1].", "pointer")]
     text, claimed = replacement(nothing, prompt)
     assert not claimed and "[S1]" in text  # the extractive answer to the question
+
+
+def test_no_passages_is_a_decline_at_any_threshold():
+    assert _quote(["Valgrind logs to a file."], threshold=0.0) == INSUFFICIENT_EVIDENCE

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
@@ -77,12 +78,13 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE`."""
     limit = support_threshold() if threshold is None else threshold
     scored = score_sentences(" ".join([prompt.question, *claims]), prompt.passages)
+    if not scored:
+        return INSUFFICIENT_EVIDENCE
     chosen: dict[int, ScoredSentence] = {}
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     for claim in (c for c in bare if not is_incomplete(c)):  # "… is.": no value
-        support, best = max(((support_score(claim, s.text), -s.order) for s in scored),
-                            default=(0.0, 0))
-        if support >= limit:
+        support, best = max((support_score(claim, s.text), -s.order) for s in scored)
+        if support >= limit:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])
         if len(chosen) >= max_sentences:
             break
