@@ -24,11 +24,10 @@ from pathlib import Path
 
 import citewise
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE, build_prompt
-from citewise.eval.answer_metrics import contains_reference
+from citewise.eval.answer_metrics import contains_reference, strip_citations
+from citewise.eval.questions import parse_question
 from citewise.generate.claim_quotes import replacement
 from citewise.types import ContextPassage, Hit, Principal
-
-_FELL_BACK = "had no sentence supported"
 
 
 def fallbacks(run: dict, engine: citewise.Engine,
@@ -38,9 +37,9 @@ def fallbacks(run: dict, engine: citewise.Engine,
     out = []
     for rec in run["records"]:
         answer, question = rec.get("answer") or {}, rec["question"]
-        if not any(_FELL_BACK in n for n in answer.get("notes", ())):
-            continue
-        trace = answer["trace"]
+        trace = answer.get("trace") or {}
+        if " -> " not in (trace.get("generation") or {}).get("model", ""):
+            continue  # not a model answer replaced for want of a supported sentence
         ids = [p["chunk_id"] for p in trace["context"]["passages"]]
         found = engine.store.get_chunks(ids, everyone)
         passages = [ContextPassage(p["id"].upper(), Hit(i, 0.0, *found[p["chunk_id"]]),
@@ -53,8 +52,13 @@ def fallbacks(run: dict, engine: citewise.Engine,
 
 
 def references(question: dict) -> list[str]:
-    ref = question.get("answer")
-    return [ref] if isinstance(ref, str) else list(ref or question.get("answers") or [])
+    """The question's reference answers, read as ``eval run`` reads them."""
+    return list(parse_question(question, "run.json").answers)
+
+
+def contains(text: str, refs: list[str]) -> float:
+    """Containment as ``eval run`` scores it (citations stripped first); 0 without refs."""
+    return contains_reference(strip_citations(text), refs) if refs else 0.0
 
 
 def main() -> None:
@@ -76,7 +80,7 @@ def main() -> None:
     for question, answerable, shown, claims, passages in rows:
         prompt = build_prompt(question["question"], passages)
         refs = references(question)
-        had = contains_reference(shown, refs) if refs else 0.0
+        had = contains(shown, refs)
         before = table.setdefault(("shown", answerable), [0, 0, 0])
         before[0] += 1
         before[2] += had
@@ -85,7 +89,7 @@ def main() -> None:
         for floor in args.support:
             text, _ = replacement(claims, prompt, threshold=floor)
             declined = text == INSUFFICIENT_EVIDENCE
-            hit = 0.0 if declined or not refs else contains_reference(text, refs)
+            hit = 0.0 if declined else contains(text, refs)
             cell = table.setdefault((floor, answerable), [0, 0, 0])
             cell[0] += 1
             cell[1] += declined

@@ -38,7 +38,8 @@ def test_a_fallback_record_is_rebuilt_and_replayed(tmp_path: Path) -> None:
         answer = {"answer": "Valgrind prints its messages to stderr by default [1].",
                   "notes": ["the answer of m had no sentence supported by its sources (1 no "
                             "citation); answered extractively instead"],
-                  "trace": {"context": {"passages": [
+                  "trace": {"generation": {"model": "m -> extractive-v1"},
+                            "context": {"passages": [
                       {"id": "S1", "chunk_id": hit.chunk.chunk_id, "tokens": 30}]},
                       "enforce": {"removed": removed}}}
         question = {"id": "q", "question": "can valgrind log to a file?", "answer": "--log-file",
