@@ -93,9 +93,12 @@ class Engine(EngineVerbs):
 
     def ingest(self, items: Iterable[Pending],
                on_progress: Callable[[int], None] | None = None, *,
-               workers: int | None = None, ray: str | None = None) -> IngestReport:
+               workers: int | None = None, ray: str | None = None,
+               on_embedded: Callable[[int], None] | None = None) -> IngestReport:
         """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
-        worker processes (see :mod:`citewise.parallel`), else all runs in this process."""
+        worker processes (see :mod:`citewise.parallel`), else all runs in this process.
+        ``on_progress`` hears how many documents were written, ``on_embedded`` (in this
+        process only) how many texts were embedded while a batch runs."""
         self._observe()
         self.store.ensure_manifest(self.expected_manifest())
         if (workers or 1) > 1 or ray:
@@ -104,7 +107,7 @@ class Engine(EngineVerbs):
             return index_parallel(self.store, self.embedder, items, self.settings,
                                   workers=workers, ray=ray, on_progress=on_progress)
         return index_documents(self.store, self.embedder, items, self.settings,
-                               on_progress=on_progress)
+                               on_progress=on_progress, on_embedded=on_embedded)
 
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,
@@ -112,7 +115,8 @@ class Engine(EngineVerbs):
                      workers: int | None = None, ray: str | None = None,
                      base_url: str | None = None, trust_file_acl: bool = False,
                      follow_symlinks: bool = False, strict: bool = False,
-                     on_total: Callable[[int], None] | None = None) -> IngestReport:
+                     on_total: Callable[[int], None] | None = None,
+                     on_embedded: Callable[[int], None] | None = None) -> IngestReport:
         """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
         a file's own tenant is ignored and its groups only narrow the operator's unless
         ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
@@ -122,7 +126,8 @@ class Engine(EngineVerbs):
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
-        many files will be read before the first is, ``on_progress`` how many more are done;
+        many files will be read before the first is, ``on_progress`` how many more are done,
+        ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
         files of a folder with an unsupported suffix are listed in ``report.skipped``."""
         notes: list[str] = []
         skipped: list[Path] = []
@@ -135,7 +140,8 @@ class Engine(EngineVerbs):
                               "ingested)")
         if on_total is not None:
             on_total(len(batch.items))
-        report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray)
+        report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,
+                             on_embedded=on_embedded)
         report.redirects.extend(batch.redirects)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])

@@ -24,6 +24,12 @@ from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.types import Chunk, Document, ParsedDocument
 
 STATUSES = ("new", "changed", "updated", "unchanged", "failed")
+BATCH_CHUNKS = 1024
+"""Chunks after which a batch is written even with fewer than ``batch_docs`` documents: a
+folder of long pages (or one 8 MB page) would otherwise embed for many minutes before the
+first document is written and counted."""
+EMBED_SLICE = 256
+"""Texts per embedding call of a batch; progress is reported after each."""
 _GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
 
 
@@ -214,12 +220,21 @@ def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str
 
 
 def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
-                   report: IngestReport) -> dict[str, np.ndarray]:
+                   report: IngestReport,
+                   on_embedded: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """Vectors of the batch's texts the store does not cache, embedded :data:`EMBED_SLICE`
+    at a time so ``on_embedded`` hears how many are done while a large batch runs."""
     todo = texts_to_embed(store, prepared)
     if not todo:
         return {}
     t0 = time.perf_counter()
-    vectors = embedder.embed_batch([t for _, t in todo])
+    parts = []
+    for start in range(0, len(todo), EMBED_SLICE):
+        texts = [t for _, t in todo[start:start + EMBED_SLICE]]
+        parts.append(embedder.embed_batch(texts))
+        if on_embedded:
+            on_embedded(len(texts))
+    vectors = np.concatenate(parts)
     report.model_seconds += time.perf_counter() - t0
     return {h: vectors[i] for i, (h, _) in enumerate(todo)}
 
@@ -238,8 +253,13 @@ def batches(items: Iterable[Pending], size: int) -> Iterator[list[Pending]]:
 
 def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
                     settings: Settings, *, batch_docs: int = 64,
-                    on_progress: Callable[[int], None] | None = None) -> IngestReport:
-    """Index ``items``; each batch of ``batch_docs`` documents is written in one transaction.
+                    batch_chunks: int = BATCH_CHUNKS,
+                    on_progress: Callable[[int], None] | None = None,
+                    on_embedded: Callable[[int], None] | None = None) -> IngestReport:
+    """Index ``items``; each batch (``batch_docs`` documents, or fewer once they hold
+    ``batch_chunks`` chunks) is written in one transaction. ``on_progress`` hears how many
+    documents each written batch held, ``on_embedded`` how many texts were embedded (every
+    :data:`EMBED_SLICE`), so a long batch shows it is alive.
 
     Exceptions from the embedder or the store propagate after rolling back the current batch
     (earlier batches stay committed, each complete). Per-file problems become ``failed``
@@ -250,24 +270,33 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     started = time.perf_counter()
     count_tokens = getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
     claims = DocIdClaims()
-    for batch in batches(items, batch_docs):
-        prepared: list[Prepared] = []
-        for item in batch:
-            result = claims.check(_prepare(store, item, settings, count_tokens))
-            if isinstance(result, Outcome):
-                report.outcomes.append(result)
-                if result.no_groups:
-                    report.unreadable.append(result.doc_id)
-            else:
-                prepared.append(result)
+    prepared: list[Prepared] = []
+    done = 0  # documents read since the last write
+
+    def flush() -> None:
+        nonlocal prepared, done
         if prepared:
-            vectors = _embed_missing(store, embedder, prepared, report)
+            vectors = _embed_missing(store, embedder, prepared, report, on_embedded)
             store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
                                        p.parsed) for p in prepared])
             report.outcomes.extend(outcomes_of(prepared, vectors))
             note_written(report, prepared)
-        if on_progress:
-            on_progress(len(batch))
+        if on_progress and done:
+            on_progress(done)
+        prepared, done = [], 0
+
+    for item in items:
+        result = claims.check(_prepare(store, item, settings, count_tokens))
+        done += 1
+        if isinstance(result, Outcome):
+            report.outcomes.append(result)
+            if result.no_groups:
+                report.unreadable.append(result.doc_id)
+        else:
+            prepared.append(result)
+        if done >= batch_docs or sum(len(p.chunks) for p in prepared) >= batch_chunks:
+            flush()
+    flush()
     report.seconds = time.perf_counter() - started
     return report
 

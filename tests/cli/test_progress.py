@@ -8,7 +8,7 @@ import io
 import time
 
 from citewise.cli.models import StageBars
-from citewise.cli.progress import LINE_INTERVAL, make_bar, progress_mode, set_total
+from citewise.cli.progress import LINE_INTERVAL, counter, make_bar, progress_mode, set_total
 from citewise.models.pull import _download_counter
 
 
@@ -70,6 +70,28 @@ def test_an_open_ended_bar_never_raises_on_truth_testing_callers():
         set_total(bar, 4)
         callback(2)
     assert "4/4" in out.getvalue()
+
+
+def test_work_inside_one_step_shows_as_a_running_count_in_both_modes():
+    out = io.StringIO()
+    with make_bar("ingest", unit="file", mode="lines", stream=out, interval=0.2) as bar:
+        set_total(bar, 2)
+        embedded = counter(bar, "chunks embedded")
+        for _ in range(6):  # one long file: the file count stands still
+            time.sleep(0.1)
+            embedded(256)
+        bar.update(2)
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("ingest: 0/2 file (0%), ") and "chunks embedded in " in line
+               for line in lines)  # alive while no file was done
+    assert lines[-1].startswith("ingest: 2/2 file (100%), 1536 chunks embedded in ")
+    assert len(lines) <= 0.6 / 0.2 + 2  # still at most a line per interval
+    tty = Tty()
+    with make_bar("ingest", unit="file", mode="bar", stream=tty) as bar:
+        set_total(bar, 1)
+        counter(bar, "chunks embedded")(40)
+        bar.update(1)
+    assert "1/1" in tty.getvalue() and "40 chunks embedded" in tty.getvalue()
 
 
 def test_pull_download_counter_reads_pips_lines():

@@ -48,6 +48,7 @@ def test_ingest_in_a_terminal_draws_a_bar_and_indexes_everything(db):
     assert "Traceback" not in run.text and "TypeError" not in run.text
     assert "13 new" in run.text and "0 failed" in run.text
     assert "ingest: 100%" in run.output and "13/13" in run.output  # tqdm's bar, drawn live
+    assert "chunks embedded" in run.output  # the embedding inside a batch is counted too
     assert "\r" in run.text  # the bar redraws in place
 
 

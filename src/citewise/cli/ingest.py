@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
-from citewise.cli.progress import make_bar, progress_mode, progress_options, set_total
+from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.metadata import is_openable_link
 from citewise.types import Principal
@@ -68,7 +68,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
                                      follow_symlinks=follow_symlinks, strict=strict,
-                                     on_total=lambda n: set_total(bar, n))
+                                     on_total=lambda n: set_total(bar, n),
+                                     on_embedded=counter(bar, "chunks embedded"))
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
     if as_json:

@@ -24,8 +24,9 @@ LINE_INTERVAL = 3.0
 #: Seconds after which an unchanged progress line is printed again.
 HEARTBEAT = 30.0
 MODES = ("bar", "lines", "off")
-_LINE_FORMAT = "{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%) in {elapsed}, {rate_fmt}"
-_LINE_FORMAT_OPEN = "{desc}: {n_fmt} {unit} in {elapsed}, {rate_fmt}"
+_LINE_FORMAT = ("{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%){postfix} in {elapsed}, "
+                "{rate_fmt}")
+_LINE_FORMAT_OPEN = "{desc}: {n_fmt} {unit}{postfix} in {elapsed}, {rate_fmt}"
 
 
 def progress_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -113,6 +114,22 @@ def set_total(bar: tqdm, total: int) -> None:
         bar.bar_format = _LINE_FORMAT if total else _LINE_FORMAT_OPEN
     elif not bar.disable:
         bar.refresh()
+
+
+def counter(bar: tqdm, label: str) -> Callable[[int], None]:
+    """A callback that adds its counts to a running total shown after the bar's own counts
+    (``ingest: 3/194 file, 2304 chunks embedded``): work inside one step of the bar, which
+    would otherwise sit still. The display follows the bar's own pace (a line mode bar still
+    prints at most one line per interval)."""
+    total = 0
+
+    def add(n: int) -> None:
+        nonlocal total
+        total += n
+        bar.set_postfix_str(f"{total} {label}", refresh=False)
+        bar.update(0)
+
+    return add
 
 
 def say(message: str, mode: str) -> None:

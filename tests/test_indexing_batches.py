@@ -1,0 +1,79 @@
+"""Batches are bounded by chunks as well as documents, and embedding reports as it goes: a
+folder of long pages (Node.js's API docs: 194 files, one of them 8 MB) used to embed for over
+15 minutes before the first document was written or counted, the bar frozen at 0/194."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewise import indexing
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.indexing import index_documents
+from citewise.sources import file_batch
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+OPERATOR = {"groups": ["staff"]}
+STAFF = Principal.of("staff")
+
+
+def page(n: int, sections: int, words: int) -> str:
+    body = "\n\n".join(f"## Part {n}.{i}\n\nTopic {n} detail {i}: " +
+                       " ".join(f"word{n}x{i}y{k}" for k in range(words))
+                       for i in range(sections))
+    return f"# Page {n}\n\n{body}\n"
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for n in range(6):
+        (root / f"p{n}.md").write_text(page(n, 12, 200) if n == 0 else page(n, 1, 5), encoding="utf-8")
+    return root
+
+
+def test_a_batch_is_written_once_its_chunks_reach_the_bound(tmp_path, folder, monkeypatch):
+    monkeypatch.setattr(indexing, "EMBED_SLICE", 4)
+    writes, steps, embedded = [], [], []
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        real_write = engine.store.write
+        monkeypatch.setattr(engine.store, "write",
+                            lambda docs: (writes.append(len(docs)), real_write(docs))[1])
+        batch = file_batch([folder], Settings().limits, OPERATOR, None, None)
+        engine.store.ensure_manifest(engine.expected_manifest())
+        report = index_documents(engine.store, engine.embedder, batch.items, engine.settings,
+                                 batch_docs=64, batch_chunks=10, on_progress=steps.append,
+                                 on_embedded=embedded.append)
+        assert report.count("new") == 6
+        # the long page fills a batch alone; the short ones share batches
+        assert len(writes) >= 2 and sum(writes) == 6 and writes[0] == 1
+        assert sum(steps) == 6 and steps == writes  # counted as each batch is written
+        chunks = sum(o.embedded for o in report.outcomes)
+        assert sum(embedded) == chunks and max(embedded) <= 4  # reported every slice
+        hits = engine.search("word0x11y7", STAFF, mode="bm25").hits
+        assert hits and hits[0].document.doc_id == "p0.md"
+
+
+def test_the_engine_and_the_defaults_report_embedding_progress(tmp_path, folder):
+    embedded, steps = [], []
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([folder], OPERATOR, on_progress=steps.append,
+                                     on_embedded=embedded.append)
+    assert sum(steps) == 6 and len(steps) == 1  # a small folder is still one batch
+    assert sum(embedded) == sum(o.embedded for o in report.outcomes) > 0
+
+
+def test_a_crash_keeps_the_batches_written_before_it(tmp_path, folder):
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        batch = file_batch([folder], Settings().limits, OPERATOR, None, None)
+        engine.store.ensure_manifest(engine.expected_manifest())
+        crashing = FakeEmbedder(fail_after=26)  # p0's 24 chunks pass, the next batch fails
+        with pytest.raises(RuntimeError, match="simulated failure"):
+            index_documents(engine.store, crashing, batch.items, engine.settings,
+                            batch_chunks=10)
+        assert engine.search("word0x11y7", STAFF, mode="bm25").hits  # first batch committed
+        assert not engine.search("word5x0y1", STAFF, mode="bm25").hits  # later: not written
