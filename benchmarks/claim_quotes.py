@@ -12,8 +12,13 @@ answerable for its persona (A/U): how many are declined and how many contain a r
 answer. Replayed on the passages of the step that fell back: in a live run a decline there
 reads on with more passages.
 
+``--reader`` also asks the shipped local model the reader's question (do the sources answer
+it? P(Yes)) about the shipped replacement's quotes *alone*, and prints how many answerable
+and unanswerable fallbacks each ``--reader-below`` bar would decline (measured in stop 19,
+not kept: see the README).
+
     .venv/bin/python benchmarks/claim_quotes.py --run OUT/run.json --db INDEX.db \
-        --personas PERSONAS.json [--support 0.35 0.45 0.55] [-v]
+        --personas PERSONAS.json [--support 0.35 0.45 0.55] [--reader] [-v]
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from citewise.eval.answer_metrics import contains_reference, strip_citations
 from citewise.eval.questions import parse_question
 from citewise.generate.claim_quotes import replacement
 from citewise.types import ContextPassage, Hit, Principal
+
+READER_BARS = (0.30, 0.35, 0.40, 0.45)
 
 
 def fallbacks(run: dict, engine: citewise.Engine,
@@ -61,6 +68,27 @@ def contains(text: str, refs: list[str]) -> float:
     return contains_reference(strip_citations(text), refs) if refs else 0.0
 
 
+def quotes_p_yes(generator, question: str, text: str, passages: list) -> float:
+    """The reader's P(Yes) that ``text`` (the quotes, citations removed) answers
+    ``question``, as one source with the first passage's title and section."""
+    from citewise.answer.reader import p_yes
+
+    only = ContextPassage("S1", passages[0].hit, strip_citations(text), 0)
+    return p_yes(generator, build_prompt(question, [only]))
+
+
+def reader_table(rows: list[tuple[bool, float, float]]) -> None:
+    """Per bar: fallbacks declined (A/U) and answerable ones with the answer lost."""
+    for bar in READER_BARS:
+        parts = []
+        for answerable, kind in ((True, "A"), (False, "U")):
+            mine = [(p, hit) for a, p, hit in rows if a == answerable]
+            below = [hit for p, hit in mine if p < bar]
+            parts.append(f"{kind}: {len(below)} of {len(mine)} declined"
+                         + (f" ({sum(below):.0f} held the answer)" if answerable else ""))
+        print(f"quotes' P(Yes) < {bar:.2f}: " + "; ".join(parts))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", required=True, help="run.json of `citewise eval run --answers`")
@@ -69,6 +97,8 @@ def main() -> None:
                     "passages are read with every group it names")
     ap.add_argument("--support", type=float, nargs="+", default=[0.35, 0.45, 0.55, 0.65],
                     help="support thresholds (the shipped one: cite.support's, 0.45)")
+    ap.add_argument("--reader", action="store_true", help="also ask the local model whether "
+                    "the quotes alone answer the question (slow: one model call each)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every answer")
     args = ap.parse_args()
     run = json.loads(Path(args.run).read_text(encoding="utf-8"))
@@ -76,7 +106,13 @@ def main() -> None:
     groups = sorted({g for p in personas.values() for g in p.get("groups", ())})
     with citewise.connect(args.db) as engine:
         rows = fallbacks(run, engine, Principal.of(groups))
-    table = {}
+    table: dict = {}
+    read: list[tuple[bool, float, float]] = []
+    generator = None
+    if args.reader:
+        from citewise.generate.local import LocalGenerator
+
+        generator = LocalGenerator("qwen2.5-coder-1.5b-instruct")
     for question, answerable, shown, claims, passages in rows:
         prompt = build_prompt(question["question"], passages)
         refs = references(question)
@@ -97,6 +133,11 @@ def main() -> None:
             if args.verbose:
                 print(f"    {floor:.2f} {'DECLINE' if declined else f'contains={hit:.0f}'} "
                       f"{' '.join(text.split())[:140]}")
+        text, _ = replacement(claims, prompt)
+        if generator is not None and text != INSUFFICIENT_EVIDENCE:
+            p = quotes_p_yes(generator, question["question"], text, passages)
+            read.append((answerable, p, contains(text, refs)))
+            print(f"    quotes' P(Yes) {p:.2f}")
     for answerable, kind in ((True, "A"), (False, "U")):
         n, _, hit = table.get(("shown", answerable), [0, 0, 0])
         print(f"shown (question-driven quotes) {kind}: {n}, {hit:.0f} contain the answer")
@@ -106,6 +147,8 @@ def main() -> None:
             n, declined, hit = table.get((floor, answerable), [0, 0, 0])
             parts.append(f"{kind}: {declined} of {n} declined, {hit:.0f} contain the answer")
         print(f"support >= {floor:.2f}: " + "; ".join(parts))
+    if read:
+        reader_table(read)
 
 
 if __name__ == "__main__":
