@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import citewise
@@ -35,6 +36,7 @@ from citewise.generate.claim_quotes import replacement
 from citewise.types import ContextPassage, Hit, Principal
 
 READER_BARS = (0.30, 0.35, 0.40, 0.45)
+_MARKER = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")  # an extractive answer's " [1]", " [1, 2]"
 
 
 def fallbacks(run: dict, engine: citewise.Engine,
@@ -73,7 +75,7 @@ def quotes_p_yes(generator, question: str, text: str, passages: list) -> float:
     ``question``, as one source with the first passage's title and section."""
     from citewise.answer.reader import p_yes
 
-    only = ContextPassage("S1", passages[0].hit, strip_citations(text), 0)
+    only = ContextPassage("S1", passages[0].hit, _MARKER.sub("", text), 0)
     return p_yes(generator, build_prompt(question, [only]))
 
 

@@ -54,3 +54,34 @@ def test_a_fallback_record_is_rebuilt_and_replayed(tmp_path: Path) -> None:
     text, claimed = replacement(said, build_prompt(q["question"], passages))
     assert claimed and "--log-file option specifies" in text and "[S1]" in text
     assert bench.references(question) == ["--log-file"]
+
+
+def test_the_quote_reader_asks_about_the_quotes_alone_and_counts_per_bar(tmp_path: Path,
+                                                                          capsys) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "log.md").write_text(DOC)
+    seen = []
+
+    class Reader:  # a fake reader: records what it was shown
+        model_id = "fake"
+
+        def answerable(self, messages):
+            seen.append(messages[-1]["content"])
+            return 0.33
+
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+        hit = engine.search("log file messages", Principal.of("staff")).hits[0]
+    from citewise.types import ContextPassage
+
+    passages = [ContextPassage("S1", hit, hit.chunk.text, 30)]
+    p = bench.quotes_p_yes(Reader(), "can valgrind log to a file?",
+                           "The --log-file option sends them to a file [1].", passages)
+    assert p == 0.33
+    assert "The --log-file option sends them to a file." in seen[0]
+    assert "stderr by default" not in seen[0]  # only the quotes, not the passage
+    bench.reader_table([(True, 0.33, 1.0), (True, 0.5, 0.0), (False, 0.2, 0.0)])
+    out = capsys.readouterr().out
+    assert "< 0.30: A: 0 of 2 declined (0 held the answer); U: 1 of 1 declined" in out
+    assert "< 0.35: A: 1 of 2 declined (1 held the answer); U: 1 of 1 declined" in out
