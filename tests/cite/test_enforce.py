@@ -225,6 +225,16 @@ def test_a_sentence_that_leans_on_a_removed_one_is_removed_too() -> None:
     assert not refers_back("Specifically, set --gen-suppressions=all [S1].", "unsupported")
     assert not refers_back("Thesis statements are kept [S1].", "uncited")
     assert not refers_back("This option prints a suppression [S1].", "supported")
+    # Node.js's readline answer kept only "Both methods are effective for consuming a file
+    # stream line by line [1]." after the sentence naming the two methods went
+    for opening in ("Both methods are effective [S1].", "Either approach works [S1].",
+                    "The latter is faster [S1].", "Each of these options is documented [S1].",
+                    "Neither of them buffers [S1]."):
+        assert refers_back(opening, "unsupported"), opening
+    for own in ("Both fs.readFile and fs.createReadStream read files [S1].",
+                "Either pass a callback or await the promise [S1].",
+                "Each stream has a highWaterMark [S1].", "All options default to off [S1]."):
+        assert not refers_back(own, "unsupported"), own
 
 
 def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() -> None:

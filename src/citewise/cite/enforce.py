@@ -48,8 +48,13 @@ _CONSEQUENCE = re.compile(
 """Openings that draw on the sentence before ("This is because…", "You can then…")."""
 _DEMONSTRATIVE = re.compile(
     r"(?:this|that|these|those|such)\b|to do (?:this|that|so)\b"
-    r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b", re.IGNORECASE)
-"""Openings that name what the sentence before said ("This option…", "To do this,…")."""
+    r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b"
+    r"|the (?:former|latter|above)\b|(?:each|all) of (?:these|those|them|the (?:two|three|above))\b"
+    r"|(?:both|either|neither)(?: of)? (?:these|those|them|the (?:two|three|above)|(?:methods?"
+    r"|approach(?:es)?|options?|ways?|solutions?|alternatives?|techniques?|variants?)\b)",
+    re.IGNORECASE)
+"""Openings that name what the sentence before said ("This option…", "To do this,…", "Both
+methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
 _POINTER = re.compile(
     r"(?:see(?: also)?|refer to|please (?:see|refer to)|for (?:more|further|full|additional) "
     r"(?:information|details)|more (?:information|details) (?:is|are|can be))\b",
