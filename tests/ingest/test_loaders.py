@@ -246,3 +246,22 @@ def test_pdf_owner_password_only_still_loads(tmp_path, make_pdf):
     encrypt = StandardEncryption("", ownerPassword="owner-secret", canPrint=0)
     parsed = load_file(_write(tmp_path, "locked.pdf", make_pdf([["open text"]], encrypt=encrypt)))
     assert parsed.text == "open text"
+
+
+def test_html_heading_permalinks_are_not_heading_text(tmp_path):
+    """Node.js ends every heading in ``<a class="mark" href="#…">#</a>``; Hugo-style sites
+    put a ``#`` or ``🔗`` link first. Neither is part of the heading (citations read
+    "Example: Read file stream line-by-Line#"), and the link's id still anchors it."""
+    page = """<html><body><main>
+<h2>Example: Read file stream line-by-Line<span><a class="mark" href="#example-read"
+ id="example-read">#</a></span></h2><p>Consume a file one line at a time.</p>
+<h2><a href="#setup" id="setup">\U0001F517</a> Setup</h2><p>Install it first.</p>
+<h2>Using C#<a href="#csharp" id="csharp">¶</a></h2><p>It has bindings.</p>
+<h2><a href="#hash">#</a></h2><p>A heading that is only a link keeps its text.</p>
+<h2>Issue <a href="#n5">#5</a> fixed</h2><p>A link with words stays.</p>
+</main></body></html>"""
+    blocks = load_file(_write(tmp_path, "readline.html", page)).blocks
+    headings = [b for b in blocks if b.kind == "heading"]
+    assert [h.text for h in headings] == [
+        "Example: Read file stream line-by-Line", "Setup", "Using C#", "#", "Issue #5 fixed"]
+    assert [h.anchor for h in headings[:3]] == ["example-read", "setup", "csharp"]

@@ -60,6 +60,8 @@ CHROME_ID_WORDS = frozenset((
     "buttons", "theme", "popup", "help", "sticky", "wy", "md", "bd"))
 """An id made only of these words (split at ``-``/``_``) names a page wrapper or chrome
 (``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
+_PERMALINK = re.compile(r"[#¶§\U0001F517\u2693\u200b\s]+")
+"""Text of a heading's permalink (``#``, ``¶``, ``§``, a link or anchor emoji)."""
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 300
 _MAX_DEPTH = 200
@@ -157,6 +159,23 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     return metadata
 
 
+def heading_text(node: LexborNode) -> str:
+    """A heading's text without its permalink: a link to a ``#fragment`` whose text is only a
+    mark (``#``, ``¶``, ``§``, ``🔗``) at its start or end. Node.js's pages end every heading
+    in ``<a class="mark" href="#…">#</a>``, which made citations read "Example: Read file
+    stream line-by-Line#" and the .html copy of a page differ from its .md source."""
+    text = collapse(node.text(deep=True))
+    for link in node.css('a[href^="#"]'):
+        mark = collapse(link.text(deep=True))
+        if not mark or not _PERMALINK.fullmatch(mark) or mark == text:
+            continue
+        if text.endswith(mark):
+            text = text[: -len(mark)].rstrip()
+        elif text.startswith(mark):
+            text = text[len(mark):].lstrip()
+    return text
+
+
 def _anchor_of(node: LexborNode) -> str | None:
     """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
     value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
@@ -251,7 +270,7 @@ class _Walker:
             self.container(node, scope, depth + 1, in_article or tag in _KEEP_HEADER_IN)
 
     def _heading(self, node: LexborNode, level: int, scope: Scope) -> None:
-        text = collapse(node.text(deep=True))
+        text = heading_text(node)
         if not text:
             return
         inner = node.css_first("a[id], a[name]")
