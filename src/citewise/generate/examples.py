@@ -112,6 +112,20 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     return [(clipped(text), True) if code else (text, False) for text, code in out]
 
 
+def starts_midway(code: str) -> bool:
+    """Whether ``code`` starts inside a statement, as a chunk that the length cut opened in
+    the middle of an example does (Node.js's ``    path: 'www.google.com:80',\n  };``): a
+    bracket closes before one opens, or the first line is indented deeper than a later one.
+    Quoted alone, such a fragment reads as broken code."""
+    depth = 0
+    for char in code:  # brackets inside strings count too: a rare block is left unquoted
+        depth += (char in "([{") - (char in ")]}")
+        if depth < 0:
+            return True
+    indents = [len(line) - len(line.lstrip()) for line in code.split("\n") if line.strip()]
+    return bool(indents) and indents[0] > min(indents)
+
+
 def leads_in(text: str) -> bool:
     """A sentence that introduces what follows: "… using pip:", "… along the lines of..."."""
     return text.rstrip().endswith((":", "...", "…"))

@@ -56,7 +56,7 @@ from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
-from citewise.generate.examples import blocks, fenced, leads_in
+from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
@@ -143,7 +143,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
                 best = max(map(score, lines))  # a block scores as its best line, not its size
-                if not is_instruction(part):
+                if not is_instruction(part) and not starts_midway(part):
                     scored.append(ScoredSentence(passage.sid, len(scored), part, best,
                                                  code=True, part=block))
                 continue
