@@ -142,3 +142,29 @@ def test_blocks_of_one_example_split_by_blank_lines_are_one_quote():
         "asyncio.run(main())", heading=("AsyncIO",))
     assert text.count("```") == 2 and "asyncio.run(main())\n```" in text
     assert enforce(text, passages).removed == ()
+
+
+def test_code_the_length_cut_opened_midway_is_not_quoted():
+    """Asked how to make an HTTP request with fetch, Node.js's docs got a quote opening on
+    ``    path: 'www.google.com:80',\\n  };``: the second window of a split example."""
+    from citewise.generate.examples import starts_midway
+
+    fragment = ("    path: 'www.google.com:80',\n  };\n\n  const req = http.request(options);\n"
+                "  req.end();")
+    assert starts_midway(fragment)
+    assert starts_midway("        return x\n    def g():\n        pass")
+    for whole in ("const req = http.request(options);\nreq.end();",
+                  "    client = httpx.Client()\n    client.get(url)",  # indented as a whole
+                  "def f():\n    return {'a': [1, 2]}", "$ pip install httpx[socks]"):
+        assert not starts_midway(whole), whole
+    text, _ = _answer("how do I make an HTTP request with the http module?",
+                      "Making a request:\n\n" + fragment, heading=("Event: 'connect'",))
+    assert "www.google.com" not in text
+
+
+def test_the_source_line_keeps_a_heading_whose_quotes_are_its_own():
+    code = "req.on('connect', (res, socket, head) => {});"
+    passages = [passage("S1", code, heading=("Event: 'connect'",)),
+                passage("S2", code, heading=('"target"',))]
+    assert source_line(passages[0]) == "From \u201cEvent: 'connect'\u201d [S1]:"
+    assert source_line(passages[1]) == "From \u201ctarget\u201d [S2]:"

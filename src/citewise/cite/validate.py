@@ -55,6 +55,7 @@ DECLINE_PATTERN = re.compile(
     r"contain|say|mention)|cannot (?:be )?answer", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
 
 
 def section_label(passage: ContextPassage) -> str:
@@ -62,7 +63,10 @@ def section_label(passage: ContextPassage) -> str:
     would read as a sentence end) and quotes too (a heading ``"target"``), else its
     document's title."""
     name = (passage.hit.chunk.heading_path or (passage.hit.document.title,))[-1]
-    return _SECTION_NUMBER.sub("", name).strip().strip("\"'\u201c\u201d").strip()
+    name = _SECTION_NUMBER.sub("", name).strip()
+    if len(name) > 2 and name[0] in _QUOTES and name[-1] in _QUOTES:  # "target", not 'a' b'
+        name = name[1:-1].strip()
+    return name
 
 
 def source_line(passage: ContextPassage) -> str:
