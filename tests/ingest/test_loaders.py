@@ -265,3 +265,21 @@ def test_html_heading_permalinks_are_not_heading_text(tmp_path):
     assert [h.text for h in headings] == [
         "Example: Read file stream line-by-Line", "Setup", "Using C#", "#", "Issue #5 fixed"]
     assert [h.anchor for h in headings[:3]] == ["example-read", "setup", "csharp"]
+
+
+def test_html_pre_with_several_code_variants_keeps_them_apart(tmp_path):
+    """Node.js puts an example's ESM and CommonJS variants in one ``<pre>``; their texts ran
+    together as ``});const { createReadStream } = require('node:fs');``."""
+    page = """<html><body><main><h1>Readline</h1><p>Read a file:</p>
+<pre><code class="language-js mjs">import { createInterface } from 'node:readline';
+rl.on('line', (line) => {
+});</code><code class="language-js cjs">const { createInterface } = require('node:readline');
+</code></pre>
+<pre>$ <code>node app.js</code> and <code>node b.js</code></pre>
+</main></body></html>"""
+    code = [b.text for b in load_file(_write(tmp_path, "readline.html", page)).blocks
+            if b.kind == "code"]
+    assert code[0] == ("import { createInterface } from 'node:readline';\nrl.on('line', "
+                       "(line) => {\n});\n\nconst { createInterface } = "
+                       "require('node:readline');")
+    assert code[1] == "$ node app.js and node b.js"  # text outside the codes: as it was

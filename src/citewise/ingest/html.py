@@ -159,6 +159,18 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     return metadata
 
 
+def pre_text(node: LexborNode) -> str:
+    """A ``<pre>``'s code, verbatim; several ``<code>`` children (Node.js puts an example's
+    ESM and CommonJS variants in one ``<pre>``) are separated by a blank line instead of run
+    together (``});const { createReadStream } = require('node:fs');``)."""
+    codes = [c for c in node.iter() if c.tag == "code"]
+    whole = node.text(deep=True)
+    if len(codes) < 2 or "".join(whole.split()) != "".join(
+            "".join(c.text(deep=True).split()) for c in codes):  # text outside the codes
+        return verbatim(whole)
+    return "\n\n".join(verbatim(c.text(deep=True)).strip("\n") for c in codes)
+
+
 def heading_text(node: LexborNode) -> str:
     """A heading's text without its permalink: a link to a ``#fragment`` whose text is only a
     mark (``#``, ``¶``, ``§``, ``🔗``) at its start or end. Node.js's pages end every heading
@@ -261,7 +273,7 @@ class _Walker:
         elif tag == "p" or depth >= _MAX_DEPTH:
             self.builder.add("text", collapse(node.text(deep=True)), anchor=self._anchor(scope))
         elif tag == "pre":
-            self.builder.add("code", verbatim(node.text(deep=True)), anchor=self._anchor(scope))
+            self.builder.add("code", pre_text(node), anchor=self._anchor(scope))
         elif tag in ("ul", "ol"):
             self.builder.add("list", "\n".join(_list_lines(node, 0)), anchor=self._anchor(scope))
         elif tag == "table":
@@ -332,7 +344,7 @@ def _list_lines(node: LexborNode, depth: int) -> list[str]:
             if child.tag in ("ul", "ol") and depth < _MAX_DEPTH:
                 nested.extend(_list_lines(child, depth + 1))
             elif child.tag == "pre":
-                code = verbatim(child.text(deep=True))
+                code = pre_text(child)
                 nested.extend(f"{indent}  {line}".rstrip() for line in code.split("\n"))
             elif child.tag == "-text":
                 parts.append(child.text_content or "")
