@@ -286,19 +286,24 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
         prepared, done = [], 0
 
     for item in items:
-        result = claims.check(_prepare(store, item, settings, count_tokens))
+        take(claims.check(_prepare(store, item, settings, count_tokens)), report, prepared)
         done += 1
-        if isinstance(result, Outcome):
-            report.outcomes.append(result)
-            if result.no_groups:
-                report.unreadable.append(result.doc_id)
-        else:
-            prepared.append(result)
         if done >= batch_docs or sum(len(p.chunks) for p in prepared) >= batch_chunks:
             flush()
     flush()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepared]) -> None:
+    """File one document's result: an outcome (unchanged, failed) goes to the report, noting
+    a document nobody can read; a prepared document waits in ``prepared`` for its batch."""
+    if isinstance(result, Outcome):
+        report.outcomes.append(result)
+        if result.no_groups:
+            report.unreadable.append(result.doc_id)
+    else:
+        prepared.append(result)
 
 
 def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:

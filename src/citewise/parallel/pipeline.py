@@ -42,6 +42,7 @@ from citewise.indexing import (
     outcomes_of,
     own_vectors,
     same_record,
+    take,
     texts_to_embed,
     write_status,
 )
@@ -96,13 +97,7 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
         result = job if isinstance(job, Outcome) else backend.result(job)
         if not isinstance(result, Outcome):
             result = _decide(store, item, result)
-        result = claims.check(result)
-        if isinstance(result, Outcome):
-            report.outcomes.append(result)
-            if result.no_groups:
-                report.unreadable.append(result.doc_id)
-        else:
-            prepared.append(result)
+        take(claims.check(result), report, prepared)
     if not prepared:
         return
     vectors = _embed_missing(store, backend, prepared, report)
