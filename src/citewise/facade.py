@@ -141,7 +141,8 @@ class EngineVerbs:
                 mode: str | None = None, questions: str | None = None,
                 personas: str | None = None, tolerance: float | None = None,
                 force: bool = False,
-                on_progress: Callable[[int], None] | None = None) -> ReindexResult:
+                on_progress: Callable[[int], None] | None = None,
+                on_embedded: Callable[[int], None] | None = None) -> ReindexResult:
         """Build a shadow version with this engine's settings plus the options given, gate it
         on the eval set against the live version, promote it if it passes (or ``force``)."""
         from citewise.index.versions import open_catalog
@@ -165,7 +166,7 @@ class EngineVerbs:
         finally:
             live_store.close()
         report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
-                             on_progress=on_progress)
+                             on_progress=on_progress, on_embedded=on_embedded)
         if report.promoted:
             self.close()
         return ReindexResult(report)

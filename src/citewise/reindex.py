@@ -204,9 +204,10 @@ class _Copier:
     """Copies live documents into the shadow engine's store, recording what happened."""
 
     def __init__(self, live: Store, shadow: Engine, report: ReindexReport,
-                 on_progress: Callable[[int], None] | None = None) -> None:
+                 on_progress: Callable[[int], None] | None = None,
+                 on_embedded: Callable[[int], None] | None = None) -> None:
         self.live, self.shadow, self.report = live, shadow, report
-        self.on_progress = on_progress
+        self.on_progress, self.on_embedded = on_progress, on_embedded
         self.given_up: dict[str, Document] = {}  # record that could not be copied
 
     def _pending(self, doc: Document) -> Pending:
@@ -229,7 +230,8 @@ class _Copier:
         target = cast(Store, _LiveRecords(self.shadow.store, records))
         result = index_documents(target, self.shadow.embedder,
                                  [self._pending(d) for d in records.values()],
-                                 self.shadow.settings, on_progress=self.on_progress)
+                                 self.shadow.settings, on_progress=self.on_progress,
+                                 on_embedded=self.on_embedded)
         for outcome in result.outcomes:
             if outcome.status == "failed":
                 self.report.failed[outcome.doc_id] = outcome.error or "failed"
@@ -306,13 +308,16 @@ def comparison_summary(comparison: Any) -> str:
 def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
             live_settings: Settings | None = None, embedder: Embedder | None = None,
             live_embedder: Embedder | None = None, force: bool = False,
-            on_progress: Callable[[int], None] | None = None) -> ReindexReport:
+            on_progress: Callable[[int], None] | None = None,
+            on_embedded: Callable[[int], None] | None = None) -> ReindexReport:
     """Build a shadow version with ``settings`` (and ``embedder``, default: the one
     ``settings.embed`` names), gate it against the live version (which is evaluated with
     ``live_settings``/``live_embedder``, default: the same) and promote or refuse it.
 
     ``gate=None`` means there is nothing to compare with: the shadow is refused unless
-    ``force``. An exception while building marks the shadow ``refused`` and propagates."""
+    ``force``. An exception while building marks the shadow ``refused`` and propagates.
+    ``on_progress`` hears how many documents were copied, ``on_embedded`` how many texts
+    were embedded (see :func:`~citewise.indexing.index_documents`)."""
     started = time.perf_counter()
     removed = [v.number for v in gc_versions(catalog, refused=False)]  # killed builds' shadows
     live_version = catalog.live()
@@ -330,7 +335,8 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
                         store=catalog.open(shadow_version.number))
         try:
             with catalog.building(shadow_version.number):
-                _build_and_decide(catalog, live, shadow, gate, force, report, on_progress)
+                _build_and_decide(catalog, live, shadow, gate, force, report,
+                                  _Copier(live.store, shadow, report, on_progress, on_embedded))
         except BaseException as exc:
             catalog.set_state(report.version, "refused", note=_one_line(
                 f"reindex failed: {type(exc).__name__}: {exc}"))
@@ -345,10 +351,9 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
 
 def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
                       gate: Gate | None, force: bool, report: ReindexReport,
-                      on_progress: Callable[[int], None] | None) -> None:
+                      copier: _Copier) -> None:
     shadow.store.ensure_manifest(shadow.expected_manifest())
     report.pipeline = _describe(shadow.settings, shadow.embedder)
-    copier = _Copier(live.store, shadow, report, on_progress)
     copier.copy(live.store.list_documents())
     reasons = [] if copier.catch_up() else [
         "the live index kept changing while the shadow caught up. Fix: run reindex again "

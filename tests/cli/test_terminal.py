@@ -102,4 +102,5 @@ def test_reindex_in_a_terminal_shows_progress(db, tmp_path):
                    "--questions", str(EVAL), "--personas", str(PERSONAS), "--threads", "1")
     assert run.returncode == 0, run.text
     assert "reindex: 100%" in run.output and "13/13" in run.output
+    assert "chunks embedded" in run.output  # new chunk sizes: texts embedded, and counted
     assert "decision: PROMOTED" in run.text

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, require_index
-from citewise.cli.progress import make_bar, progress_mode, progress_options
+from citewise.cli.progress import counter, make_bar, progress_mode, progress_options
 from citewise.types import SEARCH_MODES
 
 
@@ -47,7 +47,8 @@ def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force,
                      mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
         result = engine.reindex(embedder=embedder, chunk_tokens=chunk_tokens, mode=mode,
                                 questions=questions, personas=personas, tolerance=tolerance,
-                                force=force, on_progress=bar.update)
+                                force=force, on_progress=bar.update,
+                                on_embedded=counter(bar, "chunks embedded"))
     report = result.report
     if as_json:
         echo_json(result.to_dict())
