@@ -118,7 +118,7 @@ def set_total(bar: tqdm, total: int) -> None:
 
 def counter(bar: tqdm, label: str) -> Callable[[int], None]:
     """A callback that adds its counts to a running total shown after the bar's own counts
-    (``ingest: 3/194 file, 2304 chunks embedded``): work inside one step of the bar, which
+    (``ingest: 3/129 file, 2304 chunks embedded``): work inside one step of the bar, which
     would otherwise sit still. The display follows the bar's own pace (a line mode bar still
     prints at most one line per interval)."""
     total = 0
