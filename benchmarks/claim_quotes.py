@@ -14,8 +14,8 @@ reads on with more passages.
 
 ``--reader`` also asks the shipped local model the reader's question (do the sources answer
 it? P(Yes)) about the shipped replacement's quotes *alone*, and prints how many answerable
-and unanswerable fallbacks each ``--reader-below`` bar would decline (measured in stop 19,
-not kept: see the README).
+and unanswerable fallbacks each bar of :data:`READER_BARS` would decline (measured in stop
+19, not kept: see the README).
 
     .venv/bin/python benchmarks/claim_quotes.py --run OUT/run.json --db INDEX.db \
         --personas PERSONAS.json [--support 0.35 0.45 0.55] [--reader] [-v]
@@ -79,6 +79,17 @@ def quotes_p_yes(generator, question: str, text: str, passages: list) -> float:
     return p_yes(generator, build_prompt(question, [only]))
 
 
+def read_quotes(generator, question: str, text: str, passages: list, answerable: bool,
+                refs: list[str], read: list[tuple[bool, float, float]]) -> None:
+    """Ask the reader about the shipped replacement ``text`` (unless it is a decline) and
+    record (answerable, P(Yes), contains the answer) in ``read``."""
+    if text == INSUFFICIENT_EVIDENCE:
+        return
+    p = quotes_p_yes(generator, question, text, passages)
+    read.append((answerable, p, contains(text, refs)))
+    print(f"    quotes' P(Yes) {p:.2f}")
+
+
 def reader_table(rows: list[tuple[bool, float, float]]) -> None:
     """Per bar: fallbacks declined (A/U) and answerable ones with the answer lost."""
     for bar in READER_BARS:
@@ -135,11 +146,9 @@ def main() -> None:
             if args.verbose:
                 print(f"    {floor:.2f} {'DECLINE' if declined else f'contains={hit:.0f}'} "
                       f"{' '.join(text.split())[:140]}")
-        text, _ = replacement(claims, prompt)
-        if generator is not None and text != INSUFFICIENT_EVIDENCE:
-            p = quotes_p_yes(generator, question["question"], text, passages)
-            read.append((answerable, p, contains(text, refs)))
-            print(f"    quotes' P(Yes) {p:.2f}")
+        if generator is not None:
+            read_quotes(generator, question["question"], replacement(claims, prompt)[0],
+                        passages, answerable, refs, read)
     for answerable, kind in ((True, "A"), (False, "U")):
         n, _, hit = table.get(("shown", answerable), [0, 0, 0])
         print(f"shown (question-driven quotes) {kind}: {n}, {hit:.0f} contain the answer")
