@@ -32,7 +32,8 @@ def folder(tmp_path) -> Path:
     root = tmp_path / "docs"
     root.mkdir()
     for n in range(6):
-        (root / f"p{n}.md").write_text(page(n, 12, 200) if n == 0 else page(n, 1, 5), encoding="utf-8")
+        text = page(n, 12, 200) if n == 0 else page(n, 1, 5)
+        (root / f"p{n}.md").write_text(text, encoding="utf-8")
     return root
 
 
