@@ -233,14 +233,59 @@ def test_code_that_fits_alone_is_kept_whole_in_its_own_chunk(make_doc, words):
 
 
 def test_code_alone_too_long_is_split_between_lines_without_overlap(make_doc, words):
-    lines = [f"{'    ' if i % 2 else ''}v{i} = {i}" for i in range(10)]  # 3 words each
+    lines = [f"v{i} = {i}" for i in range(10)]  # 3 words each, every line a statement
     doc = make_doc(("heading", "Code", 1), ("code", "\n".join(lines)))
     chunks = chunk_document(doc, "d", settings(overlap=8), words)
     # heading + 5 lines = 16; then the last 5 lines = 15; the overlap setting is ignored
     assert texts(chunks) == ["Code\n\n" + "\n".join(lines[0:5]), "\n".join(lines[5:10])]
-    assert chunks[1].text.startswith("    v5 = 5")  # cut at a line start, indentation kept
     assert all(doc.text[c.start:c.end] == c.text for c in chunks)
     assert [c.kind for c in chunks] == ["code", "code"]
+
+
+def test_long_code_is_cut_between_statements_never_inside_one(make_doc, words):
+    code = ("client = make(\n    a,\n)\n"  # 4 words: one statement over three lines
+            "# send it\nfor r in rs {\n    send r\n} else {\n    drop r\n}\n"  # comment: 15
+            "@wrap\ndef f():\n    return 1")  # decorator with its function: 5
+    doc = make_doc(("heading", "Code", 1), ("code", code))
+    chunks = chunk_document(doc, "d", settings(chunk=16), words)
+    assert texts(chunks) == ["Code\n\nclient = make(\n    a,\n)",
+                             "# send it\nfor r in rs {\n    send r\n} else {\n    drop r\n}",
+                             "@wrap\ndef f():\n    return 1"]
+
+
+def test_a_statement_alone_over_the_limit_is_cut_between_its_lines(make_doc, words):
+    lines = ["run {", *[f"    step {i}" for i in range(12)], "}"]  # 2 + 24 + 1 words
+    doc = make_doc(("heading", "Code", 1), ("code", "\n".join(lines)))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == ["Code\n\n" + "\n".join(lines[0:7]), "\n".join(lines[7:])]
+    assert chunks[1].text.startswith("    step 6")  # cut at a line start, indentation kept
+
+
+def test_a_lead_in_stays_with_the_code_it_introduces(make_doc, words):
+    para = "This paragraph has exactly ten words in it for us."
+    lead = "Run it like this:"
+    code = "x = 1\ny = 2"
+    doc = make_doc(("heading", "Code", 1), ("text", para), ("text", lead), ("code", code))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == [f"Code\n\n{para}", f"{lead}\n\n{code}"]  # 4 + 6 words
+    assert [c.kind for c in chunks] == ["text", "code"]  # the lead-in is not its kind
+
+
+def test_a_lead_in_opens_the_first_window_of_long_code(make_doc, words):
+    lead = "The whole loop reads as follows:"  # 6 words
+    lines = [f"v{i} = {i}" for i in range(8)]  # 3 words each
+    doc = make_doc(("heading", "Code", 1), ("text", lead), ("code", "\n".join(lines)))
+    chunks = chunk_document(doc, "d", settings(), words)
+    # heading + lead-in join the first statement, so they are never a chunk of their own
+    assert texts(chunks) == [f"Code\n\n{lead}\n\n" + "\n".join(lines[:3]),
+                             "\n".join(lines[3:])]
+
+
+def test_a_long_paragraph_ending_in_a_colon_is_not_a_lead_in(make_doc, words):
+    para = " ".join(["word"] * 9) + ":"  # 9 words, over half of 16
+    doc = make_doc(("heading", "Code", 1), ("text", para), ("code", "x = 1\ny = 2\nz = 3"))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == [f"Code\n\n{para}", "x = 1\ny = 2\nz = 3"]
 
 
 # --- fields ----------------------------------------------------------------------------------

@@ -28,12 +28,6 @@ def test_overlap_never_blocks_progress_and_respects_the_budget():
     assert plan_windows([8, 8, 8], budget=10, overlap=8) == [(0, 1), (1, 2), (2, 3)]
 
 
-def test_units_before_floor_are_never_repeated():
-    assert plan_windows([1, 4, 4, 4, 4], budget=9, overlap=5, floor=1) == [
-        (0, 3), (2, 4), (3, 5)]
-    assert plan_windows([1, 4, 4], budget=5, overlap=5, floor=1) == [(0, 2), (2, 3)]
-
-
 def test_group_greedy_uses_a_separate_first_budget():
     assert group_greedy([3] * 7, first_budget=6, budget=9) == [(0, 2), (2, 5), (5, 7)]
     assert group_greedy([], 5, 5) == []

@@ -6,23 +6,38 @@ starts. A group's text is the contiguous slice ``text[first.start:last.end]``, s
 heading line included; its size is the sum of its blocks' counts (the ``"\\n\\n"`` separators
 are whitespace, which whitespace and WordPiece tokenizers do not count).
 
-Two exceptions keep a heading with its content:
+A *lead* stays with the block it introduces: a heading, or a *lead-in* — a text block ending
+in ``:`` of at most half of ``chunk_tokens`` ("… as well as a ``for await`` loop:" before its
+example). Three rules follow:
 
-* A group holding only heading blocks always takes the next non-heading block, even if the
-  sum exceeds ``chunk_tokens`` by the heading's tokens — a heading is never a chunk of its
-  own while its section has content. (A run of bare headings longer than ``chunk_tokens`` is
-  cut like any other group.)
+* A group holding only leads always takes the next non-heading block, even if the sum exceeds
+  ``chunk_tokens`` by the leads' tokens — a heading or lead-in is never a chunk of its own
+  while its section has content after it. (A run of bare headings longer than
+  ``chunk_tokens`` is cut like any other group.)
+* When a block does not fit, the leads at the end of the group move with it into the next
+  group instead of closing the one before.
 * A non-heading block that is alone larger than ``chunk_tokens`` is split
-  (:func:`~citewise.chunk.split.split_block`). A headings-only group before it becomes the
-  split's lead (it opens the first window); any other group is emitted first.
+  (:func:`~citewise.chunk.split.split_block`); the leads before it open the split's first
+  draft, and the rest of the group is emitted first.
+
+So a chunk exceeds ``chunk_tokens`` only by the leads it opens with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from citewise.chunk.draft import Counted, Draft, Section
 from citewise.chunk.split import split_block
+
+
+def is_lead(item: Counted, chunk_tokens: int) -> bool:
+    """Whether ``item`` must stay with the block after it (see the module docstring)."""
+    block = item.block
+    if block.kind == "heading":
+        return True
+    return (block.kind == "text" and item.tokens <= chunk_tokens // 2
+            and block.text.rstrip().endswith(":"))
 
 
 def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens: int,
@@ -31,31 +46,36 @@ def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens:
     drafts: list[Draft] = []
     group: list[Counted] = []
     total = 0
-    headings = 0  # heading blocks in the group (kept as a count: the check is per block)
     for item in section.blocks:
         heading = item.block.kind == "heading"
-        only_headings = bool(group) and headings == len(group)
+        cut = len(group) - _leads_at_end(group, chunk_tokens)  # group[cut:] are leads
         if item.tokens > chunk_tokens and not heading:
-            lead = group if only_headings else []
-            if group and not only_headings:
-                drafts.append(_whole(text, group, section))
-            drafts.extend(split_block(text, item, lead, section, chunk_tokens, overlap_tokens,
-                                      count))
-            group, total, headings = [], 0, 0
+            if cut:
+                drafts.append(_whole(text, group[:cut], section))
+            drafts.extend(split_block(text, item, group[cut:], section, chunk_tokens,
+                                      overlap_tokens, count))
+            group, total = [], 0
             continue
-        over = group and total + item.tokens > chunk_tokens
-        if over and (not only_headings or heading):  # a run of bare headings is cut too
-            drafts.append(_whole(text, group, section))
-            group, total, headings = [], 0, 0
+        if group and total + item.tokens > chunk_tokens and (cut or heading):
+            keep = len(group) if heading else cut  # a run of bare headings is cut too
+            drafts.append(_whole(text, group[:keep], section))
+            group = group[keep:]
+            total = sum(c.tokens for c in group)
         group.append(item)
         total += item.tokens
-        headings += heading
     if group:
         drafts.append(_whole(text, group, section))
     return drafts
 
 
-def _whole(text: str, group: list[Counted], section: Section) -> Draft:
+def _leads_at_end(group: Sequence[Counted], chunk_tokens: int) -> int:
+    n = 0
+    while n < len(group) and is_lead(group[-1 - n], chunk_tokens):
+        n += 1
+    return n
+
+
+def _whole(text: str, group: Sequence[Counted], section: Section) -> Draft:
     start, end = group[0].block.start, group[-1].block.end
     return Draft(text[start:end], start, end, sum(c.tokens for c in group),
                  tuple(c.block for c in group), section)

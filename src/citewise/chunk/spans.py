@@ -1,4 +1,4 @@
-"""Cut a span of text into smaller spans: lines, sentences, words.
+"""Cut a span of text into smaller spans: lines, code statements, sentences, words.
 
 Every function takes ``(text, start, end)`` and returns ``(start, end)`` pairs of absolute
 offsets into ``text``, in order, without leading/trailing whitespace, never overlapping. The
@@ -15,6 +15,14 @@ not end a sentence when the word before it is
 * a single capital letter, an initial (``J. Smith``).
 
 Decimals (``3.14``) never split because no whitespace follows the dot.
+
+Statement rule (:func:`statement_spans`, for code): a statement starts at a line indented no
+deeper than every other line of the span, unless that line closes a bracket (``}``, ``)``,
+``]``), continues a compound statement (``else``, ``elif``, ``except``, ``finally``,
+``catch``), or follows a line that cannot end a statement (ending in ``\\``, an opening
+bracket, ``=``, ``=>``, ``+``, ``|``, ``&&``, ``||``) or that is a comment or decorator at that
+indentation (``#``, ``//``, ``@``), which belongs with the statement after it.
+:func:`inner_statement_spans` applies the same rule one level down, inside one statement.
 """
 
 from __future__ import annotations
@@ -25,6 +33,9 @@ Span = tuple[int, int]
 
 _LINE = re.compile(r"[^\n]*\S[^\n]*")
 _WORD = re.compile(r"\S+")
+_CONTINUED = ("\\", "(", "[", "{", "=", "=>", "+", "|", "&&", "||")
+_CLAUSE = re.compile(r"[)\]}]|(?:else|elif|except|finally|catch)\b")
+_ATTACHED = ("#", "//", "@")
 _BOUNDARY = re.compile(
     r"[.!?]+[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[À-ÖØ-Þ])"  # Latin: punctuation, space, capital
     r"|[。！？]+[」』）]*\s*"  # CJK full stops need no space
@@ -49,6 +60,54 @@ def line_spans(text: str, start: int, end: int) -> list[Span]:
     """Lines that contain a non-space character; a span starts at the line's first column
     (indentation kept) and ends at the newline."""
     return [m.span() for m in _LINE.finditer(text, start, end)]
+
+
+def statement_spans(text: str, start: int, end: int) -> list[Span]:
+    """Top-level statements of code, each with its comments, by the rule in the module
+    docstring; a statement's span runs from its first line's start to its last line's end."""
+    lines = line_spans(text, start, end)
+    if not lines:
+        return []
+    indents = [_indent(text, a, b) for a, b in lines]
+    top = min(indents)
+    spans: list[Span] = [lines[0]]
+    for k in range(1, len(lines)):
+        a, b = lines[k]
+        prev = text[lines[k - 1][0]:lines[k - 1][1]].strip()
+        begins = (indents[k] == top and not _CLAUSE.match(text, a + indents[k], b)
+                  and not prev.endswith(_CONTINUED)
+                  and not (indents[k - 1] == top and prev.startswith(_ATTACHED)))
+        if begins:
+            spans.append((a, b))
+        else:
+            spans[-1] = (spans[-1][0], b)
+    return spans
+
+
+def inner_statement_spans(text: str, start: int, end: int) -> list[Span]:
+    """The statements of one statement's body (a class's methods, a dict's entries): its
+    first line joins the first of them, and its closing lines (indented no deeper than the
+    first line, like ``}``) join the last."""
+    lines = line_spans(text, start, end)
+    if not lines:
+        return []
+    outer = _indent(text, *lines[0])
+    last = len(lines)
+    while last > 1 and _indent(text, *lines[last - 1]) <= outer:
+        last -= 1
+    if last <= 1:
+        return [(lines[0][0], lines[-1][1])]
+    body = statement_spans(text, lines[1][0], lines[last - 1][1])
+    body[0] = (lines[0][0], body[0][1])
+    body[-1] = (body[-1][0], lines[-1][1])
+    return body
+
+
+def _indent(text: str, start: int, end: int) -> int:
+    n = start
+    while n < end and text[n] in " \t":
+        n += 1
+    return n - start
 
 
 def word_spans(text: str, start: int, end: int) -> list[Span]:

@@ -1,16 +1,18 @@
 """Split one block that is alone larger than ``chunk_tokens`` into several drafts.
 
-``lead`` is the run of heading blocks just before the block (its section's heading lines, when
-nothing else came between); it is placed at the front of the first draft so a heading is never
-a chunk of its own, and it is never repeated.
+``lead`` is the run of blocks that must open the first draft (the section's heading lines, a
+lead-in ending in ``:``; see :mod:`~citewise.chunk.pack`). It is joined to the block's first
+unit, so it opens the first draft and is never a draft of its own or repeated.
 
 * **Prose** (``text``, ``list``): cut into units, each counted once — a list by lines, then
   sentences, then words; text by sentences, then words — refining only units still larger
   than ``chunk_tokens``. Windows of ≤ ``chunk_tokens`` with ≈ ``overlap_tokens`` overlap
   are planned from the unit counts (:func:`~citewise.chunk.window.plan_balanced`). A window's
   text is the slice from its first unit's start to its last unit's end.
-* **Code**: cut between lines only, windows without overlap. A single line longer than the
-  budget stays whole.
+* **Code**: cut between top-level statements (:func:`~citewise.chunk.spans.statement_spans`);
+  a statement alone over the budget between the statements of its body (a class's methods,
+  a dict's entries), and only then between lines; windows without overlap. A single line
+  longer than the budget is cut by characters.
 * **Table**: cut between rows only. Every draft starts with the ``header_lines`` header rows.
   The first draft is a contiguous slice (lead + header + its rows). A continued draft's
   ``text`` is ``header + "\\n" + rows`` while ``start``/``end`` span only its rows, so its text
@@ -23,7 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from citewise.chunk.draft import Counted, Draft, Section
-from citewise.chunk.spans import Span, line_spans, sentence_spans, word_spans
+from citewise.chunk.spans import (
+    Span,
+    inner_statement_spans,
+    line_spans,
+    sentence_spans,
+    statement_spans,
+    word_spans,
+)
 from citewise.chunk.window import group_greedy, plan_balanced
 from citewise.types import Block
 
@@ -42,18 +51,21 @@ def split_block(text: str, item: Counted, lead: Sequence[Counted], section: Sect
     if kind == "table":
         return _split_table(text, item, lead, section, budget, count)
     if kind == "code":
-        splitters: tuple[Splitter, ...] = (line_spans,)
+        splitters: tuple[Splitter, ...] = (statement_spans, inner_statement_spans, line_spans)
         overlap = 0
     else:
         splitters = _PROSE_SPLITTERS.get(kind, _PROSE_SPLITTERS["text"])
     units = refine(text, (item.block.start, item.block.end), item.tokens, splitters,
                    budget, count)
-    spans = [(c.block.start, c.block.end) for c in lead] + [s for s, _ in units]
-    tokens = [c.tokens for c in lead] + [t for _, t in units]
+    spans = [s for s, _ in units]
+    tokens = [t for _, t in units]
+    if lead:
+        spans[0] = (lead[0].block.start, spans[0][1])
+        tokens[0] += sum(c.tokens for c in lead)
     drafts = []
-    for i, j in plan_balanced(tokens, budget, overlap, floor=len(lead)):
+    for i, j in plan_balanced(tokens, budget, overlap):
         start, end = spans[i][0], spans[j - 1][1]
-        used = tuple(c.block for c in lead[i:j]) + ((item.block,) if j > len(lead) else ())
+        used = _blocks(lead, item.block) if i == 0 else (item.block,)
         drafts.append(Draft(text[start:end], start, end, sum(tokens[i:j]), used, section))
     return drafts
 

@@ -11,18 +11,16 @@ from collections.abc import Sequence
 Window = tuple[int, int]
 
 
-def plan_windows(tokens: Sequence[int], budget: int, overlap: int = 0,
-                 floor: int = 0) -> list[Window]:
+def plan_windows(tokens: Sequence[int], budget: int, overlap: int = 0) -> list[Window]:
     """Greedy windows of at most ``budget`` tokens, consecutive ones sharing ≈ ``overlap``.
 
     Let ``t[k]`` be the token count of unit ``k``. A window starting at ``s`` takes units while
     ``t[s] + … + t[e-1] <= budget`` (always at least one unit, so a unit larger than the budget
     becomes a window of its own). The next window starts at the ``s'`` in ``(s, e]`` whose tail
     ``T(s') = t[s'] + … + t[e-1]`` minimises ``|T(s') - overlap|`` subject to
-    ``T(s') + t[e] <= budget`` (the next window must still gain a unit) and ``s' >= floor``
-    (units before ``floor``, e.g. a lead heading, are never repeated). Ties go to the smaller
-    overlap; ``overlap = 0`` gives disjoint windows. Every window gains at least one new unit,
-    so the plan ends after at most ``len(tokens)`` windows.
+    ``T(s') + t[e] <= budget`` (the next window must still gain a unit). Ties go to the
+    smaller overlap; ``overlap = 0`` gives disjoint windows. Every window gains at least one
+    new unit, so the plan ends after at most ``len(tokens)`` windows.
     """
     n = len(tokens)
     windows: list[Window] = []
@@ -35,38 +33,37 @@ def plan_windows(tokens: Sequence[int], budget: int, overlap: int = 0,
         windows.append((start, end))
         if end == n:
             break
-        start = _next_start(tokens, start, end, budget, overlap, floor)
+        start = _next_start(tokens, start, end, budget, overlap)
     return windows
 
 
-def plan_balanced(tokens: Sequence[int], budget: int, overlap: int = 0,
-                  floor: int = 0) -> list[Window]:
+def plan_balanced(tokens: Sequence[int], budget: int, overlap: int = 0) -> list[Window]:
     """:func:`plan_windows` with the smallest budget ``b <= budget`` that still needs no more
     windows than ``budget`` does, so a section splits into windows of similar size instead of
     full windows plus a short tail (a 300-token abstract under a 256 budget becomes two
     ~170-token windows, not 256 + 76). Found by bisection over ``b``; ``b`` never drops below
     the largest unit, so no unit is split further than with ``budget``.
     """
-    best = plan_windows(tokens, budget, overlap, floor)
+    best = plan_windows(tokens, budget, overlap)
     if len(best) <= 1:
         return best
     lo, hi = max(max(tokens), 1), budget
     while lo < hi:
         mid = (lo + hi) // 2
-        plan = plan_windows(tokens, mid, overlap, floor)
+        plan = plan_windows(tokens, mid, overlap)
         if len(plan) <= len(best):
             hi = mid
         else:
             lo = mid + 1
-    return plan_windows(tokens, lo, overlap, floor) if lo < budget else best
+    return plan_windows(tokens, lo, overlap) if lo < budget else best
 
 
-def _next_start(tokens: Sequence[int], start: int, end: int, budget: int, overlap: int,
-                floor: int) -> int:
+def _next_start(tokens: Sequence[int], start: int, end: int, budget: int,
+                overlap: int) -> int:
     """The start of the window after ``(start, end)``; see :func:`plan_windows`."""
     best, best_gap = end, overlap
     tail = 0
-    for s in range(end - 1, max(start, floor - 1), -1):
+    for s in range(end - 1, start, -1):
         tail += tokens[s]
         if tail + tokens[end] > budget:
             break
