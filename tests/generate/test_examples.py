@@ -168,3 +168,17 @@ def test_the_source_line_keeps_a_heading_whose_quotes_are_its_own():
                 passage("S2", code, heading=('"target"',))]
     assert source_line(passages[0]) == "From \u201cEvent: 'connect'\u201d [S1]:"
     assert source_line(passages[1]) == "From \u201ctarget\u201d [S2]:"
+
+
+def test_in_a_code_chunk_its_heading_and_lead_in_are_not_code():
+    """The chunker keeps a lead-in with its code and calls the chunk code; ``borg init`` is
+    code only because the chunk says so, its heading and "For example:" are not."""
+    from dataclasses import replace
+
+    from citewise.generate.examples import blocks
+
+    base = passage("S1", "Pictures\n\nFor example:\n\nborg init backup@backup01.srv.local:pictures",
+                   heading=("Pictures",))
+    code = replace(base, hit=replace(base.hit, chunk=replace(base.hit.chunk, kind="code")))
+    assert blocks(code) == [("Pictures", False), ("For example:", False),
+                            ("borg init backup@backup01.srv.local:pictures", True)]

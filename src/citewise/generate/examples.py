@@ -98,11 +98,14 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     """The passage's blocks as ``(text, is code)``, in order; consecutive code blocks (one
     example with blank lines inside) are one, cut to :data:`MAX_LINES`. In a chunk the
     loader marked as code, a block is code unless it reads as prose (a reST ``::`` block in
-    borg's docs explains its example in sentences) or could not be fenced."""
+    borg's docs explains its example in sentences), is one of the chunk's headings or the
+    sentence leading into the code ("For example:"), or could not be fenced."""
     in_code = passage.hit.chunk.kind == "code"
+    headings = {h.strip() for h in passage.hit.chunk.heading_path}
     out: list[tuple[str, bool]] = []
     for part in _BLOCKS.split(passage.text):
         code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
+                                 and part.strip() not in headings and not leads_in(part)
                                  and not _has_fence(part))
         text = part.strip("\n") if code else part
         if code and out and out[-1][1]:
