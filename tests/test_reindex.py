@@ -277,3 +277,30 @@ def test_a_promotion_made_meanwhile_refuses_the_stale_shadow(tmp_path: Path) -> 
     assert report.decision == "refused"
     assert any("version 3 was made live while this reindex ran" in r for r in report.reasons)
     assert states(home) == {1: "retired", 2: "refused", 3: "live"}
+
+
+def test_an_index_chunked_by_another_release_is_searched_then_rebuilt_by_reindex(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citewise.config import ChunkSettings
+    from citewise.errors import IndexMismatchError
+
+    current = ChunkSettings.params
+    with monkeypatch.context() as patch:  # the index an earlier release built
+        patch.setattr(ChunkSettings, "params",
+                      lambda self: {**current(self), "chunker": "structure-v2"})
+        home = build(tmp_path / "index.db", strong())
+    assert answers(home, strong())[0]  # searches still work
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Bikes\n\nStaff may borrow a bike for a week.\n")
+    owner = {"tenant": "northwind", "groups": ["staff"]}
+    with Engine(home, settings(), strong()) as engine:
+        with pytest.raises(IndexMismatchError, match=r"structure-v2.*`citewise reindex --force`"):
+            engine.ingest_paths([extra], owner)
+        assert len(engine.store.list_documents()) == 13  # nothing written
+    with SQLiteCatalog(home) as catalog:  # what `citewise reindex --force` runs
+        report = reindex(catalog, settings(), None, embedder=strong(), force=True)
+    assert report.decision == "forced" and report.copied == 13, report.reasons
+    with Engine(home, settings(), strong()) as engine:
+        assert engine.store.manifest().chunker_params["chunker"] == "structure-v3"
+        assert engine.ingest_paths([extra], owner).count("new") == 1
+        assert engine.search("borrow a bike", STAFF).hits[0].document.title == "Bikes"

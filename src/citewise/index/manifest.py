@@ -81,12 +81,22 @@ def check_manifest(stored: Manifest, wanted: Manifest, where: str = "this index"
              for name in fields if getattr(stored, name) != getattr(wanted, name)]
     if not diffs:
         return
+    if "chunker_hash" in fields and _chunker_of(stored) != _chunker_of(wanted):
+        raise IndexMismatchError(
+            f"{where} was chunked by another citewise release ({_chunker_of(stored)}; this one "
+            f"chunks with {_chunker_of(wanted)}), so it takes no new documents; searches still "
+            "work. Fix: rebuild it from its stored documents with `citewise reindex --force` (same "
+            "--db or --config; or `--questions FILE` to compare the versions before the swap).")
     fix = f"configure embedder {stored.embedder_id!r} (dim {stored.embedder_dim})"
     if stored.chunker_hash != wanted.chunker_hash:
         fix += f" and the chunk settings it was built with {dict(stored.chunker_params)!r}"
     raise IndexMismatchError(
         f"{where} was built with a different pipeline ({'; '.join(diffs)}). Fix: re-create "
         f"the index with `citewise ingest --db NEW.db`, or {fix}.")
+
+
+def _chunker_of(manifest: Manifest) -> object:
+    return dict(manifest.chunker_params).get("chunker")
 
 
 def check_tenancy(stored: Manifest, wanted: Manifest, where: str = "this index") -> None:
