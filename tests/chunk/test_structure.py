@@ -281,6 +281,14 @@ def test_a_lead_in_opens_the_first_window_of_long_code(make_doc, words):
                              "\n".join(lines[3:])]
 
 
+def test_a_run_of_lead_ins_longer_than_the_limit_is_cut(make_doc, words):
+    leads = [f"Point {i} holds three words:" for i in range(8)]  # 5 words each
+    doc = make_doc(("heading", "Code", 1), *[("text", t) for t in leads], ("code", "x = 1"))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert max(c.token_count for c in chunks) <= 16 + 5  # never one chunk of all eight
+    assert texts(chunks)[-1].endswith(f"{leads[-1]}\n\nx = 1")
+
+
 def test_a_long_paragraph_ending_in_a_colon_is_not_a_lead_in(make_doc, words):
     para = " ".join(["word"] * 9) + ":"  # 9 words, over half of 16
     doc = make_doc(("heading", "Code", 1), ("text", para), ("code", "x = 1\ny = 2\nz = 3"))

@@ -11,7 +11,8 @@ Formulas (``H`` = sha256 hex digest of the UTF-8 bytes, ``\\0`` = the NUL charac
 
 ``kind`` is the one kind of the chunk's non-heading blocks, leaving out lead-ins (text blocks
 ending in ``:`` with another block after them: "Run it like this:" before its code), ``"text"``
-when they mix kinds, and ``"heading"`` for a chunk of headings only. ``anchor`` and ``page`` are the first block's.
+when they mix kinds, and ``"heading"`` for a chunk of headings only. ``anchor`` and ``page``
+are the first block's.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ example). Three rules follow:
 
 * A group holding only leads always takes the next non-heading block, even if the sum exceeds
   ``chunk_tokens`` by the leads' tokens — a heading or lead-in is never a chunk of its own
-  while its section has content after it. (A run of bare headings longer than
+  while its section has content after it. (A run of bare headings or lead-ins longer than
   ``chunk_tokens`` is cut like any other group.)
 * When a block does not fit, the leads at the end of the group move with it into the next
   group instead of closing the one before.
@@ -56,8 +56,10 @@ def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens:
                                       overlap_tokens, count))
             group, total = [], 0
             continue
-        if group and total + item.tokens > chunk_tokens and (cut or heading):
-            keep = len(group) if heading else cut  # a run of bare headings is cut too
+        over = bool(group) and total + item.tokens > chunk_tokens
+        if over and (cut or is_lead(item, chunk_tokens)):
+            # a run of bare headings or lead-ins longer than the budget is cut too
+            keep = cut or len(group)
             drafts.append(_whole(text, group[:keep], section))
             group = group[keep:]
             total = sum(c.tokens for c in group)
