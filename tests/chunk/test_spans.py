@@ -1,10 +1,19 @@
-"""Cut points: sentences, lines, words (absolute offsets, whitespace trimmed)."""
+"""Cut points: sentences, lines, code statements, words (absolute offsets, whitespace
+trimmed)."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from citewise.chunk.spans import line_spans, sentence_spans, word_spans
+from citewise.chunk.spans import (
+    inner_statement_spans,
+    line_spans,
+    sentence_spans,
+    statement_spans,
+    word_spans,
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -40,3 +49,67 @@ def test_line_spans_keep_indentation_and_skip_blank_lines():
     text = "def f():\n    return 1\n   \n\nx = 2\n"
     assert [text[a:b] for a, b in line_spans(text, 0, len(text))] == [
         "def f():", "    return 1", "x = 2"]
+
+
+NODE = """const { createReadStream } = require('node:fs');
+const rl = readline.createInterface({
+  input: createReadStream('input.txt'),
+  crlfDelay: Infinity,
+});
+
+// Each line in input.txt will be successively available here.
+for await (const line of rl) {
+  console.log(`Line from file: ${line}`);
+}"""
+
+PYTHON = """class Auth(httpx.Auth):
+    def __init__(self, token):
+        self.token = token
+
+    @property
+    def header(self):
+        return f"Bearer {self.token}"
+
+    def auth_flow(self, request):
+        if self.token:
+            request.headers["Authorization"] = self.header
+        else:
+            raise ValueError(
+                "no token")
+        yield request"""
+
+
+def cut(splitter, text: str) -> list[str]:
+    return [text[a:b] for a, b in splitter(text, 0, len(text))]
+
+
+def test_code_statements_keep_brackets_and_comments_with_their_statement():
+    assert cut(statement_spans, NODE) == [
+        "const { createReadStream } = require('node:fs');",
+        NODE[NODE.index("const rl"):NODE.index("});") + 3],
+        NODE[NODE.index("// Each"):],
+    ]
+    assert cut(statement_spans, PYTHON) == [PYTHON]  # one class: one statement
+
+
+def test_inner_statements_cut_one_statement_between_the_parts_of_its_body():
+    methods = cut(inner_statement_spans, PYTHON)
+    assert [m.split("\n")[0].strip() for m in methods] == [
+        "class Auth(httpx.Auth):", "@property", "def auth_flow(self, request):"]
+    assert methods[0].endswith("self.token = token") and methods[-1].endswith("yield request")
+    loop = NODE[NODE.index("for await"):]
+    assert cut(inner_statement_spans, loop) == [loop]  # one line of body: nothing to cut
+    assert cut(statement_spans, "a = 1\n\nb = 2\n") == ["a = 1", "b = 2"]
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(
+    ["x = 1", "}", "f(", "# note", "@dec", "else:", "a &&", "", "  "])), max_size=12))
+def test_statements_cover_every_line_in_order_without_overlap(rows):
+    text = "\n".join(" " * (2 * depth) + line for depth, line in rows)
+    lines = line_spans(text, 0, len(text))
+    for splitter in (statement_spans, inner_statement_spans):
+        spans = splitter(text, 0, len(text))
+        assert all(a < b <= c for (a, b), (c, _) in zip(spans, spans[1:], strict=False))
+        assert all(text[a:b] == text[a:b].rstrip() and (a == 0 or text[a - 1] == "\n")
+                   for a, b in spans)  # whole lines, indentation kept
+        assert [s for s in lines if any(a <= s[0] and s[1] <= b for a, b in spans)] == lines
