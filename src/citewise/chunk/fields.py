@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 
 from citewise.chunk.draft import Draft
+from citewise.chunk.pack import introduces
 from citewise.types import BlockKind, Chunk
 
 
@@ -43,8 +44,7 @@ def text_for_embedding(title: str, heading_path: tuple[str, ...], text: str) -> 
 
 def chunk_kind(draft: Draft) -> BlockKind:
     blocks = [b for b in draft.blocks if b.kind != "heading"]
-    kinds = {b.kind for i, b in enumerate(blocks)
-             if not (b.kind == "text" and i + 1 < len(blocks) and b.text.rstrip().endswith(":"))}
+    kinds = {b.kind for i, b in enumerate(blocks) if not (introduces(b) and i + 1 < len(blocks))}
     if not blocks:
         return "heading"
     return kinds.pop() if len(kinds) == 1 else "text"

@@ -29,15 +29,18 @@ from collections.abc import Callable, Sequence
 
 from citewise.chunk.draft import Counted, Draft, Section
 from citewise.chunk.split import split_block
+from citewise.types import Block
+
+
+def introduces(block: Block) -> bool:
+    """A text block ending in ``:``, which says what the block after it is."""
+    return block.kind == "text" and block.text.rstrip().endswith(":")
 
 
 def is_lead(item: Counted, chunk_tokens: int) -> bool:
     """Whether ``item`` must stay with the block after it (see the module docstring)."""
     block = item.block
-    if block.kind == "heading":
-        return True
-    return (block.kind == "text" and item.tokens <= chunk_tokens // 2
-            and block.text.rstrip().endswith(":"))
+    return block.kind == "heading" or (introduces(block) and item.tokens <= chunk_tokens // 2)
 
 
 def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens: int,
