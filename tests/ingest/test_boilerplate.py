@@ -39,3 +39,19 @@ def test_small_batches_and_redirects_are_left_alone() -> None:
     pages = [page(t, "x") for t in ("A", "B")]
     assert profile(pages).empty
     assert strip(pages[0], profile(pages)) is pages[0]
+
+
+def test_a_manual_title_in_parentheses_after_every_page_title_is_cut() -> None:
+    manual = " (libffi: the portable foreign function interface library)"
+    pages = []
+    for title in ("Simple Example", "Structures", "Closure Example (C)"):
+        b = DocumentBuilder()
+        b.heading(title, 2)
+        b.add("text", f"{title} body text.")
+        pages.append(b.build(title=title + manual, fmt="html"))
+    site = profile(pages)
+    assert site.suffix == manual
+    assert [strip(p, site).title for p in pages] == ["Simple Example", "Structures",
+                                                     "Closure Example (C)"]
+    one = [page(t, "x") for t in ("Alpha (v1)", "Beta (v2)", "Gamma (v3)")]
+    assert profile(one).suffix == " - Acme Docs"  # a parenthesis of each its own is kept

@@ -10,8 +10,9 @@ repetition across the pages of one ingest batch (:func:`profile`):
   boilerplate: it is removed from every page and from heading paths (:func:`strip`). Section
   headings of level 2 and deeper are kept even when repeated ("Parameters", "Examples"
   are content), unless their section is left empty (mdBook's "Keyboard shortcuts" popup);
-* a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…) shared by as many
-  titles is cut from them.
+* a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…), or a suffix in
+  parentheses (Texinfo's "Simple Example (libffi: the portable foreign function interface
+  library)"), shared by as many titles is cut from them.
 
 Pages that only redirect (``redirect_to`` in their metadata) are not indexed; the ingest
 report lists them.
@@ -30,6 +31,7 @@ from citewise.types import Block, ParsedDocument
 MIN_PAGES = 3
 MIN_SHARE = 0.5
 _TITLE_SEPARATORS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
+_PAREN_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ def _affix(titles: Sequence[str], pages: int) -> tuple[str | None, str | None]:
         if seps:
             suffixes[title[seps[-1].start():]] += 1
             prefixes[title[:seps[0].end()]] += 1
+        paren = _PAREN_SUFFIX.search(title)
+        if paren:
+            suffixes[title[paren.start():]] += 1
     need = _threshold(pages)
     suffix = next((s for s, n in suffixes.most_common(1) if n >= need), None)
     prefix = next((p for p, n in prefixes.most_common(1) if n >= need), None)
