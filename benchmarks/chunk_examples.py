@@ -16,6 +16,10 @@ shipped embedder's token counts, and prints per folder:
         /usr/share/doc/borgbackup/html /usr/share/doc/valgrind/html [--show]
 
 ``--show`` prints each chunk that opens midway after the text before it.
+
+The lead-in test is written out here rather than taken from
+:func:`citewise.chunk.pack.introduces` (the same test), so the script also runs against an
+older chunker (``PYTHONPATH=OLD/src``) for a before/after comparison.
 """
 
 from __future__ import annotations
