@@ -6,8 +6,9 @@ repeats the other pages), it parses the file, chunks it with the default setting
 shipped embedder's token counts, and prints per folder:
 
 * ``code``: code blocks, and how many are cut into several chunks (``split``);
-* ``lead-ins``: code blocks right after a text block ending in ``:``, and how many of those
-  lead-ins end in a different chunk from the first line of their code (``cut``);
+* ``lead-ins``: code blocks right after a text block ending in ``:``, ``...`` or ``…``, or of
+  at most 40 words, and how many of those lead-ins end in a different chunk from the first
+  line of their code (``cut``);
 * ``opens midway``: chunks that start inside a split code block in the middle of a statement
   (:func:`citewise.generate.examples.starts_midway`: a bracket closes first, or the first line
   is indented deeper than a later one), which the extractive answer never quotes.
@@ -71,7 +72,9 @@ def tally(doc: ParsedDocument, chunks: list[Chunk], counts: Counts, show: bool) 
         first, last = holding(chunks, block.start), holding(chunks, block.end - 1)
         counts.split += first != last
         before = blocks[k - 1] if k else None
-        if before is not None and before.kind == "text" and before.text.rstrip().endswith(":"):
+        if before is not None and before.kind == "text" and (
+                before.text.rstrip().endswith((":", "...", "…")) or
+                len(before.text.split()) <= 40):
             counts.lead_ins += 1
             counts.cut += holding(chunks, before.end - 1) != first
         for chunk in chunks:

@@ -39,7 +39,7 @@ class ChunkSettings(_Section):
         24, ge=0, description="Sections shorter than this merge with the next sibling section.")
 
     def params(self) -> dict[str, int | str]:
-        return {"chunker": "structure-v3", **self.model_dump()}  # v3: leads, statements
+        return {"chunker": "structure-v4", **self.model_dump()}  # v4: short lead-ins
 
     def params_hash(self) -> str:
         """Part of the index identity: changing chunking means a new index."""

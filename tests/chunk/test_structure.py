@@ -271,6 +271,35 @@ def test_a_lead_in_stays_with_the_code_it_introduces(make_doc, words):
     assert [c.kind for c in chunks] == ["text", "code"]  # the lead-in is not its kind
 
 
+def test_a_short_sentence_right_before_code_is_a_lead_in_without_a_colon(make_doc, words):
+    para = "This paragraph has exactly ten words in it for us."
+    lead = "Here is a trivial example."  # libffi's manual: no colon before its example
+    code = "x = 1\ny = 2"
+    doc = make_doc(("heading", "Code", 1), ("text", para), ("text", lead), ("code", code))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == [f"Code\n\n{para}", f"{lead}\n\n{code}"]
+    assert [c.kind for c in chunks] == ["text", "code"]
+
+
+def test_a_short_sentence_before_prose_or_ending_a_section_is_no_lead_in(make_doc, words):
+    para = "This paragraph has exactly ten words in it for us."
+    short = "Here is a trivial example."
+    doc = make_doc(("heading", "Code", 1), ("text", para), ("text", short),
+                   ("text", "And then the rest of it follows here."))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks)[0] == f"Code\n\n{para}\n\n{short}"  # packed as any paragraph
+
+
+def test_a_sentence_ending_in_an_ellipsis_is_a_lead_in(make_doc, words):
+    para = "This paragraph has exactly ten words in it for us."
+    lead = "For a longer run, see the dictionary configuration style..."  # 9 words
+    doc = make_doc(("heading", "Code", 1), ("text", para), ("text", lead),
+                   ("text", "It has one short sentence."))
+    chunks = chunk_document(doc, "d", settings(chunk=24), words)
+    assert texts(chunks) == [f"Code\n\n{para}",
+                             f"{lead}\n\nIt has one short sentence."]
+
+
 def test_a_lead_in_opens_the_first_window_of_long_code(make_doc, words):
     lead = "The whole loop reads as follows:"  # 6 words
     lines = [f"v{i} = {i}" for i in range(8)]  # 3 words each
@@ -324,7 +353,7 @@ def test_text_for_embedding_skips_empty_parts_and_a_path_equal_to_the_title(make
 
 def test_kind_anchor_and_page_come_from_the_blocks(make_doc, words):
     doc = make_doc(("text", "First page text.", {"page": 3, "anchor": "page-3"}),
-                   ("code", "x = 1", {"page": 4, "anchor": "page-4"}))
+                   ("list", "- one item", {"page": 4, "anchor": "page-4"}))
     [c] = chunk_document(doc, "d", settings(), words)
     assert (c.kind, c.anchor, c.page) == ("text", "page-3", 3)  # mixed kinds -> "text"
 

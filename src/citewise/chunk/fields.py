@@ -9,10 +9,10 @@ Formulas (``H`` = sha256 hex digest of the UTF-8 bytes, ``\\0`` = the NUL charac
   just ``(title,)``; with neither, it is ``text`` alone.
 * ``embed_hash = H(text_for_embedding)`` (full 64 hex digits).
 
-``kind`` is the one kind of the chunk's non-heading blocks, leaving out lead-ins (text blocks
-ending in ``:`` with another block after them: "Run it like this:" before its code), ``"text"``
-when they mix kinds, and ``"heading"`` for a chunk of headings only. ``anchor`` and ``page``
-are the first block's.
+``kind`` is the one kind of the chunk's non-heading blocks, leaving out lead-ins with another
+block after them (:func:`~citewise.chunk.pack.introduces`: "Run it like this:" before its
+code), ``"text"`` when they mix kinds, and ``"heading"`` for a chunk of headings only.
+``anchor`` and ``page`` are the first block's.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def text_for_embedding(title: str, heading_path: tuple[str, ...], text: str) -> 
 
 def chunk_kind(draft: Draft) -> BlockKind:
     blocks = [b for b in draft.blocks if b.kind != "heading"]
-    kinds = {b.kind for i, b in enumerate(blocks) if not (introduces(b) and i + 1 < len(blocks))}
+    kinds = {b.kind for i, b in enumerate(blocks)
+             if not (i + 1 < len(blocks) and introduces(b, blocks[i + 1]))}
     if not blocks:
         return "heading"
     return kinds.pop() if len(kinds) == 1 else "text"

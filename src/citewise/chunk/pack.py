@@ -6,9 +6,11 @@ starts. A group's text is the contiguous slice ``text[first.start:last.end]``, s
 heading line included; its size is the sum of its blocks' counts (the ``"\\n\\n"`` separators
 are whitespace, which whitespace and WordPiece tokenizers do not count).
 
-A *lead* stays with the block it introduces: a heading, or a *lead-in* — a text block ending
-in ``:`` of at most half of ``chunk_tokens`` ("… as well as a ``for await`` loop:" before its
-example). Three rules follow:
+A *lead* stays with the block it introduces: a heading, or a *lead-in* of at most half of
+``chunk_tokens`` — a text block ending in ``:``, ``...`` or ``…`` ("… as well as a ``for
+await`` loop:" before its example), or one of at most :data:`SHORT_WORDS` words right before
+a code block ("Here is a trivial example that calls puts a few times.", "Or, using the
+command-line client."). Three rules follow:
 
 * A group holding only leads always takes the next non-heading block, even if the sum exceeds
   ``chunk_tokens`` by the leads' tokens — a heading or lead-in is never a chunk of its own
@@ -31,53 +33,57 @@ from citewise.chunk.draft import Counted, Draft, Section
 from citewise.chunk.split import split_block
 from citewise.types import Block
 
+SHORT_WORDS = 40
+"""The longest text block (words) that leads into the code after it without a colon. In the
+httpx, borg, valgrind, ninja and libffi manuals, such blocks say what the example does ("For
+example, showing a progress bar using the tqdm library.") or what to do before it."""
 
-def introduces(block: Block) -> bool:
-    """A text block ending in ``:``, which says what the block after it is."""
-    return block.kind == "text" and block.text.rstrip().endswith(":")
+
+def introduces(block: Block, after: Block | None) -> bool:
+    """Whether text ``block`` says what the block ``after`` it is (the module docstring)."""
+    if block.kind != "text":
+        return False
+    if block.text.rstrip().endswith((":", "...", "…")):
+        return True
+    return after is not None and after.kind == "code" and \
+        len(block.text.split()) <= SHORT_WORDS
 
 
-def is_lead(item: Counted, chunk_tokens: int) -> bool:
-    """Whether ``item`` must stay with the block after it (see the module docstring)."""
-    block = item.block
-    return block.kind == "heading" or (introduces(block) and item.tokens <= chunk_tokens // 2)
+def leads(blocks: Sequence[Counted], chunk_tokens: int) -> list[bool]:
+    """For each block, whether it must stay with the block after it (the module docstring)."""
+    return [c.block.kind == "heading" or
+            (c.tokens <= chunk_tokens // 2 and
+             introduces(c.block, blocks[i + 1].block if i + 1 < len(blocks) else None))
+            for i, c in enumerate(blocks)]
 
 
 def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens: int,
                  count: Callable[[str], int]) -> list[Draft]:
     """Drafts for one section, in document order (rules in the module docstring)."""
+    blocks = section.blocks
+    lead = leads(blocks, chunk_tokens)
     drafts: list[Draft] = []
-    group: list[Counted] = []
-    total = 0
-    for item in section.blocks:
-        heading = item.block.kind == "heading"
-        cut = len(group) - _leads_at_end(group, chunk_tokens)  # group[cut:] are leads
-        if item.tokens > chunk_tokens and not heading:
-            if cut:
-                drafts.append(_whole(text, group[:cut], section))
-            drafts.extend(split_block(text, item, group[cut:], section, chunk_tokens,
+    first, total = 0, 0  # the current group is blocks[first:i]
+    for i, item in enumerate(blocks):
+        cut = i  # blocks[cut:i] are the leads at the end of the group
+        while cut > first and lead[cut - 1]:
+            cut -= 1
+        if item.tokens > chunk_tokens and item.block.kind != "heading":
+            if cut > first:
+                drafts.append(_whole(text, blocks[first:cut], section))
+            drafts.extend(split_block(text, item, blocks[cut:i], section, chunk_tokens,
                                       overlap_tokens, count))
-            group, total = [], 0
+            first, total = i + 1, 0
             continue
-        over = bool(group) and total + item.tokens > chunk_tokens
-        if over and (cut or is_lead(item, chunk_tokens)):
+        if i > first and total + item.tokens > chunk_tokens and (cut > first or lead[i]):
             # a run of bare headings or lead-ins longer than the budget is cut too
-            keep = cut or len(group)
-            drafts.append(_whole(text, group[:keep], section))
-            group = group[keep:]
-            total = sum(c.tokens for c in group)
-        group.append(item)
+            keep = cut if cut > first else i
+            drafts.append(_whole(text, blocks[first:keep], section))
+            first, total = keep, sum(c.tokens for c in blocks[keep:i])
         total += item.tokens
-    if group:
-        drafts.append(_whole(text, group, section))
+    if first < len(blocks):
+        drafts.append(_whole(text, blocks[first:], section))
     return drafts
-
-
-def _leads_at_end(group: Sequence[Counted], chunk_tokens: int) -> int:
-    n = 0
-    while n < len(group) and is_lead(group[-1 - n], chunk_tokens):
-        n += 1
-    return n
 
 
 def _whole(text: str, group: Sequence[Counted], section: Section) -> Draft:
