@@ -76,6 +76,40 @@ def test_a_long_example_is_cut_after_a_whole_step():
     assert clipped("\n".join(f"x{i} = {i}" for i in range(30))).count("\n") == 19
 
 
+NODE_GET = """http.get({
+  hostname: 'localhost',
+  port: 80,
+  path: '/',
+  agent: false,
+}, (res) => {
+  const { statusCode } = res;
+  const contentType = res.headers['content-type'];
+
+  let error;
+  if (statusCode !== 200) {
+    error = new Error('Request Failed.\\n' +
+                      `Status Code: ${statusCode}`);
+  } else if (!/^application\\/json/.test(contentType)) {
+    error = new Error('Invalid content-type.\\n' +
+                      `Expected application/json but received ${contentType}`);
+  }
+  if (error) {
+    console.error(error.message);
+    res.resume();
+    return;
+  }
+  res.setEncoding('utf8');
+});"""
+
+
+def test_a_long_example_is_cut_between_statements_never_inside_one():
+    setup = "const http = require('node:http');"
+    assert clipped(f"{setup}\n{NODE_GET}") == setup  # the call ends after line 20
+    assert clipped(NODE_GET) == NODE_GET  # one statement of 24 lines is shown whole
+    assert clipped(NODE_GET, limit=11).count("\n") == 7  # over twice the limit: cut at
+    # the last blank line within it, as before
+
+
 def test_a_sentence_ending_on_a_colon_leads_into_its_example():
     text, passages = _answer("how do I install socks support with pip?", SOCKS)
     assert text.endswith("You can install SOCKS support using pip [S1]:\n```\n"

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 
+from citewise.chunk.spans import statement_spans
 from citewise.cite.parse import FENCE
 from citewise.types import ContextPassage
 
 MAX_LINES = 20
-"""The longest example quoted (lines). A longer one is cut after its last blank line within
-the limit, or at the limit: every line shown is still the source's own."""
+"""The longest example quoted (lines), but for one statement that runs on (:func:`clipped`):
+every line shown is still the source's own."""
 
 _PROMPT = re.compile(r"\s*(?:\$|>>>|\.\.\.|%|#!)\s")
 _CODE_MARK = re.compile(r"[={}\[\];<>$\\`]|\w\(|(?:^|\s)--?[A-Za-z]")
@@ -135,11 +136,20 @@ def leads_in(text: str) -> bool:
 
 
 def clipped(code: str, limit: int = MAX_LINES) -> str:
-    """``code`` cut to at most ``limit`` lines: after its last blank line within the limit
-    when there is one (a whole step of the example), else at the limit."""
+    """``code`` cut to whole statements (:func:`citewise.chunk.spans.statement_spans`): the
+    ones that end within ``limit`` lines, up to the last blank line between two of them
+    when there is one (a whole step of the example); or the first statement alone when it
+    ends within twice the limit (Node.js's ``http.get(…, (res) => {…});`` of 30 lines,
+    which a cut at 20 stopped inside ``} else if (…) {``). A longer first statement is cut
+    after its last blank line within the limit when there is one, else at the limit."""
     lines = code.split("\n")
     if len(lines) <= limit:
         return code
+    ends = [code.count("\n", 0, end) + 1 for _, end in statement_spans(code, 0, len(code))]
+    whole = [n for n in ends if n <= limit]
+    steps = [n for n in whole if not lines[n].strip()]
+    if whole or ends[0] <= 2 * limit:
+        return "\n".join(lines[:(steps or whole or ends[:1])[-1]])
     head = lines[:limit]
     blanks = [i for i, line in enumerate(head) if not line.strip()]
     return "\n".join(head[:blanks[-1]] if blanks and blanks[-1] > 0 else head)
