@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from citewise.answer.context import (
     build_context,
     jaccard,
@@ -69,6 +71,12 @@ def test_truncate_by_words_when_one_sentence_is_too_long() -> None:
     assert truncate_to_budget("a b c d e f", 3, words) == "a b c"
 
 
+def test_code_is_cut_between_its_lines_as_written() -> None:
+    code = "Here is an example.\n\nint main() {\n  ffi_cif cif;\n  ffi_call(&cif, puts);\n}"
+    assert truncate_to_budget(code, 9, words) == \
+        "Here is an example.\n\nint main() {\n  ffi_cif cif;"
+
+
 def test_parent_expansion_uses_the_whole_section() -> None:
     text = "Setup\nFirst step here. Second step here. Third step."
     parsed = ParsedDocument(title="Guide", text=text, blocks=(
@@ -82,3 +90,33 @@ def test_parent_expansion_uses_the_whole_section() -> None:
     small = build_context(hits, ContextSettings(expand_parent=True, budget_tokens=100), words,
                           load_parsed=lambda doc_id: None)
     assert small.passages[0].text == "Second step here."
+
+
+def _window(rank: int, ordinal: int, text: str, start: int, kind: str = "code"):
+    hit = make_hit(text, rank, doc_id="ffi")
+    chunk = replace(hit.chunk, chunk_id=f"ffi#{ordinal}", ordinal=ordinal, start=start,
+                    end=start + len(text), kind=kind)
+    return replace(hit, chunk=chunk)
+
+
+def test_windows_of_one_example_are_one_passage_cited_at_the_first() -> None:
+    opening = "Here is a trivial example that calls puts.\n\nint main() {\n  ffi_cif cif;"
+    rest = "  ffi_call(&cif, puts, &rc, values);\n}"
+    hits = [_window(1, 5, rest, len(opening) + 1),  # the later window ranks first
+            make_hit("Use ffi_prep_cif to describe the function.", 2),
+            _window(3, 4, opening, 0)]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert [p.chunk_id for p in ctx.passages] == ["ffi#4", "doc2#2"]
+    assert ctx.passages[0].text == opening + "\n" + rest
+    assert ctx.passages[0].hit.score == hits[0].score  # in the best window's place
+    assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("ffi#5", "joined")]
+
+
+def test_only_neighbouring_code_windows_are_joined() -> None:
+    prose = _window(1, 1, "A paragraph of prose before the code.", 0, kind="text")
+    code = _window(2, 2, "x = 1", 40)
+    far = _window(3, 4, "y = 2", 60)  # ordinal 3 was not retrieved: not a neighbour
+    overlap = [_window(4, 7, "a = 1\nb = 2", 100), _window(5, 8, "b = 2\nc = 3", 106)]
+    ctx = build_context([prose, code, far, *overlap], ContextSettings(), words)
+    assert [p.text for p in ctx.passages] == [prose.chunk.text, "x = 1", "y = 2",
+                                              "a = 1\nb = 2\nc = 3"]  # overlap kept once

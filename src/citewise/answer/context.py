@@ -12,7 +12,13 @@ Steps, each recorded so ``--explain`` can show what was dropped and why:
 3. **Token budget**: a passage that does not fit the remaining budget is skipped (a later,
    shorter one may fit); the first passage is cut at a sentence boundary if it alone exceeds
    the budget, so a long top passage never empties the context.
-4. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
+4. **Windows of one example are joined**: a code chunk retrieved with the chunk before or
+   after it in the same section (an example the chunker cut into windows) is one passage, the
+   windows' texts in document order, in the place of the best-ranked window and cited at the
+   first (its heading and lead-in). Alone, the later window of libffi's "Simple Example" (the
+   ``ffi_call(&cif, puts, …)`` lines) ranked first and its opening window, which says what the
+   example does, fifth, outside what a 2-core machine reads first.
+5. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
    section (from the stored parsed document) when that fits the budget.
 
 Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``.
@@ -22,23 +28,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citewise.config import ContextSettings
 from citewise.text import query_terms
-from citewise.types import ContextPassage, Hit, ParsedDocument
+from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
 
 NEAR_DUPLICATE = 0.8
 """Shingle Jaccard at or above which two passages count as the same evidence."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_PIECE_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 
 @dataclass(frozen=True)
 class Dropped:
     chunk_id: str
-    reason: str  # near_duplicate | over_budget | max_passages
+    reason: str  # near_duplicate | joined (to the window before it) | over_budget | max_passages
 
 
 @dataclass(frozen=True)
@@ -78,19 +84,22 @@ def mmr_order(relevance: Sequence[float], similarity: Callable[[int, int], float
 
 
 def truncate_to_budget(text: str, budget: int, count_tokens: Callable[[str], int]) -> str:
-    """The longest prefix of whole sentences within ``budget`` tokens (at least one sentence,
-    cut by words if even that is too long)."""
-    kept: list[str] = []
-    used = 0
-    for sentence in _SENTENCE_END.split(text):  # counted one by one: linear in the text
-        used += count_tokens(sentence)
+    """The longest prefix of whole sentences and lines within ``budget`` tokens, as written
+    (a code example keeps its line breaks; at least one piece, cut by words if even that is
+    too long)."""
+    ends = [m.start() for m in _PIECE_END.finditer(text)] + [len(text)]
+    kept: list[int] = []
+    used, start = 0, 0
+    for end in ends:  # counted piece by piece: linear in the text
+        used += count_tokens(text[start:end])
         if used > budget:
             break
-        kept.append(sentence)
-    while kept and count_tokens(" ".join(kept)) > budget:  # a non-additive tokenizer
+        kept.append(end)
+        start = end
+    while kept and count_tokens(text[:kept[-1]]) > budget:  # a non-additive tokenizer
         kept.pop()
-    if kept:
-        return " ".join(kept)
+    if kept and text[:kept[-1]].strip():
+        return text[:kept[-1]].rstrip()
     words = text.split()
     lo, hi = 0, len(words)
     while lo < hi:  # the most words that fit
@@ -116,9 +125,12 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
                   load_parsed: Callable[[str], ParsedDocument | None] | None = None
                   ) -> Context:
     """Choose passages from ``hits`` (best first) for a prompt; see the module docstring."""
-    kept, dropped = _drop_near_duplicates(hits)
+    unique, dropped = _drop_near_duplicates(hits)
+    joined, dropped_windows = join_windows(unique)
+    dropped += dropped_windows
+    kept = [hit for hit, _ in joined]
     best = max((h.score for h in kept), default=0.0) or 1.0
-    words = [frozenset(query_terms(h.chunk.text)) for h in kept]
+    words = [frozenset(query_terms(text)) for _, text in joined]
     order = mmr_order([h.score / best for h in kept],
                       lambda i, j: jaccard(words[i], words[j]), settings.mmr_lambda)
     passages: list[ContextPassage] = []
@@ -128,7 +140,8 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
         if len(passages) >= settings.max_passages:
             dropped.append(Dropped(hit.chunk.chunk_id, "max_passages"))
             continue
-        text, tokens = _fit(hit, settings.budget_tokens - used, not passages, count_tokens)
+        text, tokens = _fit(joined[i][1], settings.budget_tokens - used, not passages,
+                            count_tokens)
         if text is None:
             dropped.append(Dropped(hit.chunk.chunk_id, "over_budget"))
             continue
@@ -138,6 +151,45 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
         passages, used = _expand(passages, settings.budget_tokens - used, count_tokens,
                                  load_parsed, used)
     return Context(tuple(passages), tuple(dropped), used)
+
+
+def join_windows(hits: Sequence[Hit]) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
+    """Each hit with its passage text, best first; a code chunk is joined with the code
+    chunks right before and after it in its section when those were retrieved too (step 4
+    of the module docstring): the first window's hit, with the best window's score and
+    rank, carries the joined text, and the others are dropped as ``joined``."""
+    place = {_position(h): i for i, h in enumerate(hits)}
+    taken: set[int] = set()
+    out: list[tuple[Hit, str]] = []
+    dropped: list[Dropped] = []
+    for i, hit in enumerate(hits):
+        if i in taken:
+            continue
+        run = [i]
+        if hit.chunk.kind == "code":
+            doc, section, ordinal = _position(hit)
+            before, after = (place.get((doc, section, ordinal + d)) for d in (-1, 1))
+            run = [j for j in (before, i, after) if j is not None and j not in taken and
+                   (j == i or hits[j].chunk.kind == "code")]
+        taken.update(run)
+        first = hits[run[0]]
+        text = _joined([hits[j].chunk for j in run])
+        out.append((replace(first, score=hit.score, rank=hit.rank), text))
+        dropped += [Dropped(hits[j].chunk.chunk_id, "joined") for j in run[1:]]
+    return out, dropped
+
+
+def _position(hit: Hit) -> tuple[str, str | None, int]:
+    return hit.document.doc_id, hit.chunk.section_id, hit.chunk.ordinal
+
+
+def _joined(chunks: Sequence[Chunk]) -> str:
+    """The texts of consecutive chunks of one document, an overlap kept once."""
+    text, end = chunks[0].text, chunks[0].end
+    for chunk in chunks[1:]:
+        text += chunk.text[end - chunk.start:] if chunk.start < end else "\n" + chunk.text
+        end = chunk.end
+    return text
 
 
 def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
@@ -154,9 +206,8 @@ def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]
     return kept, dropped
 
 
-def _fit(hit: Hit, room: int, first: bool,
+def _fit(text: str, room: int, first: bool,
          count_tokens: Callable[[str], int]) -> tuple[str | None, int]:
-    text = hit.chunk.text
     tokens = count_tokens(text)
     if tokens <= room:
         return text, tokens
