@@ -2,6 +2,10 @@
 persona, with their 95% bootstrap intervals.
 
 Usage: python evals/summary.py eval-out/valgrind/answers.json
+       python evals/summary.py eval-out/valgrind/run.json   (scored again by this release)
+
+A ``run.json`` (written by ``eval run --out``) is scored with this release's metrics, so a
+run made before a metric changed (containment's tokens, 2026-12-03) is comparable to a new one.
 
 On the valgrind set the persona slices separate the two kinds of unanswerable question:
 ``default`` holds the ones the manual cannot answer by nature, ``public`` the ones whose
@@ -27,6 +31,12 @@ def _line(label: str, figures: dict) -> str:
 def main(path: str) -> None:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
+    if "records" in data:  # a run.json: score it now
+        from citewise.eval.bootstrap import run_summary
+        from citewise.eval.record import EvalRun
+
+        with open(path, encoding="utf-8") as fh:
+            data = run_summary(EvalRun.from_json(fh.read(), path))
     boot = data["bootstrap"]
     print(f"{data['questions']} questions ({data['answerable']} answerable); "
           f"{boot['level']:.0%} bootstrap intervals ({boot['samples']} samples)")
@@ -37,5 +47,6 @@ def main(path: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python evals/summary.py ANSWERS_JSON (from eval run --answers --json)")
+        sys.exit("usage: python evals/summary.py ANSWERS_JSON|RUN_JSON (from eval run --answers "
+                 "--json, or run.json from its --out folder)")
     main(sys.argv[1])

@@ -34,6 +34,28 @@ def test_containment_is_whole_token():
     assert contains_reference("anything", [""]) == 0.0
 
 
+@pytest.mark.parametrize(("answer", "reference"), [  # the eval runs' answers, abridged
+    ("The value --fair-sched=yes activates a fair scheduler.", "--fair-sched"),
+    (">>> auth = httpx.BasicAuth(username=\"finley\", password=\"secret\")", "httpx.BasicAuth"),
+    ("written to the default output file, cachegrind.out.<pid>.", "cachegrind.out."),
+    ("transport = httpx.HTTPTransport(uds=\"/var/run/docker.sock\")",
+     'uds="/var/run/docker.sock"'),
+    ("export BORG_PASSPHRASE='my super secret passphrase'", "BORG_PASSPHRASE"),
+    ("Set `trust_env=False` on the client [1].", "trust_env=False"),
+])
+def test_an_answer_stating_an_option_or_name_contains_it(answer, reference):
+    assert contains_reference(answer, [reference]) == 1.0
+
+
+@pytest.mark.parametrize(("answer", "reference"), [
+    ("Use a suppressions-file.", "--suppressions="),  # another token, not the option
+    ("Pass --trace to it.", "--trace-children"),
+    ("httpx.BasicAuthentication is not a class.", "httpx.BasicAuth"),
+])
+def test_part_of_a_token_is_not_the_reference(answer, reference):
+    assert contains_reference(answer, [reference]) == 0.0
+
+
 def test_claims_and_unsupported_rate():
     text = "Timeouts default to 5 seconds [1]. Set timeout=None to disable [2]. Done."
     assert count_claims(text) == 3

@@ -92,3 +92,19 @@ def test_compare_lower_is_better_and_errors():
         compare_runs(base, slow, metrics=("nope@3",))
     with pytest.raises(ConfigError, match="share no question"):
         compare_runs(base, EvalRun([rec("other", [])]))
+
+
+def test_evals_summary_scores_a_run_json_again(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "evals" / "summary.py"
+    spec = importlib.util.spec_from_file_location("evals_summary", script)
+    summary = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(summary)
+    path = tmp_path / "run.json"
+    path.write_text(EvalRun([rec("a", ["good"], persona="p"), rec("b", ["bad"])]).to_json())
+    summary.main(str(path))
+    out = capsys.readouterr().out
+    assert out.startswith("2 questions (2 answerable)")
+    assert "hit@5 0.500" in out and "persona p" in out
