@@ -120,3 +120,55 @@ def test_only_neighbouring_code_windows_are_joined() -> None:
     ctx = build_context([prose, code, far, *overlap], ContextSettings(), words)
     assert [p.text for p in ctx.passages] == [prose.chunk.text, "x = 1", "y = 2",
                                               "a = 1\nb = 2\nc = 3"]  # overlap kept once
+
+
+GET = ("http.get(url, (res) => {\n  let error;\n  if (res.statusCode !== 200) {\n"
+       "    error = new Error('Request Failed');\n  } else {\n    res.resume();\n  }\n});\n"
+       "console.log('done');")
+
+
+def _example(end_line: int):
+    text = "JSON fetching example:\n\n" + GET
+    code = Block("code", GET, len(text) - len(GET), len(text), ("HTTP",), "get")
+    parsed = ParsedDocument(title="HTTP", text=text, blocks=(
+        Block("text", "JSON fetching example:", 0, 22, ("HTTP",), "get"), code))
+    window = "\n".join(GET.split("\n")[:end_line])
+    start = code.start
+    hit = make_hit(window, 1, doc_id="http")
+    chunk = replace(hit.chunk, kind="code", start=start, end=start + len(window))
+    return replace(hit, chunk=chunk), parsed
+
+
+def test_an_example_cut_inside_a_statement_is_completed_from_the_document() -> None:
+    hit, parsed = _example(5)  # ends on "  } else {": two brackets open
+    ctx = build_context([hit], ContextSettings(), words, load_parsed=lambda doc_id: parsed)
+    assert ctx.passages[0].text == GET.rsplit("\n", 1)[0]  # up to "});", not the next line
+    assert ctx.tokens == words(ctx.passages[0].text)
+    closed, parsed = _example(8)  # ends on "});": nothing open, nothing added
+    ctx = build_context([closed], ContextSettings(), words, load_parsed=lambda doc_id: parsed)
+    assert ctx.passages[0].text == closed.chunk.text
+
+
+def test_a_completion_over_the_cap_is_left_out(monkeypatch) -> None:
+    from citewise.answer import context
+
+    hit, parsed = _example(5)
+    rest = len(GET.rsplit("\n", 1)[0]) - len(hit.chunk.text)  # characters, counted by len
+    for cap, completed in ((rest, True), (rest - 1, False)):
+        monkeypatch.setattr(context, "COMPLETION_TOKENS", cap)
+        ctx = build_context([hit], ContextSettings(), len, load_parsed=lambda doc_id: parsed)
+        assert (ctx.passages[0].text != hit.chunk.text) is completed
+
+
+def test_a_joined_example_is_completed_after_its_last_window() -> None:
+    hit, parsed = _example(5)
+    lines = hit.chunk.text.split("\n")
+    head, tail = "\n".join(lines[:2]), "\n".join(lines[2:])
+    first = replace(hit, chunk=replace(hit.chunk, chunk_id="http#1", ordinal=1, text=head,
+                                       end=hit.chunk.start + len(head)))
+    second = replace(hit, rank=2, chunk=replace(hit.chunk, chunk_id="http#2", ordinal=2,
+                                                text=tail, start=first.chunk.end + 1))
+    ctx = build_context([second, first], ContextSettings(), words,
+                        load_parsed=lambda doc_id: parsed)
+    assert [p.chunk_id for p in ctx.passages] == ["http#1"]
+    assert ctx.passages[0].text == GET.rsplit("\n", 1)[0]

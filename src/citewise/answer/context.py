@@ -5,20 +5,25 @@ Steps, each recorded so ``--explain`` can show what was dropped and why:
 1. **Near-duplicates** are dropped: a passage whose word-shingle overlap with an already kept
    passage reaches :data:`NEAR_DUPLICATE` (Jaccard of word 3-shingles, Broder 1997) adds no
    evidence and costs tokens.
-2. **Diverse selection** by Maximal Marginal Relevance (Carbonell & Goldstein, SIGIR 1998):
-   repeatedly pick ``argmax  λ·rel(p) − (1−λ)·max_{s∈S} sim(p, s)`` where ``rel`` is the
-   retrieval score scaled to [0, 1] by the best score and ``sim`` is the Jaccard similarity of
-   content-word sets. ``λ = 1`` keeps the retrieval order.
-3. **Token budget**: a passage that does not fit the remaining budget is skipped (a later,
-   shorter one may fit); the first passage is cut at a sentence boundary if it alone exceeds
-   the budget, so a long top passage never empties the context.
-4. **Windows of one example are joined**: a code chunk retrieved with the chunk before or
+2. **Windows of one example are joined**: a code chunk retrieved with the chunk before or
    after it in the same section (an example the chunker cut into windows) is one passage, the
    windows' texts in document order, in the place of the best-ranked window and cited at the
    first (its heading and lead-in). Alone, the later window of libffi's "Simple Example" (the
    ``ffi_call(&cif, puts, …)`` lines) ranked first and its opening window, which says what the
    example does, fifth, outside what a 2-core machine reads first.
-5. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
+3. **An example cut inside a statement is completed**: a code passage whose text ends with
+   brackets open (the chunker's window ended inside one long statement, Node's
+   ``http.get(…, (res) => {…});``) gets the rest of that statement from the stored document,
+   up to the line that closes them, when that adds at most :data:`COMPLETION_TOKENS`. A
+   model or a quote no longer stops at ``} else if (…) {``.
+4. **Diverse selection** by Maximal Marginal Relevance (Carbonell & Goldstein, SIGIR 1998):
+   repeatedly pick ``argmax  λ·rel(p) − (1−λ)·max_{s∈S} sim(p, s)`` where ``rel`` is the
+   retrieval score scaled to [0, 1] by the best score and ``sim`` is the Jaccard similarity of
+   content-word sets. ``λ = 1`` keeps the retrieval order.
+5. **Token budget**: a passage that does not fit the remaining budget is skipped (a later,
+   shorter one may fit); the first passage is cut between sentences or lines if it alone
+   exceeds the budget, so a long top passage never empties the context.
+6. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
    section (from the stored parsed document) when that fits the budget.
 
 Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``.
@@ -30,10 +35,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from citewise.chunk.spans import bracket_depth
 from citewise.config import ContextSettings
 from citewise.text import query_terms
 from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
 
+COMPLETION_TOKENS = 192
+"""The most tokens added to complete a statement a code passage ends inside (one chunk)."""
 NEAR_DUPLICATE = 0.8
 """Shingle Jaccard at or above which two passages count as the same evidence."""
 
@@ -45,6 +53,16 @@ _PIECE_END = re.compile(r"(?<=[.!?])\s+|\n")
 class Dropped:
     chunk_id: str
     reason: str  # near_duplicate | joined (to the window before it) | over_budget | max_passages
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A passage before selection: the hit it is cited as, its text, and the last chunk the
+    text holds (a joined example's last window)."""
+
+    hit: Hit
+    text: str
+    last: Chunk
 
 
 @dataclass(frozen=True)
@@ -128,19 +146,20 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
     unique, dropped = _drop_near_duplicates(hits)
     joined, dropped_windows = join_windows(unique)
     dropped += dropped_windows
-    kept = [hit for hit, _ in joined]
-    best = max((h.score for h in kept), default=0.0) or 1.0
-    words = [frozenset(query_terms(text)) for _, text in joined]
-    order = mmr_order([h.score / best for h in kept],
+    if load_parsed is not None:
+        joined = complete_code(joined, count_tokens, load_parsed)
+    best = max((c.hit.score for c in joined), default=0.0) or 1.0
+    words = [frozenset(query_terms(c.text)) for c in joined]
+    order = mmr_order([c.hit.score / best for c in joined],
                       lambda i, j: jaccard(words[i], words[j]), settings.mmr_lambda)
     passages: list[ContextPassage] = []
     used = 0
     for i in order:
-        hit = kept[i]
+        hit = joined[i].hit
         if len(passages) >= settings.max_passages:
             dropped.append(Dropped(hit.chunk.chunk_id, "max_passages"))
             continue
-        text, tokens = _fit(joined[i][1], settings.budget_tokens - used, not passages,
+        text, tokens = _fit(joined[i].text, settings.budget_tokens - used, not passages,
                             count_tokens)
         if text is None:
             dropped.append(Dropped(hit.chunk.chunk_id, "over_budget"))
@@ -153,14 +172,14 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
     return Context(tuple(passages), tuple(dropped), used)
 
 
-def join_windows(hits: Sequence[Hit]) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
-    """Each hit with its passage text, best first; a code chunk is joined with the code
-    chunks right before and after it in its section when those were retrieved too (step 4
+def join_windows(hits: Sequence[Hit]) -> tuple[list[Candidate], list[Dropped]]:
+    """Each hit as a candidate passage, best first; a code chunk is joined with the code
+    chunks right before and after it in its section when those were retrieved too (step 2
     of the module docstring): the first window's hit, with the best window's score and
     rank, carries the joined text, and the others are dropped as ``joined``."""
     place = {_position(h): i for i, h in enumerate(hits)}
     taken: set[int] = set()
-    out: list[tuple[Hit, str]] = []
+    out: list[Candidate] = []
     dropped: list[Dropped] = []
     for i, hit in enumerate(hits):
         if i in taken:
@@ -172,10 +191,10 @@ def join_windows(hits: Sequence[Hit]) -> tuple[list[tuple[Hit, str]], list[Dropp
             run = [j for j in (before, i, after) if j is not None and j not in taken and
                    (j == i or hits[j].chunk.kind == "code")]
         taken.update(run)
-        first = hits[run[0]]
-        text = _joined([hits[j].chunk for j in run])
-        out.append((replace(first, score=hit.score, rank=hit.rank), text))
-        dropped += [Dropped(hits[j].chunk.chunk_id, "joined") for j in run[1:]]
+        chunks = [hits[j].chunk for j in run]
+        first = replace(hits[run[0]], score=hit.score, rank=hit.rank)
+        out.append(Candidate(first, _joined(chunks), chunks[-1]))
+        dropped += [Dropped(c.chunk_id, "joined") for c in chunks[1:]]
     return out, dropped
 
 
@@ -215,6 +234,40 @@ def _fit(text: str, room: int, first: bool,
         return None, 0
     cut = truncate_to_budget(text, room, count_tokens)
     return (cut, count_tokens(cut)) if cut else (None, 0)
+
+
+def rest_of_statement(parsed: ParsedDocument, chunk: Chunk, depth: int) -> str | None:
+    """The text after ``chunk`` in its code block up to the end of the line that closes the
+    ``depth`` brackets left open; None when none are open or the block ends first."""
+    block = next((b for b in parsed.blocks if b.kind == "code" and
+                  b.start < chunk.end < b.end), None)
+    if depth <= 0 or block is None:
+        return None
+    end = chunk.end
+    for line in parsed.text[chunk.end:block.end].splitlines(keepends=True):
+        depth += bracket_depth(line)
+        end += len(line)
+        if depth <= 0:
+            return parsed.text[chunk.end:end].rstrip()
+    return None
+
+
+def complete_code(candidates: Sequence[Candidate], count_tokens: Callable[[str], int],
+                  load_parsed: Callable[[str], ParsedDocument | None]) -> list[Candidate]:
+    """Candidates whose code ends inside a statement, completed (step 3 of the module
+    docstring); the others as they are."""
+    loaded: dict[str, ParsedDocument | None] = {}
+    out = []
+    for c in candidates:
+        depth = bracket_depth(c.text) if c.last.kind == "code" else 0
+        if depth > 0:
+            doc_id = c.hit.document.doc_id
+            parsed = loaded.setdefault(doc_id, load_parsed(doc_id))
+            rest = rest_of_statement(parsed, c.last, depth) if parsed is not None else None
+            if rest and count_tokens(rest) <= COMPLETION_TOKENS:
+                c = replace(c, text=c.text + rest)
+        out.append(c)
+    return out
 
 
 def _expand(passages: list[ContextPassage], room: int, count_tokens: Callable[[str], int],

@@ -84,6 +84,12 @@ def statement_spans(text: str, start: int, end: int) -> list[Span]:
     return spans
 
 
+def bracket_depth(code: str) -> int:
+    """Brackets opened and not closed by the end of ``code`` (a closing bracket with none open
+    counts too, as a negative step; brackets inside strings count as well)."""
+    return sum((char in "([{") - (char in ")]}") for char in code)
+
+
 def inner_statement_spans(text: str, start: int, end: int) -> list[Span]:
     """The statements of one statement's body (a class's methods, a dict's entries): its
     first line joins the first of them, and its closing lines (indented no deeper than the
