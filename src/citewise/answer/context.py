@@ -52,7 +52,7 @@ _PIECE_END = re.compile(r"(?<=[.!?])\s+|\n")
 @dataclass(frozen=True)
 class Dropped:
     chunk_id: str
-    reason: str  # near_duplicate | joined (to the window before it) | over_budget | max_passages
+    reason: str  # near_duplicate | joined (into a neighbouring window) | over_budget | max_passages
 
 
 @dataclass(frozen=True)
