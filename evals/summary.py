@@ -30,13 +30,13 @@ def _line(label: str, figures: dict) -> str:
 
 def main(path: str) -> None:
     with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+        text = fh.read()
+    data = json.loads(text)
     if "records" in data:  # a run.json: score it now
         from citewise.eval.bootstrap import run_summary
         from citewise.eval.record import EvalRun
 
-        with open(path, encoding="utf-8") as fh:
-            data = run_summary(EvalRun.from_json(fh.read(), path))
+        data = run_summary(EvalRun.from_json(text, path))
     boot = data["bootstrap"]
     print(f"{data['questions']} questions ({data['answerable']} answerable); "
           f"{boot['level']:.0%} bootstrap intervals ({boot['samples']} samples)")

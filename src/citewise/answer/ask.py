@@ -14,6 +14,7 @@ scores of passages the asking principal may read.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -175,9 +176,11 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
     threads = effective_threads(getattr(gen, "threads", 0) or 0)
     allowed = fit.prompt_budget(size, threads, engine.settings.generate.first_token_s)
 
+    load_parsed = functools.cache(engine.store.get_parsed)  # both builds read one document
+
     def build(tokens: int) -> Context:
         return build_context(hits, settings.model_copy(update={"budget_tokens": tokens}),
-                             engine.count_tokens, engine.store.get_parsed)
+                             engine.count_tokens, load_parsed)
 
     def prompt_tokens(passages: tuple[ContextPassage, ...]) -> int:
         return engine.count_tokens(user_message(question, passages))
