@@ -11,7 +11,11 @@ shipped embedder's token counts, and prints per folder:
   line of their code (``cut``);
 * ``opens midway``: chunks that start inside a split code block in the middle of a statement
   (:func:`citewise.generate.examples.starts_midway`: a bracket closes first, or the first line
-  is indented deeper than a later one), which the extractive answer never quotes.
+  is indented deeper than a later one), which the extractive answer never quotes;
+* ``ends open``: code chunks that end with brackets open, and how many of them the context
+  builder completes from the document (``completed``: the rest of the statement is at most
+  :data:`citewise.answer.context.COMPLETION_TOKENS`); left out with a chunker from before
+  that step.
 
     .venv/bin/python benchmarks/chunk_examples.py ../shared/data/docs-httpx/docs \\
         /usr/share/doc/borgbackup/html /usr/share/doc/valgrind/html [--show]
@@ -26,6 +30,7 @@ older chunker (``PYTHONPATH=OLD/src``) for a before/after comparison.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +42,12 @@ from citewise.generate.examples import starts_midway
 from citewise.ingest.registry import is_supported, load_file
 from citewise.types import Chunk, ParsedDocument
 
+try:  # a release before the context completed code passages has neither
+    from citewise.answer.context import COMPLETION_TOKENS, rest_of_statement
+    from citewise.chunk.spans import bracket_depth
+except ImportError:
+    rest_of_statement = None
+
 
 @dataclass
 class Counts:
@@ -46,10 +57,14 @@ class Counts:
     lead_ins: int = 0
     cut: int = 0
     midway: int = 0
+    ends_open: int = 0
+    completed: int = 0
 
     def line(self, name: str) -> str:
+        ends = f"; ends open {self.ends_open} (completed {self.completed})" \
+            if rest_of_statement is not None else ""
         return (f"{name}: {self.files} files; code {self.code} (split {self.split}); "
-                f"lead-ins {self.lead_ins} (cut {self.cut}); opens midway {self.midway}")
+                f"lead-ins {self.lead_ins} (cut {self.cut}); opens midway {self.midway}{ends}")
 
 
 def files(root: Path) -> list[Path]:
@@ -87,6 +102,16 @@ def tally(doc: ParsedDocument, chunks: list[Chunk], counts: Counts, show: bool) 
                           f"{doc.text[chunk.start:chunk.start + 200]}")
 
 
+def tally_open_ends(doc: ParsedDocument, chunks: list[Chunk], counts: Counts,
+                    count: Callable[[str], int]) -> None:
+    for chunk in chunks:
+        depth = bracket_depth(chunk.text) if chunk.kind == "code" else 0
+        if depth > 0:
+            counts.ends_open += 1
+            rest = rest_of_statement(doc, chunk, depth)
+            counts.completed += rest is not None and count(rest) <= COMPLETION_TOKENS
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
@@ -101,7 +126,10 @@ def main() -> None:
             except CitewiseError:
                 continue
             counts.files += 1
-            tally(doc, chunk_document(doc, "d", settings, count), counts, args.show)
+            chunks = chunk_document(doc, "d", settings, count)
+            tally(doc, chunks, counts, args.show)
+            if rest_of_statement is not None:
+                tally_open_ends(doc, chunks, counts, count)
         print(counts.line(str(root)))
 
 

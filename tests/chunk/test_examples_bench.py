@@ -33,3 +33,15 @@ def test_the_counts_of_a_known_document() -> None:
     assert (counts.code, counts.lead_ins, counts.cut) == (2, 2, 0)
     assert counts.split == 1  # the 38-word loop, cut between the lines of its one statement
     assert counts.midway == 1  # the window after the first opens inside the loop's body
+
+
+def test_windows_ending_inside_a_statement_are_counted_with_their_completion() -> None:
+    body = "\n".join(f"    step({i}, {i + 1});" for i in range(12))
+    page = "# Guide\n\nAnd the loop:\n\n```\nloop {\n" + body + "\n}\n```\n"
+    doc = load_bytes(page.encode(), Path("guide.md"))
+    chunks = chunk_document(doc, "d", ChunkSettings(chunk_tokens=20, min_tokens=0), words)
+    counts = bench.Counts()
+    bench.tally_open_ends(doc, chunks, counts, words)
+    assert (counts.ends_open, counts.completed) == (1, 1)  # the first window, inside `loop {`
+    bench.tally_open_ends(doc, chunks, counts := bench.Counts(), lambda text: 10_000)
+    assert (counts.ends_open, counts.completed) == (1, 0)  # its rest over one chunk
