@@ -8,7 +8,7 @@ import pytest
 from citewise.answer.prompt import build_prompt
 from citewise.cite.enforce import enforce
 from citewise.cite.validate import judge, source_line
-from citewise.generate.examples import clipped, is_code
+from citewise.generate.examples import clipped, is_code, statement_lines
 from citewise.generate.extractive import ExtractiveGenerator
 
 from .conftest import passage
@@ -104,10 +104,23 @@ NODE_GET = """http.get({
 
 def test_a_long_example_is_cut_between_statements_never_inside_one():
     setup = "const http = require('node:http');"
-    assert clipped(f"{setup}\n{NODE_GET}") == setup  # the call ends after line 20
+    assert clipped(f"{setup}\n{NODE_GET}") == f"{setup}\n{NODE_GET}"  # the call runs
+    # across line 20 and ends within 40: shown through its end, not cut before it
+    assert clipped(f"{setup}\n{NODE_GET}", limit=12) == setup  # it ends after line 24
     assert clipped(NODE_GET) == NODE_GET  # one statement of 24 lines is shown whole
     assert clipped(NODE_GET, limit=11).count("\n") == 7  # over twice the limit: cut at
     # the last blank line within it, as before
+
+
+FFI_MAIN = "static int counter;\n\nint main()\n{\n" + "".join(
+    f"  step{i}();\n" for i in range(24)) + "  return 0;\n}"
+
+
+def test_a_c_function_is_one_statement_with_its_braced_body():
+    """GNU and Allman styles open the body on a line of its own: a cut before ``{`` showed
+    libffi's includes and ``int main()`` with no body."""
+    assert clipped(FFI_MAIN) == FFI_MAIN
+    assert statement_lines(FFI_MAIN) == [(1, 1), (3, 30)]
 
 
 def test_a_sentence_ending_on_a_colon_leads_into_its_example():

@@ -1,5 +1,6 @@
 """What ``cite.policy: strict`` (the default) shows of a generated answer: its supported
-sentences; with none left, the source sentences that say what it claimed
+sentences; with none left, the source example its code was copied from
+(:mod:`citewise.generate.quoted_example`), the source sentences that say what it claimed
 (:mod:`citewise.generate.claim_quotes`), the extractive answer, or a decline; conflicting
 sources shown both (:mod:`citewise.answer.conflicts`). Every step is a note."""
 
@@ -32,7 +33,6 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
     decline (:func:`~citewise.generate.claim_quotes.replacement`). Every step is a note."""
     from citewise.cite.enforce import enforce
     from citewise.cite.validate import validate
-    from citewise.generate.claim_quotes import replacement
     from citewise.generate.extractive import ExtractiveGenerator
 
     passages = list(context.passages)
@@ -47,11 +47,7 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
                      f"do not support ({_whys(kept)}); see --explain")
     claimed = False
     if not kept.answered and not quoted:
-        text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
-        notes.append(f"the answer of {out.model_id} had no sentence supported by its sources "
-                     f"({_whys(kept)}); answered extractively instead" + (
-                         ", quoting the source sentences that say what it claimed"
-                         if claimed else ""))
+        text, claimed = _replaced(kept, prompt, out.model_id, notes)
         outcome = "extractive"
         kept = enforce(text, passages)
         draft.set(generation=replace(draft.trace.generation,
@@ -67,6 +63,28 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
     text, citations = build_citations(final, context.passages, report)
     return Answer(question, text, False, None, citations, report, outcome=outcome,
                   notes=tuple(notes))
+
+
+def _replaced(kept: Any, prompt: Prompt, model_id: str, notes: list[str]) -> tuple[str, bool]:
+    """(text, from the claims) replacing an answer none of whose sentences was kept: the
+    source example its code was quoted from (:mod:`citewise.generate.quoted_example`), else
+    :func:`~citewise.generate.claim_quotes.replacement`. Says which in ``notes``."""
+    from citewise.cite.enforce import enforce
+    from citewise.generate.claim_quotes import replacement
+    from citewise.generate.quoted_example import example_answer
+
+    lead = (f"the answer of {model_id} had no sentence supported by its sources "
+            f"({_whys(kept)}); answered extractively instead")
+    code = [v.segment.text for v in kept.verdicts
+            if v.segment.kind == "code" and v.status == "supported"]
+    example = example_answer(code, prompt) if code else None
+    if example is not None and enforce(example, prompt.passages).answered:
+        notes.append(lead + ", showing the source's example that its code was quoted from")
+        return example, True
+    text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
+    notes.append(lead + (", quoting the source sentences that say what it claimed"
+                         if claimed else ""))
+    return text, claimed
 
 
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:

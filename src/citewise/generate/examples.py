@@ -135,21 +135,37 @@ def leads_in(text: str) -> bool:
     return text.rstrip().endswith((":", "...", "…"))
 
 
+def statement_lines(code: str) -> list[tuple[int, int]]:
+    """``code``'s top-level statements (:func:`citewise.chunk.spans.statement_spans`) as
+    (first, last) line numbers from 1; a statement opening on ``{`` is the body of the one
+    before (a C function, ``int main()`` then ``{`` in the GNU and Allman styles)."""
+    out: list[tuple[int, int]] = []
+    for start, end in statement_spans(code, 0, len(code)):
+        first, last = code.count("\n", 0, start) + 1, code.count("\n", 0, end) + 1
+        if out and code[start] == "{":
+            out[-1] = (out[-1][0], last)
+        else:
+            out.append((first, last))
+    return out
+
+
 def clipped(code: str, limit: int = MAX_LINES) -> str:
-    """``code`` cut to whole statements (:func:`citewise.chunk.spans.statement_spans`): the
-    ones that end within ``limit`` lines, up to the last blank line between two of them
-    when there is one (a whole step of the example); or the first statement alone when it
-    ends within twice the limit (Node.js's ``http.get(…, (res) => {…});`` of 30 lines,
-    which a cut at 20 stopped inside ``} else if (…) {``). A longer first statement is cut
-    after its last blank line within the limit when there is one, else at the limit."""
+    """``code`` cut to whole statements (:func:`statement_lines`): through the statement
+    that runs across line ``limit`` when it ends within twice the limit (Node.js's
+    ``http.get(…, (res) => {…});`` of 24 lines after a ``require``, libffi's ``int
+    main()`` of 30: a cut before it showed only the lines setting it up); else the ones that
+    end within ``limit`` lines, up to the last blank line between two of them when there is
+    one (a whole step of the example). A longer first statement is cut after its last blank
+    line within the limit when there is one, else at the limit."""
     lines = code.split("\n")
     if len(lines) <= limit:
         return code
-    ends = [code.count("\n", 0, end) + 1 for _, end in statement_spans(code, 0, len(code))]
-    whole = [n for n in ends if n <= limit]
+    spans = statement_lines(code)
+    across = [last for first, last in spans if first <= limit < last <= 2 * limit]
+    whole = [last for _, last in spans if last <= limit]
     steps = [n for n in whole if not lines[n].strip()]
-    if whole or ends[0] <= 2 * limit:
-        return "\n".join(lines[:(steps or whole or ends[:1])[-1]])
+    if across or whole:
+        return "\n".join(lines[:(across or steps or whole)[-1]])
     head = lines[:limit]
     blanks = [i for i, line in enumerate(head) if not line.strip()]
     return "\n".join(head[:blanks[-1]] if blanks and blanks[-1] > 0 else head)

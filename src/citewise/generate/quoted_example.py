@@ -1,0 +1,72 @@
+"""Show the example a rejected model answer quoted from its sources.
+
+Asked "how do I call puts with libffi?", the local model answers with the manual's own example,
+copied line for line, around prose that cites nothing ("To call `puts` with libffi, you need to
+initialize the argument info vectors…"). The citation check keeps the code (every line of it is
+in the sources) but finds no supported sentence, so the answer used to be replaced by the source
+sentences that say what the prose claimed ("A calling convention also specifies where the
+return value for a function is found [1]", from the introduction) or declined. The code was the
+answer, and it is the sources' own text: :func:`example_answer` shows the source's block that
+holds it, whole (:func:`~citewise.generate.examples.blocks`: cut between statements), after a
+line saying where it is from ('From "Simple Example" [S1]:',
+:func:`~citewise.cite.validate.source_line`), which the checker holds supported only when the
+block is in the passage it cites.
+
+What counts: at least :data:`MIN_LINES` of the model's code lines, and half of them, found in
+one code block of one passage that does not open inside a statement, and that block shares a
+content word with the question (an example about something else is not its answer, however
+faithfully copied).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citewise.cite.parse import FENCE
+from citewise.cite.terms import content_stems
+from citewise.cite.validate import source_line
+from citewise.generate.examples import blocks, fenced, starts_midway
+from citewise.types import ContextPassage, Prompt
+
+MIN_LINES = 2
+"""The fewest lines of the model's code that must be in one source block: one line
+(``import httpx``) is in many examples and shows none in particular."""
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _lines(code: str) -> list[str]:
+    return [_flat(line) for line in code.splitlines() if line.strip() and not FENCE.match(line)]
+
+
+def source_block(code: str, passages: Sequence[ContextPassage],
+                 question: str) -> tuple[ContextPassage, str] | None:
+    """The passage and its code block holding most of ``code``'s lines (module docstring),
+    the first on a tie, or None."""
+    lines = _lines(code)
+    wanted = content_stems(question, skip_meta=True)
+    best: tuple[int, ContextPassage, str] | None = None
+    for passage in passages:
+        for part, is_code in blocks(passage):
+            if not is_code or starts_midway(part) or not content_stems(part) & wanted:
+                continue
+            flat = _flat(part)
+            found = sum(line in flat for line in lines)
+            if found >= MIN_LINES and 2 * found >= len(lines) and (
+                    best is None or found > best[0]):
+                best = (found, passage, part)
+    return None if best is None else (best[1], best[2])
+
+
+def example_answer(code_blocks: Sequence[str], prompt: Prompt) -> str | None:
+    """The source example the first of ``code_blocks`` (the model's code blocks the checker
+    found in the sources, in answer order) that has one came from, after its source line;
+    None when none qualifies."""
+    for code in code_blocks:
+        found = source_block(code, prompt.passages, prompt.question)
+        if found is not None:
+            passage, block = found
+            return f"{source_line(passage)}\n{fenced(block)}"
+    return None
