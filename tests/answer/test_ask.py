@@ -203,8 +203,8 @@ def test_uncited_claims_are_replaced_by_the_source_sentences_that_say_them(db: P
 
 def test_code_copied_from_a_source_example_shows_that_example(db: Path) -> None:
     """The model answered with the handbook's own commands and prose that cites nothing: the
-    prose goes, and the example its code came from is shown with where it is from, instead of
-    source sentences picked by the prose's words."""
+    prose goes, and the example its code came from is shown after the sentence leading into
+    it, instead of source sentences picked by the prose's words."""
     gen = FakeGenerator("Open a terminal and use the Gatekeeper client to bring the tunnel "
                         "up:\n\n```\ngatekeeper status\ngatekeeper connect --profile "
                         "eu-west\n```\n\nThe tunnel then routes company traffic.")
@@ -212,9 +212,9 @@ def test_code_copied_from_a_source_example_shows_that_example(db: Path) -> None:
         answer = engine.ask("How do I connect to the Gatekeeper VPN from a terminal?", STAFF,
                             generator=gen)
     assert answer.outcome == "extractive" and answer.validation.ok and not answer.declined
-    assert answer.answer.startswith("From \u201cConnect to the Gatekeeper VPN\u201d [1]:\n\n```")
+    assert answer.answer.startswith("From a terminal you can check the tunnel [1]:\n\n```")
     assert "gatekeeper connect --profile eu-west\n```" in answer.answer
-    assert "tunnel" not in answer.answer and len(answer.citations) == 1
+    assert "routes company traffic" not in answer.answer and len(answer.citations) == 1
     assert any("showing the source's example that its code was quoted from" in n
                for n in answer.notes)
 

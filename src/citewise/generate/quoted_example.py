@@ -7,10 +7,11 @@ in the sources) but finds no supported sentence, so the answer used to be replac
 sentences that say what the prose claimed ("A calling convention also specifies where the
 return value for a function is found [1]", from the introduction) or declined. The code was the
 answer, and it is the sources' own text: :func:`example_answer` shows the source's block that
-holds it, whole (:func:`~citewise.generate.examples.blocks`: cut between statements), after a
-line saying where it is from ('From "Simple Example" [S1]:',
-:func:`~citewise.cite.validate.source_line`), which the checker holds supported only when the
-block is in the passage it cites.
+holds it, whole (:func:`~citewise.generate.examples.blocks`: cut between statements), as the
+extractive answer quotes code (:func:`~citewise.generate.extractive.render`): after the
+sentence before it in its passage ("Here is a trivial example that calls puts a few times
+[S1].") or a line saying where it is from ('From "Simple Example" [S1]:'), which the checker
+holds supported only when the block is in the passage it cites.
 
 What counts: at least :data:`MIN_LINES` of the model's code lines, and half of them, found in
 one code block of one passage that does not open inside a statement, and that block shares a
@@ -24,8 +25,8 @@ from collections.abc import Sequence
 
 from citewise.cite.parse import FENCE
 from citewise.cite.terms import content_stems
-from citewise.cite.validate import source_line
-from citewise.generate.examples import blocks, fenced, starts_midway
+from citewise.generate.examples import blocks, starts_midway
+from citewise.generate.extractive import render, score_sentences
 from citewise.types import ContextPassage, Prompt
 
 MIN_LINES = 2
@@ -62,11 +63,17 @@ def source_block(code: str, passages: Sequence[ContextPassage],
 
 def example_answer(code_blocks: Sequence[str], prompt: Prompt) -> str | None:
     """The source example the first of ``code_blocks`` (the model's code blocks the checker
-    found in the sources, in answer order) that has one came from, after its source line;
-    None when none qualifies."""
+    found in the sources, in answer order) that has one came from, quoted as the extractive
+    answer quotes code: after the sentence leading into it, or after its source line; None
+    when none qualifies."""
+    scored = score_sentences(prompt.question, prompt.passages)
     for code in code_blocks:
         found = source_block(code, prompt.passages, prompt.question)
-        if found is not None:
-            passage, block = found
-            return f"{source_line(passage)}\n{fenced(block)}"
+        if found is None:
+            continue
+        passage, block = found
+        quote = next((s for s in scored if s.code and s.sid == passage.sid and s.text == block),
+                     None)
+        if quote is not None:  # not an instruction to the assistant (score_sentences)
+            return render(prompt, [quote], scored)
     return None
