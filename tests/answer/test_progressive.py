@@ -170,3 +170,47 @@ def test_the_reader_reads_on_before_declining(db: Path, capsys) -> None:
     assert f"-- first read: {first} of {declined.trace.budget.of_passages} passages" in out
     assert f"-- read on: reader_no with {first} passages; then read " \
            f"{' then '.join(map(str, path[1:]))} (of {path[-1]})" in out
+
+
+def _passage(sid: str, text: str, chunk_id: str = "c1"):
+    from tests.generate.conftest import passage
+
+    return passage(sid, text, chunk_id=chunk_id, heading=("Simple Example",))
+
+
+EXAMPLE = ("Here is a trivial example that calls puts.\n\nint main()\n{\n  ffi_cif cif;\n"
+           "  if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_sint, args) == FFI_OK)\n"
+           "    {\n      ffi_call(&cif, puts, &rc, values);\n    }\n  return 0;\n}")
+
+
+def test_a_quote_shows_a_passage_the_first_read_cut_as_the_whole_context_holds_it():
+    """The first read cuts its strongest passage for the first token's sake; the answer's
+    fallback quotes it whole, under the same id, and is checked against that text."""
+    from citewise.answer.progressive import whole_texts
+    from citewise.answer.prompt import build_prompt
+    from citewise.answer.supported import supported_answer
+    from citewise.trace import GenerationTrace, TraceDraft
+    from citewise.types import Generation
+
+    cut = EXAMPLE[:EXAMPLE.index("      ffi_call")].rstrip()
+    read = Context((_passage("S1", cut),), (), 40)
+    whole = Context((_passage("S1", EXAMPLE), _passage("S2", "Other.", "c2")), (), 90)
+    shown = whole_texts(read.passages, whole)
+    assert [(p.sid, p.text, p.tokens) for p in shown] == [
+        ("S1", EXAMPLE, whole.passages[0].tokens)]
+    assert whole_texts(read.passages, None) == read.passages
+    other = Context((_passage("S1", "A different text.", "c1"),), (), 5)
+    assert whole_texts(other.passages, whole) == other.passages  # not a cut of it: as read
+
+    model = ("You call it through a cif:\n\n```\nint main()\n{\n  ffi_cif cif;\n```\n\n"
+             "Then puts prints the string.")
+    draft = TraceDraft()
+    draft.set(generation=GenerationTrace("fake", 0, 0, "stop", 0.0, 1.0))
+    question = "how do I call puts with libffi?"
+    args = (question, build_prompt(question, list(read.passages)), Generation(model, "fake"),
+            read, draft)
+    shown = supported_answer(*args, [], whole=whole)
+    assert shown.outcome == "extractive" and "ffi_call(&cif, puts, &rc, values);" in shown.answer
+    assert shown.answer.rstrip().endswith("}\n```") and shown.validation.ok
+    as_read = supported_answer(*args, [])
+    assert "ffi_call" not in as_read.answer

@@ -100,7 +100,8 @@ def ask(engine: Engine, question: str, principal: Principal, *,
         return _finish(Answer(question, "", False, None), draft, started)
     for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
         relay = hold_declines(on_token) if i == at else None
-        answer = _generate(engine, question, path[i], generator, relay, draft, notes)
+        answer = _generate(engine, question, path[i], generator, relay, draft, notes,
+                           whole=path[-1])
         if answer.reason not in RETRY or failed(draft.trace):
             return _finish(answer, draft, started)
         escalate(draft, answer.reason or "", path[i], path[i + 1], notes,
@@ -284,9 +285,10 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
               on_token: Callable[[str], None] | None, draft: TraceDraft,
-              notes: list[str] | None = None) -> Answer:
+              notes: list[str] | None = None, whole: Context | None = None) -> Answer:
     """Generate from ``context`` and check the answer's citations (``cite.policy``); the
-    generation, with every note it took, goes in the trace."""
+    generation, with every note it took, goes in the trace. ``whole``: the whole context,
+    when ``context`` is a first read."""
     from citewise.answer.prompt import build_prompt
     from citewise.cite.parse import canonical_citations
 
@@ -305,14 +307,15 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
         out.model_id, out.tokens_in, out.tokens_out, out.finish_reason, round(out.seconds, 3),
         timeout, chosen=chosen or None),
         models=replace(draft.trace.models, generator=out.model_id))
-    answer = _checked(engine, question, prompt, out, context, gen, draft, notes)
+    answer = _checked(engine, question, prompt, out, context, gen, draft, notes, whole)
     draft.time(validate=_ms(t))  # the generation's notes: those taken while checking too
     draft.set(generation=replace(draft.trace.generation, notes=tuple(notes)))
     return answer
 
 
 def _checked(engine: Engine, question: str, prompt: Prompt, out: Generation,
-             context: Context, gen: Generator, draft: TraceDraft, notes: list[str]) -> Answer:
+             context: Context, gen: Generator, draft: TraceDraft, notes: list[str],
+             whole: Context | None = None) -> Answer:
     """The answer ``out`` makes: the model's decline, its raw output (``cite.policy:
     flag``) or its supported sentences (``strict``)."""
     from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
@@ -328,7 +331,7 @@ def _checked(engine: Engine, question: str, prompt: Prompt, out: Generation,
         return Answer(question, text, False, None, citations, report, outcome="raw",
                       notes=tuple(notes))
     return supported_answer(question, prompt, out, context, draft, notes,
-                            chosen_extractive=gen.model_id == out.model_id)
+                            chosen_extractive=gen.model_id == out.model_id, whole=whole)
 
 
 def _auto_timeout(gen: Generator, prompt: Prompt, max_tokens: int) -> float:

@@ -79,6 +79,24 @@ def steps(first: Context, full: Context) -> tuple[Context, ...]:
     return tuple(out)
 
 
+def whole_texts(read: tuple[ContextPassage, ...],
+                whole: Context | None) -> tuple[ContextPassage, ...]:
+    """``read`` with each passage the first read cut to fit (:func:`prefix`'s caller) given
+    its text in ``whole``, under the same id: what a quote of the sources may show. The cut
+    is for the first token's sake; a quote cut with it ended an example inside its ``if``
+    (libffi's Simple Example)."""
+    if whole is None:
+        return read
+    texts = {p.hit.chunk.chunk_id: p for p in whole.passages}
+    out = []
+    for p in read:
+        w = texts.get(p.hit.chunk.chunk_id)
+        if w is not None and len(w.text) > len(p.text) and w.text.startswith(p.text.rstrip()):
+            p = replace(p, text=w.text, tokens=w.tokens)
+        out.append(p)
+    return tuple(out)
+
+
 def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
              notes: list[str], whole: bool = True) -> None:
     """Record (the trace's ``escalated`` and one note) that the passages ``read`` did not

@@ -27,10 +27,14 @@ def declined(question: str, reason: str, notes: tuple[str, ...] = ()) -> Answer:
 
 def supported_answer(question: str, prompt: Prompt, out: Generation, context: Context,
                      draft: TraceDraft, notes: list[str],
-                     chosen_extractive: bool = False) -> Answer:
+                     chosen_extractive: bool = False, whole: Context | None = None) -> Answer:
     """``cite.policy: strict``: keep the supported sentences; with none left, quote the
     sources of the answer's claims, answer extractively (both checked the same way) or
-    decline (:func:`~citewise.generate.claim_quotes.replacement`). Every step is a note."""
+    decline (:func:`~citewise.generate.claim_quotes.replacement`). Every step is a note.
+    ``whole``: the whole context when ``context`` is a first read; a quote shows a passage
+    the first read cut as ``whole`` holds it (:func:`~citewise.answer.progressive.
+    whole_texts`)."""
+    from citewise.answer.progressive import whole_texts
     from citewise.cite.enforce import enforce
     from citewise.cite.validate import validate
     from citewise.generate.extractive import ExtractiveGenerator
@@ -47,7 +51,9 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
                      f"do not support ({_whys(kept)}); see --explain")
     claimed = False
     if not kept.answered and not quoted:
-        text, claimed = _replaced(kept, prompt, out.model_id, notes)
+        passages = list(whole_texts(context.passages, whole))
+        text, claimed = _replaced(kept, replace(prompt, passages=tuple(passages)),
+                                  out.model_id, notes)
         outcome = "extractive"
         kept = enforce(text, passages)
         draft.set(generation=replace(draft.trace.generation,
@@ -60,7 +66,7 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
         return declined(question, "unsupported", tuple(notes))
     final = _with_conflict(question, kept.text, passages, notes)
     report = validate(final, passages)
-    text, citations = build_citations(final, context.passages, report)
+    text, citations = build_citations(final, passages, report)
     return Answer(question, text, False, None, citations, report, outcome=outcome,
                   notes=tuple(notes))
 
