@@ -48,6 +48,10 @@ def test_one_copied_line_is_not_an_example():
     assert _example(["```\n      ffi_call(&cif, puts, &rc, values);\n```"]) is None
 
 
+def test_brackets_alone_are_no_lines_of_an_example():
+    assert _example(["```\n{\n}\n      ffi_call(&cif, puts, &rc, values);\n```"]) is None
+
+
 def test_code_mostly_written_from_memory_is_not_shown():
     """Half the model's lines at least must be the source block's own."""
     invented = ("```\nint main()\n{\n  ffi_closure *c = ffi_closure_alloc(8, &fn);\n"

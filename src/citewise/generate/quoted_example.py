@@ -39,7 +39,9 @@ def _flat(text: str) -> str:
 
 
 def _lines(code: str) -> list[str]:
-    return [_flat(line) for line in code.splitlines() if line.strip() and not FENCE.match(line)]
+    """``code``'s lines that say something (a lone ``}`` is in every C example)."""
+    return [_flat(line) for line in code.splitlines()
+            if any(c.isalnum() for c in line) and not FENCE.match(line)]
 
 
 def source_block(code: str, passages: Sequence[ContextPassage],
