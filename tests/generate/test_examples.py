@@ -116,6 +116,19 @@ FFI_MAIN = "static int counter;\n\nint main()\n{\n" + "".join(
     f"  step{i}();\n" for i in range(24)) + "  return 0;\n}"
 
 
+def test_a_long_step_wins_over_running_on_into_the_next_example():
+    """httpx's multipart quote: a step of 12 lines, then a second example crossing line 20."""
+    first = "\n".join(f"step{i} = {i}" for i in range(12))
+    code = first + "\n\ncall(\n" + "".join(f"  arg{i},\n" for i in range(10)) + ")"
+    assert clipped(code) == first
+
+
+def test_a_short_setup_step_does_not_stop_the_example_before_its_body():
+    """A blank line after ``require`` is a step of one line: the call after it is shown."""
+    setup = "const http = require('node:http');\n"
+    assert clipped(f"{setup}\n{NODE_GET}") == f"{setup}\n{NODE_GET}"
+
+
 def test_a_c_function_is_one_statement_with_its_braced_body():
     """GNU and Allman styles open the body on a line of its own: a cut before ``{`` showed
     libffi's includes and ``int main()`` with no body."""

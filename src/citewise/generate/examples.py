@@ -150,13 +150,14 @@ def statement_lines(code: str) -> list[tuple[int, int]]:
 
 
 def clipped(code: str, limit: int = MAX_LINES) -> str:
-    """``code`` cut to whole statements (:func:`statement_lines`): through the statement
-    that runs across line ``limit`` when it ends within twice the limit (Node.js's
-    ``http.get(…, (res) => {…});`` of 24 lines after a ``require``, libffi's ``int
-    main()`` of 30: a cut before it showed only the lines setting it up); else the ones that
-    end within ``limit`` lines, up to the last blank line between two of them when there is
-    one (a whole step of the example). A longer first statement is cut after its last blank
-    line within the limit when there is one, else at the limit."""
+    """``code`` cut to whole statements (:func:`statement_lines`): up to the last blank line
+    between two of them within ``limit`` lines when that keeps half the limit or more (a
+    whole step of the example); else through the statement that runs across line ``limit``
+    when it ends within twice the limit (Node.js's ``http.get(…, (res) => {…});`` of 24
+    lines after a ``require``, libffi's ``int main()`` of 30: a cut before it showed only
+    the lines setting it up); else the statements that end within the limit. A longer first
+    statement is cut after its last blank line within the limit when there is one, else at
+    the limit."""
     lines = code.split("\n")
     if len(lines) <= limit:
         return code
@@ -164,8 +165,9 @@ def clipped(code: str, limit: int = MAX_LINES) -> str:
     across = [last for first, last in spans if first <= limit < last <= 2 * limit]
     whole = [last for _, last in spans if last <= limit]
     steps = [n for n in whole if not lines[n].strip()]
-    if across or whole:
-        return "\n".join(lines[:(across or steps or whole)[-1]])
+    if whole or across:
+        long_steps = [n for n in steps if 2 * n >= limit]
+        return "\n".join(lines[:(long_steps or across or steps or whole)[-1]])
     head = lines[:limit]
     blanks = [i for i, line in enumerate(head) if not line.strip()]
     return "\n".join(head[:blanks[-1]] if blanks and blanks[-1] > 0 else head)
