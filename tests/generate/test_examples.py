@@ -129,6 +129,19 @@ def test_a_short_setup_step_does_not_stop_the_example_before_its_body():
     assert clipped(f"{setup}\n{NODE_GET}") == f"{setup}\n{NODE_GET}"
 
 
+NETTLE = ("#include <stdio.h>\n#include <nettle/sha1.h>\nstatic void\n"
+          "display_hex(unsigned length, uint8_t *data)\n{\nunsigned i;\n"
+          "for (i = 0; i<length; i++)\nprintf(\"%02x \", data[i]);\nprintf(\"\\n\");\n}\n"
+          "int\nmain(int argc, char **argv)\n{\nstruct sha1_ctx ctx;\n"
+          + "".join(f"step{i}(&ctx);\n" for i in range(14)) + "return EXIT_SUCCESS;\n}")
+
+
+def test_code_that_lost_its_indentation_is_cut_where_its_brackets_close():
+    """nettle's PDF manual: no line is indented, so brackets say where a function ends."""
+    assert statement_lines(NETTLE)[-2:] == [(11, 11), (12, 30)]
+    assert clipped(NETTLE) == NETTLE  # main() crosses line 20 and ends by 40: shown whole
+
+
 def test_a_c_function_is_one_statement_with_its_braced_body():
     """GNU and Allman styles open the body on a line of its own: a cut before ``{`` showed
     libffi's includes and ``int main()`` with no body."""

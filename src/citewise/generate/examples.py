@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from citewise.chunk.spans import statement_spans
+from citewise.chunk.spans import bracket_depth, statement_spans
 from citewise.cite.parse import FENCE
 from citewise.types import ContextPassage
 
@@ -137,15 +137,20 @@ def leads_in(text: str) -> bool:
 
 def statement_lines(code: str) -> list[tuple[int, int]]:
     """``code``'s top-level statements (:func:`citewise.chunk.spans.statement_spans`) as
-    (first, last) line numbers from 1; a statement opening on ``{`` is the body of the one
-    before (a C function, ``int main()`` then ``{`` in the GNU and Allman styles)."""
+    (first, last) line numbers from 1; a statement that opens on ``{`` (a C body in the GNU
+    and Allman styles: ``int main()`` then ``{``) or inside brackets the ones before it left
+    open is part of the one before: code taken from a PDF has lost its indentation, so every
+    line of nettle's ``main(…) {…}`` read as a statement of its own."""
     out: list[tuple[int, int]] = []
+    depth, at = 0, 0
     for start, end in statement_spans(code, 0, len(code)):
+        depth += bracket_depth(code[at:start])
         first, last = code.count("\n", 0, start) + 1, code.count("\n", 0, end) + 1
-        if out and code[start] == "{":
+        if out and (code[start] == "{" or depth > 0):
             out[-1] = (out[-1][0], last)
         else:
             out.append((first, last))
+        at = start
     return out
 
 
