@@ -140,6 +140,8 @@ def test_code_that_lost_its_indentation_is_cut_where_its_brackets_close():
     """nettle's PDF manual: no line is indented, so brackets say where a function ends."""
     assert statement_lines(NETTLE)[-2:] == [(11, 11), (12, 30)]
     assert clipped(NETTLE) == NETTLE  # main() crosses line 20 and ends by 40: shown whole
+    stray = "x = 1)\n" + NETTLE  # a closer with nothing open does not hide later openers
+    assert statement_lines(stray)[-2:] == [(12, 12), (13, 31)]
 
 
 def test_a_c_function_is_one_statement_with_its_braced_body():

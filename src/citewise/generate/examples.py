@@ -144,7 +144,7 @@ def statement_lines(code: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     depth, at = 0, 0
     for start, end in statement_spans(code, 0, len(code)):
-        depth += bracket_depth(code[at:start])
+        depth = max(0, depth + bracket_depth(code[at:start]))  # a stray closer opens none
         first, last = code.count("\n", 0, start) + 1, code.count("\n", 0, end) + 1
         if out and (code[start] == "{" or depth > 0):
             out[-1] = (out[-1][0], last)
