@@ -256,13 +256,11 @@ def complete_code(candidates: Sequence[Candidate], count_tokens: Callable[[str],
                   load_parsed: Callable[[str], ParsedDocument | None]) -> list[Candidate]:
     """Candidates whose code ends inside a statement, completed (step 3 of the module
     docstring); the others as they are."""
-    loaded: dict[str, ParsedDocument | None] = {}
     out = []
     for c in candidates:
         depth = bracket_depth(c.text) if c.last.kind == "code" else 0
         if depth > 0:
-            doc_id = c.hit.document.doc_id
-            parsed = loaded.setdefault(doc_id, load_parsed(doc_id))
+            parsed = load_parsed(c.hit.document.doc_id)  # the caller caches (ask does)
             rest = rest_of_statement(parsed, c.last, depth) if parsed is not None else None
             if rest and count_tokens(rest) <= COMPLETION_TOKENS:
                 c = replace(c, text=c.text + rest)

@@ -15,6 +15,7 @@ from citewise.types import Answer, Generation, Prompt
 
 if TYPE_CHECKING:
     from citewise.answer.context import Context
+    from citewise.cite.enforce import Enforced
 
 
 def declined(question: str, reason: str, notes: tuple[str, ...] = ()) -> Answer:
@@ -52,10 +53,9 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
     claimed = False
     if not kept.answered and not quoted:
         passages = list(whole_texts(context.passages, whole))
-        text, claimed = _replaced(kept, replace(prompt, passages=tuple(passages)),
+        kept, claimed = _replaced(kept, replace(prompt, passages=tuple(passages)),
                                   out.model_id, notes)
         outcome = "extractive"
-        kept = enforce(text, passages)
         draft.set(generation=replace(draft.trace.generation,
                                      model=f"{out.model_id} -> {extractive_id}"))
     draft.set(enforce=EnforceTrace("strict", removed,
@@ -71,9 +71,11 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
                   notes=tuple(notes))
 
 
-def _replaced(kept: Any, prompt: Prompt, model_id: str, notes: list[str]) -> tuple[str, bool]:
-    """(text, from the claims) replacing an answer none of whose sentences was kept: the
-    source example its code was quoted from (:mod:`citewise.generate.quoted_example`), else
+def _replaced(kept: Enforced, prompt: Prompt, model_id: str,
+              notes: list[str]) -> tuple[Enforced, bool]:
+    """(the checked replacement, from the claims) of an answer none of whose sentences was
+    kept: the source example its code was quoted from
+    (:mod:`citewise.generate.quoted_example`) when it passes the check, else
     :func:`~citewise.generate.claim_quotes.replacement`. Says which in ``notes``."""
     from citewise.cite.enforce import enforce
     from citewise.generate.claim_quotes import replacement
@@ -84,13 +86,14 @@ def _replaced(kept: Any, prompt: Prompt, model_id: str, notes: list[str]) -> tup
     code = [v.segment.text for v in kept.verdicts
             if v.segment.kind == "code" and v.status == "supported"]
     example = example_answer(code, prompt) if code else None
-    if example is not None and enforce(example, prompt.passages).answered:
+    shown = enforce(example, prompt.passages) if example is not None else None
+    if shown is not None and shown.answered:
         notes.append(lead + ", showing the source's example that its code was quoted from")
-        return example, True
+        return shown, True
     text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
     notes.append(lead + (", quoting the source sentences that say what it claimed"
                          if claimed else ""))
-    return text, claimed
+    return enforce(text, prompt.passages), claimed
 
 
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:

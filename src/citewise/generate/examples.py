@@ -140,7 +140,9 @@ def statement_lines(code: str) -> list[tuple[int, int]]:
     (first, last) line numbers from 1; a statement that opens on ``{`` (a C body in the GNU
     and Allman styles: ``int main()`` then ``{``) or inside brackets the ones before it left
     open is part of the one before: code taken from a PDF has lost its indentation, so every
-    line of nettle's ``main(…) {…}`` read as a statement of its own."""
+    line of nettle's ``main(…) {…}`` read as a statement of its own. Here, not in
+    ``statement_spans``: the chunker cuts by that, and a change there is a chunker release
+    that every index must be rebuilt for."""
     out: list[tuple[int, int]] = []
     depth, at = 0, 0
     for start, end in statement_spans(code, 0, len(code)):

@@ -25,9 +25,8 @@ from collections.abc import Sequence
 
 from citewise.cite.parse import FENCE
 from citewise.cite.terms import content_stems
-from citewise.generate.examples import blocks, starts_midway
-from citewise.generate.extractive import render, score_sentences
-from citewise.types import ContextPassage, Prompt
+from citewise.generate.extractive import ScoredSentence, render, score_sentences
+from citewise.types import Prompt
 
 MIN_LINES = 2
 """The fewest lines of the model's code that must be in one source block: one line
@@ -44,23 +43,22 @@ def _lines(code: str) -> list[str]:
             if any(c.isalnum() for c in line) and not FENCE.match(line)]
 
 
-def source_block(code: str, passages: Sequence[ContextPassage],
-                 question: str) -> tuple[ContextPassage, str] | None:
-    """The passage and its code block holding most of ``code``'s lines (module docstring),
-    the first on a tie, or None."""
+def source_block(code: str, scored: Sequence[ScoredSentence],
+                 question: str) -> ScoredSentence | None:
+    """The code block among ``scored`` (:func:`~citewise.generate.extractive.score_sentences`:
+    no block that opens inside a statement or holds an instruction to the assistant)
+    holding most of ``code``'s lines (module docstring), the first on a tie, or None."""
     lines = _lines(code)
     wanted = content_stems(question, skip_meta=True)
-    best: tuple[int, ContextPassage, str] | None = None
-    for passage in passages:
-        for part, is_code in blocks(passage):
-            if not is_code or starts_midway(part) or not content_stems(part) & wanted:
-                continue
-            flat = _flat(part)
-            found = sum(line in flat for line in lines)
-            if found >= MIN_LINES and 2 * found >= len(lines) and (
-                    best is None or found > best[0]):
-                best = (found, passage, part)
-    return None if best is None else (best[1], best[2])
+    best: tuple[int, ScoredSentence] | None = None
+    for block in scored:
+        if not block.code or not content_stems(block.text) & wanted:
+            continue
+        flat = _flat(block.text)
+        found = sum(line in flat for line in lines)
+        if found >= MIN_LINES and 2 * found >= len(lines) and (best is None or found > best[0]):
+            best = (found, block)
+    return None if best is None else best[1]
 
 
 def example_answer(code_blocks: Sequence[str], prompt: Prompt) -> str | None:
@@ -70,12 +68,7 @@ def example_answer(code_blocks: Sequence[str], prompt: Prompt) -> str | None:
     when none qualifies."""
     scored = score_sentences(prompt.question, prompt.passages)
     for code in code_blocks:
-        found = source_block(code, prompt.passages, prompt.question)
-        if found is None:
-            continue
-        passage, block = found
-        quote = next((s for s in scored if s.code and s.sid == passage.sid and s.text == block),
-                     None)
-        if quote is not None:  # not an instruction to the assistant (score_sentences)
-            return render(prompt, [quote], scored)
+        block = source_block(code, scored, prompt.question)
+        if block is not None:
+            return render(prompt, [block], scored)
     return None
