@@ -17,6 +17,7 @@ from pypdf import PdfReader
 
 from citewise.config import Settings
 from citewise.engine import Engine
+from citewise.ingest.pdf import PdfLoader
 from citewise.ingest.pdf_layout import body_lines, furniture_shapes, outline, toc_outline
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
@@ -69,3 +70,21 @@ def test_a_printed_table_of_contents_finds_the_bookmarked_sections():
     assert [(e.level, e.page) for e in printed] == [(e.level, e.page) for e in bookmarks]
     assert all(e.title.endswith(b.title.split(" ", 1)[-1])
                for e, b in zip(printed, bookmarks, strict=True))
+
+
+CODE = {  # an example each manual prints in a monospaced font, as its code block holds it
+    "texinfo-libtasn1": "Group ::= SEQUENCE {\n   id OBJECT IDENTIFIER,\n   value Value\n}",
+    "docbook-mime": '    <magic priority="50">\n      <match type="string" offset="0" '
+                    'value="diff\\t"/>',
+}
+
+
+@pytest.mark.parametrize("name", sorted(CODE))
+def test_a_real_manuals_example_is_a_code_block_with_its_indentation(name: str):
+    path = MANUALS[name][0]
+    assert path.is_file(), f"{path} missing. Fix: run .ci/docsites (installs the Debian packages)"
+    parsed = PdfLoader().load(path.read_bytes(), path)
+    code = [b.text for b in parsed.blocks if b.kind == "code"]
+    assert [text for text in code if CODE[name] in text]
+    prose = "\n".join(b.text for b in parsed.blocks if b.kind == "text")
+    assert CODE[name].split("\n")[1].strip() not in prose

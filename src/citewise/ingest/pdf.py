@@ -22,7 +22,8 @@ from pypdf import PasswordType, PdfReader
 from citewise.errors import IngestError, LimitExceededError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import check_pdf_header
-from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines
+from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines, verbatim
+from citewise.ingest.pdf_code import PageReader, split_code
 from citewise.ingest.pdf_layout import (
     body_lines,
     by_page,
@@ -64,7 +65,9 @@ class PdfLoader:
             raise LimitExceededError(
                 f"PDF has {count} pages, over limits.max_pages ({self.max_pages}); "
                 "split the PDF or raise limits.max_pages")
-        pages = [_page_text(reader, number).split("\n") for number in range(1, count + 1)]
+        page_reader = PageReader()
+        pages = [_page_text(reader, number, page_reader).split("\n")
+                 for number in range(1, count + 1)]
         furniture = furniture_shapes(pages)
         bodies = [body_lines(lines, furniture) for lines in pages]
         sections = by_page(outline(reader) or toc_outline(pages, bodies))
@@ -76,7 +79,9 @@ class PdfLoader:
                     builder.heading(text, level, anchor=anchor, page=number)
                     continue
                 for para in paragraphs(dehyphenate(text)):
-                    builder.add("text", clean_lines(para), page=number, anchor=anchor)
+                    for part_kind, part in split_code(para):
+                        builder.add(part_kind, clean_lines(part) if part_kind == "text"
+                                    else verbatim(part), page=number, anchor=anchor)
         metadata = _info(reader)
         title = pick_title(metadata.get("title"), fallback=path.stem)
         return builder.build(
@@ -113,13 +118,17 @@ def _page_count(reader: PdfReader) -> int:
     return count
 
 
-def _page_text(reader: PdfReader, number: int) -> str:
+def _page_text(reader: PdfReader, number: int, page_reader: PageReader) -> str:
+    """The page's text, its code lines marked (:mod:`citewise.ingest.pdf_code`)."""
     try:
-        text = reader.pages[number - 1].extract_text() or ""
+        return page_reader.read(reader.pages[number - 1], _clean)
     except Exception as exc:
         raise IngestError(
             f"cannot extract text from page {number} ({one_line(exc)}); {_CORRUPT_HINT}"
         ) from None
+
+
+def _clean(text: str) -> str:
     return _CONTROL.sub("", unify_newlines(text))
 
 

@@ -12,7 +12,8 @@ would know which section it is from.
   :data:`MIN_REPEATS` pages. A header naming the current chapter changes per chapter, so
   one that ends in a page number also counts by its *family*, its shape up to a colon when
   that holds a number ("chapter #:"): a chapter of one or two pages loses its header too.
-  Nothing in the body is touched; "Step 2: …" lines do not end in a number.
+  Nothing in the body is touched; "Step 2: …" lines do not end in a number; a code line
+  (:mod:`citewise.ingest.pdf_code`) is never furniture.
 * **Table-of-contents lines** (dropped): a title, dot leaders, a page number
   ("Concept Index . . . . . 32"); they match every question and answer none.
 * **Hyphenation** (undone): a word a typesetter broke at a line end ("manip-" / "ulation")
@@ -40,6 +41,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from citewise.ingest.pdf_code import CODE_MARK, is_code
 
 EDGE_LINES = 2
 MIN_REPEATS = 3
@@ -95,8 +98,9 @@ def is_page_number(line: str) -> bool:
 
 
 def _edges(lines: Sequence[str]) -> list[int]:
-    """Indexes of the first and last :data:`EDGE_LINES` non-blank lines."""
-    filled = [i for i, line in enumerate(lines) if line.strip()]
+    """Indexes of the first and last :data:`EDGE_LINES` non-blank lines that are not code
+    (a ``}`` closing an example at the foot of three pages is not a page footer)."""
+    filled = [i for i, line in enumerate(lines) if line.strip() and not is_code(line)]
     return sorted(set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]))
 
 
@@ -229,7 +233,7 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
         if run:
             yield "text", "\n".join(run), 0
             run = []
-        yield "heading", " ".join(line.split()), entries[start - 1].level
+        yield "heading", " ".join(line.replace(CODE_MARK, " ").split()), entries[start - 1].level
     if run:
         yield "text", "\n".join(run), 0
 

@@ -1,0 +1,245 @@
+"""Code in a PDF: lines set wholly in a monospaced font, laid out again from positions.
+
+pypdf's page text has lost what makes code code: its indentation (each line is placed by
+position, not by spaces), the blank lines between its functions, the columns of a
+preformatted table, and any sign that it is code at all. nettle's SHA1 example came out as
+flush-left prose, so the chunker cut it as text, between sentences, and a quote of it ran
+the sentence introducing it into the example.
+
+The page is read once with pypdf's text visitor, which sees every piece of output with its
+font and position; joined, the pieces are exactly the page text. A line is **monospaced**
+when every piece on it that holds text is set in a fixed-pitch font (the font descriptor's
+FixedPitch flag, or a name such as Courier, NimbusMonL, CMTT, DejaVu Sans Mono). It is
+**code** when it is one of :data:`MIN_LINES` or more monospaced lines in a row (blank lines
+between them included), or a lone monospaced line right after a line ending in ``:``
+("Use this command line:"). A lone monospaced line elsewhere is left as it was: a term of a
+definition list ("-k --keep" above its description) reads as text.
+
+A code line is laid out again: each piece starts at its column, ``(x - left) / width`` with
+``left`` the run's leftmost start and ``width`` the font's character width (its most common
+glyph width, else 0.6 em), so indentation and table columns come back; a gap between two
+lines over :data:`BLANK_GAP` times the run's line spacing becomes a blank line. Code lines
+start with :data:`CODE_MARK` (a private-use character removed from the page text first) so
+the page-layout steps (furniture, headings, hyphenation) see them as what they are, and
+:func:`split_code` turns a paragraph into its text and code blocks. A page whose pieces
+cannot be placed (a visitor error, pieces that do not join to the text) keeps its plain text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any, Literal
+
+CODE_MARK = "\ue000"
+MIN_LINES = 2
+BLANK_GAP = 1.6  # a line gap this many times the run's spacing is a blank line
+DEFAULT_WIDTH = 0.6  # em: Courier's and most monospaced fonts' glyph width
+_MONO_NAMES = re.compile(
+    r"mono|courier|nimbusmon|cmtt|cmsltt|cmitt|lmtt|consol|menlo|inconsolata|typewriter|"
+    r"sourcecode|firacode|andale|lucidaconsole", re.IGNORECASE)
+_FIXED_PITCH = 1  # bit 1 of a font descriptor's /Flags
+
+
+@dataclass
+class _Piece:
+    text: str
+    x: float | None  # None: a piece's second line, whose start pypdf does not give
+    mono: bool
+    width: float  # one character, in the same units as x
+
+
+@dataclass
+class _Line:
+    pieces: list[_Piece] = field(default_factory=list)
+    y: float | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.pieces)
+
+    @property
+    def monospaced(self) -> bool:
+        filled = [p for p in self.pieces if p.text.strip()]
+        return bool(filled) and all(p.mono and p.x is not None for p in filled)
+
+
+class PageReader:
+    """One page's text (``read``), with its code lines marked and laid out."""
+
+    def __init__(self) -> None:
+        self._fonts: dict[int, tuple[bool, float]] = {}
+
+    def read(self, page: Any, clean: Any) -> str:
+        """The page's text with code lines marked; ``clean`` normalises each piece's text
+        (newlines, control characters) as the plain text would be."""
+        lines: list[_Line] = [_Line()]
+        failed: list[BaseException] = []
+
+        def visit(text: str, cm: Sequence[float], tm: Sequence[float], font: Any,
+                  size: float) -> None:
+            if failed:
+                return
+            try:
+                self._add(lines, clean(text), cm, tm, font, size)
+            except Exception as exc:  # never let layout sink a page's text
+                failed.append(exc)
+
+        plain = clean(page.extract_text(visitor_text=visit) or "").replace(CODE_MARK, "")
+        if failed or "\n".join(line.text for line in lines) != plain:
+            return plain
+        return "\n".join(mark_code(lines))
+
+    def _add(self, lines: list[_Line], text: str, cm: Sequence[float],
+             tm: Sequence[float], font: Any, size: float) -> None:
+        mono, em = self._font(font)
+        scale = math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]) or 1.0
+        for k, segment in enumerate(text.replace(CODE_MARK, "").split("\n")):
+            if k:
+                lines.append(_Line())
+            if not segment:
+                continue
+            line = lines[-1]
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4] if k == 0 else None
+            if line.y is None and k == 0 and segment.strip():
+                line.y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            line.pieces.append(_Piece(segment, x, mono, em * size * scale))
+
+    def _font(self, font: Any) -> tuple[bool, float]:
+        """(monospaced, glyph width in em), once per font dictionary."""
+        if not font:
+            return False, DEFAULT_WIDTH
+        key = id(font)
+        if key not in self._fonts:
+            self._fonts[key] = (is_monospaced(font), glyph_width(font))
+        return self._fonts[key]
+
+
+def is_monospaced(font: Any) -> bool:
+    """A font whose descriptor says FixedPitch, or whose name is a monospaced family's."""
+    if _MONO_NAMES.search(str(font.get("/BaseFont", ""))):
+        return True
+    for candidate in [font, *_descendants(font)]:
+        descriptor = candidate.get("/FontDescriptor")
+        flags = descriptor.get_object().get("/Flags") if descriptor is not None else None
+        if isinstance(flags, int) and flags & _FIXED_PITCH:
+            return True
+    return False
+
+
+def _descendants(font: Any) -> list[Any]:
+    found = font.get("/DescendantFonts")
+    return [f.get_object() for f in found.get_object()] if found is not None else []
+
+
+def glyph_width(font: Any) -> float:
+    """The font's most common glyph width in em (its ``/Widths``), else :data:`DEFAULT_WIDTH`."""
+    widths = font.get("/Widths")
+    values = [float(w) for w in widths.get_object()] if widths is not None else []
+    common = Counter(w for w in values if w > 0).most_common(1)
+    return common[0][0] / 1000 if common else DEFAULT_WIDTH
+
+
+def mark_code(lines: Sequence[_Line]) -> list[str]:
+    """The lines' text; code lines (see the module docstring) marked and laid out."""
+    out: list[str] = []
+    for start, end, code in _runs(lines):
+        run = lines[start:end]
+        out.extend(_laid_out(run) if code else [line.text for line in run])
+    return out
+
+
+def _runs(lines: Sequence[_Line]) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, is_code) spans covering ``lines`` in order."""
+    i = 0
+    while i < len(lines):
+        end = i
+        while end < len(lines) and (lines[end].monospaced or _blank_inside(lines, end, i)):
+            end += 1
+        while end > i and not lines[end - 1].monospaced:
+            end -= 1  # trailing blank lines are not the run's
+        if end == i:
+            yield i, i + 1, False
+            i += 1
+            continue
+        filled = sum(1 for line in lines[i:end] if line.monospaced)
+        yield i, end, filled >= MIN_LINES or _introduced(lines, i)
+        i = end
+
+
+def _blank_inside(lines: Sequence[_Line], index: int, start: int) -> bool:
+    return index > start and not lines[index].text.strip()
+
+
+def _introduced(lines: Sequence[_Line], index: int) -> bool:
+    """The last non-blank line before ``index`` ends in a colon."""
+    before = [line.text.strip() for line in lines[:index] if line.text.strip()]
+    return bool(before) and before[-1].endswith(":")
+
+
+def _laid_out(run: Sequence[_Line]) -> list[str]:
+    starts = [next(p.x for p in line.pieces if p.text.strip())
+              for line in run if line.monospaced]
+    widths = [p.width for line in run for p in line.pieces if p.text.strip()]
+    left, width = min(starts), sorted(widths)[len(widths) // 2] or 1.0
+    spacing = _spacing(run)
+    out: list[str] = []
+    previous_y: float | None = None
+    for line in run:
+        if not line.monospaced:
+            out.append(CODE_MARK)  # a blank line inside the run
+            continue
+        if spacing and previous_y is not None and line.y is not None \
+                and abs(previous_y - line.y) > BLANK_GAP * spacing:
+            out.append(CODE_MARK)
+        previous_y = line.y if line.y is not None else previous_y
+        out.append(CODE_MARK + _columns(line, left, width))
+    return out
+
+
+def _spacing(run: Sequence[_Line]) -> float | None:
+    """The run's line spacing: the smallest gap between two consecutive placed lines."""
+    ys = [line.y for line in run if line.monospaced and line.y is not None]
+    gaps = [abs(a - b) for a, b in pairwise(ys) if abs(a - b) > 1.0]
+    return min(gaps) if gaps else None
+
+
+def _columns(line: _Line, left: float, width: float) -> str:
+    """The line with each piece from its column (pieces without a place follow on)."""
+    text = ""
+    for piece in line.pieces:
+        body = piece.text
+        if piece.x is not None and body.strip():
+            column = max(0, math.ceil((piece.x - left) / width - 0.25))
+            if column > len(text) or _gap_space(text, body):
+                text += " " * (column - len(text))  # placed: pypdf's gap space goes
+                body = body[1:] if body.startswith(" ") else body
+        text += body
+    return text.rstrip()
+
+
+def _gap_space(text: str, body: str) -> bool:
+    """A line's first piece starting with one space, which pypdf puts there when the line
+    starts left or right of the one before (an indentation drawn as spaces is two or more)."""
+    return not text and body.startswith(" ") and not body.startswith("  ")
+
+
+def is_code(line: str) -> bool:
+    return line.startswith(CODE_MARK)
+
+
+def split_code(paragraph: str) -> list[tuple[Literal["text", "code"], str]]:
+    """``paragraph`` as ``("text"|"code", text)`` runs in order; code without its marks."""
+    out: list[tuple[Literal["text", "code"], str]] = []
+    for line in paragraph.split("\n"):
+        kind: Literal["text", "code"] = "code" if is_code(line) else "text"
+        body = line[len(CODE_MARK):] if kind == "code" else line
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + "\n" + body)
+        else:
+            out.append((kind, body))
+    return out

@@ -1,0 +1,112 @@
+"""Code in a PDF comes back as code: lines set in a monospaced font, two or more in a row
+(or one after a line ending in a colon), are a ``code`` block whose indentation, blank lines
+and columns are laid out again from the glyphs' positions; prose, a definition list's terms
+and code words inside a sentence stay text."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from citewise.ingest.pdf import PdfLoader
+from citewise.ingest.pdf_code import CODE_MARK, split_code
+
+LEFT, LINE = 72, 14  # points; Courier at 10 pt is 6 pt a character
+
+
+def _pdf(pages: list[list[tuple[str, int, str]]]) -> bytes:
+    """Each page: (font, indent in Courier characters, text) lines, top down; an empty
+    text leaves a blank line."""
+    pytest.importorskip("reportlab")
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4, invariant=1)
+    for lines in pages:
+        y = 780
+        for font, indent, text in lines:
+            if text:
+                pdf.setFont(font, 10)
+                pdf.drawString(LEFT + 6 * indent, y, text)
+            y -= LINE
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def _blocks(data: bytes) -> list[tuple[str, str]]:
+    parsed = PdfLoader().load(data, Path("manual.pdf"))
+    return [(b.kind, b.text) for b in parsed.blocks]
+
+
+def _prose(text: str) -> tuple[str, int, str]:
+    return ("Helvetica", 0, text)
+
+
+def _code(indent: int, text: str) -> tuple[str, int, str]:
+    return ("Courier", indent, text)
+
+
+def test_an_example_keeps_its_indentation_and_blank_lines_and_is_not_prose():
+    page = [_prose("A simple example program that prints its arguments."),
+            _code(0, "int"), _code(0, "main(int argc, char **argv)"), _code(0, "{"),
+            _code(2, "for (int i = 0; i < argc; i++)"), _code(4, 'puts(argv[i]);'),
+            ("Courier", 0, ""), _code(2, "return 0;"), _code(0, "}"),
+            _prose("Compile it with the usual flags.")]
+    assert _blocks(_pdf([page])) == [
+        ("text", "A simple example program that prints its arguments."),
+        ("code", "int\nmain(int argc, char **argv)\n{\n  for (int i = 0; i < argc; i++)\n"
+                 "    puts(argv[i]);\n\n  return 0;\n}"),
+        ("text", "Compile it with the usual flags.")]
+
+
+def test_one_monospaced_line_is_code_after_a_colon_and_a_term_elsewhere():
+    page = [_prose("Use this command line:"), _code(1, "valgrind --leak-check=yes prog"),
+            _prose("It runs the program under Memcheck."),
+            _code(0, "-k --keep"), _prose("Keep input files."),
+            _code(0, "-q --quiet"), _prose("Suppress warnings.")]
+    blocks = _blocks(_pdf([page]))
+    assert [(kind, text) for kind, text in blocks if kind == "code"] == [
+        ("code", "valgrind --leak-check=yes prog")]
+    assert "-k --keep\nKeep input files.\n-q --quiet" in blocks[-1][1]  # terms read as text
+
+
+def test_code_words_inside_a_sentence_leave_it_text(tmp_path: Path):
+    pytest.importorskip("reportlab")
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4, invariant=1)
+    for y in (780, 766):
+        text = pdf.beginText(LEFT, y)
+        text.setFont("Helvetica", 10)
+        text.textOut("Call ")
+        text.setFont("Courier", 10)
+        text.textOut("sha1_init")
+        text.setFont("Helvetica", 10)
+        text.textOut(" before hashing.")
+        pdf.drawText(text)
+    pdf.showPage()
+    pdf.save()
+    assert [kind for kind, _ in _blocks(buffer.getvalue())] == ["text"]
+
+
+def test_a_closing_brace_at_the_foot_of_every_page_is_not_page_furniture():
+    pages = [[_prose(f"Example {n} follows."), _code(0, f"void f{n}(void)"), _code(0, "{"),
+              _code(2, f"step{n}();"), _code(0, "}")] for n in range(4)]
+    code = [t for kind, t in _blocks(_pdf(pages)) if kind == "code"]
+    assert code == [f"void f{n}(void)\n{{\n  step{n}();\n}}" for n in range(4)]
+
+
+def test_a_private_use_character_in_the_text_marks_nothing():
+    assert split_code(f"plain\n{CODE_MARK}  x = 1\n{CODE_MARK}\n{CODE_MARK}y") == [
+        ("text", "plain"), ("code", "  x = 1\n\ny")]
+    page = [_prose(f"{CODE_MARK}A private glyph starts this line."),
+            _prose("And this line is prose too.")]
+    blocks = _blocks(_pdf([page]))
+    assert [kind for kind, _ in blocks] == ["text"]
+    assert CODE_MARK not in blocks[0][1]
