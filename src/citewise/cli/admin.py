@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, load_settings
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    load_settings,
+)
 from citewise.types import Principal
 
 
@@ -18,7 +25,7 @@ def delete(doc_ids, db):
     with engine_from(db, must_exist=True) as engine:
         ids = engine.resolve_documents(list(doc_ids))
         removed = engine.delete(ids)
-    click.echo(f"deleted {removed} document(s): {', '.join(ids)}")
+    echo(f"deleted {removed} document(s): {', '.join(ids)}")
 
 
 @click.command()
@@ -34,8 +41,8 @@ def acl(doc_id, groups, tenant, db):
     with engine_from(db, must_exist=True) as engine:
         doc_id = engine.resolve_documents([doc_id])[0]
         engine.set_acl(doc_id, allowed, tenant)
-    click.echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
-               + (f", tenant {tenant}" if tenant else ""))
+    echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
+         + (f", tenant {tenant}" if tenant else ""))
 
 
 @click.command()
@@ -51,19 +58,19 @@ def status(documents, as_json, db):
     if as_json:
         echo_json(out)
         return
-    click.echo(f"index: {db}\ndocuments: {report.documents}  chunks: {report.chunks}  "
-               f"vectors: {report.vectors}")
+    echo(f"index: {db}\ndocuments: {report.documents}  chunks: {report.chunks}  "
+         f"vectors: {report.vectors}")
     manifest = report.manifest
     if manifest:
-        click.echo(f"embedder: {manifest.embedder_id} (dim {manifest.embedder_dim})\n"
-                   f"chunker: {manifest.chunker_hash} {dict(manifest.chunker_params)}\n"
-                   f"schema: v{manifest.schema_version}  created: {manifest.created_at}  "
-                   f"citewise {manifest.package_version}")
+        echo(f"embedder: {manifest.embedder_id} (dim {manifest.embedder_dim})\n"
+             f"chunker: {manifest.chunker_hash} {dict(manifest.chunker_params)}\n"
+             f"schema: v{manifest.schema_version}  created: {manifest.created_at}  "
+             f"citewise {manifest.package_version}")
     else:
-        click.echo("empty index (no manifest yet): run `citewise ingest PATH`")
+        echo("empty index (no manifest yet): run `citewise ingest PATH`")
     for d in out.get("document_list", []):
-        click.echo(f"  {d['doc_id']}  v{d['version']}  tenant={d['tenant']}  "
-                   f"groups={','.join(d['groups']) or '-'}  {d['title']}")
+        echo(f"  {d['doc_id']}  v{d['version']}  tenant={d['tenant']}  "
+             f"groups={','.join(d['groups']) or '-'}  {d['title']}", one_line=True)
 
 
 @click.command("config")

@@ -10,7 +10,14 @@ from typing import Any
 import click
 
 from citewise.answer.citations import format_citation
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.engine import Engine
 from citewise.trace import GateTrace
@@ -40,27 +47,27 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def print_answer(answer: Answer) -> None:
     if answer.declined:
-        click.echo(answer.answer)
+        echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
         if answer.reason == "missing_terms":
             why += " " + ", ".join(answer.trace.gate.missing if answer.trace.gate else ())
-        click.echo(f"(declined: {why})")
+        echo(f"(declined: {why})")
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):
-        click.echo(f"({OUTCOMES[answer.outcome]})")
-    click.echo(answer.answer)
+        echo(f"({OUTCOMES[answer.outcome]})")
+    echo(answer.answer)
     if answer.citations:
-        click.echo("")
+        echo("")
         for c in answer.citations:
-            click.echo(format_citation(c))
+            echo(format_citation(c), one_line=True)
     v = answer.validation
     for sid in v.fabricated:
-        click.echo(f"warning: the answer cites {sid}, which is not one of its sources")
+        echo(f"warning: the answer cites {sid}, which is not one of its sources")
     for issue in v.unsupported:
-        click.echo(f"warning: not supported by its cited source: {issue.sentence}")
+        echo(f"warning: not supported by its cited source: {issue.sentence}")
     for issue in v.uncited:
-        click.echo(f"warning: no citation for: {issue.sentence}")
+        echo(f"warning: no citation for: {issue.sentence}")
     print_notes(answer)
 
 
@@ -73,51 +80,51 @@ def _bare(text: str) -> str:
 def print_notes(answer: Answer) -> None:
     """Every fallback taken, one line each."""
     for note in answer.notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
 
 
 def print_trace(answer: Answer) -> None:
     t = answer.trace
     if t.conversation is not None:
         c = t.conversation
-        click.echo(f"\n-- follow-up rewritten ({c.method}): {c.query}", nl=False)
+        echo(f"\n-- follow-up rewritten ({c.method}): {c.query}", nl=False)
     if t.gate is not None:  # always, for an answer from ask
         _print_gate(t.gate)
-    click.echo(f"-- rerank: {t.rerank.status if t.rerank else None}")
+    echo(f"-- rerank: {t.rerank.status if t.rerank else None}")
     if t.budget is not None:
         b = t.budget
-        click.echo(f"-- first read: {b.passages} of {b.of_passages} passages ("
-                   f"{b.tokens} tokens, a {b.prompt_tokens}-token prompt), first token in "
-                   f"~{b.estimated_first_token_s:g} s on {b.threads} "
-                   f"thread{'s' if b.threads != 1 else ''} (generate.first_token_s "
-                   f"{b.first_token_s:g}); the rest only if they do not answer")
+        echo(f"-- first read: {b.passages} of {b.of_passages} passages ("
+             f"{b.tokens} tokens, a {b.prompt_tokens}-token prompt), first token in "
+             f"~{b.estimated_first_token_s:g} s on {b.threads} "
+             f"thread{'s' if b.threads != 1 else ''} (generate.first_token_s "
+             f"{b.first_token_s:g}); the rest only if they do not answer")
     if t.escalated is not None:
         e = t.escalated
-        click.echo(f"-- read on: {e.why} with {e.from_passages} passages; then read "
-                   f"{' then '.join(map(str, e.path[1:]))} (of {e.to_passages})")
+        echo(f"-- read on: {e.why} with {e.from_passages} passages; then read "
+             f"{' then '.join(map(str, e.path[1:]))} (of {e.to_passages})")
     for p in t.context.passages if t.context else ():
-        click.echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens)")
+        echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens)")
     for d in t.context.dropped if t.context else ():
-        click.echo(f"-- dropped {d.chunk_id}: {d.reason}")
-    click.echo(f"-- outcome: {answer.outcome}")
+        echo(f"-- dropped {d.chunk_id}: {d.reason}")
+    echo(f"-- outcome: {answer.outcome}")
     for r in t.enforce.removed if t.enforce else ():
-        click.echo(f"-- removed ({r.why}): {r.sentence}")
+        echo(f"-- removed ({r.why}): {r.sentence}")
     for note in answer.notes:
-        click.echo(f"-- fallback: {note}")
+        echo(f"-- fallback: {note}")
     times = t.timings_ms.to_dict() if t.timings_ms else {}
-    click.echo(f"-- timings ms: {', '.join(f'{k} {v:.0f}' for k, v in times.items())}")
+    echo(f"-- timings ms: {', '.join(f'{k} {v:.0f}' for k, v in times.items())}")
 
 
 def _print_gate(gate: GateTrace) -> None:
     """The gate's decision and the answerability reader's verdict (when it read)."""
-    click.echo(f"\n-- gate: {gate.signal} {gate.score} vs {gate.threshold} ({gate.source}) "
-               f"-> {'pass' if gate.passed else gate.reason}")
+    echo(f"\n-- gate: {gate.signal} {gate.score} vs {gate.threshold} ({gate.source}) "
+         f"-> {'pass' if gate.passed else gate.reason}")
     r = gate.reader
     if r is not None:
         verdict = ("pass" if r.passed else "reader_no") if not r.error \
             else f"failed: {r.error}"
-        click.echo(f"-- reader: {r.model} P(yes) {r.p_yes}, score {r.score} vs "
-                   f"{r.threshold} ({r.source}, {r.seconds:.2f} s) -> {verdict}")
+        echo(f"-- reader: {r.model} P(yes) {r.p_yes}, score {r.score} vs "
+             f"{r.threshold} ({r.source}, {r.seconds:.2f} s) -> {verdict}")
 
 
 @click.command()
@@ -159,7 +166,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
 
         def on_token(piece: str) -> None:
             streamed.append(piece)
-            click.echo(piece, nl=False, err=True)
+            echo(piece, nl=False, err=True)
 
         if history_path:
             from citewise.answer.rewrite import read_history
@@ -177,23 +184,23 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         echo_json(answer_json(answer))
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
     if stream:
-        click.echo("", err=True)
+        echo("", err=True)
         read_on = answer.trace.escalated is not None
         if (answer.trace.generation and (answer.outcome != "answered" or read_on)
                 and "".join(streamed).strip()
                 and _bare("".join(streamed)) != _bare(answer.answer)):
             why = "read on past the first passages" if read_on else answer.outcome
-            click.echo(f"note: the streamed text above is not the final answer "
-                       f"({why}); the final answer follows", err=True)
+            echo(f"note: the streamed text above is not the final answer "
+                 f"({why}); the final answer follows", err=True)
     chosen = (answer.trace.generation.chosen if answer.trace.generation else None) or ""
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
-        click.echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
-                   err=True)
+        echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
+             err=True)
     if dry_run:
         gate = answer.trace.gate
-        click.echo("would decline" if answer.declined else "would answer",
-                   nl=False)
-        click.echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
+        echo("would decline" if answer.declined else "would answer",
+             nl=False)
+        echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
     else:
         print_answer(answer)
     if explain:

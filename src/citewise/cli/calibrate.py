@@ -6,7 +6,14 @@ from __future__ import annotations
 import click
 
 from citewise.answer.calibrate import Calibration
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
 from citewise.types import Principal
@@ -31,46 +38,46 @@ def _asker(principal: Principal | None, personas_path: str | None,
 
 
 def print_calibration(result: Calibration, points: int = 12) -> None:
-    click.echo(f"dev {result.n_dev} questions, test {result.n_test}; "
-               f"decline when score < threshold; false declines allowed ≤ "
-               f"{result.max_false_decline:.0%}")
+    echo(f"dev {result.n_dev} questions, test {result.n_test}; "
+         f"decline when score < threshold; false declines allowed ≤ "
+         f"{result.max_false_decline:.0%}")
     if result.warning:
-        click.echo(f"warning: {result.warning}", err=True)
-    click.echo("ROC AUC on dev (95% bootstrap interval): " + ", ".join(
+        echo(f"warning: {result.warning}", err=True)
+    echo("ROC AUC on dev (95% bootstrap interval): " + ", ".join(
         f"{k} {v:.3f} [{result.auc_interval.get(k, (v, v))[0]:.3f}, "
         f"{result.auc_interval.get(k, (v, v))[1]:.3f}]" for k, v in result.auc.items()))
     curve = result.curves[result.signal]
     step = max(1, len(curve) // points)
-    click.echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline, "
-               f"95% Wilson intervals):")
+    echo(f"\ncurve of {result.signal} on dev (threshold, abstention, false decline, "
+         f"95% Wilson intervals):")
     for p in [*curve[::step], result.dev]:
         mark = "  <- chosen" if p is result.dev else ""
         ci = p.intervals()
-        click.echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%} {_ci(ci['abstention'])}  "
-                   f"{p.false_decline:6.1%} {_ci(ci['false_decline'])}{mark}")
-    click.echo(f"\nchosen: {result.signal} ≥ {result.threshold:.4f}")
+        echo(f"  {p.threshold:8.4f}  {p.abstention:6.1%} {_ci(ci['abstention'])}  "
+             f"{p.false_decline:6.1%} {_ci(ci['false_decline'])}{mark}")
+    echo(f"\nchosen: {result.signal} ≥ {result.threshold:.4f}")
     now = result.in_force
     rows = [("dev", result.dev), ("test", result.test)]
     if now is not None and now.test is not None:
-        click.echo(f"in force now: {now.signal} ≥ {now.threshold:.4f} ({now.source})")
+        echo(f"in force now: {now.signal} ≥ {now.threshold:.4f} ({now.source})")
         rows.append(("test, in force now", now.test))
     for name, p in rows:
         if p is not None:
             ci = p.intervals()
-            click.echo(f"  {name}: abstention accuracy {p.abstention:.1%} "
-                       f"{_ci(ci['abstention'])} (n={p.n_unanswerable}), false-decline rate "
-                       f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
-                       f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
+            echo(f"  {name}: abstention accuracy {p.abstention:.1%} "
+                 f"{_ci(ci['abstention'])} (n={p.n_unanswerable}), false-decline rate "
+                 f"{p.false_decline:.1%} {_ci(ci['false_decline'])} "
+                 f"(n={p.n_answerable}), decision accuracy {p.accuracy:.1%}")
     if result.reader is not None:
         from citewise.answer.reader_fit import describe
 
-        click.echo(describe(result.reader))
+        echo(describe(result.reader))
         for name, p in (("dev", result.reader.dev), ("test", result.reader.test)):
             if p is not None:
                 ci = p.intervals()
-                click.echo(f"  {name}, retrieval + reader: abstention {p.abstention:.1%} "
-                           f"{_ci(ci['abstention'])}, false-decline rate "
-                           f"{p.false_decline:.1%} {_ci(ci['false_decline'])}")
+                echo(f"  {name}, retrieval + reader: abstention {p.abstention:.1%} "
+                     f"{_ci(ci['abstention'])}, false-decline rate "
+                     f"{p.false_decline:.1%} {_ci(ci['false_decline'])}")
 
 
 def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
@@ -80,8 +87,8 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
 
     made = synthesize(engine, principal, n, engine.generator)
     answerable, unanswerable = made.counts()
-    click.echo(f"synthesized {answerable} answerable and {unanswerable} unanswerable "
-               f"questions ({len(made.rejected)} dropped)", err=True)
+    echo(f"synthesized {answerable} answerable and {unanswerable} unanswerable "
+         f"questions ({len(made.rejected)} dropped)", err=True)
     if save_path:
         Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
     if unanswerable == 0 or answerable == 0:
@@ -142,7 +149,7 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
         else:
             questions, source = load_questions(questions_path), str(questions_path)
             for warning in (w for q in questions for w in q.warnings):
-                click.echo(f"warning: {warning}", err=True)
+                echo(f"warning: {warning}", err=True)
         with make_bar("calibrate", total=len(questions), unit="question",
                       mode=progress_mode(progress, quiet, as_json=as_json)) as bar:
             result = engine.calibrate(questions, personas_path, principal=principal,
@@ -157,4 +164,4 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
     if not result.stored and not no_store:  # refused: printed, the index keeps its gate
         raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
     if result.stored and not as_json:
-        click.echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")
+        echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")

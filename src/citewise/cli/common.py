@@ -1,11 +1,17 @@
-"""Shared CLI plumbing: the options every command takes, and building an Engine from them.
-Environment variables and config files are read here, at the edge, and nowhere else."""
+"""Shared CLI plumbing: the options every command takes, building an Engine from them, and
+printing. Environment variables and config files are read here, at the edge, and nowhere else.
+
+Everything the CLI prints goes through :func:`echo`, which drops what a terminal would obey
+instead of show (:func:`terminal_safe`): an index holds text from documents anyone may have
+written, and an older index may hold it from before ingest dropped control characters.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +24,25 @@ from citewise.engine import Engine
 from citewise.errors import CitewiseError, ConfigError
 
 DEFAULT_DB = "citewise.db"
+# C0 but tab and newline, DEL, C1, and the bidirectional embeddings, overrides and isolates
+# that make a terminal show text in another order than it is ("Trojan Source").
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# In JSON: the same characters written as \uXXXX escapes (json escapes C0 itself).
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str, *, one_line: bool = False) -> str:
+    """``text`` without control characters (ESC, BEL, CR, C1, bidi overrides); with
+    ``one_line``, a line break shows as ``\\n``, so a file name cannot forge a report line."""
+    if one_line:
+        text = text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return _UNSAFE.sub("", text)
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True,
+         one_line: bool = False) -> None:
+    """``click.echo`` of :func:`terminal_safe` text: the one way the CLI prints."""
+    click.echo(terminal_safe(str(message), one_line=one_line), err=err, nl=nl)
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -136,9 +161,11 @@ def friendly_errors(f: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return f(*args, **kwargs)
         except CitewiseError as exc:
-            raise click.ClickException(" ".join(str(exc).split())) from exc
+            raise click.ClickException(terminal_safe(" ".join(str(exc).split()))) from exc
     return wrapper
 
 
 def echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    """``value`` as JSON; characters a terminal obeys are \\u-escaped (JSON escapes C0)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))

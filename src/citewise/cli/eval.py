@@ -13,6 +13,7 @@ import click
 
 from citewise.cli.common import (
     db_option,
+    echo,
     echo_json,
     engine_from,
     friendly_errors,
@@ -65,15 +66,15 @@ def beir(directory, mode, split, as_json, run_file, db, progress, quiet, config_
         echo_json(report.as_dict())
         return
     m, lat = report.metrics, report.latency_ms
-    click.echo(f"{report.dataset} ({report.queries} queries, mode {report.mode})")
-    click.echo(f"nDCG@10 {m['ndcg@10']:.4f}  Recall@10 {m['recall@10']:.4f}  "
-               f"Recall@100 {m['recall@100']:.4f}  MRR@10 {m['mrr@10']:.4f}")
-    click.echo(f"query latency ms (embedding included): p50 {lat['p50']:.1f}  "
-               f"p95 {lat['p95']:.1f}")
+    echo(f"{report.dataset} ({report.queries} queries, mode {report.mode})")
+    echo(f"nDCG@10 {m['ndcg@10']:.4f}  Recall@10 {m['recall@10']:.4f}  "
+         f"Recall@100 {m['recall@100']:.4f}  MRR@10 {m['mrr@10']:.4f}")
+    echo(f"query latency ms (embedding included): p50 {lat['p50']:.1f}  "
+         f"p95 {lat['p95']:.1f}")
     ing = report.ingest
-    click.echo(f"ingest: {ing['new'] + ing['changed']} documents, {ing['chunks']} chunks, "
-               f"{ing['chunks_embedded']} embedded in {ing['seconds']}s "
-               f"(model {ing['model_seconds']}s)")
+    echo(f"ingest: {ing['new'] + ing['changed']} documents, {ing['chunks']} chunks, "
+         f"{ing['chunks_embedded']} embedded in {ing['seconds']}s "
+         f"(model {ing['model_seconds']}s)")
 
 
 def _fmt(value: float) -> str:
@@ -124,22 +125,22 @@ def run_cmd(questions_path, personas_path, as_persona, answers, judge, k, mode, 
     if as_json:
         echo_json(result.to_dict())
         return
-    click.echo(f"{summary['questions']} questions ({summary['answerable']} answerable), "
-               f"k={run.k}; 95% bootstrap intervals")
+    echo(f"{summary['questions']} questions ({summary['answerable']} answerable), "
+         f"k={run.k}; 95% bootstrap intervals")
     for m in RUN_FIGURES:
         if m in summary["figures"]:
             f = summary["figures"][m]
-            click.echo(f"  {m:<24} {_fmt(f['mean'])}  [{_fmt(f['lo'])}, {_fmt(f['hi'])}]  "
-                       f"n={f['n']}")
+            echo(f"  {m:<24} {_fmt(f['mean'])}  [{_fmt(f['lo'])}, {_fmt(f['hi'])}]  "
+                 f"n={f['n']}")
     if summary.get("judge"):
         j = summary["judge"]
-        click.echo(f"  judge_correct: Wilson interval; judge {j['model']}, prompt "
-                   f"{j['prompt_hash']}, {j['asked']} asked, {j['declined']} declines "
-                   f"counted incorrect, {j['failed']} failed (agreement with human labels: "
-                   "`citewise eval judge-check`)")
+        echo(f"  judge_correct: Wilson interval; judge {j['model']}, prompt "
+             f"{j['prompt_hash']}, {j['asked']} asked, {j['declined']} declines "
+             f"counted incorrect, {j['failed']} failed (agreement with human labels: "
+             "`citewise eval judge-check`)")
     for w in run.warnings:
-        click.echo(f"warning: {w}", err=True)
-    click.echo(f"wrote {out}/run.json, run.trec, qrels.trec, report.html")
+        echo(f"warning: {w}", err=True)
+    echo(f"wrote {out}/run.json, run.trec, qrels.trec, report.html")
 
 
 @eval_group.command("compare")
@@ -164,15 +165,15 @@ def compare_cmd(base, new, metrics, tolerance, fail_on_regression, as_json):
     else:
         for r in result.rows:
             flag = "REGRESSED" if r.regressed else "ok"
-            click.echo(f"{r.metric:<20} {r.base:.4f} -> {r.new:.4f}  Δ {r.delta:+.4f} "
-                       f"[{r.lo:+.4f}, {r.hi:+.4f}]  allowed {r.allowed:.4f}  n={r.n}  {flag}")
+            echo(f"{r.metric:<20} {r.base:.4f} -> {r.new:.4f}  Δ {r.delta:+.4f} "
+                 f"[{r.lo:+.4f}, {r.hi:+.4f}]  allowed {r.allowed:.4f}  n={r.n}  {flag}")
             flips = result.flipped[r.metric]
             if flips["lost"] or flips["gained"]:
-                click.echo(f"{'':<20} lost: {', '.join(flips['lost']) or '-'}; "
-                           f"gained: {', '.join(flips['gained']) or '-'}")
+                echo(f"{'':<20} lost: {', '.join(flips['lost']) or '-'}; "
+                     f"gained: {', '.join(flips['gained']) or '-'}")
         for reason in result.reasons:
-            click.echo(f"regression: {reason}", err=True)
-        click.echo("passed" if result.passed else "FAILED")
+            echo(f"regression: {reason}", err=True)
+        echo("passed" if result.passed else "FAILED")
     if fail_on_regression and not result.passed:
         sys.exit(1)
 
@@ -207,11 +208,11 @@ def sweep_cmd(questions_path, corpus, vary, groups, meta_path, personas_path, k,
     shown = {"tokens_per_request": "tokens/request", "latency_p50_ms": "p50 ms"}
     header = f"{'variant':<36}" + "".join(f"{shown.get(c, c):>16}" for c in COLUMNS)
     if not as_json:
-        click.echo(header)
+        echo(header)
 
     def show(row):
         if not as_json:
-            click.echo(f"{row.label:<36}" + "".join(f"{_fmt(row.figures[c]):>16}"
+            echo(f"{row.label:<36}" + "".join(f"{_fmt(row.figures[c]):>16}"
                                                      for c in COLUMNS))
 
     rows = sweep(load_questions(questions_path), list(corpus), parse_vary(vary), base,
@@ -238,8 +239,8 @@ def squad_cmd(source, out_dir, as_json):
     if as_json:
         echo_json(result.as_dict())
         return
-    click.echo(f"{result.documents} documents in {result.docs_dir}; {result.questions} "
-               f"questions ({result.unanswerable} unanswerable) in {result.questions_path}")
+    echo(f"{result.documents} documents in {result.docs_dir}; {result.questions} "
+         f"questions ({result.unanswerable} unanswerable) in {result.questions_path}")
 
 
 @eval_group.command("judge-check")
@@ -277,28 +278,28 @@ def judge_check_cmd(labels_path, write_path, as_json, judge_model, config_path, 
         return
     _print_agreement(data)
     if write_path:
-        click.echo(f"wrote {write_path}")
+        echo(f"wrote {write_path}")
 
 
 def _print_agreement(data):
-    click.echo(f"judge {data['model']}, prompt {data['prompt_hash']}, threshold "
-               f"{data['threshold']:g}; {data['n']} labelled answers "
-               f"({data['human_correct']} correct by hand) in {data['seconds']} s")
+    echo(f"judge {data['model']}, prompt {data['prompt_hash']}, threshold "
+         f"{data['threshold']:g}; {data['n']} labelled answers "
+         f"({data['human_correct']} correct by hand) in {data['seconds']} s")
     for label, block in [("all", data)] + [(h, data["halves"][h]) for h in ("dev", "test")]:
         a, k = block["accuracy"], block["kappa"]
-        click.echo(f"  {label:<5} n={block['n']:<3} accuracy {_fmt(a['value'])} "
-                   f"[{_fmt(a['lo'])}, {_fmt(a['hi'])}] (Wilson)  kappa {_fmt(k['value'])} "
-                   f"[{_fmt(k['lo'])}, {_fmt(k['hi'])}] (bootstrap)")
+        echo(f"  {label:<5} n={block['n']:<3} accuracy {_fmt(a['value'])} "
+             f"[{_fmt(a['lo'])}, {_fmt(a['hi'])}] (Wilson)  kappa {_fmt(k['value'])} "
+             f"[{_fmt(k['lo'])}, {_fmt(k['hi'])}] (bootstrap)")
     fit = data["fitted_threshold"]
     if fit["test"] is not None:
         t = fit["test"]
-        click.echo(f"  threshold with the best dev kappa: {fit['threshold']:.4g} (dev kappa "
-                   f"{_fmt(fit['dev_kappa'])}); at it, test accuracy "
-                   f"{_fmt(t['accuracy']['value'])} kappa {_fmt(t['kappa']['value'])} "
-                   f"[{_fmt(t['kappa']['lo'])}, {_fmt(t['kappa']['hi'])}] "
-                   "(set eval.judge_threshold to use it)")
+        echo(f"  threshold with the best dev kappa: {fit['threshold']:.4g} (dev kappa "
+             f"{_fmt(fit['dev_kappa'])}); at it, test accuracy "
+             f"{_fmt(t['accuracy']['value'])} kappa {_fmt(t['kappa']['value'])} "
+             f"[{_fmt(t['kappa']['lo'])}, {_fmt(t['kappa']['hi'])}] "
+             "(set eval.judge_threshold to use it)")
     c = data["confusion"]
-    click.echo("  confusion (rows: human, columns: judge)   judge correct  judge incorrect")
-    click.echo(f"    human correct                        {c['both']:>13}  {c['human_only']:>15}")
-    click.echo(f"    human incorrect                      {c['judge_only']:>13}  "
-               f"{c['neither']:>15}")
+    echo("  confusion (rows: human, columns: judge)   judge correct  judge incorrect")
+    echo(f"    human correct                        {c['both']:>13}  {c['human_only']:>15}")
+    echo(f"    human incorrect                      {c['judge_only']:>13}  "
+         f"{c['neither']:>15}")

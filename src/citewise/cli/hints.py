@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import click
-
+from citewise.cli.common import echo
 from citewise.protocols import Store
 from citewise.types import Principal
 
@@ -15,7 +14,7 @@ NO_GROUPS_HINT = ("note: no --groups given: a user with no groups may read nothi
 def warn_without_groups(principal: Principal) -> None:
     """Say on stderr why a search or question as a user without groups finds nothing."""
     if not principal.groups:
-        click.echo(NO_GROUPS_HINT, err=True)
+        echo(NO_GROUPS_HINT, err=True)
 
 
 def warn_nothing_readable(store: Store, principal: Principal) -> None:
@@ -28,7 +27,7 @@ def warn_nothing_readable(store: Store, principal: Principal) -> None:
     docs = store.list_documents()
     if not docs or any(principal.may_read(d) for d in docs):
         return
-    click.echo(f"note: no document in tenant {principal.tenant!r} may be read by groups "
-               f"{', '.join(sorted(principal.groups))}. Fix: pass the user's --tenant and --groups "
-               "(`citewise status --documents` lists each document's tenant and groups).",
-               err=True)
+    echo(f"note: no document in tenant {principal.tenant!r} may be read by groups "
+         f"{', '.join(sorted(principal.groups))}. Fix: pass the user's --tenant and --groups "
+         "(`citewise status --documents` lists each document's tenant and groups).",
+         err=True)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.metadata import is_openable_link
@@ -80,25 +87,25 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                    "warnings": report.warnings})
     else:
         for line in report.warnings:
-            click.echo(f"warning: {line}", err=True)
+            echo(f"warning: {line}", err=True, one_line=True)
         for o in failures:
-            click.echo(f"failed: {o.label}: {o.error}", err=True)
+            echo(f"failed: {o.label}: {o.error}", err=True, one_line=True)
         if report.unreadable:
             shown = ", ".join(report.unreadable[:5]) + (" …" if len(report.unreadable) > 5 else "")
-            click.echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
-                       f"nobody can read them ({shown}); pass --groups, set `groups` in front "
-                       "matter or the --meta sidecar, or run `citewise acl`", err=True)
+            echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
+                 f"nobody can read them ({shown}); pass --groups, set `groups` in front "
+                 "matter or the --meta sidecar, or run `citewise acl`", err=True, one_line=True)
         if report.redirects:
-            click.echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
-                       f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True)
+            echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
+                 f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True, one_line=True)
         if report.skipped:
-            click.echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
-                       f"read ({_by_suffix(report.skipped)}); supported: "
-                       f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
-                       "(.md.gz)", err=True)
-        click.echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
-                   "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
-                   "({chunks_embedded} embedded) in {seconds}s".format(**summary))
+            echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
+                 f"read ({_by_suffix(report.skipped)}); supported: "
+                 f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
+                 "(.md.gz)", err=True)
+        echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
+             "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
+             "({chunks_embedded} embedded) in {seconds}s".format(**summary))
     if strict and (failures or report.sidecar_problems):
         sys.exit(1)
 

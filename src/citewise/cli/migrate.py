@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from citewise.cli.common import echo_json, friendly_errors, require_index
+from citewise.cli.common import echo, echo_json, friendly_errors, require_index
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.engine import Engine
 
@@ -34,8 +34,8 @@ def migrate(source, target, batch_docs, sample, as_json, progress, quiet):
     if as_json:
         echo_json(result.to_dict())
         return
-    click.echo(f"migrated {report.documents} documents, {report.chunks} chunks, "
-               f"{report.vectors} vectors, {report.meta_keys} metadata keys in "
-               f"{report.batches} batches ({report.seconds:.1f} s); verified counts and "
-               f"{report.checked_searches} searches (mean top-10 overlap "
-               f"{report.mean_overlap:.2f})")
+    echo(f"migrated {report.documents} documents, {report.chunks} chunks, "
+         f"{report.vectors} vectors, {report.meta_keys} metadata keys in "
+         f"{report.batches} batches ({report.seconds:.1f} s); verified counts and "
+         f"{report.checked_searches} searches (mean top-10 overlap "
+         f"{report.mean_overlap:.2f})")

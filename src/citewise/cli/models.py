@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from citewise.cli.common import echo_json, friendly_errors
+from citewise.cli.common import echo, echo_json, friendly_errors
 from citewise.cli.progress import make_bar, progress_mode, progress_options, say
 from citewise.models import default_models_dir, list_models, pull
 
@@ -41,7 +41,7 @@ def list_cmd(as_json: bool, models_dir: Path | None) -> None:
     width = max(len(r.name) for r in rows)
     for r in rows:
         mark = "installed" if r.installed else "not pulled"
-        click.echo(f"{r.name:<{width}}  {r.size / 1e6:7.0f} MB  {mark:<10}  {r.path}")
+        echo(f"{r.name:<{width}}  {r.size / 1e6:7.0f} MB  {mark:<10}  {r.path}")
 
 
 @models_group.command("pull")
@@ -61,7 +61,7 @@ def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None
                     progress=bars.message, tick=bars.tick)
     finally:
         bars.close()
-    click.echo(str(path))
+    echo(str(path))
 
 
 class StageBars:

@@ -9,7 +9,14 @@ import time
 
 import click
 
-from citewise.cli.common import db_option, echo_json, friendly_errors, load_settings, require_index
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    friendly_errors,
+    load_settings,
+    require_index,
+)
 
 
 def _log(db: str, config_path: str | None):
@@ -52,7 +59,7 @@ def log_export(since, principal, out_path, db, config_path):
     finally:
         if out_path:
             out.close()
-            click.echo(f"wrote {len(records)} record(s) to {out_path}", err=True)
+            echo(f"wrote {len(records)} record(s) to {out_path}", err=True)
 
 
 @log_group.command("purge")
@@ -68,8 +75,8 @@ def log_purge(older_than, db, config_path):
     log = _log(db, config_path)
     days = parse_window(older_than) / 86400 if older_than else None
     removed = log.purge(days)
-    click.echo(f"purged {removed} record(s) older than "
-               f"{older_than or f'{log.retention_days:g}d'}")
+    echo(f"purged {removed} record(s) older than "
+         f"{older_than or f'{log.retention_days:g}d'}")
 
 
 @click.command()
@@ -100,19 +107,19 @@ def monitor(window, factor, floor, min_requests, as_json, db, config_path):
         echo_json({"window": window, "current": current.to_dict(),
                    "baseline": baseline.to_dict(), "alerts": [a.to_dict() for a in found]})
     else:
-        click.echo(f"window {window}: {current.requests} requests ({current.asks} asks); "
-                   f"baseline {baseline.requests} requests")
+        echo(f"window {window}: {current.requests} requests ({current.asks} asks); "
+             f"baseline {baseline.requests} requests")
         for name, value in current.rates.items():
-            click.echo(f"  {name:<18} {value:7.1%}   baseline {baseline.rates[name]:7.1%}")
+            echo(f"  {name:<18} {value:7.1%}   baseline {baseline.rates[name]:7.1%}")
         for reason, value in current.abstention_by_reason.items():
-            click.echo(f"  abstention:{reason:<8} {value:7.1%}")
+            echo(f"  abstention:{reason:<8} {value:7.1%}")
         if current.latency_p50_ms is not None:
-            click.echo(f"  latency p50 {current.latency_p50_ms:.1f} ms, p95 "
-                       f"{current.latency_p95_ms:.1f} ms")
+            echo(f"  latency p50 {current.latency_p50_ms:.1f} ms, p95 "
+                 f"{current.latency_p95_ms:.1f} ms")
         for a in found:
-            click.echo(str(a))
+            echo(str(a))
         if not found:
-            click.echo("no alerts")
+            echo("no alerts")
     if found:
         sys.exit(1)
 
@@ -142,5 +149,5 @@ def feedback_export(out_path, since, db, config_path):
     with open(out_path, "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    click.echo(f"wrote {len(rows)} candidate(s) to {out_path}; confirm them before adding "
-               "them to an eval set")
+    echo(f"wrote {len(rows)} candidate(s) to {out_path}; confirm them before adding "
+         "them to an eval set")

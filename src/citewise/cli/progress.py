@@ -19,6 +19,8 @@ from typing import Any, TextIO
 import click
 from tqdm import tqdm
 
+from citewise.cli.common import echo
+
 #: Seconds between two progress lines when stderr is not a terminal.
 LINE_INTERVAL = 3.0
 #: Seconds after which an unchanged progress line is printed again.
@@ -135,4 +137,4 @@ def counter(bar: tqdm, label: str) -> Callable[[int], None]:
 def say(message: str, mode: str) -> None:
     """A one-line status message on stderr, unless progress is ``off``."""
     if mode != "off":
-        click.echo(message, err=True)
+        echo(message, err=True)

@@ -6,7 +6,14 @@ import re
 
 import click
 
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.text import query_terms
 from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
@@ -39,12 +46,12 @@ def _signal(hit: Hit, name: str) -> str:
 
 
 def print_explain(result: SearchResult) -> None:
-    click.echo(f"mode: {result.mode}   filter: {result.filter}")
+    echo(f"mode: {result.mode}   filter: {result.filter}")
     cands = ", ".join(f"{k} {v}" for k, v in result.candidates.items())
     times = ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items())
-    click.echo(f"candidates: {cands}   timings ms: {times}")
+    echo(f"candidates: {cands}   timings ms: {times}")
     for note in result.notes:
-        click.echo(f"  {note}")
+        echo(f"  {note}")
 
 
 def snippet(text: str, query: str, width: int = 300) -> str:
@@ -68,30 +75,31 @@ def print_hits(result: SearchResult, explain: bool, query: str = "") -> None:
     if explain:
         print_explain(result)
     if not result.hits:
-        click.echo("No results visible to this principal.")
+        echo("No results visible to this principal.")
     for h in result.hits:
-        click.echo(f"[{h.rank}] {breadcrumb(h)}  ({h.source}"
-                   f"{', updated ' + h.document.updated_at[:10] if h.document.updated_at else ''})")
+        echo(f"[{h.rank}] {breadcrumb(h)}  ({h.source}"
+             f"{', updated ' + h.document.updated_at[:10] if h.document.updated_at else ''})",
+             one_line=True)
         if explain:
-            click.echo(f"    fused {h.score:.5f}   bm25 {_signal(h, 'bm25')}   "
-                       f"dense {_signal(h, 'dense')}")
-        click.echo(f"    {snippet(h.chunk.text, query)}")
+            echo(f"    fused {h.score:.5f}   bm25 {_signal(h, 'bm25')}   "
+                 f"dense {_signal(h, 'dense')}")
+        echo(f"    {snippet(h.chunk.text, query)}")
 
 
 def print_sql(engine, query: str, principal: Principal) -> None:
     builder = getattr(engine.store, "build_sparse_sql", None)
     if builder is None:
-        click.echo("this backend cannot show its SQL")
+        echo("this backend cannot show its SQL")
         return
     retrieve = engine.settings.retrieve
     built = builder(query, retrieve.candidates, principal, retrieve.title_weight)
     if built is None:
-        click.echo("-- no query is run: no searchable terms, or nothing visible to this "
-                   f"principal ({engine.store.describe_filter(principal)})")
+        echo("-- no query is run: no searchable terms, or nothing visible to this "
+             f"principal ({engine.store.describe_filter(principal)})")
         return
     sql, params = built
-    click.echo(sql.strip())
-    click.echo("-- parameters: " + ", ".join(f"{k}={v!r}" for k, v in params.items()))
+    echo(sql.strip())
+    echo("-- parameters: " + ", ".join(f"{k}={v!r}" for k, v in params.items()))
 
 
 @click.command()

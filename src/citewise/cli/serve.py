@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, settings_options
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
 from citewise.serve.keys import ROLES, KeyFile
 from citewise.types import Principal
 
@@ -37,8 +44,8 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     engine = with_api_key(engine_from(db, config_path, model, threads, must_exist=True))
     engine = cached_embedder(engine)
     app = create_app(engine, keys)
-    click.echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
-               f"http://{host}:{port}/ (API docs: /docs)", err=True)
+    echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
+         f"http://{host}:{port}/ (API docs: /docs)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
@@ -61,9 +68,9 @@ def keys_add(name, tenant, groups, role, keys_path):
     """Make a key for NAME and print it (only its sha256 is stored)."""
     kf = KeyFile.load(keys_path, must_exist=False)
     key = kf.add(name, tenant, sorted(Principal.of(groups).groups), role)
-    click.echo(key)
-    click.echo(f"(key for {name}: tenant {tenant}, groups {groups or '-'}, role {role}; "
-               f"stored hashed in {keys_path}, not shown again)", err=True)
+    echo(key)
+    echo(f"(key for {name}: tenant {tenant}, groups {groups or '-'}, role {role}; "
+         f"stored hashed in {keys_path}, not shown again)", err=True)
 
 
 @keys_group.command("list")
@@ -77,8 +84,8 @@ def keys_list(as_json, keys_path):
         echo_json([e.to_dict() | {"created_at": e.created_at} for e in kf.entries])
         return
     for e in kf.entries:
-        click.echo(f"{e.name:<16} {e.role:<8} tenant={e.tenant}  groups="
-                   f"{','.join(e.groups) or '-'}  created {e.created_at}")
+        echo(f"{e.name:<16} {e.role:<8} tenant={e.tenant}  groups="
+             f"{','.join(e.groups) or '-'}  created {e.created_at}")
 
 
 @keys_group.command("remove")
@@ -88,4 +95,4 @@ def keys_list(as_json, keys_path):
 def keys_remove(name, keys_path):
     """Revoke NAME's key (a running server re-reads the file: refused from its next request)."""
     KeyFile.load(keys_path).remove(name)
-    click.echo(f"removed the key of {name}")
+    echo(f"removed the key of {name}")

@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from citewise.cli.common import db_option, echo_json, engine_from, friendly_errors, require_index
+from citewise.cli.common import (
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    require_index,
+)
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options
 from citewise.types import SEARCH_MODES
 
@@ -59,36 +66,36 @@ def reindex(embedder, chunk_tokens, mode, questions, personas, tolerance, force,
 
 
 def _print_report(report: Any, new_model: str | None) -> None:
-    click.echo(f"version {report.version} built from version {report.live_version} "
-               f"({report.pipeline}): {report.copied} documents, {report.chunks} chunks "
-               f"({report.embedded} embedded) in {report.seconds:.1f}s")
+    echo(f"version {report.version} built from version {report.live_version} "
+         f"({report.pipeline}): {report.copied} documents, {report.chunks} chunks "
+         f"({report.embedded} embedded) in {report.seconds:.1f}s")
     if report.reread:
-        click.echo(f"re-read from their source files: {', '.join(report.reread)}")
+        echo(f"re-read from their source files: {', '.join(report.reread)}")
     if report.deleted_during_build or report.rewritten_during_build:
-        click.echo(f"changed in the live version meanwhile (applied): "
-                   f"{report.deleted_during_build} deleted, {report.rewritten_during_build} "
-                   "rewritten")
+        echo(f"changed in the live version meanwhile (applied): "
+             f"{report.deleted_during_build} deleted, {report.rewritten_during_build} "
+             "rewritten")
     rows = getattr(report.comparison, "rows", None) or []
     if rows:
-        click.echo(f"\n{'metric':<12}{'live':>8}{'new':>8}{'delta':>9}  {'95% CI':<19}"
-                   f"{'allowed':>8}  verdict")
+        echo(f"\n{'metric':<12}{'live':>8}{'new':>8}{'delta':>9}  {'95% CI':<19}"
+             f"{'allowed':>8}  verdict")
         for r in rows:
-            click.echo(f"{r.metric:<12}{r.base:>8.4f}{r.new:>8.4f}{r.delta:>+9.4f}  "
-                       f"{f'[{r.lo:+.3f}, {r.hi:+.3f}]':<19}{r.allowed:>8.4f}  "
-                       f"{_verdict(r, getattr(report.comparison, 'worse', []))}")
-        click.echo("")
+            echo(f"{r.metric:<12}{r.base:>8.4f}{r.new:>8.4f}{r.delta:>+9.4f}  "
+                 f"{f'[{r.lo:+.3f}, {r.hi:+.3f}]':<19}{r.allowed:>8.4f}  "
+                 f"{_verdict(r, getattr(report.comparison, 'worse', []))}")
+        echo("")
     for reason in report.reasons:
-        click.echo(f"- {reason}")
+        echo(f"- {reason}")
     if report.decision == "refused":
-        click.echo(f"decision: REFUSED: version {report.version} is kept for inspection; "
-                   f"version {report.live_version} keeps serving.")
+        echo(f"decision: REFUSED: version {report.version} is kept for inspection; "
+             f"version {report.live_version} keeps serving.")
         return
     forced = " (FORCED: see the reasons above)" if report.decision == "forced" else ""
-    click.echo(f"decision: PROMOTED{forced}: version {report.version} is live; undo with "
-               "`citewise rollback`.")
+    echo(f"decision: PROMOTED{forced}: version {report.version} is live; undo with "
+         "`citewise rollback`.")
     if new_model:
-        click.echo(f"queries now need embed.model {new_model!r} (e.g. `citewise search "
-                   f"--model {new_model}`).")
+        echo(f"queries now need embed.model {new_model!r} (e.g. `citewise search "
+             f"--model {new_model}`).")
 
 
 def _verdict(row: Any, worse: list[str]) -> str:
@@ -117,17 +124,17 @@ def versions(as_json, gc, retired, db):
     with engine_from(db) as engine:
         if gc:
             for number, state in engine.collect_garbage(retired=retired):
-                click.echo(f"removed version {number} ({state})", err=as_json)
+                echo(f"removed version {number} ({state})", err=as_json)
         rows = [v.to_dict() for v in engine.versions()]
     if as_json:
         echo_json(rows)
         return
     for row in rows:
         mark = "*" if row["state"] == "live" else " "
-        click.echo(f"{mark} v{row['number']:<3} {row['state']:<8} {row['created_at']}  "
-                   f"{_pipeline(row)}")
+        echo(f"{mark} v{row['number']:<3} {row['state']:<8} {row['created_at']}  "
+             f"{_pipeline(row)}")
         if row.get("note"):
-            click.echo(f"        {row['note']}")
+            echo(f"        {row['note']}")
 
 
 def _pipeline(row: dict[str, Any]) -> str:
@@ -150,4 +157,4 @@ def rollback(version, db):
     require_index(db)
     with engine_from(db) as engine:
         result = engine.rollback(version)
-    click.echo(f"version {result.now} is live (version {result.before} is retired).")
+    echo(f"version {result.now} is live (version {result.before} is retired).")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from citewise.errors import IngestError, LimitExceededError
+from citewise.ingest.normalize import drop_controls
 from citewise.types import Block, BlockKind, ParsedDocument
 
 SEPARATOR = "\n\n"
@@ -61,7 +62,8 @@ class DocumentBuilder:
         The heading block's anchor is ``anchor``; when that is None and ``inherit`` is set,
         the anchor of the nearest enclosing heading that has one.
         """
-        if not text:
+        text = drop_controls(text)
+        if not text.strip():
             return
         level = min(max(level, 1), 6)
         while self._headings and self._headings[-1][0] >= level:
@@ -75,7 +77,9 @@ class DocumentBuilder:
 
     def add(self, kind: BlockKind, text: str, *, anchor: str | None = None,
             page: int | None = None, level: int = 0, header_lines: int = 0) -> None:
-        """Append one block; empty (whitespace-only) text is ignored."""
+        """Append one block (control characters dropped, see
+        :func:`~citewise.ingest.normalize.drop_controls`); whitespace-only text is ignored."""
+        text = drop_controls(text)
         if not text.strip():
             return
         if len(self._blocks) >= self.max_blocks:
@@ -99,8 +103,10 @@ class DocumentBuilder:
         if not self._blocks:
             hint = empty_hint or "check that the file has content"
             raise IngestError(f"no extractable text; {hint}")
+        clean = drop_controls(title)
         return ParsedDocument(
-            title=title, text="".join(self._parts), blocks=tuple(self._blocks),
+            title=title if clean == title else " ".join(clean.split()),
+            text="".join(self._parts), blocks=tuple(self._blocks),
             metadata=dict(metadata or {}), pages=pages, format=fmt)
 
 

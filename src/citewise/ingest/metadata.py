@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from citewise.errors import IngestError
-from citewise.ingest.normalize import one_line
+from citewise.ingest.normalize import drop_controls, one_line
 
 STRING_KEYS = ("title", "owner", "tenant", "source_url", "doc_id", "updated_at")
 _ALIASES = {"acl_groups": "groups", "url": "source_url"}
@@ -68,7 +68,7 @@ def _normalize_value(key: str, value: Any) -> Any:
             return value.isoformat()
         if value is None or isinstance(value, Mapping | list | tuple):
             raise IngestError(f"{key!r} must be a single value, got {type(value).__name__}")
-        text = str(value).strip()
+        text = drop_controls(str(value)).strip()
         if key == "source_url" and not is_openable_link(text):
             raise IngestError(f"'source_url' {text[:60]!r} is not a link a reader can open "
                               "safely: give an http(s):// or file:// URL or a path")

