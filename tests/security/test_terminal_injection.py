@@ -87,7 +87,8 @@ def test_ask_and_search_in_a_terminal_show_the_page_not_what_its_escapes_draw(tm
 
     ingest = run("ingest", "docs", "--groups", "staff")
     assert ingest.returncode == 0, ingest.text
-    assert "failed: docs/x\\ndocuments: 0 new, 0 changed, 0 failed.pdf: not a PDF" in ingest.text  # one line, the break shown
+    # one line, the file name's line break shown as \n
+    assert "failed: docs/x\\ndocuments: 0 new, 0 changed, 0 failed.pdf: not a PDF" in ingest.text
     ask = run("ask", "At what pressure does the relief valve open?", "--groups", "staff",
               "--generator", "extractive")
     assert "opens at 50 bar[15D[0Kopens at 99 bar" in ask.text
