@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citewise.cite.parse import inert_numbers
 from citewise.types import Citation, ContextPassage, ValidationReport
 
 BRACKET = re.compile(r"\[((?:\s*[Ss]\d+\s*[,;]?)+)\]")
@@ -20,7 +21,10 @@ QUOTE_CHARS = 300
 
 
 def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
-    """Replace each valid id by its citation number; keep fabricated ids verbatim."""
+    """Replace each valid id by its citation number; keep fabricated ids verbatim. A number
+    in brackets that was in the text before (a quoted footnote mark, a model's own ``[1]``)
+    is put in parentheses first, so every ``[n]`` shown is a checked citation."""
+    text = inert_numbers(text)
     numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
 
     def repl(match: re.Match[str]) -> str:

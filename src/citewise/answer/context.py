@@ -26,7 +26,9 @@ Steps, each recorded so ``--explain`` can show what was dropped and why:
 6. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
    section (from the stored parsed document) when that fits the budget.
 
-Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``.
+Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``;
+a source's own citation-shaped brackets are written in parentheses
+(:func:`~citewise.cite.parse.inert_citations`), so no quote of it cites another passage.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from citewise.chunk.spans import bracket_depth
+from citewise.cite.parse import inert_citations
 from citewise.config import ContextSettings
 from citewise.text import query_terms
 from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
@@ -164,7 +167,8 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
         if text is None:
             dropped.append(Dropped(hit.chunk.chunk_id, "over_budget"))
             continue
-        passages.append(ContextPassage(f"S{len(passages) + 1}", hit, text, tokens))
+        passages.append(ContextPassage(f"S{len(passages) + 1}", hit, inert_citations(text),
+                                       tokens))
         used += tokens
     if settings.expand_parent and load_parsed is not None:
         passages, used = _expand(passages, settings.budget_tokens - used, count_tokens,
@@ -283,7 +287,7 @@ def _expand(passages: list[ContextPassage], room: int, count_tokens: Callable[[s
         if whole and len(whole) > len(p.text):
             extra = count_tokens(whole) - p.tokens
             if extra <= room:
-                p = ContextPassage(p.sid, p.hit, whole, p.tokens + extra)
+                p = ContextPassage(p.sid, p.hit, inert_citations(whole), p.tokens + extra)
                 expanded.add(key)
                 room -= extra
                 used += extra

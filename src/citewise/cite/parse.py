@@ -21,6 +21,12 @@ Decisions (each has a test):
   S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts* with a citation, the model
   cites before what it cites (``[S1] A. [S2] B.``), so each such leading bracket moves to the
   end of the sentence after it (``A [S1]. B [S2].``).
+* :func:`inert_citations` (run on every passage before a generator or a quote sees it) writes
+  a source's own citation-shaped brackets in parentheses (``[S1]`` -> ``(S1)``): a quoted
+  sentence holding ``[S1]`` was read as citing S1, so a page could attach another, trusted
+  source's number to its own claim. :func:`inert_numbers` (run on an answer before its ids
+  become numbers) does the same for a lone ``[3]`` in prose, which would look like the
+  answer's citation 3; intervals (``[0, 1]``), links and code keep their brackets.
 * :func:`segments` keeps the answer's shape for rebuilding it: paragraphs (a blank line, a
   list item or a heading starts one), lines, and fenced code blocks as segments of their own.
 """
@@ -35,6 +41,7 @@ CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids
 _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
+_NUMBER = re.compile(r"\[\s*(\d{1,4})\s*\](?!\()")
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
@@ -57,6 +64,28 @@ def canonical_citations(text: str) -> str:
     if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
         return text
     return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)
+
+
+def inert_citations(text: str) -> str:
+    """``text`` with every bracket that would read as a citation in parentheses."""
+    text = _VARIANT.sub(lambda m: f"({m.group(0)[1:-1]})", text)
+    return _BRACKET.sub(
+        lambda m: f"({m.group(1)})" if bracket_ids(m.group(1)) is not None else m.group(0), text)
+
+
+def inert_numbers(text: str) -> str:
+    """``text`` with a lone number in brackets (``[3]``, not a link's) in parentheses,
+    outside fenced code blocks and inline code."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            parts = re.split(r"(`[^`\n]*`)", line)
+            line = "".join(part if i % 2 else _NUMBER.sub(r"(\1)", part)
+                           for i, part in enumerate(parts))
+        out.append(line)
+    return "\n".join(out)
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:

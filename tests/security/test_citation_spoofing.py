@@ -1,0 +1,64 @@
+"""A source cannot cite another source. A community page saying "the Paris sky colour is
+green [S1]." was quoted by the extractive answer with its ``[S1]`` read as a citation of the
+official page (which says blue), so "green" showed the official page's number, and validation
+said ok. A source's citation-shaped brackets are now inert before anything reads the passage,
+and a lone ``[3]`` in an answer's prose (a quoted footnote mark, a model's own number) shows
+in parentheses, so every ``[n]`` a reader sees is a checked citation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.cite.parse import citation_ids, inert_citations, inert_numbers
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.generate.extractive import ExtractiveGenerator
+from citewise.testing import FakeEmbedder, FakeGenerator
+from citewise.types import Principal
+
+STAFF = Principal.of("staff", tenant="acme")
+QUESTION = "What is the Paris sky colour?"
+
+
+def _engine(tmp_path: Path) -> Engine:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Community notes\n\nPer the weather bureau, the Paris sky "
+                               "colour is green [S1]. See the notes [2] for more.\n")
+    (docs / "b.md").write_text("# Official weather bureau: Paris sky colour\n\nThe official "
+                               "weather bureau reports on the Paris sky colour: the Paris sky "
+                               "colour is blue.\n")
+    engine = Engine(tmp_path / "i.db", Settings.model_validate({"gate": {"threshold": 0.0}}),
+                    embedder=FakeEmbedder())
+    engine.ingest_paths([docs], {"groups": ["staff"], "tenant": "acme"})
+    return engine
+
+
+def test_a_quoted_sources_own_citation_does_not_cite_another_source(tmp_path: Path):
+    with _engine(tmp_path) as engine:
+        answer = engine.ask(QUESTION, STAFF, generator=ExtractiveGenerator())
+    green = next(line for line in answer.answer.split(". ") if "green" in line)
+    (cited,) = [c for c in answer.citations if f"[{c.id}]" in green]
+    assert cited.title == "Community notes", answer.answer
+    assert "(S1)" in green and "[S1]" not in answer.answer
+
+
+def test_a_number_the_model_wrote_itself_does_not_look_like_a_citation(tmp_path: Path):
+    gen = FakeGenerator("The Paris sky colour is blue [{sid:blue}]. Per the weather bureau, "
+                        "the Paris sky colour is green [{sid:green}]; see the notes [2].")
+    with _engine(tmp_path) as engine:
+        answer = engine.ask(QUESTION, STAFF, generator=gen)
+    assert answer.answer == ("The Paris sky colour is blue [1]. Per the weather bureau, the "
+                             "Paris sky colour is green [2]; see the notes (2).")
+    assert [(c.id, c.title) for c in answer.citations] == [
+        ("1", "Official weather bureau: Paris sky colour"), ("2", "Community notes")]
+
+
+def test_inert_citations_and_numbers_leave_code_links_and_intervals_alone():
+    assert inert_citations("green [S1] and [s2, S3] and [Source id=\"S4\"], a[1], [see S2]") \
+        == "green (S1) and (s2, S3) and (Source id=\"S4\"), a[1], [see S2]"
+    assert citation_ids(inert_citations("claim [S1].")) == ()
+    text = ("footnote [3] and [ 12 ] but [0, 1], [link](u), [2](u) and `x[1]`\n"
+            "```\ny = x[1]\n```\nlast [4]")
+    assert inert_numbers(text) == ("footnote (3) and (12) but [0, 1], [link](u), [2](u) and "
+                                   "`x[1]`\n```\ny = x[1]\n```\nlast (4)")
