@@ -218,11 +218,15 @@ class LogSettings(_Section):
 
 class ServeSettings(_Section):
     max_body_bytes: int = Field(
-        25 * 1024 * 1024, gt=0, description="Largest request body accepted (uploads too).")
+        25 * 1024 * 1024, gt=0, description="Largest upload (POST /v1/documents) accepted.")
+    max_json_bytes: int = Field(
+        256 * 1024, gt=0, description="Largest body of every other request (search, ask, "
+                                      "feedback, ACL, versions: JSON of a few KiB).")
     max_query_chars: int = Field(2000, ge=1, description="Longest search query or question.")
     rate_per_minute: float = Field(
-        120.0, gt=0, description="Search/ask requests per key per minute (token bucket), so "
-                                 "the index cannot be bulk-extracted through the API.")
+        120.0, gt=0, description="Search, ask and document-read requests per key per minute "
+                                 "(token bucket), so the index cannot be bulk-extracted "
+                                 "through the API.")
     burst: int = Field(30, ge=1, description="Token bucket size: requests allowed at once.")
     cors_origins: tuple[str, ...] = Field(
         (), description="Origins allowed by CORS; empty = CORS off (same origin only).")

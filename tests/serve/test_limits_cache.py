@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 from tests.serve.conftest import SECRET_DOC, SETTINGS, Served, serve_index
 
 from citewise.testing.server import serving
@@ -157,7 +158,7 @@ def test_a_cached_answer_never_shows_another_principals_question(tmp_path: Path)
 def test_a_chunked_body_over_the_limit_is_a_413(tmp_path: Path) -> None:
     """Without Content-Length the limit is counted as the body arrives; the refusal must be
     the 413 with its fix (it came back as 400 "error parsing the body")."""
-    settings = {**SETTINGS, "serve": {"max_body_bytes": 2000}}
+    settings = {**SETTINGS, "serve": {"max_body_bytes": 2000, "max_json_bytes": 1000}}
     keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
 
     def chunks(payload: bytes):  # a generator: httpx sends it chunked, without a length
@@ -169,7 +170,7 @@ def test_a_chunked_body_over_the_limit_is_a_413(tmp_path: Path) -> None:
         search = json.dumps({"query": "leave " * 1000}).encode()
         r = s.client("sam").post("/v1/search", content=chunks(search),
                                  headers={"Content-Type": "application/json"})
-        assert r.status_code == 413 and "serve.max_body_bytes" in r.json()["fix"], r.text
+        assert r.status_code == 413 and "serve.max_json_bytes" in r.json()["fix"], r.text
         boundary = "xYz"
         form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
                 f"filename=\"big.md\"\r\n\r\n").encode() + b"x" * 5000 + \
@@ -179,3 +180,35 @@ def test_a_chunked_body_over_the_limit_is_a_413(tmp_path: Path) -> None:
             headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
         assert r.status_code == 413 and "serve.max_body_bytes" in r.json()["fix"], r.text
         assert s.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
+
+
+def test_no_key_is_refused_before_the_body_is_read(tmp_path: Path) -> None:
+    """A route checked its key after FastAPI had read and parsed the body: a client with no
+    key got 400 for malformed deep JSON, and made the server parse 25 MB before its 401."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, SETTINGS)
+    deep = b'{"query": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        r = s.client().post("/v1/search", content=deep,
+                            headers={"Content-Type": "application/json"})
+        assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer", r.text
+        bad = httpx.post(f"{url}/v1/ask", content=deep, timeout=30,
+                         headers={"Authorization": "Bearer nope", "Content-Type": "text/json"})
+        assert bad.status_code == 401 and "unknown API key" in bad.json()["detail"]
+        big = s.client("sam").post("/v1/search", json={"query": "leave", "pad": "x" * 300_000})
+        assert big.status_code == 413 and "serve.max_json_bytes" in big.json()["fix"]
+        assert s.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
+
+
+def test_reading_documents_is_rate_limited_like_search(tmp_path: Path) -> None:
+    """Every document a reader may open could be copied whole in one loop of
+    ``GET /v1/documents/{id}/content`` while search and ask were limited."""
+    settings = {**SETTINGS, "serve": {"rate_per_minute": 6, "burst": 3}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+    with serving(app) as url:
+        sam = Served(url, keys, "", app).client("sam")
+        docs = sam.get("/v1/documents").json()["documents"]
+        codes = [sam.get(f"/v1/documents/{docs[0]['doc_id']}/content").status_code
+                 for _ in range(3)]
+        assert codes == [200, 200, 429]  # the listing spent the first token
+        assert "serve.rate_per_minute" in sam.get("/v1/documents").json()["fix"]

@@ -25,7 +25,7 @@ from citewise.serve import documents, problems, query
 from citewise.serve.keys import KeyFile
 from citewise.serve.limits import BodyLimit
 from citewise.serve.problems import problem, split_fix
-from citewise.serve.state import ServerState
+from citewise.serve.state import KeyFirst, ServerState
 
 STATIC = Path(__file__).parent / "static"
 PAGE_HEADERS = {
@@ -65,13 +65,15 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
     app.include_router(documents.router)
     _meta_routes(app, state)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(KeyFirst, state=state)  # inside CORS: a preflight carries no key
     origins = list(engine.settings.serve.cors_origins)
     if origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["*"],
                            allow_headers=["Authorization", "Content-Type", "X-API-Key"])
-    app.add_middleware(BodyLimit, max_bytes=engine.settings.serve.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=engine.settings.serve.max_body_bytes,
+                       json_bytes=engine.settings.serve.max_json_bytes)
     _count_requests(app, state)
     return app
 

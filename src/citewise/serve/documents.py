@@ -60,6 +60,7 @@ def list_documents(request: Request) -> dict:
     """Documents you may read (editors and admins: every document of their tenant)."""
     st = state_of(request)
     who = st.authenticate(request)
+    st.buckets.take(who.name)
     if who.can("editor"):
         docs = [d for d in st.engine.documents() if d.tenant == who.tenant]
     else:
@@ -70,9 +71,12 @@ def list_documents(request: Request) -> dict:
 @router.get("/v1/documents/{doc_id:path}/content", tags=["documents"])
 def document_content(doc_id: str, request: Request) -> dict:
     """The document's text as blocks (kind, text, heading path, anchor) for reading a cited
-    passage in its section; only for principals who may read it."""
+    passage in its section; only for principals who may read it. Rate-limited like search
+    and ask (``serve.rate_per_minute``): else a reader could copy every document they may
+    read in one loop."""
     st = state_of(request)
     who = st.authenticate(request)
+    st.buckets.take(who.name)
     info = st.engine.document(doc_id, who.principal)
     parsed = st.engine.store.get_parsed(doc_id)
     blocks = [] if parsed is None else [

@@ -1,5 +1,6 @@
-"""Request size limit (an ASGI middleware: Content-Length checked up front, chunked bodies
-counted as they arrive) and per-key token buckets for search/ask."""
+"""Request size limits (an ASGI middleware: Content-Length checked up front, chunked bodies
+counted as they arrive; uploads may be large, every other body is a little JSON) and per-key
+token buckets for search, ask and reading documents."""
 
 from __future__ import annotations
 
@@ -29,27 +30,35 @@ class TokenBuckets:
             if tokens < 1.0:
                 wait = (1.0 - tokens) / self.rate
                 self._state[key] = (tokens, now)
-                raise ApiError(429, f"rate limit: {self.rate * 60:g} search/ask requests per "
-                                    f"minute per key (burst {self.burst:g}).",
+                raise ApiError(429, f"rate limit: {self.rate * 60:g} requests (search, ask, "
+                                    f"document reads) per minute per key "
+                                    f"(burst {self.burst:g}).",
                                f"retry after {wait:.1f} s, or raise serve.rate_per_minute in "
                                "the --config file of `citewise serve`",
                                {"Retry-After": str(max(1, round(wait + 0.5)))})
             self._state[key] = (tokens - 1.0, now)
 
 
-class BodyLimit:
-    """Refuse request bodies over ``max_bytes`` with a 413 problem."""
+UPLOAD = ("POST", "/v1/documents")
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
+
+class BodyLimit:
+    """Refuse an upload's body over ``max_bytes``, any other body over ``json_bytes``, with a
+    413 problem naming the setting to raise."""
+
+    def __init__(self, app: Any, max_bytes: int, json_bytes: int) -> None:
+        self.app, self.max_bytes, self.json_bytes = app, max_bytes, json_bytes
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        upload = (scope.get("method"), scope.get("path")) == UPLOAD
+        limit, setting = ((self.max_bytes, "serve.max_body_bytes") if upload
+                          else (self.json_bytes, "serve.max_json_bytes"))
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(send)
+        if length is not None and length.isdigit() and int(length) > limit:
+            await _refuse(send, limit, setting)
             return
         seen = 0
         refused = started = False
@@ -59,7 +68,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > limit:
                     refused = True
                     raise _TooLarge
             return message
@@ -76,18 +85,19 @@ class BodyLimit:
         with contextlib.suppress(_TooLarge):
             await self.app(scope, counted, guarded)
         if refused and not started:
-            await self._refuse(send)
+            await _refuse(send, limit, setting)
 
-    async def _refuse(self, send: Any) -> None:
-        fix = (f"send at most {self.max_bytes} bytes, or raise serve.max_body_bytes in the "
-               "--config file of `citewise serve`")
-        body = json.dumps({"type": "about:blank", "title": "Content Too Large", "status": 413,
-                           "detail": f"request body over {self.max_bytes} bytes. Fix: {fix}",
-                           "fix": fix}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", PROBLEM.encode()),
-                                (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+
+async def _refuse(send: Any, limit: int, setting: str) -> None:
+    fix = (f"send at most {limit} bytes, or raise {setting} in the --config file of "
+           "`citewise serve`")
+    body = json.dumps({"type": "about:blank", "title": "Content Too Large", "status": 413,
+                       "detail": f"request body over {limit} bytes. Fix: {fix}",
+                       "fix": fix}).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", PROBLEM.encode()),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 class _TooLarge(Exception):

@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import Request
 
@@ -19,7 +19,7 @@ from citewise.serve.cache import PermissionCache, store_generation
 from citewise.serve.keys import ApiPrincipal, KeyFile
 from citewise.serve.limits import TokenBuckets
 from citewise.serve.metrics import Metrics
-from citewise.serve.problems import ApiError
+from citewise.serve.problems import ApiError, problem
 
 T = TypeVar("T")
 KEY_FIX = ("create a key with `citewise keys add NAME --keys keys.json --groups GROUPS` and "
@@ -110,5 +110,26 @@ def state_of(request: Request) -> ServerState:
 
 
 def require_key(request: Request) -> None:
-    """Router dependency: authenticate before the body is even validated."""
+    """Router dependency: every /v1 route authenticates (:class:`KeyFirst` did already)."""
     state_of(request).authenticate(request)
+
+
+class KeyFirst:
+    """ASGI middleware: a ``/v1`` request without a valid key is answered 401 before its body
+    is read. A route's dependencies run after FastAPI has read and parsed the body, so a
+    client with no key could make the server read and parse 25 MB of JSON before hearing
+    401. CORS preflights (``OPTIONS``) pass on to the CORS middleware."""
+
+    def __init__(self, app: Any, state: ServerState) -> None:
+        self.app, self.state = app, state
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("path", "").startswith("/v1/") \
+                and scope.get("method") != "OPTIONS":
+            try:
+                self.state.authenticate(Request(scope))  # kept in scope["state"] for the route
+            except ApiError as exc:
+                await problem(exc.status, f"{exc.detail} Fix: {exc.fix}", exc.fix,
+                              exc.headers)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
