@@ -15,6 +15,10 @@
 Underscores split words (``foo_bar`` -> ``foo``, ``bar``), as they do in the FTS5 unicode61
 tokenizer, so a term never turns into a multi-token phrase.
 
+* :func:`mask_personal` masks what looks like personal data (emails, phone numbers, key-like
+  strings): the request log's ``redact`` mode, and the terms a follow-up borrows from earlier
+  questions (split into words, "alice@acme.com" was "alice acme com", which no mask finds).
+
 This module imports nothing from citewise: any layer (index backends included) may use it.
 """
 
@@ -24,6 +28,21 @@ import re
 import threading
 
 import Stemmer
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+_PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
+_KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")
+
+
+def mask_personal(text: str, *, labels: bool = True) -> str:
+    """``text`` with emails, phone numbers and key-like strings as ``[email]``, ``[phone]``,
+    ``[key]`` (``labels=False``: as a space)."""
+    def mask(label: str) -> str:
+        return f"[{label}]" if labels else " "
+
+    text = _EMAIL.sub(mask("email"), text)
+    return _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), text))
+
 
 MAX_TERMS = 64
 """Upper bound on terms per query: a pasted paragraph must not become a 500-way OR."""

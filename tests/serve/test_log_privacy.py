@@ -65,3 +65,9 @@ def test_redacted_query_is_not_kept_in_the_trace(tmp_path: Path) -> None:
             text = json.dumps(record)
             for secret in ("alice.smith", "alice", "0199", "AbCdEfGh", "abcdefgh"):
                 assert secret not in text, (secret, body)
+        # an email only in the history: the follow-up borrows its words, never the address's
+        # ("alice smith acme com" was logged, past every mask)
+        r = sam.post("/v1/ask", json={"question": "How many weeks is it?", "history": history})
+        assert r.status_code == 200, r.text
+        text = json.dumps(sam.get(f"/v1/traces/{r.json()['request_id']}").json())
+        assert "parental" in text and "alice" not in text and "abcdefgh" not in text.lower()

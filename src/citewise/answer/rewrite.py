@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError, GenerationError
-from citewise.text import query_terms
+from citewise.text import mask_personal, query_terms
 from citewise.types import Prompt
 
 MAX_TURNS = 6
@@ -72,8 +72,8 @@ def read_history(path: str | Path) -> list[Turn]:
 def by_terms(question: str, history: Sequence[Turn]) -> str:
     have = set(query_terms(question))
     extra: list[str] = []
-    for turn in reversed(history[-MAX_TURNS:]):
-        for term in query_terms(turn.question):
+    for turn in reversed(history[-MAX_TURNS:]):  # personal data is never a borrowed term
+        for term in query_terms(mask_personal(turn.question, labels=False)):
             if term not in have and term not in extra:
                 extra.append(term)
     return f"{question} ({' '.join(extra)})" if extra else question

@@ -9,7 +9,6 @@ stored as asked, redacted (emails, phone numbers, key-like strings masked) or on
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -17,12 +16,9 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from citewise.text import mask_personal
 from citewise.trace import IndexInfo, ModelsTrace
 from citewise.types import Answer, Principal, SearchResult
-
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
-_PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
-_KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")
 
 
 def redact_query(query: str, mode: str) -> tuple[str | None, str]:
@@ -31,7 +27,7 @@ def redact_query(query: str, mode: str) -> tuple[str | None, str]:
     if mode == "hash":
         return None, digest
     if mode == "redact":
-        query = _KEYLIKE.sub("[key]", _PHONE.sub("[phone]", _EMAIL.sub("[email]", query)))
+        query = mask_personal(query)
     return query, digest
 
 
