@@ -285,6 +285,30 @@ def test_a_removed_key_stops_working_without_a_restart(served: Served, tmp_path)
     assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
 
 
+def test_a_removed_keys_name_is_not_given_to_someone_else_by_accident(served: Served,
+                                                                      tmp_path) -> None:
+    """The log belongs to a key's name: a new key named like a removed one read the old
+    key's queries and cited ids. Its name is retired; ``--reuse-name`` rotates a key for the
+    same person, who keeps their log."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+
+    hana = served.client("hana")
+    asked = hana.post("/v1/ask", json={"question": QUESTION}).json()["request_id"]
+    keys = ["--keys", str(tmp_path / "keys.json")]
+    runner = CliRunner()
+    assert runner.invoke(cli, ["keys", "remove", "hana", *keys]).exit_code == 0
+    refused = runner.invoke(cli, ["keys", "add", "hana", "--groups", "nobody", *keys])
+    assert refused.exit_code == 1 and "--reuse-name" in refused.output, refused.output
+    rotated = runner.invoke(cli, ["keys", "add", "hana", "--tenant", "northwind", "--groups",
+                                  "staff,hr", "--reuse-name", *keys])
+    assert rotated.exit_code == 0, rotated.output
+    again = served.client()
+    again.headers["Authorization"] = f"Bearer {rotated.stdout.splitlines()[0]}"
+    assert again.get(f"/v1/traces/{asked}").status_code == 200  # the same person's log
+
+
 def test_an_admin_cannot_overwrite_another_tenants_document(served: Served, tmp_path) -> None:
     """An admin of another tenant may not replace (take over) a document of this one: DELETE
     and the ACL route already refused it, the upload did not, and its report ("updated" vs

@@ -62,12 +62,15 @@ def keys_group():
               help="reader: search/ask; editor: + documents of its tenant; admin: + its "
                    "tenant's log and drift; operator: + versions, reindex, rollback, "
                    "other tenants.")
+@click.option("--reuse-name", is_flag=True,
+              help="NAME belonged to a removed key: this key rotates it for the same person "
+                   "and reads that key's request log and feedback.")
 @keys_option
 @friendly_errors
-def keys_add(name, tenant, groups, role, keys_path):
+def keys_add(name, tenant, groups, role, reuse_name, keys_path):
     """Make a key for NAME and print it (only its sha256 is stored)."""
     kf = KeyFile.load(keys_path, must_exist=False)
-    key = kf.add(name, tenant, sorted(Principal.of(groups).groups), role)
+    key = kf.add(name, tenant, sorted(Principal.of(groups).groups), role, reuse=reuse_name)
     echo(key)
     echo(f"(key for {name}: tenant {tenant}, groups {groups or '-'}, role {role}; "
          f"stored hashed in {keys_path}, not shown again)", err=True)

@@ -5,7 +5,12 @@
 keys.json::
 
     {"keys": [{"name": "alice", "sha256": "…", "tenant": "acme", "groups": ["staff"],
-               "role": "reader", "created_at": "2026-…"}]}
+               "role": "reader", "created_at": "2026-…"}],
+     "retired": ["bob"]}
+
+The request log and feedback belong to a key's *name*, so a removed key's name is retired:
+a new key under it would read the old key's queries, traces and cited ids, so ``add`` refuses
+it unless told the key is rotated for the same person (``reuse=True``, ``--reuse-name``).
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ class KeyFile:
     path: Path
     entries: list[ApiPrincipal] = field(default_factory=list)
     stamp: tuple[int, ...] | None = None
+    retired: list[str] = field(default_factory=list)  # names of removed keys
 
     @classmethod
     def load(cls, path: str | Path, must_exist: bool = True) -> KeyFile:
@@ -81,10 +87,11 @@ class KeyFile:
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
             entries = [_entry(e) for e in data.get("keys", [])]
+            retired = [str(name) for name in data.get("retired", [])]
         except (ValueError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{p}: not a citewise keys file ({exc}). Fix: recreate it with "
                               f"`citewise keys add NAME --keys {p}`") from exc
-        return cls(p, entries, _stamp(p))
+        return cls(p, entries, _stamp(p), retired)
 
     def refresh(self) -> None:
         """Re-read the file if it changed since it was read; a file that is gone holds no
@@ -109,13 +116,20 @@ class KeyFile:
                 found = entry
         return found
 
-    def add(self, name: str, tenant: str, groups: Sequence[str], role: str) -> str:
-        """Make a key for a new principal, store its hash, return the key (shown once)."""
+    def add(self, name: str, tenant: str, groups: Sequence[str], role: str,
+            reuse: bool = False) -> str:
+        """Make a key for a new principal, store its hash, return the key (shown once).
+        A retired name needs ``reuse`` (see the module docstring)."""
         if role not in ROLES:
             raise ConfigError(f"role {role!r}: use one of {', '.join(ROLES)}")
         if any(e.name == name for e in self.entries):
             raise ConfigError(f"a key named {name!r} exists. Fix: pick another name, or "
                               f"`citewise keys remove {name} --keys {self.path}` first")
+        if name in self.retired and not reuse:
+            raise ConfigError(f"{name!r} was the name of a removed key, and its request log "
+                              "would become this key's. Fix: pick another name, or pass "
+                              "--reuse-name when the key is rotated for the same person")
+        self.retired = [n for n in self.retired if n != name]
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         self.entries.append(ApiPrincipal(
             name, tenant, tuple(sorted(set(groups))), role, hash_key(key),
@@ -129,13 +143,15 @@ class KeyFile:
             raise ConfigError(f"no key named {name!r}. Fix: list them with `citewise keys list "
                               f"--keys {self.path}`")
         self.entries = kept
+        self.retired = [*(n for n in self.retired if n != name), name]
         self.save()
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         tmp.write_text(json.dumps({"keys": [asdict(e) | {"groups": list(e.groups)}
-                                            for e in self.entries]}, indent=2) + "\n",
+                                            for e in self.entries],
+                                   "retired": self.retired}, indent=2) + "\n",
                        encoding="utf-8")
         os.chmod(tmp, 0o600)
         tmp.replace(self.path)
