@@ -98,6 +98,14 @@ def test_bad_groups_type(tmp_path):
     assert message.startswith("front matter: 'groups' must be a list or a comma-separated")
 
 
+def test_updated_at_is_an_iso_date_or_time():
+    for good in ("2026-03-01", "2026-03-01T09:30:00Z", "2026-03-01T09:30:00+02:00"):
+        assert normalize_metadata({"updated_at": good}) == {"updated_at": good}
+    for bad in ("not-a-date", "yesterday", 2026, "01/03/2026"):
+        with pytest.raises(IngestError, match="not an ISO 8601 date"):
+            normalize_metadata({"updated_at": bad})
+
+
 def test_conflicting_aliases():
     with pytest.raises(IngestError, match="alias"):
         normalize_metadata({"url": "https://a", "source_url": "https://b"})
@@ -144,6 +152,9 @@ def test_read_sidecar(tmp_path):
     ('{"path": "../up.md"}', "meta.jsonl line 3: \"path\" '../up.md' must be relative"),
     ('{"path": "a.md", "groups": 5}', "meta.jsonl line 3: 'groups' must be a list"),
     ('{"path": "ok.md"}', "meta.jsonl line 3: duplicate entry for 'ok.md' (first on line 1)"),
+    ('{"path": "a.md", "updated_at": "not-a-date"}',
+     "meta.jsonl line 3: 'updated_at' 'not-a-date' is not an ISO 8601 date or time; write it"),
+    ('{"path": "a.md", "updated_at": 1e400}', "meta.jsonl line 3: 'updated_at' 'inf' is not"),
 ])
 def test_sidecar_errors_name_the_line(tmp_path, line, expected):
     content = '{"path": "ok.md"}\n{"path": "b.md"}\n' + line + "\n"

@@ -72,8 +72,20 @@ def _normalize_value(key: str, value: Any) -> Any:
         if key == "source_url" and not is_openable_link(text):
             raise IngestError(f"'source_url' {text[:60]!r} is not a link a reader can open "
                               "safely: give an http(s):// or file:// URL or a path")
+        if key == "updated_at" and not _is_iso_time(text):
+            raise IngestError(f"'updated_at' {text[:40]!r} is not an ISO 8601 date or time; "
+                              "write it like 2026-03-01 or 2026-03-01T09:30:00Z")
         return text
     return json_safe(value)
+
+
+def _is_iso_time(text: str) -> bool:
+    """An ISO 8601 date or date-time (what sorting, freshness and drift read)."""
+    try:
+        dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return False
+    return True
 
 
 _LINK_SCHEMES = frozenset({"http", "https", "file"})
