@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -94,3 +95,40 @@ def test_ask_and_search_in_a_terminal_show_the_page_not_what_its_escapes_draw(tm
     assert "opens at 50 bar[15D[0Kopens at 99 bar" in ask.text
     search = run("search", "relief valve pressure", "--groups", "staff")
     assert "Valve ]0;PWNED-TITLEsettings" in search.text
+
+
+def _looping_outline_pdf() -> bytes:
+    """One page, and an outline whose entry is its own next and first child (pypdf repairs
+    the loop and warns with the raw entry, its title's bytes included)."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Outlines 5 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources "
+        b"<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
+        b"<< /Length 64 >>\nstream\nBT /F1 12 Tf 72 720 Td (The boiler pressure limit is "
+        b"12 bar.) Tj ET\nendstream",
+        b"<< /Type /Outlines /First 6 0 R /Last 6 0 R /Count 1 >>",
+        b"<< /Title (Loop \x1b]0;PWNED\x07 outline) /Parent 5 0 R /Dest [3 0 R /Fit] "
+        b"/Next 6 0 R /First 6 0 R /Last 6 0 R /Count 1 >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+@pytest.mark.model
+def test_a_pdfs_repairs_are_not_printed_with_its_raw_bytes(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "boiler.pdf").write_bytes(_looping_outline_pdf())
+    done = subprocess.run([CITEWISE, "ingest", "docs", "--groups", "staff", "--no-progress",
+                           "--db", str(tmp_path / "t.db")], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0 and "1 new" in done.stdout, done.stderr
+    assert done.stderr == "" and ESC not in done.stdout, done.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import click
 
 from citewise import __version__
@@ -22,6 +24,10 @@ from citewise.cli.versions import reindex, rollback, versions
 @click.version_option(__version__, prog_name="citewise")
 def cli() -> None:
     """citewise: answers from governed documents, with citations anyone can check."""
+    # pypdf warns about every repair it makes (a looping outline, a wrong object offset), on
+    # stderr, with raw PDF objects and their bytes; the file still loads, and what fails is
+    # reported as one `failed:` line
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 for command in (ingest, search, ask, calibrate, delete, acl, status, config_cmd, eval_group,
