@@ -31,6 +31,8 @@ def test_no_key_no_access_and_meta_routes(served: Served) -> None:
     assert anon.get("/readyz").json()["status"] == "ready"
     spec = anon.get("/openapi.json").json()
     assert {"/v1/search", "/v1/ask", "/v1/documents", "/v1/feedback"} <= set(spec["paths"])
+    # FastAPI's /docs and /redoc load scripts from a CDN onto the origin that keeps the key
+    assert anon.get("/docs").status_code == 404 and anon.get("/redoc").status_code == 404
     assert "access-control-allow-origin" not in anon.options(
         "/v1/search", headers={"Origin": "http://evil.example",
                                "Access-Control-Request-Method": "POST"}).headers

@@ -55,7 +55,11 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
         yield
         state.close()
 
-    app = FastAPI(title="citewise", version=__version__, lifespan=lifespan,
+    # no /docs or /redoc: FastAPI's pages load their scripts from a CDN, which would run on
+    # the origin where the web page keeps the API key (and no CDN is reachable offline);
+    # /openapi.json describes the API
+    app = FastAPI(title="citewise", version=__version__, lifespan=lifespan, docs_url=None,
+                  redoc_url=None,
                   description="Answers from governed documents, with citations anyone can "
                               "check. Every /v1 route needs `Authorization: Bearer KEY` "
                               "(`citewise keys add`).")
