@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
@@ -72,9 +72,10 @@ class PageReader:
     """One page's text (``read``), with its code lines marked and laid out."""
 
     def __init__(self) -> None:
-        self._fonts: dict[int, tuple[bool, float]] = {}
+        # id -> (the font, kept alive so its id is never reused; monospaced; width in em)
+        self._fonts: dict[int, tuple[Any, bool, float]] = {}
 
-    def read(self, page: Any, clean: Any) -> str:
+    def read(self, page: Any, clean: Callable[[str], str]) -> str:
         """The page's text with code lines marked; ``clean`` normalises each piece's text
         (newlines, control characters) as the plain text would be."""
         lines: list[_Line] = [_Line()]
@@ -113,10 +114,10 @@ class PageReader:
         """(monospaced, glyph width in em), once per font dictionary."""
         if not font:
             return False, DEFAULT_WIDTH
-        key = id(font)
-        if key not in self._fonts:
-            self._fonts[key] = (is_monospaced(font), glyph_width(font))
-        return self._fonts[key]
+        if id(font) not in self._fonts:
+            self._fonts[id(font)] = (font, is_monospaced(font), glyph_width(font))
+        _, mono, em = self._fonts[id(font)]
+        return mono, em
 
 
 def is_monospaced(font: Any) -> bool:
