@@ -45,7 +45,7 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     engine = cached_embedder(engine)
     app = create_app(engine, keys)
     echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
-         f"http://{host}:{port}/ (API docs: /docs)", err=True)
+         f"http://{host}:{port}/ (API: /openapi.json)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
