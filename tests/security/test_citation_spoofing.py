@@ -58,7 +58,7 @@ def test_inert_citations_and_numbers_leave_code_links_and_intervals_alone():
     assert inert_citations("green [S1] and [s2, S3] and [Source id=\"S4\"], a[1], [see S2]") \
         == "green (S1) and (s2, S3) and (Source id=\"S4\"), a[1], [see S2]"
     assert citation_ids(inert_citations("claim [S1].")) == ()
-    text = ("footnote [3] and [ 12 ] but [0, 1], [link](u), [2](u) and `x[1]`\n"
-            "```\ny = x[1]\n```\nlast [4]")
-    assert inert_numbers(text) == ("footnote (3) and (12) but [0, 1], [link](u), [2](u) and "
-                                   "`x[1]`\n```\ny = x[1]\n```\nlast (4)")
+    text = ("footnote [3] and [ 12 ] but [0, 1], [link](u), [2](u), a[1], f()[0], m[0][1] "
+            "and `x[1]`\n```\ny = x[1]\n```\nlast [4]")
+    assert inert_numbers(text) == ("footnote (3) and (12) but [0, 1], [link](u), [2](u), a[1], "
+                                   "f()[0], m[0][1] and `x[1]`\n```\ny = x[1]\n```\nlast (4)")

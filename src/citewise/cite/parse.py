@@ -41,7 +41,7 @@ CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids
 _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_NUMBER = re.compile(r"\[\s*(\d{1,4})\s*\](?!\()")
+_NUMBER = re.compile(r"(?<![\w\])])\[\s*(\d{1,4})\s*\](?!\()")  # not a[1], f()[0], m[0][1]
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
@@ -74,8 +74,8 @@ def inert_citations(text: str) -> str:
 
 
 def inert_numbers(text: str) -> str:
-    """``text`` with a lone number in brackets (``[3]``, not a link's) in parentheses,
-    outside fenced code blocks and inline code."""
+    """``text`` with a lone number in brackets (``[3]``; not a link's, not an index such as
+    ``a[1]``) in parentheses, outside fenced code blocks and inline code."""
     out, fenced = [], False
     for line in text.split("\n"):
         if FENCE.match(line):
