@@ -167,13 +167,13 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
         if text is None:
             dropped.append(Dropped(hit.chunk.chunk_id, "over_budget"))
             continue
-        passages.append(ContextPassage(f"S{len(passages) + 1}", hit, inert_citations(text),
-                                       tokens))
+        passages.append(ContextPassage(f"S{len(passages) + 1}", hit, text, tokens))
         used += tokens
     if settings.expand_parent and load_parsed is not None:
         passages, used = _expand(passages, settings.budget_tokens - used, count_tokens,
                                  load_parsed, used)
-    return Context(tuple(passages), tuple(dropped), used)
+    inert = tuple(replace(p, text=inert_citations(p.text)) for p in passages)
+    return Context(inert, tuple(dropped), used)
 
 
 def join_windows(hits: Sequence[Hit]) -> tuple[list[Candidate], list[Dropped]]:
@@ -287,7 +287,7 @@ def _expand(passages: list[ContextPassage], room: int, count_tokens: Callable[[s
         if whole and len(whole) > len(p.text):
             extra = count_tokens(whole) - p.tokens
             if extra <= room:
-                p = ContextPassage(p.sid, p.hit, inert_citations(whole), p.tokens + extra)
+                p = ContextPassage(p.sid, p.hit, whole, p.tokens + extra)
                 expanded.add(key)
                 room -= extra
                 used += extra

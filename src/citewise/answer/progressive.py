@@ -87,10 +87,10 @@ def whole_texts(read: tuple[ContextPassage, ...],
     (libffi's Simple Example)."""
     if whole is None:
         return read
-    texts = {p.hit.chunk.chunk_id: p for p in whole.passages}
+    by_chunk = {p.hit.chunk.chunk_id: p for p in whole.passages}
     out = []
     for p in read:
-        w = texts.get(p.hit.chunk.chunk_id)
+        w = by_chunk.get(p.hit.chunk.chunk_id)
         if w is not None and len(w.text) > len(p.text) and w.text.startswith(p.text.rstrip()):
             p = replace(p, text=w.text, tokens=w.tokens)
         out.append(p)

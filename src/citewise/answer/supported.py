@@ -52,9 +52,9 @@ def supported_answer(question: str, prompt: Prompt, out: Generation, context: Co
                      f"do not support ({_whys(kept)}); see --explain")
     claimed = False
     if not kept.answered and not quoted:
-        passages = list(whole_texts(context.passages, whole))
-        kept, claimed = _replaced(kept, replace(prompt, passages=tuple(passages)),
-                                  out.model_id, notes)
+        shown = whole_texts(context.passages, whole)
+        passages = list(shown)
+        kept, claimed = _replaced(kept, replace(prompt, passages=shown), out.model_id, notes)
         outcome = "extractive"
         draft.set(generation=replace(draft.trace.generation,
                                      model=f"{out.model_id} -> {extractive_id}"))

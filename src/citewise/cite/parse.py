@@ -41,6 +41,7 @@ CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids
 _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
+_INLINE_CODE_PARTS = re.compile(f"({_INLINE_CODE.pattern})")  # re.split keeps the code
 _NUMBER = re.compile(r"(?<![\w\])])\[\s*(\d{1,4})\s*\](?!\()")  # not a[1], f()[0], m[0][1]
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
@@ -81,7 +82,7 @@ def inert_numbers(text: str) -> str:
         if FENCE.match(line):
             fenced = not fenced
         elif not fenced:
-            parts = re.split(r"(`[^`\n]*`)", line)
+            parts = _INLINE_CODE_PARTS.split(line)
             line = "".join(part if i % 2 else _NUMBER.sub(r"(\1)", part)
                            for i, part in enumerate(parts))
         out.append(line)
