@@ -124,7 +124,8 @@ class Engine(EngineVerbs):
         ``strict``, a path line that matches no file stops the batch before anything is
         written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
-        skipped and listed in ``report.redirects``; boilerplate repeated across a folder's
+        skipped and listed in ``report.redirects``, a page's source copy (Sphinx's
+        ``_sources``) in ``report.copies``; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
         many files will be read before the first is, ``on_progress`` how many more are done,
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
@@ -143,10 +144,21 @@ class Engine(EngineVerbs):
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,
                              on_embedded=on_embedded)
         report.redirects.extend(batch.redirects)
+        report.copies.extend(batch.copies)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
-        report.warnings[:0] = notes + report.sidecar_problems
+        report.warnings[:0] = notes + self._stale_copies(batch.copies) + report.sidecar_problems
         return report
+
+    def _stale_copies(self, copies: Sequence[tuple[str, str]]) -> list[str]:
+        """A line when source copies that are no longer read are still in the index (an
+        ingest before they were left out put them there)."""
+        stale = [copy for copy, _ in copies if self.store.get_document(copy) is not None]
+        if not stale:
+            return []
+        return [f"{len(stale)} source copies of pages (Sphinx _sources/) are still indexed from "
+                f"an earlier ingest and duplicate their pages. Fix: citewise delete "
+                f"{' '.join(stale)}"]
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

@@ -85,19 +85,22 @@ class IngestResult:
     redirects: tuple[tuple[str, str], ...] = ()  # (redirect stub page, its target)
     warnings: tuple[str, ...] = ()  # skipped symlinks, ignored file ACLs, unmatched sidecar lines
     skipped_files: tuple[str, ...] = ()  # files of an ingested folder citewise does not read
+    source_copies: tuple[tuple[str, str], ...] = ()  # (a page's source copy, the page)
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
         failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
         return cls(report.summary(), failed, tuple(report.unreadable),
-                   tuple(report.redirects), tuple(report.warnings), tuple(report.skipped))
+                   tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
+                   tuple(report.copies))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
                 "failures": [{"path": p, "error": e} for p, e in self.failures],
                 "no_groups": list(self.no_groups),
                 "redirects": [{"path": p, "to": t} for p, t in self.redirects],
-                "warnings": list(self.warnings), "skipped_files": list(self.skipped_files)}
+                "warnings": list(self.warnings), "skipped_files": list(self.skipped_files),
+                "source_copies": [{"path": p, "page": t} for p, t in self.source_copies]}
 
 
 @dataclass(frozen=True)

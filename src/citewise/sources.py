@@ -28,6 +28,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.precedence import merge_metadata
+from citewise.ingest.source_copies import source_copies
 from citewise.types import Block, ParsedDocument
 
 
@@ -74,6 +75,10 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 target = path.resolve()
                 inside = target == real_root or real_root in target.parents
                 if not inside and not follow:
+                    if not is_dir and not is_supported(path):  # not read either way
+                        if skipped is not None and entry.is_file():
+                            skipped.append(path)
+                        continue
                     if notes is not None:
                         notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
                                      "Fix: pass --follow-symlinks to index it")
@@ -168,10 +173,12 @@ def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
 @dataclass
 class FileBatch:
     """The files of one ingest: ``items`` to index, ``redirects`` (``(path, target)``: redirect
-    stub pages, not indexed), the boilerplate found per root (``sites``)."""
+    stub pages, not indexed), ``copies`` (``(path, page)``: a page's source copy, not indexed,
+    :mod:`citewise.ingest.source_copies`), the boilerplate found per root (``sites``)."""
 
     items: list[Pending]
     redirects: list[tuple[str, str]] = field(default_factory=list)
+    copies: list[tuple[str, str]] = field(default_factory=list)
     sites: dict[str, SiteProfile] = field(default_factory=dict)
 
 
@@ -196,7 +203,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                match: SidecarMatch | None = None,
                skipped: list[Path] | None = None) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
-    root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`). Pass
+    root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`); a page's
+    source copy (Sphinx's ``_sources``) is left out when the page is listed too. Pass
     ``match`` (a :class:`SidecarMatch` on ``sidecar``) to learn which sidecar lines matched;
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
     :func:`discover` (``skipped``: unsupported files of a folder)."""
@@ -204,7 +212,10 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped)
     batch = FileBatch(items=[])
-    stubs: set[Path] = set()
+    roots = {path: root for root, path in found}
+    copies = source_copies(roots)
+    batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
+    stubs: set[Path] = set(copies)
     for root in dict.fromkeys(r for r, _ in found):
         site, redirects = survey([f for r, f in found if r == root], limits)
         batch.sites[root.as_posix()] = site
@@ -231,6 +242,10 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
             trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url))))
     return batch
+
+
+def _rel(path: Path, roots: Mapping[Path, Path]) -> str:
+    return path.relative_to(roots[path]).as_posix()
 
 
 def survey(files: Sequence[Path], limits: LimitSettings,

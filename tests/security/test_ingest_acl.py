@@ -153,6 +153,8 @@ def test_symlinks_out_of_the_ingest_folder_are_skipped(tmp_path: Path) -> None:
     (root / "leak.md").symlink_to(outside / "secret.md")
     (root / "dir").symlink_to(outside / "more", target_is_directory=True)
     (root / "alias.md").symlink_to(root / "sub" / "in.md")  # inside the root: fine
+    (outside / "theme.css").write_text("body {}", encoding="utf-8")
+    (root / "theme.css").symlink_to(outside / "theme.css")  # not read either way: no warning
     db = tmp_path / "i.db"
     out = ingest(db, str(root), "--groups", "staff")
     assert set(acl_of(db)) == {"ok.md", "sub/in.md", "alias.md"}

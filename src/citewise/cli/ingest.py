@@ -84,6 +84,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                                            for o in failures],
                    "no_groups": report.unreadable, "skipped_files": report.skipped,
                    "redirects": [{"path": p, "to": t} for p, t in report.redirects],
+                   "source_copies": [{"path": p, "page": t} for p, t in report.copies],
                    "warnings": report.warnings})
     else:
         for line in report.warnings:
@@ -98,6 +99,10 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
         if report.redirects:
             echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
                  f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True, one_line=True)
+        if report.copies:
+            echo(f"skipped {len(report.copies)} source copies of pages it indexed (Sphinx "
+                 f"_sources/), e.g. {report.copies[0][0]} -> {report.copies[0][1]}", err=True,
+                 one_line=True)
         if report.skipped:
             echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                  f"read ({_by_suffix(report.skipped)}); supported: "

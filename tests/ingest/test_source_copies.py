@@ -1,0 +1,104 @@
+"""A page's source copy (Sphinx's ``_sources/page.rst.txt``) is not indexed beside the page:
+it duplicated every page, was cited without a section to open, and leaked a restricted page
+whose copy the ACL sidecar did not name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from citewise.cli import ingest as ingest_module
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.ingest.source_copies import page_candidates, source_copies
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+PAGE = ("<html><head><title>{t}</title></head><body><div class='body'>"
+        "<h1 id='{s}'>{t}</h1><p>{b}</p></div></body></html>")
+
+
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "html"
+    pages = {"index": ("Welcome", "The widget manual starts here."),
+             "usage/init": ("Init", "Run widget init to create a repository."),
+             "internals": ("Internals", "The zqsegment files are 500 MB each.")}
+    for name, (title, body) in pages.items():
+        path = root / f"{name}.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PAGE.format(t=title, s=name.replace("/", "-"), b=body))
+        copy = root / "_sources" / f"{name}.rst.txt"
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(f"{title}\n{'=' * len(title)}\n\n{body} See :ref:`other`.\n")
+    (root / "_sources" / "orphan.md.txt").write_text("# Orphan\n\nOnly the source is here.\n")
+    return root
+
+
+def test_which_pages_a_copy_may_be_the_source_of() -> None:
+    assert page_candidates(Path("s/_sources/a/b.rst.txt")) == (Path("s/a/b.html"),
+                                                               Path("s/a/b/index.html"))
+    assert page_candidates(Path("_sources/nb.ipynb.txt"))[0] == Path("nb.html")
+    nested = Path("s/_sources/x/_sources/c.md.txt.gz")
+    assert page_candidates(nested)[0] == Path("s/_sources/x/c.html")
+    assert page_candidates(Path("s/_sources/intro.md"))[0] == Path("s/intro.html")  # Jupyter
+    for other in ("s/a/b.rst.txt", "s/_sources"):
+        assert page_candidates(Path(other)) == ()
+    files = [Path("s/a.html"), Path("s/_sources/a.rst.txt"), Path("s/b/index.html.gz"),
+             Path("s/_sources/b.rst.txt"), Path("s/_sources/c.rst.txt")]
+    assert source_copies(files) == {Path("s/_sources/a.rst.txt"): Path("s/a.html"),
+                                    Path("s/_sources/b.rst.txt"): Path("s/b/index.html.gz")}
+
+
+def test_copies_are_skipped_and_reported_and_a_restricted_page_does_not_leak(tmp_path) -> None:
+    root = site(tmp_path)
+    side = {"internals.html": {"groups": ["developers"]}}
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["public"]}, side)
+        assert sorted(report.copies) == [("_sources/index.rst.txt", "index.html"),
+                                         ("_sources/internals.rst.txt", "internals.html"),
+                                         ("_sources/usage/init.rst.txt", "usage/init.html")]
+        ids = {d.doc_id for d in engine.store.list_documents()}
+        assert ids == {"index.html", "usage/init.html", "internals.html",
+                       "_sources/orphan.md.txt"}  # a copy without its page is read
+        public = engine.search("zqsegment files size", Principal.of("public"), mode="bm25")
+        assert public.hits == [] or all(h.document.doc_id != "internals.html"
+                                        for h in public.hits)
+        assert not any("zqsegment" in h.chunk.text for h in public.hits)
+        hit = engine.search("create a repository", Principal.of("public"), mode="bm25").hits[0]
+        assert hit.document.doc_id == "usage/init.html" and hit.chunk.anchor == "usage-init"
+
+
+def test_the_cli_reports_copies_and_names_the_fix_for_copies_indexed_before(tmp_path,
+                                                                           monkeypatch):
+    root, db = site(tmp_path), tmp_path / "i.db"
+    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
+        db, Settings(), embedder=FakeEmbedder()))
+    pages = sorted(root.rglob("*.html"))
+    for page in pages:  # a folder holding only the sources: they are read
+        page.rename(page.with_suffix(".away"))
+    run = CliRunner()
+    ingest = ["ingest", str(root), "--db", str(db), "--groups", "public", "--no-progress"]
+    first = run.invoke(cli, ingest)
+    assert first.exit_code == 0 and "4 new" in first.output, first.output
+    for page in pages:
+        page.with_suffix(".away").rename(page)
+    out = run.invoke(cli, ingest)
+    assert out.exit_code == 0, out.output
+    assert ("skipped 3 source copies of pages it indexed (Sphinx _sources/), e.g. "
+            "_sources/index.rst.txt -> index.html") in out.output
+    warning = next(line for line in out.output.splitlines() if "still indexed" in line)
+    fix = warning.split("Fix: citewise ")[1].split()
+    assert sorted(fix[1:]) == ["_sources/index.rst.txt", "_sources/internals.rst.txt",
+                               "_sources/usage/init.rst.txt"]
+    assert run.invoke(cli, [*fix, "--db", str(db)]).exit_code == 0
+    again = run.invoke(cli, [*ingest[:-1], "--json"])
+    assert "still indexed" not in again.output
+    listed = json.loads(again.output)
+    assert {"path": "_sources/usage/init.rst.txt", "page": "usage/init.html"} in \
+        listed["source_copies"]
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert {d.doc_id for d in engine.store.list_documents()} == {
+            "index.html", "usage/init.html", "internals.html", "_sources/orphan.md.txt"}
