@@ -48,7 +48,9 @@ def sphinx(slug: str, title: str, body: str) -> str:
 <div class="document"><div class="documentwrapper"><div class="bodywrapper">
 <div class="body" role="main"><section id="{slug}">
 <h1>{title}<a class="headerlink" href="#{slug}" title="Link to this heading">¶</a></h1>
-<p>{body}</p><section id="see-also"><h2>See also<a class="headerlink" href="#see-also">¶</a></h2>
+<p>{body}</p><div class="toctree-wrapper compound"><ul><li class="toctree-l1">
+<a class="reference internal" href="advanced.html">Advanced topics</a></li></ul></div>
+<section id="see-also"><h2>See also<a class="headerlink" href="#see-also">¶</a></h2>
 <p>More about {title.lower()} in the reference.</p></section></section></div></div></div>
 <div class="sphinxsidebar" role="navigation"><h3>Quick search</h3><p>Widget is a library for
 widgets.</p></div></div><div class="footer">&#169;Copyright 2026, Widget Team. Created using
@@ -84,7 +86,7 @@ STUB = ('<html><head><meta http-equiv="Refresh" content="0; url={to}"></head><bo
 GENERATORS = {"mdbook": (mdbook, ["The Widget Book", "Toggle Table", "Print this book",
                                   "Edit this page", "Next chapter", "Appendix"]),
               "sphinx": (sphinx, ["Navigation", "¶", "Quick search", "Copyright",
-                                  "Widget 1.0 documentation", "index"]),
+                                  "Widget 1.0 documentation", "index", "Advanced topics"]),
               "docbook": (docbook, ["Widget User Manual", "Table of", "Prev", "Home"]),
               "texinfo": (texinfo, ["Next node", "Up:", "Index]", "Subsection"])}
 
@@ -159,3 +161,4 @@ def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) ->
     for base in ("docs", "javascript://docs/%0aalert(1)"):
         bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", base])
         assert bad.exit_code == 2 and "is not an http(s):// or file:// URL" in bad.output
+

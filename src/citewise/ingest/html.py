@@ -3,9 +3,12 @@
 Dropped: ``script style noscript template svg iframe`` everywhere; page chrome ``nav aside
 form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; elements whose
 ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
-:data:`CHROME_CLASSES`: Sphinx sidebars and ``¶`` header links, DocBook navigation tables and
-TOCs, Texinfo node headers, mdBook menu bars). A page that only redirects (``<meta
-http-equiv=refresh>`` with little text) gets ``redirect_to`` in its metadata. Kept: headings
+:data:`CHROME_CLASSES`: Sphinx sidebars, in-page tables of contents (``toctree-wrapper``: a
+list of other pages' titles, which an answer quoted as if a title said something),
+themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``) and ``¶``
+header links, DocBook navigation tables and TOCs, Texinfo node headers, mdBook menu bars).
+A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
+``redirect_to`` in its metadata. Kept: headings
 h1–h6, paragraphs, ``pre`` (verbatim code), lists (``- item``/``1. item`` lines), tables
 (``a | b`` rows; ``header_lines`` = rows in ``<thead>``, else leading all-``<th>`` rows),
 blockquotes and loose text in containers.
@@ -51,7 +54,8 @@ CHROME_CLASSES = frozenset({
     "nav", "navbar", "navheader", "navfooter", "nav-panel", "navigation", "related",
     "sphinxsidebar", "sidebar", "breadcrumb", "breadcrumbs", "menu-bar", "toc", "section-toc",
     "headerlink", "footer", "md-header", "md-footer", "md-sidebar", "edit-page", "prev-next",
-    "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header"})
+    "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
+    "footer-relations", "related-pages", "prev-next-area", "prev-next-footer"})
 CHROME_ID_WORDS = frozenset((
     "mdbook", "menu", "bar", "menubar", "sidebar", "side", "nav", "navbar", "navigation",
     "header", "footer", "content", "main", "page", "wrapper", "container", "body", "root", "app",
@@ -151,6 +155,7 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
         content = collapse(meta.attrs.get("content") or "")
         if name == "author" and content:
             metadata.setdefault("owner", content)
+
     for link in tree.css("link[rel]"):
         rels = (link.attrs.get("rel") or "").lower().split()
         href = (link.attrs.get("href") or "").strip()
