@@ -125,7 +125,8 @@ class Engine(EngineVerbs):
         written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``, a page's source copy (Sphinx's
-        ``_sources``) in ``report.copies``; boilerplate repeated across a folder's
+        ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``) in
+        ``report.noindex``; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
         many files will be read before the first is, ``on_progress`` how many more are done,
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
@@ -145,6 +146,7 @@ class Engine(EngineVerbs):
                              on_embedded=on_embedded)
         report.redirects.extend(batch.redirects)
         report.copies.extend(batch.copies)
+        report.noindex.extend(batch.noindex)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         report.warnings[:0] = notes + self._stale_copies(batch.copies) + report.sidecar_problems

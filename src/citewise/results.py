@@ -86,13 +86,14 @@ class IngestResult:
     warnings: tuple[str, ...] = ()  # skipped symlinks, ignored file ACLs, unmatched sidecar lines
     skipped_files: tuple[str, ...] = ()  # files of an ingested folder citewise does not read
     source_copies: tuple[tuple[str, str], ...] = ()  # (a page's source copy, the page)
+    noindex: tuple[str, ...] = ()  # pages of a folder marked noindex (robots meta), not indexed
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
         failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
         return cls(report.summary(), failed, tuple(report.unreadable),
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
-                   tuple(report.copies))
+                   tuple(report.copies), tuple(report.noindex))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -100,7 +101,8 @@ class IngestResult:
                 "no_groups": list(self.no_groups),
                 "redirects": [{"path": p, "to": t} for p, t in self.redirects],
                 "warnings": list(self.warnings), "skipped_files": list(self.skipped_files),
-                "source_copies": [{"path": p, "page": t} for p, t in self.source_copies]}
+                "source_copies": [{"path": p, "page": t} for p, t in self.source_copies],
+                "noindex": list(self.noindex)}
 
 
 @dataclass(frozen=True)

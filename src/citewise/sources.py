@@ -174,11 +174,13 @@ def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
 class FileBatch:
     """The files of one ingest: ``items`` to index, ``redirects`` (``(path, target)``: redirect
     stub pages, not indexed), ``copies`` (``(path, page)``: a page's source copy, not indexed,
-    :mod:`citewise.ingest.source_copies`), the boilerplate found per root (``sites``)."""
+    :mod:`citewise.ingest.source_copies`), ``noindex`` (pages marked so, not indexed:
+    :class:`Survey`), the boilerplate found per root (``sites``)."""
 
     items: list[Pending]
     redirects: list[tuple[str, str]] = field(default_factory=list)
     copies: list[tuple[str, str]] = field(default_factory=list)
+    noindex: list[str] = field(default_factory=list)
     sites: dict[str, SiteProfile] = field(default_factory=dict)
 
 
@@ -203,8 +205,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                match: SidecarMatch | None = None,
                skipped: list[Path] | None = None) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
-    root's boilerplate and its redirect stubs (:mod:`citewise.ingest.boilerplate`); a page's
-    source copy (Sphinx's ``_sources``) is left out when the page is listed too. Pass
+    root's boilerplate, its redirect stubs and its pages marked noindex (:func:`survey`); a
+    page's source copy (Sphinx's ``_sources``) is left out when the page is listed too. Pass
     ``match`` (a :class:`SidecarMatch` on ``sidecar``) to learn which sidecar lines matched;
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
     :func:`discover` (``skipped``: unsupported files of a folder)."""
@@ -212,16 +214,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped)
     batch = FileBatch(items=[])
-    roots = {path: root for root, path in found}
-    copies = source_copies(roots)
-    batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
-    stubs: set[Path] = set(copies)
-    for root in dict.fromkeys(r for r, _ in found):
-        site, redirects = survey([f for r, f in found if r == root], limits)
-        batch.sites[root.as_posix()] = site
-        for path, target in redirects:
-            stubs.add(path)
-            batch.redirects.append((path.relative_to(root).as_posix(), target))
+    named = {Path(p) for p in paths if Path(p).is_file()}
+    stubs = _left_out(found, named, limits, batch)
     cwd = Path.cwd()
     listed = []
     for root, path in found:
@@ -244,15 +238,48 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     return batch
 
 
+def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
+              batch: FileBatch) -> set[Path]:
+    """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
+    ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
+    indexed when it was named on its own (``named``), not found in a folder."""
+    roots = {path: root for root, path in found}
+    copies = source_copies(roots)
+    batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
+    out: set[Path] = set(copies)
+    for root in dict.fromkeys(r for r, _ in found):
+        seen = survey([f for r, f in found if r == root], limits)
+        batch.sites[root.as_posix()] = seen.site
+        for path, target in seen.redirects:
+            out.add(path)
+            batch.redirects.append((_rel(path, roots), target))
+        for path in seen.noindex:
+            if path not in named:
+                out.add(path)
+                batch.noindex.append(_rel(path, roots))
+    return out
+
+
 def _rel(path: Path, roots: Mapping[Path, Path]) -> str:
     return path.relative_to(roots[path]).as_posix()
 
 
-def survey(files: Sequence[Path], limits: LimitSettings,
-           ) -> tuple[SiteProfile, list[tuple[Path, str]]]:
-    """Boilerplate and redirect stubs among the HTML ``files`` of one root (files that fail
-    to load are left to the real pass, which reports them)."""
-    pages, redirects = [], []
+@dataclass
+class Survey:
+    """What the read-ahead of one root's HTML pages found: its boilerplate (``site``), its
+    redirect stubs (``(page, target)``) and the pages that ask search engines not to index
+    them (``<meta name="robots" content="noindex">``: mdBook's ``print.html``, the whole book
+    again on one page, and its ``toc.html``; Sphinx's ``search.html``)."""
+
+    site: SiteProfile
+    redirects: list[tuple[Path, str]]
+    noindex: list[Path]
+
+
+def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
+    """The :class:`Survey` of the HTML ``files`` of one root (files that fail to load are
+    left to the real pass, which reports them)."""
+    pages, redirects, noindex = [], [], []
     for path in files:
         if format_of(inner_path(path)) != "html":
             continue
@@ -262,9 +289,11 @@ def survey(files: Sequence[Path], limits: LimitSettings,
             continue
         if "redirect_to" in parsed.metadata:
             redirects.append((path, str(parsed.metadata["redirect_to"])))
+        elif parsed.metadata.get("robots") == "noindex":
+            noindex.append(path)
         else:
             pages.append(parsed)
-    return profile(pages), redirects
+    return Survey(profile(pages), redirects, noindex)
 
 
 @dataclass(frozen=True)

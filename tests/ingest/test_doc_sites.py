@@ -162,3 +162,43 @@ def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) ->
         bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", base])
         assert bad.exit_code == 2 and "is not an http(s):// or file:// URL" in bad.output
 
+
+def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypatch) -> None:
+    """mdBook's print.html is the whole book again on one page, marked noindex for search
+    engines (as is Sphinx's search.html); a folder's ingest skips it and says so."""
+    import json
+
+    from click.testing import CliRunner
+
+    from citewise.cli import ingest as ingest_module
+    from citewise.cli.main import cli
+
+    site = build(tmp_path, "mdbook")
+    book = " ".join(f"<h1 id='{slug}'>{title}</h1><p>{body}</p>" for slug, title, body in TOPICS)
+    (site / "print.html").write_text(f'<html><head><meta name="robots" content="noindex">'
+                                     f"<title>The Widget Book</title></head><body>{book}"
+                                     "</body></html>")
+    (site / "search.html").write_text('<html><head><meta name="ROBOTS" content="NoIndex, '
+                                      'nofollow"></head><body><p>Searching.</p></body></html>')
+    db = tmp_path / "i.db"
+    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
+        db, Settings(), embedder=FakeEmbedder()))
+    run = CliRunner()
+    out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
+    assert out.exit_code == 0, out.output
+    assert ("skipped 2 page(s) marked noindex (<meta name=robots>: print, search and "
+            "contents pages), "
+            "e.g. print.html; name one to ingest it") in out.output
+    listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
+                                         "public", "--json"]).output)
+    assert listed["noindex"] == ["print.html", "search.html"]
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        ids = {d.doc_id for d in engine.store.list_documents()}
+        assert ids == {f"{slug}.html" for slug, _, _ in TOPICS}
+        for _, _, body in TOPICS:  # each fact once, from its chapter
+            hits = engine.search(body, READER, mode="bm25", top_k=10).hits
+            assert [h.document.doc_id for h in hits if body in h.chunk.text] == \
+                [hits[0].document.doc_id]
+    named = run.invoke(cli, ["ingest", str(site / "print.html"), "--db", str(db), "--groups",
+                             "public"])
+    assert named.exit_code == 0 and "1 new" in named.output, named.output

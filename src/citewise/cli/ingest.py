@@ -85,6 +85,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                    "no_groups": report.unreadable, "skipped_files": report.skipped,
                    "redirects": [{"path": p, "to": t} for p, t in report.redirects],
                    "source_copies": [{"path": p, "page": t} for p, t in report.copies],
+                   "noindex": report.noindex,
                    "warnings": report.warnings})
     else:
         for line in report.warnings:
@@ -103,6 +104,11 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
             echo(f"skipped {len(report.copies)} source copies of pages it indexed (Sphinx "
                  f"_sources/), e.g. {report.copies[0][0]} -> {report.copies[0][1]}", err=True,
                  one_line=True)
+        if report.noindex:
+            echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>: "
+                 f"print, search and contents pages), e.g. {report.noindex[0]}; name one to "
+                 "ingest it",
+                 err=True, one_line=True)
         if report.skipped:
             echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                  f"read ({_by_suffix(report.skipped)}); supported: "

@@ -143,7 +143,8 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
 
 def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url, ``<meta
-    http-equiv=refresh content="0; url=…">`` → redirect_to."""
+    http-equiv=refresh content="0; url=…">`` → redirect_to, ``<meta name=robots
+    content="noindex, …">`` → robots: noindex (a folder's ingest skips the page)."""
     metadata: dict[str, str] = {}
     for meta in tree.css("meta[http-equiv]"):
         if (meta.attrs.get("http-equiv") or "").strip().lower() == "refresh":
@@ -155,7 +156,9 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
         content = collapse(meta.attrs.get("content") or "")
         if name == "author" and content:
             metadata.setdefault("owner", content)
-
+        elif name == "robots" and {"noindex", "none"} & set(
+                content.lower().replace(",", " ").split()):
+            metadata["robots"] = "noindex"
     for link in tree.css("link[rel]"):
         rels = (link.attrs.get("rel") or "").lower().split()
         href = (link.attrs.get("href") or "").strip()
