@@ -100,3 +100,22 @@ def test_a_code_span_may_fill_in_a_synopsis_or_template_of_its_source() -> None:
     assert span_quoted("--stacks=yes", "--stacks=<yes|no> [default: no]")
     assert not span_quoted("--stacks=yes", "--stacks=<no> " + "word " * 20 + "yes")
     assert not span_quoted("--stacks", "measure the stacks too")  # an option is not a word
+
+
+def test_a_code_span_keeps_the_symbols_it_opens_with() -> None:
+    """rustdoc's book shows its hidden-lines example wrapped in ``#![allow(unused)]``; the
+    1.5B answered "use the `#[allow(unused)]` attribute" (the book says: start the line
+    with ``# ``), and the span passed as the same tokens in order."""
+    from citewise.cite.validate import span_quoted
+
+    source = ("Hiding portions of the example. Sometimes, you need some setup code, or other "
+              "things that would distract from your example, but are important to make the "
+              "tests work.\n\n#![allow(unused)]\nfn main() {\n/// # fn foo() {}\n}")
+    claim = ("To hide lines from a doc test example, you can use the `#[allow(unused)]` "
+             "attribute [S1].")
+    assert not validate(claim, passages(source)).ok
+    assert validate(claim.replace("#[", "#!["), passages(source)).ok
+    assert not span_quoted("$PATH", "add the folder to PATH")
+    assert span_quoted("$PATH", "add the folder to $PATH first")
+    assert span_quoted("#[derive(Debug)]", "put #[derive(Debug)] on the struct")
+    assert span_quoted("foo()", "call foo(x) first")  # a call's name, as prose writes it

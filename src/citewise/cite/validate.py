@@ -157,6 +157,7 @@ def code_quoted(code: str, evidence: str) -> bool:
 
 
 _CODE_TOKEN = re.compile(r"-{0,2}[^\W_][\w.\-]*|_[\w.\-]+")
+_SIGIL = re.compile(r"[^\w\s]")
 
 
 def span_quoted(code: str, evidence: str) -> bool:
@@ -166,27 +167,43 @@ def span_quoted(code: str, evidence: str) -> bool:
     key change-passphrase", ``--gen-suppressions=all`` in "--gen-suppressions=<yes|no|all>";
     ``--gen-suppressions=auto`` and ``borg change-passphrase key`` are not. Word for word
     only, 10 of the 35 model sentences removed as unsupported in the four documentation eval
-    runs had a code span, 9 of them answering answerable questions (those two examples)."""
+    runs had a code span, 9 of them answering answerable questions (those two examples).
+    The symbols a span opens with are part of it: ``#[allow(unused)]`` (a Rust outer
+    attribute, which rustdoc's book never wrote) is not in ``#![allow(unused)]``, nor
+    ``$PATH`` in "PATH"."""
     if _norm(code) in _norm(evidence):
         return True
-    wanted = _CODE_TOKEN.findall(code.lower())
+    lowered = code.lower()
+    wanted = _CODE_TOKEN.findall(lowered)
     if not wanted:
         return False
-    have = _CODE_TOKEN.findall(evidence.lower())
+    lead = "".join(lowered[:lowered.index(wanted[0])].split())
+    text = evidence.lower()
+    have = list(_CODE_TOKEN.finditer(text))
     reach = len(wanted) + 6  # "[common options]", "<yes|no|…>" between the tokens
     for start, token in enumerate(have):
-        if token != wanted[0]:
+        if token.group() != wanted[0] or not _opens_with(text, token.start(), lead):
             continue
         pos, found = start, 1
         for want in wanted[1:]:
             nxt = next((i for i in range(pos + 1, min(len(have), start + reach))
-                        if have[i] == want), None)
+                        if have[i].group() == want), None)
             if nxt is None:
                 break
             pos, found = nxt, found + 1
         if found == len(wanted):
             return True
     return False
+
+
+def _opens_with(text: str, at: int, lead: str) -> bool:
+    """Whether the symbols just before ``text[at]`` (spaces left out) are ``lead``, and no
+    other symbol comes right before them: ``#[`` opens "… #[derive", not "#![allow"."""
+    if not lead:
+        return True
+    before = "".join(text[max(0, at - 4 * len(lead) - 4):at].split())
+    return before.endswith(lead) and not (len(before) > len(lead)
+                                          and _SIGIL.match(before[-len(lead) - 1]))
 
 
 def passage_texts(passages: Sequence[ContextPassage]) -> dict[str, str]:
