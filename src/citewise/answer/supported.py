@@ -81,19 +81,22 @@ def _replaced(kept: Enforced, prompt: Prompt, model_id: str,
     from citewise.generate.claim_quotes import replacement
     from citewise.generate.quoted_example import example_answer
 
-    lead = (f"the answer of {model_id} had no sentence supported by its sources "
-            f"({_whys(kept)}); answered extractively instead")
+    lead = f"the answer of {model_id} had no sentence supported by its sources ({_whys(kept)})"
     code = [v.segment.text for v in kept.verdicts
             if v.segment.kind == "code" and v.status == "supported"]
     example = example_answer(code, prompt) if code else None
     shown = enforce(example, prompt.passages) if example is not None else None
     if shown is not None and shown.answered:
-        notes.append(lead + ", showing the source's example that its code was quoted from")
+        notes.append(lead + "; answered extractively instead, showing the source's example "
+                     "that its code was quoted from")
         return shown, True
     text, claimed = replacement([(r.text, r.status) for r in kept.removed], prompt)
-    notes.append(lead + (", quoting the source sentences that say what it claimed"
-                         if claimed else ""))
-    return enforce(text, prompt.passages), claimed
+    checked = enforce(text, prompt.passages)
+    if checked.answered:  # else the caller's decline note says why
+        lead += "; answered extractively instead" + (
+            ", quoting the source sentences that say what it claimed" if claimed else "")
+    notes.append(lead)
+    return checked, claimed
 
 
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
