@@ -149,18 +149,20 @@ class Engine(EngineVerbs):
         report.noindex.extend(batch.noindex)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
-        report.warnings[:0] = notes + self._stale_copies(batch.copies) + report.sidecar_problems
+        left_out = [p for p, _ in batch.copies] + batch.noindex + [p for p, _ in batch.redirects]
+        report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
         return report
 
-    def _stale_copies(self, copies: Sequence[tuple[str, str]]) -> list[str]:
-        """A line when source copies that are no longer read are still in the index (an
-        ingest before they were left out put them there)."""
-        stale = [copy for copy, _ in copies if self.store.get_document(copy) is not None]
+    def _stale(self, left_out: Sequence[str]) -> list[str]:
+        """A line when files this ingest leaves out (source copies, pages marked noindex,
+        redirect stubs) are still in the index: an earlier ingest, or the page before it
+        became a redirect, put them there."""
+        stale = [doc for doc in left_out if self.store.get_document(doc) is not None]
         if not stale:
             return []
-        return [f"{len(stale)} source copies of pages (Sphinx _sources/) are still indexed from "
-                f"an earlier ingest and duplicate their pages. Fix: citewise delete "
-                f"{' '.join(stale)}"]
+        return [f"{len(stale)} page(s) this ingest skips (source copies, pages marked noindex, "
+                "redirect stubs) are still indexed from an earlier ingest. Fix: citewise "
+                f"delete {' '.join(stale)}"]
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

@@ -269,7 +269,7 @@ class Survey:
     """What the read-ahead of one root's HTML pages found: its boilerplate (``site``), its
     redirect stubs (``(page, target)``) and the pages that ask search engines not to index
     them (``<meta name="robots" content="noindex">``: mdBook's ``print.html``, the whole book
-    again on one page, and its ``toc.html``; Sphinx's ``search.html``)."""
+    again on one page, and its ``toc.html``)."""
 
     site: SiteProfile
     redirects: list[tuple[Path, str]]

@@ -128,6 +128,22 @@ def test_citations_open_the_section_and_chrome_is_not_indexed(tmp_path: Path, na
             assert html.index(f'"{anchor}"') < html.index(body)
 
 
+def test_a_page_that_became_a_redirect_stub_is_named_for_deletion(tmp_path: Path) -> None:
+    """The site moved a page: its old content is no longer at that path, so the re-ingest
+    says it is still indexed and names the command that removes it."""
+    site = build(tmp_path, "sphinx")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]})
+        (site / "config.html").write_text(STUB.format(to="settings.html"))
+        report = engine.ingest_paths([site], {"groups": ["public"]})
+        assert ("config.html", "settings.html") in report.redirects
+        stale = [w for w in report.warnings if "still indexed" in w]
+        assert len(stale) == 1 and stale[0].endswith("Fix: citewise delete config.html")
+        engine.delete(["config.html"])
+        again = engine.ingest_paths([site], {"groups": ["public"]})
+        assert not [w for w in again.warnings if "still indexed" in w]
+
+
 def test_text_above_the_first_heading_is_not_anchored_to_chrome(tmp_path: Path) -> None:
     site = build(tmp_path, "mdbook")
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
@@ -165,7 +181,7 @@ def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) ->
 
 def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypatch) -> None:
     """mdBook's print.html is the whole book again on one page, marked noindex for search
-    engines (as is Sphinx's search.html); a folder's ingest skips it and says so."""
+    engines (as is its toc.html); a folder's ingest skips it and says so."""
     import json
 
     from click.testing import CliRunner
@@ -186,8 +202,8 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     run = CliRunner()
     out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
     assert out.exit_code == 0, out.output
-    assert ("skipped 2 page(s) marked noindex (<meta name=robots>: print, search and "
-            "contents pages), "
+    assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
+            "print.html), "
             "e.g. print.html; name one to ingest it") in out.output
     listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
                                          "public", "--json"]).output)
@@ -202,3 +218,21 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     named = run.invoke(cli, ["ingest", str(site / "print.html"), "--db", str(db), "--groups",
                              "public"])
     assert named.exit_code == 0 and "1 new" in named.output, named.output
+
+
+@pytest.mark.parametrize("table", [
+    '<table class="indextable genindextable"><tr><td><ul><li><a href="api.html#f">zqfrob() '
+    '(built-in function)</a></li></ul></td></tr></table>',  # Sphinx genindex.html
+    '<table class="index-cp" border="0"><tr><td><a href="api.html#f"><code>zqfrob</code></a>:'
+    '</td><td><a href="api.html">The Basics</a></td></tr></table>',  # Texinfo 6 @printindex
+    '<table class="cp-entries-printindex"><tr><td><a href="api.html#f">zqfrob</a></td></tr>'
+    '</table>'])  # Texinfo 7
+def test_a_generated_index_is_not_body_text(tmp_path: Path, table: str) -> None:
+    """A back-of-book index lists every identifier with a link: retrieval ranked it for
+    identifier questions and a quote of it says nothing."""
+    from citewise.ingest import load_file
+
+    page = tmp_path / "genindex.html"
+    page.write_text(f"<html><body><h1>Index</h1><p>Jump to: <a class='summary-letter' "
+                    f"href='#A'>A</a></p>{table}</body></html>")
+    assert "zqfrob" not in load_file(page, Settings().limits).text

@@ -105,10 +105,9 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                  f"_sources/), e.g. {report.copies[0][0]} -> {report.copies[0][1]}", err=True,
                  one_line=True)
         if report.noindex:
-            echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>: "
-                 f"print, search and contents pages), e.g. {report.noindex[0]}; name one to "
-                 "ingest it",
-                 err=True, one_line=True)
+            echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>, "
+                 f"as mdBook marks its print.html), e.g. {report.noindex[0]}; name one to "
+                 "ingest it", err=True, one_line=True)
         if report.skipped:
             echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                  f"read ({_by_suffix(report.skipped)}); supported: "

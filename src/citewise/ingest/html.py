@@ -5,7 +5,9 @@ form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; el
 ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
 :data:`CHROME_CLASSES`: Sphinx sidebars, in-page tables of contents (``toctree-wrapper``: a
 list of other pages' titles, which an answer quoted as if a title said something),
-themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``) and ``¶``
+themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the
+tables of a generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every
+identifier of the manual with a link, which retrieval ranked for identifier questions) and ``¶``
 header links, DocBook navigation tables and TOCs, Texinfo node headers, mdBook menu bars).
 A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
 ``redirect_to`` in its metadata. Kept: headings
@@ -55,7 +57,11 @@ CHROME_CLASSES = frozenset({
     "sphinxsidebar", "sidebar", "breadcrumb", "breadcrumbs", "menu-bar", "toc", "section-toc",
     "headerlink", "footer", "md-header", "md-footer", "md-sidebar", "edit-page", "prev-next",
     "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
-    "footer-relations", "related-pages", "prev-next-area", "prev-next-footer"})
+    "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
+    "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
+    "index-pg", "index-tp", "summary-letter"})
+_INDEX_SUFFIX = "-printindex"
+"""Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
     "mdbook", "menu", "bar", "menubar", "sidebar", "side", "nav", "navbar", "navigation",
     "header", "footer", "content", "main", "page", "wrapper", "container", "body", "root", "app",
@@ -127,7 +133,8 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
         role = (node.attrs.get("role") or "").strip().lower()
         classes = set((node.attrs.get("class") or "").lower().split())
         if role in CHROME_ROLES or classes & CHROME_CLASSES or (
-                node.tag == "div" and "header" in classes):  # Texinfo's node navigation
+                node.tag == "div" and "header" in classes) or any(  # Texinfo's node navigation
+                c.endswith(_INDEX_SUFFIX) for c in classes):
             doomed[node.mem_id] = node
     tops = []
     for node in doomed.values():  # decide everything before freeing any node
