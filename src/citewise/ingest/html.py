@@ -7,13 +7,13 @@ ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
 list of other pages' titles, which an answer quoted as if a title said something),
 themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the
 tables of a generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every
-identifier of the manual with a link, which retrieval ranked for identifier questions) and ``¶``
-header links, DocBook navigation tables and TOCs, Texinfo node headers, mdBook menu bars).
-A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
-``redirect_to`` in its metadata. Kept: headings
-h1–h6, paragraphs, ``pre`` (verbatim code), lists (``- item``/``1. item`` lines), tables
-(``a | b`` rows; ``header_lines`` = rows in ``<thead>``, else leading all-``<th>`` rows),
-blockquotes and loose text in containers.
+identifier of the manual with a link, which retrieval ranked for identifier questions),
+``¶`` header links, DocBook navigation tables and TOCs, Texinfo node headers, mdBook menu
+bars). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
+``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
+``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre`` (verbatim code), lists
+(``- item``/``1. item`` lines), tables (``a | b`` rows; ``header_lines`` = rows in
+``<thead>``, else leading all-``<th>`` rows), blockquotes and loose text in containers.
 
 Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
 of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
@@ -130,11 +130,7 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
     doomed: dict[int, LexborNode] = {}
     for node in tree.css("[role], [class]"):  # document order: ancestors come first
-        role = (node.attrs.get("role") or "").strip().lower()
-        classes = set((node.attrs.get("class") or "").lower().split())
-        if role in CHROME_ROLES or classes & CHROME_CLASSES or (
-                node.tag == "div" and "header" in classes) or any(  # Texinfo's node navigation
-                c.endswith(_INDEX_SUFFIX) for c in classes):
+        if _is_chrome(node):
             doomed[node.mem_id] = node
     tops = []
     for node in doomed.values():  # decide everything before freeing any node
@@ -146,6 +142,15 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
             tops.append(node)
     for node in tops:
         node.decompose()
+
+
+def _is_chrome(node: LexborNode) -> bool:
+    """Whether ``node``'s role or class names site chrome (module docstring)."""
+    role = (node.attrs.get("role") or "").strip().lower()
+    classes = set((node.attrs.get("class") or "").lower().split())
+    return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES)
+            or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
+            or any(c.endswith(_INDEX_SUFFIX) for c in classes))
 
 
 def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
