@@ -19,6 +19,7 @@ from citewise.cli.common import (
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.metadata import is_openable_link
+from citewise.results import IngestResult
 from citewise.types import Principal
 
 
@@ -80,13 +81,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
     if as_json:
-        echo_json({**summary, "failures": [{"path": o.label, "error": o.error}
-                                           for o in failures],
-                   "no_groups": report.unreadable, "skipped_files": report.skipped,
-                   "redirects": [{"path": p, "to": t} for p, t in report.redirects],
-                   "source_copies": [{"path": p, "page": t} for p, t in report.copies],
-                   "noindex": report.noindex,
-                   "warnings": report.warnings})
+        echo_json(IngestResult.of(report).to_dict())
     else:
         for line in report.warnings:
             echo(f"warning: {line}", err=True, one_line=True)
