@@ -22,13 +22,16 @@ from pydantic import ValidationError
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import CitewiseError, ConfigError
+from citewise.ingest.normalize import BREAK_CHARS, CONTROL_CHARS
 
 DEFAULT_DB = "citewise.db"
-# C0 but tab and newline, DEL, C1, and the bidirectional embeddings, overrides and isolates
-# that make a terminal show text in another order than it is ("Trojan Source").
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# The bidirectional embeddings, overrides and isolates that make a terminal show text in
+# another order than it is ("Trojan Source").
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+# Control characters (ingest's, line breaks included) and bidi controls.
+_UNSAFE = re.compile(f"[{CONTROL_CHARS}{BREAK_CHARS}{_BIDI}]")
 # In JSON: the same characters written as \uXXXX escapes (json escapes C0 itself).
-_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")
 
 
 def terminal_safe(text: str, *, one_line: bool = False) -> str:

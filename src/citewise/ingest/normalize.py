@@ -12,10 +12,14 @@ import unicodedata
 _HSPACE = re.compile(r"[^\S\n]+")
 _RARE_BREAKS = ("\u2028", "\u2029", "\x85")
 _BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
-# C0 controls but tab and newline, DEL, C1: never text, and a terminal obeys them (ESC [ 15D
-# moves the cursor back over a cited number; OSC 52 writes the clipboard).
-_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-_BREAKS = re.compile(r"[\x0b\x0c\r]")  # vertical tab, form feed, a lone carriage return
+CONTROL_CHARS = "\x00-\x08\x0e-\x1f\x7f-\x9f"
+"""C0 controls but tab, newline and the breaks below, DEL, C1 (a regex class's inside):
+never text, and a terminal obeys them (ESC [ 15D moves the cursor back over a cited number;
+OSC 52 writes the clipboard)."""
+BREAK_CHARS = "\x0b\x0c\r"
+"""Vertical tab, form feed, a lone carriage return: line breaks in a document's text."""
+_CONTROLS = re.compile(f"[{CONTROL_CHARS}]")
+_BREAKS = re.compile(f"[{BREAK_CHARS}]")
 
 
 def unify_newlines(text: str) -> str:
