@@ -125,8 +125,9 @@ class Engine(EngineVerbs):
         written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``, a page's source copy (Sphinx's
-        ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``) in
-        ``report.noindex``; boilerplate repeated across a folder's
+        ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``) and
+        404 pages in ``report.noindex``, a page with the same text as another (mdBook's
+        ``index.html``) in ``report.duplicates``; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
         many files will be read before the first is, ``on_progress`` how many more are done,
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
@@ -147,22 +148,24 @@ class Engine(EngineVerbs):
         report.redirects.extend(batch.redirects)
         report.copies.extend(batch.copies)
         report.noindex.extend(batch.noindex)
+        report.duplicates.extend(batch.duplicates)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
-        left_out = [p for p, _ in batch.copies] + batch.noindex + [p for p, _ in batch.redirects]
+        left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
+        left_out += batch.noindex
         report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
         return report
 
     def _stale(self, left_out: Sequence[str]) -> list[str]:
         """A line when files this ingest leaves out (source copies, pages marked noindex,
-        redirect stubs) are still in the index: an earlier ingest, or the page before it
-        became a redirect, put them there."""
+        redirect stubs, duplicate pages) are still in the index: an earlier ingest, or the
+        page before it became a redirect, put them there."""
         stale = [doc for doc in left_out if self.store.get_document(doc) is not None]
         if not stale:
             return []
         return [f"{len(stale)} page(s) this ingest skips (source copies, pages marked noindex, "
-                "redirect stubs) are still indexed from an earlier ingest. Fix: citewise "
-                f"delete {' '.join(stale)}"]
+                "redirect stubs, duplicates) are still indexed from an earlier ingest. Fix: "
+                f"citewise delete {' '.join(stale)}"]
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

@@ -60,7 +60,9 @@ class IngestReport:
     unreadable: list[str] = field(default_factory=list)  # in the index with no ACL group at all
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (stub page, target)
     copies: list[tuple[str, str]] = field(default_factory=list)  # (source copy, its page)
-    noindex: list[str] = field(default_factory=list)  # pages marked noindex, not indexed
+    noindex: list[str] = field(default_factory=list)  # pages marked noindex, 404 pages
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (page, the same text's
+    # page that was indexed)
     warnings: list[str] = field(default_factory=list)  # one line each: skipped symlinks,
     # ACL values in files that were ignored, sidecar lines that matched no document
     sidecar_problems: list[str] = field(default_factory=list)  # also in warnings

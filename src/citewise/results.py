@@ -86,14 +86,15 @@ class IngestResult:
     warnings: tuple[str, ...] = ()  # skipped symlinks, ignored file ACLs, unmatched sidecar lines
     skipped_files: tuple[str, ...] = ()  # files of an ingested folder citewise does not read
     source_copies: tuple[tuple[str, str], ...] = ()  # (a page's source copy, the page)
-    noindex: tuple[str, ...] = ()  # pages of a folder marked noindex (robots meta), not indexed
+    noindex: tuple[str, ...] = ()  # pages of a folder marked noindex (robots meta), 404 pages
+    duplicates: tuple[tuple[str, str], ...] = ()  # (a page, the page with its text, indexed)
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
         failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
         return cls(report.summary(), failed, tuple(report.unreadable),
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
-                   tuple(report.copies), tuple(report.noindex))
+                   tuple(report.copies), tuple(report.noindex), tuple(report.duplicates))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -102,7 +103,8 @@ class IngestResult:
                 "redirects": [{"path": p, "to": t} for p, t in self.redirects],
                 "warnings": list(self.warnings), "skipped_files": list(self.skipped_files),
                 "source_copies": [{"path": p, "page": t} for p, t in self.source_copies],
-                "noindex": list(self.noindex)}
+                "noindex": list(self.noindex),
+                "duplicates": [{"path": p, "page": t} for p, t in self.duplicates]}
 
 
 @dataclass(frozen=True)

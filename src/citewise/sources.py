@@ -27,6 +27,7 @@ from citewise.errors import CitewiseError, ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
+from citewise.ingest.duplicates import duplicate_pages, is_not_found_page
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.source_copies import source_copies
 from citewise.types import Block, ParsedDocument
@@ -174,13 +175,16 @@ def file_sources(paths: Sequence[str | Path], limits: LimitSettings,
 class FileBatch:
     """The files of one ingest: ``items`` to index, ``redirects`` (``(path, target)``: redirect
     stub pages, not indexed), ``copies`` (``(path, page)``: a page's source copy, not indexed,
-    :mod:`citewise.ingest.source_copies`), ``noindex`` (pages marked so, not indexed:
-    :class:`Survey`), the boilerplate found per root (``sites``)."""
+    :mod:`citewise.ingest.source_copies`), ``noindex`` (pages marked so, and 404 pages, not
+    indexed: :class:`Survey`), ``duplicates`` (``(path, page)``: a page with the same text as
+    ``page``, not indexed: :mod:`citewise.ingest.duplicates`), the boilerplate found per root
+    (``sites``)."""
 
     items: list[Pending]
     redirects: list[tuple[str, str]] = field(default_factory=list)
     copies: list[tuple[str, str]] = field(default_factory=list)
     noindex: list[str] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
     sites: dict[str, SiteProfile] = field(default_factory=dict)
 
 
@@ -215,9 +219,10 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                      skipped=skipped)
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
-    stubs = _left_out(found, named, limits, batch)
+    twins: dict[Path, Path] = {}
+    stubs = _left_out(found, named, limits, batch, twins)
     cwd = Path.cwd()
-    listed = []
+    listed, sides, rels = [], {}, {}
     for root, path in found:
         if path in stubs:
             continue
@@ -227,6 +232,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         doc_id = str(side.get("doc_id") or rel)
         side.update(match.by_doc_id.get(doc_id) or {})
         listed.append((root, path, rel, doc_id, side))
+        sides[path], rels[path] = {k: v for k, v in side.items() if k != "doc_id"}, rel
+    listed = [e for e in listed if not _twin(e[1], twins, sides, rels, batch)]
     known = {doc_id for *_, doc_id, _ in listed}
     floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
     for root, path, rel, doc_id, side in listed:
@@ -238,11 +245,24 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     return batch
 
 
+def _twin(path: Path, twins: Mapping[Path, Path], sides: Mapping[Path, Mapping[str, Any]],
+          rels: Mapping[Path, str], batch: FileBatch) -> bool:
+    """Whether ``path`` is a duplicate page to leave out (listed in ``batch.duplicates``):
+    one whose sidecar lines say the same as its kept page's, so no reader loses a page."""
+    kept = twins.get(path)
+    if kept is None or kept not in sides or sides[path] != sides[kept]:
+        return False
+    batch.duplicates.append((rels[path], rels[kept]))
+    return True
+
+
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
-              batch: FileBatch) -> set[Path]:
+              batch: FileBatch, twins: dict[Path, Path]) -> set[Path]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
-    indexed when it was named on its own (``named``), not found in a folder."""
+    indexed when it was named on its own (``named``), not found in a folder. Pages of a
+    folder with the same text as another go in ``twins`` (``{page: kept}``), left to the
+    caller, which knows their sidecar lines."""
     roots = {path: root for root, path in found}
     copies = source_copies(roots)
     batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
@@ -257,6 +277,7 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
             if path not in named:
                 out.add(path)
                 batch.noindex.append(_rel(path, roots))
+        twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
     return out
 
 
@@ -267,13 +288,15 @@ def _rel(path: Path, roots: Mapping[Path, Path]) -> str:
 @dataclass
 class Survey:
     """What the read-ahead of one root's HTML pages found: its boilerplate (``site``), its
-    redirect stubs (``(page, target)``) and the pages that ask search engines not to index
+    redirect stubs (``(page, target)``), the pages that ask search engines not to index
     them (``<meta name="robots" content="noindex">``: mdBook's ``print.html``, the whole book
-    again on one page, and its ``toc.html``)."""
+    again on one page, and its ``toc.html``) or are the site's ``404.html`` (``noindex``),
+    and pages with the same text as another (``duplicates``, ``{page: kept}``)."""
 
     site: SiteProfile
     redirects: list[tuple[Path, str]]
     noindex: list[Path]
+    duplicates: dict[Path, Path] = field(default_factory=dict)
 
 
 def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
@@ -289,11 +312,11 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
             continue
         if "redirect_to" in parsed.metadata:
             redirects.append((path, str(parsed.metadata["redirect_to"])))
-        elif parsed.metadata.get("robots") == "noindex":
+        elif parsed.metadata.get("robots") == "noindex" or is_not_found_page(path):
             noindex.append(path)
         else:
-            pages.append(parsed)
-    return Survey(profile(pages), redirects, noindex)
+            pages.append((path, parsed))
+    return Survey(profile([p for _, p in pages]), redirects, noindex, duplicate_pages(pages))
 
 
 @dataclass(frozen=True)

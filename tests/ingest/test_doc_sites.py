@@ -203,8 +203,8 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
-            "print.html), "
-            "e.g. print.html; name one to ingest it") in out.output
+            "print.html) or a site's 404 page, e.g. print.html; name one to ingest it"
+            ) in out.output
     listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
                                          "public", "--json"]).output)
     assert listed["noindex"] == ["print.html", "search.html"]
@@ -218,6 +218,49 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     named = run.invoke(cli, ["ingest", str(site / "print.html"), "--db", str(db), "--groups",
                              "public"])
     assert named.exit_code == 0 and "1 new" in named.output, named.output
+
+
+def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypatch) -> None:
+    """mdBook writes its first chapter twice (``index.html`` and the chapter's page) and a
+    ``404.html`` ("Document not found"); untranslated pages of a translation repeat the
+    original. Each text is indexed once, at the page a reader is sent to, and a sidecar that
+    gives the copy other readers keeps it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from citewise.cli import ingest as ingest_module
+    from citewise.cli.main import cli
+
+    site = build(tmp_path, "mdbook")
+    (site / "index.html").write_text(mdbook(*TOPICS[0]))
+    (site / "es").mkdir()
+    (site / "es" / "errors.html").write_text(mdbook(*TOPICS[3]))
+    (site / "404.html").write_text(mdbook("not-found", "Document not found (404)", "This URL is "
+                                          "invalid, sorry. Please use the navigation bar."))
+    db = tmp_path / "i.db"
+    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
+        db, Settings(), embedder=FakeEmbedder()))
+    run = CliRunner()
+    out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
+    assert out.exit_code == 0, out.output
+    assert ("skipped 2 page(s) with the same text as a page it indexed (mdBook's index.html "
+            "repeats the first chapter), e.g. es/errors.html = errors.html; name one to ingest "
+            "it") in out.output
+    assert "e.g. 404.html; name one to ingest it" in out.output
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert {d.doc_id for d in engine.store.list_documents()} == \
+            {f"{slug}.html" for slug, _, _ in TOPICS}
+    side = tmp_path / "meta.jsonl"
+    side.write_text(json.dumps({"path": "index.html", "groups": ["staff"]}) + "\n")
+    listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
+                                         "public", "--meta", str(side), "--json"]).output)
+    assert listed["duplicates"] == [{"path": "es/errors.html", "page": "errors.html"}]
+    assert listed["noindex"] == ["404.html"] and listed["new"] == 1  # index.html, for staff
+    named = run.invoke(cli, ["ingest", str(site / "install.html"), str(site / "index.html"),
+                             str(site / "404.html"), "--db", str(db), "--groups", "public"])
+    assert named.exit_code == 0 and "skipped" not in named.output, named.output
+    assert "1 new" in named.output  # 404.html; index.html was indexed for staff above
 
 
 @pytest.mark.parametrize("table", [

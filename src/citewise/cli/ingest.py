@@ -101,8 +101,13 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                  one_line=True)
         if report.noindex:
             echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>, "
-                 f"as mdBook marks its print.html), e.g. {report.noindex[0]}; name one to "
-                 "ingest it", err=True, one_line=True)
+                 f"as mdBook marks its print.html) or a site's 404 page, e.g. "
+                 f"{report.noindex[0]}; name one to ingest it", err=True, one_line=True)
+        if report.duplicates:
+            echo(f"skipped {len(report.duplicates)} page(s) with the same text as a page it "
+                 f"indexed (mdBook's index.html repeats the first chapter), e.g. "
+                 f"{report.duplicates[0][0]} = {report.duplicates[0][1]}; name one to ingest "
+                 "it", err=True, one_line=True)
         if report.skipped:
             echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                  f"read ({_by_suffix(report.skipped)}); supported: "

@@ -1,0 +1,50 @@
+"""Pages a documentation build ships twice, and pages that are not content.
+
+mdBook writes its first chapter twice, as ``index.html`` and as the chapter's own page
+(``what-is-rustdoc.html`` in rustdoc's book); the embedded book's ``index.html`` repeats
+``intro/index.html``; rust-by-example's ``es/`` and ``ja/`` trees hold English pages nobody has
+translated yet. Indexed as they are, each fact is in the index twice, two passages of the same
+text compete for one answer's context, and a citation may open the copy. Of pages with the
+same title, text and file metadata, one is kept (:func:`duplicate_pages` says which); the
+others are skipped and reported.
+
+A site's not-found page (``404.html``, as mdBook, MkDocs and Sphinx's notfound extension write
+it) is what a server shows for a broken link: "Document not found (404)" is not an answer to
+anything (:func:`is_not_found_page`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from citewise.ingest.registry import inner_path
+from citewise.types import ParsedDocument
+
+NOT_FOUND_PAGES = frozenset({"404.html", "404.htm", "404.xhtml"})
+
+
+def is_not_found_page(path: Path) -> bool:
+    """Whether ``path`` is a site's not-found page (``404.html``, gzipped or not)."""
+    return inner_path(path).name.lower() in NOT_FOUND_PAGES
+
+
+def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, Path]:
+    """``{duplicate: kept}`` among ``pages`` with the same title, text and metadata (pages
+    without text are never duplicates). The kept page of a group is the one a reader is
+    sent to: not an ``index.html`` (mdBook's copy of its first chapter) if another is, then
+    the shallowest path (``std/arc.html`` before ``es/std/arc.html``), then the first."""
+    groups: dict[tuple[str, str, str], list[Path]] = {}
+    for path, parsed in pages:
+        if parsed.text.strip():
+            key = (parsed.title, parsed.text, repr(sorted(parsed.metadata.items())))
+            groups.setdefault(key, []).append(path)
+    out: dict[Path, Path] = {}
+    for paths in groups.values():
+        kept = min(paths, key=_preference)
+        out.update({p: kept for p in paths if p != kept})
+    return out
+
+
+def _preference(path: Path) -> tuple[bool, int, str]:
+    return inner_path(path).stem.lower() == "index", len(path.parts), path.as_posix()
