@@ -38,3 +38,25 @@ def test_format_citation() -> None:
     report = ValidationReport(cited=("S2",))
     _, (c,) = build_citations("Five seconds [S2].", passages(), report)
     assert format_citation(c) == "[1] Guide › Setup (docs/d2.md#setup, updated 2026-03-01)"
+
+
+def test_an_unclosed_run_of_ids_does_not_hang_renumbering() -> None:
+    """A bracket of ids that never closes ("[S1 S1 S1 …", a looping model's or an injected
+    passage's) took the old pattern 0.14 s at 20 ids and four times as long for each two
+    more: an answer stuck in renumbering for hours. Now each is one linear scan; the alarm
+    turns a regression into a failure instead of a hung suite."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("renumbering backtracked")
+
+    report = ValidationReport(cited=("S1",))
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(30)
+    try:
+        for hostile in ("[" + "S1 " * 60, "[" + "S1  ,  " * 60 + " x", "[S1" + " " * 5000):
+            assert renumber(hostile + " Fine [S1].", report)[0].endswith(" Fine [1].")
+            build_citations(hostile, passages(), report)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from citewise.cite.parse import inert_numbers
 from citewise.types import Citation, ContextPassage, ValidationReport
 
-BRACKET = re.compile(r"\[((?:\s*[Ss]\d+\s*[,;]?)+)\]")
+BRACKET = re.compile(r"\[\s*([Ss]\d+(?:\s*(?:[,;]\s*)?[Ss]\d+)*)\s*(?:[,;]\s*)?\]")
 _ID = re.compile(r"[Ss](\d+)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 QUOTE_CHARS = 300
