@@ -168,3 +168,25 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
     assert UNCITED in shown  # streamed as written, on the terminal
     assert "not the final answer (extractive)" in shown
     assert b" gets " not in proc.stdout and b"receives 20 weeks" in proc.stdout
+
+
+def test_a_kept_streamed_answer_is_shown_once_numbered_as_cited(tmp_path: Path) -> None:
+    """stdout and stderr both the terminal, as for a user typing `citewise ask`: the draft
+    streams with its ids already numbered, and a draft kept word for word is not printed a
+    second time (it was, as "… leave. [S1]" above "… leave. [1]")."""
+    import sys
+
+    from citewise.testing.terminal import run_in_pty
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text(DOC)
+    db = tmp_path / "i.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    kept = "Every employee who becomes a parent receives 20 weeks of fully paid parental leave."
+    shown = run_in_pty([sys.executable, "-c", SCRIPT, str(db), kept + " [S1]"], timeout=120)
+    assert shown.returncode == 0, shown.text
+    assert shown.text.count(kept) == 1, shown.text
+    assert "[S1]" not in shown.text and f"{kept} [1]" in shown.text
+    assert "[1] Leave" in shown.text  # the sources still follow

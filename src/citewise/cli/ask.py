@@ -19,6 +19,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
+from citewise.cli.stream import NumberedStream
 from citewise.engine import Engine
 from citewise.trace import GateTrace
 from citewise.types import SEARCH_MODES, Answer, Principal
@@ -45,7 +46,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
 
-def print_answer(answer: Answer) -> None:
+def print_answer(answer: Answer, *, shown: bool = False) -> None:
+    """The answer, its citations, warnings and notes (``shown``: the text was streamed to
+    this terminal as it is, so only what follows it is printed)."""
     if answer.declined:
         echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
@@ -56,7 +59,8 @@ def print_answer(answer: Answer) -> None:
         return
     if OUTCOMES.get(answer.outcome):
         echo(f"({OUTCOMES[answer.outcome]})")
-    echo(answer.answer)
+    if not shown:
+        echo(answer.answer)
     if answer.citations:
         echo("")
         for c in answer.citations:
@@ -75,6 +79,14 @@ def _bare(text: str) -> str:
     """``text`` without citation brackets and with single spaces: a streamed draft that only
     differs from the final answer in how its sources are numbered is the same answer."""
     return " ".join(re.sub(r"\s*\[[^\]]*\]", "", text).split())
+
+
+def _shown_as_is(streamed: str, answer: Answer) -> bool:
+    """Whether the streamed text, numbered as it came, is the final answer word for word on
+    a terminal that also shows stdout: printing it again would show the answer twice."""
+    return (answer.outcome == "answered" and answer.trace.escalated is None
+            and sys.stdout.isatty() and sys.stderr.isatty()
+            and streamed.split() == answer.answer.split())
 
 
 def print_notes(answer: Answer) -> None:
@@ -155,7 +167,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     with "insufficient evidence" when they don't answer it. Exit status: 0 answered, 3
     declined, 1 failed."""
     principal = Principal.of(groups, tenant=tenant)
-    streamed: list[str] = []
+    streamed = NumberedStream()
     with engine_from(db, config_path, model, threads, must_exist=True,
                      **{"generate.generator": generator, "rerank.kind": rerank,
                         "retrieve.mode": mode}) as engine:
@@ -165,8 +177,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                       and not engine.generator.model_id.startswith("extractive"))
 
         def on_token(piece: str) -> None:
-            streamed.append(piece)
-            echo(piece, nl=False, err=True)
+            echo(streamed.feed(piece), nl=False, err=True)
 
         if history_path:
             from citewise.answer.rewrite import read_history
@@ -183,15 +194,17 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     if as_json:
         echo_json(answer_json(answer))
         sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
+    shown = False
     if stream:
-        echo("", err=True)
+        echo(streamed.close(), err=True)
         read_on = answer.trace.escalated is not None
         if (answer.trace.generation and (answer.outcome != "answered" or read_on)
-                and "".join(streamed).strip()
-                and _bare("".join(streamed)) != _bare(answer.answer)):
+                and streamed.shown.strip()
+                and _bare(streamed.shown) != _bare(answer.answer)):
             why = "read on past the first passages" if read_on else answer.outcome
             echo(f"note: the streamed text above is not the final answer "
                  f"({why}); the final answer follows", err=True)
+        shown = _shown_as_is(streamed.shown, answer)
     chosen = (answer.trace.generation.chosen if answer.trace.generation else None) or ""
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
         echo(f"note: answered without an LLM (extractive); {chosen[len('auto: '):]}",
@@ -202,7 +215,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
              nl=False)
         echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
     else:
-        print_answer(answer)
+        print_answer(answer, shown=shown)
     if explain:
         print_trace(answer)
     if answer.declined and not dry_run:
