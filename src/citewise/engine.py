@@ -114,7 +114,7 @@ class Engine(EngineVerbs):
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None,
                      base_url: str | None = None, trust_file_acl: bool = False,
-                     follow_symlinks: bool = False, strict: bool = False,
+                     follow_symlinks: bool = False, strict: bool = False, id_prefix: str = "",
                      on_total: Callable[[int], None] | None = None,
                      on_embedded: Callable[[int], None] | None = None) -> IngestReport:
         """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
@@ -127,7 +127,8 @@ class Engine(EngineVerbs):
         skipped and listed in ``report.redirects``, a page's source copy (Sphinx's
         ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``) and
         404 pages in ``report.noindex``, a page with the same text as another (mdBook's
-        ``index.html``) in ``report.duplicates``; boilerplate repeated across a folder's
+        ``index.html``) in ``report.duplicates``; ``id_prefix`` goes before each doc_id
+        taken from a path; boilerplate repeated across a folder's
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
         many files will be read before the first is, ``on_progress`` how many more are done,
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
@@ -137,7 +138,7 @@ class Engine(EngineVerbs):
         match = SidecarMatch(sidecar or {})
         batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
-                           notes=notes, match=match, skipped=skipped)
+                           notes=notes, match=match, skipped=skipped, id_prefix=id_prefix)
         if strict and match.path_problems():
             raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                               "ingested)")
@@ -152,7 +153,7 @@ class Engine(EngineVerbs):
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
-        left_out += batch.noindex
+        left_out = [id_prefix + p for p in left_out + batch.noindex]
         report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
         return report
 

@@ -13,7 +13,10 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import numpy as np
 
@@ -111,6 +114,13 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
             "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line or "
             f"front matter), or move the existing one first with `citewise acl {doc_id} "
             f"--groups GROUPS --tenant {tenant}`")
+    other = _another_file(previous, meta)
+    if other is not None:
+        raise IngestError(
+            f"doc_id {doc_id!r} is already indexed from {other}, another file that still "
+            "exists; not replaced. Fix: ingest this folder with its own ids (--id-prefix "
+            "NAME/), or its own index (--db), or remove the other first with `citewise "
+            f"delete {doc_id}`")
     digest = content_hash(parsed)
     if previous is None:
         version = 1
@@ -131,6 +141,22 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
         metadata=extra)
+
+
+def _another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | None:
+    """The file ``previous`` was read from, when this document is read from another file
+    and that one still exists: two folders' ``index.html`` (a doc_id is the path relative to
+    the folder ingested), where the second silently replaced the first. A folder moved
+    elsewhere (the old file gone), and a document whose link is not a file's, are replaced
+    as before."""
+    here = meta.get("_file_path")
+    link = previous.source_url if previous is not None else None
+    if not here or not link or not link.startswith("file:") or link == meta.get("source_url"):
+        return None
+    there = Path(url2pathname(urlsplit(link).path))
+    if not there.is_file() or there.resolve() == Path(str(here)):
+        return None
+    return str(there)
 
 
 def same_record(a: Document, b: Document) -> bool:

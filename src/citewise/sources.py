@@ -207,13 +207,15 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                base_url: str | None = None, *, trust_file_acl: bool = False,
                follow_symlinks: bool = False, notes: list[str] | None = None,
                match: SidecarMatch | None = None,
-               skipped: list[Path] | None = None) -> FileBatch:
+               skipped: list[Path] | None = None, id_prefix: str = "") -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
     root's boilerplate, its redirect stubs and its pages marked noindex (:func:`survey`); a
     page's source copy (Sphinx's ``_sources``) is left out when the page is listed too. Pass
     ``match`` (a :class:`SidecarMatch` on ``sidecar``) to learn which sidecar lines matched;
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
-    :func:`discover` (``skipped``: unsupported files of a folder)."""
+    :func:`discover` (``skipped``: unsupported files of a folder). ``id_prefix`` goes before
+    each doc_id taken from a path (``borg/`` + ``index.html``), so two folders' files with
+    the same relative path are two documents."""
     match = match or SidecarMatch(sidecar or {})
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped)
@@ -229,7 +231,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         rel = path.relative_to(root).as_posix()
         from_cwd = Path(os.path.relpath(path.absolute(), cwd)).as_posix()
         side = match.for_file(rel, from_cwd)
-        doc_id = str(side.get("doc_id") or rel)
+        doc_id = str(side.get("doc_id") or id_prefix + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
         listed.append((root, path, rel, doc_id, side))
         sides[path], rels[path] = {k: v for k, v in side.items() if k != "doc_id"}, rel
@@ -351,7 +353,8 @@ class FileLoad:
                                        trust_file_acl=self.trust_file_acl,
                                        label=self.rel or self.path.name)
         url = self.url or self.path.as_posix()
-        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url, **merged}
+        meta = {"_file_mtime": _mtime_iso(self.path), "_file_path": str(self.path.resolve()),
+                "source_url": url, **merged}
         if self.url_wins and "source_url" not in side:
             meta["source_url"] = url
         if notes:

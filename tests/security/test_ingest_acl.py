@@ -231,3 +231,28 @@ def test_a_tenants_ingest_never_replaces_another_tenants_document(
     assert code == 0, out
     ingest(db, str(beta), "--tenant", "beta", "--groups", "staff")
     assert acl_of(db)["README.md"] == ("beta", ["staff"])
+
+
+def test_a_second_folders_file_does_not_replace_the_firsts(tmp_path: Path) -> None:
+    """A doc_id is the path relative to the folder ingested, so the second manual's
+    index.html was the first manual's index.html, replaced without a word ("1 changed").
+    Now it fails on one line naming the file it would replace, and --id-prefix gives the
+    second folder its own ids; a folder moved elsewhere (the old file gone) still updates."""
+    first, second = tmp_path / "alpha", tmp_path / "beta"
+    for root, word in ((first, "zqalpha"), (second, "zqbeta")):
+        root.mkdir()
+        (root / "index.md").write_text(f"# Start\n\nThe {word} widget ships in blue.\n")
+    db = tmp_path / "i.db"
+    ingest(db, str(first), "--groups", "staff")
+    out = ingest(db, str(second), "--groups", "staff")
+    assert (f"doc_id 'index.md' is already indexed from {first / 'index.md'}, another file "
+            "that still exists; not replaced. Fix: ingest this folder with its own ids "
+            "(--id-prefix NAME/)") in out, out
+    code, found = cli("search", "zqalpha", "--groups", "staff", "--db", str(db), "--json")
+    assert code == 0 and "zqalpha" in found
+    ingest(db, str(second), "--groups", "staff", "--id-prefix", "beta/")
+    assert sorted(acl_of(db)) == ["beta/index.md", "index.md"]
+    moved = tmp_path / "alpha-moved"
+    first.rename(moved)
+    out = ingest(db, str(moved), "--groups", "staff")
+    assert "1 metadata-only" in out and "failed:" not in out, out

@@ -34,6 +34,10 @@ from citewise.types import Principal
               help="Where the files are published, so citations are links: URL + the path "
                    "relative to the folder, or a template with {path} / {stem} (e.g. "
                    "'https://docs.example.com/{stem}/'). Default: the file's file:// URI.")
+@click.option("--id-prefix", default="", metavar="PREFIX",
+              help="Put PREFIX before each document id taken from a path (e.g. --id-prefix "
+                   "borg/ gives borg/index.html), so a second folder's index.html does not "
+                   "meet the first one's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @progress_options
 @click.option("--strict", is_flag=True,
@@ -55,8 +59,8 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress, quiet, strict,
-           trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
+def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, as_json, progress, quiet,
+           strict, trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
            threads):
     """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
     gzipped). Unchanged files embed nothing; a file that cannot be read is reported and
@@ -76,7 +80,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, as_json, progress,
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
                                      follow_symlinks=follow_symlinks, strict=strict,
-                                     on_total=lambda n: set_total(bar, n),
+                                     id_prefix=id_prefix, on_total=lambda n: set_total(bar, n),
                                      on_embedded=counter(bar, "chunks embedded"))
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
