@@ -1,8 +1,8 @@
 """Pages a documentation build ships twice, and pages that are not content.
 
 mdBook writes its first chapter twice, as ``index.html`` and as the chapter's own page
-(``what-is-rustdoc.html`` in rustdoc's book); the embedded book's ``index.html`` repeats
-``intro/index.html``; rust-by-example's ``es/`` and ``ja/`` trees hold English pages nobody has
+(``what-is-rustdoc.html`` in rustdoc's book; the embedded book's ``index.html`` and
+``intro/index.html``); rust-by-example's ``es/`` and ``ja/`` trees hold English pages nobody has
 translated yet. Indexed as they are, each fact is in the index twice, two passages of the same
 text compete for one answer's context, and a citation may open the copy. Of pages with the
 same title, text and file metadata, one is kept (:func:`duplicate_pages` says which); the
