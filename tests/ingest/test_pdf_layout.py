@@ -119,8 +119,11 @@ def test_a_damaged_outline_loses_the_headings_not_the_text():
 def test_words_broken_at_line_ends_are_joined(tmp_path, make_pdf):
     assert dehyphenate("for manip-\nulation of data") == "for manipulation\nof data"
     assert dehyphenate("the manip-\nulation\nnext") == "the manipulation\nnext"  # no new gap
-    for kept in ("ASN1_DER-\nerror", "the x-\naxis", "pages 3-\n4", "YYMMDDhhmm-\nhh"):
+    for kept in ("ASN1_DER-\nerror", "the x-\naxis", "pages 3-\n4", "YYMMDDhhmm-\nhh",
+                 "an in-\nHouse", "x _\nvalue", "_private_\nnext"):
         assert dehyphenate(kept) == kept
+    assert dehyphenate("the function asn1_der_\ndecoding() to fill") == \
+        "the function asn1_der_decoding()\nto fill"  # TeX breaks @code after an underscore
     parsed = _load(tmp_path, make_pdf([["The library is for the manip-",
                                         "ulation of certificates."]]))
     assert parsed.text == "The library is for the manipulation\nof certificates."

@@ -19,7 +19,9 @@ would know which section it is from.
 * **Hyphenation** (undone): a word a typesetter broke at a line end ("manip-" / "ulation")
   is joined again, so search finds "manipulation". Only a lowercase word part before the
   hyphen and a lowercase start after it count; "non-commercially" loses its hyphen too, the
-  price of not shipping a dictionary.
+  price of not shipping a dictionary. An identifier TeX broke after an underscore
+  ("asn1_der_" / "decoding()", as Texinfo sets ``@code``) is joined too: it read
+  "asn1_der_ decoding()", which no search for the function finds.
 * **Headings** (kept, as headings): the PDF's outline (bookmarks) gives each section's title,
   level (nesting depth) and page. The first line of that page that is the title (punctuation
   aside), alone or after a section number ("4.2 ASN.1 field functions" for "ASN.1 field
@@ -57,7 +59,7 @@ _PAGE_NUMBER = re.compile(
 _SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a level
     r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
-_BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+)-\n([a-z]\S*)[ \t]*")
+_BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+-|[A-Za-z]\w*_)\n([A-Za-z0-9]\S*)[ \t]*")
 _LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", re.IGNORECASE)
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
 
@@ -244,6 +246,11 @@ def dehyphenate(text: str) -> str:
     def join(match: re.Match[str]) -> str:
         end = match.end()
         rest_of_line = end < len(text) and text[end] != "\n"
-        return match.group(1) + match.group(2) + ("\n" if rest_of_line else "")
+        head, tail = match.group(1), match.group(2)
+        if head.endswith("-"):
+            if not tail[0].islower():
+                return match.group(0)
+            head = head[:-1]
+        return head + tail + ("\n" if rest_of_line else "")
 
     return _BROKEN_WORD.sub(join, text)
