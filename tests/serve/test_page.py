@@ -160,3 +160,23 @@ def _history(log) -> None:  # noqa: ANN001
                                 "ask", "q", "h", (("c", "d", 0.1),), 1, declined=declined,
                                 reason="weak_evidence" if declined else None,
                                 gate_passed=not declined))
+
+
+def test_a_streaming_draft_shows_citation_numbers_not_source_ids(tmp_path: Path) -> None:
+    """The model cites [S3]; the final answer shows [1]. While tokens arrive the page showed
+    the raw ids, then swapped in other numbers: now the draft is numbered as it streams, and
+    a bracket split across tokens is shown once it closes."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    pieces = ["Leave is 20 weeks [S", "3]. Blocks: three [S1, s", "03]. Pay ", "[see S2]."]
+    with serving(app) as url, headless_chromium() as driver:
+        driver.get(url)
+        _wait(driver, "return typeof handleEvent === 'function'")
+        shown = driver.execute_script(
+            "resetResult(); const out = [];"
+            "for (const text of arguments[0]) {"
+            "  handleEvent('event: token\\ndata: ' + JSON.stringify({text}));"
+            "  out.push(document.getElementById('answer').textContent); }"
+            "return out;", pieces)
+    assert shown == ["Leave is 20 weeks ", "Leave is 20 weeks [1]. Blocks: three ",
+                     "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay ",
+                     "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay [see S2]."]

@@ -11,11 +11,26 @@ const REASONS = {
 const $ = (id) => document.getElementById(id);
 let lastRequest = null;
 let history = [];  // earlier turns of this conversation: follow-ups are rewritten server-side
+let draft = "";  // the model's text so far, as it streams
+
+// The streamed draft as the final answer will number it: source ids ([S3], [S3, S1]) become
+// citation numbers in order of first use, and a bracket still open at the end ("[S") waits.
+function numberedDraft(raw) {
+  const numbers = new Map();
+  const shown = raw.replace(/\[\s*([Ss]\d+(?:\s*(?:[,;]\s*)?[Ss]\d+)*)\s*(?:[,;]\s*)?\]/g,
+    (_, ids) => "[" + [...new Set(ids.match(/[Ss]\d+/g).map((id) => {
+      const key = "S" + parseInt(id.slice(1), 10);
+      if (!numbers.has(key)) numbers.set(key, String(numbers.size + 1));
+      return numbers.get(key);
+    }))].join(", ") + "]");
+  return shown.replace(/\[[Ss\d\s,;]*$/, "");
+}
 
 function resetResult() {
   $("result").hidden = false;
   $("error").hidden = true;
   $("answer").textContent = "";
+  draft = "";
   $("answer").classList.add("streaming");
   $("decline").hidden = true;
   $("citations").replaceChildren();
@@ -64,7 +79,10 @@ function handleEvent(block) {
   }
   const payload = data ? JSON.parse(data) : {};
   if (event === "start") lastRequest = payload.request_id;
-  else if (event === "token") $("answer").textContent += payload.text;
+  else if (event === "token") {
+    draft += payload.text;
+    $("answer").textContent = numberedDraft(draft);
+  }
   else if (event === "answer") showAnswer(payload);
   else if (event === "error") showError(payload.detail);
 }
