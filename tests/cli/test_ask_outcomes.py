@@ -23,14 +23,20 @@ DOC = ("# Leave\n\nEvery employee who becomes a parent receives 20 weeks of full
        "leave. Leave can be taken in up to three blocks.\n")
 
 
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch):
+def leave_index(tmp_path: Path) -> Path:
+    """An index of DOC (``docs/leave.md``) that the ``staff`` group may read."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "leave.md").write_text(DOC)
     db = tmp_path / "i.db"
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    return db
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch):
+    db = leave_index(tmp_path)
 
     def invoke(answer: str | None, *args: str, fail: str | None = None):
         def engine_from(db_, config_path=None, model=None, threads=None, must_exist=False,
@@ -143,12 +149,7 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
     import subprocess
     import sys
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "leave.md").write_text(DOC)
-    db = tmp_path / "i.db"
-    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    db = leave_index(tmp_path)
     master, slave = pty.openpty()
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), UNCITED],
                           stdout=subprocess.PIPE, stderr=slave, timeout=120, check=False)
@@ -178,12 +179,7 @@ def test_a_kept_streamed_answer_is_shown_once_numbered_as_cited(tmp_path: Path) 
 
     from citewise.testing.terminal import run_in_pty
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "leave.md").write_text(DOC)
-    db = tmp_path / "i.db"
-    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([docs], {"tenant": "default", "groups": ["staff"]})
+    db = leave_index(tmp_path)
     kept = "Every employee who becomes a parent receives 20 weeks of fully paid parental leave."
     shown = run_in_pty([sys.executable, "-c", SCRIPT, str(db), kept + " [S1]"], timeout=120)
     assert shown.returncode == 0, shown.text

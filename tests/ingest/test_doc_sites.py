@@ -5,9 +5,11 @@ never on navigation chrome, site boilerplate not indexed, redirect stubs skipped
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from citewise.config import Settings
 from citewise.engine import Engine
@@ -155,27 +157,32 @@ def test_text_above_the_first_heading_is_not_anchored_to_chrome(tmp_path: Path) 
     assert doc.source_url == (site / "install.html").resolve().as_uri()  # a link that opens
 
 
-def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) -> None:
-    import json
-
+def ingest_cli(db: Path, monkeypatch) -> Callable[..., Result]:
+    """``citewise ingest ARGS --db db`` through the CLI, on the fake embedder."""
     from click.testing import CliRunner
 
     from citewise.cli import ingest as ingest_module
     from citewise.cli.main import cli
 
-    site = build(tmp_path, "sphinx")
-    db = tmp_path / "i.db"
     monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
         db, Settings(), embedder=FakeEmbedder()))
-    result = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
-                                      "public", "--base-url", BASE + "{stem}/", "--json"])
+    return lambda *args: CliRunner().invoke(cli, ["ingest", *args, "--db", str(db)])
+
+
+def test_ingest_cli_base_url_and_redirect_report(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    site = build(tmp_path, "sphinx")
+    db = tmp_path / "i.db"
+    ingest = ingest_cli(db, monkeypatch)
+    result = ingest(str(site), "--groups", "public", "--base-url", BASE + "{stem}/", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["redirects"] == [{"path": "old-install.html", "to": "install.html#install"}]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert engine.store.get_document("config.html").source_url == BASE + "config/"
     for base in ("docs", "javascript://docs/%0aalert(1)"):
-        bad = CliRunner().invoke(cli, ["ingest", str(site), "--db", str(db), "--base-url", base])
+        bad = ingest(str(site), "--base-url", base)
         assert bad.exit_code == 2 and "is not an http(s):// or file:// URL" in bad.output
 
 
@@ -183,11 +190,6 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     """mdBook's print.html is the whole book again on one page, marked noindex for search
     engines (as is its toc.html); a folder's ingest skips it and says so."""
     import json
-
-    from click.testing import CliRunner
-
-    from citewise.cli import ingest as ingest_module
-    from citewise.cli.main import cli
 
     site = build(tmp_path, "mdbook")
     book = " ".join(f"<h1 id='{slug}'>{title}</h1><p>{body}</p>" for slug, title, body in TOPICS)
@@ -197,16 +199,13 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     (site / "search.html").write_text('<html><head><meta name="ROBOTS" content="NoIndex, '
                                       'nofollow"></head><body><p>Searching.</p></body></html>')
     db = tmp_path / "i.db"
-    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
-        db, Settings(), embedder=FakeEmbedder()))
-    run = CliRunner()
-    out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
+    ingest = ingest_cli(db, monkeypatch)
+    out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
             "print.html) or a site's 404 page, e.g. print.html; name one to ingest it"
             ) in out.output
-    listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
-                                         "public", "--json"]).output)
+    listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["print.html", "search.html"]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         ids = {d.doc_id for d in engine.store.list_documents()}
@@ -215,8 +214,7 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
             hits = engine.search(body, READER, mode="bm25", top_k=10).hits
             assert [h.document.doc_id for h in hits if body in h.chunk.text] == \
                 [hits[0].document.doc_id]
-    named = run.invoke(cli, ["ingest", str(site / "print.html"), "--db", str(db), "--groups",
-                             "public"])
+    named = ingest(str(site / "print.html"), "--groups", "public")
     assert named.exit_code == 0 and "1 new" in named.output, named.output
 
 
@@ -227,11 +225,6 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     gives the copy other readers keeps it."""
     import json
 
-    from click.testing import CliRunner
-
-    from citewise.cli import ingest as ingest_module
-    from citewise.cli.main import cli
-
     site = build(tmp_path, "mdbook")
     (site / "index.html").write_text(mdbook(*TOPICS[0]))
     (site / "es").mkdir()
@@ -239,10 +232,8 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     (site / "404.html").write_text(mdbook("not-found", "Document not found (404)", "This URL is "
                                           "invalid, sorry. Please use the navigation bar."))
     db = tmp_path / "i.db"
-    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
-        db, Settings(), embedder=FakeEmbedder()))
-    run = CliRunner()
-    out = run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups", "public"])
+    ingest = ingest_cli(db, monkeypatch)
+    out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) with the same text as a page it indexed (mdBook's index.html "
             "repeats the first chapter), e.g. es/errors.html = errors.html; name one to ingest "
@@ -253,12 +244,12 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
             {f"{slug}.html" for slug, _, _ in TOPICS}
     side = tmp_path / "meta.jsonl"
     side.write_text(json.dumps({"path": "index.html", "groups": ["staff"]}) + "\n")
-    listed = json.loads(run.invoke(cli, ["ingest", str(site), "--db", str(db), "--groups",
-                                         "public", "--meta", str(side), "--json"]).output)
+    listed = json.loads(ingest(str(site), "--groups", "public", "--meta", str(side),
+                             "--json").output)
     assert listed["duplicates"] == [{"path": "es/errors.html", "page": "errors.html"}]
     assert listed["noindex"] == ["404.html"] and listed["new"] == 1  # index.html, for staff
-    named = run.invoke(cli, ["ingest", str(site / "install.html"), str(site / "index.html"),
-                             str(site / "404.html"), "--db", str(db), "--groups", "public"])
+    named = ingest(str(site / "install.html"), str(site / "index.html"), str(site / "404.html"),
+                   "--groups", "public")
     assert named.exit_code == 0 and "skipped" not in named.output, named.output
     assert "1 new" in named.output  # 404.html; index.html was indexed for staff above
 
