@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citewise.errors import NotFoundError
+from citewise.ingest.metadata import file_url_path
 from citewise.protocols import Store
 from citewise.types import Document
 
@@ -83,7 +84,7 @@ def _same_root(target: Path, doc: Document) -> bool:
 
 
 def _local(url: str) -> str:
-    return url[len("file://"):] if url.startswith("file://") else url
+    return file_url_path(url) or url
 
 
 def _absolute(path: str, cwd: Path) -> Path:

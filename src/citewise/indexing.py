@@ -15,14 +15,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 import numpy as np
 
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import IngestError
+from citewise.ingest.metadata import file_url_path
 from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.types import Chunk, Document, ParsedDocument
 
@@ -151,9 +150,10 @@ def _another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | N
     as before."""
     here = meta.get("_file_path")
     link = previous.source_url if previous is not None else None
-    if not here or not link or not link.startswith("file:") or link == meta.get("source_url"):
+    local = file_url_path(link) if link and link != meta.get("source_url") else None
+    if not here or not local:
         return None
-    there = Path(url2pathname(urlsplit(link).path))
+    there = Path(local)
     if not there.is_file() or there.resolve() == Path(str(here)):
         return None
     return str(there)

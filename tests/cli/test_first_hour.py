@@ -91,6 +91,19 @@ def test_a_path_after_its_file_was_removed_still_names_the_document(manual):
     assert "deleted 1" in invoke("delete", "../manual/guide.md", "--db", "t.db").stdout
 
 
+def test_a_path_with_a_space_or_accent_names_its_document(tmp_path, monkeypatch):
+    """A source link is a percent-encoded file:// URI ("Product%20Manual"); the path a user
+    types has the space. Naming such a document by its path failed ("not in the index")."""
+    root = tmp_path / "Product Manual" / "Handbücher"
+    root.mkdir(parents=True)
+    (root / "setup.md").write_text("# Setup\n\nPlug in the unit before switching it on.\n")
+    monkeypatch.chdir(tmp_path)
+    invoke("ingest", "Product Manual", "--groups", "staff", "--db", "t.db")
+    path = "Product Manual/Handbücher/setup.md"
+    assert "deleted 1 document(s): Handbücher/setup.md" in invoke("delete", path, "--db",
+                                                                 "t.db").stdout
+
+
 def test_unknown_document_names_a_command_that_exists(manual):
     invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db")
     for args in (("acl", "no/such.html", "--groups", "x"), ("delete", "no/such.html")):

@@ -13,6 +13,8 @@ import math
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import yaml
 
@@ -101,6 +103,14 @@ def is_openable_link(url: str) -> bool:
     if not colon or "/" in scheme or "?" in scheme or "#" in scheme:
         return True  # a path: "guide/intro.html", "./a:b", "page#x:y"
     return len(scheme) == 1 or scheme.lower() in _LINK_SCHEMES
+
+
+def file_url_path(url: str) -> str | None:
+    """The local path a ``file:`` URL names, percent-decoded (``file:///a/my%20docs/x.md``
+    -> ``/a/my docs/x.md``), or None for any other link."""
+    if not url.lower().startswith("file:"):
+        return None
+    return url2pathname(urlsplit(url).path)
 
 
 def normalize_groups(value: Any) -> list[str]:
