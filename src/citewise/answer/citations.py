@@ -9,7 +9,7 @@ by validation: never dropped, never replaced by a real passage.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citewise.cite.parse import inert_numbers
 from citewise.types import Citation, ContextPassage, ValidationReport
@@ -24,15 +24,18 @@ def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
     """Replace each valid id by its citation number; keep fabricated ids verbatim. A number
     in brackets that was in the text before (a quoted footnote mark, a model's own ``[1]``)
     is put in parentheses first, so every ``[n]`` shown is a checked citation."""
-    text = inert_numbers(text)
     numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
+    return number_brackets(inert_numbers(text), lambda sid: numbers.get(sid, sid)), numbers
 
+
+def number_brackets(text: str, number: Callable[[str], str]) -> str:
+    """``text`` with each citation bracket's ids (``S3``) written as ``number(id)``, each
+    shown once per bracket: ``[S3, S1, s3]`` -> ``[1, 2]``."""
     def repl(match: re.Match[str]) -> str:
-        ids = [f"S{n}" for n in _ID.findall(match.group(1))]
-        shown = list(dict.fromkeys(numbers.get(sid, sid) for sid in ids))
+        shown = dict.fromkeys(number(f"S{n}") for n in _ID.findall(match.group(1)))
         return "[" + ", ".join(shown) + "]"
 
-    return BRACKET.sub(repl, text), numbers
+    return BRACKET.sub(repl, text)
 
 
 def best_quote(passage_text: str, sentence_words: set[str]) -> str:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 
-from citewise.answer.citations import BRACKET
+from citewise.answer.citations import number_brackets
 
-_ID = re.compile(r"[Ss](\d+)")
 _OPEN = re.compile(r"\[[Ss\d\s,;]*$")  # a bracket that may still close as a citation
 HOLD_CHARS = 40
 
@@ -42,12 +41,10 @@ class NumberedStream:
         return self._show(text)
 
     def _show(self, text: str) -> str:
-        out = BRACKET.sub(self._number, text)
+        out = number_brackets(text, self._number)
         self.shown += out
         return out
 
-    def _number(self, match: re.Match[str]) -> str:
-        ids = [f"S{int(n)}" for n in _ID.findall(match.group(1))]
-        for sid in ids:
-            self.numbers.setdefault(sid, str(len(self.numbers) + 1))
-        return "[" + ", ".join(dict.fromkeys(self.numbers[sid] for sid in ids)) + "]"
+    def _number(self, sid: str) -> str:
+        """The number of ``sid`` (``S03`` is ``S3``), the next one the first time."""
+        return self.numbers.setdefault(f"S{int(sid[1:])}", str(len(self.numbers) + 1))
