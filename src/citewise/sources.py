@@ -221,10 +221,9 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                      skipped=skipped)
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
-    twins: dict[Path, Path] = {}
-    stubs = _left_out(found, named, limits, batch, twins)
+    stubs, twins = _left_out(found, named, limits, batch)
     cwd = Path.cwd()
-    listed, sides, rels = [], {}, {}
+    listed = []
     for root, path in found:
         if path in stubs:
             continue
@@ -234,8 +233,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         doc_id = str(side.get("doc_id") or id_prefix + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
         listed.append((root, path, rel, doc_id, side))
-        sides[path], rels[path] = {k: v for k, v in side.items() if k != "doc_id"}, rel
-    listed = [e for e in listed if not _twin(e[1], twins, sides, rels, batch)]
+    entries = {entry[1]: entry for entry in listed}
+    listed = [entry for entry in listed if not _twin(entry, twins, entries, batch)]
     known = {doc_id for *_, doc_id, _ in listed}
     floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
     for root, path, rel, doc_id, side in listed:
@@ -247,24 +246,32 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     return batch
 
 
-def _twin(path: Path, twins: Mapping[Path, Path], sides: Mapping[Path, Mapping[str, Any]],
-          rels: Mapping[Path, str], batch: FileBatch) -> bool:
-    """Whether ``path`` is a duplicate page to leave out (listed in ``batch.duplicates``):
-    one whose sidecar lines say the same as its kept page's, so no reader loses a page."""
-    kept = twins.get(path)
-    if kept is None or kept not in sides or sides[path] != sides[kept]:
+def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],
+          entries: Mapping[Path, tuple[Any, ...]], batch: FileBatch) -> bool:
+    """Whether the listed ``entry`` (root, path, rel, doc_id, sidecar metadata) is a
+    duplicate page to leave out (listed in ``batch.duplicates``): one whose sidecar lines
+    say the same as its kept page's, so no reader loses a page."""
+    _, path, rel, _, side = entry
+    kept = entries.get(twins[path]) if path in twins else None
+    if kept is None or _readers(side) != _readers(kept[4]):
         return False
-    batch.duplicates.append((rels[path], rels[kept]))
+    batch.duplicates.append((rel, kept[2]))
     return True
 
 
+def _readers(side: Mapping[str, Any]) -> dict[str, Any]:
+    """A file's sidecar metadata without its doc_id: what two copies must agree on."""
+    return {k: v for k, v in side.items() if k != "doc_id"}
+
+
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
-              batch: FileBatch, twins: dict[Path, Path]) -> set[Path]:
+              batch: FileBatch) -> tuple[set[Path], dict[Path, Path]]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
-    indexed when it was named on its own (``named``), not found in a folder. Pages of a
-    folder with the same text as another go in ``twins`` (``{page: kept}``), left to the
-    caller, which knows their sidecar lines."""
+    indexed when it was named on its own (``named``), not found in a folder. Also returned:
+    pages of a folder with the same text as another (``{page: kept}``), left to the caller,
+    which knows their sidecar lines."""
+    twins: dict[Path, Path] = {}
     roots = {path: root for root, path in found}
     copies = source_copies(roots)
     batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
@@ -280,7 +287,7 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
                 out.add(path)
                 batch.noindex.append(_rel(path, roots))
         twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
-    return out
+    return out, twins
 
 
 def _rel(path: Path, roots: Mapping[Path, Path]) -> str:
