@@ -79,13 +79,26 @@ class Document:
 
 
 @dataclass(frozen=True)
+class SectionMark:
+    """Where a chunk's text is in one section: from ``offset`` (into ``Chunk.text``) on, the
+    text is under ``heading_path`` and a link to it ends in ``#anchor``."""
+
+    offset: int
+    anchor: str | None
+    heading_path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A retrievable passage.
 
     ``chunk_id`` is derived from doc_id, offsets and text hash (stable across re-ingest of the
     same content). ``text_for_embedding`` is title + heading path + text; ``embed_hash`` is the
     sha256 of it, the key of the embedding cache. ``section_id`` identifies the parent section
-    (for small-to-large expansion).
+    (for small-to-large expansion). ``sections`` is empty when the whole text is under one
+    heading and anchor (``heading_path``, ``anchor``); a chunk that merged small sibling
+    sections (a glossary's entries) or a heading with its first subsection has one mark per
+    part, the first at offset 0, so a citation of text further down opens its own section.
     """
 
     chunk_id: str
@@ -102,6 +115,13 @@ class Chunk:
     token_count: int = 0
     kind: BlockKind = "text"
     page: int | None = None
+    sections: tuple[SectionMark, ...] = ()
+
+    def section_at(self, offset: int) -> SectionMark:
+        """The section that holds ``self.text[offset]``; the chunk's own heading path and
+        anchor when it has no marks or ``offset`` is negative (a text not found in it)."""
+        marks = [m for m in self.sections if m.offset <= offset]
+        return marks[-1] if marks else SectionMark(0, self.anchor, self.heading_path)
 
 
 @dataclass(frozen=True)
@@ -158,8 +178,12 @@ class Hit:
     @property
     def source(self) -> str:
         """``source_url#anchor`` (or doc_id when the document has no URL)."""
+        return self.link(self.chunk.anchor)
+
+    def link(self, anchor: str | None) -> str:
+        """``source_url#anchor`` for another anchor of the same document."""
         base = self.document.source_url or self.document.doc_id
-        return f"{base}#{self.chunk.anchor}" if self.chunk.anchor else base
+        return f"{base}#{anchor}" if anchor else base
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "score": round(self.score, 6),

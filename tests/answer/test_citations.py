@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from citewise.answer.citations import build_citations, format_citation, renumber
-from citewise.types import ContextPassage, ValidationReport
+from citewise.types import ContextPassage, SectionMark, ValidationReport
 
 from .conftest import make_hit
 
@@ -32,6 +34,26 @@ def test_build_citations_quotes_the_matching_sentence() -> None:
     assert c.source == "docs/d1.md#setup"
     _, (c,) = build_citations("Set HTTPS_PROXY [S1].", passages(), report)
     assert c.quote == "Proxies are set with HTTPS_PROXY."
+
+
+def test_a_citation_opens_the_merged_section_its_quote_is_in() -> None:
+    """A chunk of a glossary's small entries (FPU, HAL) used to be cited at its first
+    entry's anchor whatever it quoted; the quote's own entry is the heading and the link."""
+    text = "FPU\n\nFloating-point unit.\n\nHAL\n\nA hardware abstraction layer crate."
+    marks = (SectionMark(0, "fpu", ("Glossary", "FPU")),
+             SectionMark(text.index("HAL"), "hal", ("Glossary", "HAL")))
+    hit = make_hit(text, 1, doc_id="glossary", heading=("Glossary",))
+    hit = replace(hit, chunk=replace(hit.chunk, anchor="fpu", sections=marks))
+    report = ValidationReport(cited=("S1",))
+    _, (c,) = build_citations("A HAL is a hardware abstraction layer crate [S1].",
+                              [ContextPassage("S1", hit, text, 12)], report)
+    assert c.quote.endswith("A hardware abstraction layer crate.")
+    assert (c.anchor, c.source, c.heading_path) == ("hal", "docs/glossary.md#hal",
+                                                    ("Glossary", "HAL"))
+    assert format_citation(c).startswith("[1] Guide › HAL (docs/glossary.md#hal")
+    _, (c,) = build_citations("The FPU is a floating-point unit [S1].",
+                              [ContextPassage("S1", hit, text, 12)], report)
+    assert (c.anchor, c.heading_path) == ("fpu", ("Glossary", "FPU"))
 
 
 def test_format_citation() -> None:

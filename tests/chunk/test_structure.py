@@ -100,6 +100,20 @@ def test_small_sibling_sections_merge_under_their_common_parent_path(make_doc, w
     assert [c.heading_path for c in chunks] == [("Guide",), ("Guide",), ("Guide", "D")]
     assert chunks[1].section_id == section_id("d", chunks[1].start)
     assert chunks[1].anchor == "a"
+    # each merged entry keeps where it starts, its anchor and its own heading path
+    assert [(m.offset, m.anchor, m.heading_path) for m in chunks[1].sections] == [
+        (0, "a", ("Guide", "A")), (7, "b", ("Guide", "B")), (14, "c", ("Guide", "C"))]
+    assert chunks[1].section_at(chunks[1].text.index("y.")).anchor == "b"
+    assert chunks[0].sections == () and chunks[2].sections == ()  # one section each
+
+
+def test_a_heading_merged_with_its_first_subsection_marks_both(make_doc, words):
+    doc = make_doc(("heading", "Guide", 1), ("heading", "Install", 2),
+                   ("text", "Run pip install citewise."))
+    (chunk,) = chunk_document(doc, "d", settings(), words)
+    assert [(m.offset, m.anchor) for m in chunk.sections] == [(0, "guide"), (7, "install")]
+    assert chunk.section_at(chunk.text.index("Run")).heading_path == ("Guide", "Install")
+    assert chunk.section_at(-1).anchor == "guide"  # a text not found: the chunk's own
 
 
 def test_no_small_section_merge_when_min_tokens_is_zero(make_doc, words):

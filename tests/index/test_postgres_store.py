@@ -340,7 +340,8 @@ def test_postgres_cli_end_to_end(schema: str) -> None:
 def test_postgres_index_made_before_tenancy_is_shared(schema: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """m002 on an index written before tenancy: its vectors become the shared cache and its
-    chunks join them, its manifest (no tenancy row) reads as shared."""
+    chunks join them, its manifest (no tenancy row) reads as shared; m003 gives its chunks
+    no section marks."""
     from citewise.index.postgres import migrations
 
     embedder = FakeEmbedder(dim=DIM)
@@ -368,5 +369,7 @@ def test_postgres_index_made_before_tenancy_is_shared(schema: str,
         assert store.cached_vectors([chunk.embed_hash], "globex") == {chunk.embed_hash}
         found = store.search_dense(vector, 5, Principal.of("staff", tenant="acme"))
         assert [r.chunk_id for r in found] == [chunk.chunk_id]
+        staff = Principal.of("staff", tenant="acme")
+        assert store.get_chunks([chunk.chunk_id], staff)[chunk.chunk_id][0].sections == ()
         store.delete(["old"])
         assert store.count().vectors == 0

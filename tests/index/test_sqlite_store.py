@@ -117,6 +117,24 @@ def test_migrations_recorded_and_idempotent(tmp_path: Path, embedder: FakeEmbedd
         assert again.manifest().schema_version == SCHEMA_VERSION  # type: ignore[union-attr]
 
 
+def test_an_index_made_before_section_marks_reads_its_chunks(tmp_path: Path,
+                                                             embedder: FakeEmbedder) -> None:
+    """An index from before ``m007_chunk_sections`` (its column dropped, the migration
+    unrecorded) gets the column when opened; its chunks read back with no marks."""
+    path = tmp_path / "index.db"
+    with SQLiteStore(path) as old:
+        old.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        old.write(corpus_writes(embedder))
+        with old._writing() as conn:
+            conn.execute("ALTER TABLE chunks DROP COLUMN sections")
+            conn.execute("DELETE FROM migrations WHERE name = 'm007_chunk_sections'")
+    with SQLiteStore(path) as store:
+        ids = [r[0] for r in rows(store, "SELECT chunk_id FROM chunks")]
+        got = store.get_chunks(ids, HR)
+        assert got and all(chunk.sections == () for chunk, _ in got.values())
+        assert rows(store, "SELECT count(*) FROM migrations") == [(SCHEMA_VERSION,)]
+
+
 def test_newer_index_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
     with SQLiteStore(path) as s, s._writing() as conn:

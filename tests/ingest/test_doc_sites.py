@@ -13,7 +13,7 @@ from click.testing import Result
 
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.testing import FakeEmbedder
+from citewise.testing import FakeEmbedder, FakeGenerator
 from citewise.types import Principal
 
 BASE = "https://docs.example.com/widget/"
@@ -128,6 +128,33 @@ def test_citations_open_the_section_and_chrome_is_not_indexed(tmp_path: Path, na
             assert f'id="{anchor}"' in html or f'name="{anchor}"' in html
             # the anchor's element comes before the quoted text and after the page chrome
             assert html.index(f'"{anchor}"') < html.index(body)
+
+
+def test_a_cited_glossary_entry_opens_at_that_entry(tmp_path: Path) -> None:
+    """A glossary's entries are small sections the chunker merges; a citation of the second
+    entry was linked to the first (the embedded book's HAL cited as ``glossary.html#fpu``)."""
+    entries = "".join(f'<h2 id="{slug}"><a class="header" href="#{slug}">{name}</a></h2>'
+                      f"<p>{text}</p>" for slug, name, text in [
+                          ("fpu", "FPU", "Floating-point unit: a math processor."),
+                          ("hal", "HAL", "A hardware abstraction layer crate gives a "
+                                         "friendly API to the spindle's peripherals."),
+                          ("pac", "PAC", "A peripheral access crate.")])
+    site = tmp_path / "book"
+    site.mkdir()
+    (site / "glossary.html").write_text(mdbook("glossary", "Glossary", "Terms we use.").replace(
+        '<h2 id="glossary-notes"', entries + '<h2 id="glossary-notes"'))
+    gen = FakeGenerator("A HAL crate gives a friendly API to the spindle's peripherals "
+                        "[{sid:hardware abstraction}].")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]}, base_url=BASE)
+        (hit,) = [h for h in engine.search("HAL abstraction layer", READER, mode="bm25").hits
+                  if "hardware abstraction" in h.chunk.text]
+        assert hit.chunk.anchor == "fpu" and len(hit.chunk.sections) > 1  # entries merged
+        answer = engine.ask("What does a HAL crate give?", READER, generator=gen)
+    assert answer.outcome == "answered", answer.notes
+    (c,) = answer.citations
+    assert "hardware abstraction layer" in c.quote
+    assert (c.source, c.heading_path[-1]) == (f"{BASE}glossary.html#hal", "HAL")
 
 
 def test_a_page_that_became_a_redirect_stub_is_named_for_deletion(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """From a validated answer to what the reader sees: ``[S3]`` ids renumbered ``[1]``, ``[2]``…
 in order of first use, and one :class:`Citation` per cited passage with the quote that best
-matches the sentence citing it.
+matches the sentence citing it. A citation's heading and link are those of the section the
+quote is in: a chunk that merged a glossary's small entries opens the entry quoted, not the
+first one (:meth:`~citewise.types.Chunk.section_at`).
 
 Ids the model invented (``fabricated``) are left in the text exactly as written and reported
 by validation: never dropped, never replaced by a real passage.
@@ -60,15 +62,21 @@ def build_citations(text: str, passages: Sequence[ContextPassage],
             for n in _ID.findall(match.group(1)):
                 if f"S{n}" in citing:
                     citing[f"S{n}"] |= set(re.findall(r"\w+", BRACKET.sub("", sentence).lower()))
-    citations = []
-    for sid, number in numbers.items():
-        p = by_sid[sid]
-        chunk, doc = p.hit.chunk, p.hit.document
-        citations.append(Citation(
-            id=number, sid=sid, chunk_id=chunk.chunk_id, doc_id=doc.doc_id, title=doc.title,
-            heading_path=tuple(chunk.heading_path), anchor=chunk.anchor, source=p.hit.source,
-            updated_at=doc.updated_at, quote=best_quote(p.text, citing[sid])))
-    return rendered, tuple(citations)
+    return rendered, tuple(cite(number, by_sid[sid], citing[sid])
+                           for sid, number in numbers.items())
+
+
+def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
+    """Citation ``number`` of passage ``p``, quoting its sentence that best matches the words
+    citing it, with the heading and link of the section that sentence is in."""
+    chunk, doc = p.hit.chunk, p.hit.document
+    quote = best_quote(p.text, sentence_words)
+    found = chunk.text.find(quote.rstrip("…")[:80]) if quote else -1
+    where = chunk.section_at(found)
+    return Citation(
+        id=number, sid=p.sid, chunk_id=chunk.chunk_id, doc_id=doc.doc_id, title=doc.title,
+        heading_path=where.heading_path, anchor=where.anchor, source=p.hit.link(where.anchor),
+        updated_at=doc.updated_at, quote=quote)
 
 
 def format_citation(c: Citation) -> str:

@@ -12,7 +12,8 @@ Formulas (``H`` = sha256 hex digest of the UTF-8 bytes, ``\\0`` = the NUL charac
 ``kind`` is the one kind of the chunk's non-heading blocks, leaving out lead-ins with another
 block after them (:func:`~citewise.chunk.pack.introduces`: "Run it like this:" before its
 code), ``"text"`` when they mix kinds, and ``"heading"`` for a chunk of headings only.
-``anchor`` and ``page`` are the first block's.
+``anchor`` and ``page`` are the first block's. ``sections`` marks each place the text passes
+into another heading or anchor (:func:`section_marks`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import hashlib
 
 from citewise.chunk.draft import Draft
 from citewise.chunk.pack import introduces
-from citewise.types import BlockKind, Chunk
+from citewise.types import BlockKind, Chunk, SectionMark
 
 
 def sha256_hex(text: str) -> str:
@@ -51,6 +52,22 @@ def chunk_kind(draft: Draft) -> BlockKind:
     return kinds.pop() if len(kinds) == 1 else "text"
 
 
+def section_marks(draft: Draft) -> tuple[SectionMark, ...]:
+    """One mark per run of blocks under the same heading path and anchor, at the offset of
+    its first block in ``draft.text``; none when there is one run. A block without an anchor
+    keeps the one before it (the nearest place a link can open)."""
+    marks: list[SectionMark] = []
+    for block in draft.blocks:
+        offset = block.start - draft.start
+        mark = SectionMark(offset, block.anchor or (marks[-1].anchor if marks else None),
+                           block.heading_path)
+        same = marks and (mark.anchor, mark.heading_path) == (marks[-1].anchor,
+                                                              marks[-1].heading_path)
+        if 0 <= offset < len(draft.text) and not same:
+            marks.append(mark)
+    return tuple(marks) if len(marks) > 1 else ()
+
+
 def make_chunk(draft: Draft, doc_id: str, ordinal: int, title: str, token_count: int) -> Chunk:
     """The chunk for ``draft`` (formulas in the module docstring); ``token_count`` is the
     count of ``draft.text``."""
@@ -72,4 +89,5 @@ def make_chunk(draft: Draft, doc_id: str, ordinal: int, title: str, token_count:
         token_count=token_count,
         kind=chunk_kind(draft),
         page=first.page,
+        sections=section_marks(draft),
     )

@@ -1,5 +1,6 @@
 """A :class:`ParsedDocument` as compact bytes, so an index can re-chunk and re-embed its
-documents without the source files (``citewise reindex``).
+documents without the source files (``citewise reindex``); a chunk's section marks as the
+JSON text both backends store (``[[offset, anchor, heading_path], …]``, ``[]`` for none).
 
 Format: zlib-compressed JSON ``{"v": 1, "title", "text", "format", "pages", "metadata",
 "blocks": [[kind, start, end, heading_path, anchor, level, page, header_lines, text|null]]}``.
@@ -13,7 +14,7 @@ import zlib
 from typing import Any
 
 from citewise.errors import StoreError
-from citewise.types import Block, ParsedDocument
+from citewise.types import Block, ParsedDocument, SectionMark
 
 FORMAT_VERSION = 1
 
@@ -48,3 +49,13 @@ def parsed_from_bytes(data: bytes) -> ParsedDocument:
         for k, s, e, hp, a, lv, pg, hl, t in body["blocks"])
     return ParsedDocument(title=body["title"], text=text, blocks=blocks,
                           metadata=body["metadata"], pages=body["pages"], format=body["format"])
+
+
+def sections_to_json(marks: tuple[SectionMark, ...]) -> str:
+    return json.dumps([[m.offset, m.anchor, list(m.heading_path)] for m in marks],
+                      ensure_ascii=False)
+
+
+def sections_from_json(text: str | None) -> tuple[SectionMark, ...]:
+    """Inverse of :func:`sections_to_json`; an index made before marks were stored has none."""
+    return tuple(SectionMark(o, a, tuple(hp)) for o, a, hp in json.loads(text or "[]"))

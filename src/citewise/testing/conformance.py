@@ -29,7 +29,15 @@ from citewise.errors import IndexMismatchError, NotFoundError, StoreError
 from citewise.index.manifest import make_manifest
 from citewise.protocols import DocumentWrite, Store, StoreCounts
 from citewise.testing.fakes import FakeEmbedder
-from citewise.types import Block, Chunk, Document, ParsedDocument, Principal, ScoredId
+from citewise.types import (
+    Block,
+    Chunk,
+    Document,
+    ParsedDocument,
+    Principal,
+    ScoredId,
+    SectionMark,
+)
 
 DIM = 64
 QUERY = "quarterly salary bands executive compensation"
@@ -186,7 +194,11 @@ class StoreConformanceTests:
             ["handbook", "salaries", "reviews", "draft", "globex-salaries"])
 
     def test_get_chunks_roundtrip(self, ready: Store, embedder: FakeEmbedder) -> None:
-        item = make_write(embedder, "guide", ["First part.", "Second part."], groups=["staff"])
+        item = make_write(embedder, "guide", ["First part.", "Second part. Third."],
+                          groups=["staff"])
+        marks = (SectionMark(0, "second", ("Guide", "Second")),
+                 SectionMark(13, None, ("Guide", "Third, ünïcode")))
+        item = replace(item, chunks=(item.chunks[0], replace(item.chunks[1], sections=marks)))
         ready.write([item])
         got = ready.get_chunks([c.chunk_id for c in item.chunks], STAFF)
         assert set(got) == {c.chunk_id for c in item.chunks}
@@ -194,7 +206,8 @@ class StoreConformanceTests:
             chunk, doc = got[expected.chunk_id]
             assert doc.doc_id == "guide"
             for field in ("doc_id", "ordinal", "text", "embed_hash", "start", "end",
-                          "heading_path", "anchor", "section_id", "token_count", "kind", "page"):
+                          "heading_path", "anchor", "section_id", "token_count", "kind", "page",
+                          "sections"):
                 assert getattr(chunk, field) == getattr(expected, field), field
 
     def test_rewrite_replaces_chunks(self, corpus: Store, embedder: FakeEmbedder) -> None:

@@ -102,7 +102,14 @@ def m002_tenant_scoped_vectors(conn: Any) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN vec_scope text NOT NULL DEFAULT ''")
 
 
-MIGRATIONS: tuple[Callable[[Any], None], ...] = (m001_initial, m002_tenant_scoped_vectors)
+def m003_chunk_sections(conn: Any) -> None:
+    """Where a chunk of merged sections passes into the next one (``Chunk.sections``, JSON;
+    the SQLite index's ``m007_chunk_sections``); older chunks have none (``'[]'``)."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN sections text NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: tuple[Callable[[Any], None], ...] = (
+    m001_initial, m002_tenant_scoped_vectors, m003_chunk_sections)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -91,8 +91,8 @@ SELECT chunk_id, -distance AS score FROM nearest ORDER BY distance, id"""
 
 VISIBLE_CHUNKS_SQL = """SELECT c.chunk_id, c.ordinal, c.text, c.embed_hash, c.start_char,
        c.end_char, c.heading_path, c.anchor, c.section_id, c.token_count, c.kind, c.page,
-       d.doc_id, d.title, d.content_hash, d.tenant, d.acl, d.version, d.source_url, d.owner,
-       d.updated_at, d.metadata
+       c.sections, d.doc_id, d.title, d.content_hash, d.tenant, d.acl, d.version,
+       d.source_url, d.owner, d.updated_at, d.metadata
 FROM chunks AS c JOIN documents AS d ON d.id = c.doc_id
 WHERE c.chunk_id = ANY(%(chunk_ids)s)
   AND d.tenant = %(tenant)s AND d.acl && %(groups)s::text[]"""

@@ -49,7 +49,7 @@ from citewise.index.postgres.migrations import (
     migrate,
     set_vector_dim,
 )
-from citewise.index.serialize import parsed_from_bytes
+from citewise.index.serialize import parsed_from_bytes, sections_from_json
 from citewise.protocols import DocumentWrite, StoreCounts
 from citewise.text import query_terms
 from citewise.types import Chunk, Document, Manifest, ParsedDocument, Principal, ScoredId
@@ -324,8 +324,8 @@ class PostgresStore:
         out: dict[str, tuple[Chunk, Document]] = {}
         with self._reading() as conn:
             for row in conn.execute(search.VISIBLE_CHUNKS_SQL, params):
-                doc = document_from_row(row[12:])
-                out[row[0]] = (chunk_from_row(row[:12], doc.doc_id), doc)
+                doc = document_from_row(row[13:])
+                out[row[0]] = (chunk_from_row(row[:13], doc.doc_id), doc)
         return out
 
     def describe_filter(self, principal: Principal) -> str:
@@ -367,8 +367,9 @@ def document_from_row(row: Sequence[Any]) -> Document:
 def chunk_from_row(row: Sequence[Any], doc_id: str) -> Chunk:
     """``text_for_embedding`` is not stored (only its hash): it comes back empty."""
     (chunk_id, ordinal, text, embed_hash, start, end, heading_path, anchor, section_id,
-     token_count, kind, page) = row
+     token_count, kind, page, sections) = row
     return Chunk(chunk_id=chunk_id, doc_id=doc_id, ordinal=ordinal, text=text,
                  text_for_embedding="", embed_hash=embed_hash, start=start, end=end,
                  heading_path=tuple(heading_path), anchor=anchor, section_id=section_id,
-                 token_count=token_count, kind=kind, page=page)
+                 token_count=token_count, kind=kind, page=page,
+                 sections=sections_from_json(sections))

@@ -20,7 +20,7 @@ import numpy as np
 
 from citewise.errors import NotFoundError
 from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
-from citewise.index.serialize import parsed_to_bytes
+from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
 
@@ -37,10 +37,10 @@ RETURNING id"""
 
 INSERT_CHUNK_SQL = f"""INSERT INTO chunks
     (chunk_id, doc_id, ordinal, text, heading_path, anchor, start_char, end_char, section_id,
-     token_count, kind, page, embed_hash, tenant, acl, vec_scope, tsv)
+     token_count, kind, page, embed_hash, tenant, acl, vec_scope, sections, tsv)
 VALUES (%(chunk_id)s, %(doc)s, %(ordinal)s, %(text)s, %(heading_path)s, %(anchor)s, %(start)s,
         %(end)s, %(section_id)s, %(token_count)s, %(kind)s, %(page)s, %(embed_hash)s,
-        %(tenant)s, %(acl)s, %(vec_scope)s,
+        %(tenant)s, %(acl)s, %(vec_scope)s, %(sections)s,
         setweight(to_tsvector('{TS_CONFIG}', %(title_text)s), 'A')
         || setweight(to_tsvector('{TS_CONFIG}', %(text)s), 'B'))"""
 
@@ -185,5 +185,6 @@ def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str],
         "start": int(chunk.start), "end": int(chunk.end), "section_id": chunk.section_id,
         "token_count": int(chunk.token_count), "kind": chunk.kind, "page": chunk.page,
         "embed_hash": chunk.embed_hash, "tenant": doc.tenant, "acl": acl, "vec_scope": scope,
+        "sections": sections_to_json(chunk.sections),
         "title_text": " ".join([doc.title, *chunk.heading_path]),
     }

@@ -185,9 +185,16 @@ def m006_dense_changes(conn: Connection) -> None:
                  "FROM meta WHERE key = 'generation'")
 
 
+def m007_chunk_sections(conn: Connection) -> None:
+    """Where a chunk of merged sections passes into the next one (``Chunk.sections``, JSON),
+    so a citation opens the section its quote is in. Older chunks have none (``[]``): their
+    citations open the chunk's first section, as before, until the next ingest or reindex."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN sections TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     m001_initial, m002_sources_and_meta, m003_index_versions, m004_tenant_scoped_vectors,
-    m005_change_log, m006_dense_changes)
+    m005_change_log, m006_dense_changes, m007_chunk_sections)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

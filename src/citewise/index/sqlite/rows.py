@@ -11,13 +11,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from citewise.index.serialize import sections_from_json
 from citewise.index.sqlite.acl import ResolvedPrincipal
 from citewise.types import Chunk, Document
 
 DOC_COLUMNS = ("d.doc_id, d.title, d.content_hash, d.tenant, d.acl, d.version, d.source_url, "
                "d.owner, d.updated_at, d.metadata")
 CHUNK_COLUMNS = ("c.chunk_id, c.ordinal, c.text, c.embed_hash, c.start_char, c.end_char, "
-                 "c.heading_path, c.anchor, c.section_id, c.token_count, c.kind, c.page")
+                 "c.heading_path, c.anchor, c.section_id, c.token_count, c.kind, c.page, "
+                 "c.sections")
 _N_DOC = DOC_COLUMNS.count(",") + 1
 
 VISIBLE_CHUNKS_SQL = f"""SELECT {CHUNK_COLUMNS}, {DOC_COLUMNS}
@@ -54,11 +56,12 @@ def chunk_from_row(row: Sequence[Any], doc_id: str) -> Chunk:
     ``text_for_embedding`` is not stored (only its hash, ``embed_hash``): it comes back empty.
     """
     (chunk_id, ordinal, text, embed_hash, start, end, heading_path, anchor, section_id,
-     token_count, kind, page) = row
+     token_count, kind, page, sections) = row
     return Chunk(
         chunk_id=chunk_id, doc_id=doc_id, ordinal=ordinal, text=text, text_for_embedding="",
         embed_hash=embed_hash, start=start, end=end, heading_path=tuple(json.loads(heading_path)),
-        anchor=anchor, section_id=section_id, token_count=token_count, kind=kind, page=page)
+        anchor=anchor, section_id=section_id, token_count=token_count, kind=kind, page=page,
+        sections=sections_from_json(sections))
 
 
 def visible_chunks(conn: Any, chunk_ids: Sequence[str],

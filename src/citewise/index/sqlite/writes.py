@@ -14,7 +14,7 @@ from typing import Any
 
 from citewise.errors import NotFoundError
 from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
-from citewise.index.serialize import parsed_to_bytes
+from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
 from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
 from citewise.index.sqlite.tenancy import Layout, layout_of
@@ -35,8 +35,8 @@ RETURNING id"""
 
 INSERT_CHUNK_SQL = """INSERT INTO chunks
     (chunk_id, doc_rowid, ordinal, text, heading_path, anchor, start_char, end_char,
-     section_id, token_count, kind, page, embed_hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+     section_id, token_count, kind, page, embed_hash, sections)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # A vector is an orphan when no chunk of its scope uses it (scope 0: any chunk; scope N: a
 # chunk of a document of tenant N, see .tenancy).
@@ -223,4 +223,4 @@ def _chunk_params(chunk: Chunk, doc_rowid: int) -> tuple[Any, ...]:
     return (chunk.chunk_id, doc_rowid, int(chunk.ordinal), chunk.text,
             json.dumps(list(chunk.heading_path), ensure_ascii=False), chunk.anchor,
             int(chunk.start), int(chunk.end), chunk.section_id, int(chunk.token_count),
-            chunk.kind, chunk.page, chunk.embed_hash)
+            chunk.kind, chunk.page, chunk.embed_hash, sections_to_json(chunk.sections))
