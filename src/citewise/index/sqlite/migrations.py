@@ -188,7 +188,8 @@ def m006_dense_changes(conn: Connection) -> None:
 def m007_chunk_sections(conn: Connection) -> None:
     """Where a chunk of merged sections passes into the next one (``Chunk.sections``, JSON),
     so a citation opens the section its quote is in. Older chunks have none (``[]``): their
-    citations open the chunk's first section, as before, until the next ingest or reindex."""
+    citations open the chunk's first section, as before, until ``citewise reindex`` rebuilds
+    them (ingest re-chunks a document only when its content changed)."""
     conn.execute("ALTER TABLE chunks ADD COLUMN sections TEXT NOT NULL DEFAULT '[]'")
 
 
