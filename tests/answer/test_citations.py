@@ -54,6 +54,11 @@ def test_a_citation_opens_the_merged_section_its_quote_is_in() -> None:
     _, (c,) = build_citations("The FPU is a floating-point unit [S1].",
                               [ContextPassage("S1", hit, text, 12)], report)
     assert (c.anchor, c.heading_path) == ("fpu", ("Glossary", "FPU"))
+    # the 1.5B model's way: the id closes the paragraph, after a sentence of its own
+    _, (c,) = build_citations("HAL stands for hardware abstraction layer. It is a crate. "
+                              "See the video. [S1]", [ContextPassage("S1", hit, text, 12)],
+                              report)
+    assert (c.quote, c.anchor) == ("A hardware abstraction layer crate.", "hal")
 
 
 def test_format_citation() -> None:

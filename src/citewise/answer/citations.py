@@ -13,12 +13,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from citewise.cite.parse import inert_numbers
+from citewise.cite.parse import (
+    citation_ids,
+    inert_numbers,
+    paragraph_citations,
+    segments,
+    strip_citations,
+)
 from citewise.types import Citation, ContextPassage, ValidationReport
 
 BRACKET = re.compile(r"\[\s*([Ss]\d+(?:\s*(?:[,;]\s*)?[Ss]\d+)*)\s*(?:[,;]\s*)?\]")
 _ID = re.compile(r"[Ss](\d+)")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")  # a passage's sentences; a heading is one
 QUOTE_CHARS = 300
 
 
@@ -41,7 +47,8 @@ def number_brackets(text: str, number: Callable[[str], str]) -> str:
 
 
 def best_quote(passage_text: str, sentence_words: set[str]) -> str:
-    """The passage sentence sharing most words with the citing sentences (first on ties)."""
+    """The passage sentence sharing most words with the citing sentences (first on ties):
+    those holding its id, and the uncited sentences of a paragraph it closes."""
     sentences = [s.strip() for s in _SENTENCE.split(passage_text) if s.strip()]
     if not sentences:
         return ""
@@ -57,11 +64,13 @@ def build_citations(text: str, passages: Sequence[ContextPassage],
     rendered, numbers = renumber(text, report)
     by_sid = {p.sid: p for p in passages}
     citing: dict[str, set[str]] = {sid: set() for sid in numbers}
-    for sentence in _SENTENCE.split(text):
-        for match in BRACKET.finditer(sentence):
-            for n in _ID.findall(match.group(1)):
-                if f"S{n}" in citing:
-                    citing[f"S{n}"] |= set(re.findall(r"\w+", BRACKET.sub("", sentence).lower()))
+    sentences = [seg for seg in segments(text) if seg.kind == "sentence"]
+    closing = paragraph_citations(sentences)
+    for seg in sentences:  # a citation closing a paragraph cites its uncited sentences too
+        words = set(re.findall(r"\w+", strip_citations(seg.text).lower()))
+        for sid in citation_ids(seg.text) or closing.get(seg.paragraph, ()):
+            if sid in citing:
+                citing[sid] |= words
     return rendered, tuple(cite(number, by_sid[sid], citing[sid])
                            for sid, number in numbers.items())
 
