@@ -119,3 +119,30 @@ def test_a_code_span_keeps_the_symbols_it_opens_with() -> None:
     assert span_quoted("$PATH", "add the folder to $PATH first")
     assert span_quoted("#[derive(Debug)]", "put #[derive(Debug)] on the struct")
     assert span_quoted("foo()", "call foo(x) first")  # a call's name, as prose writes it
+
+
+def test_an_identifier_outside_backticks_must_be_in_the_passage_it_cites() -> None:
+    """The embedded book's answer "HAL crates should be named appropriately (C-CRATE-NAME),
+    with the name ending with -hal … [S1]" cited the reexport rule (S1) for the naming rule
+    (S2) and was kept on the words the two share (support 0.59)."""
+    from citewise.cite.terms import named_identifiers
+
+    reexport = ("HALs can be written on top of svd2rust-generated PACs, or on top of other "
+                "crates that provide raw register access. HALs should always reexport the "
+                "register access crate they are based on in their crate root. A PAC should be "
+                "reexported under the name pac.")
+    naming = ("The crate is named appropriately (C-CRATE-NAME). HAL crates should be named "
+              "after the chip they support. Their name should end with -hal to distinguish "
+              "them from register access crates.")
+    claim = ("HAL crates should be named appropriately (C-CRATE-NAME), with the name ending "
+             "with -hal to distinguish them from register access crates [{}].")
+    assert support_score(claim.format(""), reexport) >= SUPPORT_THRESHOLD  # words alone pass
+    assert not validate(claim.format("S1"), passages(reexport, naming)).ok
+    assert validate(claim.format("S2"), passages(reexport, naming)).ok
+    # names copied from code, whatever their case in the source; not ordinals, numbers or
+    # abbreviations; backticked spans are compared as code
+    assert named_identifiers("Use e.g. the 4th option, `foo_bar`, 3.5 s, httpx.Client, "
+                             "max_keepalive, HTTP/2, --verbose, WX-17, C-CRATE-NAME.") == [
+        "httpx.Client", "max_keepalive", "HTTP/2", "--verbose", "WX-17", "C-CRATE-NAME"]
+    assert validate("Set MAX_KEEPALIVE to five for httpx.client [S1].",
+                    passages("max_keepalive is five by default in httpx.Client.")).ok

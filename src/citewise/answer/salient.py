@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from citewise.cite.terms import is_identifier
 from citewise.text import STOPWORDS
 from citewise.types import Hit
 
@@ -60,8 +61,7 @@ _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 def _kind(token: str, first: bool, kinds: Sequence[str]) -> str | None:
     letters = any(c.isalpha() for c in token)
     digits = any(c.isdigit() for c in token)
-    if token.startswith("--") or (letters and digits) or re.search(r"[a-z][A-Z]", token) or \
-            re.search(r"\w[_./]\w", token) or ("-" in token and "hyphenated" in kinds):
+    if is_identifier(token) or ("-" in token and "hyphenated" in kinds):
         return "identifier"
     if digits and not letters:
         return "number" if len(token) >= 3 else None

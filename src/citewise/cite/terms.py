@@ -1,5 +1,5 @@
-"""The cheap lexical units the support checker compares: content-word stems, numbers and
-named entities of a text.
+"""The cheap lexical units the support checker compares: content-word stems, numbers, named
+entities and identifiers of a text.
 
 Words are compared as stems of :func:`citewise.text.stem` (the one stemmer: "reduces" meets
 "reduced", "inhibition" meets "inhibits") cut to their first :data:`STEM_LENGTH` letters (prefix
@@ -78,3 +78,32 @@ def tokens_lower(text: str) -> set[str]:
     what entities are looked up in."""
     words = _TOKEN.findall(text.lower())
     return set(words) | {part for w in words for part in w.split("-") if part}
+
+
+_IDENTIFIER = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]")
+_NOT_A_NAME = re.compile(r"\d+(?:st|nd|rd|th)|[A-Za-z](?:\.[A-Za-z])+")  # 4th; e.g, i.e
+
+
+def is_identifier(token: str) -> bool:
+    """A name copied from code or a command line: a ``--flag``, letters mixed with digits
+    (``http2``, ``E42``), camelCase, or an inner ``_``, ``.`` or ``/`` (``max_keepalive``,
+    ``httpx.Client``)."""
+    letters = any(c.isalpha() for c in token)
+    digits = any(c.isdigit() for c in token)
+    return token.startswith("--") or (letters and digits) or bool(
+        re.search(r"[a-z][A-Z]", token) or re.search(r"\w[_./]\w", token))
+
+
+def named_identifiers(claim: str) -> list[str]:
+    """The identifiers ``claim`` names outside backticks, in order, each once:
+    :func:`is_identifier` tokens and codes of capitals joined by hyphens (``C-CRATE-NAME``);
+    not tokens without a letter, ordinals (``4th``) or abbreviations (``e.g``)."""
+    out: dict[str, None] = {}
+    for token in _IDENTIFIER.findall(re.sub(r"`[^`\n]*`", " ", claim)):
+        token = token.rstrip(".")
+        if not any(c.isalpha() for c in token) or _NOT_A_NAME.fullmatch(token):
+            continue
+        code = "-" in token and any(len(p) >= 2 and p.isupper() for p in token.split("-"))
+        if code or is_identifier(token):
+            out.setdefault(token, None)
+    return list(out)

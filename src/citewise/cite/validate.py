@@ -13,7 +13,10 @@ For each sentence (:func:`citewise.cite.parse.parse_citations`):
 * Passage text is read without the sentences that address the assistant
   (:mod:`citewise.cite.instructions`): an injected instruction is never evidence.
 * Code in backticks must occur verbatim in the cited passages (an invented command or
-  option is unsupported, however many words it shares with them).
+  option is unsupported, however many words it shares with them), and so must an
+  identifier written without backticks (:func:`citewise.cite.terms.named_identifiers`:
+  ``max_keepalive``, ``httpx.Client``, ``C-CRATE-NAME``): a sentence naming the rule of
+  another passage than the one it cites was kept on the words the two share.
 * A fenced code block is supported when every line of it is in the sources. A cited
   sentence ending on a colon is complete when such a block follows ("You can install it
   using pip [S1]:" then ``$ pip install httpx[socks]``), and a source line ('From
@@ -45,7 +48,7 @@ from citewise.cite.parse import (
     strip_citations,
 )
 from citewise.cite.support import support_score, support_threshold
-from citewise.cite.terms import content_stems, numbers
+from citewise.cite.terms import content_stems, named_identifiers, numbers
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage, SentenceIssue, ValidationReport
 
@@ -179,15 +182,16 @@ def span_quoted(code: str, evidence: str) -> bool:
         return False
     lead = "".join(lowered[:lowered.index(wanted[0])].split())
     text = evidence.lower()
-    have = list(_CODE_TOKEN.finditer(text))
+    # a name that ends a sentence ("… in httpx.Client.") is the name without the full stop
+    have = [(m.start(), m.group().rstrip(".")) for m in _CODE_TOKEN.finditer(text)]
     reach = len(wanted) + 6  # "[common options]", "<yes|no|…>" between the tokens
-    for start, token in enumerate(have):
-        if token.group() != wanted[0] or not _opens_with(text, token.start(), lead):
+    for start, (at, token) in enumerate(have):
+        if token != wanted[0] or not _opens_with(text, at, lead):
             continue
         pos, found = start, 1
         for want in wanted[1:]:
             nxt = next((i for i in range(pos + 1, min(len(have), start + reach))
-                        if have[i].group() == want), None)
+                        if have[i][1] == want), None)
             if nxt is None:
                 break
             pos, found = nxt, found + 1
@@ -266,7 +270,8 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "incomplete", valid)
     evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
-    if not all(span_quoted(code, evidence) for code in _CODE_SPAN.findall(claim)):
+    named = [*_CODE_SPAN.findall(claim), *named_identifiers(claim)]
+    if not all(span_quoted(name, evidence) for name in named):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)
     return Verdict(seg, "supported" if score >= limit else "unsupported", valid, score=score)
