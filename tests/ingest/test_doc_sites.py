@@ -262,9 +262,9 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     ingest = ingest_cli(db, monkeypatch)
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
-    assert ("skipped 2 page(s) with the same text as a page it indexed (mdBook's index.html "
-            "repeats the first chapter), e.g. es/errors.html = errors.html; name one to ingest "
-            "it") in out.output
+    assert ("skipped 2 page(s) with the same text as a page it indexed (a generator's "
+            "index.html or untranslated copy), e.g. es/errors.html = errors.html; name one to "
+            "ingest it") in out.output
     assert "e.g. 404.html; name one to ingest it" in out.output
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert {d.doc_id for d in engine.store.list_documents()} == \

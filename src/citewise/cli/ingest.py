@@ -109,7 +109,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, as_json
                  f"{report.noindex[0]}; name one to ingest it", err=True, one_line=True)
         if report.duplicates:
             echo(f"skipped {len(report.duplicates)} page(s) with the same text as a page it "
-                 f"indexed (mdBook's index.html repeats the first chapter), e.g. "
+                 f"indexed (a generator's index.html or untranslated copy), e.g. "
                  f"{report.duplicates[0][0]} = {report.duplicates[0][1]}; name one to ingest "
                  "it", err=True, one_line=True)
         if report.skipped:
