@@ -325,7 +325,9 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
             noindex.append(path)
         else:
             pages.append((path, parsed))
-    return Survey(profile([p for _, p in pages]), redirects, noindex, duplicate_pages(pages))
+    folders = [str(path.parent) for path, _ in pages]
+    return Survey(profile([p for _, p in pages], folders), redirects, noindex,
+                  duplicate_pages(pages))
 
 
 @dataclass(frozen=True)

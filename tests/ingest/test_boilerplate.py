@@ -55,3 +55,28 @@ def test_a_manual_title_in_parentheses_after_every_page_title_is_cut() -> None:
                                                      "Closure Example (C)"]
     one = [page(t, "x") for t in ("Alpha (v1)", "Beta (v2)", "Gamma (v3)")]
     assert profile(one).suffix == " - Acme Docs"  # a parenthesis of each its own is kept
+
+
+def _menu_page(title: str, menu: str, note: str = "Returns 0 on success."):
+    b = DocumentBuilder()
+    b.heading(title, 1)
+    b.add("list", menu)
+    b.add("text", f"{title} does one thing.")
+    b.add("text", note)
+    return b.build(title=title, fmt="html")
+
+
+def test_a_menu_one_folder_repeats_goes_its_prose_stays() -> None:
+    """libxslt's old site: one menu on its top pages, another on its html/ API pages, each
+    on less than half of the batch's pages."""
+    top, api = "- Home\n- FAQ\n- News", "- API Menu\n- Main Menu\n- ChangeLog"
+    pages = ([_menu_page(f"Top {i}", top, f"Top page {i}.") for i in range(3)]
+             + [_menu_page(f"Api {i}", api) for i in range(4)]
+             + [_menu_page(f"Step {i}", f"- Step {i}", f"Tutorial step {i}.") for i in range(3)])
+    folders = ["."] * 3 + ["html"] * 4 + ["tutorial"] * 3
+    site = profile(pages, folders)
+    assert {top, api} <= site.blocks
+    assert "Returns 0 on success." not in site.blocks  # prose an API folder repeats stays
+    assert [b.text for b in strip(pages[3], site).blocks] == [
+        "Api 0", "Api 0 does one thing.", "Returns 0 on success."]
+    assert not {top, api} & profile(pages).blocks  # one folder: under half of the batch

@@ -74,3 +74,17 @@ def test_real_site_citations_open_the_section_holding_the_text(tmp_path: Path, n
                 assert quote in page_text_after(raw, url.fragment), (hit.source, quote)
             checked += 1
         assert checked >= 8
+
+
+def test_a_site_laid_out_in_tables_is_read_as_pages_not_rows(tmp_path: Path) -> None:
+    """libxslt's old site (.ci/docsites installs it) nests each page in layout tables with a
+    menu beside the text; its FAQ was one table row that began with 30 menu links."""
+    root = Path("/usr/share/doc/libxslt1-dev/html")
+    assert root.is_dir(), f"{root} missing. Fix: run .ci/docsites (installs the Debian packages)"
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([root], {"groups": ["public"]})
+        faq = engine.store.get_parsed("FAQ.html")
+        texts = [engine.store.get_parsed(d.doc_id).text for d in engine.store.list_documents()]
+    assert [b.kind for b in faq.blocks] == ["heading", "list"]  # its signature is on every page
+    assert faq.blocks[1].text.startswith("1. Troubles compiling or linking programs")
+    assert all("Main Menu" not in t and "- Home\n- Introduction" not in t for t in texts)

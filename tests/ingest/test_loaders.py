@@ -187,6 +187,48 @@ def test_html_table_without_thead_counts_leading_th_rows(tmp_path):
     assert table.text.split("\n") == ["A | B", "1 | 2", "xnested | y"]
 
 
+LAYOUT = """<html><body><table><tr><td><img alt="logo"></td><td><table><tr><td>
+<h1>The Widget Library</h1><h2>FAQ</h2></td></tr></table></td></tr></table>
+<table><tr><td><table><tr><td valign="top"><table><tr><td><b>Main Menu</b></td></tr>
+<tr><td><ul><li><a href="index.html">Home</a></li><li><a href="FAQ.html">FAQ</a></li></ul>
+</td></tr></table></td><td valign="top"><table><tr><td><ol>
+<li><em>Troubles linking</em><p>Use <code>widget-config --libs</code> to get the flags.</p></li>
+<li><em>Is there a C++ binding?</em><p>Yes, see wxwidget.</p></li></ol>
+<a name="faq.more"></a><p>More questions</p></td></tr></table></td></tr></table></td></tr>
+</table><table class="screen"><tr><td><pre>line one
+  line two</pre></td></tr></table>
+<table><tr><td>Name</td><td>Meaning</td></tr><tr><td>E42</td><td>Lift overload</td></tr>
+</table></body></html>"""
+
+
+def test_html_layout_tables_are_read_as_page_structure(tmp_path):
+    """A page laid out in nested tables (libxslt's old site) was one table row: menus,
+    question and answer glued in one cell; a DocBook screen lost its line breaks."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from citewise.ingest.html import is_layout_table
+
+    blocks = load_file(_write(tmp_path, "FAQ.html", LAYOUT)).blocks
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("heading", "The Widget Library"), ("heading", "FAQ"), ("text", "Main Menu"),
+        ("list", "- Home\n- FAQ"),
+        ("list", "1. Troubles linking Use widget-config --libs to get the flags.\n"
+                 "2. Is there a C++ binding? Yes, see wxwidget."),
+        ("text", "More questions"),
+        ("code", "line one\n  line two"),
+        ("table", "Name | Meaning\nE42 | Lift overload")]  # a data table stays one
+    assert blocks[1].heading_path == ("The Widget Library", "FAQ")
+    assert blocks[5].anchor == "faq.more"
+    tables = LexborHTMLParser(LAYOUT).css("table")
+    assert [is_layout_table(t) for t in tables] == [True] * 7 + [False]
+
+
+def test_html_table_of_one_text_column_stays_a_table(tmp_path):
+    html = "<table><tr><td>alpha</td></tr><tr><td>beta</td></tr></table>"
+    (table,) = load_file(_write(tmp_path, "t.html", html)).blocks
+    assert (table.kind, table.text) == ("table", "alpha\nbeta")
+
+
 def test_html_article_header_is_kept_and_title_falls_back_to_h1(tmp_path, check_offsets):
     html = ("<body><header><a href='/'>Logo</a></header><article><header>"
             "<h1 id='post'>Release 4.3</h1></header><p>Body text.</p>"

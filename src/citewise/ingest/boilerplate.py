@@ -10,6 +10,12 @@ repetition across the pages of one ingest batch (:func:`profile`):
   boilerplate: it is removed from every page and from heading paths (:func:`strip`). Section
   headings of level 2 and deeper are kept even when repeated ("Parameters", "Examples"
   are content), unless their section is left empty (mdBook's "Keyboard shortcuts" popup);
+* a menu repeated on the pages of one folder only (libxslt's old site has one menu for its
+  top pages, another for its ``html/`` API pages, neither on half the batch): a list or
+  table whose exact text occurs on at least :data:`MIN_SHARE` of the pages of its folder,
+  and on at least :data:`MIN_PAGES`, is boilerplate too. Text repeated within a folder is
+  kept: a sentence every page of an API reference repeats ("Returns 0 on success") is
+  content, and so is an admonition's "Warning";
 * a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…), or a suffix in
   parentheses (Texinfo's "Simple Example (libffi: the portable foreign function interface
   library)"), shared by as many titles is cut from them.
@@ -81,9 +87,15 @@ def _affix(titles: Sequence[str], pages: int) -> tuple[str | None, str | None]:
     return prefix, suffix
 
 
-def profile(pages: Sequence[ParsedDocument]) -> SiteProfile:
-    """The boilerplate of a batch of pages (module docstring); empty below MIN_PAGES pages."""
-    pages = [p for p in pages if "redirect_to" not in p.metadata]
+def profile(pages: Sequence[ParsedDocument],
+            folders: Sequence[str] | None = None) -> SiteProfile:
+    """The boilerplate of a batch of pages (module docstring); empty below MIN_PAGES pages.
+    ``folders``: each page's folder (relative to the batch's root), for the menus a folder
+    repeats; without it the batch is one folder."""
+    where = list(folders) if folders is not None else [""] * len(pages)
+    kept = [(page, folder) for page, folder in zip(pages, where, strict=True)
+            if "redirect_to" not in page.metadata]
+    pages = [page for page, _ in kept]
     if len(pages) < MIN_PAGES:
         return SiteProfile(pages=len(pages))
     counts: Counter[str] = Counter()
@@ -92,10 +104,21 @@ def profile(pages: Sequence[ParsedDocument]) -> SiteProfile:
         counts.update(_candidates(page))
         heads.update(_section_headings(page))
     need = _threshold(len(pages))
-    repeated = frozenset(text for text, n in counts.items() if n >= need)
+    repeated = {text for text, n in counts.items() if n >= need}
+    for folder in set(where):
+        repeated |= _folder_menus([page for page, f in kept if f == folder])
     headings = frozenset(text for text, n in heads.items() if n >= need)
     prefix, suffix = _affix([p.title for p in pages], len(pages))
-    return SiteProfile(repeated, headings, prefix, suffix, len(pages))
+    return SiteProfile(frozenset(repeated), headings, prefix, suffix, len(pages))
+
+
+def _folder_menus(pages: Sequence[ParsedDocument]) -> set[str]:
+    """The lists and tables repeated on enough of one folder's pages."""
+    counts: Counter[str] = Counter()
+    for page in pages:
+        counts.update({b.text for b in page.blocks if b.kind in ("list", "table")})
+    need = _threshold(len(pages))
+    return {text for text, n in counts.items() if n >= need} if len(pages) >= MIN_PAGES else set()
 
 
 def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:

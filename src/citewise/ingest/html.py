@@ -13,7 +13,8 @@ bars). A page that only redirects (``<meta http-equiv=refresh>`` with little tex
 ``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
 ``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre`` (verbatim code), lists
 (``- item``/``1. item`` lines), tables (``a | b`` rows; ``header_lines`` = rows in
-``<thead>``, else leading all-``<th>`` rows), blockquotes and loose text in containers.
+``<thead>``, else leading all-``<th>`` rows), blockquotes and loose text in containers. A
+table that lays the page out (:func:`is_layout_table`) is read cell by cell as containers.
 
 Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
 of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
@@ -257,8 +258,9 @@ class _Walker:
         return best[1] if best else None
 
     def container(self, node: LexborNode, scope: Scope, depth: int,
-                  in_article: bool = False) -> None:
-        """Walk a container's children: flush loose inline text, dispatch block children."""
+                  in_article: bool = False) -> Scope:
+        """Walk a container's children: flush loose inline text, dispatch block children.
+        Returns the scope at its end (an ``<a name>`` marker inside it starts one)."""
         inline: list[str] = []
         for child in node.iter(include_text=True):
             tag = child.tag
@@ -278,6 +280,7 @@ class _Walker:
                 self._flush(inline, scope)
                 self._block(child, scope, depth, in_article)
         self._flush(inline, scope)
+        return scope
 
     def _flush(self, inline: list[str], scope: Scope) -> None:
         if inline:
@@ -296,6 +299,9 @@ class _Walker:
             self.builder.add("code", pre_text(node), anchor=self._anchor(scope))
         elif tag in ("ul", "ol"):
             self.builder.add("list", "\n".join(_list_lines(node, 0)), anchor=self._anchor(scope))
+        elif tag == "table" and is_layout_table(node):
+            for cell in _own_cells(node):  # a marker in one cell names the cells after it
+                scope = self.container(cell, scope, depth + 1, in_article)
         elif tag == "table":
             self._table(node, self._anchor(scope))
         else:
@@ -340,6 +346,43 @@ def _table_rows(table: LexborNode) -> tuple[list[str], int]:
         leading_th += counting_th
     header_lines = in_thead or leading_th
     return rows, min(header_lines, len(rows))
+
+
+def is_layout_table(table: LexborNode) -> bool:
+    """Whether ``table`` lays a page out instead of holding data: ``role=presentation``, a
+    heading inside it, or a column of content boxes (one cell per row, holding paragraphs,
+    lists or code) in it or in a table inside it. Its cells are read as containers. Read as
+    rows, a page laid out in nested tables was one table row: libxslt's old site
+    (``/usr/share/doc/libxslt1-dev/html``) made its FAQ one 1,942-character cell that began
+    with the 30 links of its menus (which no boilerplate rule could then remove), and a
+    DocBook ``screen`` (a one-cell table around a ``pre``) lost its line breaks."""
+    if (table.attrs.get("role") or "").strip().lower() in ("presentation", "none"):
+        return True
+    inner = [n for n in table.css("table, h1, h2, h3, h4, h5, h6") if n.mem_id != table.mem_id]
+    if any(n.tag != "table" for n in inner):  # (a node's css() matches the node itself too)
+        return True
+    return any(_boxes(t) for t in (table, *inner))
+
+
+def _boxes(table: LexborNode) -> bool:
+    """One cell per row, and some cell holds block content."""
+    cells = _own_cells(table)
+    rows = {_owner_row(cell) for cell in cells}
+    return bool(cells) and len(rows) == len(cells) and any(
+        cell.css_first(_BLOCK_CONTENT) is not None for cell in cells)
+
+
+_BLOCK_CONTENT = "p, ul, ol, dl, pre, blockquote, div"
+
+
+def _own_cells(table: LexborNode) -> list[LexborNode]:
+    """The ``td``/``th`` cells of ``table`` itself (not of tables nested in it), in order."""
+    return [c for c in table.css("td, th") if _owner_table(c) == table.mem_id]
+
+
+def _owner_row(cell: LexborNode) -> int | None:
+    parent = cell.parent
+    return parent.mem_id if parent is not None else None
 
 
 def _owner_table(node: LexborNode) -> int | None:
