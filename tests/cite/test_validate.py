@@ -146,3 +146,7 @@ def test_an_identifier_outside_backticks_must_be_in_the_passage_it_cites() -> No
         "httpx.Client", "max_keepalive", "HTTP/2", "--verbose", "WX-17", "C-CRATE-NAME"]
     assert validate("Set MAX_KEEPALIVE to five for httpx.client [S1].",
                     passages("max_keepalive is five by default in httpx.Client.")).ok
+    # read before the bracket's space is closed up: not "called.ninja_log"
+    assert validate("The log is kept in the build root in a file called .ninja_log [S1].",
+                    passages("The log file is kept in the build root in a file called "
+                             ".ninja_log.")).ok

@@ -114,12 +114,19 @@ def citation_ids(sentence: str) -> tuple[str, ...]:
 
 
 def strip_citations(sentence: str) -> str:
-    """``sentence`` without its citation brackets (other brackets stay)."""
-    def drop(match: re.Match[str]) -> str:
-        return "" if bracket_ids(match.group(1)) is not None else match.group(0)
-
-    text = re.sub(r"\s{2,}", " ", _BRACKET.sub(drop, sentence))
+    """``sentence`` without its citation brackets (other brackets stay), and without the
+    space a bracket leaves before punctuation ("value [S1]." -> "value.")."""
+    text = re.sub(r"\s{2,}", " ", without_brackets(sentence))
     return re.sub(r"\s+([.,;:!?])", r"\1", text).strip()
+
+
+def without_brackets(sentence: str) -> str:
+    """``sentence`` with each citation bracket replaced by a space and nothing else changed:
+    what identifiers are read from (".ninja_log" keeps its space before the dot)."""
+    def drop(match: re.Match[str]) -> str:
+        return " " if bracket_ids(match.group(1)) is not None else match.group(0)
+
+    return _BRACKET.sub(drop, sentence)
 
 
 def _prose_lines(text: str) -> list[str]:

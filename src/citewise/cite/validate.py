@@ -46,6 +46,7 @@ from citewise.cite.parse import (
     paragraph_citations,
     segments,
     strip_citations,
+    without_brackets,
 )
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import content_stems, named_identifiers, numbers
@@ -270,7 +271,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "incomplete", valid)
     evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
-    named = [*_CODE_SPAN.findall(claim), *named_identifiers(claim)]
+    named = [*_CODE_SPAN.findall(claim), *named_identifiers(without_brackets(seg.text))]
     if not all(span_quoted(name, evidence) for name in named):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)
