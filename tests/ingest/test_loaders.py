@@ -325,3 +325,34 @@ rl.on('line', (line) => {
                        "(line) => {\n});\n\nconst { createInterface } = "
                        "require('node:readline');")
     assert code[1] == "$ node app.js and node b.js"  # text outside the codes: as it was
+
+
+def test_sphinx_singlehtml_keeps_the_manual_inside_its_toctree(tmp_path):
+    """A singlehtml build puts every chapter inside ``toctree-wrapper`` (Debian's Python
+    policy: five blocks kept of an 88 kB page); a toctree of links is still dropped."""
+    html = ("<h1 id='contents'>Contents</h1><div class='toctree-wrapper compound'>"
+            "<span id='document-intro'></span><section id='intro'><h2>1. Intro</h2>"
+            "<p>Packages must use Python 3.</p></section></div>"
+            "<div class='toctree-wrapper compound'><ul><li class='toctree-l1'>"
+            "<a href='other.html'>Other page</a></li></ul></div>")
+    blocks = load_file(_write(tmp_path, "policy.html", html)).blocks
+    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+        ("heading", "Contents", "contents"), ("heading", "1. Intro", "intro"),
+        ("text", "Packages must use Python 3.", "intro")]  # not the label span's id
+
+
+def test_texinfo6_span_markers_anchor_sections_and_node_menus_are_dropped(tmp_path):
+    """Texinfo 6 marks nodes with empty ``<span id>`` (bc's manual had no anchor at all)
+    and lists a node's children in ``<table class="menu">``."""
+    html = ('<body><h1 class="settitle">bc Command Manual</h1>'
+            '<span id="Introduction"></span><h2 class="chapter">1 Introduction</h2>'
+            '<table class="menu"><tr><td>&bull; <a href="#Description">Description</a></td>'
+            '<td>&nbsp;</td></tr></table>'
+            '<span id="Description"></span><div class="header"><p>Next: Options</p></div>'
+            '<span id="Description-1"></span><h3 class="section">1.1 Description</h3>'
+            '<p>bc is a language for arbitrary precision numbers.</p></body>')
+    blocks = load_file(_write(tmp_path, "bc.html", html)).blocks
+    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+        ("heading", "bc Command Manual", None), ("heading", "1 Introduction", "Introduction"),
+        ("heading", "1.1 Description", "Description-1"),
+        ("text", "bc is a language for arbitrary precision numbers.", "Description-1")]

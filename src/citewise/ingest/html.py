@@ -8,7 +8,8 @@ list of other pages' titles, which an answer quoted as if a title said something
 themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the
 tables of a generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every
 identifier of the manual with a link, which retrieval ranked for identifier questions),
-``¶`` header links, DocBook navigation tables and TOCs, Texinfo node headers, mdBook menu
+``¶`` header links, DocBook navigation tables and TOCs, Texinfo node headers and node
+menus (``<table class="menu">``: "• Description", "• Command Line Options"), mdBook menu
 bars). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
 ``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
 ``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre`` (verbatim code), lists
@@ -18,10 +19,11 @@ table that lays the page out (:func:`is_layout_table`) is read cell by cell as c
 
 Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
 of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
-the heading), whichever starts later in the document; an ``<a name>`` marker acts as an
-id for the rest of its container. Ids of page wrappers and chrome (``menu-bar``, ``content``,
-``page-wrapper``…, :data:`CHROME_ID_WORDS`) are never anchors: text above the first heading then has
-``None`` (the page's top), so ``page.html#anchor`` always points at the block's own section.
+the heading), whichever starts later in the document; an ``<a name>`` marker (or an empty
+``<span id>`` where no id encloses it: Texinfo 6) acts as an id for the rest of its
+container. Ids of page wrappers and chrome (``menu-bar``, ``content``, ``page-wrapper``…,
+:data:`CHROME_ID_WORDS`) are never anchors: text above the first heading then has ``None``
+(the page's top), so ``page.html#anchor`` always points at the block's own section.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ CHROME_CLASSES = frozenset({
     "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
     "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
-    "index-pg", "index-tp", "summary-letter"})
+    "index-pg", "index-tp", "summary-letter", "menu"})
 _INDEX_SUFFIX = "-printindex"
 """Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
@@ -73,6 +75,7 @@ CHROME_ID_WORDS = frozenset((
 (``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
 _PERMALINK = re.compile(r"[#¶§\U0001F517\u2693\u200b\s]+")
 """Text of a heading's permalink (``#``, ``¶``, ``§``, a link or anchor emoji)."""
+_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 300
 _MAX_DEPTH = 200
@@ -146,9 +149,13 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
 
 
 def _is_chrome(node: LexborNode) -> bool:
-    """Whether ``node``'s role or class names site chrome (module docstring)."""
+    """Whether ``node``'s role or class names site chrome (module docstring). A Sphinx
+    ``toctree-wrapper`` holding headings is not: a ``singlehtml`` build puts the whole
+    manual inside it (Debian's Python policy: 88 kB of page, five blocks kept)."""
     role = (node.attrs.get("role") or "").strip().lower()
     classes = set((node.attrs.get("class") or "").lower().split())
+    if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
+        return False
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
@@ -217,6 +224,16 @@ def _anchor_of(node: LexborNode) -> str | None:
     return value.strip()
 
 
+def _is_marker(node: LexborNode, scope: Scope) -> bool:
+    """An ``<a>`` (``id`` or ``name``); or an empty ``<span id>`` in a container no id
+    encloses (``scope``: the container's own): Texinfo 6 marks each node and section so in
+    a page without other ids (``<span id="Description-1"></span><h3>1.1 Description</h3>``),
+    where Sphinx's label targets and Texinfo 7's index entries sit inside a section that
+    has its own."""
+    return node.tag == "a" or (scope is None and node.tag == "span"
+                               and not node.text(deep=True).strip())
+
+
 def _is_chrome_id(value: str) -> bool:
     words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
     return bool(words) and all(w in CHROME_ID_WORDS for w in words)
@@ -262,6 +279,7 @@ class _Walker:
         """Walk a container's children: flush loose inline text, dispatch block children.
         Returns the scope at its end (an ``<a name>`` marker inside it starts one)."""
         inline: list[str] = []
+        entry = scope
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":
@@ -269,7 +287,7 @@ class _Walker:
             elif not _is_element(child) or tag in SKIP_TAGS:
                 continue
             elif tag in INLINE_TAGS:
-                marker = _anchor_of(child) if tag == "a" else None
+                marker = _anchor_of(child) if _is_marker(child, scope=entry) else None
                 if marker:
                     self._flush(inline, scope)
                     scope = self._scope(marker, scope)
