@@ -206,7 +206,7 @@ def test_html_layout_tables_are_read_as_page_structure(tmp_path):
     question and answer glued in one cell; a DocBook screen lost its line breaks."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from citewise.ingest.html import is_layout_table
+    from citewise.ingest.html_tables import is_layout_table
 
     blocks = load_file(_write(tmp_path, "FAQ.html", LAYOUT)).blocks
     assert [(b.kind, b.text) for b in blocks] == [

@@ -41,6 +41,7 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.html_guard import check_nesting, drop_selects
+from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
@@ -318,7 +319,7 @@ class _Walker:
         elif tag in ("ul", "ol"):
             self.builder.add("list", "\n".join(_list_lines(node, 0)), anchor=self._anchor(scope))
         elif tag == "table" and is_layout_table(node):
-            for cell in _own_cells(node):  # a marker in one cell names the cells after it
+            for cell in own_cells(node):  # a marker in one cell names the cells after it
                 scope = self.container(cell, scope, depth + 1, in_article)
         elif tag == "table":
             self._table(node, self._anchor(scope))
@@ -341,73 +342,8 @@ class _Walker:
         caption = node.css_first("caption")
         if caption is not None:
             self.builder.add("text", collapse(caption.text(deep=True)), anchor=anchor)
-        rows, header_lines = _table_rows(node)
+        rows, header_lines = table_rows(node)
         self.builder.add("table", "\n".join(rows), anchor=anchor, header_lines=header_lines)
-
-
-def _table_rows(table: LexborNode) -> tuple[list[str], int]:
-    """Rows of this table (not of nested ones) as ``a | b`` lines, and the header row count."""
-    rows: list[str] = []
-    in_thead = 0
-    leading_th = 0
-    counting_th = True
-    for row in table.css("tr"):
-        if _owner_table(row) != table.mem_id:
-            continue
-        cells = [c for c in row.iter() if c.tag in ("th", "td")]
-        if not cells:
-            continue
-        rows.append(" | ".join(collapse(c.text(deep=True)) for c in cells))
-        parent = row.parent
-        in_thead += parent is not None and parent.tag == "thead"
-        counting_th = counting_th and all(c.tag == "th" for c in cells)
-        leading_th += counting_th
-    header_lines = in_thead or leading_th
-    return rows, min(header_lines, len(rows))
-
-
-def is_layout_table(table: LexborNode) -> bool:
-    """Whether ``table`` lays a page out instead of holding data: ``role=presentation``, a
-    heading inside it, or a column of content boxes (one cell per row, holding paragraphs,
-    lists or code) in it or in a table inside it. Its cells are read as containers. Read as
-    rows, a page laid out in nested tables was one table row: libxslt's old site
-    (``/usr/share/doc/libxslt1-dev/html``) made its FAQ one 1,942-character cell that began
-    with the 30 links of its menus (which no boilerplate rule could then remove), and a
-    DocBook ``screen`` (a one-cell table around a ``pre``) lost its line breaks."""
-    if (table.attrs.get("role") or "").strip().lower() in ("presentation", "none"):
-        return True
-    inner = [n for n in table.css("table, h1, h2, h3, h4, h5, h6") if n.mem_id != table.mem_id]
-    if any(n.tag != "table" for n in inner):  # (a node's css() matches the node itself too)
-        return True
-    return any(_boxes(t) for t in (table, *inner))
-
-
-def _boxes(table: LexborNode) -> bool:
-    """One cell per row, and some cell holds block content."""
-    cells = _own_cells(table)
-    rows = {_owner_row(cell) for cell in cells}
-    return bool(cells) and len(rows) == len(cells) and any(
-        cell.css_first(_BLOCK_CONTENT) is not None for cell in cells)
-
-
-_BLOCK_CONTENT = "p, ul, ol, dl, pre, blockquote, div"
-
-
-def _own_cells(table: LexborNode) -> list[LexborNode]:
-    """The ``td``/``th`` cells of ``table`` itself (not of tables nested in it), in order."""
-    return [c for c in table.css("td, th") if _owner_table(c) == table.mem_id]
-
-
-def _owner_row(cell: LexborNode) -> int | None:
-    parent = cell.parent
-    return parent.mem_id if parent is not None else None
-
-
-def _owner_table(node: LexborNode) -> int | None:
-    parent = node.parent
-    while parent is not None and parent.tag != "table":
-        parent = parent.parent
-    return parent.mem_id if parent is not None else None
 
 
 def _list_lines(node: LexborNode, depth: int) -> list[str]:

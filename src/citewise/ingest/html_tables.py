@@ -1,0 +1,73 @@
+"""HTML tables: a data table's rows, and whether a table lays the page out instead
+(:func:`is_layout_table`), in which case the HTML loader reads its cells as containers."""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborNode
+
+from citewise.ingest.normalize import collapse
+
+
+def table_rows(table: LexborNode) -> tuple[list[str], int]:
+    """Rows of this table (not of nested ones) as ``a | b`` lines, and the header row count."""
+    rows: list[str] = []
+    in_thead = 0
+    leading_th = 0
+    counting_th = True
+    for row in table.css("tr"):
+        if _owner_table(row) != table.mem_id:
+            continue
+        cells = [c for c in row.iter() if c.tag in ("th", "td")]
+        if not cells:
+            continue
+        rows.append(" | ".join(collapse(c.text(deep=True)) for c in cells))
+        parent = row.parent
+        in_thead += parent is not None and parent.tag == "thead"
+        counting_th = counting_th and all(c.tag == "th" for c in cells)
+        leading_th += counting_th
+    header_lines = in_thead or leading_th
+    return rows, min(header_lines, len(rows))
+
+
+def is_layout_table(table: LexborNode) -> bool:
+    """Whether ``table`` lays a page out instead of holding data: ``role=presentation``, a
+    heading inside it, or a column of content boxes (one cell per row, holding paragraphs,
+    lists or code) in it or in a table inside it. Its cells are read as containers. Read as
+    rows, a page laid out in nested tables was one table row: libxslt's old site
+    (``/usr/share/doc/libxslt1-dev/html``) made its FAQ one 1,942-character cell that began
+    with the 30 links of its menus (which no boilerplate rule could then remove), and a
+    DocBook ``screen`` (a one-cell table around a ``pre``) lost its line breaks."""
+    if (table.attrs.get("role") or "").strip().lower() in ("presentation", "none"):
+        return True
+    inner = [n for n in table.css("table, h1, h2, h3, h4, h5, h6") if n.mem_id != table.mem_id]
+    if any(n.tag != "table" for n in inner):  # (a node's css() matches the node itself too)
+        return True
+    return any(_boxes(t) for t in (table, *inner))
+
+
+def _boxes(table: LexborNode) -> bool:
+    """One cell per row, and some cell holds block content."""
+    cells = own_cells(table)
+    rows = {_owner_row(cell) for cell in cells}
+    return bool(cells) and len(rows) == len(cells) and any(
+        cell.css_first(_BLOCK_CONTENT) is not None for cell in cells)
+
+
+_BLOCK_CONTENT = "p, ul, ol, dl, pre, blockquote, div"
+
+
+def own_cells(table: LexborNode) -> list[LexborNode]:
+    """The ``td``/``th`` cells of ``table`` itself (not of tables nested in it), in order."""
+    return [c for c in table.css("td, th") if _owner_table(c) == table.mem_id]
+
+
+def _owner_row(cell: LexborNode) -> int | None:
+    parent = cell.parent
+    return parent.mem_id if parent is not None else None
+
+
+def _owner_table(node: LexborNode) -> int | None:
+    parent = node.parent
+    while parent is not None and parent.tag != "table":
+        parent = parent.parent
+    return parent.mem_id if parent is not None else None
