@@ -342,9 +342,11 @@ def test_sphinx_singlehtml_keeps_the_manual_inside_its_toctree(tmp_path):
 
 
 def test_texinfo6_span_markers_anchor_sections_and_node_menus_are_dropped(tmp_path):
-    """Texinfo 6 marks nodes with empty ``<span id>`` (bc's manual had no anchor at all)
-    and lists a node's children in ``<table class="menu">``."""
+    """Texinfo 6 marks nodes with empty ``<span id>`` (bc's manual had no anchor at all),
+    lists a node's children in ``<table class="menu">`` and names the Top node in a heading
+    that put "Top" in every heading path."""
     html = ('<body><h1 class="settitle">bc Command Manual</h1>'
+            '<span id="Top"></span><h1 class="node-heading">Top</h1>'
             '<span id="Introduction"></span><h2 class="chapter">1 Introduction</h2>'
             '<table class="menu"><tr><td>&bull; <a href="#Description">Description</a></td>'
             '<td>&nbsp;</td></tr></table>'
@@ -352,6 +354,7 @@ def test_texinfo6_span_markers_anchor_sections_and_node_menus_are_dropped(tmp_pa
             '<span id="Description-1"></span><h3 class="section">1.1 Description</h3>'
             '<p>bc is a language for arbitrary precision numbers.</p></body>')
     blocks = load_file(_write(tmp_path, "bc.html", html)).blocks
+    assert blocks[-1].heading_path == ("bc Command Manual", "1 Introduction", "1.1 Description")
     assert [(b.kind, b.text, b.anchor) for b in blocks] == [
         ("heading", "bc Command Manual", None), ("heading", "1 Introduction", "Introduction"),
         ("heading", "1.1 Description", "Description-1"),

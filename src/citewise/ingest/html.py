@@ -235,6 +235,13 @@ def _is_marker(node: LexborNode, scope: Scope) -> bool:
                                and not node.text(deep=True).strip())
 
 
+def _is_top_node(node: LexborNode, text: str) -> bool:
+    """Texinfo's heading that only names the ``Top`` node (``<h1 class="node-heading">Top``,
+    bc's manual): it put "Top" in every section's heading path, between the manual's title
+    and its chapters."""
+    return text == "Top" and "node-heading" in (node.attrs.get("class") or "").split()
+
+
 def _is_chrome_id(value: str) -> bool:
     words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
     return bool(words) and all(w in CHROME_ID_WORDS for w in words)
@@ -328,7 +335,7 @@ class _Walker:
 
     def _heading(self, node: LexborNode, level: int, scope: Scope) -> None:
         text = heading_text(node)
-        if not text:
+        if not text or _is_top_node(node, text):
             return
         inner = node.css_first("a[id], a[name]")
         own = _anchor_of(node) or (_anchor_of(inner) if inner is not None else None)
