@@ -26,6 +26,16 @@ def _wait(driver, script: str, timeout: float = 30.0):  # noqa: ANN202
     return WebDriverWait(driver, timeout).until(lambda d: d.execute_script(script))
 
 
+def run_in_page(tmp_path: Path, ready: str, script: str, arg: object) -> object:
+    """Serve an empty index's page, wait until its function ``ready`` is defined, and
+    return what ``script`` (given ``arg`` as ``arguments[0]``) returns there."""
+    _, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url, headless_chromium() as driver:
+        driver.get(url)
+        _wait(driver, f"return typeof {ready} === 'function'")
+        return driver.execute_script(script, arg)
+
+
 def _bodies(driver) -> list[str]:
     """Every network response body the page received (performance log + CDP)."""
     out = []
@@ -110,15 +120,11 @@ def test_code_in_an_answer_is_shown_as_code_and_never_as_html(tmp_path: Path) ->
     block as a <pre> of its own lines, and a quoted '<img onerror=…>' stays text."""
     text = ("You can install SOCKS support using pip [1]:\n```\n$ pip install httpx[socks]\n"
             "```\nThen <img src=x onerror=alert(1)> [1].")
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
-    with serving(app) as url, headless_chromium() as driver:
-        driver.get(url)
-        _wait(driver, "return typeof answerView === 'function'")
-        shown = driver.execute_script(
-            "const box = document.getElementById('answer'); box.replaceChildren("
-            "...answerView(arguments[0])); return [box.querySelectorAll('pre.code').length,"
-            " box.querySelector('pre.code').textContent, box.querySelectorAll('img').length,"
-            " box.textContent];", text)
+    shown = run_in_page(tmp_path, "answerView",
+                        "const box = document.getElementById('answer'); box.replaceChildren("
+                        "...answerView(arguments[0])); return [box.querySelectorAll("
+                        "'pre.code').length, box.querySelector('pre.code').textContent, "
+                        "box.querySelectorAll('img').length, box.textContent];", text)
     assert shown[:3] == [1, "$ pip install httpx[socks]", 0]
     assert shown[3].startswith("You can install SOCKS support using pip [1]:")
     assert "<img src=x onerror=alert(1)> [1]." in shown[3] and "```" not in shown[3]
@@ -166,17 +172,13 @@ def test_a_streaming_draft_shows_citation_numbers_not_source_ids(tmp_path: Path)
     """The model cites [S3]; the final answer shows [1]. While tokens arrive the page showed
     the raw ids, then swapped in other numbers: now the draft is numbered as it streams, and
     a bracket split across tokens is shown once it closes."""
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
     pieces = ["Leave is 20 weeks [S", "3]. Blocks: three [S1, s", "03]. Pay ", "[see S2]."]
-    with serving(app) as url, headless_chromium() as driver:
-        driver.get(url)
-        _wait(driver, "return typeof handleEvent === 'function'")
-        shown = driver.execute_script(
-            "resetResult(); const out = [];"
-            "for (const text of arguments[0]) {"
-            "  handleEvent('event: token\\ndata: ' + JSON.stringify({text}));"
-            "  out.push(document.getElementById('answer').textContent); }"
-            "return out;", pieces)
+    shown = run_in_page(tmp_path, "handleEvent",
+                        "resetResult(); const out = [];"
+                        "for (const text of arguments[0]) {"
+                        "  handleEvent('event: token\\ndata: ' + JSON.stringify({text}));"
+                        "  out.push(document.getElementById('answer').textContent); }"
+                        "return out;", pieces)
     assert shown == ["Leave is 20 weeks ", "Leave is 20 weeks [1]. Blocks: three ",
                      "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay ",
                      "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay [see S2]."]
