@@ -359,3 +359,27 @@ def test_texinfo6_span_markers_anchor_sections_and_node_menus_are_dropped(tmp_pa
         ("heading", "bc Command Manual", None), ("heading", "1 Introduction", "Introduction"),
         ("heading", "1.1 Description", "Description-1"),
         ("text", "bc is a language for arbitrary precision numbers.", "Description-1")]
+
+
+def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_path):
+    """rustdoc (``cargo doc``) puts a "Copy item path" button in every page's ``<h1>``, a
+    since/source column and a ``§`` link before each item's heading, and an "Expand
+    description" toggle: they were in every heading path and at the end of every section."""
+    html = ('<body><main><section id="main-content" class="content">'
+            '<div class="main-heading"><h1>Struct <span class="struct">Token<wbr>Stream</span>'
+            '&nbsp;<button id="copy-path" title="Copy item path">Copy item path</button></h1>'
+            '<span class="sub-heading"><a class="src" href="../src/lib.rs.html#1">Source</a>'
+            '</span></div><details class="toggle top-doc" open><summary class="hideme">'
+            '<span>Expand description</span></summary><div class="docblock">'
+            '<p>A stream of tokens.</p></div></details>'
+            '<section id="method.new" class="method"><span class="rightside">'
+            '<span class="since">1.29.0</span> · <a class="src" href="#">Source</a></span>'
+            '<a href="#method.new" class="anchor">§</a><h4 class="code-header">'
+            'pub fn new() -&gt; TokenStream</h4></section>'
+            '<div class="docblock"><p>Returns an empty stream.</p></div></section></main></body>')
+    blocks = load_file(_write(tmp_path, "struct.TokenStream.html", html)).blocks
+    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+        ("heading", "Struct TokenStream", None), ("text", "A stream of tokens.", None),
+        ("heading", "pub fn new() -> TokenStream", "method.new"),
+        ("text", "Returns an empty stream.", "method.new")]
+    assert blocks[-1].heading_path == ("Struct TokenStream", "pub fn new() -> TokenStream")

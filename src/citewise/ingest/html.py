@@ -8,7 +8,8 @@ list of other pages' titles, which an answer quoted as if a title said something
 themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the
 tables of a generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every
 identifier of the manual with a link, which retrieval ranked for identifier questions),
-``¶`` header links, DocBook navigation tables and TOCs, Texinfo node headers and node
+``¶`` header links, rustdoc's since/source column (``rightside``), source links and
+"Expand description" toggles, DocBook navigation tables and TOCs, Texinfo node headers and node
 menus (``<table class="menu">``: "• Description", "• Command Line Options"), mdBook menu
 bars). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
 ``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
@@ -46,7 +47,11 @@ from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
 
-STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed"]
+STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed",
+              "button"]
+"""Removed with their text everywhere, also from inside headings and paragraphs: rustdoc puts
+``<button>Copy item path</button>`` in every page's ``<h1>``, which put "Struct TokenStream
+Copy item path" in every heading path of the page."""
 SKIP_TAGS = frozenset({"nav", "aside", "form", "footer", "button", "select", "textarea",
                        "dialog", "canvas", "head", "title", "meta", "link"})
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -63,7 +68,7 @@ CHROME_CLASSES = frozenset({
     "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
     "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
-    "index-pg", "index-tp", "summary-letter", "menu"})
+    "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme"})
 _INDEX_SUFFIX = "-printindex"
 """Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
@@ -159,6 +164,7 @@ def _is_chrome(node: LexborNode) -> bool:
         return False
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
+            or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
 
 
@@ -217,6 +223,14 @@ def heading_text(node: LexborNode) -> str:
     return text
 
 
+def _is_permalink(node: LexborNode) -> bool:
+    """A link to a ``#fragment`` whose text is only a permalink mark, beside a heading rather
+    than in it (rustdoc's ``<a class="anchor">§</a>`` before each ``<h3>``, which ended the
+    section above in "§")."""
+    return (node.tag == "a" and (node.attrs.get("href") or "").startswith("#")
+            and _PERMALINK.fullmatch(collapse(node.text(deep=True))) is not None)
+
+
 def _anchor_of(node: LexborNode) -> str | None:
     """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
     value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
@@ -259,13 +273,18 @@ class _Walker:
 
     Anchor rule: of the nearest enclosing element with an id (or ``<a name>`` earlier in the
     same container) and the nearest enclosing heading with an id, the one that starts later
-    in the document wins. Sequence numbers give "later".
+    in the document wins. Sequence numbers give "later". A heading without an id of its own
+    takes that of an element opened after the previous heading and enclosing it, for the
+    blocks up to the next heading (not for its subheadings, which may lie outside it):
+    rustdoc wraps each item's heading alone in ``<section id="method.new">`` and puts its
+    text after the section, which then was anchored at the list holding every method.
     """
 
     def __init__(self, builder: DocumentBuilder) -> None:
         self.builder = builder
         self.seq = 0
-        self.headings: list[tuple[int, int, str | None]] = []  # (level, seq, own id)
+        self.headings: list[tuple[int, int, str | None, bool]] = []  # level, seq, id, adopted
+        self.last_heading = 0  # seq of the last heading emitted
 
     def _scope(self, ident: str | None, outer: Scope) -> Scope:
         if not ident:
@@ -275,8 +294,8 @@ class _Walker:
 
     def _anchor(self, scope: Scope) -> str | None:
         best = scope
-        for _, seq, ident in reversed(self.headings):
-            if ident:
+        for depth, (_, seq, ident, adopted) in enumerate(reversed(self.headings)):
+            if ident and (depth == 0 or not adopted):  # an adopted id is not inherited
                 if best is None or seq > best[0]:
                     best = (seq, ident)
                 break
@@ -299,7 +318,8 @@ class _Walker:
                 if marker:
                     self._flush(inline, scope)
                     scope = self._scope(marker, scope)
-                inline.append(child.text(deep=True))
+                if not _is_permalink(child):
+                    inline.append(child.text(deep=True))
             elif tag == "header" and not in_article:
                 continue
             else:
@@ -339,10 +359,14 @@ class _Walker:
             return
         inner = node.css_first("a[id], a[name]")
         own = _anchor_of(node) or (_anchor_of(inner) if inner is not None else None)
+        adopted = own is None and scope is not None and scope[0] > self.last_heading
+        if adopted:  # a wrapper opened for this heading: <section id><h4>…</section>
+            own = scope[1]
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.seq += 1
-        self.headings.append((level, self.seq, own))
+        self.last_heading = self.seq
+        self.headings.append((level, self.seq, own, adopted))
         self.builder.heading(text, level, anchor=own or self._anchor(scope), inherit=False)
 
     def _table(self, node: LexborNode, anchor: str | None) -> None:
