@@ -153,7 +153,7 @@ class Engine(EngineVerbs):
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
-        left_out = [id_prefix + p for p in left_out + batch.noindex]
+        left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
         report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
         return report
 

@@ -224,8 +224,9 @@ class DocIdClaims:
             return result
         return Outcome(label, doc_id, "failed", error=(
             f"doc_id {doc_id!r} was already given by {first} in this ingest; not ingested "
-            "(the first file keeps it). Fix: give each file its own doc_id (its front "
-            "matter's doc_id line, or its sidecar line)."))
+            "(the first file keeps it). Fix: ingest one of them in its own command with "
+            "--id-prefix NAME/, or give it its own doc_id (its front matter's doc_id line, or "
+            "its sidecar line)."))
 
 
 def one_line(message: object) -> str:

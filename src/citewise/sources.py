@@ -215,13 +215,16 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
     :func:`discover` (``skipped``: unsupported files of a folder). ``id_prefix`` goes before
     each doc_id taken from a path (``borg/`` + ``index.html``), so two folders' files with
-    the same relative path are two documents."""
+    the same relative path are two documents; without it, a batch of several folders puts
+    each folder's path before its files' ids (:func:`id_prefixes`). The paths in ``batch``'s
+    lists are the ids' paths."""
     match = match or SidecarMatch(sidecar or {})
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped)
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
-    stubs, twins = _left_out(found, named, limits, batch)
+    prefixes = id_prefixes(paths, id_prefix)
+    stubs, twins = _left_out(found, named, limits, batch, prefixes)
     cwd = Path.cwd()
     listed = []
     for root, path in found:
@@ -230,11 +233,12 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         rel = path.relative_to(root).as_posix()
         from_cwd = Path(os.path.relpath(path.absolute(), cwd)).as_posix()
         side = match.for_file(rel, from_cwd)
-        doc_id = str(side.get("doc_id") or id_prefix + rel)
+        doc_id = str(side.get("doc_id") or prefixes[root] + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
         listed.append((root, path, rel, doc_id, side))
     entries = {entry[1]: entry for entry in listed}
-    listed = [entry for entry in listed if not _twin(entry, twins, entries, batch)]
+    listed = [entry for entry in listed
+              if not _twin(entry, twins, entries, batch, prefixes)]
     known = {doc_id for *_, doc_id, _ in listed}
     floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
     for root, path, rel, doc_id, side in listed:
@@ -247,7 +251,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
 
 
 def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],
-          entries: Mapping[Path, tuple[Any, ...]], batch: FileBatch) -> bool:
+          entries: Mapping[Path, tuple[Any, ...]], batch: FileBatch,
+          prefixes: Mapping[Path, str]) -> bool:
     """Whether the listed ``entry`` (root, path, rel, doc_id, sidecar metadata) is a
     duplicate page to leave out (listed in ``batch.duplicates``): one whose sidecar lines
     say the same as its kept page's, so no reader loses a page."""
@@ -255,7 +260,7 @@ def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],
     kept = entries.get(twins[path]) if path in twins else None
     if kept is None or _readers(side) != _readers(kept[4]):
         return False
-    batch.duplicates.append((rel, kept[2]))
+    batch.duplicates.append((prefixes[entry[0]] + rel, prefixes[kept[0]] + kept[2]))
     return True
 
 
@@ -265,7 +270,7 @@ def _readers(side: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
-              batch: FileBatch) -> tuple[set[Path], dict[Path, Path]]:
+              batch: FileBatch, prefixes: Mapping[Path, str]) -> tuple[set[Path], dict[Path, Path]]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
     indexed when it was named on its own (``named``), not found in a folder. Also returned:
@@ -274,24 +279,44 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
     twins: dict[Path, Path] = {}
     roots = {path: root for root, path in found}
     copies = source_copies(roots)
-    batch.copies = [(_rel(copy, roots), _rel(page, roots)) for copy, page in copies.items()]
+    batch.copies = [(_rel(copy, roots, prefixes), _rel(page, roots, prefixes))
+                    for copy, page in copies.items()]
     out: set[Path] = set(copies)
     for root in dict.fromkeys(r for r, _ in found):
         seen = survey([f for r, f in found if r == root], limits)
         batch.sites[root.as_posix()] = seen.site
         for path, target in seen.redirects:
             out.add(path)
-            batch.redirects.append((_rel(path, roots), target))
+            batch.redirects.append((_rel(path, roots, prefixes), target))
         for path in seen.noindex:
             if path not in named:
                 out.add(path)
-                batch.noindex.append(_rel(path, roots))
+                batch.noindex.append(_rel(path, roots, prefixes))
         twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
     return out, twins
 
 
-def _rel(path: Path, roots: Mapping[Path, Path]) -> str:
-    return path.relative_to(roots[path]).as_posix()
+def _rel(path: Path, roots: Mapping[Path, Path], prefixes: Mapping[Path, str]) -> str:
+    return prefixes.get(roots[path], "") + path.relative_to(roots[path]).as_posix()
+
+
+def id_prefixes(paths: Sequence[str | Path], id_prefix: str = "") -> dict[Path, str]:
+    """What goes before the ids taken from each folder's file paths: ``id_prefix`` when
+    given; else, when ``paths`` name two or more folders, each folder's path from the
+    folders' common parent (``book/``, ``reference/`` for ``…/html/book …/html/reference``):
+    ingesting the Rust books in one command failed on 14 files, two books' ``destructors.html``
+    and every book's font licences, because ids were relative to each folder. A file named
+    on its own keeps its name."""
+    folders = list(dict.fromkeys(Path(p) for p in paths if Path(p).is_dir()))
+    out = dict.fromkeys(folders, id_prefix)
+    if not id_prefix and len(folders) >= 2:
+        common = Path(os.path.commonpath([str(f.absolute()) for f in folders]))
+        for folder in folders:
+            rel = folder.absolute().relative_to(common).as_posix()
+            out[folder] = "" if rel == "." else rel + "/"
+    for path in (Path(p) for p in paths if Path(p).is_file()):
+        out.setdefault(path.parent, id_prefix)  # a file's root is its folder (discover)
+    return out
 
 
 @dataclass

@@ -256,3 +256,24 @@ def test_a_second_folders_file_does_not_replace_the_firsts(tmp_path: Path) -> No
     first.rename(moved)
     out = ingest(db, str(moved), "--groups", "staff")
     assert "1 metadata-only" in out and "failed:" not in out, out
+
+
+def test_folders_ingested_in_one_command_get_their_own_ids(tmp_path: Path) -> None:
+    """Ingesting two Rust books in one command failed on every page name they share
+    (``destructors.html``), because ids were relative to each folder. A batch of several
+    folders now puts each folder's path from their common parent before its files' ids, and
+    what a batch leaves out (a redirect stub) is reported under the same path."""
+    docs = tmp_path / "docs"
+    for name, word in (("book", "zqalpha"), ("reference", "zqbeta")):
+        (docs / name).mkdir(parents=True)
+        (docs / name / "destructors.md").write_text(f"# Drop\n\nThe {word} value drops.\n")
+    (docs / "reference" / "old.html").write_text(
+        '<meta http-equiv="refresh" content="0; url=destructors.html">')
+    db = tmp_path / "i.db"
+    out = ingest(db, str(docs / "book"), str(docs / "reference"), "--groups", "staff")
+    assert "failed" not in out.replace("0 failed", "") and "reference/old.html ->" in out, out
+    assert sorted(acl_of(db)) == ["book/destructors.md", "reference/destructors.md"]
+    code, found = cli("search", "zqbeta", "--groups", "staff", "--db", str(db), "--json")
+    assert code == 0 and "reference/destructors.md" in found, found
+    ingest(db, str(docs / "book"), "--groups", "staff", "--id-prefix", "book/")  # unchanged
+    assert sorted(acl_of(db)) == ["book/destructors.md", "reference/destructors.md"]
