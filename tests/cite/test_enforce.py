@@ -253,3 +253,17 @@ def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() 
     kept = enforce("Parents receive 100 working days of paid parental leave [S1]. For "
                    "example, [S1]", passages(LEAVE))
     assert kept.answered and "example" not in kept.text
+
+
+def test_a_line_that_is_only_a_citation_is_not_shown_on_its_own() -> None:
+    """The 1.5B model wrote "[S2]" as a paragraph of its own and "[S1]" on the line under the
+    sentence it covers; Rust's error index answer showed a bare "[2]" paragraph and a "[1]"
+    line. The covered sentence shows the id instead; a code block keeps its citation line."""
+    code = "```\ncitewise ingest docs/ --db team.db\n```"
+    text = (f"Every employee who becomes a parent receives fully paid parental leave.\n[S1]"
+            f"\n\n[S2]\n\n{code}\n[S2]")
+    result = enforce(text, passages(LEAVE, CLI))
+    assert result.answered
+    assert result.text == (
+        "Every employee who becomes a parent receives fully paid parental leave [S1].\n\n"
+        f"{code}\n\n[S2]")

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids
+from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.terms import content_stems, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
@@ -215,9 +215,24 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     if not answered:  # a pointer left alone is no answer: say why it goes
         verdicts = [replace(v, status="pointer") if v.status == "supported"
                     and v.segment.kind == "sentence" else v for v in verdicts]
-    kept = [v for v in verdicts if v.kept] if answered else []
+    kept = _without_bare_citations([v for v in verdicts if v.kept]) if answered else []
     removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
+
+
+def _without_bare_citations(kept: list[Verdict]) -> list[Verdict]:
+    """``kept`` without the lines that are only a citation ("[S4]"), unless they follow a code
+    block (they cite it). The last kept sentence of their paragraph shows their ids again
+    (:func:`_render`); one alone in its paragraph cites nothing. Rust's error index answer
+    showed "[2]" as a paragraph of its own, and "[1]" on a line under the sentence it
+    covered."""
+    def bare(v: Verdict) -> bool:
+        text = v.segment.text
+        return (v.segment.kind == "sentence" and bool(citation_ids(text))
+                and not strip_citations(text).strip(" \t.,;:-*•"))
+
+    return [v for i, v in enumerate(kept)
+            if not bare(v) or (i > 0 and kept[i - 1].segment.kind == "code")]
 
 
 def points_elsewhere(sentence: str) -> bool:
