@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from citewise.errors import CitewiseError, ConfigError
+from citewise.generate.control_tokens import safe_messages
 from citewise.trace import ReaderVerdict  # what the reader said (a part of the answer trace)
 from citewise.types import Prompt
 
@@ -194,7 +195,7 @@ def endpoint_p_yes(generator: Any, messages: Sequence[Mapping[str, str]],
     from citewise.errors import GenerationError
 
     settings = generator.settings
-    body = {"model": settings.model, "messages": [dict(m) for m in messages],
+    body = {"model": settings.model, "messages": safe_messages(messages),
             "max_tokens": 2, "temperature": 0.0, "logprobs": True,
             "top_logprobs": TOP_LOGPROBS}
     timeout = min(settings.timeout_s, timeout_s or settings.timeout_s)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import BackendUnavailable, GenerationError, ModelError
+from citewise.generate.control_tokens import safe_messages
 from citewise.models import LOCAL_MODELS, resolve
 from citewise.types import Generation, Prompt
 
@@ -128,7 +129,7 @@ def chat(server: Any, messages: Sequence[Mapping[str, str]], *, max_tokens: int,
     """One chat completion on a loaded server: ``(text, usage, finish_reason)``.
     Raises :class:`GenerationError` on a server error or when ``timeout_s`` passes (with the
     text written so far as its ``partial``)."""
-    request = {"messages": [dict(m) for m in messages], "max_tokens": max_tokens,
+    request = {"messages": safe_messages(messages), "max_tokens": max_tokens,
                "temperature": temperature, "seed": seed, "stream": True,
                "stream_options": {"include_usage": True}}
     start = time.monotonic()
@@ -224,7 +225,7 @@ def yes_probability(server: Any, messages: Sequence[Mapping[str, str]],
     in LLM pointwise relevance judging (Liang et al. 2022, HELM; Sun et al. 2023, RankGPT
     "relevance generation").
     """
-    request = {"messages": [dict(m) for m in messages], "max_tokens": 1, "temperature": 0.0,
+    request = {"messages": safe_messages(messages), "max_tokens": 1, "temperature": 0.0,
                "logprobs": True, "top_logprobs": top_logprobs}
     with server_lock(server):
         result = server.handle_chat_completions(request)

@@ -20,6 +20,7 @@ import httpx
 
 from citewise.config import OpenAISettings
 from citewise.errors import GenerationError
+from citewise.generate.control_tokens import safe_messages
 from citewise.types import Generation, Prompt
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -61,7 +62,7 @@ class OpenAIGenerator:
                  timeout_s: float | None = None) -> Generation:
         start = time.monotonic()
         body: dict[str, Any] = {"model": self.settings.model,
-                                "messages": [dict(m) for m in prompt.messages],
+                                "messages": safe_messages(prompt.messages),
                                 "max_tokens": max_tokens, "temperature": self.temperature}
         if on_token is not None:
             body["stream"] = True
