@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citewise.cache_scope import cache_scope
+from citewise.cache_scope import cache_scope, scope_of
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
 from citewise.errors import ConfigError, GenerationError, ModelError, NotFoundError
@@ -226,8 +226,8 @@ class Engine(EngineVerbs):
         mode = mode or self.settings.retrieve.mode
         self._observe()
         embedder, load_ms = self.query_embedder() if mode != "bm25" else (None, 0.0)
-        # one version for the search and its hydration; caches keyed by the asker's tenant
-        with pinned(self.store) as store, cache_scope(principal.tenant):
+        # one version for the search and its hydration; caches keyed by the asker's permissions
+        with pinned(self.store) as store, cache_scope(self._scope(principal)):
             result = search(store, embedder, query, principal, self.settings.retrieve,
                             mode=mode, top_k=top_k, explain=explain)
         if load_ms:
@@ -296,9 +296,12 @@ class Engine(EngineVerbs):
         """A grounded, cited answer or a decline; see :func:`citewise.answer.ask.ask`."""
         from citewise.answer.ask import ask
 
-        with cache_scope(principal.tenant):  # the reranker's score cache: per tenant
+        with cache_scope(self._scope(principal)):  # the reranker's score cache, too
             return ask(self, question, principal, generator=generator, reranker=reranker,
                        dry_run=dry_run, on_token=on_token)
+
+    def _scope(self, principal: Principal) -> str:
+        return scope_of(principal, alone=self.settings.serve.cache_scope == "principal")
 
     def resolve_documents(self, refs: Sequence[str]) -> list[str]:
         """Document ids for ``refs``: each an id or the path its document was ingested from

@@ -1,7 +1,8 @@
 """Timing side channels in the in-process caches: the query-embedding cache and the llm-judge
-score cache answer a repeated input faster, so both are keyed by the asking tenant too
-(:mod:`citewise.cache_scope`). Globex asking what acme asked (about a passage both hold)
-must cost a full embedding / judgement, as a first question does."""
+score cache answer a repeated input faster, so both are keyed by the asking principal's
+permissions too (:mod:`citewise.cache_scope`). Globex asking what acme asked (about a passage
+both hold), or an acme reader with other groups, must cost a full embedding / judgement, as a
+first question does."""
 
 from __future__ import annotations
 
@@ -90,3 +91,24 @@ def test_rerank_thread_keeps_the_scope() -> None:
         with cache_scope(tenant):
             rerank_with_deadline(judge, QUESTION, hits, top_n=1, deadline_s=5.0)
         assert len(judge.judged) == judged, tenant
+
+
+def test_query_embedding_cache_is_per_permission_set_and_per_principal_when_set(
+        tmp_path: Path) -> None:
+    """A security review timed ``embed_query`` at 0.01 ms for a staff reader repeating the
+    question an hr colleague had asked (8 ms for a new one), under either
+    ``serve.cache_scope``: the cache was scoped by tenant alone."""
+    hr = Principal.of("staff,hr", tenant="acme", name="ada")
+    staff, same = (Principal.of("staff", tenant="acme", name=n) for n in ("sam", "sue"))
+    for scope, shared in (("permissions", True), ("principal", False)):
+        settings = Settings.model_validate({"serve": {"cache_scope": scope}})
+        inner = FakeEmbedder()
+        with Engine(tmp_path / f"{scope}.db", settings, inner) as eng:
+            folder = tmp_path / scope
+            folder.mkdir()
+            (folder / "memo.md").write_text(TEXT, encoding="utf-8")
+            eng.ingest_paths([folder], {"groups": ["staff"], "tenant": "acme"})
+            eng = cached_embedder(eng)
+            for who in (hr, staff, staff, same):
+                eng.search(QUESTION, who)
+        assert inner.queries.count(QUESTION) == (2 if shared else 3), scope

@@ -1,8 +1,9 @@
 """A query-embedding cache: the same query text with the same model is embedded once.
 
 Wraps an :class:`~citewise.protocols.Embedder`; everything but ``embed_query`` passes
-through. Keyed by (tenant, model id, text), the tenant being the asking principal's
-(:mod:`citewise.cache_scope`): a hit's speed never tells one tenant what another asked.
+through. Keyed by (scope, model id, text), the scope being the asking principal's tenant and
+groups (and name under ``serve.cache_scope: principal``; :mod:`citewise.cache_scope`): a hit's
+speed never tells a reader what someone with other permissions asked.
 Thread-safe LRU."""
 
 from __future__ import annotations

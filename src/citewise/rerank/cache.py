@@ -1,5 +1,6 @@
-"""A small thread-safe LRU of reranker scores keyed by (tenant, model id, query hash, text
-hash): the tenant (:mod:`citewise.cache_scope`) keeps one tenant's hits from timing another's.
+"""A small thread-safe LRU of reranker scores keyed by (scope, model id, query hash, text
+hash): the scope (the asker's tenant and groups, :mod:`citewise.cache_scope`) keeps one
+permission set's hits from timing another's.
 
 Texts and queries are keyed by their sha256, so the cache holds no document text.
 """

@@ -9,7 +9,7 @@ spacing of the candidates ignored; 0.5 when neither answer is among the top logp
 
 The model is the generator's xllamacpp server (``load_server``: one copy in memory when the
 judge uses the generator's model, threads and context size). Scores are cached in-process by
-(asking tenant, model id, query hash, text hash: :mod:`citewise.cache_scope`).
+(the asker's scope, model id, query hash, text hash: :mod:`citewise.cache_scope`).
 """
 
 from __future__ import annotations
