@@ -73,8 +73,9 @@ def test_traces_and_feedback_belong_to_the_asker(served: Served) -> None:
     assert SECRET not in json.dumps(trace)  # ids and scores, never passage text
     assert served.client("ada").get(f"/v1/traces/{rid}").status_code == 200
     _problem(served.client("sam").get(f"/v1/traces/{rid}"), 404)
-    _problem(served.client("sam").post("/v1/feedback", json={"request_id": rid,
-                                                               "rating": "down"}), 404)
+    for other in ("sam", "ada"):  # an admin reads the trace but does not rate for its asker
+        _problem(served.client(other).post("/v1/feedback", json={"request_id": rid,
+                                                                 "rating": "down"}), 404)
     ok = served.client("hana").post("/v1/feedback", json={"request_id": rid, "rating": "down",
                                                           "comment": "wrong band"})
     assert ok.json()["feedback"] == -1

@@ -164,13 +164,16 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
                              "detail": detail, "fix": fix})
 
 
-def _own_record(st: ServerState, who: ApiPrincipal, request_id: str):  # noqa: ANN202
+def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: ANN202
+                admin_reads: bool = True):
+    """The log record of ``request_id`` when ``who`` made the request, or (``admin_reads``)
+    is an admin of its tenant; else the same 404 as for a request that does not exist."""
     if st.log is None:
         raise NotFoundError("this server keeps no request log. Fix: set log.enabled "
                             "and serve a file or PostgreSQL index (--db)")
     record = st.log.get(request_id)
     mine = record.principal == who.name and record.tenant == who.tenant
-    if not (mine or (who.can("admin") and record.tenant == who.tenant)):
+    if not (mine or (admin_reads and who.can("admin") and record.tenant == who.tenant)):
         raise missing(request_id)  # the same answer as for a request that does not exist
     return record
 
@@ -178,10 +181,12 @@ def _own_record(st: ServerState, who: ApiPrincipal, request_id: str):  # noqa: A
 @router.post("/v1/feedback", tags=["query"])
 def feedback(body: FeedbackBody, request: Request) -> dict:
     """Thumbs up/down on one of your requests (kept in the log; `citewise feedback export`
-    turns thumbs-down into eval-set candidates)."""
+    turns thumbs-down into eval-set candidates). Only the asker rates a request: an admin
+    may read it, but a rating set by someone else would feed the eval set and the drift
+    rates words its asker never said."""
     st = state_of(request)
     who = st.authenticate(request)
-    _own_record(st, who, body.request_id)
+    _own_record(st, who, body.request_id, admin_reads=False)
     rating = 1 if body.rating == "up" else -1
     st.log.set_feedback(body.request_id, rating, body.comment)
     return {"request_id": body.request_id, "feedback": rating}
