@@ -115,6 +115,21 @@ def test_documents_upload_acl_delete(served: Served) -> None:
     assert SECRET_DOC not in listed and "hr-leave-policy" in listed or listed
 
 
+def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:
+    """The form's own fields skipped the checks the ``metadata`` field gets: a security review
+    stored ``updated_at=not-a-date`` and a doc_id and title with escape sequences as sent."""
+    files = {"file": ("fields.md", b"# Fields\n\nForm fields are checked.\n", "text/markdown")}
+    eddie = served.client("eddie")
+    body = _problem(eddie.post("/v1/documents", files=files,
+                               data={"groups": "eng", "updated_at": "not-a-date"}), 400)
+    assert "updated_at" in body["detail"]
+    up = eddie.post("/v1/documents", files=files, data={
+        "groups": "eng", "doc_id": "fields\x1b[31m.md", "title": "Fields\x01 form"})
+    assert up.status_code == 201, up.text
+    doc = up.json()["document"]
+    assert doc["doc_id"] == "fields[31m.md" and doc["title"] == "Fields form", doc
+
+
 def test_versions_are_for_operators(served: Served) -> None:
     """Versions are index-wide: one tenant's admin may not list (counts, locations), rebuild
     or roll back what every tenant reads; an operator may."""

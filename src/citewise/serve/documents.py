@@ -118,7 +118,9 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if name in ("", ".", ".."):
         raise ConfigError(f"file name {file.filename!r} names no file. Fix: send the file "
                           "with its name, e.g. guide.md")
-    doc_id = doc_id or name
+    fields = _form_fields({"doc_id": doc_id or name, "title": title, "updated_at": updated_at,
+                           "source_url": source_url})
+    doc_id = fields["doc_id"]
     existing = st.engine.store.get_document(doc_id)
     if existing is not None and existing.tenant != who.tenant:  # admins too: as _managed
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
@@ -127,8 +129,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
         raise ConfigError(f"{'source_url' if source_url else 'doc_id'} "
                           f"{(source_url or doc_id)[:60]!r} is not a link a reader can open "
                           "safely. Fix: send source_url as an http(s):// URL")
-    side.update({k: v for k, v in {"doc_id": doc_id, "title": title, "updated_at": updated_at,
-                                   "source_url": source_url or doc_id}.items() if v})
+    side.update({"source_url": doc_id, **fields})
     side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
     side["tenant"] = tenant or who.tenant
     side.setdefault("owner", who.name)
@@ -158,6 +159,23 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if updated is not None and updated <= searchable:
         st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
     return {"document": info.to_dict(), "ingest": report.summary()}
+
+
+def _form_fields(raw: dict[str, str | None]) -> dict[str, Any]:
+    """The upload's own form fields normalised like the ``metadata`` field and a sidecar line
+    (control characters dropped, ``updated_at`` checked): they were stored as sent, so a
+    ``doc_id`` with escape sequences or ``updated_at=not-a-date`` went in unchecked."""
+    from citewise.errors import IngestError
+    from citewise.ingest.metadata import normalize_metadata
+
+    try:
+        fields = normalize_metadata({k: v for k, v in raw.items() if v})
+    except IngestError as exc:
+        raise ConfigError(f"{exc}. Fix: correct that form field") from None
+    if not fields.get("doc_id"):
+        raise ConfigError("doc_id is empty once control characters are dropped. Fix: send a "
+                          "doc_id, or a file name, made of printable characters")
+    return fields
 
 
 def _metadata(text: str | None) -> dict[str, Any]:
