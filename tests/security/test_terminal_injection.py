@@ -59,6 +59,10 @@ def test_ingest_drops_control_characters_from_titles_headings_and_text(tmp_path:
 def test_drop_controls_keeps_text_tabs_and_line_breaks():
     assert drop_controls("a\tb\nc\x00d\x1b[0m\x7f\x85e\x9bf") == "a\tb\ncd[0m\nef"
     assert drop_controls("one\r\ntwo\rthree\x0bfour\x0cfive") == "one\ntwo\nthree\nfour\nfive"
+    # invisible characters split words for search and for the injection detector
+    assert drop_controls("Ig\u200bnore\u2060 re\u00adply \ufeffonly") == "Ignore reply only"
+    assert drop_controls("\u0928\u094d\u200d\u0915 \U0001f469\u200d\U0001f4bb") == (
+        "\u0928\u094d\u200d\u0915 \U0001f469\u200d\U0001f4bb")  # joiners stay
 
 
 def test_what_the_cli_prints_has_no_terminal_controls(capsys):

@@ -21,18 +21,29 @@ a day" is not matched (it addresses nobody about answers or prompts), but "tell 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _SUBJECT = r"(?:the\s+)?(?:assistant|ai|model|chatbot|bot|llm|language model|system)"
 INSTRUCTION = re.compile("|".join([
     r"\bignore\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|prior|sources?)",
     r"\bdisregard\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|sources?)",
     r"\bforget\b.{0,30}\b(?:instructions?|rules?|everything)",
-    r"\b(?:reply|respond|answer|output|print|say|write)\s+(?:only|exactly|just)\b",
+    r"\b(?:reply|respond|answer|output|print|say|write)\s+(?:only|exactly|just|solely|simply|"
+    r"nothing but)\b",
+    r"\bset aside\b.{0,40}\b(?:instructions?|rules?|everything|above|previous|prior)",
     r"\b(?:reply|respond|answer)\s+with\s+(?:only|exactly|the\s+(?:word|token|text|phrase|"
     r"string|code))\b",
     r"\b(?:reply|respond|answer|write|speak)\s+(?:only\s+)?in\s+(?:french|german|spanish|"
     r"italian|chinese|russian|japanese|portuguese|dutch|latin|another language|[A-Z][a-z]+ish)",
-    r"\b(?:your|the)\s+(?:final\s+)?answer\s+(?:must|should|shall|has to)\b",
+    r"\b(?:your|the)\s+(?:final\s+)?answer\s+(?:must|should|shall|has to|needs to)\b",
+    r"\byour\s+(?:final\s+)?reply\s+(?:must|should|shall|has to|needs to)\b",
+    r"\b(?:assistants?|chatbots?|llms?|language models?|ai (?:assistants?|systems?|models?))\b"
+    r"[^.]{0,60}\b(?:should|must|shall|are to|need to)\s+(?:state|say|answer|reply|respond|"
+    r"output|write|tell)\b",
+    r"\b(?:ignorez|ignorer|ignora|ignoriere|ignorieren)\b.{0,40}\b(?:consignes|instructions|"
+    r"instrucciones|anweisungen|istruzioni)",
+    r"\b(?:r[ée]pondez|r[ée]ponds|responde|antworte|rispondi)\b.{0,20}\b(?:uniquement|"
+    r"seulement|solo|s[óo]lo|solamente|nur)\b",
     r"\b(?:tell|inform|assure|convince)\s+the\s+(?:user|reader|customer|asker)\b",
     r"\b(?:reveal|print|repeat|show|output|leak|dump|disclose)\b.{0,30}\b(?:system prompt|"
     r"(?:your|the) (?:prompt|instructions)|other (?:documents|sources|passages)|all (?:the )?"
@@ -50,17 +61,32 @@ INSTRUCTION = re.compile("|".join([
 ]), re.IGNORECASE | re.DOTALL)
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]*\s+|\n+")
+_LOOKALIKES = str.maketrans(
+    "аеорсухіјѕԁһԛԝАВЕКМНОРСТХУІЈЅοαιρνκτυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdhqwABEKMHOPCTXYIJSoaipvktuABEZHIKMNOPTYX")
+"""Cyrillic and Greek letters drawn like Latin ones: "Ignоre previous instructions" with a
+Cyrillic о passed the detector. Read only to detect; the text itself is not changed (a
+whole-script transliterator would also rewrite Russian or Greek documents, and is one more
+dependency for some forty letters)."""
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060-\u2064\ufeff]")
+
+
+def fold(text: str) -> str:
+    """``text`` as the detector reads it: NFKC (full-width and styled letters become plain),
+    invisible characters dropped, look-alike Cyrillic and Greek letters read as Latin."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKES)
 
 
 def is_instruction(sentence: str) -> bool:
-    """Whether ``sentence`` addresses an assistant (see :data:`INSTRUCTION`)."""
-    return bool(INSTRUCTION.search(sentence))
+    """Whether ``sentence`` addresses an assistant (see :data:`INSTRUCTION`), also when it is
+    spelled with look-alike or invisible characters (:func:`fold`)."""
+    return bool(INSTRUCTION.search(sentence) or INSTRUCTION.search(fold(sentence)))
 
 
 def without_instructions(text: str) -> str:
     """``text`` without the sentences :func:`is_instruction` matches (the rest unchanged in
     order, one space or line break between them)."""
-    if not INSTRUCTION.search(text):
+    if not INSTRUCTION.search(text) and not INSTRUCTION.search(fold(text)):
         return text
     kept = [s for s in _SENTENCE.split(text) if s.strip() and not is_instruction(s)]
     return " ".join(kept)

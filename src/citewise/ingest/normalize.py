@@ -18,7 +18,12 @@ never text, and a terminal obeys them (ESC [ 15D moves the cursor back over a ci
 OSC 52 writes the clipboard)."""
 BREAK_CHARS = "\x0b\x0c\r"
 """Vertical tab, form feed, a lone carriage return: line breaks in a document's text."""
-_CONTROLS = re.compile(f"[{CONTROL_CHARS}]")
+INVISIBLE_CHARS = "\u00ad\u200b\u2060-\u2064\ufeff"
+"""Soft hyphen, zero-width space, word joiner, invisible operators, zero-width no-break space:
+no glyph, but they split a word for search and for the injection detector ("Ig\u200bnore
+previous instructions" was neither "ignore" to the detector nor to BM25). Zero-width
+(non-)joiners stay: some scripts and emoji need them."""
+_CONTROLS = re.compile(f"[{CONTROL_CHARS}{INVISIBLE_CHARS}]")
 _BREAKS = re.compile(f"[{BREAK_CHARS}]")
 
 
@@ -34,7 +39,8 @@ def unify_newlines(text: str) -> str:
 
 def drop_controls(text: str) -> str:
     """``text`` without control characters: a form feed, vertical tab or carriage return
-    becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes."""
+    becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes, and
+    so do the :data:`INVISIBLE_CHARS`."""
     return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text)))
 
 
