@@ -114,3 +114,10 @@ def test_retention_is_applied_automatically(tmp_path: Path) -> None:
     log = open_log(db, retention_days=1)
     log.write(LogRecord("new", time.time(), "sam", "t", "search", "q", "h"))
     assert [r.request_id for r in log.records()] == ["new"]
+
+
+def test_serving_beyond_loopback_warns_that_keys_travel_in_clear() -> None:
+    from citewise.cli.serve import _loopback
+
+    assert all(_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"))
+    assert not any(_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.5", "docs.example.com"))

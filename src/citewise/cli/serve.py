@@ -46,6 +46,10 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     app = create_app(engine, keys)
     echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
          f"http://{host}:{port}/ (API: /openapi.json)", err=True)
+    if not _loopback(host):
+        echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "
+             "travel in clear text. Fix: keep --host 127.0.0.1 behind a TLS reverse proxy "
+             "(nginx, caddy) that other machines reach", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
@@ -99,3 +103,15 @@ def keys_remove(name, keys_path):
     """Revoke NAME's key (a running server re-reads the file: refused from its next request)."""
     KeyFile.load(keys_path).remove(name)
     echo(f"removed the key of {name}")
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    import ipaddress
+
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
