@@ -50,7 +50,7 @@ def test_a_citation_opens_the_merged_section_its_quote_is_in() -> None:
     assert c.quote.endswith("A hardware abstraction layer crate.")
     assert (c.anchor, c.source, c.heading_path) == ("hal", "docs/glossary.md#hal",
                                                     ("Glossary", "HAL"))
-    assert format_citation(c).startswith("[1] Guide › HAL (docs/glossary.md#hal")
+    assert format_citation(c).startswith("[1] Guide › Glossary › HAL (docs/glossary.md#hal")
     _, (c,) = build_citations("The FPU is a floating-point unit [S1].",
                               [ContextPassage("S1", hit, text, 12)], report)
     assert (c.anchor, c.heading_path) == ("fpu", ("Glossary", "FPU"))

@@ -383,3 +383,14 @@ def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_pat
         ("heading", "pub fn new() -> TokenStream", "method.new"),
         ("text", "Returns an empty stream.", "method.new")]
     assert blocks[-1].heading_path == ("Struct TokenStream", "pub fn new() -> TokenStream")
+
+
+def test_a_pandoc_title_block_is_the_title_not_text(tmp_path):
+    """Rust's ``releases.md`` opens with ``% Rust Release Notes``: it was indexed as a line of
+    text and the first version's heading became the title of every release's notes."""
+    md = "% Rust Release Notes\n% The Rust team\n\nVersion 1.95\n============\n\n- Stable.\n"
+    parsed = load_file(_write(tmp_path, "releases.md", md))
+    assert parsed.title == "Rust Release Notes"
+    assert [b.text for b in parsed.blocks] == ["Version 1.95", "- Stable."]
+    plain = load_file(_write(tmp_path, "rates.md", "# Rates\n\n% of sales\n"))
+    assert plain.title == "Rates"

@@ -89,8 +89,10 @@ def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
 
 
 def format_citation(c: Citation) -> str:
-    """``[1] Title › Heading (source#anchor, updated 2026-…)``."""
+    """``[1] Title › Section › Heading (source#anchor, updated 2026-…)``: the two innermost
+    headings, as a heading alone ("Compiler") is one of many in a release-notes file, where
+    "Version 1.47.0 › Compiler" was cited as the title's "Version 1.95 › Compiler"."""
     heading = [h for h in c.heading_path if h and h != c.title]
-    where = " › ".join([c.title, *heading[-1:]])
+    where = " › ".join([c.title, *heading[-2:]])
     updated = f", updated {c.updated_at[:10]}" if c.updated_at else ""
     return f"[{c.id}] {where} ({c.source}{updated})"

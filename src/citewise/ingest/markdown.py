@@ -56,6 +56,9 @@ class MarkdownLoader:
         ``max_nesting``."""
         text = decode_text(data, "Markdown")
         metadata, body, _ = split_front_matter(text)
+        named, body = pandoc_title(body)
+        if named and not metadata.get("title"):
+            metadata = {**metadata, "title": named}
         tokens = parse_bounded(body, self.max_nesting)
         builder = DocumentBuilder(self.max_blocks)
         _Walker(builder, tokens).walk()
@@ -64,6 +67,20 @@ class MarkdownLoader:
         return builder.build(
             title=title, fmt=self.format, metadata=metadata,
             empty_hint="the Markdown has no body text (front matter alone is not indexed)")
+
+
+def pandoc_title(body: str) -> tuple[str | None, str]:
+    """``(title, body without it)`` of a Pandoc title block: up to three ``% `` lines at the
+    top (title, authors, date). Rust's ``releases.md`` opens with ``% Rust Release Notes``,
+    which was indexed as text while its first version heading, "Version 1.95", became the
+    title of every release's notes."""
+    lines = body.split("\n")
+    if not lines or not lines[0].startswith("% "):
+        return None, body
+    end = 1
+    while end < min(3, len(lines)) and lines[end].startswith("% "):
+        end += 1
+    return lines[0][2:].strip() or None, "\n".join(lines[end:])
 
 
 class _Walker:
