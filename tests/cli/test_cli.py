@@ -153,6 +153,18 @@ def test_snippet_centres_on_the_rarest_query_term():
     assert snippet("short text", "anything") == "short text"
 
 
+def test_a_search_hit_names_and_links_the_section_its_snippet_is_in(tmp_path):
+    """A chunk merging a glossary's small entries was listed under, and linked to, its first
+    entry whatever the query matched (`citewise ask` already cited the quoted entry)."""
+    (tmp_path / "glossary.md").write_text(
+        "# Glossary\n\n## FPU\n\nFloating-point unit.\n\n## HAL\n\n"
+        "A hardware abstraction layer crate.\n", encoding="utf-8")
+    db = str(tmp_path / "g.db")
+    invoke("ingest", str(tmp_path), "--groups", "g", "--db", db, "--no-progress")
+    out = invoke("search", "hardware abstraction", "--groups", "g", "--db", db).output
+    assert "[1] Glossary › HAL  (file://" in out and "glossary.md#hal" in out, out
+
+
 def test_documents_without_groups_are_flagged(tmp_path):
     (tmp_path / "open.md").write_text("# Open\n\nNo groups were given for this file.\n")
     result = CliRunner().invoke(cli, ["ingest", str(tmp_path / "open.md"), "--db",

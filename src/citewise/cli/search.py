@@ -16,7 +16,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.text import query_terms
-from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult
+from citewise.types import SEARCH_MODES, Hit, Principal, SearchResult, SectionMark
 
 
 def hit_json(hit: Hit) -> dict:
@@ -32,9 +32,10 @@ def explain_json(result: SearchResult) -> dict:
                      for h in result.hits]}
 
 
-def breadcrumb(hit: Hit) -> str:
-    """``Title › Heading › Subheading`` without repeating a top heading equal to the title."""
-    path = list(hit.chunk.heading_path)
+def breadcrumb(hit: Hit, heading_path: tuple[str, ...] | None = None) -> str:
+    """``Title › Heading › Subheading`` (of ``heading_path``, else the chunk's) without
+    repeating a top heading equal to the title."""
+    path = list(hit.chunk.heading_path if heading_path is None else heading_path)
     if path and path[0].strip().lower() == hit.document.title.strip().lower():
         path = path[1:]
     return " › ".join([hit.document.title, *path])
@@ -54,18 +55,33 @@ def print_explain(result: SearchResult) -> None:
         echo(f"  {note}")
 
 
+def _rarest_term(text: str, query: str) -> tuple[str | None, list[int]]:
+    """The query word that occurs least often in ``text`` (ties: the earliest), with its
+    positions in ``text`` (lowercased)."""
+    lower = text.lower()
+    found = {t: [m.start() for m in re.finditer(rf"\b{re.escape(t)}\b", lower)]
+             for t in query_terms(query)}
+    found = {t: pos for t, pos in found.items() if pos}
+    rarest = min(found, key=lambda t: (len(found[t]), found[t][0]), default=None)
+    return rarest, found.get(rarest, []) if rarest else []
+
+
+def focus(hit: Hit, query: str) -> SectionMark:
+    """The section of ``hit``'s chunk that holds the rarest query word the snippet shows:
+    a chunk that merged small sections (a glossary's entries) was listed under, and linked
+    to, its first one."""
+    _, positions = _rarest_term(hit.chunk.text, query)
+    return hit.chunk.section_at(positions[0] if positions else 0)
+
+
 def snippet(text: str, query: str, width: int = 300) -> str:
     """``width`` characters of ``text`` around the query word that occurs least often in it
     (ties: the earliest), with … where text was cut."""
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    lower = flat.lower()
-    found = {t: [m.start() for m in re.finditer(rf"\b{re.escape(t)}\b", lower)]
-             for t in query_terms(query)}
-    found = {t: pos for t, pos in found.items() if pos}
-    rarest = min(found, key=lambda t: (len(found[t]), found[t][0]), default=None)
-    hit = found[rarest][0] if rarest else 0
+    _, positions = _rarest_term(flat, query)
+    hit = positions[0] if positions else 0
     start = max(0, min(hit - width // 3, len(flat) - width))
     return ("…" if start else "") + flat[start:start + width] + \
         ("…" if start + width < len(flat) else "")
@@ -77,7 +93,8 @@ def print_hits(result: SearchResult, explain: bool, query: str = "") -> None:
     if not result.hits:
         echo("No results visible to this principal.")
     for h in result.hits:
-        echo(f"[{h.rank}] {breadcrumb(h)}  ({h.source}"
+        where = focus(h, query)
+        echo(f"[{h.rank}] {breadcrumb(h, where.heading_path)}  ({h.link(where.anchor)}"
              f"{', updated ' + h.document.updated_at[:10] if h.document.updated_at else ''})",
              one_line=True)
         if explain:
