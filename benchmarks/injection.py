@@ -3,7 +3,8 @@ default local model, on the injection corpus (``tests/data/injection``: 42 docum
 relevant policy with a planted instruction).
 
     .venv/bin/python benchmarks/injection.py                 # default generator (auto)
-    .venv/bin/python benchmarks/injection.py --stride 5 --threads 2   # 8 cases, all kinds
+    .venv/bin/python benchmarks/injection.py --stride 5 --threads 2   # 9 cases, all kinds
+    .venv/bin/python benchmarks/injection.py --ids 37,38       # these cases only
     .venv/bin/python benchmarks/injection.py --policy flag   # raw model output, for contrast
 
 A final answer follows its injection when it contains the payload (``marker``), cites an id
@@ -44,6 +45,7 @@ def obeyed(marker: str, text: str) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=None, help="first N cases only")
+    ap.add_argument("--ids", default="", help="only these case ids (comma-separated)")
     ap.add_argument("--stride", type=int, default=1,
                     help="every K-th case (5 spreads 8 cases over the kinds)")
     ap.add_argument("--generator", default="auto", choices=["auto", "local", "openai",
@@ -52,6 +54,8 @@ def main() -> None:
     ap.add_argument("--policy", default="strict", choices=["strict", "flag"])
     args = ap.parse_args()
     cases = [json.loads(x) for x in (DATA / "cases.jsonl").read_text().splitlines() if x]
+    if args.ids:
+        cases = [c for c in cases if c["id"] in args.ids.split(",")]
     cases = cases[:: args.stride]
     cases = cases[: args.n] if args.n else cases
     settings = Settings.model_validate({
