@@ -77,3 +77,18 @@ def test_the_replacement_follows_what_the_rejected_answer_asserted():
 
 def test_no_passages_is_a_decline_at_any_threshold():
     assert _quote(["Valgrind logs to a file."], threshold=0.0) == INSUFFICIENT_EVIDENCE
+
+
+def test_code_written_from_memory_is_asserted_but_never_quoted_by_shared_words():
+    """The model's ``#[allow(clippy::single_match)] fn my_function()`` was "quoted" as
+    Clippy's ``declare_clippy_lint!`` template, which shares half its word stems; code is
+    checked as code, so an answer whose only claim was invented code is a decline."""
+    template = passage("S3", "The macro looks something like this:\n\n```\n#![allow(unused)]\n"
+                             "fn main() {\ndeclare_clippy_lint! {\n"
+                             "    /// Triggers when a function does a single thing.\n"
+                             "    #[clippy::version = \"1.70.0\"]\n    pub LINT_NAME,\n"
+                             "    pedantic,\n    \"default lint description\"\n}\n}\n```")
+    prompt = build_prompt("how do I allow a clippy lint for one function?", [template])
+    code = "```rust\n#[allow(clippy::single_match)]\nfn my_function() {\n}\n```"
+    assert support_score(code, template.text) >= support_threshold()  # words alone pass
+    assert replacement([(code, "not_quoted")], prompt) == (INSUFFICIENT_EVIDENCE, True)

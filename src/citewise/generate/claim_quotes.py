@@ -44,14 +44,20 @@ from citewise.types import Prompt
 
 _BRACKET = re.compile(r"\[[^\]\n]*\]")
 
-CLAIMS = frozenset({"uncited", "unsupported", "dangling", "not_quoted", "fabricated"})
+CLAIMS = frozenset({"uncited", "unsupported", "dangling", "fabricated"})
 """Removal statuses (:data:`citewise.cite.enforce.WHY`) of sentences whose claim may still be
-in the sources: said without a citation, with the wrong one, after a removed sentence, or as
-code written from memory. ``restates``, ``unfounded``, ``pointer`` and ``incomplete`` say
-nothing of their own that a source could hold."""
+in the sources: said without a citation, with the wrong one, or after a removed sentence.
+``restates``, ``unfounded``, ``pointer`` and ``incomplete`` say nothing of their own that a
+source could hold, and code written from memory (``not_quoted``) is checked as code: no
+source holds it, and the words it shares with a source's code say nothing (the model's
+``#[allow(clippy::single_match)] fn my_function()`` was "quoted" as Clippy's
+``declare_clippy_lint!`` template, 0.50 of its word stems; on the four documentation runs'
+fallbacks, leaving code out changed one answer, an unanswerable ninja question's, into a
+decline)."""
 
-ASSERTED = CLAIMS | {"unfounded"}
-"""Removals that show the model asserted something: besides :data:`CLAIMS`, a sentence resting
+ASSERTED = CLAIMS | {"unfounded", "not_quoted"}
+"""Removals that show the model asserted something: besides :data:`CLAIMS`, code no source
+holds, and a sentence resting
 on words of the question its sources lack ("To enable Valgrind's machine learning mode, use
 ``--gen-suppressions=yes``"). An answer that asserted nothing (it only restated the question,
 stopped where the value should be, or pointed elsewhere) is no sign the sources lack an answer:
