@@ -86,7 +86,7 @@ def is_instruction(sentence: str) -> bool:
 def without_instructions(text: str) -> str:
     """``text`` without the sentences :func:`is_instruction` matches (the rest unchanged in
     order, one space or line break between them)."""
-    if not INSTRUCTION.search(text) and not INSTRUCTION.search(fold(text)):
+    if not is_instruction(text):
         return text
     kept = [s for s in _SENTENCE.split(text) if s.strip() and not is_instruction(s)]
     return " ".join(kept)
