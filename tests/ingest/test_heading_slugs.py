@@ -41,3 +41,20 @@ def test_html_anchor_does_not_leak_out_of_its_section():
     assert [(b.text, b.anchor) for b in parsed.blocks] == [
         ("Top", "intro"), ("a", "intro"), ("B", None), ("b", None),
         ("C", "c"), ("D", "c"), ("d", "c")]
+
+
+def test_markdown_heading_named_by_an_empty_html_anchor_takes_its_id(check_offsets):
+    """Rust's releases.md puts ``<a id="1.95-Compiler"></a>`` before each of its 200
+    "Compiler" headings: that id is the section's link, not a renderer-numbered slug."""
+    md = ('<a id="1.95-Language"></a>\n\nLanguage\n--------\n- a\n\n'
+          '<a id="1.95-Compiler"></a>\nCompiler\n--------\n- b\n\n'
+          'Compiler\n--------\nc\n\n## <a name="x-y"></a>Inline\nd\n\n'
+          '<a id="lost"></a>\n\nA paragraph in between.\n\n## After\ne\n')
+    parsed = load_bytes(md.encode(), Path("releases.md"))
+    check_offsets(parsed)
+    assert [(b.text, b.anchor) for b in parsed.blocks] == [
+        ("Language", "1.95-Language"), ("- a", "1.95-Language"),
+        ("Compiler", "1.95-Compiler"), ("- b", "1.95-Compiler"),
+        ("Compiler", "compiler-1"), ("c", "compiler-1"),
+        ("Inline", "x-y"), ("d", "x-y"),
+        ("A paragraph in between.", "x-y"), ("After", "after"), ("e", "after")]

@@ -4,7 +4,10 @@ Blocks: headings (anchor = GitHub-style slug), paragraphs, lists (one item per l
 ``- item`` or ``3. item``, nested items indented by two spaces), fenced/indented code
 (verbatim, language dropped), tables (``a | b`` rows, ``header_lines`` = header rows) and
 raw HTML blocks (their text). Every block's anchor is the slug of its nearest enclosing
-heading, so ``file.md#anchor`` opens that section on GitHub/GitLab.
+heading, so ``file.md#anchor`` opens that section on GitHub/GitLab. A heading that an empty
+HTML anchor names (``<a id="1.47-Compiler"></a>`` alone just before it, or inside it) takes that
+id instead: Rust's ``releases.md`` has 200 "Compiler" sections, whose slugs (``compiler-57``)
+depend on how a renderer numbers repeats, while its own ids are stable.
 
 The walk is over markdown-it's flat token stream (open/close pairs with ``nesting`` and
 ``map`` line ranges), which is about twice as fast as building its syntax tree.
@@ -38,6 +41,10 @@ _LIST_OPEN = ("bullet_list_open", "ordered_list_open")
 _CODE = ("fence", "code_block")
 _LEAVES = ("text", "code_inline", "text_special")
 _BREAKS = ("softbreak", "hardbreak")
+_EMPTY_ANCHOR = re.compile(
+    r"""<a\s+(?:[^>]*?\s)?(?:id|name)\s*=\s*["']([^"'<>\s]+)["'][^>]*>\s*</a>""",
+    re.IGNORECASE)
+"""An empty HTML anchor (``<a id="x"></a>``, ``<a name="x"></a>``): a link target, no text."""
 
 
 class MarkdownLoader:
@@ -90,6 +97,7 @@ class _Walker:
         self.builder = builder
         self.tokens = tokens
         self.slugger = Slugger()
+        self.named: str | None = None  # the id an anchor-only HTML block gave the next block
 
     def walk(self) -> None:
         """Emit every block of the token stream (lists and tables consumed whole)."""
@@ -97,8 +105,12 @@ class _Walker:
         while index < len(tokens):
             token = tokens[index]
             kind = token.type
+            named, self.named = self.named, None
             if kind == "heading_open":
-                self._heading(token, tokens[index + 1])
+                self._heading(token, tokens[index + 1], named)
+            elif kind in ("paragraph_open", "html_block") and _anchor_only(tokens, index):
+                self.named = _anchor_only(tokens, index)
+                index += 2 if kind == "paragraph_open" else 0  # to its close: named is kept
             elif kind == "paragraph_open":
                 self._add("text", collapse(inline_text(tokens[index + 1])))
             elif kind in _CODE:
@@ -119,10 +131,14 @@ class _Walker:
         self.builder.add(kind, text, anchor=self.builder.section_anchor,
                          header_lines=header_lines)
 
-    def _heading(self, token: Token, inline: Token) -> None:
+    def _heading(self, token: Token, inline: Token, named: str | None) -> None:
         text = collapse(inline_text(inline))
         if text:
-            self.builder.heading(text, int(token.tag[1]), anchor=self.slugger.slug(text))
+            slug = self.slugger.slug(text)  # counted even when unused: later repeats' numbers
+            inside = _EMPTY_ANCHOR.findall("".join(
+                c.content for c in inline.children or () if c.type == "html_inline"))
+            self.builder.heading(text, int(token.tag[1]),
+                                 anchor=(inside[0] if inside else None) or named or slug)
 
     def _list_lines(self, start: int, close: int, depth: int) -> list[str]:
         """Lines for the list whose open/close tokens are at ``start``/``close``."""
@@ -259,6 +275,22 @@ def _deepest(tokens: Sequence[Token]) -> int:
         for child in token.children or ():
             deepest = max(deepest, token.level + child.level)
     return deepest
+
+
+def _anchor_only(tokens: Sequence[Token], index: int) -> str | None:
+    """The id of the paragraph or HTML block at ``index`` when it holds nothing but empty
+    anchors (``<a id="x"></a>`` alone on a line is a paragraph to CommonMark), else None."""
+    token = tokens[index]
+    if token.type == "paragraph_open":
+        children = tokens[index + 1].children or ()
+        if any(c.type not in ("html_inline", *_BREAKS) and c.content.strip()
+               for c in children):
+            return None
+        raw = "".join(c.content for c in children if c.type == "html_inline")
+    else:
+        raw = token.content
+    ids = _EMPTY_ANCHOR.findall(raw)
+    return ids[-1] if ids and not _EMPTY_ANCHOR.sub("", raw).strip() else None
 
 
 def inline_text(token: Token) -> str:
