@@ -123,13 +123,16 @@ def test_versions_gc_removes_refused_and_on_request_retired(tmp_path):
             fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
         catalog.set_state(refused.number, "refused", note="worse")
     with engine(home) as e:
-        e.delete(["secret.md"])                                       # reaches the live v2
-    assert holds(home, CANARY)                                        # still in retired v1
+        e.delete(["secret.md"])                                # reaches live v2 and retired v1
+    with SQLiteCatalog(home) as catalog, catalog.open(1) as retired:
+        assert retired.get_document("secret.md") is None       # v1 opened directly: gone
 
     out = CliRunner().invoke(cli, ["versions", "--gc", "--db", str(home)])
     assert out.exit_code == 0 and "removed version 3 (refused)" in out.output, out.output
     assert not os.path.exists(f"{home}.v3")
-    assert holds(home, CANARY)                                        # retired kept by default
+    assert not holds(home, CANARY)                             # v1 kept, its leftovers purged
+    with SQLiteCatalog(home) as catalog:
+        assert [v.number for v in catalog.versions()] == [1, 2]  # retired kept by default
 
     out = CliRunner().invoke(cli, ["versions", "--gc", "--retired", "--db", str(home)])
     assert out.exit_code == 0 and "removed version 1 (retired)" in out.output, out.output

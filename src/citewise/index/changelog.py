@@ -15,6 +15,12 @@ change after it (:func:`apply_changes`, idempotent), all under the index's write
 every writer holds while it resolves the live version, logs and writes. So a write either
 lands before the flip (and is replayed onto the new version) or after it (and goes to the new
 version directly); none lands on a version that is no longer live.
+
+A delete or an ACL change also reaches the retired and refused versions at once
+(:func:`settle_versions`, under the same gate): a version opened directly (``--db
+PATH.v2``, ``?schema=citewise_v2``, a server pinned to it) must not show a deleted document's
+text or serve an old ACL, and a deleted document's rows must not wait on disk for a rollback.
+A shadow being built catches up by itself (``citewise reindex``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from citewise.errors import StoreError
 from citewise.protocols import Store
 
 KINDS = ("put", "acl", "delete")
@@ -102,6 +109,11 @@ class ChangeLogCalls:
         with self._change_conn(True) as conn:
             self._changes.mark_applied(conn, number, seq)
 
+    def applied_seq(self, number: int) -> int:
+        """The last change version ``number`` has applied."""
+        with self._change_conn(False) as conn:
+            return self._changes.applied_seq(conn, number)
+
 
 def put_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
     return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))))
@@ -140,5 +152,37 @@ def apply_changes(store: Store, changes: Sequence[Change]) -> int:
     return changed
 
 
+SETTLED = ("retired", "refused")
+"""Version states :func:`settle_versions` brings up to date (the live one is written directly;
+a shadow catches up while it is built)."""
+
+
+def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
+    """Apply the change log to every retired and refused version of ``catalog`` but ``skip``
+    (call under the write gate); the numbers changed. A version whose data cannot be opened
+    (a missing file, a schema never built) is left as it is: it applies the log when it is
+    made live, which checks its data first."""
+    settled = []
+    for version in catalog.versions():
+        if version.state not in SETTLED or version.number == skip:
+            continue
+        pending = catalog.changes_since(catalog.applied_seq(version.number))
+        if not pending:
+            continue
+        try:
+            store = catalog.open(version.number)
+        except StoreError:
+            continue
+        try:
+            if store.manifest() is None:
+                continue
+            apply_changes(store, pending)
+        finally:
+            store.close()
+        catalog.mark_applied(version.number, max(c.seq for c in pending))
+        settled.append(version.number)
+    return settled
+
+
 __all__ = ["KINDS", "Change", "LiveState", "acl_change", "apply_changes", "delete_change",
-           "put_change"]
+           "put_change", "settle_versions"]

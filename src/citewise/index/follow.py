@@ -10,6 +10,8 @@ live version under it, so:
   (:mod:`citewise.index.gate`) while it resolves the live version, logs the change
   (:mod:`citewise.index.changelog`) and writes it, so it can never land on a version that a
   concurrent promotion just retired, and every version made live later applies it;
+* a delete or an ACL change also reaches the retired and refused versions at once
+  (:func:`~citewise.index.changelog.settle_versions`);
 * a live version that missed a logged change (its writer died between the log and the
   write) applies it on the next write, or on the next read that finds the gate free.
 
@@ -33,6 +35,7 @@ from citewise.index.changelog import (
     apply_changes,
     delete_change,
     put_change,
+    settle_versions,
 )
 from citewise.index.checks import acl_groups, delete_ids
 from citewise.protocols import DocumentWrite, Store, StoreCounts
@@ -55,6 +58,10 @@ class FollowedCatalog(Protocol):
     def changes_since(self, seq: int) -> list[Change]: ...
 
     def mark_applied(self, number: int, seq: int) -> None: ...
+
+    def applied_seq(self, number: int) -> int: ...
+
+    def versions(self) -> list[Any]: ...
 
     def open(self, number: int) -> Store: ...
 
@@ -148,7 +155,10 @@ class LiveStore:
 
     # -- writes: under the gate, logged ----------------------------------------------------------
 
-    def _write(self, log: Callable[[Store], list[Change]], action: Callable[[Store], T]) -> T:
+    def _write(self, log: Callable[[Store], list[Change]], action: Callable[[Store], T],
+               everywhere: bool = False) -> T:
+        """Log and do ``action`` on the live version under the gate; ``everywhere``: the
+        change reaches the retired and refused versions too (deletes, ACL changes)."""
         with self.catalog.gate():
             state = self.catalog.live_state()
             store = self._switch(state.number)
@@ -167,6 +177,8 @@ class LiveStore:
                                  "harmless: a delete or ACL the caller asked for")
                 raise
             self.catalog.mark_applied(state.number, seq)
+            if everywhere:
+                settle_versions(self.catalog, skip=state.number)
             return result
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
@@ -179,7 +191,7 @@ class LiveStore:
     def delete(self, doc_ids: Sequence[str]) -> int:
         ids = delete_ids(doc_ids)
         return self._write(lambda _: [delete_change(d) for d in dict.fromkeys(ids)],
-                           lambda store: store.delete(ids))
+                           lambda store: store.delete(ids), everywhere=True)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         names = acl_groups(doc_id, groups)
@@ -190,7 +202,7 @@ class LiveStore:
                 return []  # the store raises NotFoundError; nothing to log
             return [acl_change(doc_id, doc.tenant if tenant is None else tenant, names)]
 
-        self._write(log, lambda store: store.set_acl(doc_id, names, tenant))
+        self._write(log, lambda store: store.set_acl(doc_id, names, tenant), everywhere=True)
 
     def ensure_manifest(self, manifest: Manifest) -> Manifest:
         with self.catalog.gate():

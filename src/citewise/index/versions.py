@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import BackendUnavailable, ConfigError, StoreError, VersionError
+from citewise.index.changelog import settle_versions
 from citewise.protocols import VersionCatalog
 from citewise.types import IndexVersion
 
@@ -120,8 +121,13 @@ def gc_versions(catalog: VersionCatalog, *, refused: bool = True, retired: bool 
 
 
 def purge_versions(catalog: VersionCatalog) -> list[int]:
-    """Remove deleted documents' leftovers from every remaining version where the backend
-    keeps some (SQLite: FTS segments and the WAL); the numbers purged."""
+    """Apply the change log to every retired and refused version (deletes and ACL changes
+    made before versions reached them at once: :func:`~citewise.index.changelog.
+    settle_versions`), then remove deleted documents' leftovers from every remaining version
+    where the backend keeps some (SQLite: FTS segments and the WAL); the numbers purged."""
+    if hasattr(catalog, "changes_since"):
+        with catalog.gate():
+            settle_versions(catalog)
     purge = getattr(catalog, "purge", None)
     if purge is None:
         return []

@@ -33,9 +33,10 @@ import numpy as np
 import pytest
 
 from citewise.errors import VersionError
+from citewise.index.changelog import delete_change
 from citewise.index.follow import pinned
 from citewise.index.manifest import make_manifest
-from citewise.index.versions import gc_versions, is_abandoned, rollback_target
+from citewise.index.versions import gc_versions, is_abandoned, purge_versions, rollback_target
 from citewise.protocols import Store, VersionCatalog
 from citewise.testing.conformance import make_write
 from citewise.testing.fakes import FakeEmbedder
@@ -229,6 +230,41 @@ class VersionCatalogConformanceTests:
             assert live.get_document("expenses-b").acl_groups == {"hr"}  # type: ignore[union-attr]
         finally:
             live.close()
+
+    def test_deletes_and_acl_changes_reach_retired_versions_at_once(
+            self, two_versions: VersionCatalog, embedder_a: FakeEmbedder,
+            embedder_b: FakeEmbedder) -> None:
+        """A retired version opened directly (``--db PATH.v1``, ``?schema=citewise_v1``, a
+        server pinned to it) shows neither a deleted document nor an old ACL once the
+        command returns, before any rollback: its rows are gone, not merely hidden."""
+        self._fill(two_versions, 1, embedder_a, ["shared"])
+        self._fill(two_versions, 2, embedder_b, ["shared"])
+        two_versions.promote(2)  # version 1 retired
+        live = self.open_live(two_versions)
+        try:
+            live.delete(["travel-a"])  # only the retired version holds it
+            live.set_acl("shared", ["hr"])
+        finally:
+            live.close()
+        retired = two_versions.open(1)
+        try:
+            assert retired.get_document("travel-a") is None
+            assert retired.get_document("shared").acl_groups == {"hr"}  # type: ignore[union-attr]
+            assert answering_docs(retired) == {"expenses-a"}
+        finally:
+            retired.close()
+
+    def test_gc_applies_changes_a_retired_version_missed(
+            self, two_versions: VersionCatalog) -> None:
+        """``citewise versions --gc`` brings every remaining version up to date with the
+        change log before it purges leftovers (a change logged before versions were settled
+        at once, or by a writer that died between its two steps)."""
+        two_versions.promote(2)
+        with two_versions.gate():  # type: ignore[attr-defined]
+            two_versions.record([delete_change("expenses-a")])  # type: ignore[attr-defined]
+        assert self._docs_of(two_versions, 1) == set(A_DOCS)
+        purge_versions(two_versions)
+        assert self._docs_of(two_versions, 1) == {"travel-a"}
 
     def test_readers_never_see_a_mix_during_promotions(self,
                                                        two_versions: VersionCatalog) -> None:
