@@ -40,6 +40,17 @@ def test_missing_terms_are_looked_up_in_the_top_passages() -> None:
     assert missing_terms("Is it in the Normans chapter?", HITS, kinds=ALL_KINDS) == ["normans"]
 
 
+def test_a_name_spelled_with_or_without_a_hyphen_is_the_same_name() -> None:
+    """Nettle's manual writes SHA256; "how do I compute a SHA-256 hash?" was declined as
+    naming something no passage mentions. A flag keeps its dashes."""
+    hits = [make_hit("sha256_digest writes the SHA256 digest; see max-keepalive.", 1)]
+    assert missing_terms("How do I compute a SHA-256 hash?", hits) == []
+    assert missing_terms("What does sha256-digest return?", hits) == []
+    assert missing_terms("Where is max_keepalive set?", hits) == []
+    assert missing_terms("Is there a SHA-3 mode?", hits) == ["sha-3"]
+    assert missing_terms("What does --digest do?", hits) == ["--digest"]
+
+
 def test_unknown_words_have_no_readable_document() -> None:
     corpus = {"timeout", "request", "disable"}
     assert unknown_words("how do I disable the flux capacitor timeout?",

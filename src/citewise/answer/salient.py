@@ -15,9 +15,10 @@ itself appears in none of them. Salient terms of a question (:func:`salient_term
   document the asker may read contains at all (a BM25 lookup per word, so document frequency
   among readable documents is 0).
 
-:func:`missing_terms` lists those found (case-insensitive, a light stem for words) in no
-passage among the top :data:`DEPTH` readable hits (title, headings and text). The gate uses
-it as a veto on its retrieval signal (``<signal>+terms``, see :mod:`citewise.answer.gate`).
+:func:`missing_terms` lists those found (case-insensitive, a light stem for words, hyphens and
+underscores inside words ignored) in no passage among the top :data:`DEPTH` readable hits
+(title, headings and text). The gate uses it as a veto on its retrieval signal
+(``<signal>+terms``, see :mod:`citewise.answer.gate`).
 Which kinds the gate checks where (:data:`KINDS`, :data:`ABSENT_KINDS`) was chosen on two
 dev sets unlike each other (SQuAD's dev half and the ninja manual's dev set).
 """
@@ -55,6 +56,7 @@ UNKNOWN_WORDS = False
 contains: off by the same dev measurement."""
 
 _CODE = re.compile(r"`([^`]+)`")
+_JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
@@ -107,7 +109,17 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
     if not terms:
         return []
     text = "\n".join(_haystack(h) for h in hits[:depth])
-    return [t for t in terms if t not in text and _stem(t) not in text]
+    squashed = _squash(text)
+    return [t for t in terms if t not in text and _stem(t) not in text
+            and _squash(t) not in squashed and _squash(_stem(t)) not in squashed]
+
+
+def _squash(text: str) -> str:
+    """``text`` without hyphens and underscores inside words (a flag keeps its ``--``):
+    "SHA-256" and "SHA256", "max-connections" and "max_connections" are one name. Nettle's
+    manual writes SHA256 (39 times), and the question "how do I compute a SHA-256 hash with
+    nettle?" was declined as naming something no passage mentions."""
+    return _JOINER.sub("", text)
 
 
 def terms_signal(question: str, hits: Sequence[Hit], depth: int = DEPTH,

@@ -27,7 +27,7 @@ from citewise.types import SEARCH_MODES, Answer, Principal
 REASONS = {
     "no_evidence": "nothing you may read matches the question",
     "weak_evidence": "the best matching passages are too weak to answer from",
-    "missing_terms": "no passage you may read mentions",
+    "missing_terms": "none of the passages you may read that match the question best mentions",
     "model_declined": "the sources retrieved do not answer the question",
     "reader_no": "the model, reading the passages you may read, judged that they do not "
                  "answer the question",
