@@ -187,3 +187,17 @@ def test_warm_up_loads_the_embedder_and_reports_a_generator_that_cannot_load(
     extractive = Settings.model_validate({"generate": {"generator": "extractive"}})
     with Engine(tmp_path / "b.db", extractive, embedder=FakeEmbedder()) as engine:
         assert engine.warm_up() is None
+
+
+def test_front_matter_cannot_set_citewise_own_keys(tmp_path):
+    """``_file_mtime``/``_file_path`` are the loader's: front matter setting them stored
+    ``updated_at`` unchecked and steered the same-id-another-file check."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\n_file_mtime: not-a-date\n_file_path: /etc/passwd\n"
+                                 "---\n# A\n\nText of a.\n")
+    with Engine(tmp_path / "m.db", Settings(), embedder=FakeEmbedder()) as eng:
+        assert eng.ingest_paths([folder], OPERATOR).count("new") == 1
+        doc = eng.store.get_document("a.md")
+    assert doc is not None and doc.updated_at and doc.updated_at[:2] == "20"
+    assert not any(k.startswith("_") for k in doc.metadata)

@@ -374,6 +374,10 @@ class FileLoad:
     url: str | None = None
     site: SiteProfile | None = None
     url_wins: bool = False
+    local: bool = True
+    """The file is the document's home: its path is recorded (``_file_path``) so that another
+    file ingested under the same id while this one exists is refused. An upload's temporary
+    copy is no home: the editor replaces the id on purpose."""
 
     def __call__(self) -> ParsedDocument:
         parsed = load_file(self.path, self.limits)
@@ -387,8 +391,9 @@ class FileLoad:
                                        trust_file_acl=self.trust_file_acl,
                                        label=self.rel or self.path.name)
         url = self.url or self.path.as_posix()
-        meta = {"_file_mtime": _mtime_iso(self.path), "_file_path": str(self.path.resolve()),
-                "source_url": url, **merged}
+        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url, **merged}
+        if self.local:
+            meta["_file_path"] = str(self.path.resolve())
         if self.url_wins and "source_url" not in side:
             meta["source_url"] = url
         if notes:

@@ -130,6 +130,31 @@ def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:
     assert doc["doc_id"] == "fields[31m.md" and doc["title"] == "Fields form", doc
 
 
+def test_an_upload_cannot_name_server_files_or_set_internal_keys(served: Served,
+                                                                  tmp_path) -> None:
+    """A security review told whether any file exists on the server: an upload linked to
+    ``file:///root/.bashrc``, then a second upload of the same id answered 422 "already
+    indexed from /root/.bashrc, another file that still exists" (201 when it did not), and
+    ``metadata`` set ``_file_mtime``/``_file_path``, citewise's own keys."""
+    secret = tmp_path / "server-only.txt"
+    secret.write_text("on the server\n")
+    files = {"file": ("probe.md", b"# Probe\n\nText.\n", "text/markdown")}
+    eddie = served.client("eddie")
+    for link in (secret.as_uri(), "FILE:" + secret.as_posix(), " file://" + secret.as_posix()):
+        body = _problem(eddie.post("/v1/documents", files=files, data={
+            "groups": "eng", "doc_id": "probe.md", "source_url": link}), 400)
+        assert "http(s)://" in body["detail"]
+    _problem(eddie.post("/v1/documents", files=files, data={
+        "groups": "eng", "doc_id": secret.as_uri()}), 400)
+    body = _problem(eddie.post("/v1/documents", files=files, data={
+        "groups": "eng", "metadata": '{"_file_path": "/etc/passwd"}'}), 400)
+    assert "_file_path" in body["detail"]
+    for _ in range(2):  # an upload replaces its id; no local file is looked at
+        up = eddie.post("/v1/documents", files=files, data={"groups": "eng",
+                                                            "doc_id": "probe.md"})
+        assert up.status_code == 201, up.text
+
+
 def test_versions_are_for_operators(served: Served) -> None:
     """Versions are index-wide: one tenant's admin may not list (counts, locations), rebuild
     or roll back what every tenant reads; an operator may."""

@@ -105,6 +105,14 @@ def is_openable_link(url: str) -> bool:
     return len(scheme) == 1 or scheme.lower() in _LINK_SCHEMES
 
 
+def is_file_link(url: str) -> bool:
+    """Whether ``url`` is a ``file:`` URL, however spelled (see :func:`is_openable_link`):
+    a link to a file on the machine that indexed it, which only ``citewise ingest`` records
+    (an upload naming one would make the server look at its own files)."""
+    scheme, colon, _ = _INVISIBLE.sub("", url).partition(":")
+    return bool(colon) and scheme.strip().lower() == "file"
+
+
 def file_url_path(url: str) -> str | None:
     """The local path a ``file:`` URL names, percent-decoded (``file:///a/my%20docs/x.md``
     -> ``/a/my docs/x.md``), or None for any other link."""

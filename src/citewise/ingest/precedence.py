@@ -26,7 +26,9 @@ def merge_metadata(defaults: Mapping[str, Any], file_meta: Mapping[str, Any],
                    label: str = "") -> tuple[dict[str, Any], list[str]]:
     """``(metadata, notes)``: the merged metadata of one document and one-line notes about
     ACL values in the file that were ignored or narrowed (for the ingest report)."""
-    meta = {**defaults, **{k: v for k, v in file_meta.items() if k not in ACL_KEYS}, **side}
+    meta = {k: v for k, v in {**defaults, **{k: v for k, v in file_meta.items()
+                                             if k not in ACL_KEYS}, **side}.items()
+            if not str(k).startswith("_")}  # internal keys are the loader's (_file_path, …)
     notes: list[str] = []
     tenant = side.get("tenant", defaults.get("tenant"))
     if tenant is not None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
-from citewise.ingest.metadata import is_openable_link
+from citewise.ingest.metadata import is_file_link, is_openable_link
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
 from citewise.serve.state import ServerState, require_key, state_of
@@ -125,10 +125,12 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if existing is not None and existing.tenant != who.tenant:  # admins too: as _managed
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
     side = _metadata(metadata)
-    if not is_openable_link(source_url or doc_id):  # the link defaults to the id
+    link = fields.get("source_url") or doc_id  # the link defaults to the id
+    if not is_openable_link(link) or is_file_link(link):  # file: would probe server paths
         raise ConfigError(f"{'source_url' if source_url else 'doc_id'} "
                           f"{(source_url or doc_id)[:60]!r} is not a link a reader can open "
-                          "safely. Fix: send source_url as an http(s):// URL")
+                          "safely. Fix: send source_url as an http(s):// URL or a relative "
+                          "link")
     side.update({"source_url": doc_id, **fields})
     side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
     side["tenant"] = tenant or who.tenant
@@ -141,7 +143,8 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
             path = Path(tmp) / name
             path.write_bytes(data)
             item = Pending(label=doc_id, doc_id=doc_id,
-                           load=FileLoad(path, st.engine.settings.limits, {}, side))
+                           load=FileLoad(path, st.engine.settings.limits, {}, side,
+                                         local=False))
             return st.engine.ingest([item])
 
     from starlette.concurrency import run_in_threadpool
@@ -194,6 +197,10 @@ def _metadata(text: str | None) -> dict[str, Any]:
         raise ConfigError(f"metadata: JSON nested too deeply. {fix}") from None
     if not isinstance(side, dict):
         raise ConfigError(f"metadata must be a JSON object. {fix}")
+    internal = sorted(str(k) for k in side if str(k).startswith("_"))
+    if internal:
+        raise ConfigError(f"metadata key {internal[0]!r}: keys starting with _ are citewise's "
+                          f"own. {fix}")
     try:
         check_depth(side)
         return normalize_metadata(side)
