@@ -63,6 +63,12 @@ def test_drop_controls_keeps_text_tabs_and_line_breaks():
     assert drop_controls("Ig\u200bnore\u2060 re\u00adply \ufeffonly") == "Ignore reply only"
     assert drop_controls("\u0928\u094d\u200d\u0915 \U0001f469\u200d\U0001f4bb") == (
         "\u0928\u094d\u200d\u0915 \U0001f469\u200d\U0001f4bb")  # joiners stay
+    # bidi overrides and isolates reorder what a reader sees ("30 days in Taxes" was shown
+    # for "is \u202esexaT ni syad 03\u202c"); direction marks stay for right-to-left text
+    assert drop_controls("is \u202esexaT ni syad 03\u202c \u2067x\u2069") == \
+        "is sexaT ni syad 03 x"
+    assert drop_controls("\u05e9\u05dc\u05d5\u05dd\u200f (1)") == \
+        "\u05e9\u05dc\u05d5\u05dd\u200f (1)"
 
 
 def test_what_the_cli_prints_has_no_terminal_controls(capsys):

@@ -22,12 +22,12 @@ from pydantic import ValidationError
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import CitewiseError, ConfigError
-from citewise.ingest.normalize import BREAK_CHARS, CONTROL_CHARS
+from citewise.ingest.normalize import BIDI_CONTROLS, BREAK_CHARS, CONTROL_CHARS
 
 DEFAULT_DB = "citewise.db"
 # The bidirectional embeddings, overrides and isolates that make a terminal show text in
-# another order than it is ("Trojan Source").
-_BIDI = "\u202a-\u202e\u2066-\u2069"
+# another order than it is ("Trojan Source"); ingest drops them too, an older index holds them.
+_BIDI = BIDI_CONTROLS
 # Control characters (ingest's, line breaks included) and bidi controls.
 _UNSAFE = re.compile(f"[{CONTROL_CHARS}{BREAK_CHARS}{_BIDI}]")
 # In JSON: the same characters written as \uXXXX escapes (json escapes C0 itself).

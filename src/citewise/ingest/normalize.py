@@ -23,7 +23,12 @@ INVISIBLE_CHARS = "\u00ad\u200b\u2060-\u2064\ufeff"
 no glyph, but they split a word for search and for the injection detector ("Ig\u200bnore
 previous instructions" was neither "ignore" to the detector nor to BM25). Zero-width
 (non-)joiners stay: some scripts and emoji need them."""
-_CONTROLS = re.compile(f"[{CONTROL_CHARS}{INVISIBLE_CHARS}]")
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+"""Bidirectional embeddings, overrides and isolates: they reorder what a reader sees without
+changing what search and citation checks read ("is \u202esexaT ni syad 03\u202c" showed as
+"30 days in Taxes" on the web page; a title's override reversed the heading after it). The
+marks that only set a direction (LRM, RLM, ALM) stay: right-to-left text uses them."""
+_CONTROLS = re.compile(f"[{CONTROL_CHARS}{INVISIBLE_CHARS}{BIDI_CONTROLS}]")
 _BREAKS = re.compile(f"[{BREAK_CHARS}]")
 
 
@@ -40,7 +45,7 @@ def unify_newlines(text: str) -> str:
 def drop_controls(text: str) -> str:
     """``text`` without control characters: a form feed, vertical tab or carriage return
     becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes, and
-    so do the :data:`INVISIBLE_CHARS`."""
+    so do the :data:`INVISIBLE_CHARS` and :data:`BIDI_CONTROLS`."""
     return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text)))
 
 

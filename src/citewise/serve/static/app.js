@@ -129,7 +129,9 @@ function answerView(text) {
 function citationCard(c) {
   const heading = (c.heading_path || []).filter(
     (h, i) => !(i === 0 && h.trim().toLowerCase() === c.title.trim().toLowerCase()));
-  const crumb = [c.title, ...heading].join(" › ");
+  // each part in its own isolated span: a title's bidi override cannot reorder the heading
+  const crumb = [c.title, ...heading].flatMap((part, i) =>
+    [i ? " › " : null, cw.el("span", {}, part)]);
   const link = cw.el("a", {class: "source"}, "open source at this section");
   if (/^https?:\/\//.test(c.source)) {
     link.href = c.source; link.target = "_blank"; link.rel = "noopener";
@@ -138,7 +140,7 @@ function citationCard(c) {
     link.addEventListener("click", (ev) => { ev.preventDefault(); openSource(c.doc_id, c.anchor, c.quote); });
   }
   return cw.el("li", {class: "citation", "data-doc": c.doc_id},
-    cw.el("div", {class: "crumb"}, `[${c.id}] ${crumb}`),
+    cw.el("div", {class: "crumb"}, `[${c.id}] `, ...crumb),
     c.updated_at ? cw.el("div", {class: "updated"}, `updated ${c.updated_at.slice(0, 10)}`) : null,
     cw.el("blockquote", {class: "quote"}, c.quote),
     link);
