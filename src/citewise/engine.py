@@ -193,10 +193,18 @@ class Engine(EngineVerbs):
     def _follow(self, stored: Manifest, version: object) -> None:
         """After a promotion this Engine saw (a long-lived one: a reindex made another version
         live), adopt what that version was built with: its chunk settings, and its shipped
-        embedding model when this Engine loads its own. A fresh Engine adopts nothing: its
-        settings must match the index (an explicit choice is never overridden silently)."""
+        embedding model when this Engine loads its own. A fresh Engine adopts only the chunk
+        settings, and only when none were configured: after the README's own `citewise
+        reindex --chunk-tokens 128`, a plain `citewise ingest` was refused as "built with a
+        different pipeline". An explicit choice is never overridden silently: configured
+        chunk settings or an embedding model must match the index."""
         seen, self._seen_version = self._seen_version, version
-        if seen is None or seen == version:
+        if seen is None:
+            chunk = chunk_settings_of(stored)
+            if chunk is not None and not self.settings.chunk.model_fields_set:
+                self.settings = self.settings.model_copy(update={"chunk": chunk})
+            return
+        if seen == version:
             return
         from citewise.reindex import settings_for_manifest
 

@@ -46,18 +46,23 @@ def test_ingest_through_a_long_lived_engine_after_reindex(canary: CanaryIndex,
         catalog.close()
 
 
-def test_a_fresh_engine_still_refuses_a_pipeline_it_was_not_given(canary: CanaryIndex,
-                                                                  tmp_path: Path) -> None:
-    """Only a promotion seen by a running Engine is followed; explicit settings that do not
-    match the index are still an error naming the fix."""
+def test_a_fresh_engine_adopts_the_index_chunking_unless_it_was_given_one(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """After the README's `citewise reindex --chunk-tokens 128`, a plain `citewise ingest`
+    (no chunk settings configured) chunks as the live version was built; chunk settings
+    configured otherwise are still an error naming the fix."""
     code, out = cli("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
     assert code == 0, out
     late = tmp_path / "late"
     late.mkdir()
     (late / "late.md").write_text("# Late\n\nText.\n")
-    with Engine(canary.db, Settings(), embedder=FakeEmbedder()) as engine, \
+    given = Settings.model_validate({"chunk": {"chunk_tokens": 256}})
+    with Engine(canary.db, given, embedder=FakeEmbedder()) as engine, \
             pytest.raises(IndexMismatchError, match="chunk settings it was built with"):
         engine.ingest_paths([late], OPERATOR)
+    code, out = cli("ingest", str(late), "--tenant", "acme", "--groups", "staff",
+                    "--no-progress", "--db", canary.db)
+    assert code == 0 and "1 new" in out, out
 
 
 def test_an_engine_follows_the_model_of_the_promoted_version(
