@@ -228,6 +228,19 @@ def test_long_table_splits_by_rows_and_repeats_the_header(make_doc, words):
     assert covered == rows  # every row exactly once, never cut
 
 
+def test_a_table_too_wide_for_whole_rows_is_cut_within_the_budget(make_doc, words):
+    """A security review's table of 300,000 cells was one 2.4 MB chunk (its header row alone
+    was over the budget), returned whole by every search that hit it."""
+    header = " | ".join(f"h{i}" for i in range(60))  # 119 words: over twice the budget
+    row = " | ".join(f"v{i}" for i in range(60))
+    doc = make_doc(("heading", "Wide", 1), ("table", f"{header}\n{row}", 1))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert len(chunks) > 2 and all(c.token_count <= 16 for c in chunks)
+    assert " ".join(c.text for c in chunks).count("v59") == 1  # nothing lost
+    headless = make_doc(("heading", "Wide", 1), ("table", header, 0))
+    assert all(c.token_count <= 16 for c in chunk_document(headless, "d", settings(), words))
+
+
 def test_table_that_fits_is_one_chunk(make_doc, words):
     table = "a | b\n1 | 2"
     doc = make_doc(("heading", "T", 1), ("table", table, 1))

@@ -44,12 +44,19 @@ _PROSE_SPLITTERS: dict[str, tuple[Splitter, ...]] = {
 }
 
 
+WIDE = 2
+"""A table row over this many chunk budgets is cut like a list's lines (then words)."""
+
+
 def split_block(text: str, item: Counted, lead: Sequence[Counted], section: Section,
                 budget: int, overlap: int, count: Count) -> list[Draft]:
     """Drafts for one oversized block, dispatched on its kind (see the module docstring)."""
     kind = item.block.kind
     if kind == "table":
-        return _split_table(text, item, lead, section, budget, count)
+        drafts = _split_table(text, item, lead, section, budget, count)
+        if drafts is not None:
+            return drafts
+        kind = "list"  # too wide for whole rows: cut by lines, then words, like a list
     if kind == "code":
         splitters: tuple[Splitter, ...] = (statement_spans, inner_statement_spans, line_spans)
         overlap = 0
@@ -101,11 +108,17 @@ def cut_chars(text: str, span: Span, tokens: int, budget: int,
 
 
 def _split_table(text: str, item: Counted, lead: Sequence[Counted], section: Section,
-                 budget: int, count: Count) -> list[Draft]:
+                 budget: int, count: Count) -> list[Draft] | None:
+    """Drafts of whole rows, each after the header; None when the header is over ``budget``
+    or a row over :data:`WIDE` times it: then rows cannot be kept whole (a security review's
+    table of 300,000 cells was one 2.4 MB chunk, returned whole by every search that hit
+    it). A row a little over the budget stays whole in a chunk of its own."""
     block = item.block
     lines = line_spans(text, block.start, block.end)
     lead_tokens = sum(c.tokens for c in lead)
     header, rows = lines[:block.header_lines], lines[block.header_lines:]
+    if not rows and item.tokens > budget:
+        return None
     if not rows:
         start = lead[0].block.start if lead else block.start
         return [Draft(text[start:block.end], start, block.end, lead_tokens + item.tokens,
@@ -113,6 +126,8 @@ def _split_table(text: str, item: Counted, lead: Sequence[Counted], section: Sec
     head_text = text[header[0][0]:header[-1][1]] if header else ""
     head_tokens = count(head_text) if header else 0
     row_tokens = [count(text[s:e]) for s, e in rows]
+    if head_tokens > budget or max(row_tokens) > WIDE * budget:
+        return None
     groups = group_greedy(row_tokens, budget - head_tokens - lead_tokens, budget - head_tokens)
     drafts = []
     for n, (i, j) in enumerate(groups):
