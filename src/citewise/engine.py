@@ -116,7 +116,8 @@ class Engine(EngineVerbs):
                      base_url: str | None = None, trust_file_acl: bool = False,
                      follow_symlinks: bool = False, strict: bool = False, id_prefix: str = "",
                      on_total: Callable[[int], None] | None = None,
-                     on_embedded: Callable[[int], None] | None = None) -> IngestReport:
+                     on_embedded: Callable[[int], None] | None = None,
+                     exclude: Sequence[str] = ()) -> IngestReport:
         """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
         a file's own tenant is ignored and its groups only narrow the operator's unless
         ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
@@ -132,13 +133,16 @@ class Engine(EngineVerbs):
         pages is not indexed (:mod:`citewise.ingest.boilerplate`). ``on_total`` hears how
         many files will be read before the first is, ``on_progress`` how many more are done,
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
-        files of a folder with an unsupported suffix are listed in ``report.skipped``."""
+        files of a folder with an unsupported suffix are listed in ``report.skipped``;
+        ``exclude``: glob patterns of a folder's paths not to walk
+        (:func:`citewise.sources.excluded`)."""
         notes: list[str] = []
         skipped: list[Path] = []
         match = SidecarMatch(sidecar or {})
         batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
-                           notes=notes, match=match, skipped=skipped, id_prefix=id_prefix)
+                           notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
+                           exclude=exclude)
         if strict and match.path_problems():
             raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                               "ingested)")

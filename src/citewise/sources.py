@@ -13,6 +13,7 @@ Symlinks that lead outside the ingest root are skipped with a note unless ``foll
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 from collections import Counter
@@ -35,27 +36,45 @@ from citewise.types import Block, ParsedDocument
 
 def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
              notes: list[str] | None = None,
-             skipped: list[Path] | None = None) -> list[tuple[Path, Path]]:
+             skipped: list[Path] | None = None,
+             exclude: Sequence[str] = ()) -> list[tuple[Path, Path]]:
     """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
     ones skipped, sorted); a file is its own entry with its parent as root. A symlink in a
     directory that leads outside it is skipped, with a line in ``notes``, unless
     ``follow_symlinks`` (symlinked folders are then walked too, each real folder once).
-    Files of a directory with an unsupported suffix are appended to ``skipped`` (when given)."""
+    Files of a directory with an unsupported suffix are appended to ``skipped`` (when given).
+    ``exclude``: glob patterns (:func:`excluded`); a folder's files and subfolders that match
+    are not walked (a note counts them)."""
     found: list[tuple[Path, Path]] = []
+    left: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
-                                                          skipped)))
+                                                          skipped, exclude, left)))
         elif path.is_file():
             found.append((path.parent, path))
         else:
             raise ConfigError(f"{raw}: no such file or directory; check the path")
+    if left and notes is not None:
+        notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
+                     + ", ".join(str(p) for p in left[:3]) + (", …" if len(left) > 3 else ""))
     return found
 
 
+def excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """Whether the path ``rel`` (relative to the folder ingested, ``/``-separated) matches a
+    glob of ``patterns``: the whole path (``es/*``, ``*/legacy/*.html``) or its last part
+    (``es``, ``*.txt``). Rust by Example ships its translations as ``es/``, ``ja/``, ``ko/``
+    and ``zh/`` beside the English pages: ``--exclude es --exclude ja …`` leaves them out."""
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p.strip("/")) or fnmatch.fnmatchcase(name, p.strip("/"))
+               for p in patterns)
+
+
 def _walk(root: Path, follow: bool, notes: list[str] | None,
-          skipped: list[Path] | None = None) -> Iterator[Path]:
+          skipped: list[Path] | None = None, exclude: Sequence[str] = (),
+          left: list[Path] | None = None) -> Iterator[Path]:
     real_root = root.resolve()
     seen = {real_root}
     stack = [root]
@@ -71,6 +90,10 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if entry.name.startswith("."):
                 continue
             path = Path(entry.path)
+            if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+                if left is not None:
+                    left.append(path)
+                continue
             is_dir = entry.is_dir()
             if entry.is_symlink():
                 target = path.resolve()
@@ -207,7 +230,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                base_url: str | None = None, *, trust_file_acl: bool = False,
                follow_symlinks: bool = False, notes: list[str] | None = None,
                match: SidecarMatch | None = None,
-               skipped: list[Path] | None = None, id_prefix: str = "") -> FileBatch:
+               skipped: list[Path] | None = None, id_prefix: str = "",
+               exclude: Sequence[str] = ()) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
     root's boilerplate, its redirect stubs and its pages marked noindex (:func:`survey`); a
     page's source copy (Sphinx's ``_sources``) is left out when the page is listed too. Pass
@@ -220,7 +244,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     lists are the ids' paths."""
     match = match or SidecarMatch(sidecar or {})
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
-                     skipped=skipped)
+                     skipped=skipped, exclude=exclude)
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
     prefixes = id_prefixes(paths, id_prefix)

@@ -171,3 +171,23 @@ def test_documents_without_groups_are_flagged(tmp_path):
                                       str(tmp_path / "g.db"), "--no-progress"])
     assert result.exit_code == 0
     assert "1 document(s) have no ACL group, so nobody can read them (open.md)" in result.output
+
+
+def test_exclude_leaves_out_a_folders_translations_and_says_so(tmp_path):
+    """Rust by Example ships es/, ja/, ko/ and zh/ beside its English pages; a new user could
+    only leave them out by naming about 30 folders one by one."""
+    book = tmp_path / "book"
+    for rel, text in {"intro.md": "# Intro\n\nEnglish.\n", "es/intro.md": "# Intro\n\nTexto.\n",
+                      "ch/c.md": "# C\n\nChapter.\n", "ch/es/x.md": "# X\n\nOtro.\n",
+                      "LICENSE.txt": "licence\n"}.items():
+        (book / rel).parent.mkdir(parents=True, exist_ok=True)
+        (book / rel).write_text(text)
+    db = str(tmp_path / "x.db")
+    out = invoke("ingest", str(book), "--groups", "public", "--exclude", "es", "--exclude",
+                 "*.txt", "--no-progress", "--json", "--db", db).output
+    report = json.loads(out[out.index("{"):])
+    assert report["new"] == 2, report
+    assert any("--exclude left out 3" in w for w in report["warnings"]), report
+    listed = invoke("status", "--documents", "--db", db).output
+    assert "intro.md" in listed and "ch/c.md" in listed and "es/" not in listed
+    assert "LICENSE" not in listed

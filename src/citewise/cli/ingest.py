@@ -38,6 +38,10 @@ from citewise.types import Principal
               help="Put PREFIX before each document id taken from a path (e.g. --id-prefix "
                    "borg/ gives borg/index.html), so a second folder's index.html does not "
                    "meet the first one's.")
+@click.option("--exclude", "exclude", multiple=True, metavar="GLOB",
+              help="Leave out a folder's files and subfolders whose path (relative to the "
+                   "folder) or name matches GLOB; repeatable (e.g. --exclude es --exclude "
+                   "'*.txt').")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @progress_options
 @click.option("--strict", is_flag=True,
@@ -59,9 +63,9 @@ from citewise.types import Principal
 @db_option
 @settings_options
 @friendly_errors
-def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, as_json, progress, quiet,
-           strict, trust_file_acl, follow_symlinks, workers, ray_address, db, config_path, model,
-           threads):
+def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude, as_json,
+           progress, quiet, strict, trust_file_acl, follow_symlinks, workers, ray_address, db,
+           config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
     gzipped). Unchanged files embed nothing; a file that cannot be read is reported and
     skipped."""
@@ -80,7 +84,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, as_json
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
                                      follow_symlinks=follow_symlinks, strict=strict,
-                                     id_prefix=id_prefix, on_total=lambda n: set_total(bar, n),
+                                     id_prefix=id_prefix, exclude=exclude,
+                                     on_total=lambda n: set_total(bar, n),
                                      on_embedded=counter(bar, "chunks embedded"))
     summary = report.summary()
     failures = [o for o in report.outcomes if o.status == "failed"]
