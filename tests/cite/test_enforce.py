@@ -286,3 +286,16 @@ def test_a_line_that_is_only_a_citation_is_not_shown_on_its_own() -> None:
     assert result.text == (
         "Every employee who becomes a parent receives fully paid parental leave [S1].\n\n"
         f"{code}\n\n[S2]")
+
+
+def test_a_number_the_cited_source_does_not_state_is_unsupported() -> None:
+    """A security review's "Parental leave is 52 weeks [S1]" passed the support check in its
+    source's words; a new user's "AES-256 … is 32 bytes [1]" cited a passage without 32."""
+    right = "Every employee who becomes a parent receives 20 weeks of fully paid leave [S1]."
+    assert enforce(right, passages(LEAVE)).removed == ()
+    wrong = "Every employee who becomes a parent receives 52 weeks of fully paid leave [S1]."
+    result = enforce(wrong, passages(LEAVE))
+    assert not result.answered and statuses(result) == ["unsupported"]
+    asked = enforce("Leave of 52 weeks is not given: employees receive 20 weeks [S1].",
+                    passages(LEAVE), question="Is parental leave 52 weeks?")
+    assert asked.answered  # the question's own number is no claim of the sentence
