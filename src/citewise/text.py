@@ -32,16 +32,27 @@ import Stemmer
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")
+_TOKENLIKE = re.compile(r"\beyJ[\w-]{4,}(?:\.[\w-]*){1,2}|\b(?:sk|pk|rk)-[\w-]{8,}")
+"""A JWT (``eyJ…``, all three parts) and ``sk-``/``pk-`` style API keys shorter than a key-like
+string: a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the log."""
+_SECRET_AFTER = re.compile(
+    r"(?i)\b((?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _-]?key)\b"
+    r"(?:\s*[:=]\s*[\"']?|\s+(?:is\s+)?(?=\S*[^\w\s\[\]]|\S*[\d_])))(?!\[)([^\s\"',;]+)")
+"""A value right after a word naming a secret: after ``:`` or ``=`` ("token: abc"), or one
+holding a digit or symbol ("password hunter2"; "password reset" stays)."""
 
 
 def mask_personal(text: str, *, labels: bool = True) -> str:
-    """``text`` with emails, phone numbers and key-like strings as ``[email]``, ``[phone]``,
-    ``[key]`` (``labels=False``: as a space)."""
+    """``text`` with emails, phone numbers, key-like strings and the value after a word
+    naming a secret as ``[email]``, ``[phone]``, ``[key]``, ``[secret]`` (``labels=False``:
+    as a space)."""
     def mask(label: str) -> str:
         return f"[{label}]" if labels else " "
 
     text = _EMAIL.sub(mask("email"), text)
-    return _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), text))
+    text = _TOKENLIKE.sub(mask("key"), text)
+    text = _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), text))
+    return _SECRET_AFTER.sub(lambda m: m.group(1) + mask("secret"), text)
 
 
 MAX_TERMS = 64

@@ -3,6 +3,7 @@ with the shipped model and default settings; then the log, monitor and feedback 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -104,6 +105,14 @@ def test_query_redaction_and_hashing() -> None:
     assert logged == "mail [email] or [phone], key [key]" and len(digest) == 64
     assert redact_query("anything", "hash")[0] is None
     assert redact_query("as asked 42", "store")[0] == "as asked 42"
+    # the hash is of what is stored: hashing guesses for a masked email found it (an audit)
+    assert digest == hashlib.sha256(logged.encode()).hexdigest()
+    # a security review's secrets that stayed in the log
+    logged, _ = redact_query("my password hunter2, token: abc, sk-SECRETKEY-123, jwt "
+                             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "redact")
+    assert logged == "my password [secret], token: [secret], [key], jwt [key]"
+    assert redact_query("how do I reset a password in the config?", "redact")[0] == \
+        "how do I reset a password in the config?"
 
 
 def test_retention_is_applied_automatically(tmp_path: Path) -> None:
