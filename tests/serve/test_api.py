@@ -77,9 +77,12 @@ def test_traces_and_feedback_belong_to_the_asker(served: Served) -> None:
         _problem(served.client(other).post("/v1/feedback", json={"request_id": rid,
                                                                  "rating": "down"}), 404)
     ok = served.client("hana").post("/v1/feedback", json={"request_id": rid, "rating": "down",
-                                                          "comment": "wrong band"})
+                                                          "comment": "wrong band, mail "
+                                                          "hana@corp.example"})
     assert ok.json()["feedback"] == -1
-    assert served.client("hana").get(f"/v1/traces/{rid}").json()["feedback"] == -1
+    rated = served.client("hana").get(f"/v1/traces/{rid}").json()
+    assert rated["feedback"] == -1
+    assert rated["feedback_note"] == "wrong band, mail [email]"  # masked like queries
     mine = served.client("sam").get("/v1/log").json()["records"]
     assert all(r["principal"] == "sam" for r in mine)
     everyone = {r["principal"] for r in served.client("ada").get("/v1/log").json()["records"]}

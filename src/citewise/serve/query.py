@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import CitewiseError, NotFoundError
 from citewise.reqlog.monitor import parse_window, rates, series
-from citewise.reqlog.record import ask_record, new_request_id, search_record
+from citewise.reqlog.record import ask_record, new_request_id, redact_query, search_record
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
@@ -188,7 +188,8 @@ def feedback(body: FeedbackBody, request: Request) -> dict:
     who = st.authenticate(request)
     _own_record(st, who, body.request_id, admin_reads=False)
     rating = 1 if body.rating == "up" else -1
-    st.log.set_feedback(body.request_id, rating, body.comment)
+    comment = body.comment and redact_query(body.comment, st.engine.settings.log.query)[0]
+    st.log.set_feedback(body.request_id, rating, comment)  # free text: masked like queries
     return {"request_id": body.request_id, "feedback": rating}
 
 
