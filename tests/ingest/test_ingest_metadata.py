@@ -165,3 +165,12 @@ def test_sidecar_errors_name_the_line(tmp_path, line, expected):
 def test_sidecar_missing_file(tmp_path):
     message = _one_line_error(read_sidecar, tmp_path / "nope.jsonl")
     assert message.startswith("cannot read sidecar")
+
+
+def test_a_front_matter_date_that_does_not_exist_is_a_guided_error():
+    """An audit's `updated_at: 2026-13-45` gave Python's bare "month must be in 1..12"."""
+    from citewise.errors import IngestError
+    from citewise.ingest.metadata import split_front_matter
+
+    with pytest.raises(IngestError, match="date that does not exist.*2026-03-01"):
+        split_front_matter("---\nupdated_at: 2026-13-45\n---\nBody.\n")

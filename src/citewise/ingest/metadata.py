@@ -198,6 +198,10 @@ def parse_front_matter(source: str) -> dict[str, Any]:
     except RecursionError:
         raise IngestError("front matter nests too deeply; write flat key: value pairs "
                           "between the --- lines") from None
+    except ValueError as exc:  # a value YAML reads as a date that is none: 2026-13-45
+        raise IngestError(
+            f"front matter holds a date that does not exist ({one_line(exc)}); write it like "
+            "2026-03-01, or quote it if it is not a date") from None
     if data is None:
         return {}
     if not isinstance(data, Mapping):
