@@ -387,3 +387,23 @@ def test_the_pages_cannot_be_framed_or_run_foreign_scripts(served: Served) -> No
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, (path, csp)
         assert r.headers.get("x-frame-options") == "DENY"
         assert r.headers.get("x-content-type-options") == "nosniff"
+
+
+def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
+    """A security review's reader saw the internal LLM endpoint's URL and its error body in
+    an answer's notes, and the model file's path in its trace; an operator still does."""
+    from citewise.serve.keys import ApiPrincipal
+    from citewise.serve.query import for_asker
+
+    note = ("m failed (The chat endpoint http://10.0.0.5:8000/v1/chat/completions refused the "
+            "request (HTTP 500: {\"detail\": \"disk /srv/llm full\"}). Fix: check it); "
+            "answered extractively instead")
+    data = {"answer": "See https://docs.example/a [1].", "notes": [note],
+            "trace": {"generation": {"chosen": "auto: /root/.cache/citewise/models/q.gguf"}}}
+    reader = ApiPrincipal("sam", "acme", ("staff",), "reader")
+    shown = for_asker(data, reader)
+    assert shown["answer"] == data["answer"]
+    assert shown["notes"] == ["m failed (The chat endpoint <endpoint> refused the request "
+                              "(HTTP 500). Fix: check it); answered extractively instead"]
+    assert shown["trace"]["generation"]["chosen"] == "auto: <path>"
+    assert for_asker(data, ApiPrincipal("otto", "acme", (), "operator")) == data

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -123,7 +124,32 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     if key and cached is None:
         st.cache.put(key, answer)
     _log_ask(st, who, rid, body.question, answer, cached is not None, t)
-    return JSONResponse({"request_id": rid, "cached": cached is not None, **answer.to_dict()})
+    return JSONResponse({"request_id": rid, "cached": cached is not None,
+                         **for_asker(answer.to_dict(), who)})
+
+
+_URL = re.compile(r"https?://[^\s)\"']+")
+_PATH = re.compile(r"(?<![\w.:/])/(?:[\w.\-]+/)+[\w.\-]*")
+_UPSTREAM = re.compile(r"(HTTP \d{3}):[^)]*")
+_SERVER_KEYS = frozenset({"notes", "error", "chosen"})
+
+
+def for_asker(data: Any, who: ApiPrincipal, key: str = "") -> Any:
+    """``data`` (an answer as JSON) as an asker below operator sees it: the server's own
+    endpoints, file paths and upstream error bodies in notes and errors are replaced by
+    ``<endpoint>``/``<path>`` (the server's log and an operator keep them). A security
+    review's reader saw the internal LLM endpoint's URL and its error body, and the model
+    file's path."""
+    if who.can("operator"):
+        return data
+    if isinstance(data, dict):
+        return {k: for_asker(v, who, k) for k, v in data.items()}
+    if isinstance(data, list):
+        return [for_asker(v, who, key) for v in data]
+    if isinstance(data, str) and key in _SERVER_KEYS:
+        text = _UPSTREAM.sub(r"\1", data)
+        return _PATH.sub("<path>", _URL.sub("<endpoint>", text))
+    return data
 
 
 def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, question: str, answer: Answer,
@@ -157,7 +183,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         assert answer is not None
         _log_ask(st, who, rid, body.question, answer, cached is not None, t)
         yield _sse("answer", {"request_id": rid, "cached": cached is not None,
-                              **answer.to_dict()})
+                              **for_asker(answer.to_dict(), who)})
     except CitewiseError as exc:
         detail, fix = split_fix(str(exc))
         yield _sse("error", {"type": "about:blank", "status": status_of(exc),
@@ -199,7 +225,7 @@ def trace(request_id: str, request: Request) -> dict:
     stage latencies; never passage text): readable by the asker or an admin."""
     st = state_of(request)
     who = st.authenticate(request)
-    return _own_record(st, who, request_id).to_dict()
+    return for_asker(_own_record(st, who, request_id).to_dict(), who)
 
 
 @router.get("/v1/log", tags=["query"])
