@@ -152,6 +152,9 @@ def test_an_upload_cannot_name_server_files_or_set_internal_keys(served: Served,
     body = _problem(eddie.post("/v1/documents", files=files, data={
         "groups": "eng", "metadata": '{"_file_path": "/etc/passwd"}'}), 400)
     assert "_file_path" in body["detail"]
+    long_name = _problem(eddie.post("/v1/documents", data={"groups": "eng"}, files={
+        "file": ("n" * 300 + ".md", b"# N\n\nText.\n", "text/markdown")}), 400)
+    assert "shorter file name" in long_name["fix"]
     for _ in range(2):  # an upload replaces its id; no local file is looked at
         up = eddie.post("/v1/documents", files=files, data={"groups": "eng",
                                                             "doc_id": "probe.md"})

@@ -95,6 +95,11 @@ def get_document(doc_id: str, request: Request) -> dict:
     return st.engine.document(doc_id, who.principal).to_dict()
 
 
+MAX_NAME_BYTES = 200
+"""Longest upload file name (bytes): a file system refuses names over 255 bytes, and a
+security review's 300-byte name was a bare 500."""
+
+
 @router.post("/v1/documents", tags=["documents"], status_code=201)
 async def upload(request: Request, file: Annotated[UploadFile, File()],
                  doc_id: Annotated[str | None, Form()] = None,
@@ -118,6 +123,9 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if name in ("", ".", ".."):
         raise ConfigError(f"file name {file.filename!r} names no file. Fix: send the file "
                           "with its name, e.g. guide.md")
+    if len(name.encode()) > MAX_NAME_BYTES:  # the temp copy needs a name the OS accepts
+        raise ConfigError(f"file name {name[:40]!r}… is over {MAX_NAME_BYTES} bytes. Fix: "
+                          "send a shorter file name (and a doc_id, if the id must be long)")
     fields = _form_fields({"doc_id": doc_id or name, "title": title, "updated_at": updated_at,
                            "source_url": source_url})
     doc_id = fields["doc_id"]
