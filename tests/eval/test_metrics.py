@@ -67,6 +67,14 @@ def test_trec_run_and_qrels_round_trip(tmp_path):
     trec = tmp_path / "qrels.txt"
     trec.write_text("q1 0 d1 1\n")
     assert read_qrels(trec) == {"q1": {"d1": 1}}
+    # ids with spaces (hr/leave policy.md) stay one column each, and read back as written
+    from citewise.eval.runs import read_trec_run, write_qrels
+
+    write_trec_run(run_path, {"q 1": [("hr/leave policy.md", 0.5), ("50%\tx", 0.25)]})
+    assert all(len(line.split()) == 6 for line in run_path.read_text().splitlines())
+    assert read_trec_run(run_path) == {"q 1": [("hr/leave policy.md", 0.5), ("50%\tx", 0.25)]}
+    write_qrels(trec, {"q 1": {"hr/leave policy.md": 1}})
+    assert read_qrels(trec) == {"q 1": {"hr/leave policy.md": 1}}
 
 
 def test_ties_keep_the_given_rank_order():

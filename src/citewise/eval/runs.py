@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError
 from citewise.private import open_private
+
+_UNSAFE = re.compile(r"[%\s]")
+_ENCODED = re.compile(r"%(09|0A|0B|0C|0D|20|25)")
+
+
+def trec_id(value: str) -> str:
+    """``value`` with whitespace and ``%`` percent-encoded: TREC files split on whitespace,
+    so ``hr/leave policy.md`` broke every line naming it (a security review's finding)."""
+    return _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), value)
+
+
+def from_trec_id(value: str) -> str:
+    """The id :func:`trec_id` encoded (ASCII whitespace and ``%`` only)."""
+    return _ENCODED.sub(lambda m: chr(int(m.group(1), 16)), value)
 
 
 def write_trec_run(path: str | Path, runs: Mapping[str, Sequence[tuple[str, float]]],
@@ -15,7 +30,8 @@ def write_trec_run(path: str | Path, runs: Mapping[str, Sequence[tuple[str, floa
     with open_private(path) as fh:
         for qid, ranked in runs.items():
             for rank, (doc, score) in enumerate(ranked, start=1):
-                fh.write(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+                fh.write(f"{trec_id(qid)} Q0 {trec_id(doc)} {rank} {score:.6f} "
+                         f"{trec_id(tag)}\n")
 
 
 def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
@@ -34,7 +50,7 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
             else:
                 raise ConfigError(f"{path} line {lineno}: expected 3 (BEIR) or 4 (TREC) columns")
             try:
-                qrels.setdefault(qid, {})[doc] = int(grade)
+                qrels.setdefault(from_trec_id(qid), {})[from_trec_id(doc)] = int(grade)
             except ValueError as exc:
                 raise ConfigError(f"{path} line {lineno}: grade {grade!r} is not an integer") \
                     from exc
@@ -55,7 +71,8 @@ def read_trec_run(path: str | Path) -> dict[str, list[tuple[str, float]]]:
                                   "(qid Q0 docid rank score tag). Fix: write a TREC run file")
             qid, _, doc, rank, score, _ = parts
             try:
-                rows.setdefault(qid, []).append((int(rank), lineno, doc, float(score)))
+                rows.setdefault(from_trec_id(qid), []).append(
+                    (int(rank), lineno, from_trec_id(doc), float(score)))
             except ValueError as exc:
                 raise ConfigError(f"{path} line {lineno}: rank/score not numeric ({exc}). "
                                   "Fix: write a TREC run file") from None
@@ -67,4 +84,4 @@ def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Non
     with open_private(path) as fh:
         for qid, docs in qrels.items():
             for doc, grade in docs.items():
-                fh.write(f"{qid} 0 {doc} {grade}\n")
+                fh.write(f"{trec_id(qid)} 0 {trec_id(doc)} {grade}\n")
