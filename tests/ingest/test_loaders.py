@@ -394,3 +394,18 @@ def test_a_pandoc_title_block_is_the_title_not_text(tmp_path):
     assert [b.text for b in parsed.blocks] == ["Version 1.95", "- Stable."]
     plain = load_file(_write(tmp_path, "rates.md", "# Rates\n\n% of sales\n"))
     assert plain.title == "Rates"
+
+
+def test_an_mdbook_page_alone_loses_its_keyboard_help_popup(tmp_path):
+    """Rust by Example's hello.html ingested alone opened on "Keyboard shortcuts / Press ← or
+    → to navigate between chapters": no other page showed the popup to be chrome."""
+    page = tmp_path / "hello.html"
+    page.write_text(
+        "<html><body><div id='mdbook-help-container'><div id='mdbook-help-popup'>"
+        "<h2 class='mdbook-help-title'>Keyboard shortcuts</h2><p>Press ← or → to navigate"
+        "</p></div></div><main><h1 id='hello-world'>Hello World</h1><p>The traditional "
+        "program.</p><div id='help'><p>Help is kept when a section is named so.</p></div>"
+        "</main></body></html>")
+    parsed = load_file(page)
+    assert parsed.text.startswith("Hello World") and "Keyboard" not in parsed.text
+    assert "Help is kept" in parsed.text

@@ -139,7 +139,7 @@ def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
 def _drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
     doomed: dict[int, LexborNode] = {}
-    for node in tree.css("[role], [class]"):  # document order: ancestors come first
+    for node in tree.css("[role], [class], [id]"):  # document order: ancestors come first
         if _is_chrome(node):
             doomed[node.mem_id] = node
     tops = []
@@ -154,6 +154,15 @@ def _drop_chrome(tree: LexborHTMLParser) -> None:
         node.decompose()
 
 
+def _is_popup(node: LexborNode) -> bool:
+    """A help or popup box named by its id alone (mdBook's ``mdbook-help-container``: its
+    "Keyboard shortcuts / Press ← or → to navigate between chapters" opened every page's
+    text when one page was ingested alone, where no repetition across pages shows it is
+    chrome). A section called just ``help`` stays."""
+    words = set(re.split(r"[-_]", (node.attrs.get("id") or "").lower()))
+    return bool(words & {"help", "popup"}) and len(words) > 1 and words <= CHROME_ID_WORDS
+
+
 def _is_chrome(node: LexborNode) -> bool:
     """Whether ``node``'s role or class names site chrome (module docstring). A Sphinx
     ``toctree-wrapper`` holding headings is not: a ``singlehtml`` build puts the whole
@@ -162,7 +171,7 @@ def _is_chrome(node: LexborNode) -> bool:
     classes = set((node.attrs.get("class") or "").lower().split())
     if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
         return False
-    return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES)
+    return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
