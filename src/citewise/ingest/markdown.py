@@ -109,8 +109,9 @@ class _Walker:
             named, self.named = self.named, None
             if kind == "heading_open":
                 self._heading(token, tokens[index + 1], named)
-            elif kind in ("paragraph_open", "html_block") and _anchor_only(tokens, index):
-                self.named = _anchor_only(tokens, index)
+            elif kind in ("paragraph_open", "html_block") and \
+                    (anchor := _anchor_only(tokens, index)):
+                self.named = anchor
                 index += 2 if kind == "paragraph_open" else 0  # to its close: named is kept
             elif kind == "paragraph_open":
                 self._add("text", collapse(inline_text(tokens[index + 1])))

@@ -98,19 +98,24 @@ def is_openable_link(url: str) -> bool:
     """True for an http(s)/file URL or a path (no scheme, or a Windows drive letter); false
     for ``javascript:``, ``data:``, ``vbscript:`` and every other scheme, however spelled
     (browsers drop the tabs, newlines and controls inside ``java\tscript:``)."""
-    head = _INVISIBLE.sub("", url)
-    scheme, colon, _ = head.partition(":")
+    scheme = link_scheme(url)
+    return scheme is None or len(scheme) == 1 or scheme in _LINK_SCHEMES
+
+
+def link_scheme(url: str) -> str | None:
+    """The scheme of ``url`` lowercased, as a browser reads it (tabs, newlines, controls and
+    spaces inside dropped), or None for a path ("guide/intro.html", "./a:b", "page#x:y")."""
+    scheme, colon, _ = _INVISIBLE.sub("", url).partition(":")
     if not colon or "/" in scheme or "?" in scheme or "#" in scheme:
-        return True  # a path: "guide/intro.html", "./a:b", "page#x:y"
-    return len(scheme) == 1 or scheme.lower() in _LINK_SCHEMES
+        return None
+    return scheme.lower()
 
 
 def is_file_link(url: str) -> bool:
     """Whether ``url`` is a ``file:`` URL, however spelled (see :func:`is_openable_link`):
     a link to a file on the machine that indexed it, which only ``citewise ingest`` records
     (an upload naming one would make the server look at its own files)."""
-    scheme, colon, _ = _INVISIBLE.sub("", url).partition(":")
-    return bool(colon) and scheme.strip().lower() == "file"
+    return link_scheme(url) == "file"
 
 
 def file_url_path(url: str) -> str | None:
