@@ -25,6 +25,7 @@ from citewise.index import open_store
 from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
+from citewise.prime import Primed, prime
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
 from citewise.sources import SidecarMatch, file_batch
@@ -94,11 +95,13 @@ class Engine(EngineVerbs):
     def ingest(self, items: Iterable[Pending],
                on_progress: Callable[[int], None] | None = None, *,
                workers: int | None = None, ray: str | None = None,
-               on_embedded: Callable[[int], None] | None = None) -> IngestReport:
+               on_embedded: Callable[[int], None] | None = None,
+               vectors: Mapping[str, Any] | None = None) -> IngestReport:
         """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
         worker processes (see :mod:`citewise.parallel`), else all runs in this process.
         ``on_progress`` hears how many documents were written, ``on_embedded`` (in this
-        process only) how many texts were embedded while a batch runs."""
+        process only) how many texts were embedded while a batch runs; ``vectors``: those
+        :meth:`prime` made (this process only)."""
         self._observe()
         self.store.ensure_manifest(self.expected_manifest())
         if (workers or 1) > 1 or ray:
@@ -107,7 +110,15 @@ class Engine(EngineVerbs):
             return index_parallel(self.store, self.embedder, items, self.settings,
                                   workers=workers, ray=ray, on_progress=on_progress)
         return index_documents(self.store, self.embedder, items, self.settings,
-                               on_progress=on_progress, on_embedded=on_embedded)
+                               on_progress=on_progress, on_embedded=on_embedded,
+                               vectors=vectors)
+
+    def prime(self, item: Pending) -> Primed:
+        """Parse, chunk and embed ``item`` before a write lock is taken; then
+        ``ingest([primed.item], vectors=primed.vectors)`` only compares and stores
+        (:mod:`citewise.prime`)."""
+        self._observe()
+        return prime(item, self.embedder, self.settings)
 
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,

@@ -251,23 +251,38 @@ def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str
 
 
 def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
-                   report: IngestReport,
-                   on_embedded: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
-    """Vectors of the batch's texts the store does not cache, embedded :data:`EMBED_SLICE`
-    at a time so ``on_embedded`` hears how many are done while a large batch runs."""
+                   report: IngestReport, on_embedded: Callable[[int], None] | None = None,
+                   primed: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Vectors of the batch's texts the store does not cache: taken from ``primed`` (by embed
+    hash, see :mod:`citewise.prime`) or embedded :data:`EMBED_SLICE` at a time so
+    ``on_embedded`` hears how many are done while a large batch runs."""
+    primed = primed or {}
     todo = texts_to_embed(store, prepared)
+    done = {h: primed[h] for h, _ in todo if h in primed}
+    todo = [(h, t) for h, t in todo if h not in done]
     if not todo:
-        return {}
+        return done
     t0 = time.perf_counter()
-    parts = []
-    for start in range(0, len(todo), EMBED_SLICE):
-        texts = [t for _, t in todo[start:start + EMBED_SLICE]]
-        parts.append(embedder.embed_batch(texts))
-        if on_embedded:
-            on_embedded(len(texts))
-    vectors = np.concatenate(parts)
+    vectors = embed_texts(embedder, [t for _, t in todo], on_embedded)
     report.model_seconds += time.perf_counter() - t0
-    return {h: vectors[i] for i, (h, _) in enumerate(todo)}
+    return done | {h: vectors[i] for i, (h, _) in enumerate(todo)}
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str],
+                on_embedded: Callable[[int], None] | None = None) -> np.ndarray:
+    """``texts`` embedded :data:`EMBED_SLICE` at a time (``on_embedded`` hears each slice)."""
+    parts = []
+    for start in range(0, len(texts), EMBED_SLICE):
+        part = list(texts[start:start + EMBED_SLICE])
+        parts.append(embedder.embed_batch(part))
+        if on_embedded:
+            on_embedded(len(part))
+    return np.concatenate(parts)
+
+
+def token_counter(embedder: Any) -> Callable[[str], int]:
+    """How chunking counts tokens: the embedder's own count, else words."""
+    return getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
 
 
 def batches(items: Iterable[Pending], size: int) -> Iterator[list[Pending]]:
@@ -286,7 +301,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
                     settings: Settings, *, batch_docs: int = 64,
                     batch_chunks: int = BATCH_CHUNKS,
                     on_progress: Callable[[int], None] | None = None,
-                    on_embedded: Callable[[int], None] | None = None) -> IngestReport:
+                    on_embedded: Callable[[int], None] | None = None,
+                    vectors: Mapping[str, np.ndarray] | None = None) -> IngestReport:
     """Index ``items``; each batch (``batch_docs`` documents, or fewer once they hold
     ``batch_chunks`` chunks) is written in one transaction. ``on_progress`` hears how many
     documents each written batch held, ``on_embedded`` how many texts were embedded (every
@@ -295,11 +311,12 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     Exceptions from the embedder or the store propagate after rolling back the current batch
     (earlier batches stay committed, each complete). Per-file problems become ``failed``
     outcomes in the report, as does a file whose doc_id an earlier file of the run already
-    gave (:class:`DocIdClaims`).
+    gave (:class:`DocIdClaims`). ``vectors``: vectors already made for some chunks, by embed
+    hash (:func:`citewise.prime.prime`), used instead of embedding those texts again.
     """
     report = IngestReport()
     started = time.perf_counter()
-    count_tokens = getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
+    count_tokens = token_counter(embedder)
     claims = DocIdClaims()
     prepared: list[Prepared] = []
     done = 0  # documents read since the last write
@@ -307,10 +324,10 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     def flush() -> None:
         nonlocal prepared, done
         if prepared:
-            vectors = _embed_missing(store, embedder, prepared, report, on_embedded)
-            store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
+            made = _embed_missing(store, embedder, prepared, report, on_embedded, vectors)
+            store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, made),
                                        p.parsed) for p in prepared])
-            report.outcomes.extend(outcomes_of(prepared, vectors))
+            report.outcomes.extend(outcomes_of(prepared, made))
             note_written(report, prepared)
         if on_progress and done:
             on_progress(done)

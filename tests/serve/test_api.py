@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from tests.serve.conftest import SECRET, SECRET_DOC, Served
 
@@ -410,3 +412,43 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
                               "(HTTP 500). Fix: check it); answered extractively instead"]
     assert shown["trace"]["generation"]["chosen"] == "auto: <path>"
     assert for_asker(data, ApiPrincipal("otto", "acme", (), "operator")) == data
+
+
+def test_an_acl_revocation_does_not_wait_for_an_upload_being_embedded(served: Served) -> None:
+    """A security review's ACL revocation waited 38 s behind one upload, which was parsed,
+    chunked and embedded inside the server's one-writer lock: now only its write is."""
+    engine = served.app.state.citewise.engine  # type: ignore[attr-defined]
+    started, release = threading.Event(), threading.Event()
+    embed = engine.embedder.embed_batch
+
+    def slow_embed(texts):  # noqa: ANN001, ANN202 - the upload's embedding holds here
+        if any("Slowly embedded" in t for t in texts):
+            started.set()
+            release.wait(30)
+        return embed(texts)
+
+    engine.embedder.embed_batch = slow_embed
+    upload: dict = {}
+
+    def post() -> None:
+        upload["response"] = served.client("eddie").post("/v1/documents", data={
+            "groups": "staff"}, files={"file": ("slow.md", b"# Slow\n\nSlowly embedded.\n",
+                                                  "text/markdown")})
+
+    thread = threading.Thread(target=post)
+    thread.start()
+    try:
+        assert started.wait(30), "the upload never reached its embedding"
+        t0 = time.monotonic()
+        acl = served.client("ada").put(f"/v1/documents/{SECRET_DOC}/acl",
+                                       json={"groups": ["admins"]})
+        assert acl.status_code == 200, acl.text
+        assert time.monotonic() - t0 < 10 and thread.is_alive()  # done while it embeds
+        hits = served.client("hana").post("/v1/search", json={"query": SECRET}).json()
+        assert SECRET_DOC not in json.dumps(hits)
+    finally:
+        release.set()
+        thread.join(30)
+    assert upload["response"].status_code == 201, upload["response"].text
+    found = served.client("sam").post("/v1/search", json={"query": "slowly embedded"}).json()
+    assert "slow.md" in json.dumps(found)

@@ -16,7 +16,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import ChunkSettings
 from citewise.errors import IngestError
-from citewise.indexing import Outcome, Pending, one_line
+from citewise.indexing import Outcome, Pending, one_line, token_counter
 from citewise.protocols import Embedder
 from citewise.types import Chunk, ParsedDocument
 
@@ -67,7 +67,7 @@ def prepare(item: Pending, chunking: ChunkSettings) -> Parsed | Outcome:
     except Exception as exc:  # a loader bug must not abort the batch either
         return load_failure(item, exc)
     model = embedder()
-    count_tokens = getattr(model, "count_tokens", None) or (lambda s: len(s.split()))
+    count_tokens = token_counter(model)
     try:
         chunks = tuple(chunk_document(parsed, doc_id, chunking, count_tokens))
     except Exception as exc:

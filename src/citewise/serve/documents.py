@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
 from citewise.ingest.metadata import is_file_link, is_openable_link
+from citewise.prime import Primed
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
 from citewise.serve.state import ServerState, require_key, state_of
@@ -146,18 +147,21 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     data = await file.read()
     received = time.time()
 
-    def write() -> Any:
+    def parse() -> Primed:  # outside the write lock: deletes and ACL changes need not wait
         with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
             path = Path(tmp) / name
             path.write_bytes(data)
             item = Pending(label=doc_id, doc_id=doc_id,
                            load=FileLoad(path, st.engine.settings.limits, {}, side,
                                          local=False))
-            return st.engine.ingest([item])
+            with st.upload_lock:  # one upload parses and embeds at a time
+                return st.engine.prime(item)
 
     from starlette.concurrency import run_in_threadpool
 
-    report = await run_in_threadpool(st.write, write)
+    primed = await run_in_threadpool(parse)
+    report = await run_in_threadpool(
+        st.write, lambda: st.engine.ingest([primed.item], vectors=primed.vectors))
     failed = [o for o in report.outcomes if o.status == "failed"]
     if failed:
         from citewise.errors import IngestError
@@ -256,7 +260,7 @@ def reindex(body: ReindexBody, request: Request) -> dict:
     st = state_of(request)
     who = st.authenticate(request)
     st.require(who, "operator")
-    result = st.write(lambda: st.engine.reindex(**body.model_dump()))
+    result = st.rebuild(lambda: st.engine.reindex(**body.model_dump()))
     return result.to_dict()
 
 

@@ -40,6 +40,8 @@ class ServerState:
         self.cache = PermissionCache(serve.cache_entries)
         self.buckets = TokenBuckets(serve.rate_per_minute, serve.burst)
         self.write_lock = threading.Lock()
+        self.upload_lock = threading.Lock()  # uploads parse and embed one at a time, unlocked
+        self.rebuild_lock = threading.Lock()
         self.writes = 0
         self.started = time.time()
 
@@ -85,6 +87,22 @@ class ServerState:
             finally:
                 self.writes += 1
                 self.cache.clear()
+
+    def rebuild(self, fn: Callable[[], T]) -> T:
+        """Run a reindex: one at a time (a second is refused with 409), and NOT under the
+        one-writer lock, so deletes and ACL changes take effect at once while it builds (the
+        index's write gate and change log carry them into the new version); then invalidate
+        the caches."""
+        if not self.rebuild_lock.acquire(blocking=False):
+            raise ApiError(409, "a reindex is already running.",
+                           "wait for it to finish; `GET /v1/versions` lists the version it "
+                           "builds (state shadow) until it is promoted or refused")
+        try:
+            return fn()
+        finally:
+            self.rebuild_lock.release()
+            self.writes += 1
+            self.cache.clear()
 
     def record(self, record: LogRecord) -> None:
         """Count the request and log it. A log that cannot be written (e.g. the database is

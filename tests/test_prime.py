@@ -1,0 +1,64 @@
+"""Priming (parse, chunk, embed before a write lock) changes nothing but when the work is
+done: the write embeds nothing again, and a file that cannot be read fails the write exactly
+as it did unprimed (:mod:`citewise.prime`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.indexing import Pending
+from citewise.sources import FileLoad
+from citewise.testing import FakeEmbedder
+from citewise.types import Principal
+
+STAFF = Principal.of("staff")
+
+
+class CountingEmbedder(FakeEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed_batch(self, texts):  # noqa: ANN001, ANN201
+        self.texts += len(texts)
+        return super().embed_batch(texts)
+
+
+def _item(path: Path) -> Pending:
+    return Pending(path.name, path.name,
+                   FileLoad(path, Settings().limits, {}, {"groups": ["staff"]}))
+
+
+def test_a_primed_write_embeds_nothing_again_and_searches_alike(tmp_path):
+    page = tmp_path / "guide.md"
+    page.write_text("# Guide\n\n## Leave\n\nParental leave is sixteen weeks.\n\n## Pay\n\n"
+                    "Salaries are paid monthly.\n", encoding="utf-8")
+    embedder = CountingEmbedder()
+    with Engine(tmp_path / "a.db", Settings(), embedder=embedder) as engine:
+        primed = engine.prime(_item(page))
+        made = embedder.texts
+        assert made > 0 and len(primed.vectors) == made
+        report = engine.ingest([primed.item], vectors=primed.vectors)
+        assert embedder.texts == made  # the write took the primed vectors
+        assert report.count("new") == 1
+        primed_hits = engine.search("parental leave", STAFF).hits
+    with Engine(tmp_path / "b.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest([_item(page)])
+        plain_hits = engine.search("parental leave", STAFF).hits
+    assert [(h.chunk.chunk_id, round(h.score, 6)) for h in primed_hits] == \
+        [(h.chunk.chunk_id, round(h.score, 6)) for h in plain_hits]
+
+
+def test_a_file_that_cannot_be_read_fails_its_write_as_before(tmp_path):
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"not a pdf at all")
+    with Engine(tmp_path / "a.db", Settings(), embedder=FakeEmbedder()) as engine:
+        primed = engine.prime(_item(bad))
+        assert primed.vectors == {}
+        report = engine.ingest([primed.item], vectors=primed.vectors)
+        plain = engine.ingest([_item(bad)])
+    assert [(o.status, o.error) for o in report.outcomes] == \
+        [(o.status, o.error) for o in plain.outcomes]
+    assert report.outcomes[0].status == "failed" and "pdf" in report.outcomes[0].error.lower()
