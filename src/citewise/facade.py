@@ -144,7 +144,9 @@ class EngineVerbs:
                 on_progress: Callable[[int], None] | None = None,
                 on_embedded: Callable[[int], None] | None = None) -> ReindexResult:
         """Build a shadow version with this engine's settings plus the options given, gate it
-        on the eval set against the live version, promote it if it passes (or ``force``)."""
+        on the eval set against the live version, promote it if it passes (or ``force``). An
+        embedder given to :func:`citewise.connect` builds it too, unless ``embedder`` names
+        another (it built a version with the default model, which this engine then refused)."""
         from citewise.index.versions import open_catalog
         from citewise.reindex import eval_gate, settings_for_manifest
         from citewise.reindex import reindex as run_reindex
@@ -165,7 +167,10 @@ class EngineVerbs:
             live_settings = settings_for_manifest(base, live_store.manifest())
         finally:
             live_store.close()
+        given = None if self._owns_embedder else self._embedder  # connect(embedder=...)
         report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
+                             embedder=given if embedder is None else None,
+                             live_embedder=given,
                              on_progress=on_progress, on_embedded=on_embedded)
         if report.promoted:
             self.close()

@@ -7,6 +7,8 @@ through the API does not bring a deleted document back."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from tests.serve.conftest import SECRET, SECRET_DOC, Served
 
@@ -79,3 +81,39 @@ def test_rollback_through_the_api_does_not_resurrect_a_delete(served: Served) ->
     assert back.status_code == 200, back.text
     assert [v["state"] for v in otto.get("/v1/versions").json()["versions"]][:1] == ["live"]
     assert found(served, "hana", SECRET_DOC) == []
+
+
+def test_an_acl_change_during_a_server_reindex_is_at_once_and_survives_it(
+        served: Served, monkeypatch) -> None:
+    """A reindex through the API held the server's one-writer lock while it re-embedded the
+    whole index, so an admin's ACL revocation waited (minutes on a real corpus) for it."""
+    from citewise import reindex
+
+    started, release = threading.Event(), threading.Event()
+    build = reindex.index_documents
+
+    def slow_build(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        started.set()
+        release.wait(60)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(reindex, "index_documents", slow_build)
+    otto, ada = served.client("otto"), served.client("ada")
+    outcome: dict = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("r", otto.post(
+        "/v1/versions/reindex", json={"chunk_tokens": 128, "force": True}, timeout=120)))
+    thread.start()
+    try:
+        assert started.wait(60), "the reindex never started building"
+        t0 = time.monotonic()
+        acl = ada.put(f"/v1/documents/{SECRET_DOC}/acl", json={"groups": ["admins"]})
+        assert acl.status_code == 200 and time.monotonic() - t0 < 10, acl.text
+        assert thread.is_alive() and found(served, "hana", SECRET_DOC) == []
+        again = otto.post("/v1/versions/reindex", json={"force": True})
+        assert again.status_code == 409 and "GET /v1/versions" in again.json()["fix"]
+    finally:
+        release.set()
+        thread.join(120)
+    assert outcome["r"].status_code == 200, outcome["r"].text
+    assert outcome["r"].json()["decision"] == "forced"
+    assert found(served, "hana", SECRET_DOC) == []  # the new version has the change
