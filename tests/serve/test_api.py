@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -398,7 +399,7 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
     """A security review's reader saw the internal LLM endpoint's URL and its error body in
     an answer's notes, and the model file's path in its trace; an operator still does."""
     from citewise.serve.keys import ApiPrincipal
-    from citewise.serve.query import for_asker
+    from citewise.serve.scrub import for_asker
 
     note = ("m failed (The chat endpoint http://10.0.0.5:8000/v1/chat/completions refused the "
             "request (HTTP 500: {\"detail\": \"disk /srv/llm full\"}). Fix: check it); "
@@ -412,6 +413,47 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
                               "(HTTP 500). Fix: check it); answered extractively instead"]
     assert shown["trace"]["generation"]["chosen"] == "auto: <path>"
     assert for_asker(data, ApiPrincipal("otto", "acme", (), "operator")) == data
+    rewritten = {"trace": {"conversation": {"note": note}}}  # the rewriter's failure
+    assert "10.0.0.5" not in json.dumps(for_asker(rewritten, reader))
+    fix = {"detail": "not in the index: x", "fix": "list documents with `GET /v1/documents`"}
+    assert for_asker(fix, reader) == fix  # the API's own routes are not server paths
+
+
+def test_errors_and_the_log_show_readers_no_server_endpoints(served: Served,
+                                                            monkeypatch) -> None:
+    """The problem handler, the stream's error event and ``GET /v1/log`` returned the
+    upstream endpoint and body that answers' notes already hid."""
+    from citewise.errors import GenerationError
+
+    engine = served.app.state.citewise.engine  # type: ignore[attr-defined]
+    leak = ("The chat endpoint http://10.0.0.5:8000/v1/chat/completions failed (HTTP 500: "
+            "tenant-key=SECRET123). Fix: check /srv/llm/gateway.conf")
+
+    def failing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise GenerationError(leak)
+
+    monkeypatch.setattr(engine, "converse", failing)
+    for who, hidden in (("sam", True), ("otto", False)):
+        client = served.client(who)
+        plain = client.post("/v1/ask", json={"question": "leave?"}).text
+        streamed = client.post("/v1/ask", json={"question": "leave?", "stream": True}).text
+        for text in (plain, streamed):
+            assert ("SECRET123" in text) is not hidden and ("10.0.0.5" in text) is not hidden
+            assert ("gateway.conf" in text) is not hidden
+    monkeypatch.undo()
+    real = engine.converse
+
+    def noted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        answer = real(*args, **kwargs)
+        generation = dataclasses.replace(answer.trace.generation, notes=(leak,))
+        return dataclasses.replace(answer, notes=(leak,), trace=dataclasses.replace(
+            answer.trace, generation=generation))
+
+    monkeypatch.setattr(engine, "converse", noted)
+    served.client("sam").post("/v1/ask", json={"question": "How long is parental leave?"})
+    for who, hidden in (("sam", True), ("ada", True), ("otto", False)):
+        records = served.client(who).get("/v1/log").text
+        assert ("SECRET123" in records) is not hidden, who
 
 
 def test_an_acl_revocation_does_not_wait_for_an_upload_being_embedded(served: Served) -> None:

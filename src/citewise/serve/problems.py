@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from citewise import errors
+from citewise.serve.scrub import for_asker
 
 PROBLEM = "application/problem+json"
 
@@ -65,7 +66,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(errors.CitewiseError)
     async def _citewise(request: Request, exc: errors.CitewiseError) -> JSONResponse:
         detail, fix = split_fix(str(exc))
-        return problem(status_of(exc), detail, fix)
+        shown = for_asker({"detail": detail, "fix": fix}, getattr(request.state, "who", None))
+        return problem(status_of(exc), shown["detail"], shown["fix"])
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

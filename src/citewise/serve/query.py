@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -19,6 +18,7 @@ from citewise.reqlog.record import ask_record, new_request_id, redact_query, sea
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
+from citewise.serve.scrub import for_asker
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.types import Answer
 
@@ -128,30 +128,6 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
                          **for_asker(answer.to_dict(), who)})
 
 
-_URL = re.compile(r"https?://[^\s)\"']+")
-_PATH = re.compile(r"(?<![\w.:/])/(?:[\w.\-]+/)+[\w.\-]*")
-_UPSTREAM = re.compile(r"(HTTP \d{3}):[^)]*")
-_SERVER_KEYS = frozenset({"notes", "error", "chosen"})
-
-
-def for_asker(data: Any, who: ApiPrincipal, key: str = "") -> Any:
-    """``data`` (an answer as JSON) as an asker below operator sees it: the server's own
-    endpoints, file paths and upstream error bodies in notes and errors are replaced by
-    ``<endpoint>``/``<path>`` (the server's log and an operator keep them). A security
-    review's reader saw the internal LLM endpoint's URL and its error body, and the model
-    file's path."""
-    if who.can("operator"):
-        return data
-    if isinstance(data, dict):
-        return {k: for_asker(v, who, k) for k, v in data.items()}
-    if isinstance(data, list):
-        return [for_asker(v, who, key) for v in data]
-    if isinstance(data, str) and key in _SERVER_KEYS:
-        text = _UPSTREAM.sub(r"\1", data)
-        return _PATH.sub("<path>", _URL.sub("<endpoint>", text))
-    return data
-
-
 def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, question: str, answer: Answer,
              cached: bool, started: float) -> None:
     st.record(ask_record(rid, who.principal, question, st.engine.settings.log.query, answer,
@@ -186,8 +162,8 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
                               **for_asker(answer.to_dict(), who)})
     except CitewiseError as exc:
         detail, fix = split_fix(str(exc))
-        yield _sse("error", {"type": "about:blank", "status": status_of(exc),
-                             "detail": detail, "fix": fix})
+        yield _sse("error", for_asker({"type": "about:blank", "status": status_of(exc),
+                                       "detail": detail, "fix": fix}, who))
 
 
 def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: ANN202
@@ -237,7 +213,7 @@ def log(request: Request, limit: int = Query(100, ge=1, le=1000)) -> dict:
         return {"records": []}
     records = st.log.records(tenant=who.tenant, limit=limit,
                              principal=None if who.can("admin") else who.name)
-    return {"records": [r.to_dict() for r in records]}
+    return {"records": [for_asker(r.to_dict(), who) for r in records]}
 
 
 @router.get("/v1/admin/drift", tags=["admin"])

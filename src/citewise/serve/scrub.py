@@ -1,0 +1,39 @@
+"""What an asker below operator may see of the server itself: its own endpoints, file paths
+and upstream error bodies, in notes, traces, log records and error messages, are replaced by
+``<endpoint>``/``<path>`` (the server's log file and an operator keep them). A security
+review's reader saw the internal LLM endpoint's URL and its error body in an answer's notes,
+then in the rewriter's ``note``, ``GET /v1/log`` and the stream's ``error`` event."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from citewise.serve.keys import ApiPrincipal
+
+_URL = re.compile(r"https?://[^\s)\"']+")
+_PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.\-]+/)+[\w.\-]*")  # the API's own routes stay
+_UPSTREAM = re.compile(r"(HTTP \d{3}):[^)]*")
+SERVER_KEYS = frozenset({"notes", "note", "error", "chosen", "detail", "fix"})
+"""Keys whose strings may hold the server's own text (exceptions, model choices). Other
+strings (answers, a citation's source URL) are the documents' and stay."""
+
+
+def scrub(text: str) -> str:
+    """``text`` without server URLs, file paths and upstream error bodies."""
+    return _PATH.sub("<path>", _URL.sub("<endpoint>", _UPSTREAM.sub(r"\1", text)))
+
+
+def for_asker(data: Any, who: ApiPrincipal | None, key: str = "") -> Any:
+    """``data`` (JSON: an answer, a log record, a problem) as ``who`` may see it: unchanged
+    for an operator; otherwise :func:`scrub` applied to the strings under
+    :data:`SERVER_KEYS`. ``who=None`` (not yet authenticated) sees it scrubbed."""
+    if who is not None and who.can("operator"):
+        return data
+    if isinstance(data, dict):
+        return {k: for_asker(v, who, k) for k, v in data.items()}
+    if isinstance(data, list):
+        return [for_asker(v, who, key) for v in data]
+    if isinstance(data, str) and key in SERVER_KEYS:
+        return scrub(data)
+    return data
