@@ -130,3 +130,20 @@ def test_serving_beyond_loopback_warns_that_keys_travel_in_clear() -> None:
 
     assert all(_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"))
     assert not any(_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.5", "docs.example.com"))
+
+
+def test_log_export_escapes_what_a_terminal_would_obey(tmp_path: Path) -> None:
+    """A reader's query with the 8-bit CSI (U+009B) and a bidi override reached an admin's
+    terminal raw through `citewise log export` (and the feedback export's file)."""
+    db = str(tmp_path / "index.db")
+    query = "parental leave \u009b2J\u009b31mRED \u202eevil\u202c"
+    open_log(db).write(LogRecord("r1", time.time(), "sam", "northwind", "ask", query, "h",
+                                 (("c1", "doc-a", 0.5),), 1, declined=True, feedback=-1,
+                                 feedback_note="\u009b31m \u202eRTL"))
+    out = run("log", "export", "--db", db).stdout
+    assert "\u009b" not in out and "\u202e" not in out and "\\u009b" in out
+    assert json.loads(out.splitlines()[-1])["query"] == query  # the text itself is kept
+    path = tmp_path / "candidates.jsonl"
+    run("feedback", "export", "--db", db, "--out", str(path))
+    text = path.read_text(encoding="utf-8")
+    assert "\u009b" not in text and "\u202e" not in text

@@ -170,5 +170,12 @@ def friendly_errors(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def echo_json(value: Any) -> None:
     """``value`` as JSON; characters a terminal obeys are \\u-escaped (JSON escapes C0)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(safe_json(value, indent=2))
+
+
+def safe_json(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON with the characters a terminal obeys (C1 controls such as the 8-bit
+    CSI, bidi overrides) \\u-escaped, for whatever the CLI prints or exports: a reader's query
+    put raw U+009B and U+202E into an admin's terminal through `citewise log export`."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

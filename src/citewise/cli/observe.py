@@ -3,7 +3,6 @@ request log read back by an operator (who has the index database, i.e. admin rig
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -16,6 +15,7 @@ from citewise.cli.common import (
     friendly_errors,
     load_settings,
     require_index,
+    safe_json,
 )
 
 
@@ -55,7 +55,7 @@ def log_export(since, principal, out_path, db, config_path):
     out = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout  # noqa: SIM115
     try:
         for r in records:
-            out.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            out.write(safe_json(r.to_dict()) + "\n")
     finally:
         if out_path:
             out.close()
@@ -148,6 +148,6 @@ def feedback_export(out_path, since, db, config_path):
     rows = list(candidates(log.records(since=start)))
     with open(out_path, "w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.write(safe_json(row) + "\n")
     echo(f"wrote {len(rows)} candidate(s) to {out_path}; confirm them before adding "
          "them to an eval set")
