@@ -341,4 +341,9 @@ class Engine(EngineVerbs):
         return self.store.delete(doc_ids)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
-        self.store.set_acl(doc_id, groups, tenant)
+        """Who may read ``doc_id`` (group names cleaned as at ingest), and its tenant."""
+        from citewise.ingest.metadata import normalize_groups
+        from citewise.ingest.normalize import drop_controls
+
+        tenant = None if tenant is None else drop_controls(tenant).strip() or None
+        self.store.set_acl(doc_id, normalize_groups(list(groups)), tenant)

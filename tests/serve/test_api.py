@@ -494,3 +494,17 @@ def test_an_acl_revocation_does_not_wait_for_an_upload_being_embedded(served: Se
     assert upload["response"].status_code == 201, upload["response"].text
     found = served.client("sam").post("/v1/search", json={"query": "slowly embedded"}).json()
     assert "slow.md" in json.dumps(found)
+
+
+def test_group_names_lose_control_characters_on_upload_and_acl(served: Served) -> None:
+    """An editor stored ESC and OSC sequences in group names through an upload and an ACL
+    change, which every listing then printed."""
+    eddie = served.client("eddie")
+    up = eddie.post("/v1/documents", data={"groups": "\x1b[2J\x1b]52,staff"}, files={
+        "file": ("esc.md", b"# Esc\n\nText.\n", "text/markdown")})
+    assert up.status_code == 201, up.text
+    assert "\x1b" not in json.dumps(up.json()["document"]["groups"], ensure_ascii=False)
+    acl = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["\x1b[31mstaff\x9b", " hr "]})
+    assert acl.json()["groups"] == ["[31mstaff", "hr"]
+    doc = served.client("hana").get("/v1/documents/esc.md").json()
+    assert doc["groups"] == ["[31mstaff", "hr"]

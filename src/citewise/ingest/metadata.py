@@ -140,7 +140,7 @@ def normalize_groups(value: Any) -> list[str]:
     for item in items:
         if isinstance(item, Mapping | list | tuple) or item is None:
             raise IngestError("'groups' items must be plain names like staff or hr")
-        name = str(item).strip()
+        name = drop_controls(str(item)).strip()  # an ESC in a name reached every listing
         if name and name not in groups:
             groups.append(name)
     return groups

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
-from citewise.ingest.metadata import is_file_link, is_openable_link
+from citewise.ingest.metadata import is_file_link, is_openable_link, normalize_groups
 from citewise.prime import Primed
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
@@ -141,7 +141,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
                           "safely. Fix: send source_url as an http(s):// URL or a relative "
                           "link")
     side.update({"source_url": doc_id, **fields})
-    side["groups"] = sorted({g.strip() for g in groups.split(",") if g.strip()})
+    side["groups"] = sorted(normalize_groups(groups))
     side["tenant"] = tenant or who.tenant
     side.setdefault("owner", who.name)
     data = await file.read()
@@ -239,7 +239,7 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
     _managed(st, who, doc_id)
     if body.tenant and body.tenant != who.tenant:
         st.require(who, "operator")
-    groups = sorted({g.strip() for g in body.groups if g.strip()})
+    groups = sorted(normalize_groups(body.groups))
     st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
     return {"doc_id": doc_id, "groups": groups, "tenant": body.tenant or who.tenant}
 
