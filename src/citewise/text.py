@@ -32,14 +32,27 @@ import Stemmer
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")
-_TOKENLIKE = re.compile(r"\beyJ[\w-]{4,}(?:\.[\w-]*){1,2}|\b(?:sk|pk|rk)-[\w-]{8,}")
-"""A JWT (``eyJ…``, all three parts) and ``sk-``/``pk-`` style API keys shorter than a key-like
-string: a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the log."""
+_TOKENLIKE = re.compile(r"\beyJ[\w-]{4,}(?:\.[\w-]*){1,2}|\b(?:sk|pk|rk)-[\w-]{8,}"
+                        r"|(?<![\w/+=])(?=[\w/+=]*\d)(?=[\w/+=]*[a-z])(?=[\w/+=]*[A-Z])"
+                        r"[\w/+=]{32,}(?![\w/+=])")
+"""A JWT (``eyJ…``, all three parts), ``sk-``/``pk-`` style API keys shorter than a key-like
+string (a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the log), and a
+base64 secret of mixed case and digits (an AWS secret key's ``/`` split it for ``_KEYLIKE``)."""
+_PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+                  re.S)
+_URL_LOGIN = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@:]+:[^\s/@]+@")
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[\w.~+/=-]{8,}")
+_SECRET_WORD = (r"pass[\s_-]?(?:word|wd|phrase|code)|pwd|pin|secret|token|api[ _-]?key"
+                r"|passwor[dt]|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord")
 _SECRET_AFTER = re.compile(
-    r"(?i)\b((?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _-]?key)\b"
-    r"(?:\s*[:=]\s*[\"']?|\s+(?:is\s+)?(?=\S*[^\w\s\[\]]|\S*[\d_])))(?!\[)([^\s\"',;]+)")
-"""A value right after a word naming a secret: after ``:`` or ``=`` ("token: abc"), or one
-holding a digit or symbol ("password hunter2"; "password reset" stays)."""
+    rf"(?i)\b((?:{_SECRET_WORD})\b"
+    r"(?:\s*(?:is|was|=|:)\s*[:=]?\s*[\"']?|\s+(?=\S*?[^\w\s\[\]]\S|\S*[\d_])))(?!\[)"
+    r"([^\s\"',;]+)")
+"""A value right after a word naming a secret (in a few languages): after ``:``, ``=``, "is"
+or "was" ("token: abc", "my password is: hunter2", "the password is Hunter"), or one holding
+a digit or an inner symbol ("password hunter2", "pin p@ss"; "password reset", "password
+policy?" stay)."""
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
 
 def mask_personal(text: str, *, labels: bool = True) -> str:
@@ -49,6 +62,10 @@ def mask_personal(text: str, *, labels: bool = True) -> str:
     def mask(label: str) -> str:
         return f"[{label}]" if labels else " "
 
+    text = _INVISIBLE.sub("", text)  # "token\u200b: abc" hid the word from the masks
+    text = _PEM.sub(mask("key"), text)
+    text = _URL_LOGIN.sub(lambda m: m.group(1) + mask("secret") + "@", text)
+    text = _BEARER.sub(lambda m: m.group(1) + " " + mask("key"), text)
     text = _EMAIL.sub(mask("email"), text)
     text = _TOKENLIKE.sub(mask("key"), text)
     text = _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), text))

@@ -227,3 +227,14 @@ def test_connection_refused_is_retried_then_fails(serve):
 def test_backoff_formula():
     assert [backoff_s(a) for a in range(6)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
     assert backoff_s(0, "3") == 3.0 and backoff_s(0, "120") == 0.5 and backoff_s(1, "x") == 1.0
+
+
+def test_an_upstream_body_hides_the_key_but_a_tiny_key_mangles_nothing():
+    """A one-letter key ("x") turned every upstream body into "e***ceeded" noise."""
+    body = f"quota exceeded for key {KEY}"
+    long_key = OpenAIGenerator(OpenAISettings(base_url="http://127.0.0.1:9/v1", model="m",
+                                              api_key=KEY))
+    assert KEY not in long_key._redact(body) and "exceeded" in long_key._redact(body)
+    tiny = OpenAIGenerator(OpenAISettings(base_url="http://127.0.0.1:9/v1", model="m",
+                                          api_key="x"))
+    assert tiny._redact(body) == body

@@ -113,6 +113,22 @@ def test_query_redaction_and_hashing() -> None:
     assert logged == "my password [secret], token: [secret], [key], jwt [key]"
     assert redact_query("how do I reset a password in the config?", "redact")[0] == \
         "how do I reset a password in the config?"
+    # a second review's forms that stayed in clear text, or masked the wrong word
+    leaked = {"my password is: hunter2": "my password is: [secret]",
+              "the secret is: Bluefalcon": "the secret is: [secret]",
+              "my password is Hunter": "my password is [secret]",
+              "Passwort: geheim123": "Passwort: [secret]",
+              "pass-word hunter2": "pass-word [secret]",
+              "token\u200b: abc123456789": "token: [secret]",
+              "https://user:pass123@host/x": "https://[secret]@host/x",
+              "Bearer abc123def456ghi789": "Bearer [key]",
+              "secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "secret [key]",
+              "-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEA -----END RSA PRIVATE KEY-----"
+              " ok": "[key] ok"}
+    assert {q: redact_query(q, "redact")[0] for q in leaked} == leaked
+    for kept in ("what is the password policy?", "which pass is best?",
+                 "How do I pass the --token flag?", "Is the password required for ssh?"):
+        assert redact_query(kept, "redact")[0] == kept
 
 
 def test_retention_is_applied_automatically(tmp_path: Path) -> None:

@@ -137,8 +137,10 @@ class OpenAIGenerator:
         raise GenerationError(f"{self._where()} refused the request ({message}). Fix: {fix}.")
 
     def _redact(self, text: str) -> str:
+        """``text`` (an upstream body) without the API key; a key under 8 characters is no
+        secret worth masking, and masking it ("x") mangled every body ("e***ceeded")."""
         key = self.settings.api_key
-        return text.replace(key, "***") if key else text
+        return text.replace(key, "***") if key and len(key) >= 8 else text
 
     def _generation(self, data: Mapping[str, Any], seconds: float) -> Generation:
         try:
