@@ -75,3 +75,30 @@ def test_evaluate_writes_its_outputs(engine, tmp_path: Path) -> None:  # noqa: A
     assert result.summary["questions"] == 1
     assert all(Path(p).is_file() for p in result.written)
     assert json.loads(json.dumps(result.to_dict()))["written"]
+
+
+def test_closing_a_stream_stops_its_generation(engine) -> None:  # noqa: ANN001
+    """A security review's abandoned streams each ran the model to the end (45 of 45)."""
+    import time
+
+    class Slow:
+        model_id = "slow"
+        calls = 0
+
+        def generate(self, prompt, *, max_tokens=512, on_token=None, timeout_s=None):  # noqa: ANN001, ANN201
+            from citewise.types import Generation
+
+            for i in range(200):
+                Slow.calls = i + 1
+                on_token(f"w{i} ")
+                time.sleep(0.01)
+            return Generation(text="done", model_id=self.model_id)
+
+    engine._generator = Slow()
+    stream = engine.ask_stream("How many weeks of parental leave?",
+                               citewise.Principal.of("staff", tenant="northwind"))
+    first = next(stream)
+    assert first.kind == "token"
+    stream.close()
+    time.sleep(0.5)
+    assert Slow.calls < 30  # it stopped at the next token after the close, not at 200

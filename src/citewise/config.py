@@ -228,6 +228,10 @@ class ServeSettings(_Section):
                                  "(token bucket), so the index cannot be bulk-extracted "
                                  "through the API.")
     burst: int = Field(30, ge=1, description="Token bucket size: requests allowed at once.")
+    asks_per_key: int = Field(
+        2, ge=1, description="Asks one key may have running at once; more get a 429. The "
+                             "model answers one request at a time, and one key's burst of "
+                             "asks filled every worker thread of the server.")
     cors_origins: tuple[str, ...] = Field(
         (), description="Origins allowed by CORS; empty = CORS off (same origin only).")
     cache_entries: int = Field(

@@ -287,27 +287,42 @@ class EngineVerbs:
     # -- streaming ----------------------------------------------------------------------------
 
     def ask_stream(self: Engine, question: str, principal: Principal,
-                   history: Sequence[Any] = (), **kwargs: Any) -> Iterator[StreamEvent]:
+                   history: Sequence[Any] = (), *, gone: threading.Event | None = None,
+                   **kwargs: Any) -> Iterator[StreamEvent]:
         """:meth:`ask` as events: ``token`` pieces while the generator writes, then one
-        ``answer`` (validated, with citations). Errors are raised from the iterator."""
+        ``answer`` (validated, with citations). Errors are raised from the iterator. Closing
+        the iterator early, or setting ``gone`` (a client that went away), stops the
+        generation at its next token: a security review's abandoned streams each ran the
+        model to the end."""
         events: queue.Queue[Any] = queue.Queue()
         done = object()
+        left = gone or threading.Event()
+
+        def token(piece: str) -> None:
+            if left.is_set():
+                raise _Left("nobody reads this answer any more")
+            events.put(StreamEvent("token", piece))
 
         def work() -> None:
             try:
-                answer = self.converse(
-                    question, principal, history,
-                    on_token=lambda piece: events.put(StreamEvent("token", piece)), **kwargs)
+                answer = self.converse(question, principal, history, on_token=token, **kwargs)
                 events.put(StreamEvent("answer", answer=answer))
             except BaseException as exc:  # handed to the consumer, raised there
                 events.put(exc)
             events.put(done)
 
         threading.Thread(target=work, name="citewise-ask", daemon=True).start()
-        while (item := events.get()) is not done:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
+        try:
+            while (item := events.get()) is not done:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            left.set()
+
+
+class _Left(Exception):
+    """Raised into a generation whose stream nobody reads any more (it stops the model)."""
 
 
 def _turns(history: Sequence[Any]) -> list[Any]:

@@ -36,6 +36,15 @@ def test_an_llm_rewrites_and_bad_output_falls_back() -> None:
     assert empty.method == "terms"
 
 
+def test_the_model_reads_a_bounded_conversation() -> None:
+    """Six 2,000-character turns took the local model 86 s to read (a security review)."""
+    long = [Turn(f"question {i} " + "x" * 2000, f"answer {i} " + "y" * 8000) for i in range(20)]
+    gen = FakeGenerator("Does parental leave cover contractors?")
+    rewrite_followup("Does it cover contractors?", long, gen)
+    read = gen.prompts[0].messages[1]["content"]
+    assert len(read) < 3000 and "question 19" in read and "question 15" not in read
+
+
 def test_converse_retrieves_with_the_rewritten_query(tmp_path: Path) -> None:
     settings = {"generate": {"generator": "extractive"}, "gate": {"threshold": 0.0}}
     with citewise.connect(tmp_path / "i.db", settings, embedder=FakeEmbedder()) as engine:

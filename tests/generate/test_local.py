@@ -180,3 +180,21 @@ def test_control_token_spellings_in_a_source_are_plain_text_to_the_model(generat
 
     assert defuse(forged).count("\u2039|") == 3 and defuse(plain) == plain
     assert prompt_tokens(forged) - prompt_tokens(plain) >= 3 * 5  # not 3 special tokens
+
+
+def test_a_request_waiting_for_the_busy_model_gives_up_at_its_timeout(generator):
+    """The model runs one request at a time and the timeout was checked only between
+    tokens: a security review's queued requests waited 86 s each behind a long prompt."""
+    import time
+
+    from citewise.generate.local import server_lock
+
+    server = generator.server()
+    with server_lock(server):  # another request holds the model
+        t0 = time.monotonic()
+        with pytest.raises(GenerationError, match="busy with other requests"):
+            generator.generate(PROMPT, max_tokens=8, timeout_s=0.3)
+        with pytest.raises(GenerationError, match="busy with other requests"):
+            yes_probability(server, PROMPT.messages, timeout_s=0.3)
+        assert time.monotonic() - t0 < 5
+    assert generator.generate(PROMPT, max_tokens=4, timeout_s=60).text  # free again

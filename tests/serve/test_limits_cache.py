@@ -212,3 +212,70 @@ def test_reading_documents_is_rate_limited_like_search(tmp_path: Path) -> None:
                  for _ in range(3)]
         assert codes == [200, 200, 429]  # the listing spent the first token
         assert "serve.rate_per_minute" in sam.get("/v1/documents").json()["fix"]
+
+
+class _HeldGenerator:
+    """Writes one token, then waits for ``release`` (a model busy with a long answer)."""
+
+    model_id = "held"
+
+    def __init__(self) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.finished = 0
+
+    def generate(self, prompt, *, max_tokens=512, on_token=None, timeout_s=None):  # noqa: ANN001, ANN201
+        from citewise.types import Generation
+
+        if on_token is not None:
+            on_token("Parental ")
+        self.release.wait(30)
+        if on_token is not None:
+            on_token("leave [S1].")
+        self.finished += 1
+        return Generation(text="Parental leave [S1].", model_id=self.model_id)
+
+
+def test_one_key_cannot_hold_every_worker_with_asks(tmp_path: Path) -> None:
+    """A security review's one reader key sent 30 asks at once; each held a worker thread
+    while it waited for the one model, and nobody got an answer (not even /healthz)."""
+    import threading
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    held = _HeldGenerator()
+    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        codes: list[int] = []
+
+        def ask(i: int) -> None:
+            codes.append(s.client("sam").post("/v1/ask", json={
+                "question": f"How many weeks of parental leave? ({i})"}).status_code)
+
+        running = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
+        for t in running:
+            t.start()
+        try:
+            for _ in range(100):  # both asks hold their slots
+                if app.state.citewise.asks._running.get("sam") == 2:  # type: ignore[attr-defined]
+                    break
+                threading.Event().wait(0.05)
+            third = s.client("sam").post("/v1/ask", json={"question": "And contractors?"})
+            assert third.status_code == 429 and "serve.asks_per_key" in third.json()["fix"]
+            assert s.client().get("/healthz").status_code == 200
+            assert s.client("hana").get("/v1/me").status_code == 200
+        finally:
+            held.release.set()
+            for t in running:
+                t.join(30)
+        assert codes == [200, 200]
+        with s.client("sam").stream("POST", "/v1/ask", json={
+                "question": "How many weeks of parental leave?", "stream": True}) as r:
+            next(r.iter_lines())  # read the start, then go away
+        for _ in range(100):  # the abandoned stream gave its slot back
+            if "sam" not in app.state.citewise.asks._running:  # type: ignore[attr-defined]
+                break
+            threading.Event().wait(0.05)
+        assert "sam" not in app.state.citewise.asks._running  # type: ignore[attr-defined]
+        assert s.client("sam").post("/v1/ask", json={"question": "Leave?"}).status_code == 200

@@ -164,7 +164,8 @@ def p_yes(generator: Any, prompt: Prompt, timeout_s: float | None = None) -> flo
     if callable(getattr(generator, "answerable", None)):
         return float(generator.answerable(messages))
     if isinstance(generator, LocalGenerator):
-        return yes_probability(generator.server(), messages, top_logprobs=TOP_LOGPROBS)
+        return yes_probability(generator.server(), messages, top_logprobs=TOP_LOGPROBS,
+                               timeout_s=timeout_s)
     if isinstance(generator, OpenAIGenerator):
         return endpoint_p_yes(generator, messages, timeout_s)
     raise ConfigError(f"{generator.model_id} cannot judge answerability. Fix: set gate.reader "

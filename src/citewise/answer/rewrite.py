@@ -21,6 +21,10 @@ from citewise.text import mask_personal, query_terms
 from citewise.types import Prompt
 
 MAX_TURNS = 6
+PROMPT_TURNS, TURN_CHARS = 4, 300
+"""What of the conversation the model reads to rewrite a follow-up: the last turns, each
+question and answer cut short. A security review's six 2,000-character turns took the local
+model 86 s to read, past its timeout, while every other asker waited."""
 SYSTEM = ("You rewrite a follow-up question from a conversation into ONE standalone search "
           "query that can be understood without the conversation. Resolve pronouns and "
           "references. Output only the query, on one line, without quotes or explanations.")
@@ -86,7 +90,8 @@ def rewrite_followup(question: str, history: Sequence[Turn], generator: Any = No
     model = getattr(generator, "model_id", "") or ""
     if generator is None or model.startswith("extractive"):
         return Rewrite(question, by_terms(question, history), "terms")
-    convo = "\n".join(f"Q: {t.question}\nA: {t.answer[:500]}" for t in history[-MAX_TURNS:])
+    convo = "\n".join(f"Q: {t.question[:TURN_CHARS]}\nA: {t.answer[:TURN_CHARS]}"
+                      for t in history[-PROMPT_TURNS:])
     user = f"Conversation:\n{convo}\n\nFollow-up: {question}\nStandalone query:"
     prompt = Prompt(({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
                     question, ())

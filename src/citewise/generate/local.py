@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,23 @@ def load_server(path: str | Path, threads: int = 0, context_tokens: int = 4096) 
             _SERVERS[key] = _start_server(*key)
             _LOCKS[key] = threading.Lock()
         return _SERVERS[key]
+
+
+@contextmanager
+def _turn(server: Any, timeout_s: float | None) -> Iterator[None]:
+    """Hold ``server``'s lock, waiting at most ``timeout_s`` (None: as long as it takes):
+    the model runs one request at a time, and a request's timeout counts its wait, so a
+    queue of long requests (a security review's 30-request burst) ends in fallbacks, not
+    in 45 minutes of waiting."""
+    lock = server_lock(server)
+    if not lock.acquire(timeout=-1 if timeout_s is None else max(timeout_s, 0.0)):
+        raise GenerationError(f"The local model stayed busy with other requests for its "
+                              f"{timeout_s:g} s timeout. Fix: retry, run fewer requests at "
+                              "once, or raise generate.timeout_s.")
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def server_lock(server: Any) -> threading.Lock:
@@ -134,7 +152,7 @@ def chat(server: Any, messages: Sequence[Mapping[str, str]], *, max_tokens: int,
                "stream_options": {"include_usage": True}}
     start = time.monotonic()
     stream = _Stream(deadline=start + timeout_s if timeout_s else None, on_token=on_token)
-    with server_lock(server):
+    with _turn(server, timeout_s):
         result = server.handle_chat_completions(request, stream)
     if stream.raised is not None:
         raise stream.raised
@@ -216,7 +234,8 @@ class LocalGenerator:
 
 
 def yes_probability(server: Any, messages: Sequence[Mapping[str, str]],
-                    yes: str = "Yes", no: str = "No", top_logprobs: int = 20) -> float:
+                    yes: str = "Yes", no: str = "No", top_logprobs: int = 20,
+                    timeout_s: float | None = None) -> float:
     """P(yes) / (P(yes) + P(no)) for the first token the model would answer ``messages`` with.
 
     Reads the top ``top_logprobs`` candidates of the first generated token (greedy, one
@@ -227,7 +246,7 @@ def yes_probability(server: Any, messages: Sequence[Mapping[str, str]],
     """
     request = {"messages": safe_messages(messages), "max_tokens": 1, "temperature": 0.0,
                "logprobs": True, "top_logprobs": top_logprobs}
-    with server_lock(server):
+    with _turn(server, timeout_s):
         result = server.handle_chat_completions(request)
     if not isinstance(result, Mapping) or "error" in result:
         raise GenerationError(f"The local model failed to judge: {result!r:.200}. Fix: shorten "

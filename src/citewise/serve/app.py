@@ -97,7 +97,7 @@ def _count_requests(app: FastAPI, state: ServerState) -> None:
 
 def _meta_routes(app: FastAPI, state: ServerState) -> None:
     @app.get("/healthz", tags=["meta"])
-    def healthz() -> dict:
+    async def healthz() -> dict:  # on the event loop: it answers while workers are busy
         return {"status": "ok", "version": __version__,
                 "uptime_s": round(time.time() - state.started, 1)}
 

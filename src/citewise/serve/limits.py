@@ -1,6 +1,6 @@
 """Request size limits (an ASGI middleware: Content-Length checked up front, chunked bodies
-counted as they arrive; uploads may be large, every other body is a little JSON) and per-key
-token buckets for search, ask and reading documents."""
+counted as they arrive; uploads may be large, every other body is a little JSON), per-key
+token buckets for search, ask and reading documents, and per-key slots for running asks."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from citewise.serve.problems import PROBLEM, ApiError
@@ -37,6 +38,39 @@ class TokenBuckets:
                                "the --config file of `citewise serve`",
                                {"Retry-After": str(max(1, round(wait + 0.5)))})
             self._state[key] = (tokens - 1.0, now)
+
+
+class AskSlots:
+    """How many asks each key has running, at most ``per_key``: a security review's one
+    reader key sent 30 asks at once (each held a worker thread while it waited for the
+    one model), and the server stopped answering even ``/v1/me`` for everyone."""
+
+    def __init__(self, per_key: int) -> None:
+        self.per_key = per_key
+        self._running: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> Callable[[], None]:
+        """Hold a slot for ``key`` (a 429 :class:`ApiError` when all are held); returns
+        the slot's release, which may be called any number of times (it acts once)."""
+        with self._lock:
+            if self._running.get(key, 0) >= self.per_key:
+                raise ApiError(429, f"{self.per_key} ask(s) of this key are still running.",
+                               "wait for an answer before asking again, or raise "
+                               "serve.asks_per_key in the --config file of `citewise serve`",
+                               {"Retry-After": "5"})
+            self._running[key] = self._running.get(key, 0) + 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if released.is_set():
+                    return
+                released.set()
+                self._running[key] -= 1
+                if not self._running[key]:
+                    del self._running[key]
+        return release
 
 
 UPLOAD = ("POST", "/v1/documents")

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Iterator
-from typing import Literal
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -114,13 +116,18 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     st.metrics.cache.labels("ask", "hit" if cached else "miss").inc()
     rid = new_request_id()
     streaming = body.stream or "text/event-stream" in request.headers.get("accept", "")
-    if streaming:
-        return StreamingResponse(_events(st, who, body, key, cached, rid),
-                                 media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Request-Id": rid})
+    release = st.asks.take(who.name)
+    if streaming:  # the slot is held until the stream ends or its client goes away
+        gone = threading.Event()
+        events = _events(st, who, body, key, cached, rid, release, gone)
+        weakref.finalize(events, release)  # a response never sent gives it back too
+        return _EventStream(events, gone, release, rid)
     t = time.perf_counter()
-    answer = cached or engine.converse(body.question, principal, body.turns(),
-                                       dry_run=body.dry_run)
+    try:
+        answer = cached or engine.converse(body.question, principal, body.turns(),
+                                           dry_run=body.dry_run)
+    finally:
+        release()
     if key and cached is None:
         st.cache.put(key, answer)
     _log_ask(st, who, rid, body.question, answer, cached is not None, t)
@@ -138,8 +145,35 @@ def _sse(event: str, data: dict) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
+class _EventStream(StreamingResponse):
+    """An answer's event stream that, however it ends (read to the end, or its client gone
+    mid-answer), stops the generation at its next token and gives back the ask's slot."""
+
+    def __init__(self, events: Iterator[str], gone: threading.Event,
+                 release: Callable[[], None], rid: str) -> None:
+        super().__init__(events, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Request-Id": rid})
+        self.gone, self.release = gone, release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.gone.set()
+            self.release()
+
+
 def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None,
-            cached: Answer | None, rid: str) -> Iterator[str]:
+            cached: Answer | None, rid: str, release: Callable[[], None],
+            gone: threading.Event) -> Iterator[str]:
+    try:
+        yield from _stream(st, who, body, key, cached, rid, gone)
+    finally:
+        release()
+
+
+def _stream(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None,
+            cached: Answer | None, rid: str, gone: threading.Event) -> Iterator[str]:
     t = time.perf_counter()
     yield _sse("start", {"request_id": rid, "cached": cached is not None})
     try:
@@ -149,7 +183,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         else:
             answer = None
             for event in st.engine.ask_stream(body.question, who.principal, body.turns(),
-                                              dry_run=body.dry_run):
+                                              gone=gone, dry_run=body.dry_run):
                 if event.kind == "token":
                     yield _sse("token", {"text": event.text})
                 else:
