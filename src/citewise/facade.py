@@ -91,7 +91,7 @@ class EngineVerbs:
         docs = self.store.list_documents()
         if principal is not None:
             docs = [d for d in docs if principal.may_read(d)]
-        return [DocumentInfo.of(d) for d in sorted(docs, key=lambda d: d.doc_id)]
+        return [DocumentInfo.of(d, principal) for d in sorted(docs, key=lambda d: d.doc_id)]
 
     def document(self: Engine, doc_id: str, principal: Principal | None = None) -> DocumentInfo:
         """One document; unknown (or, with ``principal``, unreadable) ids are NotFound, so a
@@ -100,7 +100,7 @@ class EngineVerbs:
         if doc is None or (principal is not None and not principal.may_read(doc)):
             raise NotFoundError(f"not in the index: {doc_id}. Fix: list documents with "
                                 "`citewise status --documents`")
-        return DocumentInfo.of(doc)
+        return DocumentInfo.of(doc, principal)
 
     def ingest_files(self: Engine, paths: Sequence[str | Path],
                      defaults: Mapping[str, Any] | None = None,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from citewise.types import Answer, Document, Manifest
+from citewise.types import Answer, Document, Manifest, Principal
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,11 @@ class DocumentInfo:
     owner: str | None = None
 
     @classmethod
-    def of(cls, d: Document) -> DocumentInfo:
-        return cls(d.doc_id, d.title, d.version, d.tenant, tuple(sorted(d.acl_groups)),
+    def of(cls, d: Document, reader: Principal | None = None) -> DocumentInfo:
+        """``d`` as listed; a ``reader`` sees only those of its groups that may read it:
+        a reader learnt the names of groups it is not in ("hr-layoffs") from the API."""
+        groups = d.acl_groups if reader is None else d.acl_groups & reader.groups
+        return cls(d.doc_id, d.title, d.version, d.tenant, tuple(sorted(groups)),
                    d.updated_at, d.source_url, d.owner)
 
     def to_dict(self) -> dict[str, Any]:

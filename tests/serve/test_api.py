@@ -506,5 +506,22 @@ def test_group_names_lose_control_characters_on_upload_and_acl(served: Served) -
     assert "\x1b" not in json.dumps(up.json()["document"]["groups"], ensure_ascii=False)
     acl = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["\x1b[31mstaff\x9b", " hr "]})
     assert acl.json()["groups"] == ["[31mstaff", "hr"]
-    doc = served.client("hana").get("/v1/documents/esc.md").json()
+    doc = served.client("ada").get("/v1/documents/esc.md").json()
     assert doc["groups"] == ["[31mstaff", "hr"]
+
+
+def test_readers_see_only_their_own_groups_of_a_document(served: Served) -> None:
+    """A public-only reader learnt a group's name ("hr-layoffs") from a document's groups;
+    an upload without groups made a document nobody can read without a word."""
+    up = served.client("eddie").post("/v1/documents", data={"groups": "staff,hr-layoffs"},
+                                     files={"file": ("m.md", b"# M\n\nText.\n", "text/markdown")})
+    assert up.json()["warnings"] == []
+    sam = served.client("sam")
+    assert sam.get("/v1/documents/m.md").json()["groups"] == ["staff"]
+    listed = {d["doc_id"]: d for d in sam.get("/v1/documents").json()["documents"]}
+    assert listed["m.md"]["groups"] == ["staff"]
+    assert served.client("eddie").get("/v1/documents/m.md").json()["groups"] == \
+        ["hr-layoffs", "staff"]  # who manages it sees them all
+    nobody = served.client("eddie").post("/v1/documents", data={}, files={
+        "file": ("n.md", b"# N\n\nText.\n", "text/markdown")})
+    assert nobody.status_code == 201 and "nobody can read n.md" in nobody.json()["warnings"][0]
