@@ -66,6 +66,9 @@ def test_strip_citations_keeps_other_brackets() -> None:
     ("A is B [source S2].", "A is B [S2]."),
     ("A is B [Sources: S1, S2].", "A is B [S1, S2]."),
     ('A is B [Source id="S1", id="S3"].', "A is B [S1, S3]."),
+    ("Global, User, Site; the latter wins [Source id: S1].",  # a new user's pip answer
+     "Global, User, Site; the latter wins [S1]."),
+    ("A is B [source id: S1, id: S2].", "A is B [S1, S2]."),
     ("A is B [S1]. C is D [S2].", "A is B [S1]. C is D [S2]."),  # already canonical
     ("Plain [S1] text.", "Plain [S1] text."),  # not cite-first: the answer starts with text
     ("See [source code] and [1].", "See [source code] and [1]."),  # not citations

@@ -17,8 +17,8 @@ Decisions (each has a test):
   sentence. A citation written after the full stop (``… falls. [S1]``) belongs to the
   sentence before it.
 * :func:`canonical_citations` (run on a model's answer before anything reads it) rewrites
-  the variants small models write, ``[Source id="S1"]``, ``[source S1]``, ``[Sources: S1,
-  S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts* with a citation, the model
+  the variants small models write, ``[Source id="S1"]``, ``[Source id: S1]``, ``[source
+  S1]``, ``[Sources: S1, S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts* with a citation, the model
   cites before what it cites (``[S1] A. [S2] B.``), so each such leading bracket moves to the
   end of the sentence after it (``A [S1]. B [S2].``).
 * :func:`inert_citations` (run on every passage before a generator or a quote sees it) writes
@@ -51,7 +51,7 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "fig.", "figs.", "vs.", "cf.", "appr
                   "resp.", "incl.", "etc.", "u.s.", "u.k.", "p.", "pp.", "vol.")
 _LEADING_CITATIONS = re.compile(r"^((?:\s*\[[^\[\]\n]*\])+)\s*")
 _VARIANT = re.compile(  # no two adjacent optional runs: linear on hostile whitespace
-    r"""\[\s*sources?\b[\s:]*(?:id\s*=\s*)?["']?([Ss]\d{1,4}(?:["']?[\s,;]+(?:id\s*=\s*)?"""
+    r"""\[\s*sources?\b[\s:]*(?:id\s*[=:]\s*)?["']?([Ss]\d{1,4}(?:["']?[\s,;]+(?:id\s*[=:]\s*)?"""
     r"""["']?[Ss]\d{1,4})*)["']?\s*\]""", re.IGNORECASE)
 _CITE_FIRST = re.compile(
     r"\[(S\d{1,4}(?:, S\d{1,4})*)\]\s*([^\[\n]*?[^\s\[])(?:([.!?])(?=\s|$)|(?=\n|$))")
