@@ -358,11 +358,13 @@ class Survey:
 
 
 def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
-    """The :class:`Survey` of the HTML ``files`` of one root (files that fail to load are
+    """The :class:`Survey` of the HTML ``files`` of one root, and the redirect stubs among
+    its reStructuredText files (Sphinx's "This page has moved"; files that fail to load are
     left to the real pass, which reports them)."""
     pages, redirects, noindex = [], [], []
     for path in files:
-        if format_of(inner_path(path)) != "html":
+        fmt = format_of(inner_path(path))
+        if fmt not in ("html", "rst"):
             continue
         try:
             parsed = load_file(path, limits)
@@ -370,6 +372,8 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
             continue
         if "redirect_to" in parsed.metadata:
             redirects.append((path, str(parsed.metadata["redirect_to"])))
+        elif fmt == "rst":
+            continue  # only an HTML site has chrome and copies to find
         elif parsed.metadata.get("robots") == "noindex" or is_not_found_page(path):
             noindex.append(path)
         else:

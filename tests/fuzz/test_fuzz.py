@@ -148,7 +148,7 @@ def test_pdf_loader_raises_only_ingest_errors(data):
 
 
 @BOUND
-@given(text=any_text, suffix=st.sampled_from([".md", ".html", ".txt"]),
+@given(text=any_text, suffix=st.sampled_from([".md", ".html", ".txt", ".rst"]),
        chunk_tokens=st.integers(16, 64), overlap=st.integers(0, 16))
 def test_chunker_takes_every_parsed_document(text, suffix, chunk_tokens, overlap):
     _count("chunker")

@@ -33,10 +33,14 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.html import fragment_text
 from citewise.ingest.metadata import split_front_matter
+from citewise.ingest.myst import fence_directive, looks_like_myst, use_myst
 from citewise.ingest.normalize import collapse, verbatim
+from citewise.ingest.roles import role_text
 from citewise.ingest.slug import Slugger
 from citewise.types import BlockKind, ParsedDocument
 
+MAX_DIRECTIVE_DEPTH = 8
+"""MyST directive fences read inside each other before the rest is kept as plain text."""
 _LIST_OPEN = ("bullet_list_open", "ordered_list_open")
 _CODE = ("fence", "code_block")
 _LEAVES = ("text", "code_inline", "text_special")
@@ -69,7 +73,7 @@ class MarkdownLoader:
         check_parts(body, self.max_blocks)
         tokens = parse_bounded(body, self.max_nesting)
         builder = DocumentBuilder(self.max_blocks)
-        _Walker(builder, tokens).walk()
+        _Walker(builder, tokens, self.max_nesting).walk()
         title = pick_title(metadata.get("title"), builder.first_heading(1),
                            builder.first_heading(), fallback=path.stem)
         return builder.build(
@@ -94,9 +98,11 @@ def pandoc_title(body: str) -> tuple[str | None, str]:
 class _Walker:
     """Turns the token stream into builder calls, in document order."""
 
-    def __init__(self, builder: DocumentBuilder, tokens: Sequence[Token]) -> None:
+    def __init__(self, builder: DocumentBuilder, tokens: Sequence[Token],
+                 max_nesting: int = DEFAULT_MAX_NESTING, depth: int = 0) -> None:
         self.builder = builder
         self.tokens = tokens
+        self.max_nesting, self.depth = max_nesting, depth
         self.slugger = Slugger()
         self.named: str | None = None  # the id an anchor-only HTML block gave the next block
 
@@ -115,6 +121,10 @@ class _Walker:
                 index += 2 if kind == "paragraph_open" else 0  # to its close: named is kept
             elif kind == "paragraph_open":
                 self._add("text", collapse(inline_text(tokens[index + 1])))
+            elif kind == "myst_target":
+                self.named = token.content.strip() or None
+            elif kind == "fence" and (directive := fence_directive(token)):
+                self._directive(*directive)
             elif kind in _CODE:
                 self._add("code", verbatim(token.content))
             elif kind == "html_block":
@@ -128,6 +138,21 @@ class _Walker:
                 self._table(index, close)
                 index = close
             index += 1  # containers (blockquote) fall through to their children
+
+    def _directive(self, kind: str, label: str, body: str) -> None:
+        """A MyST directive fence: dropped, code, or its label and Markdown content."""
+        if kind == "code":
+            self._add("code", body)
+        elif kind == "text":
+            if label:
+                self._add("text", collapse(label))
+            if self.depth >= MAX_DIRECTIVE_DEPTH:  # fences in fences in fences…: plain text
+                self._add("text", body)
+                return
+            inner = _Walker(self.builder, parse_bounded(body, self.max_nesting),
+                            self.max_nesting, self.depth + 1)
+            inner.slugger = self.slugger
+            inner.walk()
 
     def _add(self, kind: BlockKind, text: str, header_lines: int = 0) -> None:
         self.builder.add(kind, text, anchor=self.builder.section_anchor,
@@ -205,6 +230,8 @@ def parse_bounded(body: str, max_nesting: int) -> list[Token]:
     deeper (a 9 MB nested list became 154 characters). Parsing with two spare levels shows
     whether anything reached the limit: then the document is refused, never cut."""
     md = MarkdownIt("commonmark", {"maxNesting": max_nesting + 2}).enable("table")
+    if looks_like_myst(body):
+        use_myst(md)
     md.core.ruler.at("inline", _bounded_inline)
     try:
         tokens = md.parse(body)
@@ -330,6 +357,8 @@ def inline_text(token: Token) -> str:
         kind = child.type
         if kind in _LEAVES:
             out.append(child.content)
+        elif kind == "myst_role":
+            out.append(role_text(str(child.meta.get("name", "")), child.content))
         elif kind in _BREAKS:
             out.append(" ")
         elif kind == "image":

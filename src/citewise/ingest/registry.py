@@ -30,6 +30,7 @@ from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
 from citewise.ingest.normalize import one_line
 from citewise.ingest.pdf import PdfLoader
+from citewise.ingest.rst import RstLoader
 from citewise.ingest.text import TextLoader
 from citewise.ingest.word import DocxLoader
 from citewise.protocols import Loader
@@ -38,7 +39,7 @@ from citewise.types import ParsedDocument
 FORMAT_BY_SUFFIX: dict[str, str] = {
     ".md": "markdown", ".markdown": "markdown",
     ".html": "html", ".htm": "html",
-    ".txt": "text", ".text": "text", ".rst": "text",
+    ".txt": "text", ".text": "text", ".rst": "rst", ".rest": "rst",
     ".pdf": "pdf",
     ".info": "info",
     ".docx": "docx",
@@ -75,6 +76,8 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
         return HtmlLoader(max_blocks=limits.max_blocks, max_nesting=limits.max_nesting)
     if fmt == "text":
         return TextLoader(max_blocks=limits.max_blocks)
+    if fmt == "rst":
+        return RstLoader(max_blocks=limits.max_blocks)
     if fmt == "pdf":
         return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages)
     if fmt == "info":

@@ -1,4 +1,4 @@
-"""Plain-text loader (``.txt``, ``.text``, ``.rst``): paragraphs split on blank lines.
+"""Plain-text loader (``.txt``, ``.text``): paragraphs split on blank lines.
 
 Lines inside a paragraph are kept (spaces collapsed within each line). A paragraph of one
 line underlined (and optionally overlined) with ``=``, ``-``, ``~``, … is a heading, as in

@@ -1,0 +1,56 @@
+"""MyST Markdown (Sphinx's Markdown): roles, targets and directive fences read for their text.
+
+A new user's pip documentation showed ``{term}`source distribution <Source Distribution>```,
+``(wheel-caching)=`` labels and a toctree's ``:maxdepth: 1`` lines in its chunks. A file
+that looks like MyST (a ``{role}`` before a backtick, a ``(label)=`` line, a ```` ```{name}````
+fence) is parsed with mdit-py-plugins' MyST role and block rules: a role shows its text
+(:func:`citewise.ingest.roles.role_text`), a target names the next heading's anchor, a
+``%`` comment is dropped, and a directive fence is dropped, read as code or kept as text by
+:mod:`citewise.ingest.roles`' rule (its ``:option:`` lines dropped). Plain Markdown is parsed
+as before: ``%`` at the start of a line stays text there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.myst_blocks import myst_block_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
+
+from citewise.ingest.normalize import verbatim
+from citewise.ingest.roles import directive_kind, directive_label
+
+HINT = re.compile(r"\{[A-Za-z][\w:+.-]*\}`|^\([\w:.-]+\)=[ \t]*$|^[ \t]*(```|~~~)\{",
+                  re.MULTILINE)
+_DIRECTIVE = re.compile(r"\{([A-Za-z][\w:+.-]*)\}\s*(.*)")
+_OPTION = re.compile(r"^:[\w-]+:.*$")
+SKIPPED = ("myst_line_comment", "myst_block_break")
+
+
+def looks_like_myst(body: str) -> bool:
+    return HINT.search(body) is not None
+
+
+def use_myst(md: MarkdownIt) -> MarkdownIt:
+    """``md`` reading MyST roles, targets, comments and block breaks."""
+    return md.use(myst_role_plugin).use(myst_block_plugin)
+
+
+def fence_directive(token: Token) -> tuple[str, str, str] | None:
+    """``(kind, label, body)`` of a ```` ```{name} args```` fence (kind ``dropped``,
+    ``code`` or ``text``; ``body``: its content, Markdown for ``text``), or None for an
+    ordinary fence."""
+    found = _DIRECTIVE.fullmatch(token.info.strip())
+    if found is None:
+        return None
+    name, arguments = found.group(1), found.group(2).strip()
+    kind = directive_kind(name)
+    lines = token.content.split("\n")
+    while lines and (_OPTION.match(lines[0].strip()) or lines[0].strip() == "---"):
+        lines.pop(0)  # :maxdepth: 1 (or a YAML options block's fence)
+    body = verbatim("\n".join(lines))
+    if kind != "text":
+        return kind, "", body
+    return "text", directive_label(name, arguments, bool(body.strip())), body

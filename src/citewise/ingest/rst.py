@@ -1,0 +1,181 @@
+"""reStructuredText loader (``.rst``), parsed by docutils.
+
+Sections become headings whose anchor is docutils' id for them (what Sphinx's HTML uses for
+``#fragments``), literal and doctest blocks are code, lists and tables keep their shape
+(as the Markdown loader writes them), a definition list's term stays with its definition
+(``--no-cache-dir`` and what it does). Sphinx documentation is mostly directives and roles
+docutils does not know; they are read leniently (:mod:`citewise.ingest.rst_lenient`): a
+role's text is kept (``:ref:`caching <Caching>``` reads "caching"), a directive's arguments
+and content are kept unless it is navigation or pulls in other files (``toctree``,
+``include``, ``image``, ``automodule``), and ``code-block`` is code. A new user's pip docs,
+read as plain text, showed ``.. tab::``, ``:ref:`` and ``.. _label:`` in their chunks and
+had no anchors.
+
+Nothing outside the text is read: file insertion and raw output are off, and docutils'
+messages are not reported (a broken page still gives its text). A page whose ``meta``
+refreshes to another (Sphinx's "This page has moved" stubs) gets ``redirect_to``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.core import publish_doctree
+
+from citewise.errors import IngestError
+from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.content import decode_text
+from citewise.ingest.normalize import collapse, verbatim
+from citewise.ingest.rst_lenient import lenient
+from citewise.types import BlockKind, ParsedDocument
+
+_SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False,
+             "raw_enabled": False, "doctitle_xform": False, "docinfo_xform": False,
+             "sectsubtitle_xform": False, "syntax_highlight": "none", "traceback": True,
+             "input_encoding": "unicode", "_disable_config": True, "pep_references": False,
+             "rfc_references": False, "embed_stylesheet": False}
+_SKIP = (nodes.comment, nodes.system_message, nodes.target, nodes.substitution_definition,
+         nodes.raw, nodes.pending, nodes.image, nodes.transition, nodes.docinfo)
+_REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"\s]+)", re.IGNORECASE)
+REDIRECT_MAX_CHARS = 400
+"""A page that refreshes elsewhere and holds no more text than this is a redirect stub."""
+
+
+class RstLoader:
+    """Loads reStructuredText; see the module docstring."""
+
+    format = "rst"
+
+    def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS) -> None:
+        self.max_blocks = max_blocks
+
+    def load(self, data: bytes, path: Path) -> ParsedDocument:
+        text = decode_text(data, "reStructuredText")
+        settings = dict(_SETTINGS, warning_stream=io.StringIO())
+        try:
+            with lenient(text):
+                tree = publish_doctree(text, source_path=path.name,
+                                       settings_overrides=settings)
+        except Exception as exc:  # docutils raises plain exceptions on hostile input
+            raise IngestError(f"not readable as reStructuredText ({type(exc).__name__}: "
+                              f"{str(exc)[:120]}); check the file, or rename it .txt to "
+                              "read it as plain text") from exc
+        builder = DocumentBuilder(self.max_blocks)
+        _Walker(builder).walk(tree, 0)
+        metadata: dict[str, Any] = {}
+        target = _refresh_target(tree)
+        if target and len(builder.text_so_far()) <= REDIRECT_MAX_CHARS:
+            metadata["redirect_to"] = target
+        title = pick_title(builder.first_heading(), fallback=path.stem)
+        return builder.build(title=title, fmt=self.format, metadata=metadata,
+                             empty_hint="the file has no text of its own (only directives "
+                                        "citewise does not run, such as include)")
+
+
+class _Walker:
+    """Emits the blocks of a doctree in document order."""
+
+    def __init__(self, builder: DocumentBuilder) -> None:
+        self.builder = builder
+
+    def walk(self, node: nodes.Node, depth: int) -> None:
+        for index, child in enumerate(node.children):
+            if index == 0 and isinstance(node, nodes.document) and \
+                    isinstance(child, nodes.field_list):
+                continue  # Sphinx's file-wide metadata (:orphan:, :tocdepth: 2)
+            self.block(child, depth)
+
+    def block(self, node: nodes.Node, depth: int) -> None:
+        if isinstance(node, _SKIP) or _is_meta(node):
+            return
+        if isinstance(node, nodes.section):
+            self.section(node, depth + 1)
+        elif isinstance(node, nodes.literal_block | nodes.doctest_block):
+            self.add("code", verbatim(node.astext()))
+        elif isinstance(node, nodes.bullet_list | nodes.enumerated_list):
+            self.add("list", "\n".join(_list_lines(node, 0)))
+        elif isinstance(node, nodes.table):
+            self.table(node)
+        elif isinstance(node, nodes.definition_list_item | nodes.field | nodes.option_list_item):
+            self.add("text", "\n".join(collapse(c.astext()) for c in node.children
+                                       if not isinstance(c, _SKIP)))
+        elif isinstance(node, nodes.paragraph | nodes.rubric | nodes.line_block | nodes.title
+                        | nodes.caption | nodes.attribution | nodes.term):
+            self.add("text", collapse(_visible(node)))
+        elif isinstance(node, nodes.Element):
+            self.walk(node, depth)  # containers: admonitions, block quotes, topics, lists
+        else:
+            self.add("text", collapse(node.astext()))
+
+    def section(self, node: nodes.section, level: int) -> None:
+        title = next((c for c in node.children if isinstance(c, nodes.title)), None)
+        ids = node.get("ids") or [None]
+        if title is not None:  # the title's own id when a label took it first (Sphinx's)
+            own = nodes.make_id(title.astext())
+            self.builder.heading(collapse(title.astext()), level,
+                                 anchor=own if own in ids else ids[0])
+        for child in node.children:
+            if child is not title:
+                self.block(child, level)
+
+    def table(self, node: nodes.table) -> None:
+        rows, header_lines = [], 0
+        for row in node.findall(nodes.row):
+            rows.append(" | ".join(collapse(e.astext()) for e in row.children))
+            header_lines += isinstance(row.parent, nodes.thead)
+        self.add("table", "\n".join(rows), header_lines=header_lines)
+
+    def add(self, kind: BlockKind, text: str, header_lines: int = 0) -> None:
+        if text.strip():
+            self.builder.add(kind, text, anchor=self.builder.section_anchor,
+                             header_lines=header_lines)
+
+
+def _list_lines(node: nodes.Element, depth: int) -> list[str]:
+    """``- item`` / ``1. item`` lines, nested lists and code indented under their item."""
+    ordered = isinstance(node, nodes.enumerated_list)
+    number = int(node.get("start", 1)) if ordered else 0
+    lines: list[str] = []
+    for item in node.children:
+        if not isinstance(item, nodes.list_item):
+            continue
+        parts, nested = [], []
+        for child in item.children:
+            if isinstance(child, nodes.bullet_list | nodes.enumerated_list):
+                nested.extend(_list_lines(child, depth + 1))
+            elif isinstance(child, nodes.literal_block):
+                nested.extend("  " * (depth + 1) + line
+                              for line in verbatim(child.astext()).split("\n"))
+            elif not isinstance(child, _SKIP):
+                parts.append(collapse(_visible(child)))
+        marker = f"{number}." if ordered else "-"
+        number += 1
+        lines.append(f"{'  ' * depth}{marker} {' '.join(p for p in parts if p)}".rstrip())
+        lines.extend(line.rstrip() for line in nested)
+    return lines
+
+
+def _visible(node: nodes.Node) -> str:
+    """A node's text without what a reader never sees (comments, targets, messages)."""
+    if isinstance(node, _SKIP):
+        return ""
+    if isinstance(node, nodes.Text):
+        return str(node)
+    return "".join(_visible(c) for c in node.children)
+
+
+def _is_meta(node: nodes.Node) -> bool:
+    return type(node).__name__ == "meta"
+
+
+def _refresh_target(tree: nodes.document) -> str | None:
+    for node in tree.findall(_is_meta):
+        if str(node.get("http-equiv", "")).lower() == "refresh":
+            found = _REFRESH.search(str(node.get("content", "")))
+            if found:
+                return found.group(1)
+    return None

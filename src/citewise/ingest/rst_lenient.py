@@ -1,0 +1,106 @@
+"""Read the directives and roles docutils does not know (Sphinx's and its extensions') for
+their text, instead of as errors that print the raw markup.
+
+:func:`lenient` registers, for one parse, a stand-in for every unknown directive and role
+the text names, and removes them afterwards (docutils keeps its registries per process, so a
+lock keeps parses apart). What a stand-in keeps is :mod:`citewise.ingest.roles`' rule.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.languages import en
+
+from citewise.ingest.roles import describes, directive_kind, directive_label, role_text
+
+_LOCK = threading.Lock()
+_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z0-9][\w:+.-]*)[ \t]*::", re.MULTILINE)
+_ROLE = re.compile(r"(?<![\w`]):([A-Za-z0-9][\w:+.-]*):`")
+
+
+@contextmanager
+def lenient(text: str) -> Iterator[None]:
+    """Stand-ins for the unknown directives and roles ``text`` names, for one parse."""
+    with _LOCK:
+        added_directives = [name for name in {n.lower() for n in _DIRECTIVE.findall(text)}
+                            if not _known_directive(name)]
+        added_roles = [name for name in {n.lower() for n in _ROLE.findall(text)}
+                       if not _known_role(name)]
+        for name in added_directives:
+            directives._directives[name] = _stand_in(name)
+        for name in added_roles:
+            roles._roles[name] = _role
+        try:
+            yield
+        finally:
+            for name in added_directives:
+                directives._directives.pop(name, None)
+            for name in added_roles:
+                roles._roles.pop(name, None)
+
+
+def _known_directive(name: str) -> bool:
+    return (name in directives._directives or name in directives._directive_registry
+            or name in en.directives)
+
+
+def _known_role(name: str) -> bool:
+    return name in roles._roles or name in roles._role_registry or name in en.roles
+
+
+class _AnyOptions(dict):
+    """An option spec that accepts every option (their values are not text)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        return directives.unchanged
+
+
+class _StandIn(Directive):
+    """Keeps an unknown directive's text (see the module docstring)."""
+
+    has_content = True
+    optional_arguments = 64
+    final_argument_whitespace = True
+    option_spec: ClassVar[Any] = _AnyOptions()
+    kind = "text"
+
+    def run(self) -> list[nodes.Node]:
+        if self.kind == "dropped":
+            return []
+        if self.kind == "code":
+            text = "\n".join(self.content)
+            return [nodes.literal_block(text, text)] if text.strip() else []
+        label = directive_label(self.name, " ".join(self.arguments), bool(self.content))
+        if label and describes(self.name):  # the option with what it does, in one block
+            definition = nodes.definition()
+            self.state.nested_parse(self.content, self.content_offset, definition)
+            item = nodes.definition_list_item("", nodes.term(label, label), definition)
+            return [nodes.definition_list("", item)]
+        out: list[nodes.Node] = []
+        if label:
+            out.append(nodes.paragraph(label, label))
+        if self.content:
+            box = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, box)
+            out.append(box)
+        return out
+
+
+def _stand_in(name: str) -> type[_StandIn]:
+    return type(f"StandIn_{name}", (_StandIn,), {"kind": directive_kind(name)})
+
+
+def _role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+          options: dict | None = None, content: list | None = None) -> tuple[list, list]:
+    """An unknown role's visible text (:func:`citewise.ingest.roles.role_text`)."""
+    return [nodes.literal(rawtext, role_text(name, text))], []

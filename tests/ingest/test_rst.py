@@ -1,0 +1,148 @@
+"""reStructuredText (docutils) and MyST Markdown: Sphinx's directives and roles read for their
+text. A new user's pip documentation, read as plain text, showed ``.. tab::``, ``:ref:`` and
+``(label)=`` in its chunks, had no anchors, and its "This page has moved" stubs were cited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils.parsers.rst import directives, roles
+
+from citewise.config import LimitSettings, Settings
+from citewise.ingest.registry import load_bytes
+from citewise.sources import file_batch
+
+LIMITS = LimitSettings()
+
+PAGE = """\
+:orphan:
+
+.. _`pip install`:
+
+===========
+pip install
+===========
+
+.. toctree::
+   :maxdepth: 2
+
+   secret-nav
+
+.. _install-caching:
+
+Caching
+=======
+
+.. versionadded:: 6.0
+
+pip caches wheels; see :ref:`the cache command <pip cache>` and :doc:`../topics/caching`.
+Use :option:`--no-cache-dir` or :func:`~pip.cache.purge`.
+
+.. tab:: Unix/macOS
+
+   .. code-block:: shell
+
+      python -m pip install --no-cache-dir SomePackage
+
+.. option:: --no-cache-dir
+
+   Disable the cache.
+
+- one item
+- two items
+
+  - nested
+
+=====  =====
+key    value
+=====  =====
+a      1
+=====  =====
+
+term
+   Its definition, with the term.
+
+.. pip-command-usage:: install "python -m pip"
+
+.. include:: {secret}
+
+.. raw:: html
+
+   <script>alert(1)</script>
+"""
+
+
+def _load(text: str, name: str = "page.rst"):  # noqa: ANN202
+    return load_bytes(text.encode(), Path(name), LIMITS)
+
+
+def test_sections_code_lists_and_roles_read_as_a_reader_sees_them(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SERVER-SECRET-42\n")
+    parsed = _load(PAGE.format(secret=secret))
+    assert parsed.title == "pip install" and parsed.format == "rst"
+    text = parsed.text
+    for markup in (".. ", ":ref:", ":doc:", ":option:", "orphan", "maxdepth", "secret-nav",
+                   "pip-command-usage", "<script>", "SERVER-SECRET-42", "`"):
+        assert markup not in text, markup
+    headings = {b.text: b.anchor for b in parsed.blocks if b.kind == "heading"}
+    assert headings == {"pip install": "pip-install", "Caching": "caching"}
+    kinds = {b.text: b.kind for b in parsed.blocks}
+    assert "python -m pip install --no-cache-dir SomePackage" in kinds
+    assert kinds["python -m pip install --no-cache-dir SomePackage"] == "code"
+    assert kinds["- one item\n- two items\n  - nested"] == "list"
+    assert kinds["key | value\na | 1"] == "table"
+    assert "New in version 6.0:" in kinds and "term\nIts definition, with the term." in kinds
+    assert "pip caches wheels; see the cache command and caching. Use --no-cache-dir or " \
+           "purge." in kinds
+    assert "--no-cache-dir\nDisable the cache." in text and "Unix/macOS" in kinds
+    assert all(b.anchor == "caching" for b in parsed.blocks[2:])
+
+
+def test_no_stand_in_outlives_its_parse_and_broken_markup_still_loads():
+    before = (dict(directives._directives), dict(roles._roles))
+    parsed = _load("Title\n=====\n\n.. unknown-thing:: x\n\n   kept text\n\n"
+                   ":weird-role:`shown` and `unclosed\n\n.. code-block::\n")
+    assert "kept text" in parsed.text and "shown" in parsed.text
+    assert (dict(directives._directives), dict(roles._roles)) == before
+
+
+def test_a_moved_page_is_a_redirect_and_is_not_indexed(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "installing.rst").write_text(
+        ":orphan:\n\n.. meta::\n\n  :http-equiv=refresh: 3; url=../installation/\n\n"
+        "This page has moved\n===================\n\nYou should be redirected. Here's a "
+        "link: :doc:`installation`\n")
+    (root / "installation.rst").write_text("Installation\n============\n\nRun it.\n")
+    parsed = _load((root / "installing.rst").read_text())
+    assert parsed.metadata["redirect_to"] == "../installation/"
+    batch = file_batch([root], Settings().limits, {"groups": ["staff"]}, None, None)
+    assert [p.doc_id for p in batch.items] == ["installation.rst"]
+    assert [target for _, target in batch.redirects] == ["../installation/"]
+
+
+def test_myst_roles_targets_and_directive_fences():
+    parsed = _load("(wheel-caching)=\n\n# Locally built wheels\n\nSee {ref}`caching <Caching>`"
+                   ", {doc}`../cli/pip_cache` and {term}`sdist <Source Distribution>`.\n\n"
+                   "% a comment nobody reads\n\n```{toctree}\n:maxdepth: 1\n\nsecret-nav\n```"
+                   "\n\n```{note}\n:class: tip\nA **note** with {file}`pip.conf`.\n```\n\n"
+                   "```{code-block} shell\npip cache purge\n```\n", "page.md")
+    blocks = [(b.kind, b.text, b.anchor) for b in parsed.blocks]
+    assert blocks == [
+        ("heading", "Locally built wheels", "wheel-caching"),
+        ("text", "See caching, pip_cache and sdist.", "wheel-caching"),
+        ("text", "A note with pip.conf.", "wheel-caching"),
+        ("code", "pip cache purge", "wheel-caching")]
+
+
+def test_plain_markdown_keeps_lines_that_look_like_myst_comments():
+    parsed = _load("# Formats\n\n%d prints a number.\n", "page.md")
+    assert "%d prints a number." in parsed.text
+
+
+def test_directive_fences_nested_deeply_do_not_recurse_without_end():
+    fences = "".join("`" * (40 - i) + "{note}\n" for i in range(30))
+    closes = "".join("`" * (11 + i) + "\n" for i in range(30))
+    parsed = _load("# Deep\n\n" + fences + "inner text\n" + closes, "page.md")
+    assert "inner text" in parsed.text
