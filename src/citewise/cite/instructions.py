@@ -60,7 +60,8 @@ INSTRUCTION = re.compile("|".join([
     r"\bdo not (?:answer the question|mention|cite)\b",
 ]), re.IGNORECASE | re.DOTALL)
 
-_SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]*\s+|\n+")
+SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]*\s+|\n+")
+"""Where a passage splits into the sentences the detector reads one by one."""
 _LOOKALIKES = str.maketrans(
     "аеорсухіјѕԁһԛԝАВЕКМНОРСТХУІЈЅοαιρνκτυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdhqwABEKMHOPCTXYIJSoaipvktuABEZHIKMNOPTYX")
@@ -88,5 +89,5 @@ def without_instructions(text: str) -> str:
     order, one space or line break between them)."""
     if not is_instruction(text):
         return text
-    kept = [s for s in _SENTENCE.split(text) if s.strip() and not is_instruction(s)]
+    kept = [s for s in SENTENCE.split(text) if s.strip() and not is_instruction(s)]
     return " ".join(kept)

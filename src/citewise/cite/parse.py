@@ -18,9 +18,9 @@ Decisions (each has a test):
   sentence before it.
 * :func:`canonical_citations` (run on a model's answer before anything reads it) rewrites
   the variants small models write, ``[Source id="S1"]``, ``[Source id: S1]``, ``[source
-  S1]``, ``[Sources: S1, S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts* with a citation, the model
-  cites before what it cites (``[S1] A. [S2] B.``), so each such leading bracket moves to the
-  end of the sentence after it (``A [S1]. B [S2].``).
+  S1]``, ``[Sources: S1, S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts*
+  with a citation, the model cites before what it cites (``[S1] A. [S2] B.``), so each such
+  leading bracket moves to the end of the sentence after it (``A [S1]. B [S2].``).
 * :func:`inert_citations` (run on every passage before a generator or a quote sees it) writes
   a source's own citation-shaped brackets in parentheses (``[S1]`` -> ``(S1)``): a quoted
   sentence holding ``[S1]`` was read as citing S1, so a page could attach another, trusted
