@@ -337,6 +337,22 @@ def test_a_removed_key_stops_working_without_a_restart(served: Served, tmp_path)
     assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
 
 
+def test_a_keys_file_that_does_not_parse_accepts_no_key(served: Served, tmp_path) -> None:
+    """A hand edit removed a key and left a typo: the server kept the keys it had read, so
+    the removed key kept working (a security review); now every key waits for a good file."""
+    path = tmp_path / "keys.json"
+    good = path.read_text()
+    data = json.loads(good)
+    data["keys"] = [k for k in data["keys"] if k["name"] != "hana"]
+    path.write_text(json.dumps(data).replace('"retired": [', '"retired": [,'))
+    for who in ("hana", "sam"):
+        body = _problem(served.client(who).post("/v1/search", json={"query": "leave"}), 503)
+        assert "keys list" in body["fix"] and str(tmp_path) not in json.dumps(body)
+    path.write_text(json.dumps(data))  # fixed: hana's removal holds, sam is back
+    _problem(served.client("hana").post("/v1/search", json={"query": "leave"}), 401)
+    assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200
+
+
 def test_a_removed_keys_name_is_not_given_to_someone_else_by_accident(served: Served,
                                                                       tmp_path) -> None:
     """The log belongs to a key's name: a new key named like a removed one read the old

@@ -75,6 +75,7 @@ class KeyFile:
     entries: list[ApiPrincipal] = field(default_factory=list)
     stamp: tuple[int, ...] | None = None
     retired: list[str] = field(default_factory=list)  # names of removed keys
+    problem: str | None = None  # why the file last failed to parse (no key is accepted)
 
     @classmethod
     def load(cls, path: str | Path, must_exist: bool = True) -> KeyFile:
@@ -95,7 +96,9 @@ class KeyFile:
 
     def refresh(self) -> None:
         """Re-read the file if it changed since it was read; a file that is gone holds no
-        keys; one that no longer parses keeps the keys read before (logged)."""
+        keys, and so does one that no longer parses (``problem`` says why; it is read again
+        on every lookup until it parses): a hand edit that removed a key and left a typo kept
+        the removed key working (a security review)."""
         stamp = _stamp(self.path)
         if stamp == self.stamp:
             return
@@ -104,8 +107,12 @@ class KeyFile:
         except ConfigError as exc:
             import logging
 
-            logging.getLogger("citewise.serve").error("keys file not reloaded: %s", exc)
-        self.stamp = stamp
+            if self.problem != str(exc):
+                logging.getLogger("citewise.serve").error("keys file unreadable, every key "
+                                                          "refused: %s", exc)
+            self.entries, self.problem = [], str(exc)
+            return
+        self.stamp, self.problem = stamp, None
 
     def lookup(self, key: str) -> ApiPrincipal | None:
         self.refresh()

@@ -61,6 +61,10 @@ class ServerState:
         if not key:
             raise ApiError(401, "no API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
         who = self.keys.lookup(key)
+        if who is None and self.keys.problem is not None:
+            raise ApiError(503, "the server's keys file does not parse, so no key is accepted.",
+                           "retry shortly; an operator sees why with `citewise keys list "
+                           "--keys FILE` and fixes the file", {"Retry-After": "10"})
         if who is None:
             raise ApiError(401, "unknown API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
         return who
