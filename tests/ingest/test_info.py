@@ -49,6 +49,23 @@ def test_nodes_headings_and_no_navigation(tmp_path):
     assert "acme --proxy http://proxy:3128 data.txt" in parsed.text
 
 
+def test_a_heading_inside_a_node_stays_in_its_section(tmp_path):
+    """makeinfo underlines ``@heading Examples`` like a chapter: in GnuPG's manual the rest
+    of chapter 9 was filed under "Examples" (cited as "gnupg › Examples › 9.4 …")."""
+    text = INFO.replace(
+        "     acme --proxy http://proxy:3128 data.txt\n\n",
+        "     acme --proxy http://proxy:3128 data.txt\n\nExamples\n********\n\n"
+        "Run it twice.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    parsed = load_file(path)
+    headings = [(b.text, b.level) for b in parsed.blocks if b.kind == "heading"]
+    assert headings == [("Acme Frobnicator", 1), ("1 Invoking acme", 1),
+                        ("1.1 Proxy settings", 2), ("Examples", 2), ("Index", 1)]
+    twice = next(b for b in parsed.blocks if b.text == "Run it twice.")
+    assert twice.heading_path == ("1 Invoking acme", "Examples")
+
+
 def test_split_manual_parts_and_their_index_file(tmp_path):
     assert is_supported(Path("find.info-2.gz")) and is_supported(Path("grep.info"))
     assert not is_supported(Path("dir")) and not is_supported(Path("find.info-x.gz"))

@@ -5,7 +5,9 @@ gzip-compressed in ``/usr/share/info``.
 An Info file is a preamble, then nodes, each after a ``\\x1f`` line and a header
 (``File: grep.info,  Node: Usage,  Next: Performance,  Up: Top``). Kept: each node's text,
 split on blank lines; a line underlined with ``*``, ``=``, ``-`` or ``.`` is a heading of
-level 1, 2, 3 or 4 (chapter, section, subsection, subsubsection). Indented paragraphs stay
+level 1, 2, 3 or 4 (chapter, section, subsection, subsubsection), except that a heading
+after a node's own one is always below it (``@heading Examples`` inside a section is
+underlined like a chapter, and took the rest of GnuPG's chapter 9). Indented paragraphs stay
 text: five spaces mark both ``@example`` code and the body of a ``@table`` item. Not
 indexed, being navigation rather than content: the preamble (file name, copyright,
 directory entry), the node headers, each node's menu (from ``* Menu:`` to its end:
@@ -74,12 +76,18 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         body = node  # not a node: a file without separators is read as one
     anchor = slugify(header.group(1)) if header else None
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
-    for para in paragraphs(body):
+    own: int | None = None  # the level of the node's own heading, its first paragraph
+    for index, para in enumerate(paragraphs(body)):
         heading = _heading(para)
-        if heading is not None:
-            builder.heading(heading[0], heading[1], anchor=anchor)
-        else:
+        if heading is None:
             builder.add("text", clean_lines(para), anchor=anchor)
+            continue
+        title, level = heading
+        if index == 0:
+            own = level
+        elif level <= (own or 1):  # a heading inside the node (makeinfo's @heading "Examples"
+            level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
+        builder.heading(title, level, anchor=anchor)
 
 
 def _heading(para: str) -> tuple[str, int] | None:
