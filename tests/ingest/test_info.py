@@ -66,6 +66,19 @@ def test_a_heading_inside_a_node_stays_in_its_section(tmp_path):
     assert twice.heading_path == ("1 Invoking acme", "Examples")
 
 
+def test_a_table_items_terms_stay_with_what_they_do(tmp_path):
+    """GnuPG's '--enable-ssh-support' ended one chunk and what it does began the next (a
+    blank line between a @table item's terms and its description)."""
+    text = INFO.replace("1.1 Proxy settings\n==================\n\n",
+                        "1.1 Proxy settings\n==================\n\n'--ssh'\n'--putty'\n\n"
+                        "     Speak the ssh-agent protocol too.\n\n     More about it.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    texts = [b.text for b in load_file(path).blocks]
+    assert "'--ssh'\n'--putty'\nSpeak the ssh-agent protocol too." in texts
+    assert "More about it." in texts and "'--ssh'\n'--putty'" not in texts
+
+
 def test_split_manual_parts_and_their_index_file(tmp_path):
     assert is_supported(Path("find.info-2.gz")) and is_supported(Path("grep.info"))
     assert not is_supported(Path("dir")) and not is_supported(Path("find.info-x.gz"))

@@ -40,6 +40,11 @@ _DIR_ENTRY = re.compile(
     re.MULTILINE | re.DOTALL)
 _TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
 _NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
+_PARAGRAPHS = re.compile(r"\n(?:[^\S\n]*\n)+")
+_TERMS = re.compile(r"(?:['‘`][^\n]{1,200}['’][^\n]{0,80})(?:\n['‘`][^\n]{1,200}['’][^\n]{0,80})*")
+"""A ``@table`` item's terms: unindented quoted lines ('--enable-ssh-support'), whose
+description follows indented. Kept with the description's first paragraph: the option
+ended one chunk and what it does began the next, and an answer never named it."""
 
 
 class InfoLoader:
@@ -77,9 +82,16 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     anchor = slugify(header.group(1)) if header else None
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
     own: int | None = None  # the level of the node's own heading, its first paragraph
-    for index, para in enumerate(paragraphs(body)):
+    paras = [p for p in _PARAGRAPHS.split(body) if p.strip()]  # indentation kept
+    for index, para in enumerate(paras):
         heading = _heading(para)
         if heading is None:
+            if index and _TERMS.fullmatch(paras[index - 1].strip("\n")) and \
+                    para.startswith(" "):
+                continue  # said with its terms, below
+            if _TERMS.fullmatch(para.strip("\n")) and index + 1 < len(paras) and \
+                    paras[index + 1].startswith(" "):  # a @table item: terms, then what
+                para = para + "\n" + paras[index + 1]  # they do, in one block
             builder.add("text", clean_lines(para), anchor=anchor)
             continue
         title, level = heading
