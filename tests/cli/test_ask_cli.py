@@ -72,6 +72,10 @@ def test_dry_run_reports_the_gate_only(db):
     out = invoke("ask", "What does error code E42 mean?", "--db", str(db), "--tenant",
                  "northwind", "--groups", "staff", "--dry-run").output
     assert out.startswith("would answer")
+    explained = invoke("ask", "What does error code E42 mean?", "--db", str(db), "--tenant",
+                       "northwind", "--groups", "staff", "--dry-run", "--explain").output
+    assert "-- outcome: would answer (dry run" in explained  # it said "answered"
+    assert "-- outcome: answered" not in explained
 
 
 def test_calibrate_stores_the_threshold(db, tmp_path):

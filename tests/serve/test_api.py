@@ -541,3 +541,15 @@ def test_readers_see_only_their_own_groups_of_a_document(served: Served) -> None
     nobody = served.client("eddie").post("/v1/documents", data={}, files={
         "file": ("n.md", b"# N\n\nText.\n", "text/markdown")})
     assert nobody.status_code == 201 and "nobody can read n.md" in nobody.json()["warnings"][0]
+
+
+def test_api_errors_name_fixes_an_api_user_can_follow(served: Served) -> None:
+    """A reader's 404 said to run `citewise status --documents`; a .png upload's 422 had no
+    fix at all (a new user)."""
+    body = _problem(served.client("sam").get(f"/v1/documents/{SECRET_DOC}"), 404)
+    assert "GET /v1/documents" in body["fix"] and "citewise" not in body["fix"]
+    body = _problem(served.client("sam").get("/v1/documents/nope.md/content"), 404)
+    assert "GET /v1/documents" in body["fix"]
+    png = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
+        "file": ("logo.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png")})
+    assert png.status_code >= 400 and ".pdf" in png.json()["fix"]

@@ -118,7 +118,10 @@ def print_trace(answer: Answer) -> None:
         echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens)")
     for d in t.context.dropped if t.context else ():
         echo(f"-- dropped {d.chunk_id}: {d.reason}")
-    echo(f"-- outcome: {answer.outcome}")
+    if t.dry_run and answer.outcome == "answered":  # nothing was generated
+        echo("-- outcome: would answer (dry run: the gate passed; no answer was generated)")
+    else:
+        echo(f"-- outcome: {answer.outcome}")
     for r in t.enforce.removed if t.enforce else ():
         echo(f"-- removed ({r.why}): {r.sentence}")
     for note in answer.notes:

@@ -17,6 +17,7 @@ from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
 from citewise.ingest.metadata import is_file_link, is_openable_link, normalize_groups
 from citewise.prime import Primed
+from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
 from citewise.serve.state import ServerState, require_key, state_of
@@ -78,7 +79,7 @@ def document_content(doc_id: str, request: Request) -> dict:
     st = state_of(request)
     who = st.authenticate(request)
     st.buckets.take(who.name)
-    info = st.engine.document(doc_id, who.principal)
+    info = _readable(st, who, doc_id)
     parsed = st.engine.store.get_parsed(doc_id)
     blocks = [] if parsed is None else [
         {"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
@@ -93,7 +94,17 @@ def get_document(doc_id: str, request: Request) -> dict:
     if who.can("editor"):
         _managed(st, who, doc_id)
         return st.engine.document(doc_id).to_dict()
-    return st.engine.document(doc_id, who.principal).to_dict()
+    return _readable(st, who, doc_id).to_dict()
+
+
+def _readable(st: ServerState, who: ApiPrincipal, doc_id: str) -> DocumentInfo:
+    """``doc_id`` as ``who`` may read it, else a 404 whose fix an API user can follow (the
+    engine's names a CLI command)."""
+    try:
+        return st.engine.document(doc_id, who.principal)
+    except NotFoundError:
+        raise NotFoundError(f"not in the index: {doc_id}. Fix: list the documents you may "
+                            "read with `GET /v1/documents`") from None
 
 
 MAX_NAME_BYTES = 200
@@ -166,7 +177,10 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     if failed:
         from citewise.errors import IngestError
 
-        raise IngestError(f"{name}: {failed[0].error}")
+        error = str(failed[0].error)
+        raise IngestError(f"{name}: {error}" + ("" if "Fix:" in error else
+                          ". Fix: upload it as a type citewise reads (.md, .html, .txt, .rst, "
+                          ".pdf, .docx, .info, each also .gz), or correct the file"))
     info = st.engine.document(doc_id)
     searchable = time.time()
     st.metrics.index_lag.labels("upload").observe(searchable - received)
