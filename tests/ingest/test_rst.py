@@ -146,3 +146,35 @@ def test_directive_fences_nested_deeply_do_not_recurse_without_end():
     closes = "".join("`" * (11 + i) + "\n" for i in range(30))
     parsed = _load("# Deep\n\n" + fences + "inner text\n" + closes, "page.md")
     assert "inner text" in parsed.text
+
+
+def test_review_findings_code_options_long_lines_role_leaks_and_size():
+    """A review's findings: Sphinx options dropped a whole code-block; one 10,001-character
+    line dropped the document; a `.. role::` in one page changed how later pages read; a
+    name pattern took quadratic time (120 KB: 24 s, every upload waiting)."""
+    import time
+
+    code = _load("T\n=\n\n.. code-block:: python\n   :caption: conf.py\n   :linenos:\n\n"
+                 "   DEBUG = True\n")
+    assert [(b.kind, b.text) for b in code.blocks][1:] == [("code", "DEBUG = True")]
+    long = _load("T\n=\n\nText.\n\n::\n\n   " + "x" * 10_001 + "\n")
+    assert "x" * 10_001 in long.text
+    other = "B\n=\n\nSee :ref:`caching <Caching>`.\n"
+    assert "See caching." in _load(other).text
+    _load("A\n=\n\n.. role:: ref\n\nSee :ref:`x <y>`.\n")
+    assert "See caching." in _load(other).text  # the role did not outlive its page
+    started = time.monotonic()
+    _load("T\n=\n\n" + ".:a" * 40_000 + "\n")
+    assert time.monotonic() - started < 5
+    big = _load("T\n=\n\n" + "word " * 250_000)
+    assert big.format == "text" and "plain text" in big.metadata["_notes"][0]
+
+
+def test_plain_markdown_with_braces_and_code_cells_is_not_read_as_myst():
+    """`GET /users/{id}` in inline code made a file look like MyST, whose rules then dropped
+    a "%APPDATA%" line; Quarto's ```{r} cells lost their code."""
+    parsed = _load("# API\n\nCall `GET /users/{id}` or `${PLAN}`.\n\n%APPDATA%\\pip.ini is "
+                   "read.\n\n```{r}\n# Compute the mean\nmean(x)\n```\n", "page.md")
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("heading", "API"), ("text", "Call GET /users/{id} or ${PLAN}."),
+        ("text", "%APPDATA%\\pip.ini is read."), ("code", "# Compute the mean\nmean(x)")]

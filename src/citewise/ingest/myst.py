@@ -22,11 +22,18 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 from citewise.ingest.normalize import verbatim
 from citewise.ingest.roles import directive_kind, directive_label
 
-HINT = re.compile(r"\{[A-Za-z][\w:+.-]*\}`|^\([\w:.-]+\)=[ \t]*$|^[ \t]*(```|~~~)\{",
+_LANGUAGES = ("r", "python", "py", "julia", "bash", "sh", "sql", "ojs", "js", "javascript",
+              "stan", "rcpp", "cpp", "c", "dot", "mermaid", "ruby", "perl", "octave", "matlab")
+"""Quarto / R Markdown code cells (```` ```{r} ````): code, not MyST directives."""
+HINT = re.compile(r"(?<![\w/$}{`])\{[A-Za-z][\w:+.-]{0,60}\}`[^`\n]|^\([\w:.-]{1,200}\)=[ \t]*$"
+                  r"|^[ \t]*(?:```|~~~)\{(?!(?:" + "|".join(_LANGUAGES) + r")[ ,}])",
                   re.MULTILINE)
+"""What only MyST writes: a role (``{ref}`x```, but not ``/users/{id}``` or ``${PLAN}```
+inside inline code), a ``(label)=`` line, a directive fence that is not a Quarto / R
+Markdown code cell (```` ```{r} ````)."""
 _DIRECTIVE = re.compile(r"\{([A-Za-z][\w:+.-]*)\}\s*(.*)")
+_LANGUAGE_CELL = re.compile(r"\{(?:" + "|".join(_LANGUAGES) + r")(?:[ ,}].*)?", re.DOTALL)
 _OPTION = re.compile(r"^:[\w-]+:.*$")
-SKIPPED = ("myst_line_comment", "myst_block_break")
 
 
 def looks_like_myst(body: str) -> bool:
@@ -42,8 +49,9 @@ def fence_directive(token: Token) -> tuple[str, str, str] | None:
     """``(kind, label, body)`` of a ```` ```{name} args```` fence (kind ``dropped``,
     ``code`` or ``text``; ``body``: its content, Markdown for ``text``), or None for an
     ordinary fence."""
-    found = _DIRECTIVE.fullmatch(token.info.strip())
-    if found is None:
+    info = token.info.strip()
+    found = _DIRECTIVE.fullmatch(info)
+    if found is None or _LANGUAGE_CELL.fullmatch(info):  # ```{r} and ```{python}: code
         return None
     name, arguments = found.group(1), found.group(2).strip()
     kind = directive_kind(name)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,15 @@ from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_ti
 from citewise.ingest.content import decode_text
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
+from citewise.ingest.text import TextLoader
 from citewise.types import BlockKind, ParsedDocument
 
-_SETTINGS = {"report_level": 5, "halt_level": 5, "file_insertion_enabled": False,
-             "raw_enabled": False, "doctitle_xform": False, "docinfo_xform": False,
+MAX_CHARS = 1_000_000
+"""Larger files are read by the plain-text loader: docutils parses about 40 KB a second,
+and a review's 20 MB table would have held every .rst parse of the process for minutes."""
+_SETTINGS = {"line_length_limit": MAX_CHARS, "report_level": 5, "halt_level": 5,
+             "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
+             "docinfo_xform": False,
              "sectsubtitle_xform": False, "syntax_highlight": "none", "traceback": True,
              "input_encoding": "unicode", "_disable_config": True, "pep_references": False,
              "rfc_references": False, "embed_stylesheet": False}
@@ -55,6 +61,11 @@ class RstLoader:
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         text = decode_text(data, "reStructuredText")
+        if len(text) > MAX_CHARS:  # docutils takes ~25 s per MB, holding the parse lock
+            parsed = TextLoader(self.max_blocks).load(data, path)
+            note = (f"{path.name}: over {MAX_CHARS // 1_000_000} MB of reStructuredText, read "
+                    "as plain text (headings kept, markup not)")
+            return replace(parsed, metadata={**parsed.metadata, "_notes": [note]})
         settings = dict(_SETTINGS, warning_stream=io.StringIO())
         try:
             with lenient(text):

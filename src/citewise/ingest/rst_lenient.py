@@ -21,29 +21,37 @@ from docutils.parsers.rst.languages import en
 from citewise.ingest.roles import describes, directive_kind, directive_label, role_text
 
 _LOCK = threading.Lock()
-_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z0-9][\w:+.-]*)[ \t]*::", re.MULTILINE)
-_ROLE = re.compile(r"(?<![\w`]):([A-Za-z0-9][\w:+.-]*):`")
+_NAME = r"[A-Za-z0-9][\w+.-]{0,60}(?::[A-Za-z0-9][\w+.-]{0,60}){0,3}"  # bounded: linear
+_DIRECTIVE = re.compile(rf"^[ \t]*\.\.[ \t]+({_NAME})[ \t]*::", re.MULTILINE)
+_ROLE = re.compile(rf"(?<![\w`:]):({_NAME}):`")
+"""Names of directives and roles in the text, of bounded length: an unbounded name pattern
+(word characters and ":" repeated) ran from every ":" to the end of ".:a" repeated, in
+quadratic time (a review's 120 KB file: 24 s, with every upload waiting)."""
+ALWAYS = frozenset({"code-block", "sourcecode", "code"})
+"""docutils knows these, but refuses Sphinx's options (``:caption:``, ``:linenos:``) and
+then drops the whole block: the stand-in reads them as code whatever their options."""
 
 
 @contextmanager
 def lenient(text: str) -> Iterator[None]:
-    """Stand-ins for the unknown directives and roles ``text`` names, for one parse."""
+    """Stand-ins for the unknown directives and roles ``text`` names, for one parse; the
+    registries are restored afterwards, also what the text itself registered (a ``.. role::``
+    in one tenant's page changed how every later page was read)."""
     with _LOCK:
-        added_directives = [name for name in {n.lower() for n in _DIRECTIVE.findall(text)}
-                            if not _known_directive(name)]
-        added_roles = [name for name in {n.lower() for n in _ROLE.findall(text)}
-                       if not _known_role(name)]
-        for name in added_directives:
-            directives._directives[name] = _stand_in(name)
-        for name in added_roles:
-            roles._roles[name] = _role
+        saved = dict(directives._directives), dict(roles._roles)
+        for name in {n.lower() for n in _DIRECTIVE.findall(text)}:
+            if name in ALWAYS or not _known_directive(name):
+                directives._directives[name] = _stand_in(name)
+        for name in {n.lower() for n in _ROLE.findall(text)}:
+            if not _known_role(name):
+                roles._roles[name] = _role
         try:
             yield
         finally:
-            for name in added_directives:
-                directives._directives.pop(name, None)
-            for name in added_roles:
-                roles._roles.pop(name, None)
+            directives._directives.clear()
+            directives._directives.update(saved[0])
+            roles._roles.clear()
+            roles._roles.update(saved[1])
 
 
 def _known_directive(name: str) -> bool:
