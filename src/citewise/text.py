@@ -40,18 +40,20 @@ string (a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the
 base64 secret of mixed case and digits (an AWS secret key's ``/`` split it for ``_KEYLIKE``)."""
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
                   re.S)
-_URL_LOGIN = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@:]+:[^\s/@]+@")
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[\w.~+/=-]{8,}")
-_SECRET_WORD = (r"pass[\s_-]?(?:word|wd|phrase|code)|pwd|pin|secret|token|api[ _-]?key"
+_URL_LOGIN = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@:]+:[^\s/]+@")
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+(?=[\w.~+/=-]*\d)[\w.~+/=-]{8,}")
+"""A Bearer or Basic credential: one holding a digit ("basic authentication" stays)."""
+_SECRET_WORD = (r"pass[\s_-]?(?:word|wd|phrase|code)|pwd|pw|pin|secret|token|api[ _-]?key"
                 r"|passwor[dt]|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord")
 _SECRET_AFTER = re.compile(
-    rf"(?i)\b((?:{_SECRET_WORD})\b"
-    r"(?:\s*(?:is|was|=|:)\s*[:=]?\s*[\"']?|\s+(?=\S*?[^\w\s\[\]]\S|\S*[\d_])))(?!\[)"
-    r"([^\s\"',;]+)")
-"""A value right after a word naming a secret (in a few languages): after ``:``, ``=``, "is"
-or "was" ("token: abc", "my password is: hunter2", "the password is Hunter"), or one holding
-a digit or an inner symbol ("password hunter2", "pin p@ss"; "password reset", "password
-policy?" stay)."""
+    rf"(?i)(?<![A-Za-z])((?:{_SECRET_WORD})(?:[_-]?(?:key|id))?(?![A-Za-z])"
+    r"(?:\s*(?:(?:is|was|ist|es|est)(?=[\s:=：])|[=:：])\s*[:=：]?\s*[\"']?"
+    r"|\s+(?=\S*?[^\w\s\[\]'’]\S|\S*[\d_])))(?!\[)([^\s\"',;]+)")
+"""A value right after a word naming a secret (in a few languages, also inside a name:
+``client_secret=``, ``DB_PASSWORD=``): after ``:``, ``=``, "is" or "was" ("token: abc",
+"my password is: hunter2", "the password is Hunter"), or one holding a digit or an inner
+symbol ("password hunter2", "pin p@ss"; "password reset", "password policy?", "password
+issues", "token issuer" stay)."""
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
 

@@ -127,8 +127,16 @@ def test_query_redaction_and_hashing() -> None:
               " ok": "[key] ok"}
     assert {q: redact_query(q, "redact")[0] for q in leaked} == leaked
     for kept in ("what is the password policy?", "which pass is best?",
-                 "How do I pass the --token flag?", "Is the password required for ssh?"):
+                 "How do I pass the --token flag?", "Is the password required for ssh?",
+                 "password issues after the upgrade?", "token issuer", "api key issuance",
+                 "secret wasn't here", "basic authentication", "spinning pinned pins"):
         assert redact_query(kept, "redact")[0] == kept
+    named = {"client_secret=abcd": "client_secret=[secret]",  # a third review's misses
+             "DB_PASSWORD=hunter2": "DB_PASSWORD=[secret]", "pw: hunter2": "pw: [secret]",
+             "password\uff1ahunter2": "password\uff1a[secret]",
+             "passwort ist geheim": "passwort ist [secret]",
+             "https://user:p@ss@host/x": "https://[secret]@host/x"}
+    assert {q: redact_query(q, "redact")[0] for q in named} == named
 
 
 def test_retention_is_applied_automatically(tmp_path: Path) -> None:
