@@ -348,6 +348,8 @@ def test_a_keys_file_that_does_not_parse_accepts_no_key(served: Served, tmp_path
     for who in ("hana", "sam"):
         body = _problem(served.client(who).post("/v1/search", json={"query": "leave"}), 503)
         assert "keys list" in body["fix"] and str(tmp_path) not in json.dumps(body)
+    path.write_text(json.dumps({"keys": [{"name": "x"}]}))  # an entry without its hash
+    _problem(served.client("sam").post("/v1/search", json={"query": "leave"}), 503)  # was 500
     path.write_text(json.dumps(data))  # fixed: hana's removal holds, sam is back
     _problem(served.client("hana").post("/v1/search", json={"query": "leave"}), 401)
     assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200

@@ -20,6 +20,7 @@ import hmac
 import json
 import os
 import secrets
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -76,6 +77,7 @@ class KeyFile:
     stamp: tuple[int, ...] | None = None
     retired: list[str] = field(default_factory=list)  # names of removed keys
     problem: str | None = None  # why the file last failed to parse (no key is accepted)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def load(cls, path: str | Path, must_exist: bool = True) -> KeyFile:
@@ -89,7 +91,7 @@ class KeyFile:
             data = json.loads(p.read_text(encoding="utf-8"))
             entries = [_entry(e) for e in data.get("keys", [])]
             retired = [str(name) for name in data.get("retired", [])]
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
             raise ConfigError(f"{p}: not a citewise keys file ({exc}). Fix: recreate it with "
                               f"`citewise keys add NAME --keys {p}`") from exc
         return cls(p, entries, _stamp(p), retired)
@@ -99,20 +101,21 @@ class KeyFile:
         keys, and so does one that no longer parses (``problem`` says why; it is read again
         on every lookup until it parses): a hand edit that removed a key and left a typo kept
         the removed key working (a security review)."""
-        stamp = _stamp(self.path)
-        if stamp == self.stamp:
-            return
-        try:
-            self.entries = KeyFile.load(self.path, must_exist=False).entries
-        except ConfigError as exc:
-            import logging
+        with self._lock:  # one reader at a time: a slow read of a broken file finishing
+            stamp = _stamp(self.path)  # after a good one must not undo it (a review's race)
+            if stamp == self.stamp:
+                return
+            try:
+                self.entries = KeyFile.load(self.path, must_exist=False).entries
+            except ConfigError as exc:
+                import logging
 
-            if self.problem != str(exc):
-                logging.getLogger("citewise.serve").error("keys file unreadable, every key "
-                                                          "refused: %s", exc)
-            self.entries, self.problem = [], str(exc)
-            return
-        self.stamp, self.problem = stamp, None
+                if self.problem != str(exc):
+                    logging.getLogger("citewise.serve").error("keys file unreadable, every "
+                                                              "key refused: %s", exc)
+                self.entries, self.problem = [], str(exc)
+                return
+            self.stamp, self.problem = stamp, None
 
     def lookup(self, key: str) -> ApiPrincipal | None:
         self.refresh()
