@@ -40,7 +40,7 @@ def test_a_primed_write_embeds_nothing_again_and_searches_alike(tmp_path):
         primed = engine.prime(_item(page))
         made = embedder.texts
         assert made > 0 and len(primed.vectors) == made
-        report = engine.ingest([primed.item], vectors=primed.vectors)
+        report = engine.ingest([primed.item], primed=primed)
         assert embedder.texts == made  # the write took the primed vectors
         assert report.count("new") == 1
         primed_hits = engine.search("parental leave", STAFF).hits
@@ -57,8 +57,21 @@ def test_a_file_that_cannot_be_read_fails_its_write_as_before(tmp_path):
     with Engine(tmp_path / "a.db", Settings(), embedder=FakeEmbedder()) as engine:
         primed = engine.prime(_item(bad))
         assert primed.vectors == {}
-        report = engine.ingest([primed.item], vectors=primed.vectors)
+        report = engine.ingest([primed.item], primed=primed)
         plain = engine.ingest([_item(bad)])
     assert [(o.status, o.error) for o in report.outcomes] == \
         [(o.status, o.error) for o in plain.outcomes]
     assert report.outcomes[0].status == "failed" and "pdf" in report.outcomes[0].error.lower()
+
+
+def test_vectors_another_model_made_are_not_stored(tmp_path):
+    """A review: primed with one model, written by another (a reindex with a new embedder
+    promoted in between), the first model's vectors were stored."""
+    page = tmp_path / "guide.md"
+    page.write_text("# Guide\n\nParental leave is sixteen weeks.\n", encoding="utf-8")
+    writer = CountingEmbedder()
+    with Engine(tmp_path / "a.db", Settings(), embedder=writer) as engine:
+        primed = engine.prime(_item(page))
+        other = type(primed)(primed.item, primed.vectors, "another-model")
+        engine.ingest([other.item], primed=other)
+        assert writer.texts == 2 * len(primed.vectors)  # embedded again by the writer

@@ -305,3 +305,26 @@ def test_an_index_chunked_by_another_release_is_searched_then_rebuilt_by_reindex
         assert chunker == settings().chunk.params()["chunker"]
         assert engine.ingest_paths([extra], owner).count("new") == 1
         assert engine.search("borrow a bike", STAFF).hits[0].document.title == "Bikes"
+
+
+def test_a_write_racing_a_promotion_follows_the_new_version(tmp_path):
+    """A review: an upload whose engine looked at the live version just before a reindex
+    with other chunk settings was promoted got a 409 "built with a different pipeline"."""
+    db = tmp_path / "index.db"
+    writer = Engine(db, Settings(), embedder=FakeEmbedder())
+    writer.ingest_files([CORPUS], {"groups": ["staff"]})
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as other:
+        assert other.reindex(chunk_tokens=128, force=True).promoted
+    real, calls = writer._observe, []
+
+    def stale_once() -> None:  # the promotion lands between the look and the write
+        calls.append(1)
+        if len(calls) > 1:
+            real()
+
+    writer._observe = stale_once  # type: ignore[method-assign]
+    page = tmp_path / "late.md"
+    page.write_text("# Late\n\nWritten during a promotion.\n", encoding="utf-8")
+    report = writer.ingest_files([page], {"groups": ["staff"]})
+    assert report.summary["new"] == 1 and writer.settings.chunk.chunk_tokens == 128
+    writer.close()

@@ -19,7 +19,13 @@ from typing import Any
 from citewise.cache_scope import cache_scope, scope_of
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
-from citewise.errors import ConfigError, GenerationError, ModelError, NotFoundError
+from citewise.errors import (
+    ConfigError,
+    GenerationError,
+    IndexMismatchError,
+    ModelError,
+    NotFoundError,
+)
 from citewise.facade import EngineVerbs
 from citewise.index import open_store
 from citewise.index.follow import pinned
@@ -96,14 +102,24 @@ class Engine(EngineVerbs):
                on_progress: Callable[[int], None] | None = None, *,
                workers: int | None = None, ray: str | None = None,
                on_embedded: Callable[[int], None] | None = None,
-               vectors: Mapping[str, Any] | None = None) -> IngestReport:
+               primed: Primed | None = None) -> IngestReport:
         """Index ``items``; ``workers`` > 1 or ``ray`` (an address) parse, chunk and embed in
         worker processes (see :mod:`citewise.parallel`), else all runs in this process.
         ``on_progress`` hears how many documents were written, ``on_embedded`` (in this
-        process only) how many texts were embedded while a batch runs; ``vectors``: those
-        :meth:`prime` made (this process only)."""
+        process only) how many texts were embedded while a batch runs; ``primed``: what
+        :meth:`prime` made (this process only; its vectors are used when the same model
+        made them)."""
         self._observe()
-        self.store.ensure_manifest(self.expected_manifest())
+        seen = self._seen_version
+        try:
+            self.store.ensure_manifest(self.expected_manifest())
+        except IndexMismatchError:  # a reindex promoted a version since this Engine looked
+            self._observe()
+            if self._seen_version == seen:
+                raise
+            self.store.ensure_manifest(self.expected_manifest())
+        vectors = primed.vectors if primed and primed.model_id == self.embedder.model_id \
+            else None
         if (workers or 1) > 1 or ray:
             from citewise.parallel import index_parallel
 
@@ -115,7 +131,7 @@ class Engine(EngineVerbs):
 
     def prime(self, item: Pending) -> Primed:
         """Parse, chunk and embed ``item`` before a write lock is taken; then
-        ``ingest([primed.item], vectors=primed.vectors)`` only compares and stores
+        ``ingest([primed.item], primed=primed)`` only compares and stores
         (:mod:`citewise.prime`)."""
         self._observe()
         return prime(item, self.embedder, self.settings)

@@ -26,10 +26,11 @@ from citewise.types import ParsedDocument
 @dataclass(frozen=True)
 class Primed:
     """``item`` with its document already loaded (``item.load`` returns it, or raises what
-    loading raised), and the vectors of its chunks by embed hash."""
+    loading raised), and the vectors of its chunks by embed hash, made by ``model_id``."""
 
     item: Pending
     vectors: dict[str, np.ndarray]
+    model_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,4 +64,4 @@ def prime(item: Pending, embedder: Embedder, settings: Settings) -> Primed:
     if not texts:
         return Primed(loaded, {})
     vectors = embed_texts(embedder, list(texts.values()))
-    return Primed(loaded, dict(zip(texts, vectors, strict=True)))
+    return Primed(loaded, dict(zip(texts, vectors, strict=True)), embedder.model_id)

@@ -172,7 +172,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
 
     primed = await run_in_threadpool(parse)
     report = await run_in_threadpool(
-        st.write, lambda: st.engine.ingest([primed.item], vectors=primed.vectors))
+        st.write, lambda: st.engine.ingest([primed.item], primed=primed))
     failed = [o for o in report.outcomes if o.status == "failed"]
     if failed:
         from citewise.errors import IngestError
