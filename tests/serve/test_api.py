@@ -506,6 +506,9 @@ def test_an_acl_revocation_does_not_wait_for_an_upload_being_embedded(served: Se
         assert time.monotonic() - t0 < 10 and thread.is_alive()  # done while it embeds
         hits = served.client("hana").post("/v1/search", json={"query": SECRET}).json()
         assert SECRET_DOC not in json.dumps(hits)
+        again = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
+            "file": ("two.md", b"# Two\n\nText.\n", "text/markdown")})
+        assert again.status_code == 429 and "upload" in again.json()["detail"]  # one per key
     finally:
         release.set()
         thread.join(30)

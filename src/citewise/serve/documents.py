@@ -155,6 +155,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     side["groups"] = sorted(normalize_groups(groups))
     side["tenant"] = tenant or who.tenant
     side.setdefault("owner", who.name)
+    st.buckets.take(who.name)  # uploads spend the key's tokens like search and ask
     data = await file.read()
     received = time.time()
 
@@ -170,9 +171,13 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
 
     from starlette.concurrency import run_in_threadpool
 
-    primed = await run_in_threadpool(parse)
-    report = await run_in_threadpool(
-        st.write, lambda: st.engine.ingest([primed.item], primed=primed))
+    release = st.uploads.take(who.name)  # one waiting upload per key holds a worker thread
+    try:
+        primed = await run_in_threadpool(parse)
+        report = await run_in_threadpool(
+            st.write, lambda: st.engine.ingest([primed.item], primed=primed))
+    finally:
+        release()
     failed = [o for o in report.outcomes if o.status == "failed"]
     if failed:
         from citewise.errors import IngestError

@@ -32,7 +32,7 @@ class TokenBuckets:
                 wait = (1.0 - tokens) / self.rate
                 self._state[key] = (tokens, now)
                 raise ApiError(429, f"rate limit: {self.rate * 60:g} requests (search, ask, "
-                                    f"document reads) per minute per key "
+                                    f"document reads, uploads) per minute per key "
                                     f"(burst {self.burst:g}).",
                                f"retry after {wait:.1f} s, or raise serve.rate_per_minute in "
                                "the --config file of `citewise serve`",
@@ -40,13 +40,16 @@ class TokenBuckets:
             self._state[key] = (tokens - 1.0, now)
 
 
-class AskSlots:
-    """How many asks each key has running, at most ``per_key``: a security review's one
-    reader key sent 30 asks at once (each held a worker thread while it waited for the
-    one model), and the server stopped answering even ``/v1/me`` for everyone."""
+class KeySlots:
+    """How many requests of one kind each key has running, at most ``per_key``: a security
+    review's one reader key sent 30 asks at once (each held a worker thread while it waited
+    for the one model), and the server stopped answering even ``/v1/me`` for everyone.
+    ``what`` names them and ``fix`` says what to do in the 429."""
 
-    def __init__(self, per_key: int) -> None:
-        self.per_key = per_key
+    def __init__(self, per_key: int, what: str = "ask(s)",
+                 fix: str = "wait for an answer before asking again, or raise "
+                            "serve.asks_per_key in the --config file of `citewise serve`") -> None:
+        self.per_key, self.what, self.fix = per_key, what, fix
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -55,10 +58,8 @@ class AskSlots:
         the slot's release, which may be called any number of times (it acts once)."""
         with self._lock:
             if self._running.get(key, 0) >= self.per_key:
-                raise ApiError(429, f"{self.per_key} ask(s) of this key are still running.",
-                               "wait for an answer before asking again, or raise "
-                               "serve.asks_per_key in the --config file of `citewise serve`",
-                               {"Retry-After": "5"})
+                raise ApiError(429, f"{self.per_key} {self.what} of this key are still "
+                                    "running.", self.fix, {"Retry-After": "5"})
             self._running[key] = self._running.get(key, 0) + 1
         released = threading.Event()
 

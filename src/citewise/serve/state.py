@@ -17,7 +17,7 @@ from citewise.reqlog import RequestLog, open_log
 from citewise.reqlog.record import LogRecord
 from citewise.serve.cache import PermissionCache, store_generation
 from citewise.serve.keys import ApiPrincipal, KeyFile
-from citewise.serve.limits import AskSlots, TokenBuckets
+from citewise.serve.limits import KeySlots, TokenBuckets
 from citewise.serve.metrics import Metrics
 from citewise.serve.problems import ApiError, problem
 
@@ -39,7 +39,9 @@ class ServerState:
         self.metrics = Metrics()
         self.cache = PermissionCache(serve.cache_entries)
         self.buckets = TokenBuckets(serve.rate_per_minute, serve.burst)
-        self.asks = AskSlots(serve.asks_per_key)
+        self.asks = KeySlots(serve.asks_per_key)
+        self.uploads = KeySlots(1, "upload(s)", "wait for its response before uploading "
+                                                "again (uploads are parsed one at a time)")
         self.write_lock = threading.Lock()
         self.upload_lock = threading.Lock()  # uploads parse and embed one at a time, unlocked
         self.rebuild_lock = threading.Lock()
