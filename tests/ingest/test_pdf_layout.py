@@ -15,6 +15,7 @@ from citewise.ingest.pdf_layout import (
     is_page_number,
     outline,
     page_blocks,
+    vocabulary,
 )
 
 
@@ -127,6 +128,22 @@ def test_words_broken_at_line_ends_are_joined(tmp_path, make_pdf):
     parsed = _load(tmp_path, make_pdf([["The library is for the manip-",
                                         "ulation of certificates."]]))
     assert parsed.text == "The library is for the manipulation\nof certificates."
+
+
+def test_a_hyphen_the_document_spells_elsewhere_is_kept(tmp_path, make_pdf):
+    """Apache FOP breaks lines only at hyphens: the Valgrind manual's `--gen-` / `suppressions`
+    became --gensuppressions (40 options like it), and answers quoted the broken name."""
+    words = vocabulary(["use --gen-suppressions=yes here", "a show-leak-kinds list",
+                        "the manipulation of data"])
+    assert dehyphenate("with --gen-\nsuppressions=yes", words) == \
+        "with --gen-suppressions=yes"
+    assert dehyphenate("the show-leak-\nkinds option", words) == "the show-leak-kinds\noption"
+    assert dehyphenate("for manip-\nulation", words) == "for manipulation"
+    assert dehyphenate("an --error-\nexitcode", words) == "an --error-exitcode"  # an option
+    assert dehyphenate("some docu-\nment", words) == "some document"  # neither: joined
+    parsed = _load(tmp_path, make_pdf([["Pass --gen-", "suppressions=yes to see them.",
+                                        "", "Also --gen-suppressions=all works."]]))
+    assert "--gen-suppressions=yes" in parsed.text and "gensuppressions" not in parsed.text
 
 
 def test_without_bookmarks_the_printed_table_of_contents_gives_the_sections(tmp_path,

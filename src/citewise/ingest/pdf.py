@@ -32,6 +32,7 @@ from citewise.ingest.pdf_layout import (
     outline,
     page_blocks,
     toc_outline,
+    vocabulary,
 )
 from citewise.types import ParsedDocument
 
@@ -72,13 +73,14 @@ class PdfLoader:
         bodies = [body_lines(lines, furniture) for lines in pages]
         sections = by_page(outline(reader) or toc_outline(pages, bodies))
         builder = DocumentBuilder(self.max_blocks)
+        words = vocabulary("\n".join(lines) for lines in bodies)
         for number, lines in enumerate(bodies, start=1):
             anchor = f"page={number}"
             for kind, text, level in page_blocks(lines, sections.get(number, ())):
                 if kind == "heading":
                     builder.heading(text, level, anchor=anchor, page=number)
                     continue
-                for para in paragraphs(dehyphenate(text)):
+                for para in paragraphs(dehyphenate(text, words)):
                     for part_kind, part in split_code(para):
                         builder.add(part_kind, clean_lines(part) if part_kind == "text"
                                     else verbatim(part), page=number, anchor=anchor)

@@ -18,8 +18,10 @@ would know which section it is from.
   ("Concept Index . . . . . 32"); they match every question and answer none.
 * **Hyphenation** (undone): a word a typesetter broke at a line end ("manip-" / "ulation")
   is joined again, so search finds "manipulation". Only a lowercase word part before the
-  hyphen and a lowercase start after it count; "non-commercially" loses its hyphen too, the
-  price of not shipping a dictionary. An identifier TeX broke after an underscore
+  hyphen and a lowercase start after it count. The hyphen stays when the document spells the
+  compound with it elsewhere and never without ("--gen-" / "suppressions=yes" in a manual
+  that writes --gen-suppressions), or, spelled neither way, when the word is an option; the
+  document is the dictionary. An identifier TeX broke after an underscore
   ("asn1_der_" / "decoding()", as Texinfo sets ``@code``) is joined too: it read
   "asn1_der_ decoding()", which no search for the function finds.
 * **Headings** (kept, as headings): the PDF's outline (bookmarks) gives each section's title,
@@ -40,7 +42,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +61,7 @@ _PAGE_NUMBER = re.compile(
 _SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a level
     r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+-|[A-Za-z]\w*_)\n([A-Za-z0-9]\S*)[ \t]*")
 _LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", re.IGNORECASE)
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
@@ -240,9 +243,27 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
         yield "text", "\n".join(run), 0
 
 
-def dehyphenate(text: str) -> str:
+def vocabulary(texts: Iterable[str]) -> frozenset[str]:
+    """The lowercased words of a document, with every run of two or more parts of its
+    hyphenated compounds ("show-leak-kinds": "show-leak", "leak-kinds" and itself), for
+    :func:`dehyphenate` to ask which spelling the document uses elsewhere."""
+    out: set[str] = set()
+    for text in texts:
+        for word in _WORD.findall(text):
+            parts = word.lower().split("-")[:8]
+            out.add(word.lower())
+            out.update("-".join(parts[i:j]) for i in range(len(parts))
+                       for j in range(i + 2, len(parts) + 1))
+    return frozenset(out)
+
+
+def dehyphenate(text: str, words: frozenset[str] = frozenset()) -> str:
     """``text`` with words broken across lines joined again (see the module docstring); the
-    rest of the second line stays on its own line."""
+    rest of the second line stays on its own line. A hyphen at a line end stays when the
+    document spells the compound with it elsewhere (``words``: :func:`vocabulary`) and never
+    without, or, when it says neither, when the word is an option (``--gen-``/
+    ``suppressions``): a typesetter that breaks only at hyphens (Apache FOP) turned 40 of the
+    Valgrind manual's options into ``--gensuppressions``, which answers then quoted."""
     def join(match: re.Match[str]) -> str:
         end = match.end()
         rest_of_line = end < len(text) and text[end] != "\n"
@@ -250,7 +271,19 @@ def dehyphenate(text: str) -> str:
         if head.endswith("-"):
             if not tail[0].islower():
                 return match.group(0)
+            if _keeps_hyphen(head[:-1], tail, words, text[:match.start()].endswith("-")):
+                return head + tail + ("\n" if rest_of_line else "")
             head = head[:-1]
         return head + tail + ("\n" if rest_of_line else "")
 
     return _BROKEN_WORD.sub(join, text)
+
+
+def _keeps_hyphen(head: str, tail: str, words: frozenset[str], option: bool) -> bool:
+    first = re.match(r"[A-Za-z0-9]+", tail)
+    part = first.group(0) if first else tail
+    with_hyphen = f"{head}-{part}".lower() in words
+    without = f"{head}{part}".lower() in words
+    if with_hyphen != without:
+        return with_hyphen
+    return option
