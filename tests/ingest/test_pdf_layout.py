@@ -108,6 +108,19 @@ def test_page_blocks_split_a_page_at_its_headings_in_outline_order():
                       ("text", "Sockets are skipped.", 0)]
 
 
+def test_a_title_wrapped_onto_two_lines_is_still_its_heading():
+    """25 of the Valgrind manual's 283 bookmarks, chapters among them, wrapped onto two
+    lines and made no heading: their text was filed under the chapter before."""
+    entries = [OutlineEntry("5. Cachegrind: a cache and branch-prediction profiler", 1, 9),
+               OutlineEntry("5.1. Overview", 2, 9)]
+    blocks = list(page_blocks(["5. Cachegrind: a cache and branch-",
+                               "prediction profiler", "5.1. Overview", "It simulates."],
+                              entries))
+    assert blocks == [
+        ("heading", "5. Cachegrind: a cache and branch-prediction profiler", 1),
+        ("heading", "5.1. Overview", 2), ("text", "It simulates.", 0)]
+
+
 def test_a_damaged_outline_loses_the_headings_not_the_text():
     class Broken:
         @property

@@ -222,15 +222,27 @@ def heading_keys(line: str) -> set[str]:
 def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
                 ) -> Iterator[tuple[str, str, int]]:
     """``(kind, text, level)`` for one page's body lines: ``heading`` blocks where an outline
-    entry of the page names a line (in order), ``text`` for the lines between them (joined;
-    split into paragraphs by the caller)."""
+    entry of the page names a line, or a line and the next (a title wrapped in two: 25 of
+    the Valgrind manual's 283, chapters among them, were lost and their text filed under the
+    chapter before), in order; ``text`` for the lines between them (joined; split into
+    paragraphs by the caller)."""
     wanted: dict[str, list[int]] = {}
     for i, entry in enumerate(entries):
         wanted.setdefault(_compact(entry.title), []).append(i)
     start = 0  # entries before it are matched or passed over
     run: list[str] = []
-    for line in lines:
-        found = [i for key in heading_keys(line) for i in wanted.get(key, ()) if i >= start]
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        found = _entries_named(line, wanted, start)
+        if not found and index + 1 < len(lines) and _compact(line) and \
+                not _entries_named(lines[index + 1], wanted, start):  # a title in two lines
+            glue = "" if line.rstrip().endswith("-") else " "  # "branch-" / "prediction"
+            pair = f"{line.rstrip()}{glue}{lines[index + 1].lstrip()}"
+            found = _entries_named(pair, wanted, start)
+            if found:
+                line, index = pair, index + 1
+        index += 1
         if not found:
             run.append(line)
             continue
@@ -241,6 +253,11 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
         yield "heading", " ".join(line.replace(CODE_MARK, " ").split()), entries[start - 1].level
     if run:
         yield "text", "\n".join(run), 0
+
+
+def _entries_named(line: str, wanted: dict[str, list[int]], start: int) -> list[int]:
+    """The outline entries (from ``start`` on) whose title ``line`` is."""
+    return [i for key in heading_keys(line) for i in wanted.get(key, ()) if i >= start]
 
 
 def vocabulary(texts: Iterable[str]) -> frozenset[str]:
