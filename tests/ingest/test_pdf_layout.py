@@ -108,6 +108,14 @@ def test_page_blocks_split_a_page_at_its_headings_in_outline_order():
                       ("text", "Sockets are skipped.", 0)]
 
 
+def test_roman_page_numbers_of_long_front_matter_are_page_numbers():
+    """The Valgrind manual's FAQ pages end in "clxxix": only i, v and x were known."""
+    for number in ("clxxix", "xiv", "iv", "mmxxvi", "- xl -"):
+        assert is_page_number(number), number
+    for word in ("civic", "dim", "Introduction", "iix"):
+        assert not is_page_number(word), word
+
+
 def test_a_title_wrapped_onto_two_lines_is_still_its_heading():
     """25 of the Valgrind manual's 283 bookmarks, chapters among them, wrapped onto two
     lines and made no heading: their text was filed under the chapter before."""

@@ -55,15 +55,17 @@ TOC_PAGES = 20  # a printed table of contents is looked for here (a back-of-book
 MIN_TOC_LINES = 3
 MAX_TOC = 2000  # entries read from a (possibly hostile) table of contents
 SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is looked for
+_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+"""A well-formed roman numeral: front matter pages run to "clxxix" in a long manual."""
 _PAGE_NUMBER = re.compile(
-    r"(?:page\s+)?[-–—]?\s*(?:\d{1,5}|[ivx]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,5})?",
+    rf"(?:page\s+)?[-–—]?\s*(?:\d{{1,5}}|{_ROMAN})\s*[-–—]?(?:\s*(?:of|/)\s*\d{{1,5}})?",
     re.IGNORECASE)
 _SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a level
     r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+-|[A-Za-z]\w*_)\n([A-Za-z0-9]\S*)[ \t]*")
-_LEADERS = re.compile(r"(?:\s?\.){4,}\s*(?:\d{1,5}|[ivx]{1,6})$", re.IGNORECASE)
+_LEADERS = re.compile(rf"(?:\s?\.){{4,}}\s*(?:\d{{1,5}}|{_ROMAN})$", re.IGNORECASE)
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
 
 
