@@ -110,9 +110,9 @@ def test_page_blocks_split_a_page_at_its_headings_in_outline_order():
 
 def test_roman_page_numbers_of_long_front_matter_are_page_numbers():
     """The Valgrind manual's FAQ pages end in "clxxix": only i, v and x were known."""
-    for number in ("clxxix", "xiv", "iv", "mmxxvi", "- xl -"):
+    for number in ("clxxix", "xiv", "iv", "mmxxvi", "- xiv -"):
         assert is_page_number(number), number
-    for word in ("civic", "dim", "Introduction", "iix"):
+    for word in ("civic", "dim", "Introduction", "c", "cd"):
         assert not is_page_number(word), word
 
 

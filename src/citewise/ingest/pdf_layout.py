@@ -55,8 +55,11 @@ TOC_PAGES = 20  # a printed table of contents is looked for here (a back-of-book
 MIN_TOC_LINES = 3
 MAX_TOC = 2000  # entries read from a (possibly hostile) table of contents
 SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is looked for
-_ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
-"""A well-formed roman numeral: front matter pages run to "clxxix" in a long manual."""
+_LONG_ROMAN = r"(?=[ivxlcdm]{3})m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_ROMAN = rf"(?:(?-i:{_LONG_ROMAN}|{_LONG_ROMAN.upper()})|[ivx]{{1,2}})"
+"""A roman numeral: one or two of i, v, x, or a well-formed lowercase one of three letters
+or more, in one case (front matter runs to "clxxix" in a long manual; "c", "cd", "Mix"
+are not)."""
 _PAGE_NUMBER = re.compile(
     rf"(?:page\s+)?[-–—]?\s*(?:\d{{1,5}}|{_ROMAN})\s*[-–—]?(?:\s*(?:of|/)\s*\d{{1,5}})?",
     re.IGNORECASE)
