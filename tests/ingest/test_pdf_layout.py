@@ -193,3 +193,15 @@ def test_bookmarks_win_over_the_printed_table_of_contents(tmp_path, make_pdf):
              ["2 Backups", "Snapshots are taken every night."]]
     parsed = _load(tmp_path, make_pdf(pages, outline=[("2 Backups", 3, 0)]))
     assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["2 Backups"]
+
+
+def test_an_options_dashes_left_at_a_line_end_rejoin_it():
+    """94 lines of the Valgrind manual end in "--" with the option on the next line; answers
+    quoted "the -- track-origins=yes"."""
+    words = vocabulary(["pass --quiet to silence it"])
+    assert dehyphenate("use the --\ntrack-origins=yes option\nnext", words) == \
+        "use the --track-origins=yes\noption\nnext"
+    assert dehyphenate("(see --\nlog-file).", words) == "(see --log-file)."
+    assert dehyphenate("a --\nquiet run", words) == "a --quiet\nrun"  # the manual says --quiet
+    for prose in ("prose --\nin the end", "x <!--\nuse it"):
+        assert dehyphenate(prose, words) == prose

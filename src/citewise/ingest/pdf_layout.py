@@ -57,9 +57,9 @@ MAX_TOC = 2000  # entries read from a (possibly hostile) table of contents
 SEARCH_PAGES = 60  # how far after the previous one a table-of-contents entry is looked for
 _LONG_ROMAN = r"(?=[ivxlcdm]{3})m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _ROMAN = rf"(?:(?-i:{_LONG_ROMAN}|{_LONG_ROMAN.upper()})|[ivx]{{1,2}})"
-"""A roman numeral: one or two of i, v, x, or a well-formed lowercase one of three letters
-or more, in one case (front matter runs to "clxxix" in a long manual; "c", "cd", "Mix"
-are not)."""
+"""A roman numeral: one or two of i, v, x, or a well-formed one of three letters or more,
+all lowercase or all capitals (front matter runs to "clxxix" in a long manual; "c", "cd",
+"Mix" are not)."""
 _PAGE_NUMBER = re.compile(
     rf"(?:page\s+)?[-–—]?\s*(?:\d{{1,5}}|{_ROMAN})\s*[-–—]?(?:\s*(?:of|/)\s*\d{{1,5}})?",
     re.IGNORECASE)
@@ -67,6 +67,10 @@ _SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a l
     r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+_OPTION_WORD = re.compile(r"(?<!\S)--[a-z][\w-]*")
+_OPTION_BREAK = re.compile(r"(?<!\S)--\n([a-z][\w-]*)(=\S*)?(\S*)[ \t]*")
+"""An option's dashes left at a line end ("the --" / "track-origins=yes"): 94 lines of
+the Valgrind manual, which answers then quoted as "the -- track-origins=yes"."""
 _BROKEN_WORD = re.compile(r"\b([A-Za-z][a-z]+-|[A-Za-z]\w*_)\n([A-Za-z0-9]\S*)[ \t]*")
 _LEADERS = re.compile(rf"(?:\s?\.){{4,}}\s*(?:\d{{1,5}}|{_ROMAN})$", re.IGNORECASE)
 _FAMILY = re.compile(r"([^:]{0,24}#[^:]{0,24}:).*\S\s#")
@@ -267,10 +271,12 @@ def _entries_named(line: str, wanted: dict[str, list[int]], start: int) -> list[
 
 def vocabulary(texts: Iterable[str]) -> frozenset[str]:
     """The lowercased words of a document, with every run of two or more parts of its
-    hyphenated compounds ("show-leak-kinds": "show-leak", "leak-kinds" and itself), for
-    :func:`dehyphenate` to ask which spelling the document uses elsewhere."""
+    hyphenated compounds ("show-leak-kinds": "show-leak", "leak-kinds" and itself) and its
+    options ("--quiet"), for :func:`dehyphenate` to ask which spelling the document uses
+    elsewhere."""
     out: set[str] = set()
     for text in texts:
+        out.update(w.lower() for w in _OPTION_WORD.findall(text))
         for word in _WORD.findall(text):
             parts = word.lower().split("-")[:8]
             out.add(word.lower())
@@ -298,6 +304,14 @@ def dehyphenate(text: str, words: frozenset[str] = frozenset()) -> str:
             head = head[:-1]
         return head + tail + ("\n" if rest_of_line else "")
 
+    def option(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2) or ""
+        if not (value or "-" in name or f"--{name.lower()}" in words):
+            return match.group(0)  # prose: "-- in"
+        rest_of_line = match.end() < len(text) and text[match.end()] != "\n"
+        return f"--{name}{value}{match.group(3)}" + ("\n" if rest_of_line else "")
+
+    text = _OPTION_BREAK.sub(option, text)
     return _BROKEN_WORD.sub(join, text)
 
 
