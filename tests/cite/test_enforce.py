@@ -244,6 +244,11 @@ def test_a_sentence_that_leans_on_a_removed_one_is_removed_too() -> None:
     assert not refers_back("Specifically, set --gen-suppressions=all [S1].", "unsupported")
     assert not refers_back("Thesis statements are kept [S1].", "uncited")
     assert not refers_back("This option prints a suppression [S1].", "supported")
+    # a new user's leak-fixing answer kept "Note that this automatically sets the options
+    # --leak-check=full and --show-leak-kinds=all" after the claim it named went
+    assert refers_back("Note that this automatically sets --leak-check=full [S1].", "uncited")
+    assert refers_back("Please note, these options are slow [S1].", "unsupported")
+    assert not refers_back("Note that Memcheck is slow [S1].", "uncited")
     # Node.js's readline answer kept only "Both methods are effective for consuming a file
     # stream line by line [1]." after the sentence naming the two methods went
     for opening in ("Both methods are effective [S1].", "Either approach works [S1].",

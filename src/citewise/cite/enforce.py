@@ -47,6 +47,10 @@ _CONSEQUENCE = re.compile(
     r"|(?:therefore|thus|hence|consequently|as a result|then)\b"
     r"|\w+ (?:can|could|may|should|will|must) then\b", re.IGNORECASE)
 """Openings that draw on the sentence before ("This is because…", "You can then…")."""
+_LEAD = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind|be aware)(?:\s+that)?"
+                   r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
+"""A lead-in before what a sentence opens on: a new user's "Note that this automatically
+sets the options…" was kept after the claim it named was removed."""
 _DEMONSTRATIVE = re.compile(
     r"(?:this|that|these|those|such)\b|to do (?:this|that|so)\b"
     r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b"
@@ -281,6 +285,7 @@ def refers_back(sentence: str, before: str) -> bool:
     In the four documentation eval runs' final answers, 7 of the 24 model answers with
     removed sentences opened on such a sentence (``benchmarks/dangling.py --opening``)."""
     text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()
+    text = _LEAD.sub("", text)  # "Note that this automatically sets…" opens on "this"
     if before == "restates":
         return bool(_CONSEQUENCE.match(text))
     return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text))
