@@ -82,16 +82,10 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     anchor = slugify(header.group(1)) if header else None
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
     own: int | None = None  # the level of the node's own heading, its first paragraph
-    paras = [p for p in _PARAGRAPHS.split(body) if p.strip()]  # indentation kept
+    paras = _with_terms_joined([p for p in _PARAGRAPHS.split(body) if p.strip()])
     for index, para in enumerate(paras):
         heading = _heading(para)
         if heading is None:
-            if index and _TERMS.fullmatch(paras[index - 1].strip("\n")) and \
-                    para.startswith(" "):
-                continue  # said with its terms, below
-            if _TERMS.fullmatch(para.strip("\n")) and index + 1 < len(paras) and \
-                    paras[index + 1].startswith(" "):  # a @table item: terms, then what
-                para = para + "\n" + paras[index + 1]  # they do, in one block
             builder.add("text", clean_lines(para), anchor=anchor)
             continue
         title, level = heading
@@ -100,6 +94,22 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         elif level <= (own or 1):  # a heading inside the node (makeinfo's @heading "Examples"
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
+
+
+def _with_terms_joined(paras: list[str]) -> list[str]:
+    """``paras`` (indentation kept) with each ``@table`` item's terms joined to the indented
+    paragraph after them, what they do (:data:`_TERMS`)."""
+    out: list[str] = []
+    index = 0
+    while index < len(paras):
+        para = paras[index]
+        if _TERMS.fullmatch(para.strip("\n")) and index + 1 < len(paras) and \
+                paras[index + 1].startswith(" "):
+            index += 1
+            para = para + "\n" + paras[index]
+        out.append(para)
+        index += 1
+    return out
 
 
 def _heading(para: str) -> tuple[str, int] | None:

@@ -25,14 +25,14 @@ from citewise.ingest.roles import directive_kind, directive_label
 _LANGUAGES = ("r", "python", "py", "julia", "bash", "sh", "sql", "ojs", "js", "javascript",
               "stan", "rcpp", "cpp", "c", "dot", "mermaid", "ruby", "perl", "octave", "matlab")
 """Quarto / R Markdown code cells (```` ```{r} ````): code, not MyST directives."""
+_LANGUAGE = "(?:" + "|".join(_LANGUAGES) + ")"
 HINT = re.compile(r"(?<![\w/$}{`])\{[A-Za-z][\w:+.-]{0,60}\}`[^`\n]|^\([\w:.-]{1,200}\)=[ \t]*$"
-                  r"|^[ \t]*(?:```|~~~)\{(?!(?:" + "|".join(_LANGUAGES) + r")[ ,}])",
-                  re.MULTILINE)
+                  rf"|^[ \t]*(?:```|~~~)\{{(?!{_LANGUAGE}[ ,}}])", re.MULTILINE)
 """What only MyST writes: a role (``{ref}`x```, but not ``/users/{id}``` or ``${PLAN}```
 inside inline code), a ``(label)=`` line, a directive fence that is not a Quarto / R
 Markdown code cell (```` ```{r} ````)."""
 _DIRECTIVE = re.compile(r"\{([A-Za-z][\w:+.-]*)\}\s*(.*)")
-_LANGUAGE_CELL = re.compile(r"\{(?:" + "|".join(_LANGUAGES) + r")(?:[ ,}].*)?", re.DOTALL)
+_LANGUAGE_CELL = re.compile(rf"\{{{_LANGUAGE}(?:[ ,}}].*)?", re.DOTALL)
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 
 

@@ -292,24 +292,24 @@ def dehyphenate(text: str, words: frozenset[str] = frozenset()) -> str:
     without, or, when it says neither, when the word is an option (``--gen-``/
     ``suppressions``): a typesetter that breaks only at hyphens (Apache FOP) turned 40 of the
     Valgrind manual's options into ``--gensuppressions``, which answers then quoted."""
+    def then_break(match: re.Match[str]) -> str:
+        """The line break the joined word leaves before the rest of the second line."""
+        return "\n" if match.end() < len(text) and text[match.end()] != "\n" else ""
+
     def join(match: re.Match[str]) -> str:
-        end = match.end()
-        rest_of_line = end < len(text) and text[end] != "\n"
         head, tail = match.group(1), match.group(2)
         if head.endswith("-"):
             if not tail[0].islower():
                 return match.group(0)
-            if _keeps_hyphen(head[:-1], tail, words, text[:match.start()].endswith("-")):
-                return head + tail + ("\n" if rest_of_line else "")
-            head = head[:-1]
-        return head + tail + ("\n" if rest_of_line else "")
+            if not _keeps_hyphen(head[:-1], tail, words, text[:match.start()].endswith("-")):
+                head = head[:-1]
+        return head + tail + then_break(match)
 
     def option(match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2) or ""
         if not (value or "-" in name or f"--{name.lower()}" in words):
             return match.group(0)  # prose: "-- in"
-        rest_of_line = match.end() < len(text) and text[match.end()] != "\n"
-        return f"--{name}{value}{match.group(3)}" + ("\n" if rest_of_line else "")
+        return f"--{name}{value}{match.group(3)}" + then_break(match)
 
     text = _OPTION_BREAK.sub(option, text)
     return _BROKEN_WORD.sub(join, text)

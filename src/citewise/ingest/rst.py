@@ -40,10 +40,9 @@ MAX_CHARS = 1_000_000
 and a review's 20 MB table would have held every .rst parse of the process for minutes."""
 _SETTINGS = {"line_length_limit": MAX_CHARS, "report_level": 5, "halt_level": 5,
              "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
-             "docinfo_xform": False,
-             "sectsubtitle_xform": False, "syntax_highlight": "none", "traceback": True,
-             "input_encoding": "unicode", "_disable_config": True, "pep_references": False,
-             "rfc_references": False, "embed_stylesheet": False}
+             "docinfo_xform": False, "sectsubtitle_xform": False, "syntax_highlight": "none",
+             "traceback": True, "input_encoding": "unicode", "_disable_config": True,
+             "pep_references": False, "rfc_references": False, "embed_stylesheet": False}
 _SKIP = (nodes.comment, nodes.system_message, nodes.target, nodes.substitution_definition,
          nodes.raw, nodes.pending, nodes.image, nodes.transition, nodes.docinfo)
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"\s]+)", re.IGNORECASE)

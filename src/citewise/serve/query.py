@@ -119,9 +119,10 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     release = st.asks.take(who.name)
     if streaming:  # the slot is held until the stream ends or its client goes away
         gone = threading.Event()
-        events = _events(st, who, body, key, cached, rid, release, gone)
-        weakref.finalize(events, release)  # a response never sent gives it back too
-        return _EventStream(events, gone, release, rid)
+        response = _EventStream(_events(st, who, body, key, cached, rid, gone), gone, release,
+                                rid)
+        weakref.finalize(response, release)  # a response never sent gives it back too
+        return response
     t = time.perf_counter()
     try:
         answer = cached or engine.converse(body.question, principal, body.turns(),
@@ -164,15 +165,6 @@ class _EventStream(StreamingResponse):
 
 
 def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None,
-            cached: Answer | None, rid: str, release: Callable[[], None],
-            gone: threading.Event) -> Iterator[str]:
-    try:
-        yield from _stream(st, who, body, key, cached, rid, gone)
-    finally:
-        release()
-
-
-def _stream(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None,
             cached: Answer | None, rid: str, gone: threading.Event) -> Iterator[str]:
     t = time.perf_counter()
     yield _sse("start", {"request_id": rid, "cached": cached is not None})

@@ -92,8 +92,7 @@ class ServerState:
             try:
                 return fn()
             finally:
-                self.writes += 1
-                self.cache.clear()
+                self._invalidate()
 
     def rebuild(self, fn: Callable[[], T]) -> T:
         """Run a reindex: one at a time (a second is refused with 409), and NOT under the
@@ -108,8 +107,12 @@ class ServerState:
             return fn()
         finally:
             self.rebuild_lock.release()
-            self.writes += 1
-            self.cache.clear()
+            self._invalidate()
+
+    def _invalidate(self) -> None:
+        """After a write: cached answers no longer hold (the marker moves on)."""
+        self.writes += 1
+        self.cache.clear()
 
     def record(self, record: LogRecord) -> None:
         """Count the request and log it. A log that cannot be written (e.g. the database is
