@@ -30,8 +30,8 @@ MANUALS = {  # path, a running header, (a quoted passage, its section path, its 
                           ("4 Function reference", "4.3 DER functions"), 23)),
     "docbook-mime": (Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"),
                      re.compile(r"^Shared MIME-info Database$", re.MULTILINE),
-                     ("except when glob-deleteall or",
-                      ("2. Unified system", "2.1. Directory layout"), 3)),
+                     ("except when glob-deleteall or",  # page 3, in a paragraph from page 2
+                      ("2. Unified system", "2.1. Directory layout"), 2)),
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,9 @@ from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_ti
 from citewise.ingest.content import check_pdf_header
 from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines, verbatim
 from citewise.ingest.pdf_code import PageReader, split_code
+from citewise.ingest.pdf_flow import Part, run_on
 from citewise.ingest.pdf_layout import (
+    OutlineEntry,
     body_lines,
     by_page,
     dehyphenate,
@@ -74,21 +77,34 @@ class PdfLoader:
         sections = by_page(outline(reader) or toc_outline(pages, bodies))
         builder = DocumentBuilder(self.max_blocks)
         words = vocabulary("\n".join(lines) for lines in bodies)
-        for number, lines in enumerate(bodies, start=1):
-            anchor = f"page={number}"
-            for kind, text, level in page_blocks(lines, sections.get(number, ())):
-                if kind == "heading":
-                    builder.heading(text, level, anchor=anchor, page=number)
-                    continue
-                for para in paragraphs(dehyphenate(text, words)):
-                    for part_kind, part in split_code(para):
-                        builder.add(part_kind, clean_lines(part) if part_kind == "text"
-                                    else verbatim(part), page=number, anchor=anchor)
+        pages_parts = (_parts(lines, sections.get(number, ()), number, words)
+                       for number, lines in enumerate(bodies, start=1))
+        for part in run_on(pages_parts, words):
+            anchor = f"page={part.page}"
+            if part.kind == "heading":
+                builder.heading(part.text, part.level, anchor=anchor, page=part.page)
+            else:
+                builder.add(part.kind, clean_lines(part.text) if part.kind == "text"
+                            else verbatim(part.text), page=part.page, anchor=anchor)
         metadata = _info(reader)
         title = pick_title(metadata.get("title"), fallback=path.stem)
         return builder.build(
             title=title, fmt=self.format, metadata=metadata, pages=count,
             empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")
+
+
+def _parts(lines: list[str], entries: Sequence[OutlineEntry], number: int,
+           words: frozenset[str]) -> list[Part]:
+    """Page ``number``'s headings, text paragraphs and code blocks, in order."""
+    out: list[Part] = []
+    for kind, text, level in page_blocks(lines, entries):
+        if kind == "heading":
+            out.append(Part("heading", text, number, level))
+            continue
+        out.extend(Part(part_kind, part, number)
+                   for para in paragraphs(dehyphenate(text, words))
+                   for part_kind, part in split_code(para))
+    return out
 
 
 def _open(data: bytes) -> PdfReader:
