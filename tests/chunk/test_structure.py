@@ -317,6 +317,20 @@ def test_a_short_sentence_before_prose_or_ending_a_section_is_no_lead_in(make_do
     assert texts(chunks)[0] == f"Code\n\n{para}\n\n{short}"  # packed as any paragraph
 
 
+def test_an_option_set_alone_as_code_stays_with_what_it_does(make_doc, words):
+    """A PDF manual's option list: "--pid=<number>" ended one chunk and "Specifies the PID…"
+    began the next (18 of the Valgrind manual's options)."""
+    para = "This paragraph has exactly ten words in it for us."
+    term, what = "--pid=<number>", "Specifies the PID of the process to connect to."
+    doc = make_doc(("heading", "Options", 1), ("text", para), ("code", term), ("text", what))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == [f"Options\n\n{para}", f"{term}\n\n{what}"]
+    example = make_doc(("heading", "Run", 1), ("text", para), ("code", "make install"),
+                       ("text", what))  # a command, not an option: packed as before
+    assert texts(chunk_document(example, "d", settings(), words))[0] == \
+        f"Run\n\n{para}\n\nmake install"
+
+
 def test_a_sentence_ending_in_an_ellipsis_is_a_lead_in(make_doc, words):
     para = "This paragraph has exactly ten words in it for us."
     lead = "For a longer run, see the dictionary configuration style..."  # 9 words
