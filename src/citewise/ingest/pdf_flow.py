@@ -26,9 +26,9 @@ from citewise.ingest.pdf_layout import dehyphenate
 
 PartKind = Literal["heading", "text", "code"]
 _FINISHED = frozenset(".!?:;")
-_GOES_ON = frozenset(
-    "a an and are as at be by for from in into is of on or than that the their this to "
-    "was were which with".split())
+_GOES_ON = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "of",
+    "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "which", "with"})
 """Words that do not end a sentence: a page that ends in one ends mid-sentence."""
 
 
