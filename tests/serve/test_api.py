@@ -113,12 +113,31 @@ def test_documents_upload_acl_delete(served: Served) -> None:
     assert sam_sees()
     content = served.client("sam").get("/v1/documents/drones.md/content").json()
     assert any("Fridays" in b["text"] for b in content["blocks"])
+    assert content["first_block"] == 0 and content["total_blocks"] == len(content["blocks"])
     _problem(served.client("sam").delete("/v1/documents/drones.md"), 403)
     assert served.client("eddie").delete("/v1/documents/drones.md").json()["removed"] == 1
     assert not sam_sees()
     _problem(served.client("eddie").delete("/v1/documents/drones.md"), 404)
     listed = {d["doc_id"] for d in served.client("sam").get("/v1/documents").json()["documents"]}
     assert SECRET_DOC not in listed and "hr-leave-policy" in listed or listed
+
+
+def test_a_citation_opens_its_section_not_the_whole_document(served: Served) -> None:
+    """The web page's viewer fetched every block of a document to show one cited passage."""
+    text = ("# Fleet manual\n\nIntro.\n\n## Drones\n\nDrones fly on Fridays.\n\n"
+            "### Batteries\n\nCharge overnight.\n\n## Boats\n\nBoats sail daily.\n")
+    files = {"file": ("fleet.md", text.encode(), "text/markdown")}
+    up = served.client("eddie").post("/v1/documents", files=files, data={"groups": "staff"})
+    assert up.status_code == 201, up.text
+    sam = served.client("sam")
+    whole = sam.get("/v1/documents/fleet.md/content").json()
+    assert whole["first_block"] == 0 and whole["total_blocks"] == len(whole["blocks"]) == 8
+    cited = sam.get("/v1/documents/fleet.md/content", params={"anchor": "drones"}).json()
+    assert [b["text"] for b in cited["blocks"]] == [
+        "Drones", "Drones fly on Fridays.", "Batteries", "Charge overnight."]
+    assert cited["first_block"] == 2 and cited["total_blocks"] == 8
+    unknown = sam.get("/v1/documents/fleet.md/content", params={"anchor": "nope"}).json()
+    assert len(unknown["blocks"]) == 8  # an anchor it does not have: the whole document
 
 
 def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:

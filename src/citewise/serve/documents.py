@@ -20,6 +20,7 @@ from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
+from citewise.serve.passage import section_around
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
@@ -71,20 +72,24 @@ def list_documents(request: Request) -> dict:
 
 
 @router.get("/v1/documents/{doc_id:path}/content", tags=["documents"])
-def document_content(doc_id: str, request: Request) -> dict:
+def document_content(doc_id: str, request: Request, anchor: str | None = None) -> dict:
     """The document's text as blocks (kind, text, heading path, anchor) for reading a cited
-    passage in its section; only for principals who may read it. Rate-limited like search
-    and ask (``serve.rate_per_minute``): else a reader could copy every document they may
-    read in one loop."""
+    passage in its section; only for principals who may read it. With ``anchor`` (a
+    citation's ``#…``), only the section holding it (:mod:`citewise.serve.passage`);
+    ``first_block`` and ``total_blocks`` say where that is. Rate-limited like search and ask
+    (``serve.rate_per_minute``): else a reader could copy every document they may read in
+    one loop."""
     st = state_of(request)
     who = st.authenticate(request)
     st.buckets.take(who.name)
     info = _readable(st, who, doc_id)
     parsed = st.engine.store.get_parsed(doc_id)
-    blocks = [] if parsed is None else [
-        {"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
-         "heading_path": list(b.heading_path)} for b in parsed.blocks]
-    return {"document": info.to_dict(), "blocks": blocks}
+    every = [] if parsed is None else parsed.blocks
+    start, end = (section_around(every, anchor) if anchor else None) or (0, len(every))
+    blocks = [{"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
+               "heading_path": list(b.heading_path)} for b in every[start:end]]
+    return {"document": info.to_dict(), "blocks": blocks, "first_block": start,
+            "total_blocks": len(every)}
 
 
 @router.get("/v1/documents/{doc_id:path}", tags=["documents"])

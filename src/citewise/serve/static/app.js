@@ -205,8 +205,10 @@ function fmt(v) {
 }
 
 async function openSource(docId, anchor, quote) {
-  const doc = await cw.api(`/v1/documents/${encodeURIComponent(docId)}/content`);
-  $("viewer-title").textContent = doc.document.title;
+  const where = anchor ? `?anchor=${encodeURIComponent(anchor)}` : "";
+  const doc = await cw.api(`/v1/documents/${encodeURIComponent(docId)}/content${where}`);
+  const part = doc.blocks.length < doc.total_blocks ? " (the cited section)" : "";
+  $("viewer-title").textContent = doc.document.title + part;
   const body = $("viewer-body");
   body.replaceChildren();
   let target = null;

@@ -1,0 +1,34 @@
+"""A citation opens its section, not the whole document (:mod:`citewise.serve.passage`): a
+390-page PDF manual sent 1.2 MB of JSON for each citation clicked in the web page."""
+
+from __future__ import annotations
+
+from citewise.serve.passage import BEFORE, MAX_BLOCKS, section_around
+from citewise.types import Block
+
+
+def _blocks(*spec: tuple[str, int, str]) -> list[Block]:
+    return [Block(kind, f"{kind} {i}", i, i + 1, level=level, anchor=anchor)  # type: ignore[arg-type]
+            for i, (kind, level, anchor) in enumerate(spec)]
+
+
+def test_an_anchor_opens_its_section_with_its_subsections():
+    blocks = _blocks(("heading", 1, "intro"), ("text", 0, "intro"),
+                     ("heading", 2, "setup"), ("text", 0, "setup"),
+                     ("heading", 3, "proxy"), ("text", 0, "proxy"),
+                     ("heading", 2, "usage"), ("text", 0, "usage"))
+    assert section_around(blocks, "setup") == (2, 6)  # up to the next level-2 heading
+    assert section_around(blocks, "proxy") == (4, 6)
+    assert section_around(blocks, "intro") == (0, 8)  # the chapter holds everything
+    assert section_around(blocks, "nowhere") is None
+
+
+def test_a_long_section_is_cut_to_a_window_around_the_anchor():
+    pages = [("text", 0, f"page={n}") for n in range(1, 400)]
+    blocks = _blocks(("heading", 1, "page=1"), *pages)
+    start, end = section_around(blocks, "page=200")
+    assert blocks[start + BEFORE].anchor == "page=200" and end - start == MAX_BLOCKS
+    assert section_around(blocks, "page=2") == (0, MAX_BLOCKS)
+    assert section_around(blocks, "page=399") == (400 - MAX_BLOCKS, 400)  # ends with it
+    no_heading = _blocks(("text", 0, "a"), ("text", 0, "b"))
+    assert section_around(no_heading, "b") == (0, 2)
