@@ -104,3 +104,14 @@ def test_reindex_in_a_terminal_shows_progress(db, tmp_path):
     assert "reindex: 100%" in run.output and "13/13" in run.output
     assert "chunks embedded" in run.output  # new chunk sizes: texts embedded, and counted
     assert "decision: PROMOTED" in run.text
+
+
+def test_a_terminal_that_says_it_has_no_size_still_gets_a_bar(tmp_path):
+    """A pseudo-terminal whose window size was never set (``docker exec -t``, ``script``
+    run without a terminal) reports 0 columns and 0 rows: tqdm drew nothing on it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "CITEWISE_DB")}
+    run = run_in_pty([CITEWISE, "ingest", str(CORPUS), "--db", str(tmp_path / "t.db"),
+                      "--groups", "staff", "--meta", str(META), "--threads", "1"],
+                     env=env, columns=0, rows=0)
+    assert run.returncode == 0, run.text
+    assert "ingest: 100%" in run.output and "13/13" in run.output

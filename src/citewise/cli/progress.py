@@ -11,6 +11,7 @@ no total, which is what crashed ``citewise ingest`` in every terminal.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +27,10 @@ LINE_INTERVAL = 3.0
 #: Seconds after which an unchanged progress line is printed again.
 HEARTBEAT = 30.0
 MODES = ("bar", "lines", "off")
+#: Width of a bar on a terminal that does not say how wide it is.
+DEFAULT_COLUMNS = 80
+#: Its height (tqdm hides a bar below the last row: with 0 rows, every bar).
+DEFAULT_ROWS = 24
 _LINE_FORMAT = ("{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%){postfix} in {elapsed}, "
                 "{rate_fmt}")
 _LINE_FORMAT_OPEN = "{desc}: {n_fmt} {unit}{postfix} in {elapsed}, {rate_fmt}"
@@ -54,6 +59,17 @@ def progress_mode(progress: bool | None = None, quiet: bool = False,
     if progress is None:
         return "bar" if tty else "lines"
     return "bar" if progress else "lines"
+
+
+def _sized(stream: TextIO) -> bool:
+    """Whether the terminal reports a size (a pseudo-terminal whose window size was never set
+    says 0 x 0: ``docker exec -t``, ``script`` run without a terminal; tqdm drew no bar on
+    it, since a bar below the last row is hidden)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
+    return size.columns > 0 and size.lines > 0
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -99,8 +115,10 @@ def make_bar(desc: str, total: int | None = None, unit: str = "doc", mode: str =
     if mode == "off":
         return tqdm(total=total, disable=True)
     if mode == "bar":
-        return tqdm(total=total, desc=desc, unit=unit, file=stream, dynamic_ncols=True,
-                    **kwargs)
+        sized = _sized(stream)
+        unsized = {} if sized else {"ncols": DEFAULT_COLUMNS, "nrows": DEFAULT_ROWS}
+        return tqdm(total=total, desc=desc, unit=unit, file=stream, dynamic_ncols=sized,
+                    **unsized, **kwargs)
     fmt = _LINE_FORMAT if total else _LINE_FORMAT_OPEN
     bar = tqdm(total=total, desc=desc, unit=unit, file=LineWriter(stream), ascii=True,
                mininterval=interval, maxinterval=max(interval, 10.0), delay=interval,

@@ -31,12 +31,12 @@ class TerminalRun:
 
 def run_in_pty(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
                env: Mapping[str, str] | None = None, timeout: float = 300.0,
-               columns: int = 100) -> TerminalRun:
+               columns: int = 100, rows: int = 40) -> TerminalRun:
     """Run ``argv`` with a pseudo-terminal as its controlling terminal and stdio; return its
     exit status and output. Past ``timeout`` seconds the process group is killed and the
     status is -9."""
     master, slave = pty.openpty()
-    _set_size(slave, columns)
+    _set_size(slave, columns, rows)
     started = time.monotonic()
     proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env) if env is not None else None,
                             stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
