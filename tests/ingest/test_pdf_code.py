@@ -63,6 +63,28 @@ def test_an_example_keeps_its_indentation_and_blank_lines_and_is_not_prose():
         ("text", "Compile it with the usual flags.")]
 
 
+def test_an_option_set_at_the_margin_after_an_example_is_the_term_of_its_description():
+    """The Valgrind manual sets an option's name at the margin right under an indented
+    example: "--read-var-info=<yes|no>" was the example's last line, and the text saying what
+    it does began without it."""
+    page = [_prose("Here are the errors with it:"), _code(3, "==1== Invalid read of size 4"),
+            _code(3, "==1==    at 0x8048: main (a.c:6)"), _code(3, "==1==    by 0x8049: f"),
+            ("Courier", 0, ""), _code(0, "--read-var-info=<yes|no> [default: no]"),
+            _prose("When enabled, Valgrind reads variable types from debug info."),
+            _prose("One example, then the next option:"), _code(3, "--sort=DLmr:1"),
+            ("Courier", 0, ""), _code(0, "--show-percs=<no|yes>"),
+            _prose("When enabled, percentages are printed.")]
+    assert _blocks(_pdf([page])) == [
+        ("text", "Here are the errors with it:"),
+        ("code", "==1== Invalid read of size 4\n==1==    at 0x8048: main (a.c:6)\n"
+                 "==1==    by 0x8049: f"),
+        ("text", "--read-var-info=<yes|no> [default: no]\n"
+                 "When enabled, Valgrind reads variable types from debug info.\n"
+                 "One example, then the next option:"),
+        ("code", "--sort=DLmr:1"),  # one line after a colon: two lines without a spacing
+        ("text", "--show-percs=<no|yes>\nWhen enabled, percentages are printed.")]
+
+
 def test_one_monospaced_line_is_code_after_a_colon_and_a_term_elsewhere():
     page = [_prose("Use this command line:"), _code(1, "valgrind --leak-check=yes prog"),
             _prose("It runs the program under Memcheck."),

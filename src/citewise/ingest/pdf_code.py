@@ -13,7 +13,9 @@ FixedPitch flag, or a name such as Courier, NimbusMonL, CMTT, DejaVu Sans Mono).
 **code** when it is one of :data:`MIN_LINES` or more monospaced lines in a row (blank lines
 between them included), or a lone monospaced line right after a line ending in ``:``
 ("Use this command line:"). A lone monospaced line elsewhere is left as it was: a term of a
-definition list ("-k --keep" above its description) reads as text.
+definition list ("-k --keep" above its description) reads as text. A run ends before a line
+that, after a blank line's gap, starts left of every line of the run: the page margin's, not
+the example's (an option's name set right under the indented example before it).
 
 A code line is laid out again: each piece starts at its column, ``(x - left) / width`` with
 ``left`` the run's leftmost start and ``width`` the font's character width (its most common
@@ -161,6 +163,7 @@ def _runs(lines: Sequence[_Line]) -> Iterator[tuple[int, int, bool]]:
         end = i
         while end < len(lines) and (lines[end].monospaced or _blank_inside(lines, end, i)):
             end += 1
+        end = _outdented(lines, i, end) or end
         while end > i and not lines[end - 1].monospaced:
             end -= 1  # trailing blank lines are not the run's
         if end == i:
@@ -170,6 +173,29 @@ def _runs(lines: Sequence[_Line]) -> Iterator[tuple[int, int, bool]]:
         filled = sum(1 for line in lines[i:end] if line.monospaced)
         yield i, end, filled >= MIN_LINES or _introduced(lines, i)
         i = end
+
+
+def _outdented(lines: Sequence[_Line], start: int, end: int) -> int | None:
+    """The first line of ``lines[start:end]`` that starts left of every line before it in the
+    run after a gap of a blank line: not the example's, but the page margin's (the Valgrind
+    manual sets an option's name there right under the example before it, and
+    "--read-var-info=<yes|no>" was the last line of that example instead of the term of its
+    description)."""
+    placed = [(k, _start(lines[k]), lines[k].y) for k in range(start, end)
+              if lines[k].monospaced and lines[k].y is not None]
+    measured = _spacing([lines[k] for k, _, _ in placed]) if len(placed) > 2 else None
+    for (_, _, y0), (k, x, y) in pairwise(placed):
+        width = lines[k].pieces[0].width
+        left = min(x for j, x, _ in placed if j < k)
+        # two lines have no spacing of their own: a line is 1.2 em, Courier's glyph 0.6 em
+        spacing = measured or 2 * width
+        if abs(y0 - y) > BLANK_GAP * spacing and x < left - width / 2:
+            return k
+    return None
+
+
+def _start(line: _Line) -> float:
+    return next(p.x for p in line.pieces if p.text.strip() and p.x is not None)
 
 
 def _blank_inside(lines: Sequence[_Line], index: int, start: int) -> bool:
