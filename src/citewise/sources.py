@@ -94,13 +94,19 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 if left is not None:
                     left.append(path)
                 continue
-            is_dir = entry.is_dir()
-            if entry.is_symlink():
-                target = path.resolve()
+            try:  # a symlink loop or a dangling link: its own note, not a crash of the walk
+                is_dir, is_file = entry.is_dir(), entry.is_file()
+                target = path.resolve(strict=True) if entry.is_symlink() else None
+            except (OSError, RuntimeError) as exc:
+                if notes is not None:
+                    why = getattr(exc, "strerror", None) or "a symlink loop"
+                    notes.append(f"{path}: cannot read it ({why}); skipped")
+                continue
+            if target is not None:
                 inside = target == real_root or real_root in target.parents
                 if not inside and not follow:
                     if not is_dir and not is_supported(path):  # not read either way
-                        if skipped is not None and entry.is_file():
+                        if skipped is not None and is_file:
                             skipped.append(path)
                         continue
                     if notes is not None:
@@ -112,9 +118,9 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if is_dir:
                 seen.add(path.resolve())
                 stack.append(path)
-            elif entry.is_file() and is_supported(path):
+            elif is_file and is_supported(path):
                 yield path
-            elif entry.is_file() and skipped is not None:
+            elif is_file and skipped is not None:
                 skipped.append(path)
 
 

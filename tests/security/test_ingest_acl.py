@@ -172,6 +172,19 @@ def test_symlink_loops_end(tmp_path: Path) -> None:
     assert set(acl_of(db)) == {"a/x.md"}
 
 
+def test_a_link_to_itself_or_to_nothing_is_one_line_and_the_rest_is_ingested(tmp_path: Path):
+    """A symlink to itself ("Too many levels of symbolic links") aborted the whole ingest with
+    a traceback, nothing indexed (security review)."""
+    root = docs_with(tmp_path, {"ok.md": "# Ok\n\nFine.\n"})
+    (root / "self").symlink_to("self")
+    (root / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    db = tmp_path / "i.db"
+    for follow in ([], ["--follow-symlinks"]):
+        out = ingest(db, str(root), "--groups", "staff", *follow)
+        assert "Traceback" not in out and set(acl_of(db)) == {"ok.md"}, out
+        assert any("self" in line and "skipped" in line for line in out.splitlines()), out
+
+
 # -- hostile input: two files naming one doc_id ------------------------------------------------
 
 
