@@ -290,3 +290,17 @@ def test_folders_ingested_in_one_command_get_their_own_ids(tmp_path: Path) -> No
     assert code == 0 and "reference/destructors.md" in found, found
     ingest(db, str(docs / "book"), "--groups", "staff", "--id-prefix", "book/")  # unchanged
     assert sorted(acl_of(db)) == ["book/destructors.md", "reference/destructors.md"]
+
+
+def test_acl_and_delete_show_an_ids_line_break_as_backslash_n(tmp_path: Path) -> None:
+    """A file named "notes\\nsalary.md: groups everyone\\nnotes.md" made `acl` and `delete`
+    print a forged "salary.md: groups everyone" line (security review); `ingest` and `status`
+    already showed it as ``\\n``."""
+    name = "notes\nsalary.md: groups everyone\nnotes.md"
+    root = docs_with(tmp_path, {name: "# B\n\nbeta.\n"})
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--groups", "staff")
+    for verb in (["acl", name, "--groups", "hr"], ["delete", name]):
+        code, out = cli(*verb, "--db", str(db))
+        assert code == 0 and "notes\\nsalary.md: groups everyone\\nnotes.md" in out, out
+        assert "\nsalary.md: groups everyone" not in out

@@ -25,7 +25,7 @@ def delete(doc_ids, db):
     with engine_from(db, must_exist=True) as engine:
         ids = engine.resolve_documents(list(doc_ids))
         removed = engine.delete(ids)
-    echo(f"deleted {removed} document(s): {', '.join(ids)}")
+    echo(f"deleted {removed} document(s): {', '.join(ids)}", one_line=True)
 
 
 @click.command()
@@ -42,7 +42,7 @@ def acl(doc_id, groups, tenant, db):
         doc_id = engine.resolve_documents([doc_id])[0]
         engine.set_acl(doc_id, allowed, tenant)
     echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
-         + (f", tenant {tenant}" if tenant else ""))
+         + (f", tenant {tenant}" if tenant else ""), one_line=True)
 
 
 @click.command()
