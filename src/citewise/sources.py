@@ -276,7 +276,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
             trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
-            site=None if site is None or site.empty else site, url_wins=bool(base_url))))
+            site=None if site is None or site.empty else site, url_wins=bool(base_url),
+            within=None if follow_symlinks or path in named else root.resolve())))
     return batch
 
 
@@ -412,9 +413,12 @@ class FileLoad:
     """The file is the document's home: its path is recorded (``_file_path``) so that another
     file ingested under the same id while this one exists is refused. An upload's temporary
     copy is no home: the editor replaces the id on purpose."""
+    within: Path | None = None
+    """The real path of the folder the file was found in when symlinks out of it are not
+    followed: the file opened must be inside it (it may have become such a symlink since)."""
 
     def __call__(self) -> ParsedDocument:
-        parsed = load_file(self.path, self.limits)
+        parsed = load_file(self.path, self.limits, self.within)
         if self.site is not None:
             parsed = strip(parsed, self.site)
         side = dict(self.side)

@@ -5,6 +5,7 @@ out of the ingest folder are not followed by default."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,34 @@ def test_acl_and_delete_show_an_ids_line_break_as_backslash_n(tmp_path: Path) ->
         code, out = cli(*verb, "--db", str(db))
         assert code == 0 and "notes\\nsalary.md: groups everyone\\nnotes.md" in out, out
         assert "\nsalary.md: groups everyone" not in out
+
+
+def test_a_file_swapped_for_a_symlink_after_the_folder_was_listed_is_not_read(tmp_path):
+    """Replacing a listed file (or its folder) with a symlink to a server file while ingest
+    embedded the batch got that file indexed under the batch's groups (security review); a
+    FIFO swapped in would hang the read."""
+    from citewise.config import LimitSettings
+    from citewise.errors import IngestError
+    from citewise.sources import file_batch
+
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "secret.md").write_text("# S\n\nzqkiwi outside.\n", encoding="utf-8")
+    (outside / "sub" / "a.md").write_text("# S\n\nzqkiwi deep.\n", encoding="utf-8")
+    root = docs_with(tmp_path, {"zzz.md": "# Z\n\nzed.\n", "sub/a.md": "# A\n\na.\n",
+                                "pipe.md": "# P\n\np.\n", "ok.md": "# Ok\n\nfine.\n"})
+    items = {i.doc_id: i for i in file_batch([root], LimitSettings()).items}
+    (root / "zzz.md").unlink()
+    (root / "zzz.md").symlink_to(outside / "secret.md")
+    (root / "sub").rename(tmp_path / "old-sub")
+    (root / "sub").symlink_to(outside / "sub", target_is_directory=True)
+    (root / "pipe.md").unlink()
+    os.mkfifo(root / "pipe.md")
+    for doc_id, why in (("zzz.md", "leads outside"), ("sub/a.md", "leads outside"),
+                        ("pipe.md", "not a regular file")):
+        with pytest.raises(IngestError, match=why):
+            items[doc_id].load()
+    assert "fine" in items["ok.md"].load().text
+    followed = {i.doc_id: i for i in file_batch([root], LimitSettings(),
+                                                follow_symlinks=True).items}
+    assert "zqkiwi outside" in followed["zzz.md"].load().text  # the operator's choice

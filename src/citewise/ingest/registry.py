@@ -14,6 +14,7 @@ inflated), then loaded by the inner suffix, titled by the inner name.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
@@ -88,8 +89,10 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
         f"unknown format {fmt!r}; use one of: docx, html, info, markdown, pdf, text")
 
 
-def load_file(path: Path, limits: LimitSettings | None = None) -> ParsedDocument:
-    """Load one file into a :class:`ParsedDocument`.
+def load_file(path: Path, limits: LimitSettings | None = None,
+              within: Path | None = None) -> ParsedDocument:
+    """Load one file into a :class:`ParsedDocument`; with ``within`` (a real folder path),
+    only if the file opened is inside it.
 
     Raises :class:`LimitExceededError` when the file is over ``limits.max_file_bytes``
     (checked with ``os.stat`` before reading), :class:`UnsupportedFormatError` when its
@@ -99,7 +102,7 @@ def load_file(path: Path, limits: LimitSettings | None = None) -> ParsedDocument
     limits = limits or LimitSettings()
     path = Path(path)
     try:
-        data = _read_limited(path, limits.max_file_bytes)
+        data = _read_limited(path, limits.max_file_bytes, within)
         return load_bytes(data, path, limits)
     except IngestError as exc:
         if exc.path is None:
@@ -154,24 +157,52 @@ def gunzip(data: bytes, max_bytes: int) -> bytes:
     return inner
 
 
-def _read_limited(path: Path, max_bytes: int) -> bytes:
+def _read_limited(path: Path, max_bytes: int, within: Path | None = None) -> bytes:
+    """The file's bytes, checked on the file opened (not on its name, which can be swapped
+    between the folder's listing and the read): a regular file (a FIFO opens without
+    blocking and is refused), at most ``max_bytes``, and, with ``within``, really inside that
+    folder: a file swapped for a symlink to a server file after ``ingest`` listed the folder
+    was indexed (security review)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        info = os.stat(path)
+        fd = os.open(path, flags)
     except OSError as exc:
-        raise IngestError(f"cannot read file: {exc.strerror or exc}; check the path") from None
+        fix = "check the path" if exc.errno == errno.ENOENT else "check its permissions"
+        raise IngestError(f"cannot read file: {exc.strerror or exc}; {fix}") from None
+    info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
         raise IngestError("not a regular file; pass a file (directories are walked by ingest)")
-    if info.st_size > max_bytes:
-        raise _too_big(info.st_size, max_bytes, path)
-    try:
-        with open(path, "rb") as handle:
+    with os.fdopen(fd, "rb") as handle:
+        if within is not None and not _inside(_opened_path(fd, path), within):
+            raise IngestError(
+                f"it leads outside {within} (a symlink made after the folder was listed); "
+                "not read. Fix: pass --follow-symlinks to index files outside the folder")
+        if info.st_size > max_bytes:
+            raise _too_big(info.st_size, max_bytes, path)
+        try:
             data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise IngestError(
-            f"cannot read file: {exc.strerror or exc}; check its permissions") from None
+        except OSError as exc:
+            raise IngestError(
+                f"cannot read file: {exc.strerror or exc}; check its permissions") from None
     if len(data) > max_bytes:  # grew between stat and read
         raise _too_big(len(data), max_bytes, path)
     return data
+
+
+def _opened_path(fd: int, path: Path) -> Path:
+    """Where the open file really is: Linux names it in /proc; elsewhere, the name's real
+    path when it is still the same file."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        real = Path(os.path.realpath(path))
+        same = os.path.samestat(os.fstat(fd), os.stat(real)) if real.exists() else False
+        return real if same else Path("/")
+
+
+def _inside(real: Path, folder: Path) -> bool:
+    return real == folder or folder in real.parents
 
 
 def _too_big(size: int, max_bytes: int, path: Path) -> LimitExceededError:
