@@ -19,6 +19,10 @@ class _Section(BaseModel):
 class LimitSettings(_Section):
     max_file_bytes: int = Field(20 * 1024 * 1024, gt=0, description="Largest input file accepted.")
     max_pages: int = Field(2000, gt=0, description="Most PDF pages accepted per file.")
+    max_pdf_content_bytes: int = Field(
+        128 * 1024 * 1024, gt=0,
+        description="Most page content a PDF may hold (decoded, each page's streams counted "
+                    "for that page): reading text tokenizes it, about 10 MiB a second.")
     max_blocks: int = Field(50_000, gt=0, description="Most structural blocks per document.")
     max_nesting: int = Field(
         256, ge=8, le=1000,

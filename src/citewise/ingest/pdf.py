@@ -37,9 +37,11 @@ from citewise.ingest.pdf_layout import (
     toc_outline,
     vocabulary,
 )
+from citewise.ingest.pdf_work import content_bytes
 from citewise.types import ParsedDocument
 
 DEFAULT_MAX_PAGES = 2000
+DEFAULT_MAX_CONTENT_BYTES = 128 * 1024 * 1024
 EOF_WINDOW = 1024  # Acrobat requires %%EOF within the last 1024 bytes
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _CORRUPT_HINT = "the file is damaged; re-export or re-download it"
@@ -53,9 +55,11 @@ class PdfLoader:
     format = "pdf"
 
     def __init__(self, max_blocks: int = DEFAULT_MAX_BLOCKS,
-                 max_pages: int = DEFAULT_MAX_PAGES) -> None:
+                 max_pages: int = DEFAULT_MAX_PAGES,
+                 max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> None:
         self.max_blocks = max_blocks
         self.max_pages = max_pages
+        self.max_content_bytes = max_content_bytes
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         """Extract page text; raises IngestError for truncated/corrupt/encrypted PDFs."""
@@ -69,6 +73,7 @@ class PdfLoader:
             raise LimitExceededError(
                 f"PDF has {count} pages, over limits.max_pages ({self.max_pages}); "
                 "split the PDF or raise limits.max_pages")
+        self._check_work(reader)
         page_reader = PageReader()
         pages = [_page_text(reader, number, page_reader).split("\n")
                  for number in range(1, count + 1)]
@@ -91,6 +96,16 @@ class PdfLoader:
         return builder.build(
             title=title, fmt=self.format, metadata=metadata, pages=count,
             empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")
+
+    def _check_work(self, reader: PdfReader) -> None:
+        """Refuse a PDF whose pages hold more content than a reader should tokenize
+        (:mod:`citewise.ingest.pdf_work`)."""
+        if content_bytes(reader, self.max_content_bytes) > self.max_content_bytes:
+            limit = self.max_content_bytes // (1024 * 1024)
+            raise LimitExceededError(
+                f"PDF pages hold over {limit} MiB of content to read (a small file whose pages "
+                "all draw one huge stream takes hours); raise limits.max_pdf_content_bytes "
+                "for a PDF you trust")
 
 
 def _parts(lines: list[str], entries: Sequence[OutlineEntry], number: int,

@@ -80,7 +80,8 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
     if fmt == "rst":
         return RstLoader(max_blocks=limits.max_blocks)
     if fmt == "pdf":
-        return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages)
+        return PdfLoader(max_blocks=limits.max_blocks, max_pages=limits.max_pages,
+                         max_content_bytes=limits.max_pdf_content_bytes)
     if fmt == "info":
         return InfoLoader(max_blocks=limits.max_blocks)
     if fmt == "docx":
