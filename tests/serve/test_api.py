@@ -422,8 +422,9 @@ def test_an_admin_cannot_overwrite_another_tenants_document(served: Served, tmp_
 
 def test_the_pages_cannot_be_framed_or_run_foreign_scripts(served: Served) -> None:
     """The pages hold an API key (localStorage) and act with it: they refuse to be framed by
-    another site (clickjacking the feedback or ask buttons) and load scripts only from here."""
-    for path in ("/", "/admin"):
+    another site (clickjacking the feedback or ask buttons) and load scripts only from here.
+    The same pages under /static were served bare, and framed (security review)."""
+    for path in ("/", "/admin", "/static/index.html", "/static/admin.html", "/static/app.js"):
         r = served.client().get(path)
         assert r.status_code == 200
         csp = r.headers.get("content-security-policy", "")

@@ -38,6 +38,17 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer"}
 
 
+class _PageFiles(StaticFiles):
+    """The page's files with the page's headers: ``/static/index.html`` is the same page as
+    ``/``, and served bare it could be framed by another site, running with the key it keeps
+    (security review)."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers.update(PAGE_HEADERS)
+        return response
+
+
 def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
                warm: bool = True) -> FastAPI:
     """The app over ``engine`` (which it closes on shutdown). ``warm``: load the query
@@ -68,7 +79,7 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
     app.include_router(query.router)
     app.include_router(documents.router)
     _meta_routes(app, state)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", _PageFiles(directory=STATIC), name="static")
     app.add_middleware(KeyFirst, state=state)  # inside CORS: a preflight carries no key
     origins = list(engine.settings.serve.cors_origins)
     if origins:
