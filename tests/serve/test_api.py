@@ -455,6 +455,22 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
     assert "10.0.0.5" not in json.dumps(for_asker(rewritten, reader))
     fix = {"detail": "not in the index: x", "fix": "list documents with `GET /v1/documents`"}
     assert for_asker(fix, reader) == fix  # the API's own routes are not server paths
+    index = {"detail": "cannot read index postgresql://ci@10.0.0.7:5432/docs (schema v1): x"}
+    assert "10.0.0.7" not in json.dumps(for_asker(index, reader))
+
+
+def test_a_nul_in_a_question_or_an_id_is_logged_and_a_404_on_both_backends(
+        served: Served) -> None:
+    """On PostgreSQL a question holding NUL was answered but never logged, and an id holding
+    one was a 503 showing the index's URL to a reader (security review)."""
+    sam = served.client("sam")
+    r = sam.post("/v1/search", json={"query": "salary bands zqnul\u0000"})
+    assert r.status_code == 200, r.text
+    logged = sam.get("/v1/log").json()["records"]
+    assert any(rec["request_id"] == r.json()["request_id"] for rec in logged)
+    assert any("zqnul\ufffd" in (rec.get("query") or "") for rec in logged)
+    _problem(sam.get("/v1/documents/x%00y/content"), 404)
+    _problem(sam.get("/v1/documents/x%00y"), 404)
 
 
 def test_errors_and_the_log_show_readers_no_server_endpoints(served: Served,

@@ -44,8 +44,14 @@ def _row(record: LogRecord) -> tuple[Any, ...]:
             value = json.dumps(value, default=list)
         elif c in _BOOL and value is not None:
             value = int(value)
-        out.append(value)
+        out.append(_storable(value))
     return tuple(out)
+
+
+def _storable(value: Any) -> Any:
+    """A string without NUL, which PostgreSQL refuses in text: a question holding one was
+    answered and never logged there (security review); both backends store U+FFFD."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
 
 
 def _record(row: Sequence[Any]) -> LogRecord:
@@ -118,7 +124,7 @@ class RequestLog:
     def set_feedback(self, request_id: str, rating: int, note: str | None) -> None:
         self.get(request_id)
         self._execute(f"UPDATE {self.table} SET feedback = ?, feedback_note = ? "
-                      "WHERE request_id = ?", (rating, note, request_id))
+                      "WHERE request_id = ?", (rating, _storable(note), request_id))
 
     def records(self, since: float | None = None, until: float | None = None,
                 principal: str | None = None, tenant: str | None = None,

@@ -11,7 +11,7 @@ from typing import Any
 
 from citewise.serve.keys import ApiPrincipal
 
-_URL = re.compile(r"https?://[^\s)\"']+")
+_URL = re.compile(r"(?:https?|postgres(?:ql)?)://[^\s)\"']+")  # the index's URL too
 _PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.\-]+/)+[\w.\-]*")  # the API's own routes stay
 _UPSTREAM = re.compile(r"(HTTP \d{3}):[^)]*")
 SERVER_KEYS = frozenset({"notes", "note", "error", "chosen", "detail", "fix"})

@@ -217,6 +217,8 @@ class PostgresStore:
     # -- documents -------------------------------------------------------------------------------
 
     def get_document(self, doc_id: str) -> Document | None:
+        if "\x00" in doc_id:  # PostgreSQL refuses NUL in text; no id holds one (as SQLite)
+            return None
         with self._reading() as conn:
             row = conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = %s",
                                (doc_id,)).fetchone()
@@ -228,6 +230,8 @@ class PostgresStore:
             return [document_from_row(row) for row in rows]
 
     def get_parsed(self, doc_id: str) -> ParsedDocument | None:
+        if "\x00" in doc_id:
+            return None
         with self._reading() as conn:
             row = conn.execute("SELECT s.body FROM doc_sources AS s JOIN documents AS d "
                                "ON d.id = s.doc_id WHERE d.doc_id = %s", (doc_id,)).fetchone()
