@@ -6,10 +6,12 @@ writes through an Engine opened before a promotion. Figures at scale:
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 
 from citewise.config import Settings
 from citewise.engine import Engine
+from citewise.index.versions import open_catalog
 from citewise.testing.canaries import (
     PERSONAS,
     CanaryIndex,
@@ -130,6 +132,9 @@ def test_acl_changed_by_re_ingest_survives_rollback(canary: CanaryIndex,
         "--groups", "staff", "--meta", str(meta), "--config", str(config), "--db", canary.db,
         "--no-progress")
     canary.acl["totighten.md"] = ("acme", frozenset({"hr"}))
+    with closing(open_catalog(canary.db)) as catalog, closing(catalog.open(1)) as retired:
+        doc = retired.get_document("totighten.md")  # at once (a server pinned to v1 showed it)
+        assert doc is not None and list(doc.acl_groups) == ["hr"]
     run("rollback", "--db", canary.db)
     assert "totighten.md" not in found(canary, "zqbaittotighten", *STAFF)
     assert "totighten.md" in found(canary, "zqbaittotighten", "--tenant", "acme", "--groups",

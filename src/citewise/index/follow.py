@@ -156,9 +156,10 @@ class LiveStore:
     # -- writes: under the gate, logged ----------------------------------------------------------
 
     def _write(self, log: Callable[[Store], list[Change]], action: Callable[[Store], T],
-               everywhere: bool = False) -> T:
-        """Log and do ``action`` on the live version under the gate; ``everywhere``: the
-        change reaches the retired and refused versions too (deletes, ACL changes)."""
+               everywhere: bool | Callable[[], bool] = False) -> T:
+        """Log and do ``action`` on the live version under the gate; ``everywhere`` (or, when
+        a callable, what it says once ``log`` ran): the change reaches the retired and
+        refused versions too (deletes, ACL changes)."""
         with self.catalog.gate():
             state = self.catalog.live_state()
             store = self._switch(state.number)
@@ -177,16 +178,25 @@ class LiveStore:
                                  "harmless: a delete or ACL the caller asked for")
                 raise
             self.catalog.mark_applied(state.number, seq)
-            if everywhere:
+            if everywhere() if callable(everywhere) else everywhere:
                 settle_versions(self.catalog, skip=state.number)
             return result
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
+        """Write ``batch`` to the live version; a document whose tenant or groups it changes
+        has them changed in the retired and refused versions too, as ``set_acl`` does (a
+        re-ingest with narrower ``--groups`` left a retired version showing the document to
+        the groups it no longer names; security review)."""
         if not batch:
             return
-        self._write(lambda _: [put_change(w.document.doc_id, w.document.tenant,
-                                          w.document.acl_groups) for w in batch],
-                    lambda store: store.write(batch))
+        moved: list[str] = []
+
+        def log(store: Store) -> list[Change]:
+            moved.extend(w.document.doc_id for w in batch if _moves(store, w.document))
+            return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups)
+                    for w in batch]
+
+        self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(moved))
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         ids = delete_ids(doc_ids)
@@ -262,3 +272,10 @@ def is_following(store: object) -> bool:
 
 
 __all__ = ["FollowedCatalog", "LiveStore", "is_following", "pinned"]
+
+
+def _moves(store: Store, document: Any) -> bool:
+    """Whether writing ``document`` changes the tenant or groups ``store`` holds for it."""
+    old = store.get_document(document.doc_id)
+    return old is not None and (old.tenant, sorted(old.acl_groups)) != (
+        document.tenant, sorted(document.acl_groups))
