@@ -168,6 +168,21 @@ def test_count_tokens_without_special_tokens(int8: OnnxEmbedder,
 
 
 @pytest.mark.model
+def test_a_long_text_is_counted_in_slices_with_the_same_count(int8: OnnxEmbedder) -> None:
+    """A 4 MB run of "&" (a 30 KB .html.gz) was one 4-million-token encoding: 2.2 GB."""
+    from citewise.embed.base import COUNT_SLICE, slices
+
+    text = " ".join(f"Valgrind's option --leak-check=full number {i}." for i in range(9000))
+    assert len(text) > 4 * COUNT_SLICE
+    whole = len(int8._tokenizer(None).encode(text, add_special_tokens=False).ids)
+    assert int8.count_tokens(text) == whole
+    pieces = list(slices(text, COUNT_SLICE))
+    assert "".join(pieces) == text and max(map(len, pieces)) <= COUNT_SLICE
+    assert all(p.endswith(" ") for p in pieces[:-1])  # cut after whitespace
+    assert int8.count_tokens("&" * (3 * COUNT_SLICE + 5)) == 3 * COUNT_SLICE + 5
+
+
+@pytest.mark.model
 def test_checksum_mismatch_raises(tmp_path: Path, shipped_paths: dict[str, Path]) -> None:
     good = verified_path(MINILM_INT8.tokenizer)
     data = bytearray(good.read_bytes())

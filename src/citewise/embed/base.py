@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,7 @@ from citewise.errors import ConfigError, ModelError
 # (tokenizer.json path, max_length or None for the counting tokenizer) -> Tokenizer
 _TOKENIZERS: dict[tuple[str, int | None], Tokenizer] = {}
 _TOKENIZER_LOCK = threading.Lock()
+COUNT_SLICE = 1 << 15  # characters a token count encodes at once
 
 
 def load_tokenizer(path: Path, max_length: int | None) -> Tokenizer:
@@ -146,8 +147,13 @@ class BaseEmbedder:
         self.embed_query("warm up")
 
     def count_tokens(self, text: str) -> int:
-        """Tokens in ``text`` by this model's tokenizer, without special tokens or truncation."""
-        return len(self._tokenizer(None).encode(text, add_special_tokens=False).ids)
+        """Tokens in ``text`` by this model's tokenizer, without special tokens or truncation;
+        a long text is counted :data:`COUNT_SLICE` characters at a time, cut at whitespace
+        (the same count: the tokenizer splits words there), so its memory stays bounded (a
+        4 MB run of "&" made one encoding of 4 million tokens, 2.2 GB at its peak)."""
+        tokenizer = self._tokenizer(None)
+        return sum(len(tokenizer.encode(piece, add_special_tokens=False).ids)
+                   for piece in slices(text, COUNT_SLICE))
 
     def _tokenizer(self, max_length: int | None) -> Tokenizer:
         return load_tokenizer(verified_path(self.spec.tokenizer), max_length)
@@ -207,3 +213,17 @@ def _pad(encodings: list, pad_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
         mask[row, :n] = 1
         types[row, :n] = enc.type_ids
     return ids, mask, types
+
+
+def slices(text: str, size: int) -> Iterator[str]:
+    """``text`` in consecutive pieces of at most ``size`` characters, each cut after the last
+    whitespace of its second half when there is one."""
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        half = start + size // 2
+        space = max(text.rfind(" ", half, end), text.rfind("\n", half, end))
+        end = space + 1 if space > 0 else end
+        yield text[start:end]
+        start = end
+    yield text[start:]
