@@ -205,3 +205,27 @@ def test_an_options_dashes_left_at_a_line_end_rejoin_it():
     assert dehyphenate("a --\nquiet run", words) == "a --quiet\nrun"  # the manual says --quiet
     for prose in ("prose --\nin the end", "x <!--\nuse it"):
         assert dehyphenate(prose, words) == prose
+
+
+def test_ligatures_are_their_letters(tmp_path):
+    """Chromium and pdfTeX set "ﬁrst" and "diﬀerent" with one glyph each (449 words of a
+    printed mdBook), which no search for "first" or "different" found."""
+    import io
+
+    import pytest
+    pytest.importorskip("reportlab")
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    font = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    assert font.is_file(), "DejaVu fonts missing. Fix: apt-get install fonts-dejavu-core"
+    pdfmetrics.registerFont(TTFont("DejaVu", str(font)))
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, invariant=1)
+    pdf.setFont("DejaVu", 11)
+    pdf.drawString(72, 700, "The \ufb01rst di\ufb00erent \ufb02ag is e\ufb03cient.")
+    pdf.showPage()
+    pdf.save()
+    parsed = _load(tmp_path, buffer.getvalue())
+    assert parsed.text == "The first different flag is efficient."

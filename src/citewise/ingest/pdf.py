@@ -27,6 +27,7 @@ from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_n
 from citewise.ingest.pdf_code import PageReader, split_code
 from citewise.ingest.pdf_flow import Part, run_on
 from citewise.ingest.pdf_layout import (
+    LIGATURES,
     OutlineEntry,
     body_lines,
     by_page,
@@ -162,7 +163,7 @@ def _page_text(reader: PdfReader, number: int, page_reader: PageReader) -> str:
 
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub("", unify_newlines(text))
+    return _CONTROL.sub("", unify_newlines(text)).translate(LIGATURES)
 
 
 def _info(reader: PdfReader) -> dict[str, Any]:
