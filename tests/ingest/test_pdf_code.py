@@ -132,3 +132,45 @@ def test_a_private_use_character_in_the_text_marks_nothing():
     blocks = _blocks(_pdf([page]))
     assert [kind for kind, _ in blocks] == ["text"]
     assert CODE_MARK not in blocks[0][1]
+
+
+def _drawn(strokes: list[tuple[str, int, str]]) -> bytes:
+    """One page; strokes are (font, y, text), drawn in the order given."""
+    pytest.importorskip("reportlab")
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4, invariant=1)
+    for font, y, text in strokes:
+        pdf.setFont(font, 10)
+        pdf.drawString(LEFT, y, text)
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def test_examples_drawn_after_the_page_text_come_back_where_they_sit():
+    """Chromium prints a page's text first and its code blocks after it, so every example of
+    a printed mdBook came after the paragraphs around it, away from "or maybe:"."""
+    text = [("Helvetica", 760, "A struct is laid out like this:"),
+            ("Helvetica", 690, "or maybe:"),
+            ("Helvetica", 620, "There is no indirection for these types.")]
+    code = [("Courier", 740, "struct A {"), ("Courier", 726, "    a: u8,"),
+            ("Courier", 712, "}"),
+            ("Courier", 670, "struct B {"), ("Courier", 656, "    b: u32,"),
+            ("Courier", 642, "}")]
+    assert _blocks(_drawn(text + code)) == [
+        ("text", "A struct is laid out like this:"),
+        ("code", "struct A {\n    a: u8,\n}"),
+        ("text", "or maybe:"),
+        ("code", "struct B {\n    b: u32,\n}"),
+        ("text", "There is no indirection for these types.")]
+
+
+def test_runs_that_interleave_keep_the_order_they_were_drawn_in():
+    """Two columns (or a table drawn column by column) are not put line by line in y order."""
+    left = [("Helvetica", 760 - 14 * i, f"left column line {i}") for i in range(4)]
+    right = [("Helvetica", 753 - 14 * i, f"right column line {i}") for i in range(4)]
+    text = _blocks(_drawn(left + right))[0][1]
+    assert text.split("\n") == [t for _, _, t in left + right]

@@ -15,7 +15,9 @@ between them included), or a lone monospaced line right after a line ending in `
 ("Use this command line:"). A lone monospaced line elsewhere is left as it was: a term of a
 definition list ("-k --keep" above its description) reads as text. A run ends before a line
 that, after a blank line's gap, starts left of every line of the run: the page margin's, not
-the example's (an option's name set right under the indented example before it).
+the example's (an option's name set right under the indented example before it). Lines
+drawn out of order in whole runs (Chromium draws a page's text, then its code blocks) are put
+back where they sit on the page (:func:`reading_order`).
 
 A code line is laid out again: each piece starts at its column, ``(x - left) / width`` with
 ``left`` the run's leftmost start and ``width`` the font's character width (its most common
@@ -40,6 +42,7 @@ from typing import Any, Literal
 CODE_MARK = "\ue000"
 MIN_LINES = 2
 BLANK_GAP = 1.6  # a line gap this many times the run's spacing is a blank line
+RUN_GAP = 4  # lines of gap after which a line drawn next starts a new run (reading_order)
 DEFAULT_WIDTH = 0.6  # em: Courier's and most monospaced fonts' glyph width
 _MONO_NAMES = re.compile(
     r"mono|courier|nimbusmon|cmtt|cmsltt|cmitt|lmtt|consol|menlo|inconsolata|typewriter|"
@@ -95,7 +98,7 @@ class PageReader:
         plain = clean(page.extract_text(visitor_text=visit) or "").replace(CODE_MARK, "")
         if failed or "\n".join(line.text for line in lines) != plain:
             return plain
-        return "\n".join(mark_code(lines))
+        return "\n".join(mark_code(reading_order(lines)))
 
     def _add(self, lines: list[_Line], text: str, cm: Sequence[float],
              tm: Sequence[float], font: Any, size: float) -> None:
@@ -145,6 +148,48 @@ def glyph_width(font: Any) -> float:
     values = [float(w) for w in widths.get_object()] if widths is not None else []
     common = Counter(w for w in values if w > 0).most_common(1)
     return common[0][0] / 1000 if common else DEFAULT_WIDTH
+
+
+def reading_order(lines: Sequence[_Line]) -> list[_Line]:
+    """``lines`` top to bottom when the page drew them out of order in whole runs: Chromium
+    draws a page's text, then its code blocks, so every example came after the paragraphs
+    around it and lost the sentence that leads into it. A run of lines going down the page
+    that was drawn later moves to where it sits: between the two lines above and below it.
+    When a run's span holds lines drawn before it (two columns, a table drawn column by
+    column), the page keeps the order it was drawn in."""
+    runs = _downward_runs(lines)
+    merged = list(runs[0]) if runs else []
+    for run in runs[1:]:
+        ys = [line.y for line in run if line.y is not None]
+        placed = [(i, line.y) for i, line in enumerate(merged) if line.y is not None]
+        if ys and any(min(ys) <= y <= max(ys) for _, y in placed):
+            return list(lines)  # interleaved with what came before: not a block drawn later
+        at = next((i for i, y in placed if ys and y < min(ys)), len(merged))
+        merged[at:at] = run
+    return merged
+
+
+def _downward_runs(lines: Sequence[_Line]) -> list[list[_Line]]:
+    """``lines`` cut where the next placed line is higher up the page than the last one, or
+    further below it than a blank line (:data:`BLANK_GAP` times the run's line spacing, or
+    :data:`RUN_GAP` lines before the run has one): two examples drawn one after the other,
+    with the text between them drawn before, are two runs."""
+    runs: list[list[_Line]] = []
+    last: float | None = None
+    spacing: float | None = None
+    for line in lines:
+        y = line.y
+        gap = last - y if y is not None and last is not None else None
+        step = 2 * line.pieces[0].width if line.pieces else 0.0  # a line is about 2 glyphs
+        if not runs or (gap is not None and (gap < -1.0 or gap > (
+                BLANK_GAP * spacing if spacing else RUN_GAP * step))):
+            runs.append([])
+            spacing = None
+        elif gap is not None and gap > 1.0:
+            spacing = min(spacing or gap, gap)
+        runs[-1].append(line)
+        last = y if y is not None else last
+    return runs
 
 
 def mark_code(lines: Sequence[_Line]) -> list[str]:
