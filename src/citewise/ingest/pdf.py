@@ -6,8 +6,10 @@ table-of-contents lines and line-end hyphenation, and gains the headings its out
 (:mod:`citewise.ingest.pdf_layout`); the rest is split on blank lines into ``text`` blocks
 (often one per page). Every block has ``page`` set (1-based) and anchor ``page=N``, the
 standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the cited page.
-Truncated, corrupt and encrypted files, and files over ``limits.max_pages``, raise one-line
-errors before any text is used.
+Truncated, corrupt and encrypted files, files over ``limits.max_pages``, and files whose
+pages hold over ``limits.max_pdf_content_bytes`` of content (:mod:`citewise.ingest.pdf_work`)
+raise one-line errors before any text is used. A paragraph or example a page break cuts is
+one block again (:mod:`citewise.ingest.pdf_flow`).
 """
 
 from __future__ import annotations
