@@ -174,3 +174,20 @@ def test_runs_that_interleave_keep_the_order_they_were_drawn_in():
     right = [("Helvetica", 753 - 14 * i, f"right column line {i}") for i in range(4)]
     text = _blocks(_drawn(left + right))[0][1]
     assert text.split("\n") == [t for _, _, t in left + right]
+
+
+def test_no_space_between_a_code_word_and_the_punctuation_after_it():
+    """pypdf puts a space after a word set in a monospaced font: "BTreeMap ’s key",
+    "traits unsafe .", "(struct sha256 ctx *ctx , size t length" (Chromium and Texinfo)."""
+    from citewise.ingest.pdf_code import _Line, _Piece, mark_code
+
+    def line(*pieces: tuple[str, bool]) -> _Line:
+        return _Line([_Piece(text, 10.0 * i, mono, 6.0) for i, (text, mono) in
+                      enumerate(pieces)], 700.0)
+
+    lines = [line(("On the other hand, ", False), ("BTreeMap", True), (" ’s key type", False)),
+             line(("traits ", False), ("unsafe", True), (" . And", False)),
+             line(("(struct ctx *", False), ("ctx", True), (" , size", False)),
+             line(("call ", False), ("f", True), (" with", False))]
+    assert mark_code(lines) == ["On the other hand, BTreeMap’s key type", "traits unsafe. And",
+                                "(struct ctx *ctx, size", "call f with"]

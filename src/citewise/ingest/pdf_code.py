@@ -48,6 +48,7 @@ _MONO_NAMES = re.compile(
     r"mono|courier|nimbusmon|cmtt|cmsltt|cmitt|lmtt|consol|menlo|inconsolata|typewriter|"
     r"sourcecode|firacode|andale|lucidaconsole", re.IGNORECASE)
 _FIXED_PITCH = 1  # bit 1 of a font descriptor's /Flags
+_PUNCTUATION_AFTER = re.compile(r" +[’'.,;:!?)\]](?:\s|s\b|$)")
 
 
 @dataclass
@@ -197,7 +198,20 @@ def mark_code(lines: Sequence[_Line]) -> list[str]:
     out: list[str] = []
     for start, end, code in _runs(lines):
         run = lines[start:end]
-        out.extend(_laid_out(run) if code else [line.text for line in run])
+        out.extend(_laid_out(run) if code else [_prose(line) for line in run])
+    return out
+
+
+def _prose(line: _Line) -> str:
+    """A text line's text without the space pypdf puts between a code word and the
+    punctuation after it ("BTreeMap ’s", "unsafe ." in a page Chromium printed)."""
+    out, after_code = "", False
+    for piece in line.pieces:
+        text = piece.text
+        if after_code and not piece.mono and _PUNCTUATION_AFTER.match(text):
+            text = text.lstrip(" ")
+        out += text
+        after_code = piece.mono and bool(text.strip()) or (after_code and not text.strip())
     return out
 
 
