@@ -254,6 +254,22 @@ def test_text_paragraphs_and_underlined_headings(tmp_path, check_offsets):
     assert all(b.anchor is None for b in parsed.blocks)
 
 
+def test_a_line_under_a_long_rule_is_a_heading_as_in_vims_help_files(tmp_path, check_offsets):
+    """Vim's help files (and many READMEs) put only a rule above each section's title: all
+    216 blocks of usr_05.txt were text, no chunk knew its section."""
+    text = ("*usr_05.txt*\tFor Vim version 9.0.\n\n\t\t\tSet your settings\n\n"
+            "Vim can be tuned to work like you want it to.\n\n" + "=" * 78 +
+            "\n*05.1*\tThe vimrc file\t\t\t\t\t*vimrc-intro*\n\n"
+            "You probably got tired of typing commands.\n\n" + "-" * 12 + "\nshort rule\n")
+    parsed = load_file(_write(tmp_path, "usr_05.txt", text))
+    check_offsets(parsed)
+    assert parsed.title == "usr_05"  # the file does not open with a heading
+    kinds = [(b.kind, b.text) for b in parsed.blocks]
+    assert ("heading", "*05.1* The vimrc file *vimrc-intro*") in kinds
+    assert parsed.blocks[-2].heading_path == ("*05.1* The vimrc file *vimrc-intro*",)
+    assert kinds[-1] == ("text", "------------\nshort rule")  # a short rule is not one
+
+
 def test_text_crlf_and_bom_are_normalised(tmp_path, check_offsets):
     parsed = load_file(_write(tmp_path, "a.txt", b"\xef\xbb\xbfline one\r\nline two\r\n\r\nnext"))
     check_offsets(parsed)

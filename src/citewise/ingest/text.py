@@ -2,8 +2,9 @@
 
 Lines inside a paragraph are kept (spaces collapsed within each line). A paragraph of one
 line underlined (and optionally overlined) with ``=``, ``-``, ``~``, … is a heading, as in
-reStructuredText and setext Markdown; levels follow the order the underline styles first
-appear. Plain text has no deep links, so anchors are None.
+reStructuredText and setext Markdown, and so is one line under a long rule alone (Vim's help
+files); levels follow the order the rule styles first appear. The title is a heading that
+opens the file, else the file's name. Plain text has no deep links, so anchors are None.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from citewise.ingest.normalize import clean_lines, collapse, paragraphs
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
+MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
+MAX_TITLE = 100
 
 
 class TextLoader:
@@ -30,24 +33,32 @@ class TextLoader:
         """Split text into paragraph (and underlined heading) blocks."""
         text = decode_text(data, "plain")
         builder = DocumentBuilder(self.max_blocks)
-        styles: list[tuple[str, bool]] = []
-        for para in paragraphs(text):
+        styles: list[tuple[str, str]] = []
+        opening: str | None = None  # a heading that opens the file titles it
+        for index, para in enumerate(paragraphs(text)):
             heading = _underlined_heading(para)
             if heading is None:
                 builder.add("text", clean_lines(para))
                 continue
+            opening = heading[0] if index == 0 else opening
             title, style = heading
             if style not in styles:
                 styles.append(style)
             builder.heading(title, min(styles.index(style) + 1, 6))
-        title = pick_title(builder.first_heading(), fallback=path.stem)
+        title = pick_title(opening, fallback=path.stem)
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
 
 
-def _underlined_heading(para: str) -> tuple[str, tuple[str, bool]] | None:
-    """``(title, (underline char, overlined))`` for a heading paragraph, else None."""
+def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
+    """``(title, (rule char, placement))`` for a heading paragraph, else None: a line
+    underlined, over- and underlined, or only overlined by a long rule (Vim's help files and
+    many READMEs separate sections so: "=====" above "*05.1* The vimrc file")."""
     lines = [line.strip() for line in para.strip("\n").split("\n")]
+    if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and _is_rule(lines[0]) \
+            and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
+        title = collapse(lines[1])
+        return (title, (lines[0][0], "over")) if title else None
     overlined = len(lines) == 3 and _is_rule(lines[0]) and lines[0] == lines[2]
     if overlined:
         lines = lines[1:]
@@ -56,7 +67,7 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, bool]] | None:
     title = collapse(lines[0])
     if not title or len(lines[1]) < min(len(title), 3):
         return None
-    return title, (lines[1][0], overlined)
+    return title, (lines[1][0], "over-under" if overlined else "under")
 
 
 def _is_rule(line: str) -> bool:
