@@ -12,6 +12,7 @@ import pytest
 from citewise.config import LimitSettings
 from citewise.errors import LimitExceededError
 from citewise.ingest import load_file
+from citewise.testing.pdf import raw_pdf
 
 MIB = 1024 * 1024
 
@@ -30,15 +31,7 @@ def _pdf(pages: int, stream: bytes, *, form: bool) -> bytes:
     contents = b"4 0 R /Resources << /XObject << /Fm1 3 0 R >> >>" if form else b"3 0 R"
     objs += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %s >>"
              % contents] * pages
-    out, offsets = b"%PDF-1.4\n", []
-    for number, obj in enumerate(objs, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, obj)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objs) + 1, xref)
+    return raw_pdf(objs)
 
 
 @pytest.mark.parametrize("form", [False, True], ids=["content", "form-xobject"])

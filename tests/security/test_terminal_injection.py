@@ -21,6 +21,7 @@ from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.ingest.normalize import drop_controls
 from citewise.testing import FakeEmbedder
+from citewise.testing.pdf import raw_pdf
 from citewise.testing.terminal import run_in_pty
 
 CITEWISE = str(Path(sys.executable).with_name("citewise"))
@@ -121,16 +122,7 @@ def _looping_outline_pdf() -> bytes:
         b"<< /Title (Loop \x1b]0;PWNED\x07 outline) /Parent 5 0 R /Dest [3 0 R /Fit] "
         b"/Next 6 0 R /First 6 0 R /Last 6 0 R /Count 1 >>",
     ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    return bytes(out)
+    return raw_pdf(objects)
 
 
 @pytest.mark.model
