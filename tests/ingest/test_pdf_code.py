@@ -191,3 +191,15 @@ def test_no_space_between_a_code_word_and_the_punctuation_after_it():
              line(("call ", False), ("f", True), (" with", False))]
     assert mark_code(lines) == ["On the other hand, BTreeMap’s key type", "traits unsafe. And",
                                 "(struct ctx *ctx, size", "call f with"]
+
+
+def test_a_page_drawn_line_by_line_upwards_is_left_as_drawn():
+    """Every line a run of its own (drawn bottom to top): more runs than MAX_RUNS are not
+    reordered, so a hostile page cannot make the reordering quadratic."""
+    from citewise.ingest.pdf_code import MAX_RUNS, _Line, _Piece, reading_order
+
+    lines = [_Line([_Piece(f"line {i}", 0.0, False, 6.0)], 10.0 + 12 * i)
+             for i in range(MAX_RUNS + 50)]
+    assert reading_order(lines) == lines
+    few = lines[:3]
+    assert reading_order(few) == few[::-1]  # a few runs drawn upwards: top to bottom

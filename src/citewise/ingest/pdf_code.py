@@ -43,6 +43,7 @@ CODE_MARK = "\ue000"
 MIN_LINES = 2
 BLANK_GAP = 1.6  # a line gap this many times the run's spacing is a blank line
 RUN_GAP = 4  # lines of gap after which a line drawn next starts a new run (reading_order)
+MAX_RUNS = 200  # more runs than this on one page are left in the order they were drawn
 DEFAULT_WIDTH = 0.6  # em: Courier's and most monospaced fonts' glyph width
 _MONO_NAMES = re.compile(
     r"mono|courier|nimbusmon|cmtt|cmsltt|cmitt|lmtt|consol|menlo|inconsolata|typewriter|"
@@ -159,6 +160,8 @@ def reading_order(lines: Sequence[_Line]) -> list[_Line]:
     When a run's span holds lines drawn before it (two columns, a table drawn column by
     column), the page keeps the order it was drawn in."""
     runs = _downward_runs(lines)
+    if len(runs) > MAX_RUNS:  # not a page of blocks drawn out of order; and bounded work
+        return list(lines)
     merged = list(runs[0]) if runs else []
     for run in runs[1:]:
         ys = [line.y for line in run if line.y is not None]
@@ -243,13 +246,14 @@ def _outdented(lines: Sequence[_Line], start: int, end: int) -> int | None:
     placed = [(k, _start(lines[k]), lines[k].y) for k in range(start, end)
               if lines[k].monospaced and lines[k].y is not None]
     measured = _spacing([lines[k] for k, _, _ in placed]) if len(placed) > 2 else None
+    left = placed[0][1] if placed else 0.0  # the leftmost start so far
     for (_, _, y0), (k, x, y) in pairwise(placed):
         width = lines[k].pieces[0].width
-        left = min(x for j, x, _ in placed if j < k)
         # two lines have no spacing of their own: a line is 1.2 em, Courier's glyph 0.6 em
         spacing = measured or 2 * width
         if abs(y0 - y) > BLANK_GAP * spacing and x < left - width / 2:
             return k
+        left = min(left, x)
     return None
 
 
