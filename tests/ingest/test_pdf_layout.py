@@ -229,3 +229,16 @@ def test_ligatures_are_their_letters(tmp_path):
     pdf.save()
     parsed = _load(tmp_path, buffer.getvalue())
     assert parsed.text == "The first different flag is efficient."
+
+
+def test_a_line_the_pages_outline_names_is_a_heading_not_furniture():
+    """A printed book's "Summary" and "Migration" sections (34 and 10 of them) sat at page
+    edges often enough to be taken for running headers: 48 of its headings were dropped."""
+    pages = [["Summary", f"Point {n} of the summary.", "", "More text.", "Migration"]
+             for n in range(4)]
+    furniture = furniture_shapes(pages)
+    assert "summary" in furniture  # at the edges of four pages
+    entries = [OutlineEntry("Summary", 2, 1), OutlineEntry("Migration", 2, 1)]
+    assert body_lines(pages[0], furniture, entries)[0] == "Summary"
+    assert body_lines(pages[0], furniture, entries)[-1] == "Migration"
+    assert "Summary" not in body_lines(pages[1], furniture)  # no entry names it there

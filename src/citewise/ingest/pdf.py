@@ -81,8 +81,10 @@ class PdfLoader:
         pages = [_page_text(reader, number, page_reader).split("\n")
                  for number in range(1, count + 1)]
         furniture = furniture_shapes(pages)
-        bodies = [body_lines(lines, furniture) for lines in pages]
-        sections = by_page(outline(reader) or toc_outline(pages, bodies))
+        marks = by_page(outline(reader))
+        bodies = [body_lines(lines, furniture, marks.get(number, ()))
+                  for number, lines in enumerate(pages, start=1)]
+        sections = marks or by_page(toc_outline(pages, bodies))
         builder = DocumentBuilder(self.max_blocks)
         words = vocabulary("\n".join(lines) for lines in bodies)
         pages_parts = (_parts(lines, sections.get(number, ()), number, words)

@@ -131,11 +131,17 @@ def furniture_shapes(pages: Sequence[Sequence[str]]) -> frozenset[str]:
     return frozenset(s for s, n in counts.items() if n >= MIN_REPEATS and s)
 
 
-def body_lines(lines: Sequence[str], furniture: frozenset[str]) -> list[str]:
-    """``lines`` without page furniture and table-of-contents lines (blank lines kept)."""
+def body_lines(lines: Sequence[str], furniture: frozenset[str],
+               entries: Sequence[OutlineEntry] = ()) -> list[str]:
+    """``lines`` without page furniture and table-of-contents lines (blank lines kept). A
+    line that the page's outline ``entries`` name is a heading, never furniture: a printed
+    book's "Summary" and "Migration" sections (34 and 10 of them) and its "Rust 2021"
+    chapters sat at page edges often enough to be taken for running headers."""
     edges = set(_edges(lines))
+    titles = {_compact(entry.title) for entry in entries}
     return [line for i, line in enumerate(lines)
-            if not (i in edges and (is_page_number(line) or _keys(line) & furniture))
+            if not (i in edges and (is_page_number(line) or _keys(line) & furniture)
+                    and not heading_keys(line) & titles)
             and not is_toc_line(line)]
 
 
