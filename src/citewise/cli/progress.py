@@ -143,11 +143,16 @@ def counter(bar: tqdm, label: str) -> Callable[[int], None]:
     prints at most one line per interval)."""
     total = 0
 
+    lines = getattr(bar, "citewise_lines", False)
+
     def add(n: int) -> None:
         nonlocal total
         total += n
-        bar.set_postfix_str(f"{total} {label}", refresh=False)
-        bar.update(0)
+        # a live bar redraws now: update(0) is ignored once tqdm's miniters grew, and a
+        # pty showed "16277 chunks embedded" for 3 minutes while 2,900 more were embedded
+        bar.set_postfix_str(f"{total} {label}", refresh=not lines and not bar.disable)
+        if lines:
+            bar.update(0)
 
     return add
 
