@@ -214,7 +214,8 @@ def _prose(line: _Line) -> str:
         if after_code and not piece.mono and _PUNCTUATION_AFTER.match(text):
             text = text.lstrip(" ")
         out += text
-        after_code = piece.mono and bool(text.strip()) or (after_code and not text.strip())
+        if text.strip():  # a blank piece between them keeps what came before
+            after_code = piece.mono
     return out
 
 
@@ -272,8 +273,7 @@ def _introduced(lines: Sequence[_Line], index: int) -> bool:
 
 
 def _laid_out(run: Sequence[_Line]) -> list[str]:
-    starts = [next(p.x for p in line.pieces if p.text.strip())
-              for line in run if line.monospaced]
+    starts = [_start(line) for line in run if line.monospaced]
     widths = [p.width for line in run for p in line.pieces if p.text.strip()]
     left, width = min(starts), sorted(widths)[len(widths) // 2] or 1.0
     spacing = _spacing(run)
