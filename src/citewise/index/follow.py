@@ -29,6 +29,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from citewise.index.changelog import (
+    SETTLED,
     Change,
     LiveState,
     acl_change,
@@ -192,7 +193,8 @@ class LiveStore:
         moved: list[str] = []
 
         def log(store: Store) -> list[Change]:
-            moved.extend(w.document.doc_id for w in batch if _moves(store, w.document))
+            if any(v.state in SETTLED for v in self.catalog.versions()):  # else none to reach
+                moved.extend(w.document.doc_id for w in batch if _moves(store, w.document))
             return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups)
                     for w in batch]
 
