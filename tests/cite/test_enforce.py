@@ -304,3 +304,36 @@ def test_a_number_the_cited_source_does_not_state_is_unsupported() -> None:
     asked = enforce("Leave of 52 weeks is not given: employees receive 20 weeks [S1].",
                     passages(LEAVE), question="Is parental leave 52 weeks?")
     assert asked.answered  # the question's own number is no claim of the sentence
+
+
+EDITIONS = ("Rust 2024 changes the lifetime capture rules of return-position impl Trait types. "
+            "Use `cargo fix --edition` to migrate your code.")
+
+
+def test_a_label_of_the_question_its_sources_lack_is_unsupported() -> None:
+    """A new user's "What language changes does the Rust 2027 edition make?" was answered
+    "The Rust 2027 edition makes changes related to the lifetime capture rules [1]" from a
+    passage about Rust 2024: the question's numbers were exempt from the check, so its false
+    premise came back as a claim. A value the question gives may still be echoed."""
+    echoed = "The Rust 2027 edition changes the lifetime capture rules [S1]."
+    result = enforce(echoed, passages(EDITIONS),
+                     question="What language changes does the Rust 2027 edition make?")
+    assert not result.answered and statuses(result) == ["unsupported"]
+    stated = "The Rust 2024 edition changes the lifetime capture rules [S1]."
+    assert enforce(stated, passages(EDITIONS),
+                   question="What changes does the Rust 2024 edition make?").answered
+    leave = "Every employee who becomes a parent receives 20 weeks of paid leave [S1]."
+    assert enforce(leave, passages(LEAVE),
+                   question="Can I take 20 weeks of parental leave?").answered
+
+
+def test_labels_are_versions_and_editions_not_values() -> None:
+    from citewise.cite.terms import labels
+
+    assert labels("What changed in wget 3.5?") == {"3.5"}
+    assert labels("What does the Rust 2027 edition change?") == {"2027"}
+    assert labels("Does grep version 4 support JSON?") == {"4"}
+    assert labels("Is Python 3.12 supported?") == {"3.12"}
+    for values in ("How do I limit wget to 500 KB/s?", "Set the timeout to 30 seconds.",
+                   "What happened in 1066?", "Listen on port 8080", "use --tries=20"):
+        assert labels(values) == set(), values

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
-from citewise.cite.terms import content_stems, numbers
+from citewise.cite.terms import content_stems, labels, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
@@ -203,7 +203,8 @@ def _unfounded(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
 
 
 def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
-    """The numbers of ``sentence`` that neither ``question`` nor ``evidence`` holds. The
+    """The numbers of ``sentence`` that ``evidence`` lacks, but for the values ``question``
+    gives (a label of the question, such as its "Rust 2027", is no value: :func:`labels`). The
     support score weighs numbers at 0.2 of the words, so a claim in its source's words with
     another value passes ("Parental leave is 52 weeks [S1]" against "sixteen weeks"; "The key
     for AES-256 is 256 bits, which is 32 bytes [1]" against a passage giving "512 bits for
@@ -211,7 +212,7 @@ def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
     was in its cited passages but two, both answers to unanswerable SQuAD questions ("The
     Roman Empire fell in the 4th century")."""
     text = CITATION_BRACKET.sub(" ", sentence)
-    return numbers(text) - numbers(question) - numbers(evidence)
+    return numbers(text) - (numbers(question) - labels(question)) - numbers(evidence)
 
 
 def _unstated_numbers(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],

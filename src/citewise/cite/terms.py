@@ -52,6 +52,34 @@ def numbers(text: str) -> set[str]:
     return out
 
 
+_LABEL_WORDS = frozenset("edition release version revision rev ver v".split())
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w+#]*)[ \t]+$", re.UNICODE)
+_WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)", re.UNICODE)
+
+
+def labels(text: str) -> set[str]:
+    """The numbers of ``text`` that name something rather than give a value, normalised as
+    :func:`numbers`: a version or edition ("Rust 2027", "wget 3.5", "version 4", "the 2027
+    edition"): a number after a capitalised word that is not a stopword, after a word such
+    as "version" or "edition", before one, or dotted after any other word. "Set the timeout
+    to 30", "limit it to 2.5 seconds" and "in 1066" give values. A question's values may be
+    echoed by its answer ("use ``--limit-rate=2000``"); its labels may not unless a source
+    holds them: "The Rust 2027 edition makes changes…" answered a question about an edition
+    that does not exist, citing a passage about Rust 2024."""
+    out = set()
+    for match in _NUMBER.finditer(text):
+        value = match.group()
+        before = _WORD_BEFORE.search(text, 0, match.start())
+        after = _WORD_AFTER.match(text[match.end():])
+        word = before.group(1) if before else ""
+        named = bool(word) and word[0].isupper() and word.lower() not in STOPWORDS
+        dotted = "." in value and bool(word) and word.lower() not in STOPWORDS
+        if named or dotted or word.lower() in _LABEL_WORDS or (
+                after is not None and after.group(1).lower() in _LABEL_WORDS - {"v"}):
+            out |= numbers(value)
+    return out
+
+
 def _entity_like(token: str) -> bool:
     """An acronym, gene/protein name or code: a capital after the first character (UK,
     mRNA, PD-1) or letters mixed with digits (BRCA1, p53)."""
