@@ -92,3 +92,28 @@ def test_code_written_from_memory_is_asserted_but_never_quoted_by_shared_words()
     code = "```rust\n#[allow(clippy::single_match)]\nfn my_function() {\n}\n```"
     assert support_score(code, template.text) >= support_threshold()  # words alone pass
     assert replacement([(code, "not_quoted")], prompt) == (INSUFFICIENT_EVIDENCE, True)
+
+
+LINTS = passage("S1", "The lints that cargo fix --edition apply are part of a lint group.")
+
+
+def test_a_claim_is_not_quoted_by_a_sentence_without_the_name_it_gives():
+    """A new user asked for a flag that does not exist; the model invented ``--edition-only``,
+    and the quote fallback showed "The lints that cargo fix --edition apply are part of a
+    lint group [1]" as the answer: most of the claim's words, none of what it named. A
+    qualified name is held by its last part."""
+    question = "What flag makes cargo fix only print the edition lints without changing files?"
+    claim = ("The flag that makes cargo fix only print the edition lints without changing "
+             "files is `--edition-only`.")
+    assert _quote([claim], LINTS, question=question) == INSUFFICIENT_EVIDENCE
+    removed = [(claim, "unsupported"), ("This flag is used to display the edition lints that "
+               "cargo fix would apply without actually modifying the code.", "dangling")]
+    prompt = build_prompt(question, [LINTS])
+    assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
+    named = "The lints that cargo fix applies are part of the `--edition` lint group."
+    assert _quote([named], LINTS, question=question).startswith("The lints that cargo fix")
+    errors = passage("S1", "There is also a base class HTTPError that includes both of these "
+                           "categories, and can be used to catch either failed requests.")
+    caught = "The base class to catch for failed requests is httpx.HTTPError."
+    assert _quote([caught], errors, question="which exception should I catch?").startswith(
+        "There is also a base class HTTPError")

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.support import support_score, support_threshold
+from citewise.cite.terms import named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
     ExtractiveGenerator,
@@ -43,6 +44,7 @@ from citewise.generate.extractive import (
 from citewise.types import Prompt
 
 _BRACKET = re.compile(r"\[[^\]\n]*\]")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 CLAIMS = frozenset({"uncited", "unsupported", "dangling", "fabricated"})
 """Removal statuses (:data:`citewise.cite.enforce.WHY`) of sentences whose claim may still be
@@ -70,10 +72,14 @@ def replacement(removed: Sequence[tuple[str, str]], prompt: Prompt, *,
     """``(text, from the claims)`` replacing a model answer none of whose sentences was kept,
     given its removed sentences as ``(text, status)``: the source sentences that say what it
     claimed, or a decline when it asserted something (:data:`ASSERTED`) no source sentence
-    says; when it asserted nothing, the extractive answer to the question."""
+    says; when it asserted nothing, the extractive answer to the question. A sentence
+    removed because it refers back to a removed one ("This flag is used to display the
+    edition lints…" after "The flag … is ``--edition-only``") claims what the two say
+    together: the pair is one claim, so what the first named must be in the quote too."""
     if not any(status in ASSERTED for _, status in removed):
         return ExtractiveGenerator().generate(prompt).text, False
-    claims = [text for text, status in removed if status in CLAIMS]
+    claims = [f"{removed[i - 1][0]} {text}" if status == "dangling" and i else text
+              for i, (text, status) in enumerate(removed) if status in CLAIMS]
     return quote_claims(claims, prompt, threshold=threshold), True
 
 
@@ -88,10 +94,28 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         return INSUFFICIENT_EVIDENCE
     chosen: dict[int, ScoredSentence] = {}
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
+    asked = _values(prompt.question)
     for claim in (c for c in bare if not is_incomplete(c)):  # "… is.": no value
-        support, best = max((support_score(claim, s.text), -s.order) for s in scored)
+        novel = _values(claim) - asked
+        support, best = max((support_score(claim, s.text) if _holds(s.text, novel) else 0.0,
+                             -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])
         if len(chosen) >= max_sentences:
             break
     return render(prompt, [scored[o] for o in sorted(chosen)], scored)
+
+
+def _values(text: str) -> set[str]:
+    """What a sentence names that a reader would act on, lowercased: code spans,
+    identifiers written without backticks, and numbers."""
+    spans = {span.strip().lower() for span in _CODE_SPAN.findall(text) if span.strip()}
+    return spans | {t.lower() for t in named_identifiers(text)} | numbers(text)
+
+
+def _holds(sentence: str, values: set[str]) -> bool:
+    """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`); a
+    qualified name is held by its last part ("httpx.HTTPError" by "HTTPError")."""
+    low, found = sentence.lower(), numbers(sentence)
+    held = sum(v in found or v in low or re.split(r"[./:]", v)[-1] in low for v in values)
+    return 2 * held >= len(values)
