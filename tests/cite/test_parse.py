@@ -41,6 +41,16 @@ def test_sentences_split_at_stops_but_not_abbreviations_or_decimals() -> None:
         "Did it?", "Yes.", "40% improved [S3]."]
 
 
+def test_a_list_items_number_opens_its_sentence() -> None:
+    """Vim's help numbers its list items "1.  Use a mix of <Tab> and space characters.";
+    the quote fallback showed "1 [1]." as a sentence of its own."""
+    assert split_sentences("1. Use a mix of tabs and spaces. Since a tab is eight spaces, "
+                           "files are smaller. (2) Use spaces only. B) Or neither.") == [
+        "1. Use a mix of tabs and spaces.", "Since a tab is eight spaces, files are smaller.",
+        "(2) Use spaces only.", "B) Or neither."]
+    assert split_sentences("It was 2. Then 3 came.") == ["It was 2.", "Then 3 came."]
+
+
 def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before() -> None:
     assert parse_citations("Aspirin helps. [S1] Statins too. [S2][S3]") == [
         ("Aspirin helps. [S1]", ("S1",)), ("Statins too. [S2][S3]", ("S2", "S3"))]

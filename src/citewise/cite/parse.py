@@ -49,6 +49,9 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "fig.", "figs.", "vs.", "cf.", "approx.", "no.",
                   "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "eq.", "ref.", "refs.", "ca.",
                   "resp.", "incl.", "etc.", "u.s.", "u.k.", "p.", "pp.", "vol.")
+# a list item's number or letter ("1.", "(2)", "b)") opens its sentence: "1." alone was
+# quoted as a sentence ("1 [1]. Use a mix of <Tab> and space characters [1].")
+_ENUMERATOR = re.compile(r"\(?(?:\d{1,3}|[a-zA-Z])[.)]")
 _LEADING_CITATIONS = re.compile(r"^((?:\s*\[[^\[\]\n]*\])+)\s*")
 _VARIANT = re.compile(  # no two adjacent optional runs: linear on hostile whitespace
     r"""\[\s*sources?\b[\s:]*(?:id\s*[=:]\s*)?["']?([Ss]\d{1,4}(?:["']?[\s,;]+(?:id\s*[=:]\s*)?"""
@@ -154,7 +157,7 @@ def line_sentences(line: str) -> list[str]:
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(line):
         candidate = line[start:match.start()]
-        if _ends_with_abbreviation(candidate):
+        if _ends_with_abbreviation(candidate) or _ENUMERATOR.fullmatch(candidate.strip()):
             continue
         pieces.append(line[start:match.end()].strip())
         start = match.end()
