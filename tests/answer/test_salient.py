@@ -89,3 +89,15 @@ def test_salient_missing_combines_top_hits_and_corpus_checks() -> None:
     assert salient_missing("how do I disable the flux capacitor?", HITS,
                            {"disable"}.__contains__, (), (), unknown=True) == [
         "flux", "capacitor"]
+
+
+def test_a_version_no_readable_document_mentions_is_absent() -> None:
+    """A new user's "What language changes does the Rust 2027 edition make?" was answered
+    from a passage about Rust 2024: the edition's number, a label, is in no document."""
+    corpus = {"rust", "edition", "2024", "2021", "500"}
+    question = "What language changes does the Rust 2027 edition make?"
+    assert salient_missing(question, HITS, corpus.__contains__) == ["2027"]
+    assert salient_missing("What changes does the Rust 2024 edition make?", HITS,
+                           corpus.__contains__) == []
+    assert salient_missing("How do I cap downloads at 750 KB/s?", [],  # a value, not a label
+                           corpus.__contains__, kinds=()) == []
