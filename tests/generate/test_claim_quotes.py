@@ -117,3 +117,27 @@ def test_a_claim_is_not_quoted_by_a_sentence_without_the_name_it_gives():
     caught = "The base class to catch for failed requests is httpx.HTTPError."
     assert _quote([caught], errors, question="which exception should I catch?").startswith(
         "There is also a base class HTTPError")
+
+
+IDIOMS = passage("S1", "Warning: The current idiom lints are known to have some problems. "
+                       "They may make incorrect suggestions which may fail to compile.")
+
+
+def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
+    """A new user's "What bonus do engineers get for migrating a crate to the 2024
+    edition?" (nothing of the kind in the Edition Guide) was answered by quoting the idiom
+    lints warning: the model's "The bonus … is that they can use the standalone_crate tag"
+    had no source, and its "This is because the current idiom lints are known to have some
+    problems" was quoted on its own. Code written from memory names what its writer chose,
+    so a sentence after it is not held to those names."""
+    question = "What bonus do engineers get for migrating a crate to the 2024 edition?"
+    removed = [("The bonus engineers get for migrating is that they can use the "
+                "standalone_crate tag to retain the previous behavior.", "uncited"),
+               ("This is because the current idiom lints are known to have some problems.",
+                "uncited")]
+    prompt = build_prompt(question, [IDIOMS])
+    assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
+    after_code = [("```toml\n[lints]\nstandalone_crate = 1\n```", "not_quoted"),
+                  removed[1]]
+    text, _ = replacement(after_code, prompt)
+    assert text.startswith("Warning: The current idiom lints are known to have some problems")

@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
@@ -72,19 +73,37 @@ def replacement(removed: Sequence[tuple[str, str]], prompt: Prompt, *,
     """``(text, from the claims)`` replacing a model answer none of whose sentences was kept,
     given its removed sentences as ``(text, status)``: the source sentences that say what it
     claimed, or a decline when it asserted something (:data:`ASSERTED`) no source sentence
-    says; when it asserted nothing, the extractive answer to the question. A sentence
-    removed because it refers back to a removed one ("This flag is used to display the
-    edition lints…" after "The flag … is ``--edition-only``") claims what the two say
-    together: the pair is one claim, so what the first named must be in the quote too."""
+    says; when it asserted nothing, the extractive answer to the question. A sentence that
+    refers back to a removed one ("This flag is used to display the edition lints…" after
+    "The flag … is ``--edition-only``"; "This is because the idiom lints…" after an invented
+    bonus for engineers) claims what the two say together: what the first named (its code,
+    identifiers and numbers) must be in the quote too."""
     if not any(status in ASSERTED for _, status in removed):
         return ExtractiveGenerator().generate(prompt).text, False
-    claims = [f"{removed[i - 1][0]} {text}" if status == "dangling" and i else text
-              for i, (text, status) in enumerate(removed) if status in CLAIMS]
-    return quote_claims(claims, prompt, threshold=threshold), True
+    claims, referred = _claims(removed)
+    return quote_claims(claims, prompt, threshold=threshold, referred=referred), True
+
+
+def _claims(removed: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The claims of ``removed`` (:data:`CLAIMS`), and for each the removed sentences it
+    refers back to (:func:`~citewise.cite.enforce.refers_back`), joined ("" if none)."""
+    claims: list[str] = []
+    referred: list[str] = []
+    chain, first = "", ""  # the removed sentences the next one may refer back to
+    for text, status in removed:
+        back = bool(chain) and (status == "dangling" or refers_back(text, first))
+        if status in CLAIMS:
+            claims.append(text)
+            referred.append(chain if back else "")
+        if status == "not_quoted":  # code names what its writer chose ("link_pool")
+            chain, first = "", ""
+        else:
+            chain, first = (f"{chain} {text}", first) if back else (text, status)
+    return claims, referred
 
 
 def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | None = None,
-                 max_sentences: int = 3) -> str:
+                 max_sentences: int = 3, referred: Sequence[str] = ()) -> str:
     """The passages' own sentences that say what ``claims`` said, cited, in prompt order (at
     most ``max_sentences``, the first claims first), or
     :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE`."""
@@ -95,8 +114,11 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     chosen: dict[int, ScoredSentence] = {}
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     asked = _values(prompt.question)
-    for claim in (c for c in bare if not is_incomplete(c)):  # "… is.": no value
-        novel = _values(claim) - asked
+    for i, claim in enumerate(bare):
+        if is_incomplete(claim):  # "… is.": no value
+            continue
+        novel = _values(claim) | _values(referred[i] if i < len(referred) else "")
+        novel -= asked
         support, best = max((support_score(claim, s.text) if _holds(s.text, novel) else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
