@@ -108,6 +108,23 @@ def test_page_blocks_split_a_page_at_its_headings_in_outline_order():
                       ("text", "Sockets are skipped.", 0)]
 
 
+def test_a_line_naming_a_later_heading_does_not_take_it_and_the_headings_between():
+    """The Edition Guide's page 113 lists ``…CommandExt::before_exec`` under "Summary"
+    before the section of that name: taken as its heading, it also lost "Details" and
+    "std::env::{set_var, remove_var}" between them, and their text was filed under it."""
+    entries = [OutlineEntry("Unsafe functions", 1, 113), OutlineEntry("Summary", 2, 113),
+               OutlineEntry("Details", 2, 113), OutlineEntry("env::set_var", 3, 113),
+               OutlineEntry("before_exec", 3, 113)]
+    blocks = list(page_blocks(["Unsafe functions", "Summary", "These are unsafe:",
+                               "env::set_var", "before_exec", "Details", "Over time.",
+                               "env::set_var", "It can be unsound.", "before_exec",
+                               "It was deprecated."], entries))
+    assert [text for kind, text, _ in blocks if kind == "heading"] == [
+        "Unsafe functions", "Summary", "Details", "env::set_var", "before_exec"]
+    assert blocks[2] == ("text", "These are unsafe:\nenv::set_var\nbefore_exec", 0)
+    assert blocks[-1] == ("text", "It was deprecated.", 0)
+
+
 def test_roman_page_numbers_of_long_front_matter_are_page_numbers():
     """The Valgrind manual's FAQ pages end in "clxxix": only i, v and x were known."""
     for number in ("clxxix", "xiv", "iv", "mmxxvi", "- xiv -"):

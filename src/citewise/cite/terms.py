@@ -52,7 +52,7 @@ def numbers(text: str) -> set[str]:
     return out
 
 
-_LABEL_WORDS = frozenset("edition release version revision rev ver v".split())
+_LABEL_WORDS = frozenset({"edition", "release", "version", "revision", "rev", "ver", "v"})
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w+#]*)[ \t]+$", re.UNICODE)
 _WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)", re.UNICODE)
 

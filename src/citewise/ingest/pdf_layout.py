@@ -245,34 +245,77 @@ def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
     entry of the page names a line, or a line and the next (a title wrapped in two: 25 of
     the Valgrind manual's 283, chapters among them, were lost and their text filed under the
     chapter before), in order; ``text`` for the lines between them (joined; split into
-    paragraphs by the caller)."""
+    paragraphs by the caller). Lines and entries are matched in order, as many entries as
+    can be (:func:`_aligned`)."""
     wanted: dict[str, list[int]] = {}
     for i, entry in enumerate(entries):
         wanted.setdefault(_compact(entry.title), []).append(i)
-    start = 0  # entries before it are matched or passed over
+    chosen = _aligned(_heading_matches(lines, wanted), len(lines), len(entries))
     run: list[str] = []
     index = 0
     while index < len(lines):
-        line = lines[index]
-        found = _entries_named(line, wanted, start)
-        if not found and index + 1 < len(lines) and _compact(line) and \
-                not _entries_named(lines[index + 1], wanted, start):  # a title in two lines
-            glue = "" if line.rstrip().endswith("-") else " "  # "branch-" / "prediction"
-            pair = f"{line.rstrip()}{glue}{lines[index + 1].lstrip()}"
-            found = _entries_named(pair, wanted, start)
-            if found:
-                line, index = pair, index + 1
-        index += 1
-        if not found:
-            run.append(line)
+        if index not in chosen:
+            run.append(lines[index])
+            index += 1
             continue
-        start = min(found) + 1
+        span, entry = chosen[index]
+        line = _joined(lines[index], lines[index + 1]) if span == 2 else lines[index]
         if run:
             yield "text", "\n".join(run), 0
             run = []
-        yield "heading", " ".join(line.replace(CODE_MARK, " ").split()), entries[start - 1].level
+        yield "heading", " ".join(line.replace(CODE_MARK, " ").split()), entries[entry].level
+        index += span
     if run:
         yield "text", "\n".join(run), 0
+
+
+def _joined(line: str, after: str) -> str:
+    glue = "" if line.rstrip().endswith("-") else " "  # "branch-" / "prediction"
+    return f"{line.rstrip()}{glue}{after.lstrip()}"
+
+
+def _heading_matches(lines: Sequence[str], wanted: dict[str, list[int]],
+                     ) -> dict[int, tuple[int, list[int]]]:
+    """For each line naming outline entries, ``(1, entries)``; for a line that names none
+    and whose next line names none either, ``(2, entries)`` if the two together do."""
+    out: dict[int, tuple[int, list[int]]] = {}
+    for index, line in enumerate(lines):
+        found = _entries_named(line, wanted, 0)
+        if found:
+            out[index] = (1, found)
+        elif index + 1 < len(lines) and _compact(line) and \
+                not _entries_named(lines[index + 1], wanted, 0):  # a title in two lines
+            pair = _entries_named(_joined(line, lines[index + 1]), wanted, 0)
+            if pair:
+                out[index] = (2, pair)
+    return out
+
+
+def _aligned(matches: dict[int, tuple[int, list[int]]], n_lines: int,
+             n_entries: int) -> dict[int, tuple[int, int]]:
+    """``{line: (span, entry)}``: the most entries matched to lines in the order of both,
+    the earliest line on a tie. Taking the first line naming an entry, as before, let a
+    list item take its section's title: the Edition Guide's page 113 lists
+    ``std::os::unix::process::CommandExt::before_exec`` under "Summary" before the section
+    of that name, and the "Details" heading between them was lost with it."""
+    best = [[0] * (n_entries + 1) for _ in range(n_lines + 2)]  # best[line][first entry]
+    for i in range(n_lines - 1, -1, -1):
+        span, found = matches.get(i, (1, []))
+        for e in range(n_entries - 1, -1, -1):
+            best[i][e] = max([best[i + 1][e], *(1 + best[min(i + span, n_lines)][j + 1]
+                                                 for j in found if j >= e)])
+    chosen: dict[int, tuple[int, int]] = {}
+    i, e = 0, 0
+    while i < n_lines and e < n_entries:
+        span, found = matches.get(i, (1, []))
+        take = [j for j in sorted(found) if j >= e
+                and 1 + best[min(i + span, n_lines)][j + 1] == best[i][e]]
+        if take:
+            chosen[i] = (span, take[0])
+            i, e = i + span, take[0] + 1
+        else:
+            i += 1
+    return chosen
 
 
 def _entries_named(line: str, wanted: dict[str, list[int]], start: int) -> list[int]:
