@@ -79,6 +79,24 @@ def test_outline_entries_become_headings_of_their_level(tmp_path, make_pdf):
     assert night.heading_path == ("2 Backups",) and night.anchor == "page=5"
 
 
+def test_a_passage_printed_again_at_page_edges_is_not_furniture():
+    """A printed book repeats its "Migration" paragraph on three pages of style changes; at
+    each page's foot (the browser drew the examples after it), its lines were dropped from
+    all three. A running footer has other body lines beside it from page to page; a part's
+    title page (nothing beside its lines) says nothing either way."""
+    paragraph = ["The change can be applied by running cargo fmt with the 2024",
+                 "Edition. See the Style edition chapter for more information.", "work."]
+    pages = [[f"Rustfmt: change {n}", "Summary", f"What change {n} does.", "Details",
+              *paragraph] for n in range(3)]
+    shapes = furniture_shapes(pages)
+    assert body_lines(pages[0], shapes)[-2:] == paragraph[-2:]
+    footer = [[f"Chapter {n}", "Summary", f"body {'abc'[n]}", f"more {'xyz'[n]}",
+               "Copyright ACME", "Page"] for n in range(3)]
+    title_pages = [["ACME Guide", "Release 3", "Copyright ACME", "Email us"]] * 3
+    assert "copyright acme" in furniture_shapes(footer)
+    assert "copyright acme" in furniture_shapes(title_pages)
+
+
 def test_table_of_contents_lines_are_dropped():
     lines = ["Table of Contents", "1 Introduction . . . . . . . . . 1",
              "2 Usage .................. 4", "Appendix A Licence . . . . . . iv",
@@ -87,7 +105,8 @@ def test_table_of_contents_lines_are_dropped():
 
 
 def test_furniture_needs_the_page_edges_and_repeats():
-    pages = [["Manual", f"line {n}", "Keep calm", "more", "end"] for n in range(3)]
+    pages = [["Manual", f"line {n}", f"text {'abc'[n]}", "Keep calm", "more", "end"]
+             for n in range(3)]
     shapes = furniture_shapes(pages)
     assert "manual" in shapes and "line #" in shapes  # both at the top of 3 pages
     assert "keep calm" not in shapes  # the middle of a page is never furniture

@@ -124,11 +124,36 @@ def _edges(lines: Sequence[str]) -> list[int]:
 
 
 def furniture_shapes(pages: Sequence[Sequence[str]]) -> frozenset[str]:
-    """Shapes at the page edges of at least :data:`MIN_REPEATS` pages."""
+    """Shapes at the page edges of at least :data:`MIN_REPEATS` pages, unless the body line
+    beside them is one and the same on two pages or more and no other (pages with no body
+    line, such as a part's title page, say nothing): that is a passage printed again, not a
+    running header. A printed book repeats its "Migration" paragraph on three pages of
+    style changes, and its lines were dropped from all three."""
     counts: Counter[str] = Counter()
+    beside: dict[str, Counter[str]] = {}
     for lines in pages:
-        counts.update({key for i in _edges(lines) for key in _keys(lines[i])})
-    return frozenset(s for s, n in counts.items() if n >= MIN_REPEATS and s)
+        found = {(key, neighbour) for i, neighbour in _edge_neighbours(lines)
+                 for key in _keys(lines[i])}
+        counts.update({key for key, _ in found})
+        for key, neighbour in found:
+            beside.setdefault(key, Counter())[neighbour] += bool(neighbour)
+    return frozenset(s for s, n in counts.items() if n >= MIN_REPEATS and s
+                     and not _printed_again(+beside[s]))
+
+
+def _printed_again(neighbours: Counter[str]) -> bool:
+    return len(neighbours) == 1 and max(neighbours.values()) >= 2
+
+
+def _edge_neighbours(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
+    """``(index, body line beside it)`` for each :func:`_edges` line of a page: the first
+    body line after the top edge, the last one before the bottom edge ("" if none)."""
+    filled = [i for i, line in enumerate(lines) if line.strip() and not is_code(line)]
+    edges = _edges(lines)
+    inner = [i for i in filled if i not in edges]
+    for i in edges:
+        side = inner[0] if inner and i < inner[0] else inner[-1] if inner else None
+        yield i, shape(lines[side]) if side is not None else ""
 
 
 def body_lines(lines: Sequence[str], furniture: frozenset[str],
