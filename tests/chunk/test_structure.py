@@ -298,6 +298,19 @@ def test_a_lead_in_stays_with_the_code_it_introduces(make_doc, words):
     assert [c.kind for c in chunks] == ["text", "code"]  # the lead-in is not its kind
 
 
+def test_the_last_sentence_of_a_long_block_stays_with_what_it_introduces(make_doc, words):
+    """A PDF page's paragraphs are one block: the Edition Guide's "…Rust 2021 will use a new
+    prelude. It's identical to the current one, except for three new additions:" ended one
+    chunk and the three traits began the next."""
+    para = ("This paragraph has exactly ten words in it for us. " * 2
+            + "It adds three traits:")  # 24 words: too long to be a lead-in itself
+    items = "std::convert::TryInto\nstd::convert::TryFrom\nstd::iter::FromIterator"
+    doc = make_doc(("heading", "Prelude", 1), ("text", para), ("code", items))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks)[-1] == f"It adds three traits:\n\n{items}"
+    assert texts(chunks)[0].endswith("ten words in it for us.")
+
+
 def test_a_short_sentence_right_before_code_is_a_lead_in_without_a_colon(make_doc, words):
     para = "This paragraph has exactly ten words in it for us."
     lead = "Here is a trivial example."  # libffi's manual: no colon before its example

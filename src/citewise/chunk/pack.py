@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from citewise.chunk.draft import Counted, Draft, Section
 from citewise.chunk.split import split_block
@@ -69,7 +70,7 @@ def leads(blocks: Sequence[Counted], chunk_tokens: int) -> list[bool]:
 def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens: int,
                  count: Callable[[str], int]) -> list[Draft]:
     """Drafts for one section, in document order (rules in the module docstring)."""
-    blocks = section.blocks
+    blocks = lead_ins_apart(section.blocks, chunk_tokens, count)
     lead = leads(blocks, chunk_tokens)
     drafts: list[Draft] = []
     first, total = 0, 0  # the current group is blocks[first:i]
@@ -93,6 +94,39 @@ def pack_section(text: str, section: Section, chunk_tokens: int, overlap_tokens:
     if first < len(blocks):
         drafts.append(_whole(text, blocks[first:], section))
     return drafts
+
+
+_LAST_SENTENCE = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
+
+
+def lead_ins_apart(blocks: Sequence[Counted], chunk_tokens: int,
+                   count: Callable[[str], int]) -> list[Counted]:
+    """``blocks`` with the last sentence of a text block too long to be a lead-in split off
+    when it introduces the block after it (it ends in ``:``, ``...`` or ``…``): that sentence
+    is a lead-in and stays with what it introduces. A PDF page's paragraphs are one block, so
+    "…Rust 2021 will use a new prelude. It's identical to the current one, except for three
+    new additions:" ended one chunk and the three traits began the next."""
+    out: list[Counted] = []
+    for i, item in enumerate(blocks):
+        block = item.block
+        after = blocks[i + 1].block if i + 1 < len(blocks) else None
+        body = block.text.rstrip()
+        if (block.kind != "text" or item.tokens <= chunk_tokens // 2 or after is None
+                or after.kind == "heading" or not body.endswith((":", "...", "…"))):
+            out.append(item)
+            continue
+        cuts = list(_LAST_SENTENCE.finditer(body))
+        tail = body[cuts[-1].end():] if cuts else ""
+        head = body[:cuts[-1].end()].rstrip() if cuts else ""
+        if not head or not tail or count(tail) > chunk_tokens // 2:
+            out.append(item)
+            continue
+        offset = block.start + cuts[-1].end()
+        out.append(Counted(replace(block, text=head, end=block.start + len(head)),
+                           count(head)))
+        out.append(Counted(replace(block, text=block.text[cuts[-1].end():], start=offset),
+                           count(tail)))
+    return out
 
 
 def _whole(text: str, group: Sequence[Counted], section: Section) -> Draft:
