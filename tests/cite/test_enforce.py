@@ -212,6 +212,20 @@ def test_a_pointer_elsewhere_is_no_answer_on_its_own() -> None:
     assert not points_elsewhere("Seeding the cache takes a minute [S1].")
 
 
+def test_a_document_said_to_have_information_is_a_pointer() -> None:
+    """A new user's whole answer to "Why are std::env::set_var and remove_var unsafe in Rust
+    2024?" was "The Rust 2024 Edition Guide [1] provides additional information on how to
+    migrate your code to be Rust 2024 Edition compatible." """
+    from citewise.cite.enforce import points_elsewhere
+
+    assert points_elsewhere("The Rust 2024 Edition Guide [1] provides additional information "
+                            "on how to migrate your code to be Rust 2024 Edition compatible.")
+    assert points_elsewhere("The sources provide information about the timeout [S1].")
+    assert not points_elsewhere("The --verbose flag provides more details about each step.")
+    assert not points_elsewhere("The manual contains information on it: use -j [S1].")
+    assert not points_elsewhere("The guide says the timeout is 5 seconds [S1].")
+
+
 SUPPRESS = ("--gen-suppressions=<yes|no|all> [default: no]. When set to all, Valgrind prints "
             "a suppression for every reported error, without querying the user. You can then "
             "cut and paste the suppressions into a suppressions file.")

@@ -66,6 +66,14 @@ _POINTER = re.compile(
     re.IGNORECASE)
 """Openings of a sentence that only sends the reader elsewhere ("See also http://… for more
 information [S1].")."""
+_POINTS_AT = re.compile(
+    r"(?:the\s+)?[\w'’.\- ]{0,60}?\b(?:guide|manual|documentation|docs|section|chapter|page|"
+    r"sources?|reference|book|article|faq|tutorial|appendix)\s+(?:provides?|contains?|offers?|"
+    r"gives?|has|includes?|describes?|covers?)\s+(?:(?:some|additional|more|further|detailed|"
+    r"full|the)\s+)*(?:information|details|guidance|instructions)\b", re.IGNORECASE)
+"""A sentence whose subject is a document and whose claim is that it has information ("The
+Rust 2024 Edition Guide [1] provides additional information on how to migrate your code"):
+a new user's whole answer to why two functions became unsafe."""
 _CLAIMS = frozenset(WHY) - {"restates"}
 """Removals that took a claim with them (a restatement only repeats the question)."""
 PREMISE_GAP = 3
@@ -272,7 +280,9 @@ def points_elsewhere(sentence: str) -> bool:
     for more information [S1]."). It is kept beside an answer, but is none on its own: after
     the premise check removed valgrind's pull-request claim, that line was all that was left,
     shown as the answer to an unanswerable question."""
-    return bool(_POINTER.match(LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()))
+    text = " ".join(LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).split())
+    at = _POINTS_AT.match(text)  # "…contains information on it: use -j" gives it too
+    return bool(_POINTER.match(text) or (at and ":" not in text[at.end():]))
 
 
 def refers_back(sentence: str, before: str) -> bool:
