@@ -120,7 +120,7 @@ def test_a_claim_is_not_quoted_by_a_sentence_without_the_name_it_gives():
 
 
 IDIOMS = passage("S1", "Warning: The current idiom lints are known to have some problems. "
-                       "They may make incorrect suggestions which may fail to compile.")
+                       "They may make incorrect suggestions in the 2024 edition.")
 
 
 def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
@@ -141,3 +141,23 @@ def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
                   removed[1]]
     text, _ = replacement(after_code, prompt)
     assert text.startswith("Warning: The current idiom lints are known to have some problems")
+
+
+EDITIONS = [passage("S1", "Release version 1.31.0. The edition system was created for the "
+                          "release of Rust 2018."),
+            passage("S2", "Rust 2021 shipped with release version 1.56.0.")]
+
+
+def test_quotes_come_only_from_passages_naming_the_version_asked_about():
+    """Asked "Which Rust release introduced the 2021 edition?", the quote fallback answered
+    "Release version 1.31.0 … created for the release of Rust 2018 [1]": a passage about
+    another edition."""
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    prompt = build_prompt("Which Rust release introduced the 2021 edition?", EDITIONS)
+    text = ExtractiveGenerator().generate(prompt).text
+    assert "1.56.0" in text and "1.31.0" not in text
+    claim = ["The 2021 edition was introduced by release version 1.31.0."]
+    assert "1.31.0" not in quote_claims(claim, prompt)
+    only_2018 = build_prompt("Which Rust release introduced the 2021 edition?", EDITIONS[:1])
+    assert ExtractiveGenerator().generate(only_2018).text == INSUFFICIENT_EVIDENCE

@@ -42,6 +42,7 @@ from citewise.generate.extractive import (
     render,
     score_sentences,
 )
+from citewise.generate.labelled import off_label
 from citewise.types import Prompt
 
 _BRACKET = re.compile(r"\[[^\]\n]*\]")
@@ -114,12 +115,14 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     chosen: dict[int, ScoredSentence] = {}
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     asked = _values(prompt.question)
+    off = off_label(prompt.question, prompt.passages)  # about another version
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
             continue
         novel = _values(claim) | _values(referred[i] if i < len(referred) else "")
         novel -= asked
-        support, best = max((support_score(claim, s.text) if _holds(s.text, novel) else 0.0,
+        support, best = max((support_score(claim, s.text)
+                             if s.sid not in off and _holds(s.text, novel) else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])

@@ -49,7 +49,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
@@ -57,6 +57,7 @@ from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
+from citewise.generate.labelled import off_label
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
@@ -306,7 +307,9 @@ class ExtractiveGenerator:
                  on_token: Callable[[str], None] | None = None,
                  timeout_s: float | None = None) -> Generation:
         start = time.monotonic()
-        scored = score_sentences(prompt.question, prompt.passages)
+        off = off_label(prompt.question, prompt.passages)  # about another version
+        scored = [replace(s, score=0.0) if s.sid in off else s
+                  for s in score_sentences(prompt.question, prompt.passages)]
         chosen = select_sentences(scored, self.max_sentences, self.keep_ratio)
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
