@@ -335,4 +335,10 @@ class TraceDraft:
         self.trace = replace(self.trace, **parts)
 
     def time(self, **stages_ms: float) -> None:
-        self.set(timings_ms=replace(self.trace.timings_ms or Timings(), **stages_ms))
+        """Add ``stages_ms`` to the stages' times: reading on runs the reader, the model and
+        the check once per step, and each step's time replaced the one before, so a new
+        user's ``--explain`` said 57 s of stages in 126 s."""
+        timings = self.trace.timings_ms or Timings()
+        self.set(timings_ms=replace(timings, **{
+            stage: round((getattr(timings, stage) or 0.0) + ms, 3)
+            for stage, ms in stages_ms.items()}))

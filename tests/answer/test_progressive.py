@@ -128,6 +128,25 @@ def test_declines_read_on_step_by_step_until_an_answer(db: Path) -> None:
     assert sum("did not answer (the model declined)" in n for n in answer.notes) == 2
 
 
+def test_the_stage_timings_add_up_over_the_steps_read(db: Path) -> None:
+    """Each step's generation time replaced the one before: a new user's ``--explain``
+    showed 57 s of stages in a 126 s answer that read on three times."""
+    import time
+
+    class Slow(SizedGenerator):
+        def generate(self, prompt, **kw):
+            time.sleep(0.05)
+            return super().generate(prompt, **kw)
+
+    gen = Slow(INSUFFICIENT_EVIDENCE, INSUFFICIENT_EVIDENCE, ANSWER)
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    timings = answer.trace.timings_ms
+    assert len(gen.prompts) == 3 and timings.generate >= 150
+    stages = timings.to_dict()
+    assert sum(v for k, v in stages.items() if k != "total") <= stages["total"]
+
+
 def test_an_answer_from_the_first_passages_stops_there(db: Path) -> None:
     gen = SizedGenerator(ANSWER)
     with engine_for(db) as engine:

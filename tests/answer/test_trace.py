@@ -91,6 +91,6 @@ def test_the_draft_replaces_parts_and_keeps_timings_in_pipeline_order() -> None:
     draft.time(gate=3.0)
     draft.time(retrieve=1.0)
     draft.set(rerank=RerankTrace("off", 0))
-    draft.time(gate=4.0)  # a stage run again keeps its place
-    assert draft.trace.to_dict() == {"timings_ms": {"retrieve": 1.0, "gate": 4.0},
+    draft.time(gate=4.0)  # a stage run again adds its time and keeps its place
+    assert draft.trace.to_dict() == {"timings_ms": {"retrieve": 1.0, "gate": 7.0},
                                      "rerank": {"status": "off", "scored": 0}}
