@@ -351,3 +351,18 @@ def test_labels_are_versions_and_editions_not_values() -> None:
     for values in ("How do I limit wget to 500 KB/s?", "Set the timeout to 30 seconds.",
                    "What happened in 1066?", "Listen on port 8080", "use --tries=20"):
         assert labels(values) == set(), values
+
+
+def test_a_connective_between_removed_segments_goes_with_them() -> None:
+    """A new user's answer about downloading torrents with wget kept "or", the line between
+    two invented commands, and "The sources [1] and [2] provide information on how to…",
+    which says nothing: the answer must be no answer."""
+    source = "Wget can follow links in HTML pages and download them recursively."
+    text = ("To download a torrent, use:\n\n```\nwget -O x.torrent LINK\n```\n\nor\n\n"
+            "```\nwget -O x.magnet LINK\n```\n\n"
+            "The sources [S1] and [S1] provide information on how to download torrents.")
+    result = enforce(text, passages(source))
+    assert not result.answered and result.text == ""
+    kept = enforce("Wget can follow links in HTML pages [S1].\n\nor\n\n```\nwget -r URL\n```",
+                   passages(source))
+    assert kept.answered and "or" not in kept.text.split()

@@ -68,7 +68,8 @@ _POINTER = re.compile(
 information [S1].")."""
 _POINTS_AT = re.compile(
     r"(?:the\s+)?[\w'’.\- ]{0,60}?\b(?:guide|manual|documentation|docs|section|chapter|page|"
-    r"sources?|reference|book|article|faq|tutorial|appendix)\s+(?:provides?|contains?|offers?|"
+    r"sources?|reference|book|article|faq|tutorial|appendix)(?:\s+(?:and|or)\b|\s*,)*"
+    r"\s+(?:provides?|contains?|offers?|"
     r"gives?|has|includes?|describes?|covers?)\s+(?:(?:some|additional|more|further|detailed|"
     r"full|the)\s+)*(?:information|details|guidance|instructions)\b", re.IGNORECASE)
 """A sentence whose subject is a document and whose claim is that it has information ("The
@@ -255,9 +256,21 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     if not answered:  # a pointer left alone is no answer: say why it goes
         verdicts = [replace(v, status="pointer") if v.status == "supported"
                     and v.segment.kind == "sentence" else v for v in verdicts]
-    kept = _without_bare_citations([v for v in verdicts if v.kept]) if answered else []
+    kept = _without_bare_citations([v for i, v in enumerate(verdicts) if v.kept
+                                    and not _stray(verdicts, i)]) if answered else []
     removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
+
+
+def _stray(verdicts: Sequence[Verdict], i: int) -> bool:
+    """Whether ``verdicts[i]`` is a connective of a few words ("or", "Alternatively:")
+    leading into a removed segment or the answer's end: what it led into is gone. A new
+    user's answer about torrents kept the "or" between two invented commands."""
+    v = verdicts[i]
+    if v.status != "connective" or len(v.segment.text.split()) > 3 or \
+            citation_ids(v.segment.text):  # "[S2]" under the code it cites
+        return False
+    return i + 1 >= len(verdicts) or not verdicts[i + 1].kept
 
 
 def _without_bare_citations(kept: list[Verdict]) -> list[Verdict]:
