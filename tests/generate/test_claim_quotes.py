@@ -128,8 +128,10 @@ def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
     edition?" (nothing of the kind in the Edition Guide) was answered by quoting the idiom
     lints warning: the model's "The bonus … is that they can use the standalone_crate tag"
     had no source, and its "This is because the current idiom lints are known to have some
-    problems" was quoted on its own. Code written from memory names what its writer chose,
-    so a sentence after it is not held to those names."""
+    problems" was quoted on its own. A sentence after code written from memory is held to
+    the code's command, not to the names its writer chose ("link_pool"): asked how to make
+    curl follow redirects, "This command will follow any redirects" after ``curl -L …`` was
+    answered with a wget sentence about redirecting output."""
     question = "What bonus do engineers get for migrating a crate to the 2024 edition?"
     removed = [("The bonus engineers get for migrating is that they can use the "
                 "standalone_crate tag to retain the previous behavior.", "uncited"),
@@ -137,10 +139,16 @@ def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
                 "uncited")]
     prompt = build_prompt(question, [IDIOMS])
     assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
-    after_code = [("```toml\n[lints]\nstandalone_crate = 1\n```", "not_quoted"),
-                  removed[1]]
+    after_code = [("```sh\nlints --fix standalone_crate\n```", "not_quoted"), removed[1]]
     text, _ = replacement(after_code, prompt)
     assert text.startswith("Warning: The current idiom lints are known to have some problems")
+    signals = passage("S1", "This is convenient when you wish to redirect the output of "
+                            "Wget after having started it.")
+    curl = [("```sh\n$ curl -L http://example.com\n```", "not_quoted"),
+            ("This command will redirect the output of Wget after having started it.",
+             "uncited")]
+    prompt = build_prompt("How do I make curl follow redirects?", [signals])
+    assert replacement(curl, prompt) == (INSUFFICIENT_EVIDENCE, True)
 
 
 EDITIONS = [passage("S1", "Release version 1.31.0. The edition system was created for the "

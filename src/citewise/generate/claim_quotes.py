@@ -96,8 +96,9 @@ def _claims(removed: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
         if status in CLAIMS:
             claims.append(text)
             referred.append(chain if back else "")
-        if status == "not_quoted":  # code names what its writer chose ("link_pool")
-            chain, first = "", ""
+        if status == "not_quoted":  # its command, not what its writer chose ("link_pool")
+            name = _command(text)
+            chain, first = (f"`{name}`", status) if name else ("", "")
         else:
             chain, first = (f"{chain} {text}", first) if back else (text, status)
     return claims, referred
@@ -129,6 +130,16 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         if len(chosen) >= max_sentences:
             break
     return render(prompt, [scored[o] for o in sorted(chosen)], scored)
+
+
+def _command(code: str) -> str:
+    """The first word of a code block's first line, past a fence and a shell prompt:
+    ``curl`` for ``$ curl -L http://example.com``."""
+    for line in code.splitlines():
+        words = line.strip().lstrip("$#>").split()
+        if words and not line.strip().startswith("```"):
+            return words[0]
+    return ""
 
 
 def _values(text: str) -> set[str]:
