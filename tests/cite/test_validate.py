@@ -150,3 +150,18 @@ def test_an_identifier_outside_backticks_must_be_in_the_passage_it_cites() -> No
     assert validate("The log is kept in the build root in a file called .ninja_log [S1].",
                     passages("The log file is kept in the build root in a file called "
                              ".ninja_log.")).ok
+
+
+def test_a_one_letter_command_must_be_a_word_of_its_source() -> None:
+    """A new user asked a sed question as a reader without the sed manual; "The y command in
+    sed is used to substitute characters in a string [1]" was printed, citing grep's
+    performance section ("sed … string matching … 15x + 14y"): a "y" is inside any text."""
+    grep = ("For example, sed '/^...$/d' | grep -q X is faster for string matching, and the "
+            "cost grows as 15x + 14y for a command that substitutes characters in a string.")
+    sed = "The y command transliterates characters: y/source-chars/dest-chars/ in a string."
+    claim = "The y command in sed is used to substitute characters in a string [S1]."
+    assert support_score(claim, grep) >= SUPPORT_THRESHOLD  # the words alone pass
+    assert not validate(claim, passages(grep)).ok
+    assert validate(claim.replace("substitute", "transliterate"), passages(sed)).ok
+    assert validate("Use the -n option to print line numbers [S1].",
+                    passages("Print line numbers with -n (--line-number).")).ok

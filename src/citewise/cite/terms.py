@@ -135,3 +135,21 @@ def named_identifiers(claim: str) -> list[str]:
         if code or is_identifier(token):
             out.setdefault(token, None)
     return list(out)
+
+
+_KIND = ("command|option|flag|switch|function|variable|key|directive|keyword|field|setting|"
+         "parameter|method|macro|operator|register|mark")
+_LETTER_NAMED = re.compile(rf"(?<![\w`'’‘\"-])([A-Za-z]|[-:+][A-Za-z]{{1,2}})\s+(?:{_KIND})s?\b")
+
+
+def letter_names(claim: str) -> list[str]:
+    """One-letter names a claim gives a command or option ("the y command", "the -n
+    option", "the :s command"): too short for :func:`named_identifiers`, and found inside
+    any word of a source ("14y"), so a source must hold them as a word of their own."""
+    return [m.group(1) for m in _LETTER_NAMED.finditer(claim)
+            if m.group(1).lower() not in {"a", "i"}]
+
+
+def holds_word(name: str, text: str) -> bool:
+    """Whether ``text`` holds ``name`` with no letter, digit, ``_`` or ``-`` against it."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None

@@ -49,7 +49,13 @@ from citewise.cite.parse import (
     without_brackets,
 )
 from citewise.cite.support import support_score, support_threshold
-from citewise.cite.terms import content_stems, named_identifiers, numbers
+from citewise.cite.terms import (
+    content_stems,
+    holds_word,
+    letter_names,
+    named_identifiers,
+    numbers,
+)
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage, SentenceIssue, ValidationReport
 
@@ -272,7 +278,8 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
     evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
     named = [*_CODE_SPAN.findall(claim), *named_identifiers(without_brackets(seg.text))]
-    if not all(span_quoted(name, evidence) for name in named):
+    if not all(span_quoted(name, evidence) for name in named) or not all(
+            holds_word(name, evidence) for name in letter_names(claim)):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)
     return Verdict(seg, "supported" if score >= limit else "unsupported", valid, score=score)
