@@ -186,3 +186,15 @@ def test_a_kept_streamed_answer_is_shown_once_numbered_as_cited(tmp_path: Path) 
     assert shown.text.count(kept) == 1, shown.text
     assert "[S1]" not in shown.text and f"{kept} [1]" in shown.text
     assert "[1] Leave" in shown.text  # the sources still follow
+
+
+def test_a_weak_decline_also_names_the_terms_no_passage_mentions(run, tmp_path: Path) -> None:
+    """A new user's "Since grep 4.0 (2024), how do I get JSON output with --json?" said only
+    "too weak" while the trace listed --json as mentioned nowhere: the plainer reason."""
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"gate": {"threshold": 0.99}}))
+    result = run("Anything [S1].", "how do I enable the --turbo-leave flag for gluon plasma?",
+                 "--config", str(config))
+    assert result.exit_code == 3, result.output
+    assert ("(declined: the best matching passages are too weak to answer from, and none of "
+            "them mentions --turbo-leave)") in result.output

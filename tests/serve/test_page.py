@@ -182,3 +182,17 @@ def test_a_streaming_draft_shows_citation_numbers_not_source_ids(tmp_path: Path)
     assert shown == ["Leave is 20 weeks ", "Leave is 20 weeks [1]. Blocks: three ",
                      "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay ",
                      "Leave is 20 weeks [1]. Blocks: three [2, 1]. Pay [see S2]."]
+
+
+def test_a_decline_names_the_terms_no_readable_passage_mentions(tmp_path: Path) -> None:
+    """The page said "missing_terms" raw, and a weak decline did not say that a term of the
+    question was in no passage (a new user's "… with --json?")."""
+    said = run_in_page(tmp_path, "declineReason", "return arguments[0].map(declineReason)", [
+        {"reason": "missing_terms", "trace": {"gate": {"missing": ["--json"]}}},
+        {"reason": "weak_evidence", "trace": {"gate": {"missing": ["--json", "4.0"]}}},
+        {"reason": "weak_evidence", "trace": {"gate": {"missing": []}}}])
+    assert said == [
+        "none of the passages you may read that match the question best mentions --json",
+        "the best matching passages are too weak to answer from, and none of them mentions "
+        "--json, 4.0",
+        "the best matching passages are too weak to answer from"]

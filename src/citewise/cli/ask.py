@@ -52,8 +52,11 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
     if answer.declined:
         echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
+        missing = ", ".join(answer.trace.gate.missing if answer.trace.gate else ())
         if answer.reason == "missing_terms":
-            why += " " + ", ".join(answer.trace.gate.missing if answer.trace.gate else ())
+            why += " " + missing
+        elif answer.reason == "weak_evidence" and missing:  # both held: say the plainer one
+            why += f", and none of them mentions {missing}"
         echo(f"(declined: {why})")
         print_notes(answer)
         return

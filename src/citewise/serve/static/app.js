@@ -9,6 +9,17 @@ const REASONS = {
   unsupported: "the generated answer was not supported by its sources",
 };
 const $ = (id) => document.getElementById(id);
+
+// why a decline happened, naming the question's terms no readable passage mentions
+function declineReason(a) {
+  const missing = ((a.trace && a.trace.gate && a.trace.gate.missing) || []).join(", ");
+  if (a.reason === "missing_terms") {
+    return `none of the passages you may read that match the question best mentions ${missing}`;
+  }
+  const why = REASONS[a.reason] || a.reason;
+  return a.reason === "weak_evidence" && missing ? `${why}, and none of them mentions ${missing}`
+    : why;
+}
 let lastRequest = null;
 let history = [];  // earlier turns of this conversation: follow-ups are rewritten server-side
 let draft = "";  // the model's text so far, as it streams
@@ -96,7 +107,7 @@ function showAnswer(a) {
   if (a.declined) {
     $("decline").hidden = false;
     $("decline").textContent =
-      `Declined: ${REASONS[a.reason] || a.reason}. ${a.answer}`;
+      `Declined: ${declineReason(a)}. ${a.answer}`;
     $("decline").dataset.reason = a.reason || "";
   }
   for (const c of a.citations) $("citations").append(citationCard(c));
