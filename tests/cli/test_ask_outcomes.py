@@ -198,3 +198,18 @@ def test_a_weak_decline_also_names_the_terms_no_passage_mentions(run, tmp_path: 
     assert result.exit_code == 3, result.output
     assert ("(declined: the best matching passages are too weak to answer from, and none of "
             "them mentions --turbo-leave)") in result.output
+
+
+def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
+    """A new user's `citewise search "--mirror"` (wget's option) was refused with only
+    "No such option '--mirror'"; a misspelt option keeps click's "Did you mean"."""
+    db = leave_index(tmp_path)
+    hinted = CliRunner().invoke(cli, ["search", "--mirror", "--db", str(db)])
+    assert hinted.exit_code == 2
+    assert "give the options first, then -- and the text: citewise search --db DB -- " \
+           "'--mirror'" in hinted.output
+    searched = CliRunner().invoke(cli, ["search", "--db", str(db), "--groups", "staff",
+                                        "--", "--weeks"])
+    assert "No such option" not in searched.output  # parsed (this index's embedder is fake)
+    typo = CliRunner().invoke(cli, ["ask", "--grops", "staff", "q", "--db", str(db)])
+    assert "Did you mean '--groups'?" in typo.output and "give the options" not in typo.output

@@ -11,6 +11,7 @@ import click
 
 from citewise.answer.citations import format_citation
 from citewise.cli.common import (
+    TextCommand,
     db_option,
     echo,
     echo_json,
@@ -145,7 +146,7 @@ def _print_gate(gate: GateTrace) -> None:
              f"{r.threshold} ({r.source}, {r.seconds:.2f} s) -> {verdict}")
 
 
-@click.command()
+@click.command(cls=TextCommand)
 @click.argument("question")
 @click.option("--groups", default="", help="Comma-separated groups of the asking user.")
 @click.option("--tenant", default="default", show_default=True, help="Tenant of the user.")

@@ -179,3 +179,19 @@ def safe_json(value: Any, indent: int | None = None) -> str:
     put raw U+009B and U+202E into an admin's terminal through `citewise log export`."""
     text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class TextCommand(click.Command):
+    """A command whose first argument is free text: text that looks like an option ("--mirror",
+    a new user's search for wget's option) is refused by click with "No such option"; the
+    message says how to pass it as text."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if not exc.possibilities:  # not a misspelt option
+                exc.message += (f" (to {self.name} for text that starts with '-', give the "
+                                f"options first, then -- and the text: citewise {self.name} "
+                                f"--db DB -- {exc.option_name!r})")
+            raise

@@ -7,6 +7,7 @@ import re
 import click
 
 from citewise.cli.common import (
+    TextCommand,
     db_option,
     echo,
     echo_json,
@@ -119,7 +120,7 @@ def print_sql(engine, query: str, principal: Principal) -> None:
     echo("-- parameters: " + ", ".join(f"{k}={v!r}" for k, v in params.items()))
 
 
-@click.command()
+@click.command(cls=TextCommand)
 @click.argument("query")
 @click.option("--groups", default="", help="Comma-separated groups of the asking user.")
 @click.option("--tenant", default="default", show_default=True, help="Tenant of the user.")
