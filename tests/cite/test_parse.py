@@ -51,6 +51,16 @@ def test_a_list_items_number_opens_its_sentence() -> None:
     assert split_sentences("It was 2. Then 3 came.") == ["It was 2.", "Then 3 came."]
 
 
+def test_a_stop_inside_a_quoted_term_or_code_span_ends_no_sentence() -> None:
+    """sed's manual quotes ‘sed -Ei '...' FILE’: a new user's quote began "FILE’ Same as
+    ‘-E -i’ with no backup suffix…". Texinfo's old `quotes' close with an apostrophe."""
+    text = "Do not follow it: ‘sed -Ei '...' FILE’ Same as ‘-E -i’ without a backup."
+    assert split_sentences(text) == [text]
+    assert split_sentences("Run `wget -r ... URL` Then it works. Next.") == [
+        "Run `wget -r ... URL` Then it works.", "Next."]
+    assert split_sentences("Use `--foo'. Then it works.") == ["Use `--foo'.", "Then it works."]
+
+
 def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before() -> None:
     assert parse_citations("Aspirin helps. [S1] Statins too. [S2][S3]") == [
         ("Aspirin helps. [S1]", ("S1",)), ("Statins too. [S2][S3]", ("S2", "S3"))]

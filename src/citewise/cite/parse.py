@@ -150,6 +150,22 @@ def _ends_with_abbreviation(segment: str) -> bool:
                             or " ".join(words[-2:]) in _ABBREVIATIONS)
 
 
+_QUOTE_REACH = 120  # a quote opened further back was never closed: split as usual
+
+
+def _inside_quote(candidate: str) -> bool:
+    """Whether ``candidate`` ends inside a code span or a ‘quoted’ term: sed's manual
+    quotes ‘sed -Ei '...' FILE’, and the quote of the sentence after it began "FILE’ Same
+    as ‘-E -i’…"."""
+    for opener, closers in (("‘", "’"), ("`", "`'")):  # `foo' is Texinfo's old quoting
+        at = candidate.rfind(opener)
+        if at >= 0 and len(candidate) - at <= _QUOTE_REACH and not any(
+                c in candidate[at + 1:] for c in closers) and (
+                opener != "`" or candidate.count("`") % 2 == 1):
+            return True
+    return False
+
+
 def line_sentences(line: str) -> list[str]:
     """The sentences of one prose line (a citation after the full stop joins the sentence
     before it)."""
@@ -157,7 +173,8 @@ def line_sentences(line: str) -> list[str]:
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(line):
         candidate = line[start:match.start()]
-        if _ends_with_abbreviation(candidate) or _ENUMERATOR.fullmatch(candidate.strip()):
+        if _ends_with_abbreviation(candidate) or _ENUMERATOR.fullmatch(candidate.strip()) \
+                or _inside_quote(candidate):
             continue
         pieces.append(line[start:match.end()].strip())
         start = match.end()
