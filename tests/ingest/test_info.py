@@ -106,3 +106,17 @@ def test_the_real_grep_manual_answers_where_its_options_are(tmp_path):
     assert sum(b.kind == "heading" for b in parsed.blocks) >= 20
     assert hit.chunk.heading_path[-1] == "2.1.2 Matching Control"
     assert hit.source.endswith("grep.info.gz#matching-control")
+
+
+def test_cross_references_read_as_text() -> None:
+    """wget's manual writes "(*note Startup File::)" 37 times; the raw form stayed in the
+    chunks and a model echoed "(Startup File::)" in its answer."""
+    from citewise.ingest.info import cross_references
+
+    assert cross_references("(*note Startup File::)") == "(see Startup File)"
+    assert cross_references("*Note Options: Invoking.  Then") == "See Options.  Then"
+    assert cross_references("manual (*note Following\n     Links::) for") == \
+        "manual (see Following Links) for"
+    assert cross_references("also *note Recursive: (wget)Recursive Download, and") == \
+        "also see Recursive, and"
+    assert cross_references("a *b* c and a note:: here") == "a *b* c and a note:: here"

@@ -12,7 +12,8 @@ text: five spaces mark both ``@example`` code and the body of a ``@table`` item.
 indexed, being navigation rather than content: the preamble (file name, copyright,
 directory entry), the node headers, each node's menu (from ``* Menu:`` to its end:
 ``makeinfo`` puts menus last), the tag tables, and the ``\0\b[index\0\b]`` markers
-Info readers use. The index file of a split manual (``find.info``: its nodes are in
+Info readers use. Cross-references read as text ("see Startup File",
+:func:`cross_references`). The index file of a split manual (``find.info``: its nodes are in
 ``find.info-1``, ``-2``) has no node text, so its preamble is what it holds ("This manual
 documents version 4.9.0 of the GNU utilities for finding files…"). Each block is
 anchored at its node's name, slugged ("Regular Expressions" -> ``regular-expressions``). The
@@ -86,7 +87,7 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     for index, para in enumerate(paras):
         heading = _heading(para)
         if heading is None:
-            builder.add("text", clean_lines(para), anchor=anchor)
+            builder.add("text", clean_lines(cross_references(para)), anchor=anchor)
             continue
         title, level = heading
         if index == 0:
@@ -94,6 +95,22 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         elif level <= (own or 1):  # a heading inside the node (makeinfo's @heading "Examples"
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
+
+
+_XREF = re.compile(r"\*([Nn])ote[ \t\n]+(?:\([^()\n]{1,80}\))?([^:*]{1,120}?)::"
+                   r"|\*([Nn])ote[ \t\n]+([^:*]{1,120}?):[ \t\n]+(?:\([^()\n]{1,80}\))?"
+                   r"[^.,:*]{1,120}?(?=[.,])")
+
+
+def cross_references(text: str) -> str:
+    """``text`` with Info's cross-references read as a person reads them: "(*note Startup
+    File::)" is "(see Startup File)", "*Note Options: Invoking." is "See Options." The raw
+    form stayed in chunks and a model echoed it in its answer ("(Startup File::)")."""
+    def read(m: re.Match[str]) -> str:
+        see = "See" if (m.group(1) or m.group(3)) == "N" else "see"
+        return f"{see} {' '.join((m.group(2) or m.group(4)).split())}"
+
+    return _XREF.sub(read, text)
 
 
 def _with_terms_joined(paras: list[str]) -> list[str]:
