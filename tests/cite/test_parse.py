@@ -92,6 +92,9 @@ def test_strip_citations_keeps_other_brackets() -> None:
     ("A is B [S1]. C is D [S2].", "A is B [S1]. C is D [S2]."),  # already canonical
     ("Plain [S1] text.", "Plain [S1] text."),  # not cite-first: the answer starts with text
     ("See [source code] and [1].", "See [source code] and [1]."),  # not citations
+    ("It is run daily. Sources: [S1]", "It is run daily. [S1]"),  # a new user's wget answer
+    ("A is B. References: [S1][S2]", "A is B. [S1][S2]"),
+    ("Open sources: none here.", "Open sources: none here."),
 ])
 def test_canonical_citations(raw: str, canonical: str) -> None:
     assert canonical_citations(raw) == canonical

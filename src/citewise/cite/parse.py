@@ -60,11 +60,19 @@ _CITE_FIRST = re.compile(
     r"\[(S\d{1,4}(?:, S\d{1,4})*)\]\s*([^\[\n]*?[^\s\[])(?:([.!?])(?=\s|$)|(?=\n|$))")
 
 
+_LABELLED = re.compile(r"\b(?:Sources?|References?|Citations?)\s*:\s*"
+                       r"(\[S\d{1,4}(?:, S\d{1,4})*\](?:\s*\[S\d{1,4}(?:, S\d{1,4})*\])*)",
+                       re.IGNORECASE)
+"""A citation with a label ("Sources: [S1]"): a new user's answer ended "…each time it is
+run. Sources: [1]"."""
+
+
 def canonical_citations(text: str) -> str:
     """``text`` with citation variants written as ``[S1]`` and cite-first sentences turned
     round (see the module docstring)."""
     text = _VARIANT.sub(lambda m: "[" + ", ".join(
         f"S{int(n)}" for n in _ID.findall(m.group(1))) + "]", text)
+    text = _LABELLED.sub(r"\1", text)  # "… each time it is run. Sources: [S1]"
     if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
         return text
     return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)
