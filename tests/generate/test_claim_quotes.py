@@ -169,3 +169,14 @@ def test_quotes_come_only_from_passages_naming_the_version_asked_about():
     assert "1.31.0" not in quote_claims(claim, prompt)
     only_2018 = build_prompt("Which Rust release introduced the 2021 edition?", EDITIONS[:1])
     assert ExtractiveGenerator().generate(only_2018).text == INSUFFICIENT_EVIDENCE
+
+
+def test_code_with_spaces_is_held_whole_not_by_its_last_part():
+    """"sed '/pattern/d'" was held by a grep sentence quoting "sed '/^...$/d' | grep -q X":
+    its last part after a slash, "d'", is in any sed command."""
+    grep = passage("S1", "For example, the shell command ‘sed '/^...$/d' | grep -q X’ can "
+                         "cause grep to exit immediately after reading a line containing X.")
+    removed = [("To delete every line matching a pattern, use `sed '/pattern/d'`.", "uncited"),
+               ("This command reads a line containing the pattern and deletes it.", "uncited")]
+    prompt = build_prompt("How do I delete every line matching a pattern using sed?", [grep])
+    assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)

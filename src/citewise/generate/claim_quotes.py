@@ -153,5 +153,12 @@ def _holds(sentence: str, values: set[str]) -> bool:
     """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`); a
     qualified name is held by its last part ("httpx.HTTPError" by "HTTPError")."""
     low, found = sentence.lower(), numbers(sentence)
-    held = sum(v in found or v in low or re.split(r"[./:]", v)[-1] in low for v in values)
+    held = sum(v in found or v in low or _last_part(v) in low for v in values)
     return 2 * held >= len(values)
+
+
+def _last_part(value: str) -> str:
+    """The last part of a qualified name ("HTTPError" of "httpx.HTTPError"); a value that is
+    not one (code with spaces, "sed '/pattern/d'") has none: its "d'" is in any sed line."""
+    part = re.split(r"[./:]", value)[-1]
+    return part if re.fullmatch(r"\w{3,}", part) and " " not in value else "\0"
