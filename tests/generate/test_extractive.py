@@ -124,6 +124,17 @@ def test_a_sentence_pointing_back_is_quoted_with_the_one_before_it():
     assert gen.text == "They begin with the build keyword [S1]."
 
 
+def test_a_sentence_going_on_from_an_example_is_quoted_with_it():
+    """grep's FAQ: "grep -C 2 'hello' test*.log" then "prints two lines of context around
+    each matching line."; a new user got the second alone, without the command."""
+    text = ("How do I output context around the matching lines?\n\n"
+            "grep -C 2 'hello' test*.log\n\n"
+            "prints two lines of context around each matching line.")
+    gen = _answer("how do I show lines of context around each match?", text, "Pools.")
+    assert "grep -C 2 'hello' test*.log" in gen.text
+    assert gen.text.index("grep -C 2") < gen.text.index("prints two lines of context")
+
+
 def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
     """Three ways a quote used to reach the checker broken: a sentence closing inside a
     bracket was quoted with the next one ("(… of course.) This means …"), and the checker cut

@@ -219,11 +219,12 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     out: list[ScoredSentence] = []
     for s in chosen:
         before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
-        if before is not None and before.sid == s.sid and before.order not in picked \
-                and (s.code or _POINTS_BACK.match(s.text)) and not before.code \
-                and not _is_title(before.text):
-            out.append(before)
-            picked.add(before.order)
+        if before is not None and before.sid == s.sid and before.order not in picked and (
+                ((s.code or _POINTS_BACK.match(s.text)) and not before.code
+                 and not _is_title(before.text))
+                or (before.code and not s.code and s.text[:1].islower())):
+            out.append(before)  # a sentence going on from an example ("prints two lines
+            picked.add(before.order)  # of context…" after grep -C 2 'hello') comes with it
         out.append(s)
     return out
 
