@@ -147,30 +147,6 @@ def test_the_stage_timings_add_up_over_the_steps_read(db: Path) -> None:
     assert sum(v for k, v in stages.items() if k != "total") <= stages["total"]
 
 
-UNCITED = "Every employee who becomes a parent gets 20 weeks of fully paid parental leave."
-
-
-def test_quotes_standing_in_for_the_model_read_on_and_stand_if_nothing_answers(
-        db: Path) -> None:
-    """Asked how many times wget retries, the model read 2 of 8 passages and said "10
-    seconds"; the quote of ``--waitretry``'s "a value of 10 seconds" ended the reading, and
-    the sixth passage ("20 tries") was never read. Quotes standing in for the model's answer
-    read on; if the rest does not answer, they stand."""
-    gen = SizedGenerator(UNCITED, ANSWER)
-    with engine_for(db) as engine:
-        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert len(gen.prompts) == 2 and answer.outcome == "answered"
-    assert answer.trace.escalated.why == "unsupported"
-    gen = SizedGenerator(UNCITED, *[INSUFFICIENT_EVIDENCE] * 8)
-    with engine_for(db) as engine:
-        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
-    assert len(gen.prompts) == len(answer.trace.escalated.path) > 1
-    assert answer.outcome == "extractive" and "(20 weeks) of fully paid" in answer.answer
-    assert "the source sentences quoted from the first ones stand" in answer.notes[-1]
-    assert answer.trace.generation.model.endswith(" -> extractive-v1")
-    assert len(answer.trace.context.passages) == answer.trace.escalated.path[0]
-
-
 def test_an_answer_from_the_first_passages_stops_there(db: Path) -> None:
     gen = SizedGenerator(ANSWER)
     with engine_for(db) as engine:

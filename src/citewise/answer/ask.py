@@ -23,20 +23,11 @@ from typing import TYPE_CHECKING
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
-from citewise.answer.progressive import (
-    RETRY,
-    escalate,
-    failed,
-    hold_declines,
-    prefix,
-    quoted_instead,
-    steps,
-)
+from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
 from citewise.answer.supported import declined, supported_answer
 from citewise.errors import ConfigError, GenerationError
 from citewise.trace import (
-    AnswerTrace,
     BudgetTrace,
     ContextTrace,
     DroppedTrace,
@@ -107,38 +98,21 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if dry_run:
         draft.set(dry_run=True)
         return _finish(Answer(question, "", False, None), draft, started)
-    held: tuple[Answer, AnswerTrace] | None = None  # quotes standing in for a model answer
     for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
         relay = hold_declines(on_token) if i == at else None
         answer = _generate(engine, question, path[i], generator, relay, draft, notes,
                            whole=path[-1])
-        quoted = quoted_instead(draft.trace)
-        if (answer.reason not in RETRY and not quoted) or failed(draft.trace):
+        if answer.reason not in RETRY or failed(draft.trace):
             return _finish(answer, draft, started)
-        if quoted and held is None:
-            held = (answer, draft.trace)
-        escalate(draft, answer.reason or "unsupported", path[i], path[i + 1], notes,
+        escalate(draft, answer.reason or "", path[i], path[i + 1], notes,
                  whole=path[i + 1] is path[-1])
         done = draft.trace.escalated
         if done.first_generation is None:  # the first generation read past
             draft.set(escalated=replace(done, first_generation=draft.trace.generation))
         draft.set(generation=None, context=_context_trace(path[i + 1]))
     relay = on_token if at == len(path) - 1 else None
-    answer = _generate(engine, question, path[-1], generator, relay, draft, notes)
-    if answer.declined and held is not None:
-        answer = _held(held, draft, len(path[-1].passages))
-    return _finish(answer, draft, started)
-
-
-def _held(held: tuple[Answer, AnswerTrace], draft: TraceDraft, read: int) -> Answer:
-    """The quotes that stood in for the model's answer on fewer passages, when reading all
-    ``read`` passages found no answer: the trace shows that step again (its generation,
-    check and context); the read-on path stays whole."""
-    answer, trace = held
-    draft.set(generation=trace.generation, enforce=trace.enforce, context=trace.context)
-    note = (f"reading all {read} passages found no answer either; the source sentences "
-            "quoted from the first ones stand")
-    return replace(answer, notes=(*answer.notes, note))
+    return _finish(_generate(engine, question, path[-1], generator, relay, draft, notes),
+                   draft, started)
 
 
 def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Reranker | None,

@@ -110,15 +110,6 @@ def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
                  f"({_WHY.get(why, why)}); read {'all ' if whole else ''}{n}")
 
 
-def quoted_instead(trace: AnswerTrace) -> bool:
-    """Whether the model's answer had no supported sentence and source sentences stand in
-    for it (the generation reads "model -> extractive-v1"). More passages may let the
-    model answer: asked how many times wget retries, a model that read 2 of 8 passages
-    said "10 seconds", the quote of ``--waitretry``'s "a value of 10 seconds" was shown,
-    and the passage saying "20 tries" (the sixth) was never read."""
-    return trace.generation is not None and trace.generation.model.endswith(" -> extractive-v1")
-
-
 def failed(trace: AnswerTrace) -> bool:
     """Whether the generator failed (timeout, endpoint down): more passages would not help."""
     return trace.generation is not None and any(
