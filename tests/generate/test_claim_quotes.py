@@ -180,3 +180,13 @@ def test_code_with_spaces_is_held_whole_not_by_its_last_part():
                ("This command reads a line containing the pattern and deletes it.", "uncited")]
     prompt = build_prompt("How do I delete every line matching a pattern using sed?", [grep])
     assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
+
+
+def test_a_number_alone_does_not_hold_a_claim_that_names_something():
+    """ninja's "how do I keep building after one command fails?" got "Available since Ninja
+    1.4 [1]." for the model's "…use the `recompact` tool available since Ninja 1.4"."""
+    tools = passage("S1", "recompact: recompact the .ninja_deps file. Available since Ninja "
+                          "1.4. Use -k to keep going until N jobs fail.")
+    claim = "To keep going after a failure, use the `recompact` tool available since Ninja 1.4."
+    prompt = build_prompt("how do I keep building after one command fails?", [tools])
+    assert "Available since Ninja 1.4" not in quote_claims([claim], prompt)

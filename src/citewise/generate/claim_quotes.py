@@ -150,11 +150,14 @@ def _values(text: str) -> set[str]:
 
 
 def _holds(sentence: str, values: set[str]) -> bool:
-    """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`); a
-    qualified name is held by its last part ("httpx.HTTPError" by "HTTPError")."""
+    """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`),
+    one of their names among them if they have any: "Available since Ninja 1.4" held only
+    the version of "the ``recompact`` tool available since Ninja 1.4". A qualified name is
+    held by its last part ("httpx.HTTPError" by "HTTPError")."""
     low, found = sentence.lower(), numbers(sentence)
-    held = sum(v in found or v in low or _last_part(v) in low for v in values)
-    return 2 * held >= len(values)
+    held = {v for v in values if v in found or v in low or _last_part(v) in low}
+    names = {v for v in values if v not in numbers(v)}  # not numbers only: a version
+    return 2 * len(held) >= len(values) and (not names or bool(held & names))
 
 
 def _last_part(value: str) -> str:
