@@ -155,13 +155,14 @@ def _holds(sentence: str, values: set[str]) -> bool:
     the version of "the ``recompact`` tool available since Ninja 1.4". A qualified name is
     held by its last part ("httpx.HTTPError" by "HTTPError")."""
     low, found = sentence.lower(), numbers(sentence)
-    held = {v for v in values if v in found or v in low or _last_part(v) in low}
+    words = set(re.findall(r"\w+", low))
+    held = {v for v in values if v in found or v in low or _last_part(v) in words}
     names = {v for v in values if v not in numbers(v)}  # not numbers only: a version
     return 2 * len(held) >= len(values) and (not names or bool(held & names))
 
 
-def _last_part(value: str) -> str:
-    """The last part of a qualified name ("HTTPError" of "httpx.HTTPError"); a value that is
+def _last_part(value: str) -> str | None:
+    """The last part of a qualified name ("httperror" of "httpx.httperror"); a value that is
     not one (code with spaces, "sed '/pattern/d'") has none: its "d'" is in any sed line."""
     part = re.split(r"[./:]", value)[-1]
-    return part if re.fullmatch(r"\w{3,}", part) and " " not in value else "\0"
+    return part if re.fullmatch(r"\w{3,}", part) and " " not in value else None

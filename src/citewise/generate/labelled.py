@@ -5,7 +5,7 @@ say which thing it asks about. A passage that never mentions one of them, in its
 headings or its document's title, is about something else, however many of the question's
 words it shares: asked "Which Rust release introduced the 2021 edition?", the quote
 fallback answered "Release version 1.31.0 … The edition system was created for the release
-of Rust 2018 [1]" from the Rust 2018 chapter. Quoting answers only from passages that name
+of Rust 2018 [1]" from the Rust 2018 chapter. Quotes are taken only from passages that name
 every label of the question; a model's sentence echoing a label its sources lack is removed
 by the citation check (:func:`citewise.cite.enforce.unstated_numbers`).
 """
