@@ -3,7 +3,8 @@
 Each segment of a generated answer gets a :class:`~citewise.cite.validate.Verdict`. Kept:
 sentences supported by the passages they cite (or by the citation closing their paragraph),
 code blocks quoted from the sources, and connectives ("In summary:") when something else is
-kept. Removed, with the reason: uncited claims, claims below the support threshold,
+kept and what they lead into stays (:func:`_stray`: not the "or" between two removed
+commands). Removed, with the reason: uncited claims, claims below the support threshold,
 sentences citing only ids that are not sources, sentences that stop where the value should
 be ("… is [S1]."), code no source contains, sentences that only restate the question
 (:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"),
@@ -16,7 +17,8 @@ that are not sources are deleted from the brackets of the sentences that stay, s
 fabricated id never reaches the reader.
 
 ``Enforced.answered`` is false when no supported sentence is left, or only sentences that send
-the reader elsewhere (:func:`points_elsewhere`: "See also … for more information"); the caller
+the reader elsewhere (:func:`points_elsewhere`: "See also … for more information", "The
+guide [1] provides additional information on…"); the caller
 then replaces the answer (extractive, or a decline) and says so.
 """
 
