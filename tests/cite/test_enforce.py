@@ -366,3 +366,28 @@ def test_a_connective_between_removed_segments_goes_with_them() -> None:
     kept = enforce("Wget can follow links in HTML pages [S1].\n\nor\n\n```\nwget -r URL\n```",
                    passages(source))
     assert kept.answered and "or" not in kept.text.split()
+
+
+VARIABLES = ("Despite the non-goal of being convenient to write by hand, to keep build files "
+             "readable, Ninja supports declaring shorter reusable names for strings, a "
+             "literal. A declaration like "
+             "cflags = -g can be used on the right side of an equals sign, dereferencing it "
+             "with a dollar sign, like this: command = gcc $cflags -c $in -o $out.")
+
+
+def test_a_sentence_whose_own_words_its_source_lacks_is_unsupported() -> None:
+    """ninja dev: "To write a literal dollar sign in a Ninja file, you can use the backtick
+    character (`) to escape it [1]" scored 0.70 on the words it took from the question; of
+    the four it added (use, backtick, character, escape) its source had one."""
+    from citewise.cite.support import support_score
+
+    question = "how do I write a literal dollar sign in a ninja file?"
+    wrong = ("To write a literal dollar sign in a Ninja file, you can use the backtick "
+             "character to escape it [S1].")
+    assert support_score(wrong, VARIABLES) >= 0.45  # the shared words alone pass
+    result = enforce(wrong, passages(VARIABLES), question=question)
+    assert not result.answered and statuses(result) == ["unsupported"]
+    right = ("You dereference a variable such as cflags with a dollar sign on the right side "
+             "of an equals sign [S1].")
+    assert enforce(right, passages(VARIABLES), question=question).answered
+    assert enforce(wrong, passages(VARIABLES)).answered  # no question: the support check only

@@ -79,6 +79,13 @@ Rust 2024 Edition Guide [1] provides additional information on how to migrate yo
 a new user's whole answer to why two functions became unsafe."""
 _CLAIMS = frozenset(WHY) - {"restates"}
 """Removals that took a claim with them (a restatement only repeats the question)."""
+OWN_WORDS = 4
+"""The fewest own words (:func:`own_words_gap`) a sentence must add before most of them
+missing from its sources removes it. Replayed on the ninja and httpx runs' final answers
+(stop 29 and 36), it removes four sentences, all wrong or empty: ninja's "use the Ninja build
+system's file reference feature" (for ``rspfile``), httpx's "By setting ``max_connections``
+to 10, you ensure that the client will not exceed 10 connections" (for a rate limit, which
+httpx does not have), and the backtick escape."""
 PREMISE_GAP = 3
 """A cited sentence is ``unfounded`` when at least this many of the content words it takes
 from the question are missing from the passages it cites (:func:`premise_gap`). Chosen on
@@ -213,6 +220,34 @@ def _unfounded(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
     return out
 
 
+def own_words_gap(sentence: str, question: str, evidence: str) -> tuple[int, int]:
+    """``(missing, of)``: how many of the content-word stems ``sentence`` adds to the
+    question's its ``evidence`` lacks, of how many. The support score counts the question's
+    words too, and retrieval chose the passages for them: "To write a literal dollar sign in
+    a Ninja file, you can use the backtick character (`) to escape it [1]" scored 0.70 on the
+    words it shares with the question (literal, dollar, sign, Ninja, file), while what it
+    said of its own (use, backtick, character, escape) was three quarters missing."""
+    text = CITATION_BRACKET.sub(" ", sentence)
+    own = content_stems(text, skip_meta=True) - content_stems(question) - _VERDICT_WORDS
+    return len(own - content_stems(evidence)), len(own)
+
+
+def _own_words_missing(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
+                       question: str) -> list[Verdict]:
+    """``verdicts`` with each supported sentence most of whose own words (at least
+    :data:`OWN_WORDS` of them, :func:`own_words_gap`) its passages lack marked
+    ``unsupported``."""
+    texts = passage_texts(passages)
+    out = []
+    for v in verdicts:
+        if v.status == "supported" and v.segment.kind == "sentence" and v.ids:
+            missing, of = own_words_gap(v.segment.text, question, evidence_text(texts, v.ids))
+            if of >= OWN_WORDS and 2 * missing > of:
+                v = replace(v, status="unsupported")
+        out.append(v)
+    return out
+
+
 def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
     """The numbers of ``sentence`` that ``evidence`` lacks, but for the values ``question``
     gives (a label of the question, such as its "Rust 2027", is no value: :func:`labels`). The
@@ -251,6 +286,7 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                     and v.segment.kind == "sentence" and restates(v.segment.text, question)
                     else v for v in verdicts]
         verdicts = _unfounded(verdicts, passages, question)
+        verdicts = _own_words_missing(verdicts, passages, question)
     verdicts = _unstated_numbers(verdicts, passages, question or "")
     verdicts = _without_dangling(verdicts)
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
