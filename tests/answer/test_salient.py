@@ -101,3 +101,12 @@ def test_a_version_no_readable_document_mentions_is_absent() -> None:
                            corpus.__contains__) == []
     assert salient_missing("How do I cap downloads at 750 KB/s?", [],  # a value, not a label
                            corpus.__contains__, kinds=()) == []
+
+
+def test_a_nationality_or_language_is_no_name_to_look_for() -> None:
+    """Vim's help says ``en_us``, never "American": "How do I turn on spell checking for
+    American English?" was declined as naming something no document mentions."""
+    assert absent_terms("How do I turn on spell checking for American English?",
+                        {"spell"}.__contains__, ("name",)) == []
+    assert absent_terms("Does Vim support Klingon or American English?",
+                        {"vim"}.__contains__, ("name",)) == ["klingon"]
