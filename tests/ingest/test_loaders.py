@@ -265,9 +265,26 @@ def test_a_line_under_a_long_rule_is_a_heading_as_in_vims_help_files(tmp_path, c
     check_offsets(parsed)
     assert parsed.title == "usr_05"  # the file does not open with a heading
     kinds = [(b.kind, b.text) for b in parsed.blocks]
-    assert ("heading", "*05.1* The vimrc file *vimrc-intro*") in kinds
-    assert parsed.blocks[-2].heading_path == ("*05.1* The vimrc file *vimrc-intro*",)
+    assert ("heading", "05.1 The vimrc file") in kinds  # its tags are no part of its title
+    assert parsed.blocks[-2].heading_path == ("05.1 The vimrc file",)
     assert kinds[-1] == ("text", "------------\nshort rule")  # a short rule is not one
+
+
+def test_a_vim_help_example_is_code(tmp_path, check_offsets):
+    """Vim's help opens an example with a ">" ending a line (or alone on one), its lines
+    indented, ended by a line in the first column (or one starting "<"): read as text, the
+    ">" was quoted ("The following command creates a session file: > [1]")."""
+    text = ("If you already have a vimrc file, you can edit it this way: >\n\n"
+            "\t:edit $MYVIMRC\n\nIf you don't have one, see |vimrc|.\n\n"
+            ">\n\tif has(\"vms\")\n\t  set nobackup\n\tendif\n\n"
+            "This tells Vim to keep a backup copy.\n")
+    parsed = load_file(_write(tmp_path, "usr_05.txt", text))
+    check_offsets(parsed)
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("text", "If you already have a vimrc file, you can edit it this way:"),
+        ("code", ":edit $MYVIMRC"), ("text", "If you don't have one, see |vimrc|."),
+        ("code", 'if has("vms")\n  set nobackup\nendif'),
+        ("text", "This tells Vim to keep a backup copy.")]
 
 
 def test_text_crlf_and_bom_are_normalised(tmp_path, check_offsets):

@@ -3,17 +3,21 @@
 Lines inside a paragraph are kept (spaces collapsed within each line). A paragraph of one
 line underlined (and optionally overlined) with ``=``, ``-``, ``~``, … is a heading, as in
 reStructuredText and setext Markdown, and so is one line under a long rule alone (Vim's help
-files); levels follow the order the rule styles first appear. The title is a heading that
-opens the file, else the file's name. Plain text has no deep links, so anchors are None.
+files); levels follow the order the rule styles first appear, and a Vim help heading's
+``*tags*`` are not part of its title. A Vim help example (a line ending in ``>`` or only
+``>``, then indented lines) is code. The title is a heading that opens the file, else the
+file's name. Plain text has no deep links, so anchors are None.
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
-from citewise.ingest.normalize import clean_lines, collapse, paragraphs
+from citewise.ingest.normalize import clean_lines, collapse, verbatim
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -35,11 +39,23 @@ class TextLoader:
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
         opening: str | None = None  # a heading that opens the file titles it
-        for index, para in enumerate(paragraphs(text)):
+        example = False  # inside a Vim help example: indented paragraphs after a ">"
+        for index, para in enumerate(_PARAGRAPHS.split(text)):
+            if not para.strip():
+                continue
             heading = _underlined_heading(para)
             if heading is None:
-                builder.add("text", clean_lines(para))
+                if example and para[:1] in " \t":
+                    builder.add("code", _example(para))
+                    continue
+                lead, code = _split_example(para)
+                if lead.strip():
+                    builder.add("text", clean_lines(lead))
+                example = code is not None
+                if code and code.strip():
+                    builder.add("code", _example(code))
                 continue
+            example = False
             opening = heading[0] if index == 0 else opening
             title, style = heading
             if style not in styles:
@@ -57,7 +73,7 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     lines = [line.strip() for line in para.strip("\n").split("\n")]
     if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and _is_rule(lines[0]) \
             and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
-        title = collapse(lines[1])
+        title = _tagless(collapse(lines[1]))
         return (title, (lines[0][0], "over")) if title else None
     overlined = len(lines) == 3 and _is_rule(lines[0]) and lines[0] == lines[2]
     if overlined:
@@ -68,6 +84,38 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     if not title or len(lines[1]) < min(len(title), 3):
         return None
     return title, (lines[1][0], "over-under" if overlined else "under")
+
+
+_PARAGRAPHS = re.compile(r"\n[^\S\n]*\n(?:[^\S\n]*\n)*")  # a paragraph keeps its indent
+_OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
+_TAG = re.compile(r"\*[^*\s]+\*")
+
+
+def _split_example(para: str) -> tuple[str, str | None]:
+    """``(text, example)``: a paragraph of Vim's help cut at the line ending in ``>`` that
+    opens an example (the example: the lines after it, or "" when the example's indented
+    paragraphs follow); ``(para, None)`` when no line opens one."""
+    lines = para.split("\n")
+    for i, line in enumerate(lines):
+        if _OPENS_EXAMPLE.search(line.rstrip()):
+            lead = [*lines[:i], line.rstrip()[:-1]]
+            return "\n".join(lead), "\n".join(lines[i + 1:])
+    return para, None
+
+
+def _example(para: str) -> str:
+    """A Vim help example's lines, dedented, without the ``<`` that may end it."""
+    lines = [line[1:] if line.startswith("<") else line for line in para.split("\n")]
+    return verbatim(textwrap.dedent("\n".join(lines).expandtabs(8)))
+
+
+def _tagless(title: str) -> str:
+    """A Vim help heading without its tags: "*05.1* The vimrc file *vimrc-intro*" is
+    "05.1 The vimrc file"; a new user saw the tags in every heading and citation."""
+    words = title.split()
+    while len(words) > 1 and _TAG.fullmatch(words[-1]):
+        words.pop()
+    return " ".join(w[1:-1] if _TAG.fullmatch(w) else w for w in words)
 
 
 def _is_rule(line: str) -> bool:
