@@ -391,3 +391,17 @@ def test_a_sentence_whose_own_words_its_source_lacks_is_unsupported() -> None:
              "of an equals sign [S1].")
     assert enforce(right, passages(VARIABLES), question=question).answered
     assert enforce(wrong, passages(VARIABLES)).answered  # no question: the support check only
+
+
+def test_the_evidence_for_a_removed_yes_goes_with_it() -> None:
+    """httpx set: "can httpx gzip the request body automatically?" (it cannot) was answered
+    "This is indicated by the claim in [1] that 'HTTPX will use universal line endings…'"
+    once "Yes, HTTPX gzip the request body automatically" was removed as a restatement."""
+    source = ("HTTPX decodes a gzip response body automatically before sending it on. HTTPX "
+              "will use universal line endings, normalising all cases to \\n.")
+    text = ("Yes, HTTPX gzip the request body automatically before sending it [S1]. This is "
+            "indicated by the claim in [S1] that HTTPX will use universal line endings, "
+            "normalising all cases to \\n.")
+    result = enforce(text, passages(source),
+                     question="can httpx gzip the request body automatically before sending it?")
+    assert not result.answered and statuses(result) == ["restates", "dangling"]

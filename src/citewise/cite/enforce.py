@@ -46,9 +46,13 @@ _VERDICT_WORDS = content_stems("yes indeed correct possible")
 _TOKEN = re.compile(r"`[^`]+`|\w[\w.\-/]*\w|\w")
 _CONSEQUENCE = re.compile(
     r"(?:this|that|it) (?:is|was) (?:because|why)\b|(?:this|that) means\b"
+    r"|(?:this|that|it) (?:is|was) (?:indicated|shown|stated|confirmed|supported|evidenced|"
+    r"mentioned|suggested|implied) (?:by|in)\b"
     r"|(?:therefore|thus|hence|consequently|as a result|then)\b"
     r"|\w+ (?:can|could|may|should|will|must) then\b", re.IGNORECASE)
-"""Openings that draw on the sentence before ("This is because…", "You can then…")."""
+"""Openings that draw on the sentence before ("This is because…", "You can then…", "This is
+indicated by the claim in [1] that…": the evidence for a removed "Yes, HTTPX can gzip the
+request body", an answer to a question about a feature httpx lacks)."""
 _LEAD = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind|be aware)(?:\s+that)?"
                    r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
 """A lead-in before what a sentence opens on: a new user's "Note that this automatically
