@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.ingest import load_file
+from citewise.ingest.pdf_headings import page_blocks
 from citewise.ingest.pdf_layout import (
     OutlineEntry,
     body_lines,
@@ -14,7 +15,6 @@ from citewise.ingest.pdf_layout import (
     furniture_shapes,
     is_page_number,
     outline,
-    page_blocks,
     vocabulary,
 )
 
@@ -278,3 +278,15 @@ def test_a_line_the_pages_outline_names_is_a_heading_not_furniture():
     assert body_lines(pages[0], furniture, entries)[0] == "Summary"
     assert body_lines(pages[0], furniture, entries)[-1] == "Migration"
     assert "Summary" not in body_lines(pages[1], furniture)  # no entry names it there
+
+
+def test_a_page_naming_entries_on_every_line_is_matched_first_come():
+    """The in-order matching is quadratic (named lines x entries); a hostile page past
+    MAX_ALIGN is matched first come, first served, in linear time."""
+    from citewise.ingest.pdf_headings import MAX_ALIGN
+
+    entries = [OutlineEntry("Same title", 2, 1)] * 1000
+    lines = ["Same title"] * 300
+    assert len(lines) * len(entries) > MAX_ALIGN
+    blocks = list(page_blocks(lines, entries))
+    assert [kind for kind, _, _ in blocks] == ["heading"] * 300

@@ -28,6 +28,7 @@ from citewise.ingest.content import check_pdf_header
 from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines, verbatim
 from citewise.ingest.pdf_code import PageReader, split_code
 from citewise.ingest.pdf_flow import Part, run_on
+from citewise.ingest.pdf_headings import page_blocks
 from citewise.ingest.pdf_layout import (
     LIGATURES,
     OutlineEntry,
@@ -36,7 +37,6 @@ from citewise.ingest.pdf_layout import (
     dehyphenate,
     furniture_shapes,
     outline,
-    page_blocks,
     toc_outline,
     vocabulary,
 )

@@ -25,10 +25,11 @@ would know which section it is from.
   ("asn1_der_" / "decoding()", as Texinfo sets ``@code``) is joined too: it read
   "asn1_der_ decoding()", which no search for the function finds.
 * **Headings** (kept, as headings): the PDF's outline (bookmarks) gives each section's title,
-  level (nesting depth) and page. The first line of that page that is the title (punctuation
+  level (nesting depth) and page. A line of that page that is the title (punctuation
   aside), alone or after a section number ("4.2 ASN.1 field functions" for "ASN.1 field
   functions", "Appendix A Copying Information" for "A Copying Information"), becomes a heading
-  of that level. An entry whose line is not on its page makes no heading: none is invented.
+  of that level (:mod:`citewise.ingest.pdf_headings` matches lines and entries in order).
+  An entry whose line is not on its page makes no heading: none is invented.
   A PDF without an outline but with a printed table of contents (the first run of pages, among
   the first :data:`TOC_PAGES`, holding at least :data:`MIN_TOC_LINES` dot-leader lines) gets
   one from it: each entry, in order, is looked for as a line of the pages after the table
@@ -46,7 +47,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citewise.ingest.pdf_code import CODE_MARK, is_code
+from citewise.ingest.pdf_code import is_code
 
 EDGE_LINES = 2
 MIN_REPEATS = 3
@@ -106,7 +107,7 @@ def _keys(line: str) -> set[str]:
     return {shape(line), *filter(None, [family(line)])}
 
 
-def _compact(text: str) -> str:
+def compact(text: str) -> str:
     """Letters and digits only, lowercased: outline titles and their lines differ in
     punctuation ("Nonregular files" / "Non-regular files")."""
     return re.sub(r"[\W_]+", "", text.lower())
@@ -163,7 +164,7 @@ def body_lines(lines: Sequence[str], furniture: frozenset[str],
     book's "Summary" and "Migration" sections (34 and 10 of them) and its "Rust 2021"
     chapters sat at page edges often enough to be taken for running headers."""
     edges = set(_edges(lines))
-    titles = {_compact(entry.title) for entry in entries}
+    titles = {compact(entry.title) for entry in entries}
     return [line for i, line in enumerate(lines)
             if not (i in edges and (is_page_number(line) or _keys(line) & furniture)
                     and not heading_keys(line) & titles)
@@ -217,7 +218,7 @@ def toc_outline(pages: Sequence[Sequence[str]],
     out: list[OutlineEntry] = []
     cursor = (last + 1, 0)
     for title, level in titles:
-        spots = where.get(_compact(title), [])
+        spots = where.get(compact(title), [])
         k = bisect.bisect_left(spots, cursor)
         if k < len(spots) and spots[k][0] < cursor[0] + SEARCH_PAGES:
             cursor = (spots[k][0], spots[k][1] + 1)
@@ -257,95 +258,11 @@ def heading_keys(line: str) -> set[str]:
     line after its section number ("4.2 Naming" -> "naming"; "Appendix A Copying" ->
     "copying" and "acopying")."""
     text = line.strip()
-    keys = {_compact(text)}
+    keys = {compact(text)}
     number = _SECTION_NUMBER.match(text)
     if number and text[number.end():]:
-        keys |= {_compact(text[number.end():]), _compact(text.split(None, 1)[-1])}
+        keys |= {compact(text[number.end():]), compact(text.split(None, 1)[-1])}
     return keys - {""}
-
-
-def page_blocks(lines: Sequence[str], entries: Sequence[OutlineEntry],
-                ) -> Iterator[tuple[str, str, int]]:
-    """``(kind, text, level)`` for one page's body lines: ``heading`` blocks where an outline
-    entry of the page names a line, or a line and the next (a title wrapped in two: 25 of
-    the Valgrind manual's 283, chapters among them, were lost and their text filed under the
-    chapter before), in order; ``text`` for the lines between them (joined; split into
-    paragraphs by the caller). Lines and entries are matched in order, as many entries as
-    can be (:func:`_aligned`)."""
-    wanted: dict[str, list[int]] = {}
-    for i, entry in enumerate(entries):
-        wanted.setdefault(_compact(entry.title), []).append(i)
-    chosen = _aligned(_heading_matches(lines, wanted), len(lines), len(entries))
-    run: list[str] = []
-    index = 0
-    while index < len(lines):
-        if index not in chosen:
-            run.append(lines[index])
-            index += 1
-            continue
-        span, entry = chosen[index]
-        line = _joined(lines[index], lines[index + 1]) if span == 2 else lines[index]
-        if run:
-            yield "text", "\n".join(run), 0
-            run = []
-        yield "heading", " ".join(line.replace(CODE_MARK, " ").split()), entries[entry].level
-        index += span
-    if run:
-        yield "text", "\n".join(run), 0
-
-
-def _joined(line: str, after: str) -> str:
-    glue = "" if line.rstrip().endswith("-") else " "  # "branch-" / "prediction"
-    return f"{line.rstrip()}{glue}{after.lstrip()}"
-
-
-def _heading_matches(lines: Sequence[str], wanted: dict[str, list[int]],
-                     ) -> dict[int, tuple[int, list[int]]]:
-    """For each line naming outline entries, ``(1, entries)``; for a line that names none
-    and whose next line names none either, ``(2, entries)`` if the two together do."""
-    out: dict[int, tuple[int, list[int]]] = {}
-    for index, line in enumerate(lines):
-        found = _entries_named(line, wanted, 0)
-        if found:
-            out[index] = (1, found)
-        elif index + 1 < len(lines) and _compact(line) and \
-                not _entries_named(lines[index + 1], wanted, 0):  # a title in two lines
-            pair = _entries_named(_joined(line, lines[index + 1]), wanted, 0)
-            if pair:
-                out[index] = (2, pair)
-    return out
-
-
-def _aligned(matches: dict[int, tuple[int, list[int]]], n_lines: int,
-             n_entries: int) -> dict[int, tuple[int, int]]:
-    """``{line: (span, entry)}``: the most entries matched to lines in the order of both,
-    the earliest line on a tie. Taking the first line naming an entry, as before, let a
-    list item take its section's title: the Edition Guide's page 113 lists
-    ``std::os::unix::process::CommandExt::before_exec`` under "Summary" before the section
-    of that name, and the "Details" heading between them was lost with it."""
-    best = [[0] * (n_entries + 1) for _ in range(n_lines + 2)]  # best[line][first entry]
-    for i in range(n_lines - 1, -1, -1):
-        span, found = matches.get(i, (1, []))
-        for e in range(n_entries - 1, -1, -1):
-            best[i][e] = max([best[i + 1][e], *(1 + best[min(i + span, n_lines)][j + 1]
-                                                 for j in found if j >= e)])
-    chosen: dict[int, tuple[int, int]] = {}
-    i, e = 0, 0
-    while i < n_lines and e < n_entries:
-        span, found = matches.get(i, (1, []))
-        take = [j for j in sorted(found) if j >= e
-                and 1 + best[min(i + span, n_lines)][j + 1] == best[i][e]]
-        if take:
-            chosen[i] = (span, take[0])
-            i, e = i + span, take[0] + 1
-        else:
-            i += 1
-    return chosen
-
-
-def _entries_named(line: str, wanted: dict[str, list[int]], start: int) -> list[int]:
-    """The outline entries (from ``start`` on) whose title ``line`` is."""
-    return [i for key in heading_keys(line) for i in wanted.get(key, ()) if i >= start]
 
 
 def vocabulary(texts: Iterable[str]) -> frozenset[str]:
