@@ -190,3 +190,18 @@ def test_a_number_alone_does_not_hold_a_claim_that_names_something():
     claim = "To keep going after a failure, use the `recompact` tool available since Ninja 1.4."
     prompt = build_prompt("how do I keep building after one command fails?", [tools])
     assert "Available since Ninja 1.4" not in quote_claims([claim], prompt)
+
+
+def test_evidence_for_a_removed_yes_is_not_quoted():
+    """httpx set, u-gzip-upload (a feature httpx lacks): once "Yes, HTTPX gzip the request
+    body automatically" was removed as a restatement, its "This is indicated by the claim in
+    [S1] that HTTPX will use universal line endings…" was quoted as the answer."""
+    endings = passage("S1", "HTTPX will use universal line endings, normalising all cases "
+                            "to a newline.")
+    removed = [("Yes, HTTPX gzip the request body automatically before sending it.",
+                "restates"),
+               ("This is indicated by the claim in [S1] that HTTPX will use universal line "
+                "endings, normalising all cases to a newline.", "dangling")]
+    prompt = build_prompt("can httpx gzip the request body automatically before sending it?",
+                          [endings])
+    assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)

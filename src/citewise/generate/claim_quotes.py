@@ -78,7 +78,9 @@ def replacement(removed: Sequence[tuple[str, str]], prompt: Prompt, *,
     refers back to a removed one ("This flag is used to display the edition lints…" after
     "The flag … is ``--edition-only``"; "This is because the idiom lints…" after an invented
     bonus for engineers) claims what the two say together: what the first named (its code,
-    identifiers and numbers) must be in the quote too."""
+    identifiers and numbers) must be in the quote too. One that refers back to a removed
+    restatement ("This is indicated by the claim in [S1] that HTTPX will use universal line
+    endings…" after "Yes, HTTPX gzip the request body") is the yes's evidence, not a claim."""
     if not any(status in ASSERTED for _, status in removed):
         return ExtractiveGenerator().generate(prompt).text, False
     claims, referred = _claims(removed)
@@ -93,6 +95,8 @@ def _claims(removed: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
     chain, first = "", ""  # the removed sentences the next one may refer back to
     for text, status in removed:
         back = bool(chain) and (status == "dangling" or refers_back(text, first))
+        if back and first == "restates":  # evidence for a bare "Yes, …": it claims the yes
+            continue
         if status in CLAIMS:
             claims.append(text)
             referred.append(chain if back else "")
