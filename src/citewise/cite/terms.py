@@ -112,6 +112,14 @@ _IDENTIFIER = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]")
 _NOT_A_NAME = re.compile(r"\d+(?:st|nd|rd|th)|[A-Za-z](?:\.[A-Za-z])+")  # 4th; e.g, i.e
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: str) -> list[str]:
+    """The inline code spans of ``text`` (what is between backticks on one line), in order."""
+    return _CODE_SPAN.findall(text)
+
+
 def is_identifier(token: str) -> bool:
     """A name copied from code or a command line: a ``--flag``, letters mixed with digits
     (``http2``, ``E42``), camelCase, or an inner ``_``, ``.`` or ``/`` (``max_keepalive``,

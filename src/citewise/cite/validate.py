@@ -50,6 +50,7 @@ from citewise.cite.parse import (
 )
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import (
+    code_spans,
     content_stems,
     holds_word,
     letter_names,
@@ -125,7 +126,6 @@ class Verdict:
 _DANGLING = frozenset((  # words a sentence cannot end on ("… employed in" can)
     "is", "are", "was", "were", "be", "been", "being", "the", "a", "an", "and", "or", "of",
     "than", "per", "via", "like", "e.g", "equals", "namely"))
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 """A list item's marker ("- ", "* ", "2. ") at the start of a line."""
 
@@ -139,7 +139,7 @@ def _is_lead_in(sentence: str) -> bool:
 def has_content(sentence: str) -> bool:
     """Whether a sentence says anything checkable (a content word, number or entity)."""
     text = strip_citations(sentence)
-    return bool(content_stems(text, skip_meta=True) or numbers(text) or _CODE_SPAN.search(text))
+    return bool(content_stems(text, skip_meta=True) or numbers(text) or code_spans(text))
 
 
 def is_incomplete(sentence: str) -> bool:
@@ -277,7 +277,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
         return Verdict(seg, "incomplete", valid)
     evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
-    named = [*_CODE_SPAN.findall(claim), *named_identifiers(without_brackets(seg.text))]
+    named = [*code_spans(claim), *named_identifiers(without_brackets(seg.text))]
     if not all(span_quoted(name, evidence) for name in named) or not all(
             holds_word(name, evidence) for name in letter_names(claim)):
         return Verdict(seg, "unsupported", valid, score=0.0)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
-from citewise.cite.terms import named_identifiers, numbers
+from citewise.cite.terms import code_spans, named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
     ExtractiveGenerator,
@@ -46,7 +46,6 @@ from citewise.generate.labelled import off_label
 from citewise.types import Prompt
 
 _BRACKET = re.compile(r"\[[^\]\n]*\]")
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 CLAIMS = frozenset({"uncited", "unsupported", "dangling", "fabricated"})
 """Removal statuses (:data:`citewise.cite.enforce.WHY`) of sentences whose claim may still be
@@ -149,7 +148,7 @@ def _command(code: str) -> str:
 def _values(text: str) -> set[str]:
     """What a sentence names that a reader would act on, lowercased: code spans,
     identifiers written without backticks, and numbers."""
-    spans = {span.strip().lower() for span in _CODE_SPAN.findall(text) if span.strip()}
+    spans = {span.strip().lower() for span in code_spans(text) if span.strip()}
     return spans | {t.lower() for t in named_identifiers(text)} | numbers(text)
 
 

@@ -137,9 +137,10 @@ def furniture_shapes(pages: Sequence[Sequence[str]]) -> frozenset[str]:
                  for key in _keys(lines[i])}
         counts.update({key for key, _ in found})
         for key, neighbour in found:
-            beside.setdefault(key, Counter())[neighbour] += bool(neighbour)
+            if neighbour:  # a page with no body line says nothing
+                beside.setdefault(key, Counter())[neighbour] += 1
     return frozenset(s for s, n in counts.items() if n >= MIN_REPEATS and s
-                     and not _printed_again(+beside[s]))
+                     and not _printed_again(beside.get(s, Counter())))
 
 
 def _printed_again(neighbours: Counter[str]) -> bool:
