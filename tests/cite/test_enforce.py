@@ -405,3 +405,18 @@ def test_the_evidence_for_a_removed_yes_goes_with_it() -> None:
     result = enforce(text, passages(source),
                      question="can httpx gzip the request body automatically before sending it?")
     assert not result.answered and statuses(result) == ["restates", "dangling"]
+
+
+def test_an_answer_without_the_quantity_asked_for_answers_nothing() -> None:
+    source = ("The connect timeout specifies the maximum amount of time to wait until a socket "
+              "connection to the requested host is established. The default behavior is to "
+              "raise a TimeoutException after 5 seconds of network inactivity.")
+    question = "If I don't configure anything, how long does httpx wait before a request times out?"
+    definition = ("The connect timeout specifies the maximum amount of time to wait until a "
+                  "socket connection to the requested host is established [S1].")
+    result = enforce(definition, passages(source), question=question)
+    assert not result.answered and statuses(result) == ["unresponsive"]
+    value = "HTTPX raises a TimeoutException after 5 seconds of network inactivity [S1]."
+    kept = enforce(f"{definition} {value}", passages(source), question=question)
+    assert kept.answered and kept.removed == ()  # the definition stays beside the value
+    assert enforce(definition, passages(source), question="What is the connect timeout?").answered

@@ -185,3 +185,14 @@ def test_scores_do_not_depend_on_the_processs_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
             for seed in range(1, 7)}
     assert len(outs) == 1
+
+
+def test_a_question_asking_how_long_is_answered_only_by_a_quantity():
+    definition = ("The connect timeout is the maximum time httpx will wait for a request to "
+                  "connect before it times out.")
+    question = "How long does httpx wait before a request times out?"
+    gen = _answer(question, definition)
+    assert gen.text == INSUFFICIENT_EVIDENCE
+    gen = _answer(question, definition, "An httpx request times out after 5 seconds of waiting.")
+    assert gen.text == "An httpx request times out after 5 seconds of waiting [S2]."
+    assert _answer("What does the connect timeout do?", definition).text != INSUFFICIENT_EVIDENCE

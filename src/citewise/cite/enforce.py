@@ -18,7 +18,9 @@ fabricated id never reaches the reader.
 
 ``Enforced.answered`` is false when no supported sentence is left, or only sentences that send
 the reader elsewhere (:func:`points_elsewhere`: "See also … for more information", "The
-guide [1] provides additional information on…"); the caller
+guide [1] provides additional information on…"), or none gives the quantity a question asks
+for (:mod:`citewise.cite.asked`: a definition of the connect timeout for "how long does httpx
+wait before a request times out?"); the caller
 then replaces the answer (extractive, or a decline) and says so.
 """
 
@@ -28,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from citewise.cite.asked import asks_quantity, states_quantity
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.terms import content_stems, labels, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
@@ -40,7 +43,8 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "restates": "only restates the question",
        "unfounded": "rests on words of the question that its sources lack",
        "pointer": "only points elsewhere",
-       "dangling": "refers to a sentence that was removed"}
+       "dangling": "refers to a sentence that was removed",
+       "unresponsive": "gives no quantity, and the question asks how long, many or much"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
 _TOKEN = re.compile(r"`[^`]+`|\w[\w.\-/]*\w|\w")
@@ -81,8 +85,9 @@ _POINTS_AT = re.compile(
 """A sentence whose subject is a document and whose claim is that it has information ("The
 Rust 2024 Edition Guide [1] provides additional information on how to migrate your code"):
 a new user's whole answer to why two functions became unsafe."""
-_CLAIMS = frozenset(WHY) - {"restates"}
-"""Removals that took a claim with them (a restatement only repeats the question)."""
+_CLAIMS = frozenset(WHY) - {"restates", "unresponsive"}
+"""Removals that took a claim with them (a restatement only repeats the question; an
+unresponsive sentence is supported, only not an answer)."""
 OWN_WORDS = 4
 """The fewest own words (:func:`own_words_gap`) a sentence must add before most of them
 missing from its sources removes it. Replayed on the ninja and httpx runs' final answers
@@ -295,6 +300,10 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     verdicts = _without_dangling(verdicts)
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
                    and not points_elsewhere(v.segment.text) for v in verdicts)
+    if answered and question and _unresponsive(verdicts, question):
+        answered = False
+        verdicts = [replace(v, status="unresponsive") if v.status == "supported"
+                    and v.segment.kind == "sentence" else v for v in verdicts]
     if not answered:  # a pointer left alone is no answer: say why it goes
         verdicts = [replace(v, status="pointer") if v.status == "supported"
                     and v.segment.kind == "sentence" else v for v in verdicts]
@@ -302,6 +311,17 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                                     and not _stray(verdicts, i)]) if answered else []
     removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
+
+
+def _unresponsive(verdicts: Sequence[Verdict], question: str) -> bool:
+    """Whether ``question`` asks how long, many or much (:func:`~citewise.cite.asked.
+    asks_quantity`) and nothing supported of the answer gives a quantity
+    (:func:`~citewise.cite.asked.states_quantity`; code counts: it sets or reports one)."""
+    kind = asks_quantity(question)
+    return kind is not None and not any(
+        v.status == "supported"
+        and (v.segment.kind == "code" or states_quantity(v.segment.text, kind))
+        for v in verdicts)
 
 
 def _stray(verdicts: Sequence[Verdict], i: int) -> bool:

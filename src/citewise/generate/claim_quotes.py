@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.cite.asked import answers_kind
 from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import code_spans, named_identifiers, numbers
@@ -126,7 +127,8 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel = _values(claim) | _values(referred[i] if i < len(referred) else "")
         novel -= asked
         support, best = max((support_score(claim, s.text)
-                             if s.sid not in off and _holds(s.text, novel) else 0.0,
+                             if s.sid not in off and _holds(s.text, novel)
+                             and answers_kind(prompt.question, s.text, s.code) else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])

@@ -53,6 +53,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.cite.asked import answers_kind
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
@@ -308,9 +309,10 @@ class ExtractiveGenerator:
                  on_token: Callable[[str], None] | None = None,
                  timeout_s: float | None = None) -> Generation:
         start = time.monotonic()
-        off = off_label(prompt.question, prompt.passages)  # about another version
-        scored = [replace(s, score=0.0) if s.sid in off else s
-                  for s in score_sentences(prompt.question, prompt.passages)]
+        off = off_label(prompt.question, prompt.passages)
+        q = prompt.question  # a sentence about another version, or giving no value asked for
+        scored = [replace(s, score=0.0) if s.sid in off or not answers_kind(q, s.text, s.code)
+                  else s for s in score_sentences(q, prompt.passages)]
         chosen = select_sentences(scored, self.max_sentences, self.keep_ratio)
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:

@@ -1,0 +1,73 @@
+"""What kind of value a question asks for, and whether a text gives one.
+
+"How long does httpx wait before a request times out?" asks for a duration. An answer that
+gives none ("The connect timeout specifies the maximum amount of time to wait until a socket
+connection to the requested host is established [1]") can be every word a source's, and so
+pass the citation check, while it answers nothing: the reader is left to assume the value is
+not there, or to take the definition for the answer. The httpx eval run at stop 36 printed
+that sentence, exit 0, for its question about the default timeout.
+
+:func:`asks_quantity` finds the "how long / how many / how much …" of a question's own clause
+(not "how do I cap how many connections…", which asks for a way); :func:`states_quantity`
+says whether a text gives a quantity: a number, a number word ("sixteen weeks", "two
+thirds"), a unit with an article ("a day"), a bound put in words ("no limit",
+"indefinitely"; not "until", which the timeout's definition says too), or code (a command
+or setting that reports or sets the value: "how much space does my repository use" is
+answered by ``borg info``). Of SQuAD's answerable "how …" questions in the shipped subset,
+every reference answer states one but "entire length", which :data:`_WHOLE` admits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewise.cite.parse import CITATION_BRACKET
+from citewise.cite.terms import numbers
+
+_ASKS = re.compile(
+    r"(?:^|[,;:(]\s*|\b(?:and|but|so|then|or)\s+)how\s+(long|many|much|often|frequently|big|"
+    r"large|small|far|old|fast|soon|wide|tall|deep|high)\b", re.IGNORECASE)
+_NUMBER_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    "eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|halves|thirds?|"
+    "quarters?|double|twice|thrice|once|single|several|few|none")
+_UNITS = (
+    "milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|"
+    "bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|characters?|lines?|times|percent|"
+    "daily|hourly|weekly|monthly|yearly|annually|nightly")
+_QUANTITY = re.compile(
+    rf"\b(?:{_NUMBER_WORDS})\b|\b(?:an?|per|every|each)\s+"
+    rf"(?:{_UNITS})\b|\b(?:daily|hourly|weekly|monthly|yearly|annually|nightly)\b"
+    r"|\b(?:unlimited|unbounded|infinite(?:ly)?|indefinitely|forever|never|always|"
+    r"as (?:long|many|much|often) as|any number|no (?:limit|maximum|cap|bound|timeout)"
+    r"|not limited)\b|%|`", re.IGNORECASE)
+_WHOLE = re.compile(r"\b(?:entire|whole|all of|full)\b", re.IGNORECASE)
+_FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECASE)
+"""What also answers "how often": "every Monday", "each time the client connects"."""
+
+
+def asks_quantity(question: str) -> str | None:
+    """The word after "how" when ``question`` asks how long, many, much, often, big, far…
+    in a clause of its own ("If I don't configure anything, how long does…"); None for
+    other questions and for "how do I cap how many…" (a way, not a value)."""
+    match = _ASKS.search(question.strip())
+    return match.group(1).lower() if match else None
+
+
+def states_quantity(text: str, kind: str | None = None) -> bool:
+    """Whether ``text`` (an answer, its citation brackets ignored) gives a quantity: a
+    number, a number or bound in words, a unit with an article, a whole ("the entire
+    length") or code (module docstring); for ``kind`` "often" (or "frequently", what
+    :func:`asks_quantity` returned) a recurrence too ("every Monday")."""
+    bare = CITATION_BRACKET.sub(" ", text)
+    if kind in ("often", "frequently") and _FREQUENCY.search(bare):
+        return True
+    return bool(numbers(bare) or _QUANTITY.search(bare) or _WHOLE.search(bare))
+
+
+def answers_kind(question: str, text: str, code: bool = False) -> bool:
+    """Whether a source sentence (or, ``code``, a code block) may answer ``question`` for the
+    kind of value it asks: the extractive answer and the quote fallback quote nothing else."""
+    kind = asks_quantity(question)
+    return code or kind is None or states_quantity(text, kind)
