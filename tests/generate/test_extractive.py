@@ -196,3 +196,8 @@ def test_a_question_asking_how_long_is_answered_only_by_a_quantity():
     gen = _answer(question, definition, "An httpx request times out after 5 seconds of waiting.")
     assert gen.text == "An httpx request times out after 5 seconds of waiting [S2]."
     assert _answer("What does the connect timeout do?", definition).text != INSUFFICIENT_EVIDENCE
+
+
+def test_the_word_of_how_many_is_no_word_to_match():
+    bugs = "Many regular expression implementations have bugs such as 52 and 10844."
+    assert _answer("How many CPU threads does grep use?", bugs).text == INSUFFICIENT_EVIDENCE

@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
-from citewise.cite.asked import answers_kind
+from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
@@ -98,6 +98,12 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
 
 
+def question_words(question: str) -> set[str]:
+    """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
+    CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
+    return content_words(question) - {asks_quantity(question) or ""}
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``: cut at blank lines and before list bullets, whitespace inside
     collapsed, then at the sentence ends the citation checker sees
@@ -126,7 +132,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
     that are just a heading of their passage are left out. A table's rows are scored one by
     one (:func:`table_rows`): a row counts only when its own cells hold a question word, then
     with its header's words too; a table with no such row is one sentence, as before."""
-    q_words = content_words(question)
+    q_words = question_words(question)
     weights = idf_weights(q_words, [p.text for p in passages])
     numbers = {w for w in q_words if any(c.isdigit() for c in w)}
 
@@ -187,7 +193,7 @@ def table_rows(part: str) -> list[tuple[str, str]]:
 def coverage(question: str, passages: Sequence[ContextPassage],
              best: ScoredSentence | None) -> float:
     """The share of the question's idf weight that ``best`` matches (module docstring)."""
-    q_words = content_words(question)
+    q_words = question_words(question)
     if best is None or not q_words or not passages:
         return 0.0
     weights = idf_weights(q_words, [p.text for p in passages])
