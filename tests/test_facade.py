@@ -102,3 +102,24 @@ def test_closing_a_stream_stops_its_generation(engine) -> None:  # noqa: ANN001
     stream.close()
     time.sleep(0.5)
     assert Slow.calls < 30  # it stopped at the next token after the close, not at 200
+
+
+def test_section_opens_what_a_citation_links_to(engine) -> None:  # noqa: ANN001
+    staff = citewise.Principal.of("staff", tenant="northwind")
+    doc = engine.document("sec-data-classification", staff)
+    whole = engine.section(doc.doc_id, staff)
+    assert whole.found and whole.first_block == 0 and len(whole.blocks) == whole.total_blocks
+    anchor = next(b.anchor for b in whole.blocks if b.text == "Handling rules")
+    cited = engine.section(f"{doc.source_url}#{anchor}", staff)  # the link `ask` prints
+    assert cited.found and cited.blocks[0].text == "Handling rules"
+    assert 0 < len(cited.blocks) < whole.total_blocks
+    local = str(CORPUS / "data-classification.md")
+    assert engine.section(local, staff, anchor=anchor) == cited  # the path it was read from
+    assert engine.section(f"{doc.doc_id}#{anchor}", staff) == cited
+    missing = engine.section(doc.doc_id, staff, anchor="no-such-section")
+    assert not missing.found and len(missing.blocks) == missing.total_blocks
+    assert json.loads(json.dumps(cited.to_dict()))["blocks"][0]["kind"] == "heading"
+    hr_only = engine.document("hr-compensation-bands-2026")
+    for ref in (hr_only.doc_id, hr_only.source_url, f"{hr_only.source_url}#equity"):
+        with pytest.raises(NotFoundError, match="not in the index"):  # as if it did not exist
+            engine.section(ref, staff)

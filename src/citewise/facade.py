@@ -19,6 +19,7 @@ from citewise.errors import ConfigError, NotFoundError
 from citewise.results import (
     CalibrationResult,
     DocumentInfo,
+    DocumentSection,
     EvalResult,
     IngestResult,
     MigrationResult,
@@ -101,6 +102,42 @@ class EngineVerbs:
             raise NotFoundError(f"not in the index: {doc_id}. Fix: list documents with "
                                 "`citewise status --documents`")
         return DocumentInfo.of(doc, principal)
+
+    def section(self: Engine, ref: str, principal: Principal,
+                anchor: str | None = None) -> DocumentSection:
+        """The section a citation opens, as ``principal`` may read it: ``ref`` is a document
+        id or a citation's link (``file:///…/grep.info.gz#known-bugs``, the ``#anchor`` read
+        unless ``anchor`` is given); the whole document without an anchor, or when no block
+        has it. A browser opens no section of a compressed or Info file."""
+        from citewise.section import section_around
+
+        doc_id, anchor = self._cited(ref, principal, anchor)
+        info = self.document(doc_id, principal)
+        parsed = self.store.get_parsed(doc_id)
+        every = () if parsed is None else tuple(parsed.blocks)
+        around = section_around(every, anchor) if anchor else None
+        start, end = around or (0, len(every))
+        return DocumentSection(info, every[start:end], start, len(every), anchor,
+                               found=around is not None or not anchor)
+
+    def _cited(self: Engine, ref: str, principal: Principal,
+               anchor: str | None) -> tuple[str, str | None]:
+        """``(doc_id, anchor)`` of ``ref``: a readable document's id, else the readable
+        document whose link (source URL, ``file://`` URI or local path) ``ref`` is, less its
+        ``#anchor``. Only documents ``principal`` may read are matched."""
+        from citewise.ingest.metadata import file_url_path
+
+        doc = self.store.get_document(ref)
+        if doc is not None and principal.may_read(doc):
+            return ref, anchor
+        base, _, fragment = ref.partition("#")
+        anchor = (fragment or None) if anchor is None else anchor
+        local = file_url_path(base) or (base if "://" in base else str(Path(base).resolve()))
+        for doc in self.store.list_documents():
+            if principal.may_read(doc) and (base in (doc.doc_id, doc.source_url)
+                                            or file_url_path(doc.source_url or "") == local):
+                return doc.doc_id, anchor
+        return base, anchor  # no such readable document: NotFound, as for an id
 
     def ingest_files(self: Engine, paths: Sequence[str | Path],
                      defaults: Mapping[str, Any] | None = None,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from citewise.types import Answer, Document, Manifest, Principal
+from citewise.types import Answer, Block, Document, Manifest, Principal
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,27 @@ class DocumentInfo:
         out = asdict(self)
         out["groups"] = list(self.groups)
         return out
+
+
+@dataclass(frozen=True)
+class DocumentSection:
+    """What a citation opens: the blocks of the section around ``anchor`` (:mod:`citewise.
+    section`), or the whole document without one or when no block has it (``found``
+    false); ``first_block`` and ``total_blocks`` say where the blocks sit."""
+
+    document: DocumentInfo
+    blocks: tuple[Block, ...]
+    first_block: int
+    total_blocks: int
+    anchor: str | None = None
+    found: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        blocks = [{"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
+                   "heading_path": list(b.heading_path)} for b in self.blocks]
+        return {"document": self.document.to_dict(), "blocks": blocks,
+                "first_block": self.first_block, "total_blocks": self.total_blocks,
+                "anchor": self.anchor, "found": self.found}
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ EXPECT: dict[str, Expect | str] = {
                                       r"bm25 #\d")),
     "citewise ask": Expect(output=(r"\[1\] API keys › Rotating the API key",
                                    r"(?i)rotate")),
+    "citewise show": Expect(output=(r"## Rotating the API key", r"every 90 days")),
     "citewise calibrate": Expect(output=(r"chosen: \w+ ≥ ", r"stored in citewise\.db",
                                          r"calibrate: 100%")),
     "citewise acl": Expect(output=(r"policies/salary\.md: groups hr",)),

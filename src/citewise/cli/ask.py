@@ -20,6 +20,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
+from citewise.cli.show import opens_nowhere
 from citewise.cli.stream import NumberedStream
 from citewise.engine import Engine
 from citewise.trace import GateTrace
@@ -69,6 +70,11 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
         echo("")
         for c in answer.citations:
             echo(format_citation(c), one_line=True)
+        closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
+        if closed is not None:
+            echo(f"note: a browser opens no section of a compressed or Info file; "
+                 f"`citewise show '{closed.source}'` (with your --groups) prints [{closed.id}]",
+                 one_line=True)
     v = answer.validation
     for sid in v.fabricated:
         echo(f"warning: the answer cites {sid}, which is not one of its sources")

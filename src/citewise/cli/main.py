@@ -17,6 +17,7 @@ from citewise.cli.models import models_group
 from citewise.cli.observe import feedback_group, log_group, monitor
 from citewise.cli.search import search
 from citewise.cli.serve import keys_group, serve
+from citewise.cli.show import show
 from citewise.cli.versions import reindex, rollback, versions
 
 
@@ -30,7 +31,7 @@ def cli() -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-for command in (ingest, search, ask, calibrate, delete, acl, status, config_cmd, eval_group,
+for command in (ingest, search, ask, show, calibrate, delete, acl, status, config_cmd, eval_group,
                 models_group):
     cli.add_command(command)
 for command in (reindex, versions, rollback):

@@ -20,7 +20,6 @@ from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
-from citewise.serve.passage import section_around
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
@@ -75,21 +74,15 @@ def list_documents(request: Request) -> dict:
 def document_content(doc_id: str, request: Request, anchor: str | None = None) -> dict:
     """The document's text as blocks (kind, text, heading path, anchor) for reading a cited
     passage in its section; only for principals who may read it. With ``anchor`` (a
-    citation's ``#…``), only the section holding it (:mod:`citewise.serve.passage`);
+    citation's ``#…``), only the section holding it (:mod:`citewise.section`);
     ``first_block`` and ``total_blocks`` say where that is. Rate-limited like search and ask
     (``serve.rate_per_minute``): else a reader could copy every document they may read in
     one loop."""
     st = state_of(request)
     who = st.authenticate(request)
     st.buckets.take(who.name)
-    info = _readable(st, who, doc_id)
-    parsed = st.engine.store.get_parsed(doc_id)
-    every = [] if parsed is None else parsed.blocks
-    start, end = (section_around(every, anchor) if anchor else None) or (0, len(every))
-    blocks = [{"kind": b.kind, "text": b.text, "anchor": b.anchor, "level": b.level,
-               "heading_path": list(b.heading_path)} for b in every[start:end]]
-    return {"document": info.to_dict(), "blocks": blocks, "first_block": start,
-            "total_blocks": len(every)}
+    _readable(st, who, doc_id)  # the API's 404 names the API's fix
+    return st.engine.section(doc_id, who.principal, anchor).to_dict()
 
 
 @router.get("/v1/documents/{doc_id:path}", tags=["documents"])

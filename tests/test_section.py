@@ -1,9 +1,9 @@
-"""A citation opens its section, not the whole document (:mod:`citewise.serve.passage`): a
+"""A citation opens its section, not the whole document (:mod:`citewise.section`): a
 390-page PDF manual sent 1.2 MB of JSON for each citation clicked in the web page."""
 
 from __future__ import annotations
 
-from citewise.serve.passage import BEFORE, MAX_BLOCKS, section_around
+from citewise.section import BEFORE, MAX_BLOCKS, section_around
 from citewise.types import Block
 
 

@@ -5,7 +5,9 @@ passage; a new user's 390-page PDF manual was 1.2 MB of JSON for each citation c
 With ``anchor`` it sends the section holding the first block with that anchor: from the
 nearest heading at or before it up to the next heading of the same or a higher level, at
 most :data:`MAX_BLOCKS` blocks (a long chapter is cut to a window that starts a few blocks
-before the anchored one, or ends where the section does). Pure: blocks in, a slice out.
+before the anchored one, or ends where the section does). ``citewise show`` prints the same
+section in a terminal (:meth:`citewise.facade.EngineVerbs.section`). Pure: blocks in, a slice
+out.
 """
 
 from __future__ import annotations

@@ -1,0 +1,77 @@
+"""``citewise show``: read the section a citation opens, in the terminal."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from citewise.cli.common import (
+    TextCommand,
+    db_option,
+    echo,
+    echo_json,
+    engine_from,
+    friendly_errors,
+    settings_options,
+)
+from citewise.cli.hints import warn_without_groups
+from citewise.results import DocumentSection
+from citewise.types import Block, Principal
+
+_UNREADABLE = re.compile(r"\.(?:gz|bz2|xz|info(?:-\d+)?(?:\.gz)?)$", re.IGNORECASE)
+
+
+def opens_nowhere(source: str) -> bool:
+    """Whether a citation's link is a local compressed or Info file: a browser downloads it
+    instead of showing the cited section."""
+    base = source.partition("#")[0]
+    return base.lower().startswith("file:") and bool(_UNREADABLE.search(base))
+
+
+def block_text(block: Block) -> str:
+    """A block as plain text: a heading with ``#`` marks, code indented four spaces."""
+    if block.kind == "heading":
+        return "#" * max(block.level, 1) + " " + block.text
+    if block.kind == "code":
+        return "\n".join("    " + line if line.strip() else "" for line in block.text.split("\n"))
+    return block.text
+
+
+def print_section(section: DocumentSection) -> None:
+    doc = section.document
+    shown = len(section.blocks)
+    where = (f"blocks {section.first_block + 1}-{section.first_block + shown} of "
+             f"{section.total_blocks}" if shown < section.total_blocks else "whole document")
+    echo(f"{doc.title} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
+    if not section.found:
+        echo(f"note: no block of {doc.doc_id} has the anchor #{section.anchor}; this is the "
+             "whole document (`--json` gives each block's anchor)", err=True)
+    for block in section.blocks:
+        echo("")
+        echo(block_text(block))
+
+
+@click.command(cls=TextCommand)
+@click.argument("ref")
+@click.option("--anchor", default=None,
+              help="Section to show (default: the #fragment of REF; none: the whole document).")
+@click.option("--groups", default="", help="Comma-separated groups of the reading user.")
+@click.option("--tenant", default="default", show_default=True, help="Tenant of the user.")
+@click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
+@db_option
+@settings_options
+@friendly_errors
+def show(ref, anchor, groups, tenant, as_json, db, config_path, model, threads):
+    """Print the section of a document that a citation opens, if the user may read it. REF
+    is a document id or a citation's link (`file:///usr/share/info/grep.info.gz#Usage`, as
+    `ask` prints it): a browser opens no section of a compressed or Info file."""
+    principal = Principal.of(groups, tenant=tenant)
+    if not as_json:
+        warn_without_groups(principal)
+    with engine_from(db, config_path, model, threads, must_exist=True) as engine:
+        section = engine.section(ref, principal, anchor)
+    if as_json:
+        echo_json(section.to_dict())
+    else:
+        print_section(section)

@@ -1,0 +1,51 @@
+"""`citewise show`: a citation's section printed in the terminal, where a browser opens none
+(a compressed or Info file), for readers of the document only."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli.main import cli
+
+pytestmark = [pytest.mark.model]
+
+MANUAL = """# Spanner manual
+
+## Installing
+
+Unpack the archive and run the installer as root.
+
+## Calibrating the torque
+
+Turn the dial to 40 newton metres before each shift, then press the calibrate button
+until the lamp turns green.
+"""
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
+    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
+    docs.mkdir()
+    (docs / "spanner.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
+                    "public", "--db", db, "--generator", "extractive")
+    assert code == 0, out
+    hint = re.search(r"`(citewise show '[^`]+')`", out)
+    assert hint and "spanner.md.gz#calibrating-the-torque" in hint.group(1), out
+    code, shown = run(*shlex.split(hint.group(1))[1:], "--groups", "public", "--db", db)
+    assert code == 0, shown
+    assert "## Calibrating the torque" in shown and "40 newton metres" in shown
+    assert "Unpack the archive" not in shown  # the cited section, not the whole manual
+    code, hidden = run(*shlex.split(hint.group(1))[1:], "--groups", "staff", "--db", db)
+    assert code == 1 and "not in the index" in hidden and "newton" not in hidden
