@@ -140,6 +140,7 @@ def test_a_claim_referring_back_needs_what_the_claim_before_it_named():
     prompt = build_prompt(question, [IDIOMS])
     assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
     after_code = [("```sh\nlints --fix standalone_crate\n```", "not_quoted"), removed[1]]
+    prompt = build_prompt("Do the idiom lints work in the 2024 edition?", [IDIOMS])
     text, _ = replacement(after_code, prompt)
     assert text.startswith("Warning: The current idiom lints are known to have some problems")
     signals = passage("S1", "This is convenient when you wish to redirect the output of "
@@ -205,3 +206,17 @@ def test_evidence_for_a_removed_yes_is_not_quoted():
     prompt = build_prompt("can httpx gzip the request body automatically before sending it?",
                           [endings])
     assert replacement(removed, prompt) == (INSUFFICIENT_EVIDENCE, True)
+
+
+def test_a_quote_shares_a_word_with_the_question():
+    """A new user asked, without the diff manual, how to compare two directories recursively
+    with diff; the model's "use the `--quoting-style=WORD` option to specify the quoting style"
+    was quoted as ls's "Finally, output a line of the form: //DIRED-OPTIONS//
+    --quoting-style=WORD", which answers nothing the question asked."""
+    dired = passage("S1", "Finally, output a line of the form //DIRED-OPTIONS// "
+                          "--quoting-style=WORD to specify the quoting style.")
+    claim = "You can use the `--quoting-style=WORD` option to specify the quoting style."
+    prompt = build_prompt("how do I compare two directories recursively with diff?", [dired])
+    assert quote_claims([claim], prompt) == INSUFFICIENT_EVIDENCE
+    prompt = build_prompt("how do I set the quoting style of ls?", [dired])
+    assert "--quoting-style=WORD" in quote_claims([claim], prompt)

@@ -40,6 +40,8 @@ from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     ScoredSentence,
+    content_words,
+    question_words,
     render,
     score_sentences,
 )
@@ -128,7 +130,9 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel -= asked
         support, best = max((support_score(claim, s.text)
                              if s.sid not in off and _holds(s.text, novel)
-                             and answers_kind(prompt.question, s.text, s.code) else 0.0,
+                             and answers_kind(prompt.question, s.text, s.code)
+                             and question_words(prompt.question) & content_words(s.text)
+                             else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])
