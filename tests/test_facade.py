@@ -78,7 +78,9 @@ def test_evaluate_writes_its_outputs(engine, tmp_path: Path) -> None:  # noqa: A
 
 
 def test_closing_a_stream_stops_its_generation(engine) -> None:  # noqa: ANN001
-    """A security review's abandoned streams each ran the model to the end (45 of 45)."""
+    """A security review's abandoned streams each ran the model to the end (45 of 45); the
+    stream stops also while the citation check holds every token back."""
+    import threading
     import time
 
     class Slow:
@@ -95,13 +97,13 @@ def test_closing_a_stream_stops_its_generation(engine) -> None:  # noqa: ANN001
             return Generation(text="done", model_id=self.model_id)
 
     engine._generator = Slow()
-    stream = engine.ask_stream("How many weeks of parental leave?",
-                               citewise.Principal.of("staff", tenant="northwind"))
-    first = next(stream)
-    assert first.kind == "token"
-    stream.close()
+    gone = threading.Event()
+    threading.Timer(0.05, gone.set).start()  # nothing was shown: the check holds "w0 w1…"
+    with pytest.raises(Exception, match="nobody reads this answer"):
+        list(engine.ask_stream("How many weeks of parental leave?",
+                               citewise.Principal.of("staff", tenant="northwind"), gone=gone))
     time.sleep(0.5)
-    assert Slow.calls < 30  # it stopped at the next token after the close, not at 200
+    assert Slow.calls < 30  # it stopped at the next token after the reader left, not at 200
 
 
 def test_section_opens_what_a_citation_links_to(engine) -> None:  # noqa: ANN001

@@ -338,7 +338,8 @@ class EngineVerbs:
         def token(piece: str) -> None:
             if left.is_set():
                 raise _Left("nobody reads this answer any more")
-            events.put(StreamEvent("token", piece))
+            if piece:  # an empty piece: the checked stream holds text back
+                events.put(StreamEvent("token", piece))
 
         def work() -> None:
             try:

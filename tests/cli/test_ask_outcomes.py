@@ -108,15 +108,22 @@ def test_flag_policy_output_is_marked_raw(run, tmp_path: Path) -> None:
     assert "warning: the answer cites S9, which is not one of its sources" in result.output
 
 
-def test_a_streamed_answer_that_is_replaced_is_announced(run) -> None:
+def test_a_streamed_answer_shows_only_what_its_sources_support(run) -> None:
+    """The stream relays a sentence once the citation check keeps it
+    (:mod:`citewise.answer.checked_stream`): an uncited draft never reaches the terminal, and
+    what did stream before the check removed a sentence is announced as cut short."""
     result = run(UNCITED, LEAVE_Q, "--stream")
     assert result.exit_code == 0
-    assert UNCITED in result.output  # what streamed (stderr) ...
-    assert "note: the streamed text above is not the final answer (extractive)" in result.output
-    final = result.output.split("the final answer follows")[1]
-    assert " gets " not in final and "receives 20 weeks" in final
+    assert UNCITED not in result.output and "not the final answer" not in result.output
+    assert "receives 20 weeks" in result.output  # the extractive answer, printed whole
     declined = run("PWNED-7731", LEAVE_Q, "--stream")
-    assert declined.exit_code == 3 and "not the final answer (declined)" in declined.output
+    assert declined.exit_code == 3 and "PWNED" not in declined.output
+    cut = run(CUT, LEAVE_Q, "--stream")
+    assert cut.exit_code == 0 and "car" not in cut.output, cut.output
+    streamed, final = cut.output.split("note: the stream stopped at a sentence its sources do "
+                                       "not support; the checked answer follows")
+    assert "receives 20 weeks" in streamed and "three blocks" not in streamed
+    assert "receives 20 weeks" in final and "three blocks" in final
     kept = run("Every employee who becomes a parent receives 20 weeks of fully paid parental "
                "leave [S1].", LEAVE_Q, "--stream")
     assert "not the final answer" not in kept.output
@@ -142,8 +149,14 @@ cli(["ask", "How many weeks of parental leave do employees get?", "--db", str(db
 '''
 
 
-def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Path) -> None:
-    """The path a user takes: stderr is a real terminal (pty), no --stream flag."""
+CUT = ("Every employee who becomes a parent receives 20 weeks of fully paid parental leave "
+       "[S1]. Managers get a free car on top [S1]. Leave can be taken in up to three blocks "
+       "[S1].")
+
+
+def test_a_terminal_streams_by_default_only_what_is_supported(tmp_path: Path) -> None:
+    """The path a user takes: stderr is a real terminal (pty), no --stream flag. The stream
+    stops before the unsupported sentence and says so; the checked answer follows."""
     import os
     import pty
     import subprocess
@@ -151,7 +164,7 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
 
     db = leave_index(tmp_path)
     master, slave = pty.openpty()
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), UNCITED],
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(db), CUT],
                           stdout=subprocess.PIPE, stderr=slave, timeout=120, check=False)
     os.close(slave)
     terminal = b""
@@ -166,9 +179,9 @@ def test_a_terminal_streams_by_default_and_announces_a_replacement(tmp_path: Pat
     os.close(master)
     shown = terminal.decode(errors="replace")
     assert proc.returncode == 0, proc.stdout
-    assert UNCITED in shown  # streamed as written, on the terminal
-    assert "not the final answer (extractive)" in shown
-    assert b" gets " not in proc.stdout and b"receives 20 weeks" in proc.stdout
+    assert "receives 20 weeks" in shown and "car" not in shown  # streamed, checked
+    assert "the stream stopped at a sentence its sources do not support" in shown
+    assert b"car" not in proc.stdout and b"three blocks" in proc.stdout
 
 
 def test_a_kept_streamed_answer_is_shown_once_numbered_as_cited(tmp_path: Path) -> None:

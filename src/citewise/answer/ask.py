@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from citewise.answer.checked_stream import CheckedRelay
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
@@ -298,7 +299,13 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     notes = list(notes or [])
     t = time.perf_counter()
     timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
-    out = _run(gen, prompt, cfg.max_tokens, timeout, on_token, notes)
+    relay = on_token
+    if on_token is not None and engine.settings.cite.policy == "strict":
+        quoted = gen.model_id.startswith("extractive")  # checked without the question
+        relay = CheckedRelay(on_token, context.passages, None if quoted else question)
+    out = _run(gen, prompt, cfg.max_tokens, timeout, relay, notes)
+    if isinstance(relay, CheckedRelay):
+        relay.finish()
     out = replace(out, text=canonical_citations(out.text))  # "[Source id="S1"]" -> "[S1]"
     draft.time(generate=_ms(t))
     t = time.perf_counter()

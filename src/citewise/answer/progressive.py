@@ -126,7 +126,7 @@ class _HoldDeclines:
         self.phrase = INSUFFICIENT_EVIDENCE.lower()
 
     def __call__(self, piece: str) -> None:
-        if self.open:
+        if self.open or not piece:  # an empty piece shows nothing (checked_stream's beat)
             self.on_token(piece)
             return
         self.held.append(piece)

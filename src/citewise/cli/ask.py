@@ -211,12 +211,14 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     if stream:
         echo(streamed.close(), err=True)
         read_on = answer.trace.escalated is not None
-        if (answer.trace.generation and (answer.outcome != "answered" or read_on)
-                and streamed.shown.strip()
+        if (answer.trace.generation and streamed.shown.strip()
                 and _bare(streamed.shown) != _bare(answer.answer)):
             why = "read on past the first passages" if read_on else answer.outcome
-            echo(f"note: the streamed text above is not the final answer "
-                 f"({why}); the final answer follows", err=True)
+            echo("note: the stream stopped at a sentence its sources do not support; the "
+                 "checked answer follows" if _bare(answer.answer).startswith(
+                     _bare(streamed.shown)) and not read_on else
+                 f"note: the streamed text above is not the final answer ({why}); the final "
+                 "answer follows", err=True)
         shown = _shown_as_is(streamed.shown, answer)
     chosen = (answer.trace.generation.chosen if answer.trace.generation else None) or ""
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
