@@ -2,7 +2,8 @@
 
 Builds (or reuses) an index, asks every question of an eval set (or the bundled demo
 questions) and prints p50/p95 per stage (retrieve, rerank, gate, context, generate, validate,
-total), time to first token (what a user waits before the answer starts to stream; declined
+total), time to first token (what a user waits before the answer starts to stream: its first
+sentence the citation check kept, :mod:`citewise.answer.checked_stream`; declined
 questions excluded) next to what the context cut expected (``trace.budget``), and whole
 answer, plus tokens in/out and generated tokens per second. An answer that read on past
 its first passages (:mod:`citewise.answer.progressive`) is not streamed: its first token
