@@ -49,3 +49,15 @@ def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
     assert "Unpack the archive" not in shown  # the cited section, not the whole manual
     code, hidden = run(*shlex.split(hint.group(1))[1:], "--groups", "staff", "--db", db)
     assert code == 1 and "not in the index" in hidden and "newton" not in hidden
+
+
+def test_explain_names_each_passage_section(tmp_path: Path) -> None:
+    """A new user had to map ``S1 = <chunk id>`` to sections with ``search --json``."""
+    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
+    docs.mkdir()
+    (docs / "spanner.md").write_text(MANUAL)
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
+                    "public", "--db", db, "--generator", "extractive", "--explain")
+    assert code == 0 and re.search(
+        r"-- S1 = \w+ \(\d+ tokens; Spanner manual", out), out

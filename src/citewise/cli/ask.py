@@ -105,7 +105,17 @@ def print_notes(answer: Answer) -> None:
         echo(f"note: {note}")
 
 
-def print_trace(answer: Answer) -> None:
+def passage_places(engine: Engine, answer: Answer, principal: Principal) -> dict[str, str]:
+    """``Title › Heading`` of each passage in the answer's context, by chunk id (what
+    ``--explain`` shows beside ``S1 = <chunk id>``: a new user had to map the ids with
+    ``search --json``); only chunks ``principal`` may read."""
+    ids = [p.chunk_id for p in answer.trace.context.passages] if answer.trace.context else []
+    found = engine.store.get_chunks(ids, principal) if ids else {}
+    return {cid: " › ".join([doc.title, *[h for h in chunk.heading_path if h != doc.title]
+                                        ][-3:]) for cid, (chunk, doc) in found.items()}
+
+
+def print_trace(answer: Answer, places: dict[str, str] | None = None) -> None:
     t = answer.trace
     if t.conversation is not None:
         c = t.conversation
@@ -125,7 +135,9 @@ def print_trace(answer: Answer) -> None:
         echo(f"-- read on: {e.why} with {e.from_passages} passages; then read "
              f"{' then '.join(map(str, e.path[1:]))} (of {e.to_passages})")
     for p in t.context.passages if t.context else ():
-        echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens)")
+        place = (places or {}).get(p.chunk_id)
+        echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens{'; ' + place if place else ''})",
+             one_line=True)
     for d in t.context.dropped if t.context else ():
         echo(f"-- dropped {d.chunk_id}: {d.reason}")
     if t.dry_run and answer.outcome == "answered":  # nothing was generated
@@ -200,6 +212,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
         else:
             answer = engine.ask(question, principal, dry_run=dry_run,
                                 on_token=on_token if stream else None)
+        places = passage_places(engine, answer, principal) if explain else {}
         if not as_json:
             warn_without_groups(principal)
             if answer.reason == "no_evidence":
@@ -232,7 +245,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     else:
         print_answer(answer, shown=shown)
     if explain:
-        print_trace(answer)
+        print_trace(answer, places)
     if answer.declined and not dry_run:
         sys.exit(EXIT_DECLINED)
 
