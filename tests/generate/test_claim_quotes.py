@@ -220,3 +220,19 @@ def test_a_quote_shares_a_word_with_the_question():
     assert quote_claims([claim], prompt) == INSUFFICIENT_EVIDENCE
     prompt = build_prompt("how do I set the quoting style of ls?", [dired])
     assert "--quoting-style=WORD" in quote_claims([claim], prompt)
+
+
+def test_an_option_is_held_as_a_word_not_inside_another():
+    """A new user's "how do I number the lines of a file with cat?": the model's right but
+    uncited "use the `-n` option. This option numbers all output lines, starting with 1" was
+    quoted as ``-b``'s line, whose ``--number-nonblank`` holds "-n" inside it."""
+    cat = passage("S1", "‘-b’ ‘--number-nonblank’ Number all nonempty output lines, starting "
+                        "with 1.\n\n‘-n’ ‘--number’ Number all output lines, starting with 1.")
+    removed = [("To number the lines of a file with `cat`, you can use the `-n` option.",
+                "uncited"), ("This option numbers all output lines, starting with 1.", "uncited")]
+    text, _ = replacement(removed, build_prompt("how do I number the lines with cat?", [cat]))
+    assert "‘-n’ ‘--number’ Number all output lines" in text and "nonblank" not in text
+    pools = passage("S1", "Declared pools limit how many link steps run at once.")
+    claim = ["Use the `pool` directive to limit how many link steps run at once."]
+    assert "Declared pools limit" in quote_claims(
+        claim, build_prompt("how do I limit link steps run at once with ninja?", [pools]))

@@ -162,12 +162,19 @@ def _holds(sentence: str, values: set[str]) -> bool:
     """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`),
     one of their names among them if they have any: "Available since Ninja 1.4" held only
     the version of "the ``recompact`` tool available since Ninja 1.4". A qualified name is
-    held by its last part ("httpx.HTTPError" by "HTTPError")."""
+    held by its last part ("httpx.HTTPError" by "HTTPError"); a value is held as a word, not
+    inside one (cat's ``-n`` is not in ``--number-nonblank``)."""
     low, found = sentence.lower(), numbers(sentence)
     words = set(re.findall(r"\w+", low))
-    held = {v for v in values if v in found or v in low or _last_part(v) in words}
+    held = {v for v in values if v in found or _as_word(v, low) or _last_part(v) in words}
     names = {v for v in values if v not in numbers(v)}  # not numbers only: a version
     return 2 * len(held) >= len(values) and (not names or bool(held & names))
+
+
+def _as_word(value: str, text: str) -> bool:
+    """Whether ``text`` holds ``value`` as a word of its own, or its plural ("pools" holds the
+    model's `pool`), not inside another word."""
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?:e?s)?(?![\w-])", text) is not None
 
 
 def _last_part(value: str) -> str | None:
