@@ -221,6 +221,8 @@ def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
     assert hinted.exit_code == 2
     assert "give the options first, then -- and the text: citewise search --db DB -- " \
            "'--mirror'" in hinted.output
+    whole = CliRunner().invoke(cli, ["ask", "-k 2,2n", "--db", str(db)])  # not just "-k"
+    assert "citewise ask --db DB -- '-k 2,2n'" in whole.output
     searched = CliRunner().invoke(cli, ["search", "--db", str(db), "--groups", "staff",
                                         "--", "--weeks"])
     assert "No such option" not in searched.output  # parsed (this index's embedder is fake)

@@ -187,11 +187,14 @@ class TextCommand(click.Command):
     message says how to pass it as text."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser consumes ``args``
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
             if not exc.possibilities:  # not a misspelt option
+                name = exc.option_name or ""  # the whole text, not click's "-k" of "-k 2,2n"
+                text = next((a for a in given if name and a.startswith(name)), name)
                 exc.message += (f" (to {self.name} for text that starts with '-', give the "
                                 f"options first, then -- and the text: citewise {self.name} "
-                                f"--db DB -- {exc.option_name!r})")
+                                f"--db DB -- {text!r})")
             raise
