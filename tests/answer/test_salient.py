@@ -110,3 +110,22 @@ def test_a_nationality_or_language_is_no_name_to_look_for() -> None:
                         {"spell"}.__contains__, ("name",)) == []
     assert absent_terms("Does Vim support Klingon or American English?",
                         {"vim"}.__contains__, ("name",)) == ["klingon"]
+
+
+def test_a_long_option_with_one_dash_is_an_identifier() -> None:
+    """find's options have one dash: "-fuzzy" (which find lacks) passed the gate on the
+    question's other words. Bundled letters (``-xzvf``, ``-lah``) name nothing."""
+    hits = [make_hit("Use find -mtime -2 to list files changed in the last two days; "
+                     "-execdir runs a command in each file's folder.", 1)]
+    assert salient_terms("how do I use find -fuzzy to match names?") == ["-fuzzy"]
+    assert salient_terms("what does tar -xzvf or ls -lah do, non-interactively?") == []
+    assert missing_terms("how do I use find -fuzzy to match names?", hits) == ["-fuzzy"]
+    assert missing_terms("what does find -execdir or -mtime do?", hits) == []
+
+
+def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
+    """find writes ``-size +1G``: "how can I find all files bigger than 1GB?" was declined as
+    naming "1gb". Codes mixing letters and digits stay names."""
+    assert salient_terms("how can I find files bigger than 1GB, in 100MB pieces, after 30s?") \
+        == []
+    assert salient_terms("what do x86_64, http2 and E42 mean?") == ["x86_64", "http2", "e42"]
