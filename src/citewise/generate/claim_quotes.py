@@ -122,6 +122,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     chosen: dict[int, ScoredSentence] = {}
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     asked = _values(prompt.question)
+    asked_words = question_words(prompt.question)  # a quote shares one (it answers this)
     off = off_label(prompt.question, prompt.passages)  # about another version
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
@@ -131,7 +132,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         support, best = max((support_score(claim, s.text)
                              if s.sid not in off and _holds(s.text, novel)
                              and answers_kind(prompt.question, s.text, s.code)
-                             and question_words(prompt.question) & content_words(s.text)
+                             and asked_words & content_words(s.text)
                              else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
