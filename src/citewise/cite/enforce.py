@@ -27,7 +27,7 @@ then replaces the answer (extractive, or a decline) and says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from citewise.cite.asked import asks_quantity, states_quantity
@@ -214,21 +214,6 @@ def premise_gap(sentence: str, question: str, evidence: str) -> set[str]:
     return taken - content_stems(evidence) - _VERDICT_WORDS
 
 
-def _unfounded(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
-               question: str) -> list[Verdict]:
-    """``verdicts`` with each supported sentence whose :func:`premise_gap` against the
-    passages it is judged by holds :data:`PREMISE_GAP` words or more marked ``unfounded``."""
-    texts = passage_texts(passages)
-    out = []
-    for v in verdicts:
-        if v.status == "supported" and v.segment.kind == "sentence" and v.ids:
-            evidence = evidence_text(texts, v.ids)
-            if len(premise_gap(v.segment.text, question, evidence)) >= PREMISE_GAP:
-                v = replace(v, status="unfounded")
-        out.append(v)
-    return out
-
-
 def own_words_gap(sentence: str, question: str, evidence: str) -> tuple[int, int]:
     """``(missing, of)``: how many of the content-word stems ``sentence`` adds to the
     question's its ``evidence`` lacks, of how many. The support score counts the question's
@@ -239,22 +224,6 @@ def own_words_gap(sentence: str, question: str, evidence: str) -> tuple[int, int
     text = CITATION_BRACKET.sub(" ", sentence)
     own = content_stems(text, skip_meta=True) - content_stems(question) - _VERDICT_WORDS
     return len(own - content_stems(evidence)), len(own)
-
-
-def _own_words_missing(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
-                       question: str) -> list[Verdict]:
-    """``verdicts`` with each supported sentence most of whose own words (at least
-    :data:`OWN_WORDS` of them, :func:`own_words_gap`) its passages lack marked
-    ``unsupported``."""
-    texts = passage_texts(passages)
-    out = []
-    for v in verdicts:
-        if v.status == "supported" and v.segment.kind == "sentence" and v.ids:
-            missing, of = own_words_gap(v.segment.text, question, evidence_text(texts, v.ids))
-            if of >= OWN_WORDS and 2 * missing > of:
-                v = replace(v, status="unsupported")
-        out.append(v)
-    return out
 
 
 def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
@@ -270,17 +239,38 @@ def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
     return numbers(text) - (numbers(question) - labels(question)) - numbers(evidence)
 
 
-def _unstated_numbers(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
-                      question: str) -> list[Verdict]:
-    """``verdicts`` with each supported sentence stating a number its passages lack
-    (:func:`unstated_numbers`) marked ``unsupported``: a value is the part of a claim a reader
-    acts on, and one computed or recalled by the model is not the sources' (a safe failure:
-    the sentence goes, and the answer may fall back to quoting)."""
+def _marked(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage], status: str,
+            fails: Callable[[str, str], bool]) -> list[Verdict]:
+    """``verdicts`` with each supported sentence that cites a passage and ``fails`` against
+    the text of the passages it is judged by (``fails(sentence, evidence)``) marked
+    ``status``: the evidence checks below share this walk."""
     texts = passage_texts(passages)
-    return [replace(v, status="unsupported") if v.status == "supported"
+    return [replace(v, status=status) if v.status == "supported"
             and v.segment.kind == "sentence" and v.ids
-            and unstated_numbers(v.segment.text, question, evidence_text(texts, v.ids))
-            else v for v in verdicts]
+            and fails(v.segment.text, evidence_text(texts, v.ids)) else v for v in verdicts]
+
+
+def _unfounded(question: str) -> Callable[[str, str], bool]:
+    """A sentence's :func:`premise_gap` holds :data:`PREMISE_GAP` words or more."""
+    return lambda sentence, evidence: len(premise_gap(sentence, question, evidence)) \
+        >= PREMISE_GAP
+
+
+def _own_words_missing(question: str) -> Callable[[str, str], bool]:
+    """Most of a sentence's own words (at least :data:`OWN_WORDS` of them,
+    :func:`own_words_gap`) are missing from its evidence."""
+    def fails(sentence: str, evidence: str) -> bool:
+        missing, of = own_words_gap(sentence, question, evidence)
+        return of >= OWN_WORDS and 2 * missing > of
+    return fails
+
+
+def _unstated(question: str) -> Callable[[str, str], bool]:
+    """A sentence states a number its evidence lacks (:func:`unstated_numbers`): a value is
+    the part of a claim a reader acts on, and one computed or recalled by the model is not
+    the sources' (a safe failure: the sentence goes, and the answer may fall back to
+    quoting)."""
+    return lambda sentence, evidence: bool(unstated_numbers(sentence, question, evidence))
 
 
 def enforce(answer_text: str, passages: Sequence[ContextPassage],
@@ -294,9 +284,9 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = [replace(v, status="restates") if v.status == "supported"
                     and v.segment.kind == "sentence" and restates(v.segment.text, question)
                     else v for v in verdicts]
-        verdicts = _unfounded(verdicts, passages, question)
-        verdicts = _own_words_missing(verdicts, passages, question)
-    verdicts = _unstated_numbers(verdicts, passages, question or "")
+        verdicts = _marked(verdicts, passages, "unfounded", _unfounded(question))
+        verdicts = _marked(verdicts, passages, "unsupported", _own_words_missing(question))
+    verdicts = _marked(verdicts, passages, "unsupported", _unstated(question or ""))
     verdicts = _without_dangling(verdicts)
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
                    and not points_elsewhere(v.segment.text) for v in verdicts)
