@@ -88,11 +88,15 @@ def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
         updated_at=doc.updated_at, quote=quote)
 
 
+def place(title: str, heading_path: Sequence[str]) -> str:
+    """``Title › Section › Heading``: the two innermost headings, as a heading alone
+    ("Compiler") is one of many in a release-notes file, where "Version 1.47.0 › Compiler"
+    was cited as the title's "Version 1.95 › Compiler"."""
+    heading = [h for h in heading_path if h and h != title]
+    return " › ".join([title, *heading[-2:]])
+
+
 def format_citation(c: Citation) -> str:
-    """``[1] Title › Section › Heading (source#anchor, updated 2026-…)``: the two innermost
-    headings, as a heading alone ("Compiler") is one of many in a release-notes file, where
-    "Version 1.47.0 › Compiler" was cited as the title's "Version 1.95 › Compiler"."""
-    heading = [h for h in c.heading_path if h and h != c.title]
-    where = " › ".join([c.title, *heading[-2:]])
+    """``[1] Title › Section › Heading (source#anchor, updated 2026-…)`` (:func:`place`)."""
     updated = f", updated {c.updated_at[:10]}" if c.updated_at else ""
-    return f"[{c.id}] {where} ({c.source}{updated})"
+    return f"[{c.id}] {place(c.title, c.heading_path)} ({c.source}{updated})"

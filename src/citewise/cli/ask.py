@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from citewise.answer.citations import format_citation
+from citewise.answer.citations import format_citation, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
@@ -111,8 +111,7 @@ def passage_places(engine: Engine, answer: Answer, principal: Principal) -> dict
     ``search --json``); only chunks ``principal`` may read."""
     ids = [p.chunk_id for p in answer.trace.context.passages] if answer.trace.context else []
     found = engine.store.get_chunks(ids, principal) if ids else {}
-    return {cid: " › ".join([doc.title, *[h for h in chunk.heading_path if h != doc.title]
-                                        ][-3:]) for cid, (chunk, doc) in found.items()}
+    return {cid: place(doc.title, chunk.heading_path) for cid, (chunk, doc) in found.items()}
 
 
 def print_trace(answer: Answer, places: dict[str, str] | None = None) -> None:
