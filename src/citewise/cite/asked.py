@@ -66,8 +66,8 @@ def states_quantity(text: str, kind: str | None = None) -> bool:
     return bool(numbers(bare) or _QUANTITY.search(bare) or _WHOLE.search(bare))
 
 
-def answers_kind(question: str, text: str, code: bool = False) -> bool:
-    """Whether a source sentence (or, ``code``, a code block) may answer ``question`` for the
-    kind of value it asks: the extractive answer and the quote fallback quote nothing else."""
-    kind = asks_quantity(question)
+def answers_kind(kind: str | None, text: str, code: bool = False) -> bool:
+    """Whether a source sentence (or, ``code``, a code block) may answer a question asking
+    for ``kind`` (what :func:`asks_quantity` returned for it, once per question): the
+    extractive answer and the quote fallback quote nothing else."""
     return code or kind is None or states_quantity(text, kind)

@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
-from citewise.cite.asked import answers_kind
+from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import code_spans, named_identifiers, numbers
@@ -123,6 +123,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     asked = _values(prompt.question)
     asked_words = question_words(prompt.question)  # a quote shares one (it answers this)
+    kind = asks_quantity(prompt.question)  # and gives the value asked for
     off = off_label(prompt.question, prompt.passages)  # about another version
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
@@ -131,7 +132,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel -= asked
         support, best = max((support_score(claim, s.text)
                              if s.sid not in off and _holds(s.text, novel)
-                             and answers_kind(prompt.question, s.text, s.code)
+                             and answers_kind(kind, s.text, s.code)
                              and asked_words & content_words(s.text)
                              else 0.0,
                              -s.order) for s in scored)

@@ -316,9 +316,9 @@ class ExtractiveGenerator:
                  timeout_s: float | None = None) -> Generation:
         start = time.monotonic()
         off = off_label(prompt.question, prompt.passages)
-        q = prompt.question  # a sentence about another version, or giving no value asked for
-        scored = [replace(s, score=0.0) if s.sid in off or not answers_kind(q, s.text, s.code)
-                  else s for s in score_sentences(q, prompt.passages)]
+        kind = asks_quantity(prompt.question)  # a sentence giving no value asked for scores 0
+        scored = [replace(s, score=0.0) if s.sid in off or not answers_kind(kind, s.text, s.code)
+                  else s for s in score_sentences(prompt.question, prompt.passages)]
         chosen = select_sentences(scored, self.max_sentences, self.keep_ratio)
         best = max(chosen, key=lambda s: s.score, default=None)
         if coverage(prompt.question, prompt.passages, best) < self.min_coverage:
