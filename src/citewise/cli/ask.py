@@ -91,6 +91,21 @@ def _bare(text: str) -> str:
     return " ".join(re.sub(r"\s*\[[^\]]*\]", "", text).split())
 
 
+def _stream_note(streamed: str, answer: Answer) -> str | None:
+    """What to say after the stream when the final answer differs from it: the stream
+    stopped before a sentence the check removed (the answer goes on from it), or what was
+    streamed was replaced (read on, extractive, declined); None when nothing differs."""
+    if not answer.trace.generation or not streamed.strip() or \
+            _bare(streamed) == _bare(answer.answer):
+        return None
+    read_on = answer.trace.escalated is not None
+    if not read_on and _bare(answer.answer).startswith(_bare(streamed)):
+        return ("the stream stopped at a sentence its sources do not support; the checked "
+                "answer follows")
+    why = "read on past the first passages" if read_on else answer.outcome
+    return f"the streamed text above is not the final answer ({why}); the final answer follows"
+
+
 def _shown_as_is(streamed: str, answer: Answer) -> bool:
     """Whether the streamed text, numbered as it came, is the final answer word for word on
     a terminal that also shows stdout: printing it again would show the answer twice."""
@@ -222,15 +237,9 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
     shown = False
     if stream:
         echo(streamed.close(), err=True)
-        read_on = answer.trace.escalated is not None
-        if (answer.trace.generation and streamed.shown.strip()
-                and _bare(streamed.shown) != _bare(answer.answer)):
-            why = "read on past the first passages" if read_on else answer.outcome
-            echo("note: the stream stopped at a sentence its sources do not support; the "
-                 "checked answer follows" if _bare(answer.answer).startswith(
-                     _bare(streamed.shown)) and not read_on else
-                 f"note: the streamed text above is not the final answer ({why}); the final "
-                 "answer follows", err=True)
+        note = _stream_note(streamed.shown, answer)
+        if note:
+            echo(f"note: {note}", err=True)
         shown = _shown_as_is(streamed.shown, answer)
     chosen = (answer.trace.generation.chosen if answer.trace.generation else None) or ""
     if chosen.startswith("auto:"):  # say when no LLM wrote the answer, and how to get one
