@@ -338,8 +338,7 @@ class EngineVerbs:
         def token(piece: str) -> None:
             if left.is_set():
                 raise _Left("nobody reads this answer any more")
-            if piece:  # an empty piece: the checked stream holds text back
-                events.put(StreamEvent("token", piece))
+            events.put(StreamEvent("token", piece) if piece else StreamEvent("held"))
 
         def work() -> None:
             try:

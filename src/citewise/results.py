@@ -244,9 +244,11 @@ class MigrationResult:
 @dataclass(frozen=True)
 class StreamEvent:
     """One event of :meth:`Engine.ask_stream`: ``token`` pieces as the generator writes
-    them, then exactly one ``answer`` (validated, with citations)."""
+    them (the sentences the citation check kept), ``held`` when it wrote text the check holds
+    back (nothing to show: a server writes a comment, which is how it notices a client that
+    went away), then exactly one ``answer`` (validated, with citations)."""
 
-    kind: str  # "token" | "answer"
+    kind: str  # "token" | "held" | "answer"
     text: str = ""
     answer: Answer | None = None
 

@@ -46,7 +46,7 @@ class CheckedRelay:
         if not self.stopped:
             self._advance(final=False)
         if self.sent == sent:
-            self.on_token("")  # nothing to show yet: the reader may have gone (ask_stream)
+            self.on_token("")  # nothing to show yet; a server checks its client is still there
 
     def finish(self) -> None:
         if not self.stopped:

@@ -178,6 +178,8 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
                                               gone=gone, dry_run=body.dry_run):
                 if event.kind == "token":
                     yield _sse("token", {"text": event.text})
+                elif event.kind == "held":  # an SSE comment: clients ignore it, and writing
+                    yield ": held\n\n"  # it lets the server notice a client that left
                 else:
                     answer = event.answer
             if key and answer is not None:
