@@ -83,7 +83,9 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # modals, common prepositions, conjunctions and discourse adverbs ("however", "thus"), question
 # words ("how", "what") and negations (BM25 cannot use "not" anyway). Deliberately small (~140,
 # the NLTK English list without contractions plus a few): domain words ("policy", "time") are
-# never stopwords.
+# never stopwords. The pieces a contraction leaves ("isn", "doesn" of "isn't", "doesn't") are
+# stopwords too: the gate counted "isn" as a question term a passage must hold. Not "won" or
+# "re", which are words (Python's ``re``).
 _STOPWORDS_TEXT = """
 a about above after again against all also am an and any are as at be because been before being
 below between both but by can could did do does doing down during each either few for from
@@ -93,6 +95,7 @@ only or other our ours ourselves out over own same she should so some such than 
 theirs them themselves then there these they this those through thus to too under until up upon
 us very via was we were what when where whether which while who whom whose why will with within
 without would yet you your yours yourself yourselves
+aren couldn didn doesn don hadn hasn haven isn ll mustn needn shan shouldn ve wasn weren wouldn
 """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 
