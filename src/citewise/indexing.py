@@ -10,6 +10,7 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import hashlib
+import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -111,8 +112,8 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         raise IngestError(
             f"doc_id {doc_id!r} is another tenant's document; not replaced (ids are shared "
             "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line or "
-            f"front matter), or move the existing one first with `citewise acl {doc_id} "
-            f"--groups GROUPS --tenant {tenant}`")
+            f"front matter), or move the existing one first with `citewise acl "
+            f"{shlex.quote(doc_id)} --groups GROUPS --tenant {shlex.quote(tenant)}`")
     other = _another_file(previous, meta)
     if other is not None:
         raise IngestError(

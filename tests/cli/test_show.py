@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,31 @@ def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
     assert "Unpack the archive" not in shown  # the cited section, not the whole manual
     code, hidden = run(*shlex.split(hint.group(1))[1:], "--groups", "staff", "--db", db)
     assert code == 1 and "not in the index" in hidden and "newton" not in hidden
+
+
+def test_the_show_hint_is_one_shell_word_whatever_the_anchor(tmp_path: Path) -> None:
+    """A security review: an HTML heading's id is the citation's anchor, verbatim; the hint
+    was quoted with bare '…', so an id holding a quote ran commands when pasted."""
+    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
+    docs.mkdir()
+    pwned = tmp_path / "PWNED"
+    page = ("<html><head><title>Frob manual</title></head><body><h1 id='top'>Frob manual</h1>"
+            f"<h2 id=\"usage';touch${{IFS}}{pwned};echo${{IFS}}'\">Usage</h2>"
+            "<p>The frobnicator warms up in 30 seconds before each use.</p></body></html>")
+    (docs / "frob.html.gz").write_bytes(gzip.compress(page.encode()))
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    code, out = run("ask", "How long does the frobnicator take to warm up?", "--groups",
+                    "public", "--db", db, "--generator", "extractive")
+    assert code == 0, out
+    hint = re.search(r"`(citewise show [^`]+)` \(with", out)
+    assert hint, out
+    link = hint.group(1).removeprefix("citewise show ")
+    echoed = subprocess.run(["bash", "-c", f"printf '%s\\n' {link}"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout
+    assert not pwned.exists(), out  # pasted into a shell, the hint runs nothing
+    assert echoed.count("\n") == 1 and echoed.startswith("file://"), echoed
+    code, shown = run("show", echoed.strip(), "--groups", "public", "--db", db)
+    assert code == 0 and "30 seconds" in shown, shown
 
 
 def test_explain_names_each_passage_section(tmp_path: Path) -> None:

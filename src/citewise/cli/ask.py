@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from typing import Any
 
@@ -73,7 +74,8 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
         closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
         if closed is not None:
             echo(f"note: a browser opens no section of a compressed or Info file; "
-                 f"`citewise show '{closed.source}'` (with your --groups) prints [{closed.id}]",
+                 f"`citewise show {shlex.quote(closed.source)}` (with your --groups) prints "
+                 f"[{closed.id}]",
                  one_line=True)
     v = answer.validation
     for sid in v.fabricated:
