@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,8 @@ from citewise.index.sqlite import SQLiteStore
 from citewise.index.sqlite.catalog import SQLiteCatalog
 from citewise.private import open_private, write_private_text
 from citewise.reindex import reindex
+from citewise.reqlog import open_log
+from citewise.reqlog.record import LogRecord
 from citewise.testing.fakes import FakeEmbedder
 from citewise.testing.versions import B_DOCS, fill
 
@@ -172,3 +175,20 @@ def _staff():
     from citewise.types import Principal
 
     return Principal.of("staff")
+
+
+
+def test_log_and_feedback_exports_are_owner_only(tmp_path):
+    """A security review: ``log export --out`` and ``feedback export --out`` wrote users'
+    questions (an hr member's salary question) world-readable under umask 022."""
+    db = str(tmp_path / "index.db")
+    open_log(db).write(LogRecord("r1", time.time(), "ada", "acme", "ask",
+                                 "salary band of an L4 engineer", "h", (("c1", "pay", 0.5),),
+                                 1, declined=True, feedback=-1))
+    with umask(0o022):
+        for verb in ("log", "feedback"):
+            out = tmp_path / f"{verb}.jsonl"
+            done = CliRunner().invoke(cli, [verb, "export", "--out", str(out), "--db", db])
+            assert done.exit_code == 0, done.output
+            assert mode(out) == 0o600, verb
+            assert "salary band" in out.read_text(), verb

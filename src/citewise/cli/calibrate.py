@@ -16,6 +16,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
+from citewise.private import write_private_text
 from citewise.types import Principal
 
 
@@ -81,8 +82,6 @@ def print_calibration(result: Calibration, points: int = 12) -> None:
 
 
 def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
-    from pathlib import Path
-
     from citewise.answer.synthesize import as_jsonl, synthesize
 
     made = synthesize(engine, principal, n, engine.generator)
@@ -90,7 +89,7 @@ def _synthesized(engine, principal: Principal, n: int, save_path: str | None):
     echo(f"synthesized {answerable} answerable and {unanswerable} unanswerable "
          f"questions ({len(made.rejected)} dropped)", err=True)
     if save_path:
-        Path(save_path).write_text(as_jsonl(made.questions), encoding="utf-8")
+        write_private_text(save_path, as_jsonl(made.questions))  # it quotes restricted text
     if unanswerable == 0 or answerable == 0:
         what = ("none of its near misses was verified unanswerable (a name no readable "
                 "document contains, or an answer only a restricted one holds)"

@@ -21,6 +21,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.progress import make_bar, progress_mode, progress_options
+from citewise.private import write_private_text
 from citewise.types import SEARCH_MODES
 
 RUN_FIGURES = ("hit@5", "recall@5", "mrr@10", "ndcg@10", "section_hit@5", "section_ndcg@10",
@@ -271,8 +272,7 @@ def judge_check_cmd(labels_path, write_path, as_json, judge_model, config_path, 
         result = engine.judge_check(labels_path, on_progress=bar.update)
     data = result.to_dict()
     if write_path:
-        Path(write_path).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n",
-                                    encoding="utf-8")
+        write_private_text(write_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     if as_json:
         echo_json(data)
         return

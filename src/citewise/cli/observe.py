@@ -17,6 +17,7 @@ from citewise.cli.common import (
     require_index,
     safe_json,
 )
+from citewise.private import open_private
 
 
 def _log(db: str, config_path: str | None):
@@ -52,7 +53,7 @@ def log_export(since, principal, out_path, db, config_path):
     log = _log(db, config_path)
     start = time.time() - parse_window(since) if since else None
     records = log.records(since=start, principal=principal)
-    out = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout  # noqa: SIM115
+    out = open_private(out_path) if out_path else sys.stdout  # the log holds users' questions
     try:
         for r in records:
             out.write(safe_json(r.to_dict()) + "\n")
@@ -146,7 +147,7 @@ def feedback_export(out_path, since, db, config_path):
     log = _log(db, config_path)
     start = time.time() - parse_window(since) if since else None
     rows = list(candidates(log.records(since=start)))
-    with open(out_path, "w", encoding="utf-8") as fh:
+    with open_private(out_path) as fh:  # users' questions, as in the log
         for row in rows:
             fh.write(safe_json(row) + "\n")
     echo(f"wrote {len(rows)} candidate(s) to {out_path}; confirm them before adding "

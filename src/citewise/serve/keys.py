@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from citewise.errors import ConfigError
+from citewise.private import write_private_text
 from citewise.types import Principal
 
 Role = Literal["reader", "editor", "admin", "operator"]
@@ -159,11 +159,9 @@ class KeyFile:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        tmp.write_text(json.dumps({"keys": [asdict(e) | {"groups": list(e.groups)}
-                                            for e in self.entries],
-                                   "retired": self.retired}, indent=2) + "\n",
-                       encoding="utf-8")
-        os.chmod(tmp, 0o600)
+        write_private_text(tmp, json.dumps({"keys": [asdict(e) | {"groups": list(e.groups)}
+                                                     for e in self.entries],
+                                            "retired": self.retired}, indent=2) + "\n")
         tmp.replace(self.path)
         self.stamp = _stamp(self.path)
 
