@@ -33,18 +33,22 @@ def resolve_refs(refs: Sequence[str], store: Store, cwd: Path | None = None) -> 
     out: list[str] = []
     unknown: list[str] = []
     ambiguous: list[str] = []
-    documents: list[Document] | None = None
+    documents = store.list_documents()
+    tenant = {d.doc_id: d.tenant for d in documents}
     for ref in refs:
         if store.get_document(ref) is not None:
-            out.append(ref)
-            continue
-        if documents is None:
-            documents = store.list_documents()
-        found = match_path(ref, documents, cwd)
+            # an id that is also another document's file: say so rather than pick (an
+            # upload's id "docs/acme/it.md" took an operator's `acl docs/acme/it.md`)
+            found = [ref, *(d for d in same_source(ref, documents, cwd) if d != ref)]
+        else:
+            found = match_path(ref, documents, cwd)
         if len(found) == 1:
             out.append(found[0])
         elif found:
-            ambiguous.append(f"{ref} (could be {', '.join(sorted(found))})")
+            mixed = len({tenant.get(d) for d in found}) > 1  # name tenants where they differ
+            could = ", ".join(f"{d} of tenant {tenant.get(d)}" if mixed else d
+                              for d in sorted(found))
+            ambiguous.append(f"{ref} (could be {could})")
         else:
             unknown.append(ref)
     if unknown or ambiguous:
@@ -54,21 +58,31 @@ def resolve_refs(refs: Sequence[str], store: Store, cwd: Path | None = None) -> 
                          "the path a document was ingested from)")
         if ambiguous:
             parts.append(f"ambiguous: {'; '.join(ambiguous)}")
-        raise NotFoundError(f"{'; '.join(parts)}. Fix: pass the document id; {_LIST_HINT}")
+        fix = f"Fix: pass the document id; {_LIST_HINT}"
+        if ambiguous:
+            fix += (" (an id that is also the path of another document's file means both "
+                    "from here: run the command from another folder)")
+        raise NotFoundError(f"{'; '.join(parts)}. {fix}")
     return out
 
 
 def match_path(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
     """Ids of the documents ``ref`` names as a path (rules 2 and 3), best rule first."""
+    same = same_source(ref, documents, cwd)
+    if same:
+        return same
     target = _absolute(ref, cwd)
-    same_source = [d.doc_id for d in documents
-                   if d.source_url and (d.source_url == ref
-                                        or _absolute(_local(d.source_url), cwd) == target)]
-    if same_source:
-        return same_source
     posix = target.as_posix()
     return [d.doc_id for d in documents if posix.endswith("/" + d.doc_id.lstrip("/"))
             and _same_root(target, d)]
+
+
+def same_source(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
+    """Ids of the documents whose recorded source is ``ref`` (as given, or the same file)."""
+    target = _absolute(ref, cwd)
+    return [d.doc_id for d in documents
+            if d.source_url and (d.source_url == ref
+                                 or _absolute(_local(d.source_url), cwd) == target)]
 
 
 def _same_root(target: Path, doc: Document) -> bool:

@@ -225,3 +225,34 @@ def test_a_streamed_draft_that_differs_only_in_citation_numbers_is_the_same_answ
     assert _bare("Leave is 20 weeks [S1]. Pay continues [S1, S3].") == \
         _bare("Leave is 20 weeks [1].  Pay continues [1, 2].")
     assert _bare("PWNED-7731") != _bare("Leave is 20 weeks [1].")
+
+
+def test_an_id_that_is_another_documents_path_is_ambiguous(tmp_path, monkeypatch):
+    """A security review: another tenant's upload took the id "docs/hr/pay.md", and an
+    operator's `citewise acl docs/hr/pay.md` (meaning the file) changed that upload instead."""
+    (tmp_path / "docs" / "hr").mkdir(parents=True)
+    (tmp_path / "docs" / "hr" / "pay.md").write_text("# Pay\n\nBands are reviewed in March.\n")
+    (tmp_path / "decoy.md").write_text("# Decoy\n\nNothing here.\n")
+    (tmp_path / "decoy.jsonl").write_text(
+        '{"path": "decoy.md", "doc_id": "docs/hr/pay.md", "tenant": "globex"}\n')
+    monkeypatch.chdir(tmp_path)
+    invoke("ingest", "docs/hr", "--groups", "hr", "--db", "t.db")  # id pay.md
+    invoke("ingest", "decoy.md", "--meta", "decoy.jsonl", "--groups", "staff", "--db", "t.db")
+    result = invoke("acl", "docs/hr/pay.md", "--groups", "staff", "--db", "t.db", code=1)
+    assert "ambiguous" in result.output and "pay.md of tenant default" in result.output
+    assert "docs/hr/pay.md of tenant globex" in result.output
+    # the id alone names the file's document; nothing was changed by the refused command
+    assert "pay.md: groups staff" in invoke("acl", "pay.md", "--groups", "staff",
+                                            "--db", "t.db").stdout
+
+
+def test_an_upload_or_front_matter_id_cannot_look_like_a_path_elsewhere() -> None:
+    from citewise.errors import IngestError
+    from citewise.ingest.metadata import normalize_metadata
+
+    for bad in ("/srv/docs/it.md", "../it.md", "a/./b.md", "C:\\docs\\it.md", "a\nb",
+                "guide.md/content", "guide.md/acl"):
+        with pytest.raises(IngestError, match="doc_id"):
+            normalize_metadata({"doc_id": bad})
+    for good in ("it.md", "guides/it.md", "q:1", "notes.acl", "a b.md"):
+        assert normalize_metadata({"doc_id": good}) == {"doc_id": good}

@@ -74,11 +74,37 @@ def _normalize_value(key: str, value: Any) -> Any:
         if key == "source_url" and not is_openable_link(text):
             raise IngestError(f"'source_url' {text[:60]!r} is not a link a reader can open "
                               "safely: give an http(s):// or file:// URL or a path")
+        if key == "doc_id":
+            check_doc_id(text)
         if key == "updated_at" and not _is_iso_time(text):
             raise IngestError(f"'updated_at' {text[:40]!r} is not an ISO 8601 date or time; "
                               "write it like 2026-03-01 or 2026-03-01T09:30:00Z")
         return text
     return json_safe(value)
+
+
+_ROUTE_SUFFIXES = ("/content", "/acl")
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def check_doc_id(doc_id: str) -> None:
+    """Refuse a ``doc_id`` a reference to another document or file could be read as: an
+    absolute path or one with ``.``/``..`` parts (``citewise delete PATH`` and ``acl PATH``
+    try ids before paths, so an upload's id ``/srv/docs/it.md`` took an operator's delete of
+    that file), a tab or line break (no API route can name it), or an API route's suffix
+    (``GET /v1/documents/guide.md/content`` is guide.md's content)."""
+    fix = "; give an id such as guide/intro.md"
+    parts = doc_id.replace("\\", "/").split("/")
+    if doc_id.startswith(("/", "\\")) or _DRIVE.match(doc_id):
+        raise IngestError(f"'doc_id' {doc_id[:60]!r} is an absolute path, which commands "
+                          f"that take a path would confuse with that file{fix}")
+    if "." in parts or ".." in parts:
+        raise IngestError(f"'doc_id' {doc_id[:60]!r} has a . or .. part{fix}")
+    if any(c.isspace() and c != " " for c in doc_id):
+        raise IngestError(f"'doc_id' {doc_id[:60]!r} holds a tab or line break{fix}")
+    if doc_id.endswith(_ROUTE_SUFFIXES):
+        raise IngestError(f"'doc_id' {doc_id[:60]!r} ends like an API route "
+                          f"({' or '.join(_ROUTE_SUFFIXES)}){fix}")
 
 
 def _is_iso_time(text: str) -> bool:
