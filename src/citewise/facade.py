@@ -132,7 +132,7 @@ class EngineVerbs:
             return ref, anchor
         base, _, fragment = ref.partition("#")
         anchor = (fragment or None) if anchor is None else anchor
-        local = file_url_path(base) or (base if "://" in base else str(Path(base).resolve()))
+        local = file_url_path(base) or (base if "://" in base else _resolved(base))
         for doc in self.store.list_documents():
             if principal.may_read(doc) and (base in (doc.doc_id, doc.source_url)
                                             or file_url_path(doc.source_url or "") == local):
@@ -390,3 +390,12 @@ def _write_eval_outputs(run: Any, out: Path, samples: int, seed: int) -> tuple[s
     write_qrels(out / "qrels.trec", questions_to_qrels([r.question for r in run.records]))
     write_private_text(out / "report.html", render_report(run, samples, seed))
     return tuple(str(out / n) for n in ("run.json", "run.trec", "qrels.trec", "report.html"))
+
+
+def _resolved(path: str) -> str:
+    """``path`` made absolute, or as given when the OS cannot resolve it (a symlink loop
+    raised RuntimeError out of ``citewise show``)."""
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return path

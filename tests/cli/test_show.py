@@ -87,3 +87,16 @@ def test_explain_names_each_passage_section(tmp_path: Path) -> None:
                     "public", "--db", db, "--generator", "extractive", "--explain")
     assert code == 0 and re.search(
         r"-- S1 = \w+ \(\d+ tokens; Spanner manual", out), out
+
+
+def test_a_path_the_os_cannot_resolve_is_not_in_the_index(tmp_path: Path, monkeypatch) -> None:
+    """A security review: a symlink loop raised RuntimeError with a traceback."""
+    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
+    docs.mkdir()
+    (docs / "spanner.md").write_text(MANUAL)
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loopa").symlink_to("loopb")
+    (tmp_path / "loopb").symlink_to("loopa")
+    code, out = run("show", "loopa/x", "--groups", "public", "--db", db)
+    assert code == 1 and "not in the index" in out and "Traceback" not in out, out

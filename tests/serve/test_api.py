@@ -369,6 +369,11 @@ def test_a_keys_file_that_does_not_parse_accepts_no_key(served: Served, tmp_path
         assert "keys list" in body["fix"] and str(tmp_path) not in json.dumps(body)
     path.write_text(json.dumps({"keys": [{"name": "x"}]}))  # an entry without its hash
     _problem(served.client("sam").post("/v1/search", json={"query": "leave"}), 503)  # was 500
+    groups_as_text = json.loads(good)
+    for k in groups_as_text["keys"]:
+        k["groups"] = ",".join(k["groups"])  # "staff,hr" was read as the groups s, t, a, …
+    path.write_text(json.dumps(groups_as_text))
+    _problem(served.client("sam").post("/v1/search", json={"query": "leave"}), 503)
     path.write_text(json.dumps(data))  # fixed: hana's removal holds, sam is back
     _problem(served.client("hana").post("/v1/search", json={"query": "leave"}), 401)
     assert served.client("sam").post("/v1/search", json={"query": "leave"}).status_code == 200

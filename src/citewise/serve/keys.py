@@ -182,6 +182,11 @@ def _entry(data: dict) -> ApiPrincipal:
     digest = str(data["sha256"])
     if len(digest) != 64:
         raise ValueError(f"key {data.get('name')!r}: sha256 is not a sha256 hex digest")
+    groups = data.get("groups", [])
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        # "staff" read as a list gave the key the groups a, f, s, t
+        raise ValueError(f"key {data.get('name')!r}: groups must be a list of names, "
+                         'e.g. ["staff"]')
     return ApiPrincipal(str(data["name"]), str(data.get("tenant", "default")),
-                        tuple(sorted(data.get("groups", []))), role, digest,
+                        tuple(sorted(groups)), role, digest,
                         str(data.get("created_at", "")))
