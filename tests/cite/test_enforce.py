@@ -210,6 +210,14 @@ def test_a_pointer_elsewhere_is_no_answer_on_its_own() -> None:
     assert both.answered and "See also" in both.text and both.removed == ()
     assert points_elsewhere("- For more details, refer to the FAQ [S2].")
     assert not points_elsewhere("Seeding the cache takes a minute [S1].")
+    # the whole answer to "How do I enable valgrind's machine learning mode to predict leaks?"
+    assert points_elsewhere("You can find more information about this option in the "
+                            "Valgrind User Manual [1].")
+    assert points_elsewhere("Further details are given in the Memcheck chapter [1].")
+    assert points_elsewhere("Consult the FAQ for the list of platforms [S3].")
+    assert not points_elsewhere("You can find the leak summary at the end of the output [1].")
+    assert not points_elsewhere("Find more files with -name '*.c' [1].")
+    assert not points_elsewhere("You can get more details by running it with -v [1].")
 
 
 def test_a_document_said_to_have_information_is_a_pointer() -> None:

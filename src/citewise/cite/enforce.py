@@ -71,11 +71,14 @@ _DEMONSTRATIVE = re.compile(
 """Openings that name what the sentence before said ("This option…", "To do this,…", "Both
 methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
 _POINTER = re.compile(
-    r"(?:see(?: also)?|refer to|please (?:see|refer to)|for (?:more|further|full|additional) "
-    r"(?:information|details)|more (?:information|details) (?:is|are|can be))\b",
+    r"(?:see(?: also)?|refer to|consult|please (?:see|refer to|consult)|for (?:more|further"
+    r"|full|additional) (?:information|details)|(?:more|further|additional) (?:information"
+    r"|details) (?:is|are|can be)|(?:you (?:can|may|could|will) )?(?:find|read|learn) "
+    r"(?:more|further|additional|detailed|full) (?:information|details))\b",
     re.IGNORECASE)
 """Openings of a sentence that only sends the reader elsewhere ("See also http://… for more
-information [S1].")."""
+information [S1].", "You can find more information about this option in the Valgrind User
+Manual [1]": all valgrind's answer to its machine learning mode, which it lacks)."""
 _POINTS_AT = re.compile(
     r"(?:the\s+)?[\w'’.\- ]{0,60}?\b(?:guide|manual|documentation|docs|section|chapter|page|"
     r"sources?|reference|book|article|faq|tutorial|appendix)(?:\s+(?:and|or)\b|\s*,)*"
