@@ -117,6 +117,12 @@ def test_cross_references_read_as_text() -> None:
     assert cross_references("*Note Options: Invoking.  Then") == "See Options.  Then"
     assert cross_references("manual (*note Following\n     Links::) for") == \
         "manual (see Following Links) for"
-    assert cross_references("also *note Recursive: (wget)Recursive Download, and") == \
-        "also see Recursive, and"
+    assert cross_references("See also *note Recursive: (wget)Recursive Download, and") == \
+        "See also Recursive, and"
+    # a new user's quotes read "(see see Triggering)" and "described in see po/Makevars"
+    assert cross_references("call bindtextdomain (see *note Triggering::) first") == \
+        "call bindtextdomain (see Triggering) first"
+    assert cross_references("is described in *note po/Makevars:: and *note\n"
+                            "AM_XGETTEXT_OPTION::.") == \
+        "is described in po/Makevars and AM_XGETTEXT_OPTION."
     assert cross_references("a *b* c and a note:: here") == "a *b* c and a note:: here"

@@ -105,10 +105,15 @@ _XREF = re.compile(r"\*([Nn])ote[ \t\n]+(?:\([^()\n]{1,80}\))?([^:*]{1,120}?)::"
 def cross_references(text: str) -> str:
     """``text`` with Info's cross-references read as a person reads them: "(*note Startup
     File::)" is "(see Startup File)", "*Note Options: Invoking." is "See Options." The raw
-    form stayed in chunks and a model echoed it in its answer ("(Startup File::)")."""
+    form stayed in chunks and a model echoed it in its answer ("(Startup File::)"). A
+    lower-case note says "see" only where makeinfo wrote none, right after "(" (an old
+    ``@pxref``): newer ones write "(see *note Triggering::)", and ``@ref`` reads "described
+    in *note po/Makevars::"; both came out "see see" and "in see"."""
     def read(m: re.Match[str]) -> str:
-        see = "See" if (m.group(1) or m.group(3)) == "N" else "see"
-        return f"{see} {' '.join((m.group(2) or m.group(4)).split())}"
+        name = " ".join((m.group(2) or m.group(4)).split())
+        if (m.group(1) or m.group(3)) == "N":
+            return f"See {name}"
+        return f"see {name}" if text[:m.start()].endswith("(") else name
 
     return _XREF.sub(read, text)
 
