@@ -100,3 +100,20 @@ def test_a_path_the_os_cannot_resolve_is_not_in_the_index(tmp_path: Path, monkey
     (tmp_path / "loopb").symlink_to("loopa")
     code, out = run("show", "loopa/x", "--groups", "public", "--db", db)
     assert code == 1 and "not in the index" in out and "Traceback" not in out, out
+
+
+def test_an_unknown_anchor_lists_the_sections_instead_of_printing_everything(
+        tmp_path: Path) -> None:
+    """A new user's mistyped anchor printed a note and then the whole 20,000-line manual."""
+    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
+    docs.mkdir()
+    (docs / "spanner.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    code, out = run("show", f"file://{docs}/spanner.md.gz#no-such-part", "--groups", "public",
+                    "--db", db)
+    assert code == 1 and "no section of spanner.md.gz has the anchor #no-such-part" in out
+    assert "#installing" in out and "#calibrating-the-torque" in out, out
+    assert "Unpack the archive" not in out and "newton" not in out
+    code, shown = run("show", "spanner.md.gz", "--anchor", "installing", "--groups", "public",
+                      "--db", db)
+    assert code == 0 and "Unpack the archive" in shown and "newton" not in shown, shown

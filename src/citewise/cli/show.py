@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 import click
 
@@ -16,6 +17,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.hints import warn_without_groups
+from citewise.errors import NotFoundError
 from citewise.results import DocumentSection
 from citewise.types import Block, Principal
 
@@ -43,13 +45,28 @@ def print_section(section: DocumentSection) -> None:
     shown = len(section.blocks)
     where = (f"blocks {section.first_block + 1}-{section.first_block + shown} of "
              f"{section.total_blocks}" if shown < section.total_blocks else "whole document")
+    if not section.found:  # the whole of a 20,000-line manual is no answer to a typo
+        anchors, ref = _anchors(section.blocks), shlex.quote(doc.doc_id)
+        example = (f"`citewise show {ref} --anchor {shlex.quote(anchors[0])}`" if anchors
+                   else f"`citewise show {ref}` (the whole document)")
+        raise NotFoundError(f"no section of {doc.doc_id} has the anchor #{section.anchor}. "
+                            f"Fix: pass one of its sections, e.g. {example}; its sections: "
+                            f"{_listed(anchors)}")
     echo(f"{doc.title} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
-    if not section.found:
-        echo(f"note: no block of {doc.doc_id} has the anchor #{section.anchor}; this is the "
-             "whole document (`--json` gives each block's anchor)", err=True)
     for block in section.blocks:
         echo("")
         echo(block_text(block))
+
+
+def _anchors(blocks: tuple[Block, ...]) -> list[str]:
+    """The anchors of ``blocks``' headings, in order, each once."""
+    return list(dict.fromkeys(b.anchor for b in blocks if b.kind == "heading" and b.anchor))
+
+
+def _listed(anchors: list[str], most: int = 30) -> str:
+    more = f" and {len(anchors) - most} more (`--json` lists every block's)" \
+        if len(anchors) > most else ""
+    return (", ".join("#" + a for a in anchors[:most]) + more) if anchors else "none"
 
 
 @click.command(cls=TextCommand)
