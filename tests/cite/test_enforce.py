@@ -266,6 +266,12 @@ def test_a_sentence_that_leans_on_a_removed_one_is_removed_too() -> None:
     assert not refers_back("Specifically, set --gen-suppressions=all [S1].", "unsupported")
     assert not refers_back("Thesis statements are kept [S1].", "uncited")
     assert not refers_back("This option prints a suppression [S1].", "supported")
+    # a new user's whole answer about gzip's --keep was gettext -E's "It has no effect. [1]"
+    assert refers_back("It has no effect. [1]", "unsupported")
+    assert refers_back("They are written to the cache [S1].", "uncited")
+    assert not refers_back("It is possible to keep the input with -k [S1].", "unsupported")
+    assert not refers_back("It's recommended that you pass -k [S1].", "unsupported")
+    assert not refers_back("Items are kept [S1].", "unsupported")
     # a new user's leak-fixing answer kept "Note that this automatically sets the options
     # --leak-check=full and --show-leak-kinds=all" after the claim it named went
     assert refers_back("Note that this automatically sets --leak-check=full [S1].", "uncited")

@@ -70,6 +70,13 @@ _DEMONSTRATIVE = re.compile(
     re.IGNORECASE)
 """Openings that name what the sentence before said ("This option…", "To do this,…", "Both
 methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
+_PRONOUN = re.compile(r"(?:it|its|they|their|them)\b", re.IGNORECASE)
+_EXPLETIVE = re.compile(r"it(?:'s|\s+(?:is|was|may be|can be|might be|would be))\s+"
+                        r"(?:\w+\s+){0,3}?(?:to|that)\b", re.IGNORECASE)
+"""A sentence opening on a pronoun names what the sentence before said ("It has no effect"
+after the removed "The --keep option does not have any effect when decompressing": a new
+user's whole answer, about gettext's -E), but for "it" with nothing before it to name ("It
+is possible to…", "It is recommended that…")."""
 _POINTER = re.compile(
     r"(?:see(?: also)?|refer to|consult|please (?:see|refer to|consult)|for (?:more|further"
     r"|full|additional) (?:information|details)|(?:more|further|additional) (?:information"
@@ -367,7 +374,8 @@ def refers_back(sentence: str, before: str) -> bool:
     text = _LEAD.sub("", text)  # "Note that this automatically sets…" opens on "this"
     if before == "restates":
         return bool(_CONSEQUENCE.match(text))
-    return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text))
+    return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text)
+                                      or (_PRONOUN.match(text) and not _EXPLETIVE.match(text)))
 
 
 def _without_dangling(verdicts: Sequence[Verdict]) -> list[Verdict]:
