@@ -201,3 +201,15 @@ def test_a_question_asking_how_long_is_answered_only_by_a_quantity():
 def test_the_word_of_how_many_is_no_word_to_match():
     bugs = "Many regular expression implementations have bugs such as 52 and 10844."
     assert _answer("How many CPU threads does grep use?", bugs).text == INSUFFICIENT_EVIDENCE
+
+
+def test_a_quote_naming_this_option_comes_with_the_sentence_it_names() -> None:
+    """A new user's quotes of the gettext manual: "Note that using this option makes it much
+    harder…" and "How to pass such an option to xgettext…" came without the option meant."""
+    from citewise.generate.extractive import _leans_back
+
+    assert _leans_back("Note that using this option makes it much harder for the translator.")
+    assert _leans_back("How to pass such an option to xgettext is described elsewhere.")
+    assert _leans_back("They begin with the build keyword.")
+    assert not _leans_back("The --sort-output option sorts the output by msgid.")
+    assert not _leans_back("Note that msgmerge sorts nothing by default.")

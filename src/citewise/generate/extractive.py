@@ -79,6 +79,11 @@ _CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
                           re.IGNORECASE)
+_LEAD_IN = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind)(?:\s+that)?"
+                      r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
+_NAMES_BACK = re.compile(r"(?:\S+\s+){0,4}?(?:this|these|such(?: an?)?)\s+(?:option|flag|"
+                         r"command|setting|variable|program|function|macro|keyword|switch)s?\b",
+                         re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 
@@ -227,13 +232,21 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     for s in chosen:
         before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
         if before is not None and before.sid == s.sid and before.order not in picked and (
-                ((s.code or _POINTS_BACK.match(s.text)) and not before.code
+                ((s.code or _leans_back(s.text)) and not before.code
                  and not _is_title(before.text))
                 or (before.code and not s.code and s.text[:1].islower())):
             out.append(before)  # a sentence going on from an example ("prints two lines
             picked.add(before.order)  # of context…" after grep -C 2 'hello') comes with it
         out.append(s)
     return out
+
+
+def _leans_back(text: str) -> bool:
+    """Whether ``text`` opens on a word pointing back, past a lead-in ("Note that using this
+    option makes it much harder…"), or names "this/such option" in its first words ("How to
+    pass such an option to xgettext…"): quotes a new user got without the option meant."""
+    text = _LEAD_IN.sub("", text)
+    return bool(_POINTS_BACK.match(text) or _NAMES_BACK.match(text))
 
 
 def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
