@@ -228,3 +228,48 @@ def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
     assert "No such option" not in searched.output  # parsed (this index's embedder is fake)
     typo = CliRunner().invoke(cli, ["ask", "--grops", "staff", "q", "--db", str(db)])
     assert "Did you mean '--groups'?" in typo.output and "give the options" not in typo.output
+
+
+SLOW = SCRIPT.replace("e._generator = FakeGenerator(sys.argv[2])", '''import time
+    class Slow(FakeGenerator):
+        def generate(self, prompt, **kw):
+            time.sleep(3.5)  # a model reading its prompt on 2 cores
+            return super().generate(prompt, **kw)
+    e._generator = Slow(sys.argv[2])''')
+
+
+def test_a_terminal_is_told_the_ask_is_at_work_until_text_shows(tmp_path: Path) -> None:
+    """A new user's terminal stayed blank for 14 s (125 s when the model timed out) while the
+    checked stream held the text: it looked hung. A line counting seconds shows until the
+    first text, then is cleared; the answer itself is unchanged."""
+    import sys
+
+    from citewise.cli.stream import CLEAR_LINE
+    from citewise.testing.terminal import run_in_pty
+
+    db = leave_index(tmp_path)
+    kept = "Every employee who becomes a parent receives 20 weeks of fully paid parental leave."
+    shown = run_in_pty([sys.executable, "-c", SLOW, str(db), kept + " [S1]"], timeout=120)
+    assert shown.returncode == 0, shown.text
+    assert "s: reading the sources; each sentence shows once checked" in shown.text
+    waited = shown.text.rindex("once checked")
+    assert shown.text.index(CLEAR_LINE, waited) < shown.text.index(kept), shown.text
+    assert shown.text.count(kept) == 1 and f"{kept} [1]" in shown.text
+
+
+def test_the_waiting_line_is_cleared_and_never_comes_back() -> None:
+    from citewise.cli.stream import CLEAR_LINE, Waiting
+
+    written: list[str] = []
+    with Waiting(True, after_s=0.0, every_s=0.01, write=written.append) as waiting:
+        import time
+
+        time.sleep(0.1)
+        waiting.text()
+        count = len(written)
+        time.sleep(0.1)
+    assert count >= 2 and written[count - 1] == CLEAR_LINE and len(written) == count
+    quiet: list[str] = []
+    with Waiting(False, after_s=0.0, every_s=0.01, write=quiet.append):
+        time.sleep(0.05)
+    assert quiet == []

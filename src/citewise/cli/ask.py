@@ -22,7 +22,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.cli.show import opens_nowhere
-from citewise.cli.stream import NumberedStream
+from citewise.cli.stream import NumberedStream, Waiting
 from citewise.engine import Engine
 from citewise.trace import GateTrace
 from citewise.types import SEARCH_MODES, Answer, Principal
@@ -85,6 +85,17 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
     for issue in v.uncited:
         echo(f"warning: no citation for: {issue.sentence}")
     print_notes(answer)
+
+
+def _answer(engine, question: str, principal: Principal, history_path: str | None,
+            dry_run: bool, on_token) -> Answer:
+    """``engine.ask`` of ``question``, or ``engine.converse`` with the turns before it."""
+    if history_path:
+        from citewise.answer.rewrite import read_history
+
+        return engine.converse(question, principal, read_history(history_path),
+                               dry_run=dry_run, on_token=on_token)
+    return engine.ask(question, principal, dry_run=dry_run, on_token=on_token)
 
 
 def _bare(text: str) -> str:
@@ -217,17 +228,16 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
             stream = (not as_json and not dry_run and sys.stderr.isatty()
                       and not engine.generator.model_id.startswith("extractive"))
 
+        waiting = Waiting(bool(stream) and sys.stderr.isatty())
+
         def on_token(piece: str) -> None:
+            if piece:
+                waiting.text()
             echo(streamed.feed(piece), nl=False, err=True)
 
-        if history_path:
-            from citewise.answer.rewrite import read_history
-
-            answer = engine.converse(question, principal, read_history(history_path),
-                                     dry_run=dry_run, on_token=on_token if stream else None)
-        else:
-            answer = engine.ask(question, principal, dry_run=dry_run,
-                                on_token=on_token if stream else None)
+        with waiting:
+            answer = _answer(engine, question, principal, history_path, dry_run,
+                             on_token if stream else None)
         places = passage_places(engine, answer, principal) if explain else {}
         if not as_json:
             warn_without_groups(principal)
