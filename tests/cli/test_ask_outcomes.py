@@ -219,10 +219,16 @@ def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
     db = leave_index(tmp_path)
     hinted = CliRunner().invoke(cli, ["search", "--mirror", "--db", str(db)])
     assert hinted.exit_code == 2
-    assert "give the options first, then -- and the text: citewise search --db DB -- " \
-           "'--mirror'" in hinted.output
+    assert "give the options first, then -- and the text: citewise search --db " \
+           f"{db} -- --mirror" in hinted.output
     whole = CliRunner().invoke(cli, ["ask", "-k 2,2n", "--db", str(db)])  # not just "-k"
-    assert "citewise ask --db DB -- '-k 2,2n'" in whole.output
+    assert f"citewise ask --db {db} -- '-k 2,2n'" in whole.output
+    # the user's own options come along: a new user's hint dropped --groups, and the command
+    # as printed was declined for having none
+    grouped = CliRunner().invoke(cli, ["ask", "-k option of xgettext?", "--groups", "public",
+                                       "--db", str(db)])
+    assert f"citewise ask --groups public --db {db} -- '-k option of xgettext?'" \
+        in " ".join(grouped.output.split()), grouped.output
     searched = CliRunner().invoke(cli, ["search", "--db", str(db), "--groups", "staff",
                                         "--", "--weeks"])
     assert "No such option" not in searched.output  # parsed (this index's embedder is fake)

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -194,7 +195,8 @@ class TextCommand(click.Command):
             if not exc.possibilities:  # not a misspelt option
                 name = exc.option_name or ""  # the whole text, not click's "-k" of "-k 2,2n"
                 text = next((a for a in given if name and a.startswith(name)), name)
+                rest = [a for a in given if a != text] if text in given else ["--db", "DB"]
                 exc.message += (f" (to {self.name} for text that starts with '-', give the "
                                 f"options first, then -- and the text: citewise {self.name} "
-                                f"--db DB -- {text!r})")
+                                f"{shlex.join([*rest, '--', text])})")
             raise
