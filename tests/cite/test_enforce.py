@@ -434,3 +434,18 @@ def test_an_answer_without_the_quantity_asked_for_answers_nothing() -> None:
     kept = enforce(f"{definition} {value}", passages(source), question=question)
     assert kept.answered and kept.removed == ()  # the definition stays beside the value
     assert enforce(definition, passages(source), question="What is the connect timeout?").answered
+
+
+def test_an_indented_example_copied_from_its_source_is_kept() -> None:
+    source = ("Three forms, special case for one and some numbers ending in 2, 3, or 4. The "
+              "header entry would look like this:\n\n     Plural-Forms: nplurals=3; \\\n"
+              "         plural=n==1 ? 0 : \\\n"
+              "                n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2;\n\n"
+              "Languages with this property include: Slavic family Polish")
+    answer = ("For Polish, the header entry would look like this [S1]:\n\n"
+              "    Plural-Forms: nplurals=3; \\\n        plural=n==1 ? 0 : \\\n"
+              "               n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2;\n")
+    kept = enforce(answer, passages(source), question="What is the Plural-Forms header for "
+                   "a language like Polish with 3 plural forms?")
+    assert kept.answered, kept.removed
+    assert "(n%100<10 || n%100>=20) ? 1 : 2;" in kept.text and kept.removed == ()

@@ -99,3 +99,21 @@ def test_strip_citations_keeps_other_brackets() -> None:
 def test_canonical_citations(raw: str, canonical: str) -> None:
     assert canonical_citations(raw) == canonical
     assert citation_ids(canonical_citations(raw)) == citation_ids(canonical)
+
+
+def test_an_indented_example_is_code_not_sentences() -> None:
+    """A model copying the gettext manual's Polish example indented it, and its lines were
+    read as sentences cut at each "?" ("plural=n==1 ?", "1 : 2;"), each removed as uncited;
+    the answer kept only the lead-ins around it."""
+    from citewise.cite.parse import segments
+
+    text = ("The header entry would look like this:\n\n"
+            "    Plural-Forms: nplurals=3; \\\n"
+            "        plural=n==1 ? 0 : n%10>=2 && n%10<=4 ? 1 : 2;\n\n"
+            "Use it in the PO header [S1].\n\n"
+            "1. Run the tool.\n\n"
+            "    Then check x = 1 in the list's next paragraph.\n\n"
+            "    An indented aside; no code here.")
+    kinds = [(s.kind, s.text.split()[0]) for s in segments(text)]
+    assert kinds == [("sentence", "The"), ("code", "Plural-Forms:"), ("sentence", "Use"),
+                     ("sentence", "1."), ("sentence", "Then"), ("sentence", "An")]

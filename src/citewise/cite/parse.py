@@ -218,11 +218,43 @@ class Segment:
     line: int
 
 
+_INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")
+_CODE_LINE = re.compile(r"[={}<>$|&\\%]|;\s*$|^\s*[a-z][\w.-]*\s+-{1,2}\w")
+
+
+def _indented_code(lines: list[str], at: int, opens: bool) -> int:
+    """How many lines from ``lines[at]`` are an indented code block (Markdown: four spaces
+    after a blank line, not a list item's next paragraph), 0 when none: a model copying an
+    Info manual's example (``Plural-Forms: nplurals=3; \\``) wrote it indented, and its lines
+    were read as prose sentences cut at each "?". Prose indented by mistake is not code: a
+    block counts only when a line of it reads like code (``=``, braces, ``$``, a closing
+    ``;``, a command and its option)."""
+    if not opens:
+        return 0
+    end = at
+    while end < len(lines) and _INDENTED.match(lines[end]):
+        end += 1
+    return end - at if any(_CODE_LINE.search(ln) for ln in lines[at:end]) else 0
+
+
 def segments(text: str) -> list[Segment]:
     """``text`` cut into :class:`Segment` s (same sentence rules as :func:`split_sentences`)."""
     out: list[Segment] = []
-    paragraph, fence_lines, previous_break = 0, None, True
-    for number, raw in enumerate(text.splitlines()):
+    paragraph, fence_lines, previous_break, in_list = 0, None, True, False
+    lines = text.splitlines()
+    skip = 0
+    for number, raw in enumerate(lines):
+        if skip:
+            skip -= 1
+            continue
+        block = 0 if fence_lines is not None else _indented_code(
+            lines, number, previous_break and not in_list)
+        if block:
+            paragraph += 1
+            out.append(Segment("code", "\n".join(lines[number:number + block]), paragraph,
+                               number))
+            skip, previous_break = block - 1, False
+            continue
         if FENCE.match(raw):
             if fence_lines is None:
                 fence_lines = [raw]
@@ -241,6 +273,7 @@ def segments(text: str) -> list[Segment]:
         item = bool(_LIST_OR_HEADING.match(raw))
         if previous_break or item:
             paragraph += 1
+            in_list = item and not raw.lstrip().startswith("#")
         previous_break = item
         out.extend(Segment("sentence", s, paragraph, number) for s in line_sentences(raw.strip()))
     if fence_lines is not None:  # an unclosed fence: still code, never prose
