@@ -236,3 +236,20 @@ def test_an_option_is_held_as_a_word_not_inside_another():
     claim = ["Use the `pool` directive to limit how many link steps run at once."]
     assert "Declared pools limit" in quote_claims(
         claim, build_prompt("how do I limit link steps run at once with ninja?", [pools]))
+
+
+def test_a_sentence_holding_every_option_a_claim_names_needs_less_word_support():
+    """A new user's right answer, "…use the `-o` or `--output-file` option followed by the
+    desired file name", was uncited and declined: msgfmt's "‘-o FILE’ ‘--output-file=FILE’
+    Write output to specified file." holds both options but few of the claim's words (0.27).
+    A sentence holding only one of them, or none, still needs the calibrated support."""
+    out = passage("S1", "‘-o FILE’\n‘--output-file=FILE’\nWrite output to specified file.\n\n"
+                        "‘--strict’\nDirect the program to work strictly following the "
+                        "Uniforum/Sun implementation.")
+    question = "how do I tell msgfmt where to write the output .mo file?"
+    claim = ("To tell `msgfmt` where to write the output `.mo` file, you can use the `-o` or "
+             "`--output-file` option followed by the desired file name.")
+    assert "‘--output-file=FILE’ Write output to specified file [S1]." in _quote(
+        [claim], out, question=question)
+    wrong = claim.replace("`-o` or `--output-file`", "`-o` or `--output-dir`")
+    assert _quote([wrong], out, question=question) == INSUFFICIENT_EVIDENCE

@@ -130,7 +130,9 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
             continue
         novel = _values(claim) | _values(referred[i] if i < len(referred) else "")
         novel -= asked
-        support, best = max((support_score(claim, s.text)
+        names = {v for v in novel if v not in numbers(v)  # the answer's own names
+                 and v not in prompt.question.lower()}
+        support, best = max((_support(claim, s.text, names, limit)
                              if s.sid not in off and _holds(s.text, novel)
                              and answers_kind(kind, s.text, s.code)
                              and asked_words & content_words(s.text)
@@ -141,6 +143,23 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         if len(chosen) >= max_sentences:
             break
     return render(prompt, [scored[o] for o in sorted(chosen)], scored)
+
+
+NAMED_BAR = 0.25
+"""The support a sentence needs when it holds every name a claim adds to the question (its
+options, identifiers): "…you can use the `-o` or `--output-file` option followed by the
+desired file name" scored 0.27 against msgfmt's "‘-o FILE’ ‘--output-file=FILE’ Write output
+to specified file.", whose words are few and whose names are the answer, and a right answer
+was declined."""
+
+
+def _support(claim: str, sentence: str, names: set[str], limit: float) -> float:
+    """The claim's support by ``sentence``, at least ``limit`` when the sentence holds every
+    one of ``names`` and reaches :data:`NAMED_BAR`."""
+    score = support_score(claim, sentence)
+    if names and score >= NAMED_BAR and all(_holds(sentence, {n}) for n in names):
+        return max(score, limit)
+    return score
 
 
 def _command(code: str) -> str:
