@@ -34,11 +34,19 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
+def indexed(tmp_path: Path, name: str, text: str) -> tuple[Path, str]:
+    """``(docs folder, index path)`` of one file ``name`` holding ``text`` (gzipped when the
+    name ends in .gz), ingested for the ``public`` group."""
     docs, db = tmp_path / "docs", str(tmp_path / "i.db")
     docs.mkdir()
-    (docs / "spanner.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
+    data = text.encode()
+    (docs / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    return docs, db
+
+
+def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
+    _, db = indexed(tmp_path, "spanner.md.gz", MANUAL)
     code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
                     "public", "--db", db, "--generator", "extractive")
     assert code == 0, out
@@ -55,14 +63,11 @@ def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
 def test_the_show_hint_is_one_shell_word_whatever_the_anchor(tmp_path: Path) -> None:
     """A security review: an HTML heading's id is the citation's anchor, verbatim; the hint
     was quoted with bare '…', so an id holding a quote ran commands when pasted."""
-    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
-    docs.mkdir()
     pwned = tmp_path / "PWNED"
     page = ("<html><head><title>Frob manual</title></head><body><h1 id='top'>Frob manual</h1>"
             f"<h2 id=\"usage';touch${{IFS}}{pwned};echo${{IFS}}'\">Usage</h2>"
             "<p>The frobnicator warms up in 30 seconds before each use.</p></body></html>")
-    (docs / "frob.html.gz").write_bytes(gzip.compress(page.encode()))
-    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    _, db = indexed(tmp_path, "frob.html.gz", page)
     code, out = run("ask", "How long does the frobnicator take to warm up?", "--groups",
                     "public", "--db", db, "--generator", "extractive")
     assert code == 0, out
@@ -79,10 +84,7 @@ def test_the_show_hint_is_one_shell_word_whatever_the_anchor(tmp_path: Path) -> 
 
 def test_explain_names_each_passage_section(tmp_path: Path) -> None:
     """A new user had to map ``S1 = <chunk id>`` to sections with ``search --json``."""
-    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
-    docs.mkdir()
-    (docs / "spanner.md").write_text(MANUAL)
-    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    _, db = indexed(tmp_path, "spanner.md", MANUAL)
     code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
                     "public", "--db", db, "--generator", "extractive", "--explain")
     assert code == 0 and re.search(
@@ -91,10 +93,7 @@ def test_explain_names_each_passage_section(tmp_path: Path) -> None:
 
 def test_a_path_the_os_cannot_resolve_is_not_in_the_index(tmp_path: Path, monkeypatch) -> None:
     """A security review: a symlink loop raised RuntimeError with a traceback."""
-    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
-    docs.mkdir()
-    (docs / "spanner.md").write_text(MANUAL)
-    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    _, db = indexed(tmp_path, "spanner.md", MANUAL)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "loopa").symlink_to("loopb")
     (tmp_path / "loopb").symlink_to("loopa")
@@ -105,10 +104,7 @@ def test_a_path_the_os_cannot_resolve_is_not_in_the_index(tmp_path: Path, monkey
 def test_an_unknown_anchor_lists_the_sections_instead_of_printing_everything(
         tmp_path: Path) -> None:
     """A new user's mistyped anchor printed a note and then the whole 20,000-line manual."""
-    docs, db = tmp_path / "docs", str(tmp_path / "i.db")
-    docs.mkdir()
-    (docs / "spanner.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
-    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    docs, db = indexed(tmp_path, "spanner.md.gz", MANUAL)
     code, out = run("show", f"file://{docs}/spanner.md.gz#no-such-part", "--groups", "public",
                     "--db", db)
     assert code == 1 and "no section of spanner.md.gz has the anchor #no-such-part" in out
