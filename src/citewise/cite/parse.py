@@ -253,7 +253,7 @@ def segments(text: str) -> list[Segment]:
             paragraph += 1
             out.append(Segment("code", "\n".join(lines[number:number + block]), paragraph,
                                number))
-            skip, previous_break = block - 1, False
+            skip, previous_break = block - 1, True
             continue
         if FENCE.match(raw):
             if fence_lines is None:
