@@ -79,6 +79,27 @@ def test_a_table_items_terms_stay_with_what_they_do(tmp_path):
     assert "More about it." in texts and "'--ssh'\n'--putty'" not in texts
 
 
+def test_an_example_is_code_and_a_table_items_body_is_not(tmp_path):
+    """A new user's quote of gettext's manual was "printf (ngettext (…), n); [1].": the
+    example, indented like a @table item's body, was read as a sentence."""
+    text = INFO.replace("1.1 Proxy settings\n==================\n\n",
+                        "1.1 Proxy settings\n==================\n\n"
+                        "   Count the files:\n\n"
+                        "     printf (ngettext (\"One file\", \"%d files\", n), n);\n\n"
+                        "'--ssh'\n     Speak the ssh-agent protocol; see below.\n\n"
+                        "     The socket is <$HOME/.ssh/agent>, made at start.\n\n"
+                        "          $ acme --ssh --socket=/tmp/s\n          ready\n\n"
+                        "     It prints (‘<’, ‘=’) as they are.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    blocks = [(b.kind, b.text) for b in load_file(path).blocks]
+    assert ("code", 'printf (ngettext ("One file", "%d files", n), n);') in blocks
+    assert ("code", "$ acme --ssh --socket=/tmp/s\nready") in blocks
+    assert ("text", "The socket is <$HOME/.ssh/agent>, made at start.") in blocks
+    assert ("text", "It prints (‘<’, ‘=’) as they are.") in blocks
+    assert ("text", "'--ssh'\nSpeak the ssh-agent protocol; see below.") in blocks
+
+
 def test_split_manual_parts_and_their_index_file(tmp_path):
     assert is_supported(Path("find.info-2.gz")) and is_supported(Path("grep.info"))
     assert not is_supported(Path("dir")) and not is_supported(Path("find.info-x.gz"))

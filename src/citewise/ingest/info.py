@@ -7,8 +7,10 @@ An Info file is a preamble, then nodes, each after a ``\\x1f`` line and a header
 split on blank lines; a line underlined with ``*``, ``=``, ``-`` or ``.`` is a heading of
 level 1, 2, 3 or 4 (chapter, section, subsection, subsubsection), except that a heading
 after a node's own one is always below it (``@heading Examples`` inside a section is
-underlined like a chapter, and took the rest of GnuPG's chapter 9). Indented paragraphs stay
-text: five spaces mark both ``@example`` code and the body of a ``@table`` item. Not
+underlined like a chapter, and took the rest of GnuPG's chapter 9). Five spaces mark both
+``@example`` code and the body of a ``@table`` item, so a paragraph is code only when it is
+indented five more than the prose around it and a line reads like code (:func:`_is_example`);
+other indented paragraphs stay text. Not
 indexed, being navigation rather than content: the preamble (file name, copyright,
 directory entry), the node headers, each node's menu (from ``* Menu:`` to its end:
 ``makeinfo`` puts menus last), the tag tables, and the ``\0\b[index\0\b]`` markers
@@ -24,6 +26,7 @@ title is the Top node's ("GNU Findutils"), else the manual's file name ("gnupg" 
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
@@ -57,7 +60,7 @@ class InfoLoader:
         self.max_blocks = max_blocks
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
-        """The nodes of an Info file as heading and text blocks."""
+        """The nodes of an Info file as heading, text and code blocks."""
         text = decode_text(_COOKIE.sub(b"", data), "Info")
         builder = DocumentBuilder(self.max_blocks)
         nodes = text.split(NODE_SEPARATOR)
@@ -84,10 +87,15 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
     own: int | None = None  # the level of the node's own heading, its first paragraph
     paras = _with_terms_joined([p for p in _PARAGRAPHS.split(body) if p.strip()])
+    base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
     for index, para in enumerate(paras):
         heading = _heading(para)
+        if heading is None and _is_example(para, base):
+            builder.add("code", textwrap.dedent(para).strip("\n"), anchor=anchor)
+            continue
         if heading is None:
             builder.add("text", clean_lines(cross_references(para)), anchor=anchor)
+            base = _prose_indent(para)
             continue
         title, level = heading
         if index == 0:
@@ -95,6 +103,36 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         elif level <= (own or 1):  # a heading inside the node (makeinfo's @heading "Examples"
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
+
+
+_EXAMPLE_LINE = re.compile(r";\s*$|[={}$<>|\\]|^\s*[a-z][\w.-]*\s+-{1,2}\w")
+_QUOTED = re.compile(r"‘[^’\n]*’")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_example(para: str, base: int) -> bool:
+    """Whether ``para`` is an ``@example``: indented 5 more than the prose around it, with a
+    line that reads like code (``;`` at its end, ``=``, braces, ``$``, a command and its
+    option), outside ‘quoted’ terms. Read as prose, "printf (ngettext (…), n);" was quoted
+    as a sentence with a citation after it."""
+    lines = [ln for ln in para.split("\n") if ln.strip()]
+    return min(map(_indent, lines)) >= base + 5 and any(
+        _EXAMPLE_LINE.search(_QUOTED.sub("", ln)) for ln in lines)
+
+
+def _prose_indent(para: str) -> int:
+    """The indentation of a prose paragraph's lines: past a table item's unindented terms,
+    and past a first line indented 3 more (Info's paragraph indent)."""
+    lines = [ln for ln in para.split("\n") if ln.strip()]
+    body = [ln for ln in lines if _indent(ln) > 0 or not ln.startswith(("‘", "'", "`"))]
+    body = body or lines
+    if len(body) > 1 and _indent(body[0]) == _indent(body[1]) + 3:
+        body = body[1:]
+    least = min(map(_indent, body))
+    return least - 3 if len(body) == 1 and least % 5 == 3 else least  # "   One line."
 
 
 _XREF = re.compile(r"\*([Nn])ote[ \t\n]+(?:\([^()\n]{1,80}\))?([^:*]{1,120}?)::"
