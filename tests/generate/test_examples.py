@@ -44,6 +44,8 @@ def _answer(question, *texts, heading=()):
     "# pkgconfig MUST be available before borg is installed!\npip install pkgconfig",
     "# This SSL context is equivalent to the default `verify=True`.\n"
     "ctx = ssl.create_default_context(cafile=certifi.where())\nclient = httpx.Client(verify=ctx)",
+    # gettext's example, quoted by a new user's answer as a sentence with "[1]." after it
+    'printf (ngettext ("One file removed", "%d files removed", n), n);',
 ])
 def test_code_blocks(block):
     assert is_code(block)
@@ -57,6 +59,7 @@ def test_code_blocks(block):
     "using SSH, in which case the following syntax is used::",
     "The <codepage> is one of:",
     "Memory (RAM) server:",
+    "Call free (p); when done with the buffer.",
     "- item one\n- item two (x=1)",
     "Level | Minimum\nL4 | 68,000",
     "Examples\n~~~~~~~~\n::",

@@ -32,15 +32,20 @@ _PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:
 _CELL = " | "
 _BLOCKS = re.compile(r"\n{2,}")
 _COMMENT = re.compile(r"\s*(?:#|//)")
+_STATEMENT = re.compile(r"\s*[\w.>-]+\s*\(.*\)\s*;\s*$")
+"""A block ending in a call statement (``printf (ngettext ("One file removed", "%d files
+removed", n), n);``): its quoted words made it read as a prose line, and it was quoted as a
+sentence with a citation after it."""
 
 
 def is_code(part: str) -> bool:
     """Whether a block of a passage (text between blank lines) is code.
 
-    * Code: a line starts at a prompt (``$``, ``>>>``); some lines are comments and some
-      are not (``# pkgconfig MUST be available…`` / ``pip install pkgconfig``); or half its
-      lines look like code (a code mark such as ``=``, ``f(``, ``--x``, or indented); or it
-      is several short lines (a config file: ``machine example.org`` / ``login …``).
+    * Code: a line starts at a prompt (``$``, ``>>>``); the last line is a call statement
+      (``f (x);``); some lines are comments and some are not (``# pkgconfig MUST be
+      available…`` / ``pip install pkgconfig``); or half its lines look like code (a code
+      mark such as ``=``, ``f(``, ``--x``, or indented); or it is several short lines (a
+      config file: ``machine example.org`` / ``login …``).
     * Not code: a list (half its lines bullets) or a table; a block that reads as prose
       (:func:`reads_as_prose`), unless it has several lines, each with a code mark (comments
       make code read like prose: ``client = httpx.Client()  # Use a default 5s timeout.``;
@@ -55,7 +60,8 @@ def is_code(part: str) -> bool:
     if not lines or _has_fence(part):
         return False
     comments = sum(bool(_COMMENT.match(line)) for line in lines)
-    if any(_PROMPT.match(line) for line in lines) or 0 < comments < len(lines):
+    if any(_PROMPT.match(line) for line in lines) or 0 < comments < len(lines) or \
+            _STATEMENT.match(lines[-1]):
         return True
     bullets = sum(bool(_BULLET.match(line)) for line in lines)
     if bullets * 2 >= len(lines) or all(_CELL in line for line in lines):
