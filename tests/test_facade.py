@@ -83,27 +83,16 @@ def test_closing_a_stream_stops_its_generation(engine) -> None:  # noqa: ANN001
     import threading
     import time
 
-    class Slow:
-        model_id = "slow"
-        calls = 0
+    from citewise.testing.fakes import SlowGenerator
 
-        def generate(self, prompt, *, max_tokens=512, on_token=None, timeout_s=None):  # noqa: ANN001, ANN201
-            from citewise.types import Generation
-
-            for i in range(200):
-                Slow.calls = i + 1
-                on_token(f"w{i} ")
-                time.sleep(0.01)
-            return Generation(text="done", model_id=self.model_id)
-
-    engine._generator = Slow()
+    slow = engine._generator = SlowGenerator(tokens=200, delay_s=0.01)
     gone = threading.Event()
     threading.Timer(0.05, gone.set).start()  # nothing was shown: the check holds "w0 w1…"
     with pytest.raises(Exception, match="nobody reads this answer"):
         list(engine.ask_stream("How many weeks of parental leave?",
                                citewise.Principal.of("staff", tenant="northwind"), gone=gone))
     time.sleep(0.5)
-    assert Slow.calls < 30  # it stopped at the next token after the reader left, not at 200
+    assert slow.written < 30  # it stopped at the next token after the reader left, not at 200
 
 
 def test_section_opens_what_a_citation_links_to(engine) -> None:  # noqa: ANN001

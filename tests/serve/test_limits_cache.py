@@ -287,31 +287,20 @@ def test_an_abandoned_stream_stops_the_model_while_the_check_holds_its_text(
     that went away while the model's text was held back (nothing written to it) was noticed
     only when the answer was done, and the model ran to the end."""
     import threading
-    import time
 
-    from citewise.types import Generation
+    from citewise.testing.fakes import SlowGenerator
 
-    class Unsupported:
-        model_id = "unsupported"
-        calls = 0
-
-        def generate(self, prompt, *, max_tokens=512, on_token=None, timeout_s=None):  # noqa: ANN001, ANN201
-            for i in range(300):
-                Unsupported.calls = i + 1
-                on_token(f"w{i} ")
-                time.sleep(0.02)
-            return Generation(text="done", model_id=self.model_id)
-
+    unsupported = SlowGenerator(tokens=300, delay_s=0.02)
     keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
-    app.state.citewise.engine._generator = Unsupported()  # type: ignore[attr-defined]
+    app.state.citewise.engine._generator = unsupported  # type: ignore[attr-defined]
     with serving(app) as url:
         s = Served(url, keys, "", app)
         with s.client("sam").stream("POST", "/v1/ask", json={
                 "question": "How many weeks of parental leave?", "stream": True}) as r:
             next(r.iter_lines())  # read the start, then go away
         for _ in range(100):
-            if Unsupported.calls:
+            if unsupported.written:
                 break
             threading.Event().wait(0.05)
         threading.Event().wait(4)  # 200 tokens' time: had it gone on, it would be past 200
-        assert Unsupported.calls < 100  # stopped soon after the client left
+        assert unsupported.written < 100  # stopped soon after the client left

@@ -137,6 +137,29 @@ class FakeGenerator:
 _SID_SLOT = re.compile(r"\{sid:([^{}]+)\}")
 
 
+class SlowGenerator:
+    """A generator that streams ``tokens`` words ("w0 w1 …", cited by nothing) ``delay_s``
+    apart, counting in ``written`` those it wrote: tests of a reader who leaves mid-stream
+    check that generation stopped (the citation check holds every one of them back)."""
+
+    def __init__(self, tokens: int = 200, delay_s: float = 0.01,
+                 model_id: str = "fake-slow") -> None:
+        self.tokens, self.delay_s, self.model_id = tokens, delay_s, model_id
+        self.written = 0
+
+    def generate(self, prompt, *, max_tokens: int = 512, on_token=None, timeout_s=None):
+        import time
+
+        from citewise.types import Generation
+
+        for i in range(self.tokens):
+            self.written = i + 1
+            if on_token is not None:
+                on_token(f"w{i} ")
+            time.sleep(self.delay_s)
+        return Generation(text="done", model_id=self.model_id)
+
+
 def _fill_sids(text: str, prompt) -> str:
     def sid_of(match: re.Match[str]) -> str:
         wanted = match.group(1)
