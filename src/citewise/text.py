@@ -19,6 +19,11 @@ tokenizer, so a term never turns into a multi-token phrase.
   strings): the request log's ``redact`` mode, and the terms a follow-up borrows from earlier
   questions (split into words, "alice@acme.com" was "alice acme com", which no mask finds).
 
+* :data:`CODE_LINE` finds a line that reads like code (``=``, braces, ``$``, ``|``, ``&``,
+  a backslash, a closing ``;``, a command and its option): an indented block is code only
+  with such a line, in a model's answer (:func:`citewise.cite.parse.segments`) as in an
+  Info manual (:mod:`citewise.ingest.info`), where indentation alone also marks prose.
+
 This module imports nothing from citewise: any layer (index backends included) may use it.
 """
 
@@ -29,6 +34,7 @@ import threading
 
 import Stemmer
 
+CODE_LINE = re.compile(r"[={}<>$|&\\]|;\s*$|^\s*[a-z][\w.-]*\s+-{1,2}\w")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _KEYLIKE = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}\b")

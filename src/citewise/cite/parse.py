@@ -36,6 +36,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewise.text import CODE_LINE
+
 _BRACKET = re.compile(r"\[([^\[\]\n]*)\](?!\()")
 CITATION_BRACKET = _BRACKET  # a bracket that may be a citation (see bracket_ids)
 _ID = re.compile(r"[Ss](\d{1,4})")
@@ -219,7 +221,6 @@ class Segment:
 
 
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")
-_CODE_LINE = re.compile(r"[={}<>$|&\\%]|;\s*$|^\s*[a-z][\w.-]*\s+-{1,2}\w")
 
 
 def _indented_code(lines: list[str], at: int, opens: bool) -> int:
@@ -234,7 +235,7 @@ def _indented_code(lines: list[str], at: int, opens: bool) -> int:
     end = at
     while end < len(lines) and _INDENTED.match(lines[end]):
         end += 1
-    return end - at if any(_CODE_LINE.search(ln) for ln in lines[at:end]) else 0
+    return end - at if any(CODE_LINE.search(ln) for ln in lines[at:end]) else 0
 
 
 def segments(text: str) -> list[Segment]:

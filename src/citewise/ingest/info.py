@@ -33,6 +33,7 @@ from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_ti
 from citewise.ingest.content import decode_text
 from citewise.ingest.normalize import clean_lines, collapse, paragraphs
 from citewise.ingest.slug import slugify
+from citewise.text import CODE_LINE
 from citewise.types import ParsedDocument
 
 NODE_SEPARATOR = "\x1f"
@@ -105,7 +106,6 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         builder.heading(title, level, anchor=anchor)
 
 
-_EXAMPLE_LINE = re.compile(r";\s*$|[={}$<>|\\]|^\s*[a-z][\w.-]*\s+-{1,2}\w")
 _QUOTED = re.compile(r"‘[^’\n]*’")
 
 
@@ -120,7 +120,7 @@ def _is_example(para: str, base: int) -> bool:
     as a sentence with a citation after it."""
     lines = [ln for ln in para.split("\n") if ln.strip()]
     return min(map(_indent, lines)) >= base + 5 and any(
-        _EXAMPLE_LINE.search(_QUOTED.sub("", ln)) for ln in lines)
+        CODE_LINE.search(_QUOTED.sub("", ln)) for ln in lines)
 
 
 def _prose_indent(para: str) -> int:
