@@ -57,7 +57,7 @@ _CONSEQUENCE = re.compile(
 """Openings that draw on the sentence before ("This is because…", "You can then…", "This is
 indicated by the claim in [1] that…": the evidence for a removed "Yes, HTTPX can gzip the
 request body", an answer to a question about a feature httpx lacks)."""
-_LEAD = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind|be aware)(?:\s+that)?"
+LEAD_IN = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind|be aware)(?:\s+that)?"
                    r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
 """A lead-in before what a sentence opens on: a new user's "Note that this automatically
 sets the options…" was kept after the claim it named was removed."""
@@ -371,7 +371,7 @@ def refers_back(sentence: str, before: str) -> bool:
     In the four documentation eval runs' final answers, 7 of the 24 model answers with
     removed sentences opened on such a sentence (``benchmarks/dangling.py --opening``)."""
     text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()
-    text = _LEAD.sub("", text)  # "Note that this automatically sets…" opens on "this"
+    text = LEAD_IN.sub("", text)  # "Note that this automatically sets…" opens on "this"
     if before == "restates":
         return bool(_CONSEQUENCE.match(text))
     return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text)

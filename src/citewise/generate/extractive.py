@@ -54,6 +54,7 @@ from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
+from citewise.cite.enforce import LEAD_IN
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
@@ -79,8 +80,6 @@ _CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
                           re.IGNORECASE)
-_LEAD_IN = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind)(?:\s+that)?"
-                      r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
 _NAMES_BACK = re.compile(r"(?:\S+\s+){0,4}?(?:this|these|such(?: an?)?)\s+(?:option|flag|"
                          r"command|setting|variable|program|function|macro|keyword|switch)s?\b",
                          re.IGNORECASE)
@@ -245,7 +244,7 @@ def _leans_back(text: str) -> bool:
     """Whether ``text`` opens on a word pointing back, past a lead-in ("Note that using this
     option makes it much harder…"), or names "this/such option" in its first words ("How to
     pass such an option to xgettext…"): quotes a new user got without the option meant."""
-    text = _LEAD_IN.sub("", text)
+    text = LEAD_IN.sub("", text)
     return bool(_POINTS_BACK.match(text) or _NAMES_BACK.match(text))
 
 
