@@ -50,13 +50,13 @@ def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
     code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
                     "public", "--db", db, "--generator", "extractive")
     assert code == 0, out
-    hint = re.search(r"`(citewise show '[^`]+')`", out)
+    hint = re.search(r"`(citewise show '[^`]+)`", out)
     assert hint and "spanner.md.gz#calibrating-the-torque" in hint.group(1), out
-    code, shown = run(*shlex.split(hint.group(1))[1:], "--groups", "public", "--db", db)
-    assert code == 0, shown
+    code, shown = run(*shlex.split(hint.group(1))[1:])  # pasted as printed: a new user's
+    assert code == 0, shown  # paste left out the ask's --db and --groups
     assert "## Calibrating the torque" in shown and "40 newton metres" in shown
     assert "Unpack the archive" not in shown  # the cited section, not the whole manual
-    code, hidden = run(*shlex.split(hint.group(1))[1:], "--groups", "staff", "--db", db)
+    code, hidden = run(*shlex.split(hint.group(1))[1:3], "--groups", "staff", "--db", db)
     assert code == 1 and "not in the index" in hidden and "newton" not in hidden
 
 
@@ -71,9 +71,9 @@ def test_the_show_hint_is_one_shell_word_whatever_the_anchor(tmp_path: Path) -> 
     code, out = run("ask", "How long does the frobnicator take to warm up?", "--groups",
                     "public", "--db", db, "--generator", "extractive")
     assert code == 0, out
-    hint = re.search(r"`(citewise show [^`]+)` \(with", out)
+    hint = re.search(r"`citewise show (.+) --db \S+ --groups public` prints", out)
     assert hint, out
-    link = hint.group(1).removeprefix("citewise show ")
+    link = hint.group(1)
     echoed = subprocess.run(["bash", "-c", f"printf '%s\\n' {link}"], cwd=tmp_path,
                             capture_output=True, text=True, check=True).stdout
     assert not pwned.exists(), out  # pasted into a shell, the hint runs nothing

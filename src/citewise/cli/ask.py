@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ from citewise.answer.citations import format_citation, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
+    default_db,
     echo,
     echo_json,
     engine_from,
@@ -49,9 +51,10 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
 
-def print_answer(answer: Answer, *, shown: bool = False) -> None:
+def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str] = ()) -> None:
     """The answer, its citations, warnings and notes (``shown``: the text was streamed to
-    this terminal as it is, so only what follows it is printed)."""
+    this terminal as it is, so only what follows it is printed; ``show_args``: the options a
+    pasted ``citewise show`` needs to read what this ask read, :func:`show_options`)."""
     if answer.declined:
         echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
@@ -74,7 +77,7 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
         closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
         if closed is not None:
             echo(f"note: a browser opens no section of a compressed or Info file; "
-                 f"`citewise show {shlex.quote(closed.source)}` (with your --groups) prints "
+                 f"`{shlex.join(['citewise', 'show', closed.source, *show_args])}` prints "
                  f"[{closed.id}]",
                  one_line=True)
     v = answer.validation
@@ -85,6 +88,15 @@ def print_answer(answer: Answer, *, shown: bool = False) -> None:
     for issue in v.uncited:
         echo(f"warning: no citation for: {issue.sentence}")
     print_notes(answer)
+
+
+def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> list[str]:
+    """The options of this ask that ``citewise show`` takes too, as given: a new user pasted
+    the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
+    then "not in the index" for a document that is."""
+    given = [("--db", db if db != default_db() else None), ("--groups", groups or None),
+             ("--tenant", tenant if tenant != "default" else None), ("--config", config_path)]
+    return [part for option, value in given if value for part in (option, value)]
 
 
 def _answer(engine, question: str, principal: Principal, history_path: str | None,
@@ -263,7 +275,8 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
              nl=False)
         echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
     else:
-        print_answer(answer, shown=shown)
+        print_answer(answer, shown=shown,
+                     show_args=show_options(db, groups, tenant, config_path))
     if explain:
         print_trace(answer, places)
     if answer.declined and not dry_run:

@@ -49,8 +49,13 @@ def echo(message: object = "", *, err: bool = False, nl: bool = True,
     click.echo(terminal_safe(str(message), one_line=one_line), err=err, nl=nl)
 
 
+def default_db() -> str:
+    """The index file a command uses without ``--db``."""
+    return os.environ.get("CITEWISE_DB", DEFAULT_DB)
+
+
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--db", "db", default=lambda: os.environ.get("CITEWISE_DB", DEFAULT_DB),
+    return click.option("--db", "db", default=default_db,
                         show_default=f"$CITEWISE_DB or ./{DEFAULT_DB}",
                         help="Index file (SQLite path).")(f)
 
