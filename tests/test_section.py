@@ -32,3 +32,14 @@ def test_a_long_section_is_cut_to_a_window_around_the_anchor():
     assert section_around(blocks, "page=399") == (400 - MAX_BLOCKS, 400)  # ends with it
     no_heading = _blocks(("text", 0, "a"), ("text", 0, "b"))
     assert section_around(no_heading, "b") == (0, 2)
+
+
+def test_an_anchor_typed_as_the_section_is_named_opens_it():
+    """A new user typed an Info node's name, ``#Comments`` for ``#comments``, as
+    ``citewise show --help``'s own example (``#Usage``) does, and was refused."""
+    blocks = _blocks(("heading", 1, "intro"), ("heading", 2, "known-bugs"),
+                     ("text", 0, "known-bugs"), ("heading", 2, "Known_bugs"))
+    assert section_around(blocks, "Known Bugs") == (1, 3)
+    assert section_around(blocks, "KNOWN-BUGS") == (1, 3)
+    assert section_around(blocks, "Known_bugs") == (3, 4)  # an exact anchor comes first
+    assert section_around(blocks, "Known Bug") is None

@@ -12,6 +12,7 @@ out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from citewise.types import Block
@@ -20,10 +21,21 @@ MAX_BLOCKS = 120
 BEFORE = 10  # blocks kept before the anchored one when a section is cut to a window
 
 
+def loose(anchor: str) -> str:
+    """``anchor`` as a person may type it: an Info user writes the node's name, ``#Usage`` or
+    ``#Known Bugs``, for the anchor ``#usage`` / ``#known-bugs`` (``citewise show --help``'s
+    own example was refused): case and runs of other characters than letters and digits do
+    not count."""
+    return re.sub(r"[\W_]+", "-", anchor.casefold()).strip("-")
+
+
 def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
-    None when no block has it."""
+    None when no block has it, even as :func:`loose` reads anchors."""
     at = next((i for i, b in enumerate(blocks) if b.anchor == anchor), None)
+    if at is None:
+        at = next((i for i, b in enumerate(blocks) if b.anchor and
+                   loose(b.anchor) == loose(anchor)), None)
     if at is None:
         return None
     start = next((i for i in range(at, -1, -1) if blocks[i].kind == "heading"), 0)
