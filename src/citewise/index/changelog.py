@@ -25,8 +25,8 @@ A shadow being built catches up by itself (``citewise reindex``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -127,29 +127,64 @@ def delete_change(doc_id: str) -> Change:
     return Change(0, doc_id, "delete")
 
 
-def apply_changes(store: Store, changes: Sequence[Change]) -> int:
+def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = None, *,
+                  live_unknown: bool = False) -> int:
     """Make ``store`` honour ``changes``: delete what was deleted, set the ACL of what is
     present and differs. Idempotent (a second run changes nothing); returns how many
-    documents changed."""
+    documents changed.
+
+    ``live``: the live version, when ``store`` is another one. A ``put`` or ``acl`` change
+    sets the groups of the text the live version holds; a copy of other text (written before
+    a re-ingest changed it) is deleted instead, not given those groups: a redacted memo
+    re-ingested for wider groups gave the retired version's unredacted draft to them, and
+    ``rollback`` showed it (security review). A version made live again lacks that document,
+    as it lacks any ingested while it was retired. ``live_unknown``: the live version could
+    not be read (its file is missing), so every such copy is deleted, none is given groups
+    that may not be its text's."""
     if not changes:
         return 0
     latest: dict[str, Change] = {}
     for change in sorted(changes, key=lambda c: c.seq):
         latest[change.doc_id] = change
-    gone = [c.doc_id for c in latest.values() if c.kind == "delete"]
-    changed = store.delete(gone) if gone else 0
     acls = [c for c in latest.values() if c.kind != "delete"]
-    if len(acls) > MANY:
-        present = {d.doc_id: d for d in store.list_documents()}
-        docs = [present.get(c.doc_id) for c in acls]
-    else:
-        docs = [store.get_document(c.doc_id) for c in acls]
+    docs = _documents(store, [c.doc_id for c in acls])
+    now = _documents(live, [c.doc_id for c in acls]) if live is not None else docs
+    stale = [c.doc_id for c, doc, current in zip(acls, docs, now, strict=True)
+             if doc is not None and (live_unknown or current is not None
+                                     and doc.content_hash != current.content_hash)]
+    gone = [c.doc_id for c in latest.values() if c.kind == "delete"] + stale
+    changed = store.delete(gone) if gone else 0
     for change, doc in zip(acls, docs, strict=True):
         groups = frozenset(change.groups or ())
-        if doc is not None and (doc.tenant, doc.acl_groups) != (change.tenant, groups):
+        if doc is not None and change.doc_id not in stale and \
+                (doc.tenant, doc.acl_groups) != (change.tenant, groups):
             store.set_acl(change.doc_id, sorted(groups), change.tenant)
             changed += 1
     return changed
+
+
+@contextmanager
+def live_store(catalog: Any) -> Iterator[Store | None]:
+    """The live version of ``catalog`` opened for reading, or None when it cannot be (its
+    file is missing: a rollback must still be possible)."""
+    try:
+        store = catalog.open(catalog.live().number)
+    except StoreError:
+        yield None
+        return
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _documents(store: Store, doc_ids: Sequence[str]) -> list[Any]:
+    """``store``'s record of each of ``doc_ids`` (None where absent), one read of all of them
+    above :data:`MANY`."""
+    if len(doc_ids) > MANY:
+        present = {d.doc_id: d for d in store.list_documents()}
+        return [present.get(d) for d in doc_ids]
+    return [store.get_document(d) for d in doc_ids]
 
 
 SETTLED = ("retired", "refused")
@@ -161,28 +196,30 @@ def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
     """Apply the change log to every retired and refused version of ``catalog`` but ``skip``
     (call under the write gate); the numbers changed. A version whose data cannot be opened
     (a missing file, a schema never built) is left as it is: it applies the log when it is
-    made live, which checks its data first."""
+    made live, which checks its data first, against the text live then
+    (:func:`apply_changes`)."""
     settled = []
-    for version in catalog.versions():
-        if version.state not in SETTLED or version.number == skip:
-            continue
-        pending = catalog.changes_since(catalog.applied_seq(version.number))
-        if not pending:
-            continue
-        try:
-            store = catalog.open(version.number)
-        except StoreError:
-            continue
-        try:
-            if store.manifest() is None:
+    with live_store(catalog) as live:
+        for version in catalog.versions():
+            if version.state not in SETTLED or version.number == skip:
                 continue
-            apply_changes(store, pending)
-        finally:
-            store.close()
-        catalog.mark_applied(version.number, max(c.seq for c in pending))
-        settled.append(version.number)
+            pending = catalog.changes_since(catalog.applied_seq(version.number))
+            if not pending:
+                continue
+            try:
+                store = catalog.open(version.number)
+            except StoreError:
+                continue
+            try:
+                if store.manifest() is None:
+                    continue
+                apply_changes(store, pending, live, live_unknown=live is None)
+            finally:
+                store.close()
+            catalog.mark_applied(version.number, max(c.seq for c in pending))
+            settled.append(version.number)
     return settled
 
 
 __all__ = ["KINDS", "Change", "LiveState", "acl_change", "apply_changes", "delete_change",
-           "put_change", "settle_versions"]
+           "live_store", "put_change", "settle_versions"]

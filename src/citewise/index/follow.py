@@ -187,7 +187,8 @@ class LiveStore:
         """Write ``batch`` to the live version; a document whose tenant or groups it changes
         has them changed in the retired and refused versions too, as ``set_acl`` does (a
         re-ingest with narrower ``--groups`` left a retired version showing the document to
-        the groups it no longer names; security review)."""
+        the groups it no longer names; security review), and one whose text it changes is
+        deleted there."""
         if not batch:
             return
         moved: list[str] = []
@@ -277,7 +278,10 @@ __all__ = ["FollowedCatalog", "LiveStore", "is_following", "pinned"]
 
 
 def _moves(store: Store, document: Any) -> bool:
-    """Whether writing ``document`` changes the tenant or groups ``store`` holds for it."""
+    """Whether writing ``document`` changes the tenant, groups or text ``store`` holds for
+    it: a retired version's copy of other text is deleted at once
+    (:func:`~citewise.index.changelog.apply_changes`), so a redacted document leaves no
+    unredacted copy to open directly or roll back to."""
     old = store.get_document(document.doc_id)
-    return old is not None and (old.tenant, sorted(old.acl_groups)) != (
-        document.tenant, sorted(document.acl_groups))
+    return old is not None and (old.tenant, sorted(old.acl_groups), old.content_hash) != (
+        document.tenant, sorted(document.acl_groups), document.content_hash)

@@ -254,6 +254,50 @@ class VersionCatalogConformanceTests:
         finally:
             retired.close()
 
+    def test_a_wider_acl_never_reaches_older_text(self, two_versions: VersionCatalog,
+                                                  embedder_a: FakeEmbedder,
+                                                  embedder_b: FakeEmbedder) -> None:
+        """A security review: a draft readable by hr only was re-ingested redacted for hr
+        and staff (or redacted, then widened with ``acl``); the retired version's copy of
+        the draft got staff too, and ``rollback`` showed it to them. A copy of other text
+        than the live version's is deleted instead, at once and on rollback."""
+        for number, embedder in ((1, embedder_a), (2, embedder_b)):
+            store = two_versions.open(number)
+            try:
+                store.write([make_write(embedder, "memo", ["DRAFT: close the Leeds office."],
+                                        groups=["hr"])])
+                store.write([make_write(embedder, "note", ["DRAFT: cut 40 roles."],
+                                        groups=["hr"])])
+            finally:
+                store.close()
+        two_versions.promote(2)  # version 1 retired, holding both drafts
+        live = self.open_live(two_versions)
+        try:
+            live.write([make_write(embedder_b, "memo", ["The reorg is announced."],
+                                   groups=["hr", "staff"])])
+            retired = two_versions.open(1)
+            try:  # at once: a version opened directly holds no draft for staff
+                assert retired.get_document("memo") is None
+            finally:
+                retired.close()
+            direct = two_versions.open(2)  # changed text the change log never saw
+            try:
+                direct.write([make_write(embedder_b, "note", ["Teams are regrouped."],
+                                         groups=["hr"])])
+            finally:
+                direct.close()
+            live.set_acl("note", ["hr", "staff"])
+            retired = two_versions.open(1)
+            try:
+                assert retired.get_document("note") is None
+            finally:
+                retired.close()
+            two_versions.promote(1)  # rollback
+            assert live.get_document("memo") is None and live.get_document("note") is None
+            assert answering_docs(live) == set(A_DOCS)
+        finally:
+            live.close()
+
     def test_gc_applies_changes_a_retired_version_missed(
             self, two_versions: VersionCatalog) -> None:
         """``citewise versions --gc`` brings every remaining version up to date with the

@@ -31,7 +31,7 @@ from psycopg import sql
 
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
-from citewise.index.changelog import ChangeLogCalls, apply_changes
+from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
 from citewise.index.postgres import changes
 from citewise.index.postgres.connection import psycopg_modules, redact, split_url
 from citewise.index.postgres.generation import CATALOG_ROW, bump_generation
@@ -167,8 +167,8 @@ class PostgresCatalog(ChangeLogCalls):
                 pending = changes.since(conn, changes.applied_seq(conn, number))
             if pending and target.state in ("shadow", "retired") and _is_built_schema(
                     self, target.location):
-                with self.open(number) as store:
-                    apply_changes(store, pending)
+                with self.open(number) as store, live_store(self) as live:
+                    apply_changes(store, pending, live, live_unknown=live is None)
             self._flip(number, note, max((c.seq for c in pending), default=0))
 
     def _flip(self, number: int, note: str, applied: int) -> None:

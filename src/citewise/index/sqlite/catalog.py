@@ -25,7 +25,7 @@ from typing import Any
 
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
-from citewise.index.changelog import ChangeLogCalls, apply_changes
+from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
 from citewise.index.sqlite import changes, cleanup
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
@@ -218,8 +218,9 @@ class SQLiteCatalog(ChangeLogCalls):
             with self._reading() as conn:
                 pending = changes.since(conn, changes.applied_seq(conn, number))
             if pending:
-                with SQLiteStore(version_path(self.path, number)) as store:
-                    apply_changes(store, pending)
+                with SQLiteStore(version_path(self.path, number)) as store, \
+                        live_store(self) as live:
+                    apply_changes(store, pending, live, live_unknown=live is None)
             self._flip(number, note, max((c.seq for c in pending), default=0))
 
     def _flip(self, number: int, note: str, applied: int) -> None:
