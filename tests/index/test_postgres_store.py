@@ -297,6 +297,11 @@ class TestPostgresCatalog(VersionCatalogConformanceTests):
         assert isinstance(catalog, PostgresCatalog)
         return PostgresCatalog(catalog.url)
 
+    def open_location(self, catalog: VersionCatalog, number: int) -> Store:
+        assert isinstance(catalog, PostgresCatalog)
+        location = next(v.location for v in catalog.versions() if v.number == number)
+        return open_store(f"{catalog.url}?schema={location}")
+
 
 @pytest.mark.slow
 @pytest.mark.model

@@ -41,6 +41,9 @@ class TestSQLiteCatalog(VersionCatalogConformanceTests):
     def reopen(self, catalog):
         return SQLiteCatalog(catalog.path)
 
+    def open_location(self, catalog, number):
+        return open_store(version_path(catalog.path, number))
+
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:

@@ -54,10 +54,13 @@ def open_store(url_or_path: str | Path) -> Store:
 
 def _sqlite_live(path: str) -> Store:
     from citewise.index.follow import LiveStore
-    from citewise.index.sqlite.catalog import SQLiteCatalog
+    from citewise.index.sqlite.catalog import SQLiteCatalog, VersionView, version_home
 
     if path == ":memory:":
         return SQLiteStore(path)
+    home = version_home(path)
+    if home is not None:  # PATH.vN: that one version, read only
+        return VersionView(path, *home)
     return LiveStore(SQLiteCatalog(path), name=path)
 
 
@@ -71,8 +74,15 @@ def _postgres_store(url: str) -> Store:
         url = "postgresql://" + url[len("postgres://"):]
     from citewise.index.postgres.connection import redact, split_url
 
-    if split_url(url)[1] is not None:  # ?schema=...: that one version
-        return PostgresStore(url)
+    if split_url(url)[1] is not None:  # ?schema=...: that one version, read only if listed
+        from citewise.index.postgres.catalog import version_of_schema
+
+        number = version_of_schema(url)
+        if number is None:
+            return PostgresStore(url)
+        from citewise.index.postgres.version_view import VersionView
+
+        return VersionView(url, redact(split_url(url)[0]), number)
     from citewise.index.follow import LiveStore
     from citewise.index.postgres import PostgresCatalog
 

@@ -106,6 +106,11 @@ class VersionCatalogConformanceTests:
         """A second catalog object on the same target (skip the test if not possible)."""
         pytest.skip("backend does not provide reopen()")
 
+    def open_location(self, catalog: VersionCatalog, number: int) -> Store:
+        """Version ``number`` opened by its own location as a user would (``--db PATH.v2``,
+        ``?schema=citewise_v2``); backends override it."""
+        pytest.skip("backend does not provide open_location()")
+
     @pytest.fixture
     def embedder_a(self) -> FakeEmbedder:
         return FakeEmbedder(dim=32, model_id="fake-a-32")
@@ -297,6 +302,26 @@ class VersionCatalogConformanceTests:
             assert answering_docs(live) == set(A_DOCS)
         finally:
             live.close()
+
+    def test_a_version_opened_by_its_location_is_read_only(
+            self, two_versions: VersionCatalog, embedder_b: FakeEmbedder) -> None:
+        """A security review: an ACL narrowed through the live version's own location was
+        undone by ``rollback`` (the write bypassed the change log), and a delete through a
+        retired version's location said "deleted" while the index still served it."""
+        two_versions.promote(2)
+        direct = self.open_location(two_versions, 2)
+        try:
+            assert answering_docs(direct) == set(B_DOCS)  # reading is fine
+            for write in (lambda: direct.delete(["travel-b"]),
+                          lambda: direct.set_acl("travel-b", ["hr"]),
+                          lambda: direct.write([make_write(embedder_b, "new", ["x y z"],
+                                                           groups=["staff"])]),
+                          lambda: direct.set_meta("gate.threshold", "0.1")):
+                with pytest.raises(VersionError, match="Fix: pass --db"):
+                    write()
+        finally:
+            direct.close()
+        assert self._docs_of(two_versions) == set(B_DOCS)
 
     def test_gc_applies_changes_a_retired_version_missed(
             self, two_versions: VersionCatalog) -> None:

@@ -60,6 +60,25 @@ _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
 
 
+def version_of_schema(url: str) -> int | None:
+    """The number of the version whose schema ``url``'s ``?schema=`` names, when the
+    database's catalog lists it, else None (a schema of no catalog: ``migrate`` into it). One
+    read-only query; no catalog is created."""
+    base, schema = split_url(url)
+    if schema is None:
+        return None
+    psycopg, _ = psycopg_modules()
+    try:
+        with psycopg.connect(base, autocommit=True, prepare_threshold=None) as conn:
+            exists = conn.execute("SELECT to_regclass(%s)", (f"{CATALOG_SCHEMA}.versions",)
+                                  ).fetchone()[0]
+            row = conn.execute(f"SELECT number FROM {CATALOG_SCHEMA}.versions WHERE "
+                               "location = %s", (schema,)).fetchone() if exists else None
+    except psycopg.Error:
+        return None  # the store itself reports an unreachable server
+    return None if row is None else int(row[0])
+
+
 class PostgresCatalog(ChangeLogCalls):
     """Index versions of the database at ``url`` (constructor does no I/O)."""
 

@@ -17,6 +17,7 @@ reading its version's file, which stays as it was.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from citewise.index.sqlite import changes, cleanup
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.sqlite.store import SQLiteStore
+from citewise.index.version_view import ReadOnlyVersion
 from citewise.types import IndexVersion
 
 STATES = ("live", "shadow", "retired", "refused")
@@ -78,6 +80,40 @@ def live_version(home: str | Path) -> tuple[str, int]:
         conn.close()
     number = 1 if row is None else int(row[0])
     return version_path(target, number), number
+
+
+_VERSION_FILE = re.compile(r"(?P<home>.+)\.v(?P<number>[1-9]\d*)")
+
+
+def version_home(path: str | Path) -> tuple[str, int] | None:
+    """``(home, number)`` when ``path`` is the file ``HOME.vN`` of a version that ``HOME``'s
+    catalog lists, else None (one read-only query)."""
+    match = _VERSION_FILE.fullmatch(str(path))
+    if match is None or not os.path.isfile(match["home"]):
+        return None
+    number = int(match["number"])
+    try:
+        conn = sqlite3.connect(f"{Path(match['home']).resolve().as_uri()}?mode=ro", uri=True,
+                               timeout=5.0)
+    except sqlite3.Error:
+        return None
+    try:
+        row = conn.execute("SELECT 1 FROM index_versions WHERE number = ?", (number,)
+                           ).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        conn.close()
+    return (match["home"], number) if row else None
+
+
+class VersionView(ReadOnlyVersion, VersionedStore):
+    """A version opened by its own file (``--db PATH.v2``): read, never written
+    (:mod:`citewise.index.version_view`)."""
+
+    def __init__(self, path: str | Path, home: str, number: int) -> None:
+        VersionedStore.__init__(self, path, number)
+        self.home, self.number = home, number
 
 
 def live_path(home: str | Path) -> str:
