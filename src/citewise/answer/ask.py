@@ -102,7 +102,7 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     for i in range(at, len(path) - 1):  # read on while the passages so far do not answer
         relay = hold_declines(on_token) if i == at else None
         answer = _generate(engine, question, path[i], generator, relay, draft, notes,
-                           whole=path[-1])
+                           whole=path[-1], principal=principal)
         if answer.reason not in RETRY or failed(draft.trace):
             return _finish(answer, draft, started)
         escalate(draft, answer.reason or "", path[i], path[i + 1], notes,
@@ -112,8 +112,8 @@ def ask(engine: Engine, question: str, principal: Principal, *,
             draft.set(escalated=replace(done, first_generation=draft.trace.generation))
         draft.set(generation=None, context=_context_trace(path[i + 1]))
     relay = on_token if at == len(path) - 1 else None
-    return _finish(_generate(engine, question, path[-1], generator, relay, draft, notes),
-                   draft, started)
+    return _finish(_generate(engine, question, path[-1], generator, relay, draft, notes,
+                             principal=principal), draft, started)
 
 
 def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Reranker | None,
@@ -286,11 +286,15 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
 
 def _generate(engine: Engine, question: str, context: Context, generator: Generator | None,
               on_token: Callable[[str], None] | None, draft: TraceDraft,
-              notes: list[str] | None = None, whole: Context | None = None) -> Answer:
+              notes: list[str] | None = None, whole: Context | None = None,
+              principal: Principal | None = None) -> Answer:
     """Generate from ``context`` and check the answer's citations (``cite.policy``); the
     generation, with every note it took, goes in the trace. ``whole``: the whole context,
-    when ``context`` is a first read."""
+    when ``context`` is a first read. ``principal``: the asker, who must still be able to
+    read the passages when each sentence is streamed and when the answer is returned
+    (:mod:`citewise.answer.still_readable`)."""
     from citewise.answer.prompt import build_prompt
+    from citewise.answer.still_readable import NOTE, REVOKED, still_readable
     from citewise.cite.parse import canonical_citations
 
     cfg = engine.settings.generate
@@ -299,10 +303,16 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     notes = list(notes or [])
     t = time.perf_counter()
     timeout = cfg.timeout_s or _auto_timeout(gen, prompt, cfg.max_tokens)
+    read = [*context.passages, *(whole.passages if whole else ())]
+
+    def readable() -> bool:
+        return principal is None or still_readable(engine.store, principal, read)
+
     relay = on_token
     if on_token is not None and engine.settings.cite.policy == "strict":
         quoted = gen.model_id.startswith("extractive")  # checked without the question
-        relay = CheckedRelay(on_token, context.passages, None if quoted else question)
+        relay = CheckedRelay(on_token, context.passages, None if quoted else question,
+                             readable)
     out = _run(gen, prompt, cfg.max_tokens, timeout, relay, notes)
     if isinstance(relay, CheckedRelay):
         relay.finish()
@@ -315,6 +325,9 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
         timeout, chosen=chosen or None),
         models=replace(draft.trace.models, generator=out.model_id))
     answer = _checked(engine, question, prompt, out, context, gen, draft, notes, whole)
+    if not answer.declined and not readable():
+        notes.append(NOTE)
+        answer = declined(question, REVOKED, tuple(notes))
     draft.time(validate=_ms(t))  # the generation's notes: those taken while checking too
     draft.set(generation=replace(draft.trace.generation, notes=tuple(notes)))
     return answer

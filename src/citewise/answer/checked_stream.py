@@ -13,7 +13,8 @@ closing a paragraph covers it); the first segment the check removes stops the st
 answer is printed whole once it is checked (the CLI says so). What is relayed is therefore a
 prefix of the checked answer in the common case; checks of the whole answer (a quantity asked
 for and not given, a pointer left alone) can still remove what was relayed, and the CLI says
-that too.
+that too. Before each relay the passages must still be readable by the asker
+(:mod:`citewise.answer.still_readable`): a delete or ACL change made meanwhile stops it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ class CheckedRelay:
     (module docstring); :meth:`finish` judges the last segment once generation ends."""
 
     def __init__(self, on_token: Callable[[str], None], passages: Sequence[ContextPassage],
-                 question: str | None) -> None:
+                 question: str | None, readable: Callable[[], bool] | None = None) -> None:
         self.on_token = on_token
+        self.readable = readable  # asked before each relay (answer.still_readable)
+        self.revoked = False
         self.passages = list(passages)
         self.question = question
         self.text = ""
@@ -78,6 +81,9 @@ class CheckedRelay:
                 break  # its paragraph's closing citation may still come
             self.stopped = True
             break
+        if upto > self.sent and self.readable is not None and not self.readable():
+            self.stopped = self.revoked = True  # a source was deleted or narrowed meanwhile
+            return
         if upto > self.sent:
             self.on_token(self.text[self.sent:upto])
             self.sent = upto

@@ -36,6 +36,8 @@ REASONS = {
     "model_declined": "the sources retrieved do not answer the question",
     "reader_no": "the model, reading the passages you may read, judged that they do not "
                  "answer the question",
+    "sources_changed": "a source was deleted, changed or made unreadable to you while the "
+                       "answer was written; ask again",
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence says what it claimed or answers the question",
 }
