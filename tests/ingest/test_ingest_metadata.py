@@ -10,6 +10,7 @@ import pytest
 
 from citewise.errors import IngestError
 from citewise.ingest import load_file, normalize_metadata, read_sidecar
+from citewise.ingest.metadata import parse_front_matter
 
 
 def _write(tmp_path: Path, name: str, content: str) -> Path:
@@ -155,6 +156,16 @@ def test_read_sidecar(tmp_path):
     ('{"path": "a.md", "updated_at": "not-a-date"}',
      "meta.jsonl line 3: 'updated_at' 'not-a-date' is not an ISO 8601 date or time; write it"),
     ('{"path": "a.md", "updated_at": 1e400}', "meta.jsonl line 3: 'updated_at' 'inf' is not"),
+    # a security review: these kept the batch's wider --groups / put the document in the
+    # tenant "default", silently
+    ('{"path": "a.md", "group": ["hr"]}',
+     "meta.jsonl line 3: 'group' is not a key citewise reads, so it would restrict nothing; "
+     "write 'groups'"),
+    ('{"path": "a.md", "acl": "hr"}', "meta.jsonl line 3: 'acl' is not a key citewise reads"),
+    ('{"path": "a.md", "tennant": "acme"}',
+     "meta.jsonl line 3: 'tennant' is not a key citewise reads, so it would restrict nothing; "
+     "write 'tenant'"),
+    ('{"path": "a.md", "tenant": " "}', "meta.jsonl line 3: 'tenant' is empty: give the"),
 ])
 def test_sidecar_errors_name_the_line(tmp_path, line, expected):
     content = '{"path": "ok.md"}\n{"path": "b.md"}\n' + line + "\n"
@@ -174,3 +185,10 @@ def test_a_front_matter_date_that_does_not_exist_is_a_guided_error():
 
     with pytest.raises(IngestError, match="date that does not exist.*2026-03-01"):
         split_front_matter("---\nupdated_at: 2026-13-45\n---\nBody.\n")
+
+
+def test_front_matter_may_name_its_own_group():
+    """A site generator's front matter uses ``group`` for menus: kept as an ordinary key
+    there (only a sidecar, whose purpose is access, refuses a misspelt ``groups``)."""
+    meta = parse_front_matter("title: Intro\ngroup: getting-started\n")
+    assert meta["group"] == "getting-started" and "groups" not in meta

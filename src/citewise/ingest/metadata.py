@@ -9,6 +9,7 @@ split), ``tenant``, ``source_url`` (alias ``url``), ``updated_at`` (ISO 8601 str
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -44,22 +45,47 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def normalize_metadata(raw: Mapping[Any, Any]) -> dict[str, Any]:
+def normalize_metadata(raw: Mapping[Any, Any], *, access_keys: bool = False
+                       ) -> dict[str, Any]:
     """Map raw key/values (front matter, sidecar line, ``<meta>``) to the normalised keys.
 
     Raises :class:`IngestError` (without location; callers prefix it) for a value of the
-    wrong type, or for an alias that contradicts its key (``url`` vs ``source_url``).
+    wrong type, or for an alias that contradicts its key (``url`` vs ``source_url``);
+    ``access_keys`` (a sidecar line, whose purpose is access): for a key that reads as a
+    misspelt ``groups`` or ``tenant`` too. Front matter is the documents' own, where a
+    ``group`` key may mean something else (a site generator's menu group).
     """
     out: dict[str, Any] = {}
     for raw_key, value in raw.items():
         key = str(raw_key).strip().lower().replace("-", "_")
         key = _ALIASES.get(key, key)
+        if access_keys:
+            _check_access_key(key)
         norm = _normalize_value(key, value)
         if key in out and out[key] != norm:
             raise IngestError(
                 f"both {key!r} and its alias give different values; keep only one")
         out[key] = norm
     return out
+
+
+_ACCESS_KEYS = ("groups", "tenant")
+_ACCESS_WORDS = frozenset({"acl", "acls", "access", "allowed_groups", "readers", "permissions",
+                           "visibility", "audience"})
+
+
+def _check_access_key(key: str) -> None:
+    """Refuse a key that reads as a misspelt ``groups`` or ``tenant`` (``group``, ``tennant``,
+    ``acl``): kept as an ordinary key, it left the batch's wider ``--groups`` on a document
+    its writer meant to restrict (security review)."""
+    if key in _ACCESS_KEYS or key in STRING_KEYS:
+        return
+    close = difflib.get_close_matches(key, _ACCESS_KEYS, n=1, cutoff=0.8)
+    meant = close[0] if close else "groups" if key in _ACCESS_WORDS else None
+    if meant is not None:
+        raise IngestError(f"{key!r} is not a key citewise reads, so it would restrict nothing; "
+                          f"write {meant!r} (who may read the document: "
+                          f"{'a list of groups' if meant == 'groups' else 'one tenant name'})")
 
 
 def _normalize_value(key: str, value: Any) -> Any:
@@ -76,6 +102,9 @@ def _normalize_value(key: str, value: Any) -> Any:
                               "safely: give an http(s):// or file:// URL or a path")
         if key == "doc_id":
             check_doc_id(text)
+        if key == "tenant" and not text:
+            raise IngestError("'tenant' is empty: give the tenant's name, or leave the key out "
+                              "for the batch's --tenant")
         if key == "updated_at" and not _is_iso_time(text):
             raise IngestError(f"'updated_at' {text[:40]!r} is not an ISO 8601 date or time; "
                               "write it like 2026-03-01 or 2026-03-01T09:30:00Z")

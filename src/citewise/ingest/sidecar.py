@@ -83,7 +83,7 @@ def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any],
     rel = obj.pop("path", None)
     try:
         check_depth(obj)
-        meta = normalize_metadata(obj)
+        meta = normalize_metadata(obj, access_keys=True)
     except IngestError as exc:
         raise IngestError(f"{where}: {exc}", path=str(path)) from None
     if rel is not None:

@@ -235,7 +235,7 @@ def _metadata(text: str | None) -> dict[str, Any]:
                           f"own. {fix}")
     try:
         check_depth(side)
-        return normalize_metadata(side)
+        return normalize_metadata(side, access_keys=True)
     except IngestError as exc:
         raise ConfigError(f"metadata: {exc}. {fix}") from None
 
