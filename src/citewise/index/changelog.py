@@ -20,7 +20,8 @@ A delete or an ACL change also reaches the retired and refused versions at once
 (:func:`settle_versions`, under the same gate): a version opened directly (``--db
 PATH.v2``, ``?schema=citewise_v2``, a server pinned to it) must not show a deleted document's
 text or serve an old ACL, and a deleted document's rows must not wait on disk for a rollback.
-A shadow being built catches up by itself (``citewise reindex``).
+A shadow gets them at once too, and a shadow being built also catches up by itself
+(``citewise reindex``) before it goes live.
 """
 
 from __future__ import annotations
@@ -188,20 +189,23 @@ def _documents(store: Store, doc_ids: Sequence[str]) -> list[Any]:
 
 
 SETTLED = ("retired", "refused")
-"""Version states :func:`settle_versions` brings up to date (the live one is written directly;
-a shadow catches up while it is built)."""
+"""Version states :func:`settle_versions` brings up to date (the live one is written
+directly). A ``shadow`` gets the changes too, at once, but keeps its own catch-up (``citewise
+reindex`` compares it with the live version before the flip): a security review read a
+deleted document in a shadow whose build was killed, until the next ``versions --gc``."""
 
 
 def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
-    """Apply the change log to every retired and refused version of ``catalog`` but ``skip``
-    (call under the write gate); the numbers changed. A version whose data cannot be opened
+    """Apply the change log to every retired, refused and shadow version of ``catalog`` but
+    ``skip`` (call under the write gate); the numbers changed. A version whose data cannot be opened
     (a missing file, a schema never built) is left as it is: it applies the log when it is
     made live, which checks its data first, against the text live then
     (:func:`apply_changes`)."""
     settled = []
     with live_store(catalog) as live:
         for version in catalog.versions():
-            if version.state not in SETTLED or version.number == skip:
+            shadow = version.state == "shadow"
+            if version.state not in SETTLED and not shadow or version.number == skip:
                 continue
             pending = catalog.changes_since(catalog.applied_seq(version.number))
             if not pending:
@@ -214,9 +218,14 @@ def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
                 if store.manifest() is None:
                     continue
                 apply_changes(store, pending, live, live_unknown=live is None)
+            except Exception:  # noqa: BLE001 - a build may be writing the shadow now
+                if not shadow:
+                    raise
+                continue  # its catch-up applies them before the flip
             finally:
                 store.close()
-            catalog.mark_applied(version.number, max(c.seq for c in pending))
+            if not shadow:  # a shadow's promotion applies the log again (idempotent)
+                catalog.mark_applied(version.number, max(c.seq for c in pending))
             settled.append(version.number)
     return settled
 

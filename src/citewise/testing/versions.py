@@ -323,6 +323,28 @@ class VersionCatalogConformanceTests:
             direct.close()
         assert self._docs_of(two_versions) == set(B_DOCS)
 
+    def test_deletes_and_acl_changes_reach_a_shadow_at_once(
+            self, two_versions: VersionCatalog, embedder_a: FakeEmbedder,
+            embedder_b: FakeEmbedder) -> None:
+        """A security review read a deleted document in the shadow of a build that was
+        killed (``--db PATH.v4``) until the next ``versions --gc``."""
+        self._fill(two_versions, 1, embedder_a, ["shared", "other"])
+        self._fill(two_versions, 2, embedder_b, ["shared", "other"])  # the shadow's copies
+        live = self.open_live(two_versions)
+        try:
+            live.delete(["shared"])
+            live.set_acl("other", ["hr"])
+        finally:
+            live.close()
+        shadow = two_versions.open(2)
+        try:
+            assert shadow.get_document("shared") is None
+            assert shadow.get_document("other").acl_groups == {"hr"}  # type: ignore[union-attr]
+        finally:
+            shadow.close()
+        two_versions.promote(2)
+        assert self._docs_of(two_versions) == set(B_DOCS)
+
     def test_gc_applies_changes_a_retired_version_missed(
             self, two_versions: VersionCatalog) -> None:
         """``citewise versions --gc`` brings every remaining version up to date with the
