@@ -54,6 +54,9 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
                                                           skipped, exclude, left)))
         elif path.is_file():
             found.append((path.parent, path))
+        elif path.exists():  # a FIFO, socket or device: reading it could block for ever
+            raise ConfigError(f"{raw}: not a regular file or folder (a pipe, socket or "
+                              "device); give the files or folders to index")
         else:
             raise ConfigError(f"{raw}: no such file or directory; check the path")
     if left and notes is not None:
@@ -122,6 +125,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 yield path
             elif is_file and skipped is not None:
                 skipped.append(path)
+            elif not is_dir and not is_file and notes is not None:
+                notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
 
 
 def _mtime_iso(path: Path) -> str:

@@ -1,0 +1,25 @@
+"""A pipe (or socket, or device) is not a document: a security review's ``mkfifo`` in a folder
+was passed over without a word, and named directly it was "no such file or directory"."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from citewise.errors import ConfigError
+from citewise.sources import discover
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_pipe_is_named_for_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text("# Guide\n\nText.\n")
+    os.mkfifo(tmp_path / "fifo.md")
+    notes: list[str] = []
+    found = discover([tmp_path], notes=notes)  # returns at once: the pipe is never opened
+    assert [f.name for _, f in found] == ["guide.md"]
+    assert notes == [f"{tmp_path / 'fifo.md'}: not a regular file (a pipe, socket or device); "
+                     "skipped"]
+    with pytest.raises(ConfigError, match="fifo.md: not a regular file or folder"):
+        discover([tmp_path / "fifo.md"])
