@@ -165,3 +165,20 @@ def test_a_one_letter_command_must_be_a_word_of_its_source() -> None:
     assert validate(claim.replace("substitute", "transliterate"), passages(sed)).ok
     assert validate("Use the -n option to print line numbers [S1].",
                     passages("Print line numbers with -n (--line-number).")).ok
+
+
+def test_a_quoted_name_must_be_a_word_of_its_source() -> None:
+    """A new user asked bc's manual how to use complex numbers; "To use complex numbers in
+    'bc', you can use the 'complex' function [1]" was printed, citing a section that lists
+    length, read, scale and sqrt and never says "complex"."""
+    bc = ("Special expressions: 'length ( expression )' The value of the length function is "
+          "the number of significant digits in the expression. 'read ( )' The read function "
+          "reads a number from the standard input. 'scale ( expression )' and 'sqrt' use "
+          "numbers in 'bc' expressions.")
+    claim = "To use numbers in 'bc', you can use the 'complex' function [S1]."
+    assert not validate(claim, passages(bc)).ok
+    assert validate(claim.replace("'complex'", "'sqrt'"), passages(bc)).ok
+    assert validate("The ‘read’ function reads a number from the standard input [S1].",
+                    passages(bc)).ok  # curly quotes, held
+    assert validate("The read function doesn't use 'bc' expressions' values [S1].",
+                    passages(bc)).unsupported == ()  # an apostrophe opens no name

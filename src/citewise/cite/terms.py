@@ -158,6 +158,17 @@ def letter_names(claim: str) -> list[str]:
             if m.group(1).lower() not in {"a", "i"}]
 
 
+_QUOTED_NAME = re.compile(r"(?<![\w'’‘`])['‘\"“]([^\W\d_][\w.+:-]*)['’\"”](?![\w'’])")
+
+
+def quoted_names(claim: str) -> list[str]:
+    """Single words a claim puts in quotes, as manuals quote names ("the 'complex'
+    function", "‘scale’"): a source must hold them as words of their own. A new user asked
+    bc's manual how to use complex numbers and was told to "use the 'complex' function",
+    cited to a section that never says "complex"."""
+    return _QUOTED_NAME.findall(claim)
+
+
 def holds_word(name: str, text: str) -> bool:
     """Whether ``text`` holds ``name`` with no letter, digit, ``_`` or ``-`` against it."""
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None

@@ -56,6 +56,7 @@ from citewise.cite.terms import (
     letter_names,
     named_identifiers,
     numbers,
+    quoted_names,
 )
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage, SentenceIssue, ValidationReport
@@ -279,7 +280,8 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
     claim = LIST_MARKER.sub("", strip_citations(seg.text))
     named = [*code_spans(claim), *named_identifiers(without_brackets(seg.text))]
     if not all(span_quoted(name, evidence) for name in named) or not all(
-            holds_word(name, evidence) for name in letter_names(claim)):
+            holds_word(name, evidence) for name in [*letter_names(claim),
+                                                    *quoted_names(claim)]):
         return Verdict(seg, "unsupported", valid, score=0.0)
     score = round(support_score(claim, evidence, embedder), 4)
     return Verdict(seg, "supported" if score >= limit else "unsupported", valid, score=score)
