@@ -72,6 +72,9 @@ class CheckedRelay:
         upto = self.sent
         last_paragraph = parts[ready - 1].paragraph
         for verdict, end in zip(checked, ends, strict=False):
+            if verdict.rewritten:  # the answer shows the check's text, whole, once checked
+                self.stopped = True
+                break
             if (verdict.kept and not verdict.fabricated) or (
                     not final and verdict.status in _WHOLE_ANSWER):
                 upto = max(upto, end)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 
 from citewise.cite.asked import asks_quantity, states_quantity
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
+from citewise.cite.polarity import without_denied_yes
 from citewise.cite.terms import content_stems, labels, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
@@ -298,6 +299,8 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = _marked(verdicts, passages, "unsupported", _own_words_missing(question))
     verdicts = _marked(verdicts, passages, "unsupported", _unstated(question or ""))
     verdicts = _without_dangling(verdicts)
+    if question:
+        verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
                    and not points_elsewhere(v.segment.text) for v in verdicts)
     if answered and question and _unresponsive(verdicts, question):
@@ -311,6 +314,16 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                                     and not _stray(verdicts, i)]) if answered else []
     removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
+
+
+def _yes_kept_or_dropped(verdict: Verdict, question: str) -> Verdict:
+    """``verdict`` with its sentence's opening "Yes" dropped when the rest of it denies what
+    was asked (:func:`citewise.cite.polarity.without_denied_yes`)."""
+    if verdict.status != "supported" or verdict.segment.kind != "sentence":
+        return verdict
+    rest = without_denied_yes(verdict.segment.text, question)
+    return verdict if rest is None else replace(
+        verdict, segment=replace(verdict.segment, text=rest), rewritten=True)
 
 
 def _unresponsive(verdicts: Sequence[Verdict], question: str) -> bool:

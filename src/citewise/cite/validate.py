@@ -110,7 +110,8 @@ class Verdict:
     sources), ``incomplete`` (stops where the value should be: "The default is [S1]."),
     ``not_quoted`` (a code block whose lines no source contains). ``ids``: the valid ids it
     is judged against (its own, else the ids closing its paragraph); ``inherited``: whether
-    they came from the paragraph."""
+    they came from the paragraph; ``rewritten``: the check changed the segment's text (a
+    denied "Yes" dropped: :mod:`citewise.cite.polarity`)."""
 
     segment: Segment
     status: str
@@ -118,6 +119,7 @@ class Verdict:
     fabricated: tuple[str, ...] = ()
     score: float | None = None
     inherited: bool = False
+    rewritten: bool = False
 
     @property
     def kept(self) -> bool:
