@@ -287,6 +287,15 @@ def test_a_sentence_that_leans_on_a_removed_one_is_removed_too() -> None:
                 "Either pass a callback or await the promise [S1].",
                 "Each stream has a highWaterMark [S1].", "All options default to off [S1]."):
         assert not refers_back(own, "unsupported"), own
+    # a new user's time answer kept "The sources [1] and [2] confirm that this option is
+    # supported by all POSIX-compliant `time` implementations" after the option's sentence
+    assert refers_back("The sources [1] and [2] confirm that this option is supported by all "
+                       "POSIX-compliant `time` implementations.", "unsupported")
+    assert not refers_back("Use `-p`; this option is supported everywhere [1].", "unsupported")
+    assert not refers_back("The 'portability' flag is fine, and this flag is old [1].",
+                           "unsupported")
+    assert not refers_back("The manual lists many settings for the output format and how "
+                           "each of them works, and this setting is one [1].", "unsupported")
 
 
 def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() -> None:

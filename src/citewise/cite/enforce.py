@@ -33,7 +33,14 @@ from dataclasses import dataclass, replace
 from citewise.cite.asked import asks_quantity, states_quantity
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.polarity import without_denied_yes
-from citewise.cite.terms import content_stems, labels, numbers
+from citewise.cite.terms import (
+    code_spans,
+    content_stems,
+    labels,
+    named_identifiers,
+    numbers,
+    quoted_names,
+)
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
@@ -71,6 +78,25 @@ _DEMONSTRATIVE = re.compile(
     re.IGNORECASE)
 """Openings that name what the sentence before said ("This option…", "To do this,…", "Both
 methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
+_NAMED_THING = re.compile(r"\b(?:this|these|such(?: an?)?)\s+(?:option|flag|command|setting|"
+                          r"variable|program|function|macro|keyword|switch)s?\b",
+                          re.IGNORECASE)
+NAMES_BACK_WORDS = 8
+
+
+def names_back(text: str, within: int = NAMES_BACK_WORDS) -> bool:
+    """Whether ``text`` names "this/such option" (flag, command…) in its first ``within``
+    words with no name of its own before it (code, an identifier, a quoted word): "The
+    sources [1] and [2] confirm that this option is supported by all POSIX-compliant `time`
+    implementations" was a new user's whole answer once the sentence naming the option was
+    removed; "Use `-p`; this option…" names its own."""
+    match = _NAMED_THING.search(text)
+    if match is None or len(text[:match.start()].split()) > within:
+        return False
+    head = text[:match.start()]
+    return not (code_spans(head) or named_identifiers(head) or quoted_names(head))
+
+
 _PRONOUN = re.compile(r"(?:it|its|they|their|them)\b", re.IGNORECASE)
 _EXPLETIVE = re.compile(r"it(?:'s|\s+(?:is|was|may be|can be|might be|would be))\s+"
                         r"(?:\w+\s+){0,3}?(?:to|that)\b", re.IGNORECASE)
@@ -388,7 +414,8 @@ def refers_back(sentence: str, before: str) -> bool:
     if before == "restates":
         return bool(_CONSEQUENCE.match(text))
     return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text)
-                                      or (_PRONOUN.match(text) and not _EXPLETIVE.match(text)))
+                                      or (_PRONOUN.match(text) and not _EXPLETIVE.match(text))
+                                      or names_back(text))
 
 
 def _without_dangling(verdicts: Sequence[Verdict]) -> list[Verdict]:

@@ -54,7 +54,7 @@ from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
-from citewise.cite.enforce import LEAD_IN
+from citewise.cite.enforce import LEAD_IN, names_back
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
@@ -80,9 +80,6 @@ _CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
                           re.IGNORECASE)
-_NAMES_BACK = re.compile(r"(?:\S+\s+){0,4}?(?:this|these|such(?: an?)?)\s+(?:option|flag|"
-                         r"command|setting|variable|program|function|macro|keyword|switch)s?\b",
-                         re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 
@@ -245,7 +242,7 @@ def _leans_back(text: str) -> bool:
     option makes it much harder…"), or names "this/such option" in its first words ("How to
     pass such an option to xgettext…"): quotes a new user got without the option meant."""
     text = LEAD_IN.sub("", text)
-    return bool(_POINTS_BACK.match(text) or _NAMES_BACK.match(text))
+    return bool(_POINTS_BACK.match(text) or names_back(text, within=4))
 
 
 def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
