@@ -31,16 +31,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from citewise.cite.asked import asks_quantity, states_quantity
+from citewise.cite.leaning import (
+    CONSEQUENCE,
+    DEMONSTRATIVE,
+    EXPLETIVE,
+    LEAD_IN,
+    PRONOUN,
+    names_back,
+)
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.polarity import without_denied_yes
-from citewise.cite.terms import (
-    code_spans,
-    content_stems,
-    labels,
-    named_identifiers,
-    numbers,
-    quoted_names,
-)
+from citewise.cite.terms import content_stems, labels, numbers
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
@@ -56,54 +57,6 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
 _TOKEN = re.compile(r"`[^`]+`|\w[\w.\-/]*\w|\w")
-_CONSEQUENCE = re.compile(
-    r"(?:this|that|it) (?:is|was) (?:because|why)\b|(?:this|that) means\b"
-    r"|(?:this|that|it) (?:is|was) (?:indicated|shown|stated|confirmed|supported|evidenced|"
-    r"mentioned|suggested|implied) (?:by|in)\b"
-    r"|(?:therefore|thus|hence|consequently|as a result|then)\b"
-    r"|\w+ (?:can|could|may|should|will|must) then\b", re.IGNORECASE)
-"""Openings that draw on the sentence before ("This is because…", "You can then…", "This is
-indicated by the claim in [1] that…": the evidence for a removed "Yes, HTTPX can gzip the
-request body", an answer to a question about a feature httpx lacks)."""
-LEAD_IN = re.compile(r"(?:(?:also\s+)?(?:note|notice|remember|keep in mind|be aware)(?:\s+that)?"
-                   r"|please note(?:\s+that)?)[,:]?\s+", re.IGNORECASE)
-"""A lead-in before what a sentence opens on: a new user's "Note that this automatically
-sets the options…" was kept after the claim it named was removed."""
-_DEMONSTRATIVE = re.compile(
-    r"(?:this|that|these|those|such)\b|to do (?:this|that|so)\b"
-    r"|in (?:this|that|such a) case\b|(?:after|before) (?:this|that|doing so)\b"
-    r"|the (?:former|latter|above)\b|(?:each|all) of (?:these|those|them|the (?:two|three|above))\b"
-    r"|(?:both|either|neither)(?: of)? (?:these|those|them|the (?:two|three|above)|(?:methods?"
-    r"|approach(?:es)?|options?|ways?|solutions?|alternatives?|techniques?|variants?)\b)",
-    re.IGNORECASE)
-"""Openings that name what the sentence before said ("This option…", "To do this,…", "Both
-methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
-_NAMED_THING = re.compile(r"\b(?:this|these|such(?: an?)?)\s+(?:option|flag|command|setting|"
-                          r"variable|program|function|macro|keyword|switch)s?\b",
-                          re.IGNORECASE)
-NAMES_BACK_WORDS = 8
-
-
-def names_back(text: str, within: int = NAMES_BACK_WORDS) -> bool:
-    """Whether ``text`` names "this/such option" (flag, command…) in its first ``within``
-    words with no name of its own before it (code, an identifier, a quoted word): "The
-    sources [1] and [2] confirm that this option is supported by all POSIX-compliant `time`
-    implementations" was a new user's whole answer once the sentence naming the option was
-    removed; "Use `-p`; this option…" names its own."""
-    match = _NAMED_THING.search(text)
-    if match is None or len(text[:match.start()].split()) > within:
-        return False
-    head = text[:match.start()]
-    return not (code_spans(head) or named_identifiers(head) or quoted_names(head))
-
-
-_PRONOUN = re.compile(r"(?:it|its|they|their|them)\b", re.IGNORECASE)
-_EXPLETIVE = re.compile(r"it(?:'s|\s+(?:is|was|may be|can be|might be|would be))\s+"
-                        r"(?:\w+\s+){0,3}?(?:to|that)\b", re.IGNORECASE)
-"""A sentence opening on a pronoun names what the sentence before said ("It has no effect"
-after the removed "The --keep option does not have any effect when decompressing": a new
-user's whole answer, about gettext's -E), but for "it" with nothing before it to name ("It
-is possible to…", "It is recommended that…")."""
 _POINTER = re.compile(
     r"(?:see(?: also)?|refer to|consult|please (?:see|refer to|consult)|for (?:more|further"
     r"|full|additional) (?:information|details)|(?:more|further|additional) (?:information"
@@ -412,9 +365,9 @@ def refers_back(sentence: str, before: str) -> bool:
     text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence)).strip()
     text = LEAD_IN.sub("", text)  # "Note that this automatically sets…" opens on "this"
     if before == "restates":
-        return bool(_CONSEQUENCE.match(text))
-    return before in _CLAIMS and bool(_CONSEQUENCE.match(text) or _DEMONSTRATIVE.match(text)
-                                      or (_PRONOUN.match(text) and not _EXPLETIVE.match(text))
+        return bool(CONSEQUENCE.match(text))
+    return before in _CLAIMS and bool(CONSEQUENCE.match(text) or DEMONSTRATIVE.match(text)
+                                      or (PRONOUN.match(text) and not EXPLETIVE.match(text))
                                       or names_back(text))
 
 

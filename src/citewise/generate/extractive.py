@@ -54,8 +54,8 @@ from itertools import pairwise, zip_longest
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
-from citewise.cite.enforce import LEAD_IN, names_back
 from citewise.cite.instructions import is_instruction
+from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
