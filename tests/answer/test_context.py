@@ -122,6 +122,17 @@ def test_only_neighbouring_code_windows_are_joined() -> None:
                                               "a = 1\nb = 2\nc = 3"]  # overlap kept once
 
 
+def test_windows_a_blank_line_apart_stay_separate_blocks() -> None:
+    """time's manual: an example's window and the next one, which opens on the sentence
+    introducing the next example, were joined by one line break, and a new user's quote ran
+    "…pagefaults 0swaps Run the command 'ls -Fs' and show…"."""
+    first = "eg$ time wc /etc/hosts\n0.00user 0.01system 0swaps"
+    second = "Run the command 'ls -Fs' and show the times:\n\neg$ time -f '%E' ls -Fs"
+    hits = [_window(1, 14, first, 6604), _window(2, 15, second, 6604 + len(first) + 2)]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert ctx.passages[0].text == first + "\n\n" + second
+
+
 GET = ("http.get(url, (res) => {\n  let error;\n  if (res.statusCode !== 200) {\n"
        "    error = new Error('Request Failed');\n  } else {\n    res.resume();\n  }\n});\n"
        "console.log('done');")

@@ -207,10 +207,17 @@ def _position(hit: Hit) -> tuple[str, str | None, int]:
 
 
 def _joined(chunks: Sequence[Chunk]) -> str:
-    """The texts of consecutive chunks of one document, an overlap kept once."""
+    """The texts of consecutive chunks of one document, an overlap kept once. Chunks a blank
+    line or more apart are separate blocks and stay so ("\n\n"): joined by one line break,
+    time's manual's example and the sentence introducing the next one read as one block,
+    and a new user's quote ran "…pagefaults 0swaps Run the command 'ls -Fs' and show…";
+    chunks one line break apart are one block split in two, joined back by it."""
     text, end = chunks[0].text, chunks[0].end
     for chunk in chunks[1:]:
-        text += chunk.text[end - chunk.start:] if chunk.start < end else "\n" + chunk.text
+        if chunk.start < end:
+            text += chunk.text[end - chunk.start:]
+        else:
+            text += ("\n\n" if chunk.start - end >= 2 else "\n") + chunk.text
         end = chunk.end
     return text
 
