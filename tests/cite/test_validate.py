@@ -182,3 +182,17 @@ def test_a_quoted_name_must_be_a_word_of_its_source() -> None:
                     passages(bc)).ok  # curly quotes, held
     assert validate("The read function doesn't use 'bc' expressions' values [S1].",
                     passages(bc)).unsupported == ()  # an apostrophe opens no name
+
+
+def test_a_code_span_of_a_letter_must_be_a_word_of_its_source_in_its_case() -> None:
+    """A new user asked how to quit ed without saving and was told "use the command `q`"
+    (it is `Q`), cited to ed's overview, whose only "q"s were inside words."""
+    overview = ("Upon quitting 'ed', any changes not explicitly saved with a 'w' command are "
+                "lost. The editor quits on request.")
+    commands = "'q' Quits ed, with a warning. 'Q' Quits ed unconditionally, discarding changes."
+    claim = "To quit ed without saving the changes, use the command `q` [S1]."
+    assert not validate(claim, passages(overview)).ok
+    assert validate(claim.replace("`q`", "`Q`"), passages(commands)).ok
+    assert not validate(claim.replace("`q`", "`U`"), passages(commands)).ok  # no 'U' there
+    assert validate("Changes not saved with the `w` command are lost on quitting [S1].",
+                    passages(overview)).ok

@@ -173,6 +173,9 @@ _CODE_TOKEN = re.compile(r"-{0,2}[^\W_][\w.\-]*|_[\w.\-]+")
 _SIGIL = re.compile(r"[^\w\s]")
 
 
+_LETTER_SPAN = re.compile(r"[-:+]?[A-Za-z]{1,2}")
+
+
 def span_quoted(code: str, evidence: str) -> bool:
     """Whether an inline code span of a claim is in ``evidence``: word for word, or its
     tokens (options, names, values) in the same order within a few tokens, as a synopsis
@@ -183,7 +186,12 @@ def span_quoted(code: str, evidence: str) -> bool:
     runs had a code span, 9 of them answering answerable questions (those two examples).
     The symbols a span opens with are part of it: ``#[allow(unused)]`` (a Rust outer
     attribute, which rustdoc's book never wrote) is not in ``#![allow(unused)]``, nor
-    ``$PATH`` in "PATH"."""
+    ``$PATH`` in "PATH". A span of a letter or two (``q``, ``-p``, ``:s``) is found in any
+    text, so it must be a word of its own there, in its case (ed's ``q`` and ``Q`` differ): a
+    new user was told to quit ed without saving with `q` (it is `Q`), cited to an overview
+    whose only "q" was inside words."""
+    if _LETTER_SPAN.fullmatch(code.strip()):
+        return re.search(rf"(?<![\w-]){re.escape(code.strip())}(?![\w-])", evidence) is not None
     if _norm(code) in _norm(evidence):
         return True
     lowered = code.lower()
