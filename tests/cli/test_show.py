@@ -89,6 +89,18 @@ def test_explain_names_each_passage_section(tmp_path: Path) -> None:
                     "public", "--db", db, "--generator", "extractive", "--explain")
     assert code == 0 and re.search(
         r"-- S1 = \w+ \(\d+ tokens; Spanner manual", out), out
+    wrench = tmp_path / "wrench"
+    wrench.mkdir()
+    (wrench / "wrench.md").write_text("# Wrench manual\n\n## Torque\n\nCalibrate the "
+                                      "torque of the wrench with the dial each shift.\n")
+    assert run("ingest", str(wrench), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    config = tmp_path / "one.json"
+    config.write_text('{"context": {"max_passages": 1}}')
+    code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
+                    "public", "--db", db, "--generator", "extractive", "--explain",
+                    "--config", str(config))
+    assert code == 0 and re.search(  # a new user saw only "-- dropped 6cfe2598…: max_passages"
+        r"-- dropped \w+: max_passages \(Wrench manual › Torque\)", out), out
 
 
 def test_a_path_the_os_cannot_resolve_is_not_in_the_index(tmp_path: Path, monkeypatch) -> None:

@@ -148,10 +148,13 @@ def print_notes(answer: Answer) -> None:
 
 
 def passage_places(engine: Engine, answer: Answer, principal: Principal) -> dict[str, str]:
-    """``Title › Heading`` of each passage in the answer's context, by chunk id (what
-    ``--explain`` shows beside ``S1 = <chunk id>``: a new user had to map the ids with
-    ``search --json``); only chunks ``principal`` may read."""
-    ids = [p.chunk_id for p in answer.trace.context.passages] if answer.trace.context else []
+    """``Title › Heading`` of each passage in the answer's context and each one dropped from
+    it, by chunk id (what ``--explain`` shows beside ``S1 = <chunk id>`` and ``dropped <chunk
+    id>``: new users had to map the ids with ``search --json``); only chunks ``principal``
+    may read."""
+    context = answer.trace.context
+    ids = [*(p.chunk_id for p in context.passages), *(d.chunk_id for d in context.dropped)] \
+        if context else []
     found = engine.store.get_chunks(ids, principal) if ids else {}
     return {cid: place(doc.title, chunk.heading_path) for cid, (chunk, doc) in found.items()}
 
@@ -180,7 +183,9 @@ def print_trace(answer: Answer, places: dict[str, str] | None = None) -> None:
         echo(f"-- {p.id} = {p.chunk_id} ({p.tokens} tokens{'; ' + place if place else ''})",
              one_line=True)
     for d in t.context.dropped if t.context else ():
-        echo(f"-- dropped {d.chunk_id}: {d.reason}")
+        place = (places or {}).get(d.chunk_id)
+        echo(f"-- dropped {d.chunk_id}: {d.reason}{' (' + place + ')' if place else ''}",
+             one_line=True)
     if t.dry_run and answer.outcome == "answered":  # nothing was generated
         echo("-- outcome: would answer (dry run: the gate passed; no answer was generated)")
     else:
