@@ -213,3 +213,17 @@ def test_a_quote_naming_this_option_comes_with_the_sentence_it_names() -> None:
     assert _leans_back("They begin with the build keyword.")
     assert not _leans_back("The --sort-output option sorts the output by msgid.")
     assert not _leans_back("Note that msgmerge sorts nothing by default.")
+
+
+def test_a_quote_ending_inside_a_bracket_is_cited_after_it() -> None:
+    """bc's manual: "…in the middle of a variable name.)" was quoted "…name.) [1] .", the
+    citation checker reading "[S1]." as a sentence of its own."""
+    from citewise.cite.enforce import enforce
+
+    bc = ("Comments in bc start with the characters /* and end with */. (For example, a "
+          "comment can not be found in the middle of a variable name.) Comments include any "
+          "newlines between the start and the end of the comment.")
+    gen = _answer("can a comment be in the middle of a variable name?", bc)
+    assert "variable name) [S1]." in gen.text and ".)" not in gen.text, gen.text
+    kept = enforce(gen.text, [passage("S1", bc)])
+    assert kept.answered and kept.removed == (), kept.removed

@@ -398,6 +398,10 @@ def _joined(quotes: Sequence[tuple[str, bool]]) -> str:
     return out
 
 
+_STOP_IN_CLOSER = re.compile(r"[.!?…]+([)\]\"'”’]+)$")
+"""A stop inside a closing bracket or quote: cited after it, "name.) [1] ." was printed."""
+
+
 def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = False) -> str:
     """``sentence`` with ``[S1, S2]`` before its final stop. A trailing ellipsis ("pass the
     proxy URL to the client...") ends as one full stop: "client.. [S1]." read as a sentence
@@ -407,6 +411,9 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
     text = sentence.text.rstrip()
     if lead_in and leads_in(text):
         return f"{text.rstrip(':.…').rstrip()} [{', '.join(sids)}]:"
+    text = _STOP_IN_CLOSER.sub(r"\1", text)  # "… variable name.)": "name) [S1]." not ".) [S1]."
+    if text.endswith(")") and text.count("(") < text.count(")"):  # its "(" opened the one
+        text = text[:-1]  # before it
     body = text.rstrip(".!?…").rstrip() or text
     tail = text[len(body):]
     end = "?" if "?" in tail else "!" if "!" in tail else "."
