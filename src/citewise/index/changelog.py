@@ -197,19 +197,22 @@ deleted document in a shadow whose build was killed, until the next ``versions -
 
 def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
     """Apply the change log to every retired, refused and shadow version of ``catalog`` but
-    ``skip`` (call under the write gate); the numbers changed. A version whose data cannot be opened
-    (a missing file, a schema never built) is left as it is: it applies the log when it is
-    made live, which checks its data first, against the text live then
+    ``skip`` (call under the write gate); the numbers changed. A version whose data cannot
+    be opened (a missing file, a schema never built) is left as it is: it applies the log
+    when it is made live, which checks its data first, against the text live then
     (:func:`apply_changes`)."""
+    todo = []
+    for version in catalog.versions():
+        if version.state in (*SETTLED, "shadow") and version.number != skip:
+            pending = catalog.changes_since(catalog.applied_seq(version.number))
+            if pending:
+                todo.append((version, pending))
+    if not todo:
+        return []
     settled = []
     with live_store(catalog) as live:
-        for version in catalog.versions():
+        for version, pending in todo:
             shadow = version.state == "shadow"
-            if version.state not in SETTLED and not shadow or version.number == skip:
-                continue
-            pending = catalog.changes_since(catalog.applied_seq(version.number))
-            if not pending:
-                continue
             try:
                 store = catalog.open(version.number)
             except StoreError:
