@@ -35,7 +35,6 @@ class CheckedRelay:
                  question: str | None, readable: Callable[[], bool] | None = None) -> None:
         self.on_token = on_token
         self.readable = readable  # asked before each relay (answer.still_readable)
-        self.revoked = False
         self.passages = list(passages)
         self.question = question
         self.text = ""
@@ -85,7 +84,7 @@ class CheckedRelay:
             self.stopped = True
             break
         if upto > self.sent and self.readable is not None and not self.readable():
-            self.stopped = self.revoked = True  # a source was deleted or narrowed meanwhile
+            self.stopped = True  # a source was deleted or narrowed meanwhile
             return
         if upto > self.sent:
             self.on_token(self.text[self.sent:upto])

@@ -38,7 +38,7 @@ def without_denied_yes(sentence: str, question: str) -> str | None:
     asked = content_stems(question)
     words = _WORD.findall(rest)
     for i, word in enumerate(words):
-        if _NEGATION.fullmatch(word) or _NEGATION.search(word):
+        if _NEGATION.search(word):  # "not", "doesn't"
             after = " ".join(words[i + 1:i + 1 + NEAR])
             if content_stems(after) & asked:
                 return rest[:1].upper() + rest[1:]
