@@ -356,6 +356,12 @@ class Engine(EngineVerbs):
                                 f"list documents with `citewise status --documents`")
         return self.store.delete(doc_ids)
 
+    @property
+    def unreached_versions(self) -> tuple[int, ...]:
+        """Index versions the last delete or ACL change could not reach (their data is
+        missing): each applies it when it is made live again."""
+        return tuple(getattr(self.store, "unreached_versions", ()))
+
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         """Who may read ``doc_id`` (group names cleaned as at ingest), and its tenant."""
         from citewise.ingest.metadata import normalize_groups

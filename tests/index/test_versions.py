@@ -249,3 +249,24 @@ def test_rollback_only_to_retired_versions(home: Path) -> None:
         catalog.set_state(2, "refused", note="nDCG@10 dropped")
         with pytest.raises(VersionError, match=r"refused \(nDCG@10 dropped\).*Fix:"):
             rollback(catalog, 2)
+
+
+def test_a_change_that_cannot_reach_a_version_says_so(home: Path) -> None:
+    """A security review moved a retired version's file away and deleted a document: the
+    command said nothing of the version it could not reach."""
+    with SQLiteCatalog(home) as catalog:
+        catalog.promote(2)
+        shadow = catalog.create()
+        with catalog.open(shadow.number) as store:
+            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
+        catalog.promote(shadow.number)  # version 2 retired, in its own file
+    os.rename(f"{home}.v2", f"{home}.v2.away")
+    with Engine(home, embedder=FakeEmbedder(dim=48, model_id="fake-b-48")) as engine:
+        engine.delete(["travel-b"])
+        assert engine.unreached_versions == (2,)
+        engine.set_acl("expenses-b", ["hr"])
+        assert engine.unreached_versions == (2,)
+    os.rename(f"{home}.v2.away", f"{home}.v2")
+    with Engine(home, embedder=FakeEmbedder(dim=48, model_id="fake-b-48")) as engine:
+        engine.delete(["mileage-b"])  # every version reached: nothing to say
+        assert engine.unreached_versions == ()

@@ -25,7 +25,9 @@ def delete(doc_ids, db):
     with engine_from(db, must_exist=True) as engine:
         ids = engine.resolve_documents(list(doc_ids))
         removed = engine.delete(ids)
+        unreached = engine.unreached_versions
     echo(f"deleted {removed} document(s): {', '.join(ids)}", one_line=True)
+    _warn_unreached(unreached, "delete")
 
 
 @click.command()
@@ -41,8 +43,20 @@ def acl(doc_id, groups, tenant, db):
     with engine_from(db, must_exist=True) as engine:
         doc_id = engine.resolve_documents([doc_id])[0]
         engine.set_acl(doc_id, allowed, tenant)
+        unreached = engine.unreached_versions
     echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"
          + (f", tenant {tenant}" if tenant else ""), one_line=True)
+    _warn_unreached(unreached, "ACL change")
+
+
+def _warn_unreached(numbers: tuple[int, ...], what: str) -> None:
+    """One line per index version the change could not reach (its file or schema is
+    missing): a security review's delete said nothing of a version whose file was away."""
+    for number in numbers:
+        echo(f"warning: index version {number} could not be opened (its data is missing), so "
+             f"this {what} has not reached it yet; it applies when that version is made live "
+             "again. Fix: restore its data where `citewise versions` says it lives",
+             err=True, one_line=True)
 
 
 @click.command()

@@ -195,12 +195,14 @@ reindex`` compares it with the live version before the flip): a security review 
 deleted document in a shadow whose build was killed, until the next ``versions --gc``."""
 
 
-def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
+def settle_versions(catalog: Any, skip: int | None = None,
+                    unreached: list[int] | None = None) -> list[int]:
     """Apply the change log to every retired, refused and shadow version of ``catalog`` but
     ``skip`` (call under the write gate); the numbers changed. A version whose data cannot
-    be opened (a missing file, a schema never built) is left as it is: it applies the log
-    when it is made live, which checks its data first, against the text live then
-    (:func:`apply_changes`)."""
+    be opened (a missing file, a schema never built) is left as it is, its number added to
+    ``unreached`` (a security review's delete said nothing of the version whose file was
+    moved away): it applies the log when it is made live, which checks its data first,
+    against the text live then (:func:`apply_changes`)."""
     todo = []
     for version in catalog.versions():
         if version.state in (*SETTLED, "shadow") and version.number != skip:
@@ -216,6 +218,8 @@ def settle_versions(catalog: Any, skip: int | None = None) -> list[int]:
             try:
                 store = catalog.open(version.number)
             except StoreError:
+                if unreached is not None and not shadow:
+                    unreached.append(version.number)
                 continue
             try:
                 if store.manifest() is None:

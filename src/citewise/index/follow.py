@@ -81,6 +81,9 @@ class LiveStore:
         self._store: Store | None = None
         self._number: int | None = None
         self._previous: Store | None = None
+        self.unreached_versions: tuple[int, ...] = ()  # by the last write's change
+        """Versions the last delete or ACL change could not reach (their data is missing);
+        each applies it when made live again."""
 
     def __repr__(self) -> str:
         return f"LiveStore({self.name or self.catalog!r}, version={self._number})"
@@ -179,8 +182,10 @@ class LiveStore:
                                  "harmless: a delete or ACL the caller asked for")
                 raise
             self.catalog.mark_applied(state.number, seq)
+            missed: list[int] = []
             if everywhere() if callable(everywhere) else everywhere:
-                settle_versions(self.catalog, skip=state.number)
+                settle_versions(self.catalog, skip=state.number, unreached=missed)
+            self.unreached_versions = tuple(missed)
             return result
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
