@@ -143,6 +143,16 @@ class VersionCatalogConformanceTests:
         finally:
             store.close()
 
+    def _delete_and_narrow(self, catalog: VersionCatalog, gone: str, narrowed: str) -> None:
+        """Through the live store, as users write: delete ``gone``, give ``narrowed`` to
+        group hr only."""
+        live = self.open_live(catalog)
+        try:
+            live.delete([gone])
+            live.set_acl(narrowed, ["hr"])
+        finally:
+            live.close()
+
     def _states(self, catalog: VersionCatalog) -> dict[int, str]:
         return {v.number: v.state for v in catalog.versions()}
 
@@ -245,12 +255,7 @@ class VersionCatalogConformanceTests:
         self._fill(two_versions, 1, embedder_a, ["shared"])
         self._fill(two_versions, 2, embedder_b, ["shared"])
         two_versions.promote(2)  # version 1 retired
-        live = self.open_live(two_versions)
-        try:
-            live.delete(["travel-a"])  # only the retired version holds it
-            live.set_acl("shared", ["hr"])
-        finally:
-            live.close()
+        self._delete_and_narrow(two_versions, "travel-a", "shared")  # travel-a: retired only
         retired = two_versions.open(1)
         try:
             assert retired.get_document("travel-a") is None
@@ -330,12 +335,7 @@ class VersionCatalogConformanceTests:
         killed (``--db PATH.v4``) until the next ``versions --gc``."""
         self._fill(two_versions, 1, embedder_a, ["shared", "other"])
         self._fill(two_versions, 2, embedder_b, ["shared", "other"])  # the shadow's copies
-        live = self.open_live(two_versions)
-        try:
-            live.delete(["shared"])
-            live.set_acl("other", ["hr"])
-        finally:
-            live.close()
+        self._delete_and_narrow(two_versions, "shared", "other")
         shadow = two_versions.open(2)
         try:
             assert shadow.get_document("shared") is None
