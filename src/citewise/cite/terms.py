@@ -169,6 +169,8 @@ def quoted_names(claim: str) -> list[str]:
     return _QUOTED_NAME.findall(claim)
 
 
-def holds_word(name: str, text: str) -> bool:
-    """Whether ``text`` holds ``name`` with no letter, digit, ``_`` or ``-`` against it."""
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+def holds_word(name: str, text: str, *, ignore_case: bool = True) -> bool:
+    """Whether ``text`` holds ``name`` with no letter, digit, ``_`` or ``-`` against it
+    (``ignore_case=False``: in its case, as code is written)."""
+    flags = re.IGNORECASE if ignore_case else 0
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags) is not None

@@ -191,7 +191,7 @@ def span_quoted(code: str, evidence: str) -> bool:
     new user was told to quit ed without saving with `q` (it is `Q`), cited to an overview
     whose only "q" was inside words."""
     if _LETTER_SPAN.fullmatch(code.strip()):
-        return re.search(rf"(?<![\w-]){re.escape(code.strip())}(?![\w-])", evidence) is not None
+        return holds_word(code.strip(), evidence, ignore_case=False)
     if _norm(code) in _norm(evidence):
         return True
     lowered = code.lower()
