@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from citewise.index.follow import pinned
 from citewise.protocols import Store
 from citewise.types import ContextPassage, Principal
 
@@ -28,10 +29,11 @@ def still_readable(store: Store, principal: Principal,
     """Whether ``principal`` may still read every passage's document, as the text it was
     read in (the same content hash)."""
     read = {p.hit.document.doc_id: p.hit.document.content_hash for p in passages}
-    for doc_id, content_hash in read.items():
-        now = store.get_document(doc_id)
-        if now is None or not principal.may_read(now) or now.content_hash != content_hash:
-            return False
+    with pinned(store) as one:  # one version for every read, resolved once
+        for doc_id, content_hash in read.items():
+            now = one.get_document(doc_id)
+            if now is None or not principal.may_read(now) or now.content_hash != content_hash:
+                return False
     return True
 
 
