@@ -196,15 +196,16 @@ class LiveStore:
         deleted there."""
         if not batch:
             return
-        moved: list[str] = []
+        rewritten: list[str] = []
 
         def log(store: Store) -> list[Change]:
             if any(v.state in SETTLED for v in self.catalog.versions()):  # else none to reach
-                moved.extend(w.document.doc_id for w in batch if _moves(store, w.document))
+                rewritten.extend(w.document.doc_id for w in batch
+                                 if _rewrites(store, w.document))
             return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups)
                     for w in batch]
 
-        self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(moved))
+        self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(rewritten))
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         ids = delete_ids(doc_ids)
@@ -282,7 +283,7 @@ def is_following(store: object) -> bool:
 __all__ = ["FollowedCatalog", "LiveStore", "is_following", "pinned"]
 
 
-def _moves(store: Store, document: Any) -> bool:
+def _rewrites(store: Store, document: Any) -> bool:
     """Whether writing ``document`` changes the tenant, groups or text ``store`` holds for
     it: a retired version's copy of other text is deleted at once
     (:func:`~citewise.index.changelog.apply_changes`), so a redacted document leaves no
