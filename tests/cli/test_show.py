@@ -125,3 +125,39 @@ def test_an_unknown_anchor_lists_the_sections_instead_of_printing_everything(
     code, shown = run("show", "spanner.md.gz", "--anchor", "installing", "--groups", "public",
                       "--db", db)
     assert code == 0 and "Unpack the archive" in shown and "newton" not in shown, shown
+
+
+CHAPTER = """# Lathe manual
+
+## Safety
+
+Wear goggles and tie back long hair before the lathe is switched on.
+
+### Guards
+
+Close the chuck guard before starting; the lathe refuses to start with it open.
+
+### Stopping
+
+The red mushroom button stops the spindle within two seconds.
+"""
+
+
+def test_a_chapter_shows_its_own_text_and_names_its_subsections(tmp_path: Path) -> None:
+    """A new user's `show` of an Info chapter's citation printed the whole chapter, 354
+    lines, for a sentence of its first paragraph; the cited text is in the chapter's own
+    blocks, and the subsections are one --anchor away."""
+    _, db = indexed(tmp_path, "lathe.md.gz", CHAPTER)
+    code, out = run("ask", "What must I wear before the lathe is switched on?", "--groups",
+                    "public", "--db", db, "--generator", "extractive")
+    assert code == 0 and "goggles" in out, out
+    hint = re.search(r"`(citewise show '[^`]+)`", out)
+    assert hint and "lathe.md.gz#safety" in hint.group(1), out
+    code, shown = run(*shlex.split(hint.group(1))[1:])
+    assert code == 0 and "## Safety" in shown and "Wear goggles" in shown, shown
+    assert "chuck guard" not in shown and "mushroom" not in shown, shown
+    assert "2 subsection(s) not shown" in shown, shown
+    assert "### Guards  (--anchor guards)" in shown and "--anchor stopping" in shown, shown
+    code, guards = run("show", "lathe.md.gz", "--anchor", "guards", "--groups", "public",
+                       "--db", db)
+    assert code == 0 and "chuck guard" in guards and "goggles" not in guards, guards

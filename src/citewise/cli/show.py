@@ -19,6 +19,7 @@ from citewise.cli.common import (
 from citewise.cli.hints import warn_without_groups
 from citewise.errors import NotFoundError
 from citewise.results import DocumentSection
+from citewise.section import loose
 from citewise.types import Block, Principal
 
 _UNREADABLE = re.compile(r"\.(?:gz|bz2|xz|info(?:-\d+)?(?:\.gz)?)$", re.IGNORECASE)
@@ -52,10 +53,38 @@ def print_section(section: DocumentSection) -> None:
         raise NotFoundError(f"no section of {doc.doc_id} has the anchor #{section.anchor}. "
                             f"Fix: pass one of its sections, e.g. {example}; its sections: "
                             f"{_listed(anchors)}")
+    own, subsections = _own_blocks(section.blocks, section.anchor)
     echo(f"{doc.title} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
-    for block in section.blocks:
+    for block in own:
         echo("")
         echo(block_text(block))
+    if subsections:
+        echo("")
+        echo(f"{len(subsections)} subsection(s) not shown; read one with --anchor NAME:")
+        for block in subsections:
+            echo(f"  {block_text(block)}  (--anchor {shlex.quote(block.anchor or '')})")
+
+
+def _own_blocks(blocks: tuple[Block, ...],
+                anchor: str | None) -> tuple[tuple[Block, ...], tuple[Block, ...]]:
+    """``(the section's own blocks, the headings of its subsections)``. A citation anchors
+    its text to the nearest heading above it, so text cited under a chapter's heading is in
+    the chapter's own blocks, before its first subsection: a new user's `show` of an Info
+    chapter printed 354 lines for a sentence of its first paragraph. Everything is shown
+    when the anchored block is not among the own blocks (a long section cut to a window),
+    the section has no text of its own or a subsection's heading has no anchor to pass."""
+    if not anchor or not blocks or blocks[0].kind != "heading":
+        return blocks, ()
+    first = next((i for i, b in enumerate(blocks[1:], 1)
+                  if b.kind == "heading" and b.level > blocks[0].level), len(blocks))
+    rest = blocks[first:]
+    heads = tuple(b for b in rest if b.kind == "heading")
+    own = blocks[:first]
+    anchored = any(b.anchor and loose(b.anchor) == loose(anchor) for b in own)
+    if (not heads or not anchored or all(b.kind == "heading" for b in own)
+            or not all(b.anchor for b in heads)):
+        return blocks, ()
+    return own, heads
 
 
 def _anchors(blocks: tuple[Block, ...]) -> list[str]:
