@@ -330,3 +330,30 @@ def test_a_write_racing_a_promotion_follows_the_new_version(tmp_path):
     report = writer.ingest_files([page], {"groups": ["staff"]})
     assert report.summary["new"] == 1 and writer.settings.chunk.chunk_tokens == 128
     writer.close()
+
+
+def test_a_document_deleted_during_the_build_is_never_written_into_the_shadow(
+        tmp_path: Path) -> None:
+    """A security review: a document deleted while the build ran was still copied into the
+    shadow (re-read from its source file when stored without a body) and readable there,
+    opening the shadow's file, until the catch-up removed it."""
+    from citewise.reindex import ReindexReport, _Copier
+
+    home = build(tmp_path / "index.db", strong())
+    _drop_body(home, "hr-leave-policy")  # re-read from its source file when copied
+    with Engine(home, settings(), strong()) as live, \
+            Engine(tmp_path / "shadow.db", settings(), strong()) as shadow:
+        listed = live.store.list_documents()  # the build's list, taken before the deletes
+        live.delete(["hr-leave-policy", "fin-travel-policy"])
+        live.set_acl("fin-expense-policy", ["finance"], tenant="northwind")
+        shadow.store.ensure_manifest(shadow.expected_manifest())
+        report = ReindexReport(live_version=1, version=2)
+        copier = _Copier(live.store, shadow, report)
+        copier.copy(listed)
+        copied = {d.doc_id: d for d in shadow.store.list_documents()}
+        assert "hr-leave-policy" not in copied and "fin-travel-policy" not in copied
+        assert "fin-expense-policy" not in copied  # its listed record is no longer live
+        assert (report.failed, report.missing, report.reread) == ({}, [], [])
+        assert len(copied) == 10
+        assert copier.catch_up()  # the changed record is the catch-up's, as before
+        assert shadow.store.list_documents() == live.store.list_documents()

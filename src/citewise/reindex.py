@@ -168,11 +168,15 @@ def eval_gate(questions: str | Path, personas: str | Path | None = None, *, k: i
 
 class _LiveRecords:
     """The shadow store as :func:`index_documents` sees it: every document is new (so it is
-    always written) and the record written is the live one, field for field."""
+    always written) and the record written is the live one, field for field, when the live
+    version still holds that record as it was listed; a document deleted or changed since is
+    left to the catch-up (a delete during the build was written into the shadow, from its
+    source file, until the catch-up removed it)."""
 
-    def __init__(self, store: Store, records: Mapping[str, Document]) -> None:
+    def __init__(self, store: Store, records: Mapping[str, Document], live: Store) -> None:
         self._store = store
         self._records = records
+        self._live = live
 
     def get_document(self, doc_id: str) -> Document | None:
         return None
@@ -181,8 +185,9 @@ class _LiveRecords:
         return self._store.cached_vectors(embed_hashes, tenant)
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
-        self._store.write([replace(w, document=self._records[w.document.doc_id])
-                           for w in batch])
+        current = [replace(w, document=self._records[w.document.doc_id]) for w in batch]
+        self._store.write([w for w in current
+                           if self._live.get_document(w.document.doc_id) == w.document])
 
 
 def _from_source(doc: Document, settings: Settings) -> ParsedDocument:
@@ -213,6 +218,8 @@ class _Copier:
     def _pending(self, doc: Document) -> Pending:
         def load() -> ParsedDocument:
             parsed = self.live.get_parsed(doc.doc_id)
+            if parsed is None and self.live.get_document(doc.doc_id) is None:
+                raise IngestError(f"{doc.doc_id} was deleted during the build")
             if parsed is None:
                 try:
                     parsed = _from_source(doc, self.shadow.settings)
@@ -227,13 +234,16 @@ class _Copier:
         records = {d.doc_id: d for d in docs}
         if not records:
             return
-        target = cast(Store, _LiveRecords(self.shadow.store, records))
+        target = cast(Store, _LiveRecords(self.shadow.store, records, self.live))
         result = index_documents(target, self.shadow.embedder,
                                  [self._pending(d) for d in records.values()],
                                  self.shadow.settings, on_progress=self.on_progress,
                                  on_embedded=self.on_embedded)
         for outcome in result.outcomes:
-            if outcome.status == "failed":
+            if outcome.status == "failed" and self.live.get_document(outcome.doc_id) is None:
+                self.report.failed.pop(outcome.doc_id, None)  # deleted meanwhile: nothing
+                self.given_up.pop(outcome.doc_id, None)  # to copy, nothing that failed
+            elif outcome.status == "failed":
                 self.report.failed[outcome.doc_id] = outcome.error or "failed"
                 self.given_up[outcome.doc_id] = records[outcome.doc_id]
             else:
