@@ -71,3 +71,29 @@ def test_redacted_query_is_not_kept_in_the_trace(tmp_path: Path) -> None:
         assert r.status_code == 200, r.text
         text = json.dumps(sam.get(f"/v1/traces/{r.json()['request_id']}").json())
         assert "parental" in text and "alice" not in text and "abcdefgh" not in text.lower()
+
+
+def test_a_rewritten_followup_keeps_only_the_askers_words_in_the_log(tmp_path: Path) -> None:
+    """A security review: the model rewrites a follow-up from the earlier answers too ("who
+    approved it?" became "…the band is CANARYHR7731…"), and the log kept that rewrite, read by
+    a tenant admin outside hr and kept after `acl` and `delete`."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    app.state.citewise.engine._generator = FakeGenerator(
+        f"Who approved the Director band midpoint of {SECRET}?")
+    history = [{"question": "What is the salary band midpoint for a Director?",
+                "answer": f"Directors sit at {SECRET} [1]."}]
+    with serving(app) as url:
+        served = Served(url, keys, "", app)
+        _with_staff_admin(served, tmp_path)
+        answer = served.client("hana").post(
+            "/v1/ask", json={"question": "Who approved it?", "history": history})
+        assert answer.status_code == 200, answer.text
+        asked = answer.json()["trace"]["conversation"]
+        assert asked["method"].startswith("llm:") and SECRET in asked["query"]  # hana's own
+        rid = answer.json()["request_id"]
+        for reader in ("olga", "hana"):
+            trace = served.client(reader).get(f"/v1/traces/{rid}")
+            assert trace.status_code == 200 and SECRET not in trace.text, trace.text
+            logged = trace.json()["trace"]["conversation"]["query"]
+            assert logged.startswith("Who approved the Director band midpoint") and "…" in logged
+        assert SECRET not in served.client("olga").get("/v1/log").text

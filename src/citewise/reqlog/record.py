@@ -9,9 +9,10 @@ stored as asked, redacted (emails, phone numbers, key-like strings masked) or on
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -118,7 +119,10 @@ def _validation(answer: Answer) -> str | None:
 
 
 def ask_record(request_id: str, principal: Principal, question: str, mode: str,
-               answer: Answer, *, cached: bool = False, latency_ms: float = 0.0) -> LogRecord:
+               answer: Answer, *, cached: bool = False, latency_ms: float = 0.0,
+               said: Sequence[str] = ()) -> LogRecord:
+    """The log record of an ask; ``said``: the earlier questions of its conversation (the
+    words a rewritten follow-up may keep, :func:`loggable_trace`)."""
     logged, digest = redact_query(question, mode)
     t = answer.trace
     timings = t.timings_ms.to_dict() if t.timings_ms else {}
@@ -132,20 +136,27 @@ def ask_record(request_id: str, principal: Principal, question: str, mode: str,
         tuple(c.doc_id for c in answer.citations), _validation(answer), answer.declined,
         answer.reason, t.gate.passed if t.gate else None,
         t.rerank.status if t.rerank else None, cached,
-        trace=loggable_trace(t.to_dict(), mode, logged))
+        trace=loggable_trace(t.to_dict(), mode, logged, (question, *said)))
 
 
-def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None) -> dict[str, Any]:
+def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None,
+                   said: Sequence[str] = ()) -> dict[str, Any]:
     """The answer trace as the log keeps it. The log outlives the request and tenant admins
     read every record, so: sentences validation removed from the model's output keep their
-    verdict, not their text (they may quote passages the admin may not read); the question's
-    words in the trace (the rewritten follow-up, the gate's missing terms) are kept only as
-    ``log.query`` keeps the query itself (``logged``: the query as logged)."""
+    verdict, not their text (they may quote passages the admin may not read); a rewritten
+    follow-up keeps only words its asker said (``said``: the question and the conversation's
+    earlier questions), since the model rewrote it from the earlier answers too; the
+    question's words in the trace (the rewritten follow-up, the gate's missing terms) are kept
+    only as ``log.query`` keeps the query itself (``logged``: the query as logged)."""
     out = dict(trace)
     if isinstance(out.get("enforce"), Mapping):
         removed = out["enforce"].get("removed") or []
         out["enforce"] = {**out["enforce"], "removed": [
             {"why": r.get("why"), "status": r.get("status")} for r in removed]}
+    if isinstance(out.get("conversation"), Mapping) and out["conversation"].get("query"):
+        out["conversation"] = {**out["conversation"], "query": own_words(
+            str(out["conversation"]["query"]), (*said, str(out["conversation"].get(
+                "original") or "")))}
     if mode == "store":
         return out
     conversation = out.get("conversation")
@@ -160,3 +171,16 @@ def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None) -> d
         out["gate"] = {**out["gate"], "missing": [
             t for t in out["gate"]["missing"] if mode == "redact" and str(t).casefold() in said]}
     return out
+
+
+_WORD = re.compile(r"\w+")
+
+
+def own_words(text: str, said: Sequence[str]) -> str:
+    """``text`` with every word that no text of ``said`` holds (in any case) replaced by
+    ``…``, a run of them by one: a security review's tenant admin, not in the document's
+    groups, read a salary band in the log's rewritten follow-up ("who approved it?" became
+    "…the senior engineer salary band is CANARYHR7731 dollars…", from the earlier answer)."""
+    words = {w.casefold() for t in said for w in _WORD.findall(t)}
+    masked = _WORD.sub(lambda m: m.group() if m.group().casefold() in words else "\0", text)
+    return re.sub(r"\0(?:\W*\0)*", "…", masked)

@@ -131,15 +131,16 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
         release()
     if key and cached is None:
         st.cache.put(key, answer)
-    _log_ask(st, who, rid, body.question, answer, cached is not None, t)
+    _log_ask(st, who, rid, body, answer, cached is not None, t)
     return JSONResponse({"request_id": rid, "cached": cached is not None,
                          **for_asker(answer.to_dict(), who)})
 
 
-def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, question: str, answer: Answer,
+def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody, answer: Answer,
              cached: bool, started: float) -> None:
-    st.record(ask_record(rid, who.principal, question, st.engine.settings.log.query, answer,
-                         cached=cached, latency_ms=_ms(started)))
+    st.record(ask_record(rid, who.principal, body.question, st.engine.settings.log.query,
+                         answer, cached=cached, latency_ms=_ms(started),
+                         said=tuple(t.question for t in body.history)))
 
 
 def _sse(event: str, data: dict) -> str:
@@ -185,7 +186,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
             if key and answer is not None:
                 st.cache.put(key, answer)
         assert answer is not None
-        _log_ask(st, who, rid, body.question, answer, cached is not None, t)
+        _log_ask(st, who, rid, body, answer, cached is not None, t)
         yield _sse("answer", {"request_id": rid, "cached": cached is not None,
                               **for_asker(answer.to_dict(), who)})
     except CitewiseError as exc:
