@@ -15,6 +15,7 @@ import httpx
 import pytest
 from tests.serve.conftest import CORPUS, ROOT
 
+from citewise.errors import NotFoundError
 from citewise.reqlog import open_log
 from citewise.reqlog.record import LogRecord
 from citewise.testing.server import free_port
@@ -147,6 +148,30 @@ def test_retention_is_applied_automatically(tmp_path: Path) -> None:
     log = open_log(db, retention_days=1)
     log.write(LogRecord("new", time.time(), "sam", "t", "search", "q", "h"))
     assert [r.request_id for r in log.records()] == ["new"]
+
+
+def test_a_record_past_retention_is_never_read_back(tmp_path: Path) -> None:
+    """A security review: with no write since, a 40-day-old record (its question and a
+    feedback comment quoting a since deleted document) was still exported and served."""
+    db = str(tmp_path / "index.db")
+    log = open_log(db)
+    log.write(LogRecord("new", time.time(), "sam", "t", "ask", "new question?", "h"))
+    log.write(LogRecord("old", time.time() - 40 * 86400, "sam", "t", "ask", "old band?", "h",
+                        (("c1", "doc-a", 0.5),), declined=True, reason="weak_evidence",
+                        feedback=-1, feedback_note="the band CANARY7731 looks wrong"))
+    log.close()  # written after the first write's purge: still on disk
+    reopened = open_log(db)  # a read-only look, as `log export` takes: nothing is purged
+    assert [r.request_id for r in reopened.records()] == ["new"]
+    with pytest.raises(NotFoundError):
+        reopened.get("old")
+    reopened.close()
+    exported = run("log", "export", "--db", db).stdout
+    assert "CANARY7731" not in exported and "old band" not in exported and "new question" \
+        in exported
+    target = tmp_path / "candidates.jsonl"
+    run("feedback", "export", "--db", db, "--out", str(target))
+    assert "old band" not in target.read_text()
+    assert run("log", "purge", "--db", db).stdout.startswith("purged 1 record")
 
 
 def test_serving_beyond_loopback_warns_that_keys_travel_in_clear() -> None:

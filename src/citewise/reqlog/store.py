@@ -1,7 +1,9 @@
 """Where request log records live: a ``request_log`` table in the index database itself (the
 ``--db`` SQLite file, next to the version catalog; a ``citewise_log.requests`` table on
-PostgreSQL). Records older than ``retention_days`` are purged on open and then at most hourly
-as records are written; ``citewise log purge`` does it on demand."""
+PostgreSQL). Records older than ``retention_days`` are never read back (export, the API,
+``monitor``, feedback: a security review exported a 40-day-old record of an idle server), and
+are deleted on the first write and then at most hourly as records are written; ``citewise log
+purge`` deletes them on demand."""
 
 from __future__ import annotations
 
@@ -105,10 +107,13 @@ class RequestLog:
         if time.time() - self._last_purge > PURGE_EVERY_S:
             self.purge()
 
+    def _cutoff(self, days: float | None = None) -> float:
+        """The time before which records are past ``days`` (default: the retention)."""
+        return time.time() - (self.retention_days if days is None else days) * 86400.0
+
     def purge(self, older_than_days: float | None = None) -> int:
         """Delete records older than the retention period; returns how many."""
-        days = self.retention_days if older_than_days is None else older_than_days
-        cutoff = time.time() - days * 86400.0
+        cutoff = self._cutoff(older_than_days)
         self._last_purge = time.time()
         count = self._execute(f"SELECT count(*) FROM {self.table} WHERE at < ?", (cutoff,))
         self._execute(f"DELETE FROM {self.table} WHERE at < ?", (cutoff,))
@@ -116,7 +121,7 @@ class RequestLog:
 
     def get(self, request_id: str) -> LogRecord:
         rows = self._execute(f"SELECT {', '.join(COLUMNS)} FROM {self.table} "
-                             "WHERE request_id = ?", (request_id,))
+                             "WHERE request_id = ? AND at >= ?", (request_id, self._cutoff()))
         if not rows:
             raise missing(request_id)
         return _record(rows[0])
@@ -129,8 +134,9 @@ class RequestLog:
     def records(self, since: float | None = None, until: float | None = None,
                 principal: str | None = None, tenant: str | None = None,
                 limit: int | None = None) -> list[LogRecord]:
-        """Records (newest last) in ``[since, until)``, optionally of one principal/tenant."""
-        where, params = ["1 = 1"], []
+        """Records (newest last) in ``[since, until)``, optionally of one principal/tenant;
+        never one past the retention period."""
+        where, params = ["at >= ?"], [self._cutoff()]
         for clause, value in (("at >= ?", since), ("at < ?", until),
                               ("principal = ?", principal), ("tenant = ?", tenant)):
             if value is not None:
