@@ -462,6 +462,15 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
     assert for_asker(fix, reader) == fix  # the API's own routes are not server paths
     index = {"detail": "cannot read index postgresql://ci@10.0.0.7:5432/docs (schema v1): x"}
     assert "10.0.0.7" not in json.dumps(for_asker(index, reader))
+    echoed = ("m failed (The chat endpoint http://h/v1 refused the request (HTTP 400: prompt "
+              "too long (limit 64 tokens) - input: Q: band? A: CANARY7731). Fix: check the "
+              "request settings (model, max_tokens).); answered extractively instead")
+    assert for_asker({"notes": [echoed]}, reader)["notes"] == [  # a security review: the
+        "m failed (The chat endpoint <endpoint> refused the request (HTTP 400). Fix: check "
+        "the request settings (model, max_tokens).); answered extractively instead"]  # body
+    cut = "m failed after 3 attempt(s): HTTP 503: busy (queue 9) - input: CANARY7731 A: th"
+    assert for_asker({"note": cut}, reader) == {  # stopped at its first ")"
+        "note": "m failed after 3 attempt(s): HTTP 503"}
 
 
 def test_a_nul_in_a_question_or_an_id_is_logged_and_a_404_on_both_backends(
