@@ -153,10 +153,9 @@ def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None,
         removed = out["enforce"].get("removed") or []
         out["enforce"] = {**out["enforce"], "removed": [
             {"why": r.get("why"), "status": r.get("status")} for r in removed]}
-    if isinstance(out.get("conversation"), Mapping) and out["conversation"].get("query"):
-        out["conversation"] = {**out["conversation"], "query": own_words(
-            str(out["conversation"]["query"]), (*said, str(out["conversation"].get(
-                "original") or "")))}
+    rewritten = out.get("conversation")
+    if isinstance(rewritten, Mapping) and rewritten.get("query"):
+        out["conversation"] = {**rewritten, "query": own_words(str(rewritten["query"]), said)}
     if mode == "store":
         return out
     conversation = out.get("conversation")
