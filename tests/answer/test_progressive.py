@@ -128,6 +128,17 @@ def test_declines_read_on_step_by_step_until_an_answer(db: Path) -> None:
     assert sum("did not answer (the model declined)" in n for n in answer.notes) == 2
 
 
+def test_reading_on_after_an_unsupported_answer_says_why_it_was_removed(db: Path) -> None:
+    """A new user read "no sentence of the answer was supported" as the passages' fault; the
+    model had only left its sentences uncited."""
+    gen = SizedGenerator("Every parent is given a company car and a pony.", ANSWER)
+    with engine_for(db) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert answer.outcome == "answered" and answer.trace.escalated.why == "unsupported"
+    assert any("did not answer (no sentence of the model's answer was kept: 1 no citation)"
+               in n for n in answer.notes), answer.notes
+
+
 def test_the_stage_timings_add_up_over_the_steps_read(db: Path) -> None:
     """Each step's generation time replaced the one before: a new user's ``--explain``
     showed 57 s of stages in a 126 s answer that read on three times."""

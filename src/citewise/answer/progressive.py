@@ -26,6 +26,7 @@ the trace (``escalated.path``: the passages of each context read) and one note.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -41,7 +42,7 @@ RETRY = ("model_declined", "unsupported")
 """Outcomes of an answer from the passages read so far that more of the context may change."""
 
 _WHY = {"reader_no": "the reader found no answer in them", "model_declined": "the model "
-        "declined", "unsupported": "no sentence of the answer was supported"}
+        "declined", "unsupported": "no sentence of the model's answer was kept"}
 
 
 def prefix(full: Context, allowed: int,
@@ -101,13 +102,20 @@ def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
              notes: list[str], whole: bool = True) -> None:
     """Record (the trace's ``escalated`` and one note) that the passages ``read`` did not
     answer and ``then`` is read next (``whole``: the whole context). ``from_passages`` stays
-    the first read's; ``path`` lists every step's passages."""
+    the first read's; ``path`` lists every step's passages. An unsupported answer's note
+    says why its sentences were removed: a new user read "no sentence of the answer was
+    supported" as the passages' fault when the model had only left its sentences uncited."""
     done, n = draft.trace.escalated, len(then.passages)
     if done is None:
         done = EscalationTrace(len(read.passages), (len(read.passages),), why, n)
     draft.set(escalated=replace(done, why=why, to_passages=n, path=(*done.path, n)))
-    notes.append(f"the first {len(read.passages)} passage(s) did not answer "
-                 f"({_WHY.get(why, why)}); read {'all ' if whole else ''}{n}")
+    said = _WHY.get(why, why)
+    removed = draft.trace.enforce.removed if draft.trace.enforce else ()
+    if why == "unsupported" and removed:
+        counts = Counter(r.why for r in removed)
+        said += ": " + ", ".join(f"{k} {w}" for w, k in counts.items())
+    notes.append(f"the first {len(read.passages)} passage(s) did not answer ({said}); read "
+                 f"{'all ' if whole else ''}{n}")
 
 
 def failed(trace: AnswerTrace) -> bool:
