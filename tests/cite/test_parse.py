@@ -61,6 +61,17 @@ def test_a_stop_inside_a_quoted_term_or_code_span_ends_no_sentence() -> None:
     assert split_sentences("Use `--foo'. Then it works.") == ["Use `--foo'.", "Then it works."]
 
 
+def test_a_lone_question_or_exclamation_mark_names_the_symbol() -> None:
+    """A new user of Rust by Example: "The question mark operator, ? [S1], is used at the end
+    of an expression" was split after "?", both halves removed (a restatement, uncited)."""
+    text = "The question mark operator, ? [S1], is used at the end of an expression."
+    assert split_sentences(f"{text} It returns early [S1].") == [text, "It returns early [S1]."]
+    assert split_sentences("Negate with ! Then test it (or !) Afterwards go.") == [
+        "Negate with ! Then test it (or !) Afterwards go."]
+    assert split_sentences("Is it done? Yes [S1]. Really! No.") == [
+        "Is it done?", "Yes [S1].", "Really!", "No."]
+
+
 def test_a_citation_after_the_full_stop_belongs_to_the_sentence_before() -> None:
     assert parse_citations("Aspirin helps. [S1] Statins too. [S2][S3]") == [
         ("Aspirin helps. [S1]", ("S1",)), ("Statins too. [S2][S3]", ("S2", "S3"))]

@@ -54,6 +54,11 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "fig.", "figs.", "vs.", "cf.", "appr
 # a list item's number or letter ("1.", "(2)", "b)") opens its sentence: "1." alone was
 # quoted as a sentence ("1 [1]. Use a mix of <Tab> and space characters [1].")
 _ENUMERATOR = re.compile(r"\(?(?:\d{1,3}|[a-zA-Z])[.)]")
+_LONE_MARK = re.compile(r"(?:^|[\s,(])[?!]$")
+"""A ``?`` or ``!`` standing as a word of its own names the symbol, ending no sentence: "The
+question mark operator, ? [S1], is used at the end of an expression" was two sentences, the
+first removed as restating the question, the second as uncited (a new user of Rust by
+Example)."""
 _LEADING_CITATIONS = re.compile(r"^((?:\s*\[[^\[\]\n]*\])+)\s*")
 _VARIANT = re.compile(  # no two adjacent optional runs: linear on hostile whitespace
     r"""\[\s*sources?\b[\s:]*(?:id\s*[=:]\s*)?["']?([Ss]\d{1,4}(?:["']?[\s,;]+(?:id\s*[=:]\s*)?"""
@@ -184,7 +189,7 @@ def line_sentences(line: str) -> list[str]:
     for match in _BOUNDARY.finditer(line):
         candidate = line[start:match.start()]
         if _ends_with_abbreviation(candidate) or _ENUMERATOR.fullmatch(candidate.strip()) \
-                or _inside_quote(candidate):
+                or _inside_quote(candidate) or _LONE_MARK.search(candidate):
             continue
         pieces.append(line[start:match.end()].strip())
         start = match.end()
