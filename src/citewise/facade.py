@@ -133,10 +133,15 @@ class EngineVerbs:
         base, _, fragment = ref.partition("#")
         anchor = (fragment or None) if anchor is None else anchor
         local = file_url_path(base) or (base if "://" in base else _resolved(base))
-        for doc in self.store.list_documents():
-            if principal.may_read(doc) and (base in (doc.doc_id, doc.source_url)
-                                            or file_url_path(doc.source_url or "") == local):
+        readable = [d for d in self.store.list_documents() if principal.may_read(d)]
+        for doc in readable:
+            if base in (doc.doc_id, doc.source_url) or \
+                    file_url_path(doc.source_url or "") == local:
                 return doc.doc_id, anchor
+        tails = [d.doc_id for d in readable if Path(local).is_file() and "://" not in local
+                 and local.endswith("/" + d.doc_id)]
+        if len(tails) == 1:  # ingested with --base-url: the link is the site's, the id the
+            return tails[0], anchor  # path under the folder read (a new user's show failed)
         return base, anchor  # no such readable document: NotFound, as for an id
 
     def ingest_files(self: Engine, paths: Sequence[str | Path],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from citewise.types import Block
 
@@ -29,13 +30,21 @@ def loose(anchor: str) -> str:
     return re.sub(r"[\W_]+", "-", anchor.casefold()).strip("-")
 
 
+def loose_forms(anchor: str) -> set[str]:
+    """:func:`loose` of ``anchor`` as typed and percent-decoded."""
+    return {loose(anchor), loose(unquote(anchor))}
+
+
 def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
-    None when no block has it, even as :func:`loose` reads anchors."""
-    at = next((i for i, b in enumerate(blocks) if b.anchor == anchor), None)
+    None when no block has it, even as :func:`loose` reads anchors or percent-decoded (a
+    new user pasted a Japanese page's anchor as the browser copied it)."""
+    typed = {anchor, unquote(anchor)}  # a browser copies a link's anchor percent-encoded
+    at = next((i for i, b in enumerate(blocks) if b.anchor in typed), None)
     if at is None:
+        wanted = loose_forms(anchor)
         at = next((i for i, b in enumerate(blocks) if b.anchor and
-                   loose(b.anchor) == loose(anchor)), None)
+                   loose(b.anchor) in wanted), None)
     if at is None:
         return None
     start = next((i for i in range(at, -1, -1) if blocks[i].kind == "heading"), 0)

@@ -161,3 +161,33 @@ def test_a_chapter_shows_its_own_text_and_names_its_subsections(tmp_path: Path) 
     code, guards = run("show", "lathe.md.gz", "--anchor", "guards", "--groups", "public",
                        "--db", db)
     assert code == 0 and "chuck guard" in guards and "goggles" not in guards, guards
+
+
+def test_show_takes_a_browsers_anchor_and_the_local_path_of_a_page_given_a_base_url(
+        tmp_path: Path, monkeypatch) -> None:
+    """A new user of Rust by Example: a percent-encoded anchor (as a browser copies it) and
+    the local path of a page ingested with --base-url were "not in the index"; the pasted
+    hint named the relative --db, so it worked only from the folder of the ask."""
+    docs = tmp_path / "site" / "ja"
+    docs.mkdir(parents=True)
+    page = ("<html><head><title>ファイル</title></head><body><h1 id='top'>Files</h1>"
+            "<h2 id='より効率的な方法'>A faster way</h2><p>Buffered readers are faster "
+            "for big files.</p><h2 id='see-also'>See also</h2><p>Paths.</p></body></html>")
+    (docs / "read.html").write_text(page, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert run("ingest", "site", "--groups", "public", "--db", "i.db", "--no-progress",
+               "--base-url", "https://docs.example/")[0] == 0
+    link = "https://docs.example/ja/read.html#%E3%82%88%E3%82%8A%E5%8A%B9%E7%8E%87%E7%9A%84" \
+           "%E3%81%AA%E6%96%B9%E6%B3%95"
+    code, shown = run("show", link, "--groups", "public", "--db", "i.db")
+    assert code == 0 and "Buffered readers" in shown and "Paths." not in shown, shown
+    code, shown = run("show", f"{docs / 'read.html'}#see-also", "--groups", "public",
+                      "--db", "i.db")
+    assert code == 0 and "Paths." in shown and "Buffered" not in shown, shown
+    (tmp_path / "book.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
+    assert run("ingest", "book.md.gz", "--groups", "public", "--db", "i.db",
+               "--no-progress")[0] == 0
+    code, out = run("ask", "How do I calibrate the torque of the spanner?", "--groups",
+                    "public", "--db", "i.db", "--generator", "extractive")
+    hint = re.search(r"`(citewise show [^`]+)`", out)
+    assert code == 0 and hint and f"--db {tmp_path / 'i.db'} " in hint.group(1), out

@@ -95,9 +95,12 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
 def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> list[str]:
     """The options of this ask that ``citewise show`` takes too, as given: a new user pasted
     the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
-    then "not in the index" for a document that is."""
-    given = [("--db", db if db != default_db() else None), ("--groups", groups or None),
-             ("--tenant", tenant if tenant != "default" else None), ("--config", config_path)]
+    then "not in the index" for a document that is. Files are named absolutely, so the hint
+    works from another folder too."""
+    index = db if "://" in db else os.path.abspath(db)
+    given = [("--db", None if db == default_db() == index else index),
+             ("--groups", groups or None), ("--tenant", tenant if tenant != "default" else None),
+             ("--config", config_path and os.path.abspath(config_path))]
     return [part for option, value in given if value for part in (option, value)]
 
 

@@ -19,7 +19,7 @@ from citewise.cli.common import (
 from citewise.cli.hints import warn_without_groups
 from citewise.errors import NotFoundError
 from citewise.results import DocumentSection
-from citewise.section import loose
+from citewise.section import loose, loose_forms
 from citewise.types import Block, Principal
 
 _UNREADABLE = re.compile(r"\.(?:gz|bz2|xz|info(?:-\d+)?(?:\.gz)?)$", re.IGNORECASE)
@@ -80,7 +80,7 @@ def _own_blocks(blocks: tuple[Block, ...],
     rest = blocks[first:]
     heads = tuple(b for b in rest if b.kind == "heading")
     own = blocks[:first]
-    anchored = any(b.anchor and loose(b.anchor) == loose(anchor) for b in own)
+    anchored = any(b.anchor and loose(b.anchor) in loose_forms(anchor) for b in own)
     if (not heads or not anchored or all(b.kind == "heading" for b in own)
             or not all(b.anchor for b in heads)):
         return blocks, ()
