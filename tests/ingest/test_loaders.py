@@ -360,6 +360,22 @@ rl.on('line', (line) => {
     assert code[1] == "$ node app.js and node b.js"  # text outside the codes: as it was
 
 
+def test_mdbooks_hidden_example_lines_are_not_code(tmp_path):
+    """mdBook wraps an example's hidden lines in ``<span class="boring">`` (shown only on
+    request); a new user's quote of Rust by Example began ``#![allow(unused)] fn main() {``,
+    which the page does not show."""
+    page = """<html><body><main><h1>Display</h1><pre><code class="language-rust"><span class="boring">#![allow(unused)]
+</span><span class="boring">fn main() {
+</span>use std::fmt;
+struct Structure(i32);
+<span class="boring">}</span></code></pre><p>A <span class="boring">plain</span> word.</p>
+</main></body></html>"""
+    blocks = load_file(_write(tmp_path, "display.html", page)).blocks
+    code = [b.text for b in blocks if b.kind == "code"]
+    assert code == ["use std::fmt;\nstruct Structure(i32);"], code
+    assert any(b.text == "A plain word." for b in blocks)  # only inside an example
+
+
 def test_sphinx_singlehtml_keeps_the_manual_inside_its_toctree(tmp_path):
     """A singlehtml build puts every chapter inside ``toctree-wrapper`` (Debian's Python
     policy: five blocks kept of an 88 kB page); a toctree of links is still dropped."""

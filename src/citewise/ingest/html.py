@@ -11,7 +11,9 @@ identifier of the manual with a link, which retrieval ranked for identifier ques
 ``¶`` header links, rustdoc's since/source column (``rightside``), source links and
 "Expand description" toggles, DocBook navigation tables and TOCs, Texinfo node headers and node
 menus (``<table class="menu">``: "• Description", "• Command Line Options"), mdBook menu
-bars). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
+bars), and the example lines mdBook hides (``<span class="boring">`` inside ``<pre>``: the
+``#![allow(unused)] fn main() {`` around a snippet, which the page shows only on request and
+a quote showed as the source's). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
 ``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
 ``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre`` (verbatim code), lists
 (``- item``/``1. item`` lines), tables (``a | b`` rows; ``header_lines`` = rows in
@@ -107,6 +109,8 @@ class HtmlLoader:
         metadata = _head_metadata(tree)
         tree.strip_tags(STRIP_TAGS)
         _drop_chrome(tree)
+        for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
+            hidden.decompose()
         for br in tree.css("br"):
             br.replace_with("\n")
         builder = DocumentBuilder(self.max_blocks)
