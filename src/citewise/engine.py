@@ -31,6 +31,7 @@ from citewise.index import open_store
 from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
+from citewise.ingest.languages import mixed_languages
 from citewise.prime import Primed, prime
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
@@ -186,6 +187,10 @@ class Engine(EngineVerbs):
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
         report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
+        skipped_ids = set(left_out)
+        mixed = mixed_languages({p: lang for p, lang in batch.languages.items()
+                                 if p not in skipped_ids})
+        report.warnings.extend([mixed] if mixed else [])
         return report
 
     def _stale(self, left_out: Sequence[str]) -> list[str]:

@@ -220,6 +220,7 @@ class FileBatch:
     noindex: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     sites: dict[str, SiteProfile] = field(default_factory=dict)
+    languages: dict[str, str] = field(default_factory=dict)  # page id: its <html lang>
 
 
 def link_for(base_url: str | None, path: Path, rel: str) -> str:
@@ -329,6 +330,8 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
                 out.add(path)
                 batch.noindex.append(_rel(path, roots, prefixes))
         twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
+        batch.languages.update({_rel(p, roots, prefixes): lang
+                                for p, lang in seen.languages.items()})
     return out, twins
 
 
@@ -367,6 +370,7 @@ class Survey:
     redirects: list[tuple[Path, str]]
     noindex: list[Path]
     duplicates: dict[Path, Path] = field(default_factory=dict)
+    languages: dict[Path, str] = field(default_factory=dict)  # pages' <html lang>
 
 
 def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
@@ -391,8 +395,9 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
         else:
             pages.append((path, parsed))
     folders = [str(path.parent) for path, _ in pages]
+    languages = {path: str(p.metadata["_lang"]) for path, p in pages if "_lang" in p.metadata}
     return Survey(profile([p for _, p in pages], folders), redirects, noindex,
-                  duplicate_pages(pages))
+                  duplicate_pages(pages), languages)
 
 
 @dataclass(frozen=True)

@@ -297,3 +297,31 @@ def test_a_generated_index_is_not_body_text(tmp_path: Path, table: str) -> None:
     page.write_text(f"<html><body><h1>Index</h1><p>Jump to: <a class='summary-letter' "
                     f"href='#A'>A</a></p>{table}</body></html>")
     assert "zqfrob" not in load_file(page, Settings().limits).text
+
+
+def test_a_site_in_several_languages_is_named_with_the_excludes_that_keep_one(
+        tmp_path: Path, monkeypatch) -> None:
+    """A new user's folder ingest of Rust by Example indexed 754 translated pages (``es/``,
+    ``ja/``…) with 199 English ones, silently, and English questions were answered from
+    Spanish and Japanese pages."""
+    site = tmp_path / "book"
+
+    def page(rel: str, lang: str, text: str) -> None:
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"<html lang='{lang}'><head><title>{rel}</title></head><body><main>"
+                        f"<h1>{rel}</h1><p>{text}</p></main></body></html>", encoding="utf-8")
+
+    page("index.html", "en", "Closures capture their environment.")
+    page("fn/closures.html", "en-US", "Use move to take ownership of captured values.")
+    page("es/index.html", "es", "Los cierres capturan su entorno.")
+    page("ja/index.html", "ja", "クロージャは環境を捕捉します。")
+    ingest = ingest_cli(tmp_path / "i.db", monkeypatch)
+    result = ingest(str(site), "--groups", "public", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert ("warning: the pages are in 3 languages (en 2, es 1, ja 1): a question retrieves "
+            "and quotes all of them. Fix: index one language per index, e.g. with --exclude "
+            "es --exclude ja") in result.output, result.output
+    one = ingest_cli(tmp_path / "j.db", monkeypatch)(
+        str(site), "--groups", "public", "--no-progress", "--exclude", "es", "--exclude", "ja")
+    assert one.exit_code == 0 and "languages" not in one.output, one.output

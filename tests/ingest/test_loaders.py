@@ -364,7 +364,8 @@ def test_mdbooks_hidden_example_lines_are_not_code(tmp_path):
     """mdBook wraps an example's hidden lines in ``<span class="boring">`` (shown only on
     request); a new user's quote of Rust by Example began ``#![allow(unused)] fn main() {``,
     which the page does not show."""
-    page = """<html><body><main><h1>Display</h1><pre><code class="language-rust"><span class="boring">#![allow(unused)]
+    page = """<html><body><main><h1>Display</h1><pre><code class="language-rust">\
+<span class="boring">#![allow(unused)]
 </span><span class="boring">fn main() {
 </span>use std::fmt;
 struct Structure(i32);

@@ -4,21 +4,22 @@ Dropped: ``script style noscript template svg iframe`` everywhere; page chrome `
 form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; elements whose
 ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
 :data:`CHROME_CLASSES`: Sphinx sidebars, in-page tables of contents (``toctree-wrapper``: a
-list of other pages' titles, which an answer quoted as if a title said something),
-themes' previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the
-tables of a generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every
-identifier of the manual with a link, which retrieval ranked for identifier questions),
-``¶`` header links, rustdoc's since/source column (``rightside``), source links and
-"Expand description" toggles, DocBook navigation tables and TOCs, Texinfo node headers and node
-menus (``<table class="menu">``: "• Description", "• Command Line Options"), mdBook menu
-bars), and the example lines mdBook hides (``<span class="boring">`` inside ``<pre>``: the
+list of other pages' titles, which an answer quoted as if a title said something), themes'
+previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the tables of a
+generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every identifier of
+the manual with a link, which retrieval ranked for identifier questions), ``¶`` header
+links, rustdoc's since/source column (``rightside``), source links and "Expand description"
+toggles, DocBook navigation tables and TOCs, Texinfo node headers and node menus (``<table
+class="menu">``: "• Description", "• Command Line Options"), mdBook menu bars), and the
+example lines mdBook hides (``<span class="boring">`` inside ``<pre>``: the
 ``#![allow(unused)] fn main() {`` around a snippet, which the page shows only on request and
-a quote showed as the source's). A page that only redirects (``<meta http-equiv=refresh>`` with little text) gets
-``redirect_to`` in its metadata; a page marked ``<meta name=robots content=noindex>`` gets
-``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre`` (verbatim code), lists
-(``- item``/``1. item`` lines), tables (``a | b`` rows; ``header_lines`` = rows in
-``<thead>``, else leading all-``<th>`` rows), blockquotes and loose text in containers. A
-table that lays the page out (:func:`is_layout_table`) is read cell by cell as containers.
+a quote showed as the source's). A page that only redirects (``<meta http-equiv=refresh>``
+with little text) gets ``redirect_to`` in its metadata; a page marked ``<meta name=robots
+content=noindex>`` gets ``robots: noindex``. Kept: headings h1–h6, paragraphs, ``pre``
+(verbatim code), lists (``- item``/``1. item`` lines), tables (``a | b`` rows;
+``header_lines`` = rows in ``<thead>``, else leading all-``<th>`` rows), blockquotes and
+loose text in containers. A table that lays the page out (:func:`is_layout_table`) is read
+cell by cell as containers.
 
 Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
 of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
@@ -45,6 +46,7 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
+from citewise.ingest.languages import primary_language
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
@@ -184,8 +186,13 @@ def _is_chrome(node: LexborNode) -> bool:
 def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url, ``<meta
     http-equiv=refresh content="0; url=…">`` → redirect_to, ``<meta name=robots
-    content="noindex, …">`` → robots: noindex (a folder's ingest skips the page)."""
+    content="noindex, …">`` → robots: noindex (a folder's ingest skips the page), ``<html
+    lang>`` → _lang (:mod:`citewise.ingest.languages`)."""
     metadata: dict[str, str] = {}
+    page = tree.css_first("html")
+    lang = primary_language((page.attrs.get("lang") or "") if page is not None else "")
+    if lang:
+        metadata["_lang"] = lang  # counted by a folder's ingest, not stored
     for meta in tree.css("meta[http-equiv]"):
         if (meta.attrs.get("http-equiv") or "").strip().lower() == "refresh":
             found = _REFRESH.search(meta.attrs.get("content") or "")

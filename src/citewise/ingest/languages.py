@@ -1,0 +1,41 @@
+"""Sites built in several languages: say so once, and how to index one.
+
+Rust by Example ships its ``es/``, ``ja/``, ``zh/`` and ``ko/`` translations beside the English
+book: a new user's folder ingest indexed 754 translated pages with 199 English ones, and
+answers to English questions quoted Spanish, Japanese and Chinese pages (a partly translated
+page keeps English text under a Spanish title, so it ranks well). Nothing in a question says
+which language its asker reads, so ingest does not choose: it counts the pages per language
+(``<html lang>``, its primary subtag) and, when there are several, prints one line naming
+them and the ``--exclude`` of each language that sits in a folder of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+
+
+def primary_language(tag: str) -> str | None:
+    """The primary subtag of a BCP 47 language tag (``zh`` of ``zh-Hans``), lowercased, or
+    None when it is not one (``x-…`` private tags, empty)."""
+    first = tag.strip().split("-")[0].split("_")[0].lower()
+    return first if first.isalpha() and 2 <= len(first) <= 3 else None
+
+
+def mixed_languages(languages: Mapping[str, str]) -> str | None:
+    """The warning line for ``languages`` (``{document id: language}`` of the pages an ingest
+    indexed that declare one), or None when they are all in one language."""
+    counts = Counter(languages.values())
+    if len(counts) < 2:
+        return None
+    folders: dict[str, set[str]] = defaultdict(set)
+    for doc_id, lang in languages.items():
+        folders[lang].add(doc_id.split("/", 1)[0] if "/" in doc_id else "")
+    own = {lang: next(iter(f)) for lang, f in folders.items() if len(f) == 1 and "" not in f
+           and not any(f & other for o, other in folders.items() if o != lang)}
+    shown = ", ".join(f"{lang} {n}" for lang, n in counts.most_common())
+    fix = (" ".join(f"--exclude {own[lang]}" for lang, _ in counts.most_common() if lang in own)
+           if 0 < len(own) < len(counts) else "")
+    return (f"the pages are in {len(counts)} languages ({shown}): a question retrieves and "
+            "quotes all of them. Fix: index one language per index"
+            + (f", e.g. with {fix}" if fix else " (--exclude the others' folders)"))
