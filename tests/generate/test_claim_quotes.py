@@ -253,3 +253,22 @@ def test_a_sentence_holding_every_option_a_claim_names_needs_less_word_support()
         [claim], out, question=question)
     wrong = claim.replace("`-o` or `--output-file`", "`-o` or `--output-dir`")
     assert _quote([wrong], out, question=question) == INSUFFICIENT_EVIDENCE
+
+
+def test_a_claim_merging_a_sentence_and_the_one_leaning_on_it_is_quoted_with_both():
+    """A new user's right answer on Rust by Example was declined: the model merged "iter -
+    This borrows…" and "Thus leaving the collection untouched…" into one claim; the first
+    alone was below the bar, the second does not name `iter`."""
+    loops = passage("S1", "Into_iter, iter and iter_mut all handle the conversion of a "
+                          "collection into an iterator in different ways.\n\n- iter - This "
+                          "borrows each element of the collection through each iteration. "
+                          "Thus leaving the collection untouched and available for reuse "
+                          "after the loop.\n- into_iter - This consumes the collection.")
+    claim = ("The `iter` method borrows each element of the collection through each "
+             "iteration, leaving the collection untouched and available for reuse after the "
+             "loop.")
+    text = _quote([claim], loops, SCHED, question="What is the difference between iter and "
+                  "into_iter when looping over a Vec with for?")
+    assert text == ("- iter - This borrows each element of the collection through each "
+                    "iteration [S1]. Thus leaving the collection untouched and available "
+                    "for reuse after the loop [S1].")

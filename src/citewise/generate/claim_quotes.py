@@ -40,6 +40,7 @@ from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     ScoredSentence,
+    antecedent,
     content_words,
     question_words,
     render,
@@ -120,6 +121,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     if not scored:
         return INSUFFICIENT_EVIDENCE
     chosen: dict[int, ScoredSentence] = {}
+    said = [_with_antecedent(s, scored) for s in scored]
     bare = (" ".join(_BRACKET.sub(" ", c).split()) for c in claims)  # ids are no claim
     asked = _values(prompt.question)
     asked_words = question_words(prompt.question)  # a quote shares one (it answers this)
@@ -132,10 +134,10 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel -= asked
         names = {v for v in novel if v not in numbers(v)  # the answer's own names
                  and v not in prompt.question.lower()}
-        support, best = max((_support(claim, s.text, names, limit)
-                             if s.sid not in off and _holds(s.text, novel)
+        support, best = max((_support(claim, said[s.order], names, limit)
+                             if s.sid not in off and _holds(said[s.order], novel)
                              and answers_kind(kind, s.text, s.code)
-                             and asked_words & content_words(s.text)
+                             and asked_words & content_words(said[s.order])
                              else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)
@@ -143,6 +145,18 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         if len(chosen) >= max_sentences:
             break
     return render(prompt, [scored[o] for o in sorted(chosen)], scored)
+
+
+def _with_antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> str:
+    """What prose sentence ``s`` says as a quote shows it: after the sentence it points back
+    to (:func:`~citewise.generate.extractive.antecedent`), which :func:`render` quotes with it.
+    A new user's right answer on Rust by Example was declined: the model merged "`iter` -
+    This borrows each element…" and "Thus leaving the collection untouched…" into one claim,
+    and each half alone was below the bar or without the `iter` it names."""
+    before = antecedent(s, scored)
+    if before is None or before.code or s.code:  # an example is read as it is
+        return s.text
+    return f"{before.text} {s.text}"
 
 
 NAMED_BAR = 0.25

@@ -226,15 +226,23 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
     picked = {s.order for s in chosen}
     out: list[ScoredSentence] = []
     for s in chosen:
-        before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
-        if before is not None and before.sid == s.sid and before.order not in picked and (
-                ((s.code or _leans_back(s.text)) and not before.code
-                 and not _is_title(before.text))
-                or (before.code and not s.code and s.text[:1].islower())):
-            out.append(before)  # a sentence going on from an example ("prints two lines
-            picked.add(before.order)  # of context…" after grep -C 2 'hello') comes with it
+        before = antecedent(s, scored)
+        if before is not None and before.order not in picked:
+            out.append(before)
+            picked.add(before.order)
         out.append(s)
     return out
+
+
+def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
+    """The sentence before ``s`` in its passage when ``s`` cannot be quoted without it
+    (:func:`with_antecedents`), else None."""
+    before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
+    if before is not None and before.sid == s.sid and (
+            ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
+            or (before.code and not s.code and s.text[:1].islower())):
+        return before  # a sentence going on from an example ("prints two lines of
+    return None  # context…" after grep -C 2 'hello') comes with it
 
 
 def _leans_back(text: str) -> bool:
