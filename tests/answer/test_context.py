@@ -47,6 +47,18 @@ def test_near_duplicates_dropped_and_ids_opaque() -> None:
     assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc2#2", "near_duplicate")]
 
 
+def test_a_short_see_also_list_is_no_passage() -> None:
+    """A new user's Rust by Example answers gave two of their first three passages to "See
+    also: Iterator" lists, ranked by their page's title."""
+    hits = [make_hit("See also:\n\nIterator and casting", 1, heading=("for", "See also:")),
+            make_hit("The for loop iterates over an iterator with into_iter.", 2),
+            make_hit("See also " + "a long note on iterators and adapters. " * 6, 3,
+                     heading=("for", "See also"))]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert [p.chunk_id for p in ctx.passages] == ["doc2#2", "doc3#3"]  # a long one says more
+    assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc1#1", "pointer")]
+
+
 def test_budget_skips_what_does_not_fit_and_cuts_first() -> None:
     long = " ".join(f"Sentence {i} is here." for i in range(100))  # 400 words
     hits = [make_hit(long, 1), make_hit("word " * 90, 2), make_hit("tiny passage here", 3)]

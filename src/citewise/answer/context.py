@@ -2,6 +2,10 @@
 
 Steps, each recorded so ``--explain`` can show what was dropped and why:
 
+0. **Pointers** are dropped: a short section titled "See also" (:data:`POINTER_HEADING`, at
+   most :data:`POINTER_WORDS`) only names other pages ("See also: casting"); a new user's
+   Rust by Example answers gave two of their first three passages to such lists, which rank
+   well by their page's title and answer nothing.
 1. **Near-duplicates** are dropped: a passage whose word-shingle overlap with an already kept
    passage reaches :data:`NEAR_DUPLICATE` (Jaccard of word 3-shingles, Broder 1997) adds no
    evidence and costs tokens.
@@ -45,6 +49,10 @@ from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
 
 COMPLETION_TOKENS = 192
 """The most tokens added to complete a statement a code passage ends inside (one chunk)."""
+POINTER_HEADING = re.compile(r"(?:see also|related (?:pages|topics|links)|further reading)"
+                             r"\W*$", re.IGNORECASE)
+POINTER_WORDS = 30
+"""The most words of a "See also" section dropped as a pointer (a longer one says more)."""
 NEAR_DUPLICATE = 0.8
 """Shingle Jaccard at or above which two passages count as the same evidence."""
 
@@ -55,7 +63,8 @@ _PIECE_END = re.compile(r"(?<=[.!?])\s+|\n")
 @dataclass(frozen=True)
 class Dropped:
     chunk_id: str
-    reason: str  # near_duplicate | joined (into a neighbouring window) | over_budget | max_passages
+    reason: str  # pointer | near_duplicate | joined (into a neighbouring window) | over_budget
+    # | max_passages
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,12 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
                   load_parsed: Callable[[str], ParsedDocument | None] | None = None
                   ) -> Context:
     """Choose passages from ``hits`` (best first) for a prompt; see the module docstring."""
-    unique, dropped = _drop_near_duplicates(hits)
+    pointers = {h.chunk.chunk_id for h in hits if _is_pointer(h.chunk)}
+    dropped = [Dropped(h.chunk.chunk_id, "pointer") for h in hits
+               if h.chunk.chunk_id in pointers]
+    unique, duplicates = _drop_near_duplicates([h for h in hits
+                                                if h.chunk.chunk_id not in pointers])
+    dropped += duplicates
     joined, dropped_windows = join_windows(unique)
     dropped += dropped_windows
     if load_parsed is not None:
@@ -220,6 +234,12 @@ def _joined(chunks: Sequence[Chunk]) -> str:
             text += ("\n\n" if chunk.start - end >= 2 else "\n") + chunk.text
         end = chunk.end
     return text
+
+
+def _is_pointer(chunk: Chunk) -> bool:
+    """Whether ``chunk`` is a short "See also" list (step 0 of the module docstring)."""
+    return bool(chunk.heading_path) and len(chunk.text.split()) <= POINTER_WORDS and \
+        POINTER_HEADING.match(chunk.heading_path[-1].strip()) is not None
 
 
 def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
