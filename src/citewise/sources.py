@@ -395,7 +395,7 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
         else:
             pages.append((path, parsed))
     folders = [str(path.parent) for path, _ in pages]
-    languages = {path: str(p.metadata["_lang"]) for path, p in pages if "_lang" in p.metadata}
+    languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     return Survey(profile([p for _, p in pages], folders), redirects, noindex,
                   duplicate_pages(pages), languages)
 

@@ -255,7 +255,8 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     site = build(tmp_path, "mdbook")
     (site / "index.html").write_text(mdbook(*TOPICS[0]))
     (site / "es").mkdir()
-    (site / "es" / "errors.html").write_text(mdbook(*TOPICS[3]))
+    (site / "es" / "errors.html").write_text(  # declared Spanish, the text untranslated
+        mdbook(*TOPICS[3]).replace("<html>", "<html lang='es'>"))
     (site / "404.html").write_text(mdbook("not-found", "Document not found (404)", "This URL is "
                                           "invalid, sorry. Please use the navigation bar."))
     db = tmp_path / "i.db"

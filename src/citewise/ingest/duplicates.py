@@ -30,14 +30,16 @@ def is_not_found_page(path: Path) -> bool:
 
 
 def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, Path]:
-    """``{duplicate: kept}`` among ``pages`` with the same title, text and metadata (pages
-    without text are never duplicates). The kept page of a group is the one a reader is
-    sent to: not an ``index.html`` (mdBook's copy of its first chapter) if another is, then
-    the shallowest path (``std/arc.html`` before ``es/std/arc.html``), then the first."""
+    """``{duplicate: kept}`` among ``pages`` with the same title, text and metadata but the
+    language they declare (pages without text are never duplicates). The kept page of a
+    group is the one a reader is sent to: not an ``index.html`` (mdBook's copy of its first
+    chapter) if another is, then the shallowest path (``std/arc.html`` before
+    ``es/std/arc.html``), then the first."""
     groups: dict[tuple[str, str, str], list[Path]] = {}
     for path, parsed in pages:
         if parsed.text.strip():
-            key = (parsed.title, parsed.text, repr(sorted(parsed.metadata.items())))
+            said = {k: v for k, v in parsed.metadata.items() if k != "lang"}  # an
+            key = (parsed.title, parsed.text, repr(sorted(said.items())))  # untranslated copy
             groups.setdefault(key, []).append(path)
     out: dict[Path, Path] = {}
     for paths in groups.values():

@@ -187,12 +187,12 @@ def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     """``<meta name=author>`` → owner, ``<link rel=canonical>`` → source_url, ``<meta
     http-equiv=refresh content="0; url=…">`` → redirect_to, ``<meta name=robots
     content="noindex, …">`` → robots: noindex (a folder's ingest skips the page), ``<html
-    lang>`` → _lang (:mod:`citewise.ingest.languages`)."""
+    lang>`` → lang, its primary subtag (:mod:`citewise.ingest.languages`)."""
     metadata: dict[str, str] = {}
     page = tree.css_first("html")
     lang = primary_language((page.attrs.get("lang") or "") if page is not None else "")
     if lang:
-        metadata["_lang"] = lang  # counted by a folder's ingest, not stored
+        metadata["lang"] = lang
     for meta in tree.css("meta[http-equiv]"):
         if (meta.attrs.get("http-equiv") or "").strip().lower() == "refresh":
             found = _REFRESH.search(meta.attrs.get("content") or "")

@@ -5,8 +5,10 @@ book: a new user's folder ingest indexed 754 translated pages with 199 English o
 answers to English questions quoted Spanish, Japanese and Chinese pages (a partly translated
 page keeps English text under a Spanish title, so it ranks well). Nothing in a question says
 which language its asker reads, so ingest does not choose: it counts the pages per language
-(``<html lang>``, its primary subtag) and, when there are several, prints one line naming
-them and the ``--exclude`` of each language that sits in a folder of its own.
+(``<html lang>``, its primary subtag, kept in the document's metadata as ``lang``) and, when
+there are several, prints one line naming them and the ``--exclude`` of each language that
+sits in a folder of its own. Search then prefers the question's language
+(:mod:`citewise.retrieve.language`).
 """
 
 from __future__ import annotations

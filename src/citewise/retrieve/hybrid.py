@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from citewise.config import RetrieveSettings
 from citewise.errors import ConfigError
@@ -94,6 +95,27 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
     return Ranked(fused=fused, runs=runs, timings_ms=timings)
 
 
+def _in_question_language(store: Store, fused: Sequence[tuple[str, float]], query: str,
+                          principal: Principal, page: int, notes: list[str]
+                          ) -> tuple[list[tuple[str, float]], dict[str, tuple[Any, Any]]]:
+    """``(fused order, hydrated rows)``: the first ``page`` candidates hydrated; when their
+    documents declare several languages and the question's is identified, every candidate
+    hydrated and those in its language first (:mod:`citewise.retrieve.language`), said in
+    ``notes``."""
+    from citewise.retrieve.language import in_language_first, languages_of, question_language
+
+    rows = store.get_chunks([cid for cid, _ in fused[:page]], principal)
+    langs = languages_of(doc for _, doc in rows.values())
+    lang = question_language(query, sorted(langs)) if len(langs) >= 2 else None
+    if lang is None:
+        return list(fused), rows
+    rest = [cid for cid, _ in fused[page:]]
+    rows.update(store.get_chunks(rest, principal) if rest else {})
+    notes.append(f"the hits' pages are in {len(langs)} languages ({', '.join(sorted(langs))}):"
+                 f" those in {lang}, the question's, first")
+    return in_language_first(fused, {c: d for c, (_, d) in rows.items()}, lang), rows
+
+
 def _text_key(text: str) -> str:
     return hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()
 
@@ -120,11 +142,13 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     seen: dict[str, str] = {}
     notes: list[str] = []
     page = top_k * 2 + 10
-    for offset in range(0, len(ranked.fused), page):
+    fused, hydrated = _in_question_language(store, ranked.fused, query, principal, page, notes)
+    for offset in range(0, len(fused), page):
         if len(hits) >= top_k:
             break
-        window = ranked.fused[offset: offset + page]
-        rows = store.get_chunks([cid for cid, _ in window], principal)
+        window = fused[offset: offset + page]
+        missing = [cid for cid, _ in window if cid not in hydrated]
+        rows = {**hydrated, **(store.get_chunks(missing, principal) if missing else {})}
         for cid, score in window:
             if len(hits) >= top_k:
                 break
