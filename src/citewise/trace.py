@@ -46,8 +46,10 @@ def _set(obj: Any, *optional: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Timings:
-    """Milliseconds per stage; a stage that did not run is None (left out)."""
+    """Milliseconds per stage; a stage that did not run is None (left out). ``rewrite``: a
+    follow-up made standalone before the ask (counted in ``total``)."""
 
+    rewrite: float | None = None
     retrieve: float | None = None
     rerank: float | None = None
     gate: float | None = None

@@ -55,6 +55,9 @@ def test_converse_retrieves_with_the_rewritten_query(tmp_path: Path) -> None:
         assert answer.question == "And for adoption?" and conv.method == "terms"
         assert "parental" in conv.query and conv.turns == 1
         assert any(c.doc_id == "hr-leave-policy" for c in answer.citations)
+        timings = answer.trace.timings_ms  # a new user's 140 s follow-up showed 116 s
+        assert timings.rewrite is not None and timings.rewrite >= 0
+        assert timings.total >= timings.rewrite + (timings.retrieve or 0)
         with pytest.raises(ConfigError, match="question"):
             engine.converse("x", staff, [{"answer": "no question"}])
 
