@@ -29,6 +29,7 @@ This module imports nothing from citewise: any layer (index backends included) m
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 
@@ -139,3 +140,13 @@ def query_terms(text: str) -> list[str]:
         if len(terms) == MAX_TERMS:
             break
     return terms
+
+
+def json_problem(exc: ValueError) -> str:
+    """What is wrong with JSON that ``json.loads`` refused: its message and column, or (a
+    plain ValueError) a number longer than Python converts, which a security review's
+    5,000-digit integer in a sidecar, a settings file and an upload's metadata raised past
+    every ``except JSONDecodeError`` (a traceback, an HTTP 500)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+    return "a number has too many digits" if "digits" in str(exc) else str(exc)[:120]

@@ -193,3 +193,30 @@ def test_single_token_chunk_counts_by_its_length_in_the_prompt_budget(tmp_path):
     context = build_context(hits, ContextSettings(budget_tokens=500), engine.count_tokens)
     assert context.tokens <= 500
     assert sum(len(p.text) for p in context.passages) <= 500 * MAX_CHARS_PER_TOKEN
+
+
+def test_a_number_python_will_not_convert_is_a_one_line_error(tmp_path):
+    """A robustness review: a 5,000-digit integer in a sidecar line or a settings file raised
+    past every ``except JSONDecodeError``: a traceback."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+    from citewise.errors import IngestError
+    from citewise.ingest import read_sidecar
+
+    huge = "1" + "0" * 5000
+    side = tmp_path / "meta.jsonl"
+    side.write_text(f'{{"path": "a.md", "n": {huge}}}\n')
+    with pytest.raises(IngestError, match="line 1: not valid JSON: a number has too many"):
+        read_sidecar(side)
+    config = tmp_path / "cfg.json"
+    config.write_text(f'{{"retrieve": {{"top_k": {huge}}}}}')
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nHello.\n")
+    db = str(tmp_path / "i.db")
+    assert CliRunner().invoke(cli, ["ingest", str(docs), "--groups", "public", "--db", db,
+                                    "--no-progress"]).exit_code == 0
+    result = CliRunner().invoke(cli, ["search", "x", "--config", str(config), "--db", db])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "not valid JSON (a number has too many digits)" in result.output, result.output

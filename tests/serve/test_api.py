@@ -155,6 +155,23 @@ def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:
     assert doc["doc_id"] == "fields[31m.md" and doc["title"] == "Fields form", doc
 
 
+def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(
+        served: Served) -> None:
+    """A robustness review: a 5,000-digit integer in ``metadata`` was an HTTP 500, and 100,000
+    groups froze the server for a minute (a list's ``in`` for each)."""
+    files = {"file": ("big.md", b"# Big\n\nNumbers.\n", "text/markdown")}
+    eddie = served.client("eddie")
+    body = _problem(eddie.post("/v1/documents", files=files, data={
+        "groups": "eng", "metadata": '{"n": 1' + "0" * 5000 + "}"}), 400)
+    assert "a number has too many digits" in body["detail"]
+    many = ",".join(f"g{i}" for i in range(100_000))
+    body = _problem(eddie.post("/v1/documents", files=files, data={"groups": many}), 422)
+    assert "at most 1000 groups" in body["detail"]
+    assert eddie.post("/v1/documents", files=files, data={"groups": "eng"}).status_code == 201
+    _problem(eddie.put("/v1/documents/big.md/acl", json={"groups": many.split(",")[:5000]}),
+             422)
+
+
 def test_an_upload_cannot_name_server_files_or_set_internal_keys(served: Served,
                                                                   tmp_path) -> None:
     """A security review told whether any file exists on the server: an upload linked to

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError, GenerationError
-from citewise.text import mask_personal, query_terms
+from citewise.text import json_problem, mask_personal, query_terms
 from citewise.types import Prompt
 
 MAX_TURNS = 6
@@ -67,9 +67,9 @@ def read_history(path: str | Path) -> list[Turn]:
     try:
         data = json.loads(text) if text.startswith("[") else \
             [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not JSON or JSONL ({exc}). Fix: write the earlier turns "
-                          "as [{\"question\": ..., \"answer\": ...}]") from exc
+    except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
+        raise ConfigError(f"{path}: not JSON or JSONL ({json_problem(exc)}). Fix: write the "
+                          "earlier turns as [{\"question\": ..., \"answer\": ...}]") from None
     return turns_from(data)
 
 

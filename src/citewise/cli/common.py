@@ -24,6 +24,7 @@ from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import CitewiseError, ConfigError
 from citewise.ingest.normalize import BIDI_CONTROLS, BREAK_CHARS, CONTROL_CHARS
+from citewise.text import json_problem
 
 DEFAULT_DB = "citewise.db"
 # The bidirectional embeddings, overrides and isolates that make a terminal show text in
@@ -113,9 +114,9 @@ def read_config(config_path: str) -> dict[str, Any]:
                           "as UTF-8 JSON (see `citewise config`)") from None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{config_path}: not valid JSON ({exc}); see `citewise config` "
-                          "for the format") from None
+    except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
+        raise ConfigError(f"{config_path}: not valid JSON ({json_problem(exc)}); see "
+                          "`citewise config` for the format") from None
     except RecursionError:
         data = None
     if data is None or json_depth(data) > MAX_CONFIG_DEPTH:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError
+from citewise.text import json_problem
 from citewise.types import Principal
 
 _QUESTION_KEYS = {"id", "question", "relevant", "answer", "answers", "kind", "persona"}
@@ -209,9 +210,9 @@ def jsonl_objects(path: str | Path, what: str,
         where = f"{path.name} line {number}"
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno}). "
-                              "Fix: write one JSON object per line") from None
+        except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
+            raise ConfigError(f"{where}: not valid JSON: {json_problem(exc)}. Fix: write one "
+                              "JSON object per line") from None
         except RecursionError:
             raise ConfigError(f"{where}: JSON nested too deeply. Fix: write one flat JSON "
                               "object per line") from None
@@ -268,6 +269,9 @@ def load_personas(path: str | Path) -> dict[str, Principal]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path.name}: invalid UTF-8 at byte {exc.start}. Fix: save the "
                           "personas file as UTF-8 JSON") from None
+    except ValueError as exc:  # a 5,000-digit number
+        raise ConfigError(f"{path.name}: not valid JSON: {json_problem(exc)}. Fix: correct "
+                          "the JSON") from None
     except RecursionError:
         raise ConfigError(f"{path.name}: JSON nested too deeply. Fix: write one object "
                           "keyed by persona name") from None

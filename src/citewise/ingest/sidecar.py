@@ -18,6 +18,7 @@ from typing import Any
 from citewise.errors import IngestError
 from citewise.ingest.metadata import check_depth, normalize_metadata
 from citewise.ingest.normalize import one_line
+from citewise.text import json_problem
 
 
 class Sidecar(dict[str, dict[str, Any]]):
@@ -69,10 +70,9 @@ def read_sidecar(path: Path) -> Sidecar:
 def _parse_line(line: str, where: str, path: Path) -> tuple[str, dict[str, Any], str]:
     try:
         obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise IngestError(
-            f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); "
-            "write one JSON object per line", path=str(path)) from None
+    except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
+        raise IngestError(f"{where}: not valid JSON: {json_problem(exc)}; write one JSON "
+                          "object per line", path=str(path)) from None
     except RecursionError:
         raise IngestError(f"{where}: JSON nested too deeply; write flat values like "
                           "\"groups\": [\"hr\"]", path=str(path)) from None

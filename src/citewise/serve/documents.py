@@ -125,6 +125,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     st = state_of(request)
     who = st.authenticate(request)
     st.require(who, "editor")
+    st.buckets.take(who.name)  # before reading the fields: a bad upload spends a token too
     if tenant and tenant != who.tenant and not who.can("operator"):
         raise ConfigError("only an operator may write to another tenant. Fix: leave tenant "
                           "empty, or use a key made with `citewise keys add NAME --role "
@@ -153,7 +154,6 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     side["groups"] = sorted(normalize_groups(groups))
     side["tenant"] = tenant or who.tenant
     side.setdefault("owner", who.name)
-    st.buckets.take(who.name)  # uploads spend the key's tokens like search and ask
     data = await file.read()
     received = time.time()
 
@@ -218,13 +218,13 @@ def _metadata(text: str | None) -> dict[str, Any]:
     (malformed or absurdly nested input is a one-line 400, not a 500)."""
     from citewise.errors import IngestError
     from citewise.ingest.metadata import check_depth, normalize_metadata
+    from citewise.text import json_problem
 
     fix = "Fix: send a JSON object, e.g. {\"owner\": \"hr\"}"
     try:
         side = json.loads(text) if text else {}
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"metadata: not valid JSON: {exc.msg} (column {exc.colno}). "
-                          f"{fix}") from None
+    except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
+        raise ConfigError(f"metadata: not valid JSON: {json_problem(exc)}. {fix}") from None
     except RecursionError:
         raise ConfigError(f"metadata: JSON nested too deeply. {fix}") from None
     if not isinstance(side, dict):
