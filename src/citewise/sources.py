@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.config import LimitSettings
-from citewise.errors import CitewiseError, ConfigError
+from citewise.errors import ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, is_supported, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
@@ -384,8 +384,8 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
             continue
         try:
             parsed = load_file(path, limits)
-        except CitewiseError:
-            continue
+        except Exception:  # any failure is the real pass's to report, per file: a loader's
+            continue  # LookupError here stopped a robustness review's whole batch
         if "redirect_to" in parsed.metadata:
             redirects.append((path, str(parsed.metadata["redirect_to"])))
         elif fmt == "rst":

@@ -77,6 +77,25 @@ def test_a_declared_charset_the_bytes_break_is_refused(tmp_path):
         load_file(path, LimitSettings())
 
 
+@pytest.mark.parametrize("codec", ["base64", "rot13", "zlib", "hex", "undefined"])
+def test_a_declared_codec_that_is_no_charset_is_ignored_and_the_batch_goes_on(tmp_path, codec):
+    """A robustness review: a page declaring <meta charset="base64"> (not UTF-8 bytes)
+    stopped the whole folder's ingest with a LookupError traceback, nothing indexed."""
+    from citewise.config import Settings
+    from citewise.engine import Engine
+    from citewise.testing import FakeEmbedder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nThe good file is indexed.\n")
+    (docs / "odd.html").write_bytes(f'<meta charset="{codec}"><p>caf\xe9 au lait</p>'.encode(
+        "latin-1"))
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([docs], {"groups": ["public"]})
+        assert report.count("new") == 2, [(o.label, o.error) for o in report.outcomes]
+        assert "café au lait" in engine.store.get_parsed("odd.html").text
+
+
 @pytest.mark.slow  # .ci/docsites installs libxslt1-dev, whose manual has two Latin-1 pages
 def test_real_libxslt_pages_in_latin1_are_read(tmp_path):
     tutorial = load_file(LIBXSLT_HTML / "tutorial" / "libxslttutorial.html", LimitSettings())

@@ -44,6 +44,9 @@ _UTF8_SEQUENCE = re.compile(
 _DECLARED = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
     rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+_NOT_CHARSETS = frozenset({"undefined", "rot-13", "rot13"})
+"""Codecs Python calls text encodings that decode no page: ``undefined`` raises on any byte,
+and ``rot13`` maps str to str."""
 _WESTERN = frozenset({"iso8859_1", "ascii", "cp1252"})  # codecs names; browsers read cp1252
 
 
@@ -103,10 +106,12 @@ def _declared_codec(head: bytes) -> str | None:
     if match is None:
         return None
     try:
-        return codecs.lookup((match.group(1) or match.group(2)).decode("ascii")).name.replace(
-            "-", "_")
+        info = codecs.lookup((match.group(1) or match.group(2)).decode("ascii"))
     except LookupError:
         return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None  # "base64", "rot13", "zlib": a robustness review's page stopped the batch
+    return info.name.replace("-", "_")
 
 
 def _windows_1252(data: bytes) -> str:
