@@ -44,6 +44,9 @@ def fails_on_one_line(tmp_path: Path, *args: str) -> str:
     (b"[1, 2]", ("JSON object",)),
     (b"{\"embed\": 3}", ("'embed'", "object")),
     (b"{\"embed\": ", ("not valid JSON",)),
+    (b"null", ("JSON object", "NoneType")),  # was "nested more than 16 levels deep"
+    (b"{\"embed\": {\"threads\": 100000}}", ("embed.threads", "1024")),  # grew 60 MB/s
+    (b"{\"gate\": {\"threshold\": NaN}}", ("gate.threshold", "finite")),  # declined nothing
 ])
 def test_bad_config_file_is_one_line(tmp_path, docs, content, words):
     config = tmp_path / "settings.json"

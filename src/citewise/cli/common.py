@@ -118,14 +118,17 @@ def read_config(config_path: str) -> dict[str, Any]:
         raise ConfigError(f"{config_path}: not valid JSON ({json_problem(exc)}); see "
                           "`citewise config` for the format") from None
     except RecursionError:
-        data = None
-    if data is None or json_depth(data) > MAX_CONFIG_DEPTH:
+        data = _TOO_DEEP
+    if data is _TOO_DEEP or json_depth(data) > MAX_CONFIG_DEPTH:
         raise ConfigError(f"{config_path}: nested more than {MAX_CONFIG_DEPTH} levels deep, "
                           "not a settings file; see `citewise config` for the format")
     if not isinstance(data, dict):
         raise ConfigError(f"{config_path}: must hold a JSON object like {{\"embed\": "
                           f"{{...}}}}, not a {type(data).__name__}; see `citewise config`")
     return data
+
+
+_TOO_DEEP = object()  # a settings file Python's parser could not even read
 
 
 def json_depth(value: Any) -> int:
