@@ -38,3 +38,17 @@ def test_a_slow_read_of_a_broken_file_cannot_undo_a_later_good_one(tmp_path, mon
     first.join(10)
     second.join(10)
     assert served.lookup(key) is not None and served.problem is None
+
+
+def test_a_keys_file_too_deep_or_a_folder_refuses_every_key_in_one_line(tmp_path):
+    """A robustness review: a keys file nested 100,000 deep, or replaced by a folder, made
+    every request a 500 (RecursionError, IsADirectoryError) instead of the documented 503."""
+    path = tmp_path / "keys.json"
+    kf = KeyFile.load(path, must_exist=False)
+    key = kf.add("sam", "acme", ["staff"], "reader")
+    served = KeyFile.load(path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert served.lookup(key) is None and "nested too deeply" in served.problem
+    path.unlink()
+    path.mkdir()
+    assert served.lookup(key) is None and "not a citewise keys file" in served.problem

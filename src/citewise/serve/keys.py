@@ -91,9 +91,11 @@ class KeyFile:
             data = json.loads(p.read_text(encoding="utf-8"))
             entries = [_entry(e) for e in data.get("keys", [])]
             retired = [str(name) for name in data.get("retired", [])]
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise ConfigError(f"{p}: not a citewise keys file ({exc}). Fix: recreate it with "
-                              f"`citewise keys add NAME --keys {p}`") from exc
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError,
+                OSError) as exc:  # a review's 100,000-deep file, or a folder: every
+            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:160]
+            raise ConfigError(f"{p}: not a citewise keys file ({why}). Fix: recreate it "  # 500
+                              f"with `citewise keys add NAME --keys {p}`") from None
         return cls(p, entries, _stamp(p), retired)
 
     def refresh(self) -> None:
