@@ -98,6 +98,18 @@ def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:
     assert len({r["question"] for r in rows}) == len(rows)
 
 
+def test_masking_a_huge_word_takes_linear_time() -> None:
+    """A robustness review: one 80,000-character word in an ask's history took 18 s to mask
+    (each pattern tried again from every position of the run)."""
+    from citewise.text import mask_personal
+
+    started = time.perf_counter()
+    for word in ("a" * 80_000, "a-" * 40_000, "ab.cd" * 16_000, "x:" * 40_000):
+        assert mask_personal(word) == word
+    assert time.perf_counter() - started < 10.0  # a hang check: linear ~0.1 s, quadratic 30+
+    assert mask_personal("ann@corp.example at foo-ABCDEFGHIJ1234567890abc") == "[email] at [key]"
+
+
 def test_query_redaction_and_hashing() -> None:
     from citewise.reqlog import redact_query
 
