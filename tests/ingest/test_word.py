@@ -174,3 +174,20 @@ def test_python_docx_stumbling_on_odd_xml_is_a_one_line_ingest_error(tmp_path, m
         load_file(_save(_policy(), tmp_path / "odd.docx"))
     assert str(info.value).startswith("cannot read this .docx (IndexError: list index out")
     assert "re-save it" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_cell_claiming_to_span_two_billion_columns_is_read_as_one(tmp_path):
+    """A robustness review: a 1 KB file whose table cell claimed w:gridSpan=2000000000 grew
+    past 13 GB (python-docx yields a cell once per column it spans)."""
+    d = docx.Document()
+    d.add_paragraph("Grid span test")
+    table = d.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Pump", "Pressure"
+    table.cell(1, 0).text, table.cell(1, 1).text = "P-7", "12 bar"
+    tc_pr = table.cell(1, 0)._tc.get_or_add_tcPr()
+    span = OxmlElement("w:gridSpan")
+    span.set(qn("w:val"), "2000000000")
+    tc_pr.append(span)
+    parsed = load_file(_save(d, tmp_path / "span.docx"), LimitSettings())
+    tables = [b.text for b in parsed.blocks if b.kind == "table"]
+    assert tables and "P-7" in tables[0] and "Pump | Pressure" in tables[0], parsed.blocks
