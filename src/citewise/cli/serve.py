@@ -39,6 +39,7 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     from citewise.cli.ask import with_api_key
     from citewise.embed.query_cache import cached_embedder
     from citewise.serve import create_app
+    from citewise.serve.guard import server_config
 
     keys = KeyFile.load(keys_path)
     engine = with_api_key(engine_from(db, config_path, model, threads, must_exist=True))
@@ -50,7 +51,7 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
         echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "
              "travel in clear text. Fix: keep --host 127.0.0.1 behind a TLS reverse proxy "
              "(nginx, caddy) that other machines reach", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    uvicorn.Server(server_config(app, host, port, log_level=log_level)).run()
 
 
 @click.group("keys")

@@ -23,9 +23,11 @@ def free_port() -> int:
 def serving(app: Any, *, timeout_s: float = 30.0) -> Iterator[str]:
     import uvicorn
 
+    from citewise.serve.guard import server_config
+
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port, log_level="warning",
+                                          lifespan="on"))
     thread = threading.Thread(target=server.run, name="citewise-test-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout_s

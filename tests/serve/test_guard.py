@@ -1,0 +1,65 @@
+"""A real server on loopback keeps answering while clients hold connections open: a request
+whose headers dawdle is closed, and past the connection cap new connections are (a
+robustness review's slowloris ran the process out of files, timed every probe out and
+logged 507 MB in a minute)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import httpx
+from tests.serve.conftest import serve_index
+
+from citewise.serve import guard
+from citewise.testing.server import serving
+
+PARTIAL = b"POST /v1/search HTTP/1.1\r\nHost: x\r\n"
+
+
+def _open(url: str) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=5)
+    sock.sendall(PARTIAL)
+    return sock
+
+
+def _closed_by_server(sock: socket.socket, within_s: float) -> bool:
+    sock.settimeout(within_s)
+    try:
+        return sock.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_a_request_whose_headers_dawdle_is_closed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(guard, "HEADER_TIMEOUT_S", 0.5)
+    _, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        slow = _open(url)
+        time.sleep(0.2)
+        slow.sendall(b"X-Slow: 1\r\n")  # a header line now and then does not keep it open
+        assert _closed_by_server(slow, 3.0)
+        with httpx.Client(base_url=url) as client:  # kept alive: the next request too
+            assert client.get("/healthz").status_code == 200
+            time.sleep(1.0)  # idle past the deadline, then a whole request: served
+            assert client.get("/healthz").status_code == 200
+
+
+def test_past_the_connection_cap_new_connections_are_closed(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    monkeypatch.setattr(guard, "connection_cap", lambda: 3)
+    _, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        held = [_open(url) for _ in range(3)]
+        time.sleep(0.2)
+        extra = _open(url)
+        assert _closed_by_server(extra, 3.0)
+        assert all(not _closed_by_server(s, 0.2) for s in held)  # the held ones stay
+        for s in held:
+            s.close()
+        time.sleep(0.2)
+        assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
