@@ -93,6 +93,12 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if entry.name.startswith("."):
                 continue
             path = Path(entry.path)
+            if not _utf8(entry.name):  # its id could not be stored: a review's name with
+                if notes is not None:  # byte 0xff failed with a UnicodeEncodeError, no fix
+                    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                    notes.append(f"{shown}: its name is not valid UTF-8; skipped. Fix: `mv` it "
+                                 "to a name in UTF-8")
+                continue
             if exclude and excluded(path.relative_to(root).as_posix(), exclude):
                 if left is not None:
                     left.append(path)
@@ -127,6 +133,15 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 skipped.append(path)
             elif not is_dir and not is_file and notes is not None:
                 notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name the OS gave (undecodable bytes as surrogates) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _mtime_iso(path: Path) -> str:

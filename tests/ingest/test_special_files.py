@@ -23,3 +23,18 @@ def test_a_pipe_is_named_for_what_it_is(tmp_path: Path) -> None:
                      "skipped"]
     with pytest.raises(ConfigError, match="fifo.md: not a regular file or folder"):
         discover([tmp_path / "fifo.md"])
+
+
+def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
+    """A robustness review: a file named with byte 0xff failed as "UnicodeEncodeError: 'utf-8'
+    codec can't encode character '\\udcff'… surrogates not allowed", with no fix."""
+    (tmp_path / "guide.md").write_text("# Guide\n\nText.\n")
+    try:
+        (tmp_path / os.fsdecode(b"caf\xe9.md")).write_text("# Caf\n\nText.\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    notes: list[str] = []
+    found = discover([tmp_path], notes=notes)
+    assert [f.name for _, f in found] == ["guide.md"]
+    assert notes == [f"{tmp_path}/caf\\xe9.md: its name is not valid UTF-8; skipped. Fix: "
+                     "`mv` it to a name in UTF-8"]
