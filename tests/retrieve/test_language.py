@@ -77,3 +77,20 @@ def test_a_site_in_one_language_is_searched_as_before(tmp_path: Path) -> None:
                             exclude=["es", "ja"])
         result = engine.search("how do I pop every element of a stack?", PUBLIC)
     assert result.hits and not any("languages" in n for n in result.notes)
+
+
+def test_one_search_does_not_narrow_the_next_ones_languages() -> None:
+    """A review: the identifier's languages, narrowed for one tenant's search, were the
+    candidates of the next (another tenant's), whose language was then never found."""
+    french = "comment puis-je parcourir un vecteur jusqu'à ce qu'il soit vide ?"
+    assert question_language(french, ["en", "fr"]) == "fr"
+    assert question_language("how do I loop over a vector?", ["de", "en", "es"]) == "en"
+    assert question_language(french, ["en", "fr"]) == "fr"
+
+
+def test_a_declared_language_is_read_as_its_primary_subtag() -> None:
+    """A review: front matter's ``lang: en-US`` was a third language beside en and fr, and
+    its page, BM25's and the embedder's first, went below an English one."""
+    docs = {"a": _doc("fr"), "b": _doc("en-US"), "c": _doc("en"), "d": _doc(["en"])}
+    order = in_language_first([("a", 0.9), ("b", 0.8), ("c", 0.5), ("d", 0.4)], docs, "en")
+    assert [cid for cid, _ in order] == ["b", "c", "d", "a"]  # a list declares nothing

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from citewise.ingest.languages import primary_language
 from citewise.types import Document
 
 CONFIDENT = 0.9
@@ -34,19 +35,26 @@ _lock = threading.Lock()
 _identifier: list[Any] = []
 
 
+def language_of(document: Document) -> str | None:
+    """The primary language subtag ``document`` declares (``lang`` in its metadata, from
+    ``<html lang>``, front matter or a sidecar: ``en-US`` is ``en``), or None."""
+    value = document.metadata.get("lang")
+    return primary_language(value) if isinstance(value, str) else None
+
+
 def languages_of(documents: Iterable[Document]) -> set[str]:
-    """The languages ``documents`` declare (``lang`` in their metadata)."""
-    return {str(d.metadata["lang"]) for d in documents if d.metadata.get("lang")}
+    """The languages ``documents`` declare (:func:`language_of`)."""
+    return {lang for lang in map(language_of, documents) if lang}
 
 
 def question_language(question: str, candidates: Sequence[str]) -> str | None:
     """The language of ``question`` among ``candidates`` when identified with at least
     :data:`CONFIDENT` probability, else None."""
-    identifier = _load()
-    known = sorted(set(candidates) & set(identifier.nb_classes))
+    identifier, every = _load()
+    known = sorted(set(candidates) & every)  # the model's languages, not the last search's
     if len(known) < 2:
         return None
-    with _lock:  # set_languages changes the shared model
+    with _lock:  # set_languages narrows the shared model (from its full one) for this call
         identifier.set_languages(known)
         lang, probability = identifier.classify(question)
     return str(lang) if probability >= CONFIDENT else None
@@ -59,7 +67,7 @@ def in_language_first(order: Sequence[tuple[str, float]], documents: dict[str, D
     scaled below the first group's (the context's diversity step ranks by score)."""
     def other(item: tuple[str, float]) -> bool:
         doc = documents.get(item[0])
-        return doc is not None and doc.metadata.get("lang") not in (None, "", lang)
+        return doc is not None and language_of(doc) not in (None, lang)
     first = [item for item in order if not other(item)]
     rest = [item for item in order if other(item)]
     floor = min((score for _, score in first), default=0.0)
@@ -68,10 +76,13 @@ def in_language_first(order: Sequence[tuple[str, float]], documents: dict[str, D
     return first + [(cid, score * scale) for cid, score in rest]
 
 
-def _load() -> Any:
+def _load() -> tuple[Any, frozenset[str]]:
+    """The identifier, and every language its model knows (read before any narrowing: a
+    review's second tenant searched among the first one's languages)."""
     with _lock:
         if not _identifier:
             from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-            _identifier.append(LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True))
+            model = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+            _identifier.append((model, frozenset(model.nb_classes)))
         return _identifier[0]
