@@ -326,3 +326,16 @@ def test_a_site_in_several_languages_is_named_with_the_excludes_that_keep_one(
     one = ingest_cli(tmp_path / "j.db", monkeypatch)(
         str(site), "--groups", "public", "--no-progress", "--exclude", "es", "--exclude", "ja")
     assert one.exit_code == 0 and "languages" not in one.output, one.output
+
+
+def test_the_languages_warnings_excludes_paste_as_one_word_each() -> None:
+    """A review: folders named ``es docs`` and ``$(touch PWNED)`` went into the suggested
+    --exclude bare; pasted, the first split in two and the second ran."""
+    import shlex
+
+    from citewise.ingest.languages import mixed_languages
+
+    line = mixed_languages({"a.html": "en", "es docs/b.html": "es",
+                            "$(touch PWNED)/c.html": "fr"})
+    fix = line.split("e.g. with ", 1)[1]
+    assert shlex.split(fix) == ["--exclude", "es docs", "--exclude", "$(touch PWNED)"]

@@ -13,6 +13,7 @@ sits in a folder of its own. Search then prefers the question's language
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
@@ -36,7 +37,8 @@ def mixed_languages(languages: Mapping[str, str]) -> str | None:
     own = {lang: next(iter(f)) for lang, f in folders.items() if len(f) == 1 and "" not in f
            and not any(f & other for o, other in folders.items() if o != lang)}
     shown = ", ".join(f"{lang} {n}" for lang, n in counts.most_common())
-    fix = (" ".join(f"--exclude {own[lang]}" for lang, _ in counts.most_common() if lang in own)
+    fix = (" ".join(f"--exclude {shlex.quote(own[lang])}" for lang, _ in counts.most_common()
+                    if lang in own)
            if 0 < len(own) < len(counts) else "")
     return (f"the pages are in {len(counts)} languages ({shown}): a question retrieves and "
             "quotes all of them. Fix: index one language per index"
