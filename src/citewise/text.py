@@ -154,3 +154,21 @@ def json_problem(exc: ValueError) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
     return "a number has too many digits" if "digits" in str(exc) else str(exc)[:120]
+
+
+_STATUS = re.compile(r"HTTP \d{3}:")
+
+
+def without_bodies(text: str) -> str:
+    """``text`` without what follows ``HTTP NNN:``: an upstream body, which the generator's
+    errors close with their own ``. Fix: …`` (``(HTTP 400: body). Fix: …``), so it ends at
+    the last of those, else with the text (a note cut short). A body may hold anything: a
+    security review's "prompt too long (limit 64 tokens) - input: …" ended the body at its
+    first ")" and showed the rest, the earlier answer's text, to readers."""
+    status = _STATUS.search(text)
+    if status is None:
+        return text
+    end = text.rfind(". Fix:", status.end())
+    if end < 0:
+        return text[:status.end() - 1]
+    return text[:status.end() - 1] + text[end - (text[end - 1] == ")"):]

@@ -97,3 +97,24 @@ def test_a_rewritten_followup_keeps_only_the_askers_words_in_the_log(tmp_path: P
             logged = trace.json()["trace"]["conversation"]["query"]
             assert logged.startswith("Who approved the Director band midpoint") and "…" in logged
         assert SECRET not in served.client("olga").get("/v1/log").text
+
+
+def test_in_every_log_query_mode_the_gates_terms_and_notes_keep_no_hidden_text() -> None:
+    """A review: in ``log.query: store`` the gate's missing terms of a rewritten follow-up
+    (``canaryhr7731``, from an earlier answer the admin may not read) were kept, and the
+    rewriter's note kept an upstream error body echoing the prompt."""
+    from citewise.reqlog.record import loggable_trace
+
+    trace = {"conversation": {"original": "who approved it?", "method": "llm:m",
+                              "query": "Who approved the salary band CANARYHR7731?",
+                              "note": "m failed: refused (HTTP 400: too long - input: A: the "
+                                      "band is CANARYHR7731). Fix: check it"},
+             "gate": {"missing": ["canaryhr7731", "approved"]},
+             "generation": {"notes": ["refused (HTTP 400: A: CANARYHR7731). Fix: check it"]}}
+    for mode in ("store", "redact", "hash"):
+        logged = None if mode == "hash" else "who approved it?"
+        kept = loggable_trace(trace, mode, logged, ("who approved it?",
+                                                    "what is the salary band?"))
+        assert "CANARYHR7731" not in json.dumps(kept).upper(), (mode, kept)
+        assert kept["gate"]["missing"] == ([] if mode == "hash" else ["approved"]), mode
+        assert kept["conversation"]["note"] == "m failed: refused (HTTP 400). Fix: check it"

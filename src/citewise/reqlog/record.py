@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from citewise.text import mask_personal
+from citewise.text import mask_personal, without_bodies
 from citewise.trace import IndexInfo, ModelsTrace
 from citewise.types import Answer, Principal, SearchResult
 
@@ -145,30 +145,35 @@ def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None,
     read every record, so: sentences validation removed from the model's output keep their
     verdict, not their text (they may quote passages the admin may not read); a rewritten
     follow-up keeps only words its asker said (``said``: the question and the conversation's
-    earlier questions), since the model rewrote it from the earlier answers too; the
+    earlier questions), since the model rewrote it from the earlier answers too, and notes
+    no upstream error body (an endpoint may echo the prompt, earlier answers included); the
     question's words in the trace (the rewritten follow-up, the gate's missing terms) are kept
-    only as ``log.query`` keeps the query itself (``logged``: the query as logged)."""
+    only as ``log.query`` keeps the query itself (``logged``: the query as logged), and a
+    missing term only when the asker said it (a review's ``store`` mode kept the rewrite's
+    ``canaryhr7731``, a word of a passage hidden from the admin reading the log)."""
     out = dict(trace)
     if isinstance(out.get("enforce"), Mapping):
         removed = out["enforce"].get("removed") or []
         out["enforce"] = {**out["enforce"], "removed": [
             {"why": r.get("why"), "status": r.get("status")} for r in removed]}
-    rewritten = out.get("conversation")
-    if isinstance(rewritten, Mapping) and rewritten.get("query"):
-        out["conversation"] = {**rewritten, "query": own_words(str(rewritten["query"]), said)}
-    if mode == "store":
-        return out
+    if isinstance(out.get("generation"), Mapping) and out["generation"].get("notes"):
+        out["generation"] = {**out["generation"], "notes": [
+            without_bodies(str(n)) for n in out["generation"]["notes"]]}
     conversation = out.get("conversation")
     if isinstance(conversation, Mapping):
-        conversation = {**conversation, **{k: redact_query(str(conversation[k]), mode)[0]
-                                           for k in ("original", "query") if k in conversation}}
+        conversation = {**conversation, "note": without_bodies(str(conversation.get("note")
+                                                                   or ""))}
+        if conversation.get("query"):
+            conversation["query"] = own_words(str(conversation["query"]), said)
+        conversation.update({k: redact_query(str(conversation[k]), mode)[0]
+                             for k in ("original", "query") if k in conversation})
         out["conversation"] = conversation
     if isinstance(out.get("gate"), Mapping) and out["gate"].get("missing"):
         conv = conversation or {}
-        said = " ".join(t for t in (logged, conv.get("original"), conv.get("query")) if t)
-        said = said.casefold()
+        kept = " ".join(t for t in (logged, conv.get("original"), conv.get("query")) if t)
+        kept = kept.casefold()
         out["gate"] = {**out["gate"], "missing": [
-            t for t in out["gate"]["missing"] if mode == "redact" and str(t).casefold() in said]}
+            t for t in out["gate"]["missing"] if mode != "hash" and str(t).casefold() in kept]}
     return out
 
 

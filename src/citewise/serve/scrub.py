@@ -10,10 +10,10 @@ import re
 from typing import Any
 
 from citewise.serve.keys import ApiPrincipal
+from citewise.text import without_bodies
 
 _URL = re.compile(r"(?:https?|postgres(?:ql)?)://[^\s)\"']+")  # the index's URL too
 _PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.\-]+/)+[\w.\-]*")  # the API's own routes stay
-_STATUS = re.compile(r"HTTP \d{3}:")
 SERVER_KEYS = frozenset({"notes", "note", "error", "chosen", "detail", "fix"})
 """Keys whose strings may hold the server's own text (exceptions, model choices). Other
 strings (answers, a citation's source URL) are the documents' and stay."""
@@ -22,21 +22,6 @@ strings (answers, a citation's source URL) are the documents' and stay."""
 def scrub(text: str) -> str:
     """``text`` without server URLs, file paths and upstream error bodies."""
     return _PATH.sub("<path>", _URL.sub("<endpoint>", without_bodies(text)))
-
-
-def without_bodies(text: str) -> str:
-    """``text`` without what follows ``HTTP NNN:``: an upstream body, which the generator's
-    errors close with their own ``. Fix: …`` (``(HTTP 400: body). Fix: …``), so it ends at
-    the last of those, else with the text (a note cut short). A body may hold anything: a
-    security review's "prompt too long (limit 64 tokens) - input: …" ended the body at its
-    first ")" and showed the rest, the earlier answer's text, to readers."""
-    status = _STATUS.search(text)
-    if status is None:
-        return text
-    end = text.rfind(". Fix:", status.end())
-    if end < 0:
-        return text[:status.end() - 1]
-    return text[:status.end() - 1] + text[end - (text[end - 1] == ")"):]
 
 
 def for_asker(data: Any, who: ApiPrincipal | None, key: str = "") -> Any:
