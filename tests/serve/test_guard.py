@@ -63,3 +63,41 @@ def test_past_the_connection_cap_new_connections_are_closed(tmp_path: Path,
             s.close()
         time.sleep(0.2)
         assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
+
+
+def _read_until_closed(sock: socket.socket, within_s: float) -> tuple[bytes, bool]:
+    """What the server sent, and whether it closed the connection within ``within_s``."""
+    sock.settimeout(within_s)
+    got = b""
+    try:
+        while chunk := sock.recv(4096):
+            got += chunk
+    except ConnectionResetError:
+        return got, True
+    except TimeoutError:
+        return got, False
+    return got, True
+
+
+def test_a_request_answered_before_its_body_is_closed(tmp_path: Path) -> None:
+    """A review: 44 unauthenticated POSTs promising a 100 kB body, answered 401 at once,
+    then trickling a byte every 5 s, held the connection cap."""
+    _, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        sock = _open(url)
+        sock.sendall(b"Content-Length: 100000\r\n\r\n{\"q")
+        got, closed = _read_until_closed(sock, 3.0)
+        assert got.startswith(b"HTTP/1.1 401") and closed, got[:80]
+
+
+def test_a_body_that_dawdles_is_closed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(guard, "BODY_TIMEOUT_S", 0.5)
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        sock = _open(url)
+        sock.sendall(f"Authorization: Bearer {keys['sam']}\r\nContent-Type: application/json"
+                     "\r\nContent-Length: 1000\r\n\r\n{\"query\": \"le".encode())
+        got, closed = _read_until_closed(sock, 3.0)
+        assert closed and not got.startswith(b"HTTP/1.1 200"), got[:80]
+        assert httpx.post(f"{url}/v1/search", json={"query": "parental leave"}, timeout=10,
+                          headers={"Authorization": f"Bearer {keys['sam']}"}).status_code == 200

@@ -9,8 +9,10 @@ a tight loop (507 MB of log in a minute).
 :class:`GuardedH11` is uvicorn's h11 protocol with two limits:
 
 * a request's line and headers must arrive within :data:`HEADER_TIMEOUT_S` of the connection
-  opening, or of the previous response on a kept-alive connection; else the connection is
-  closed (the body is the app's: uploads over slow links take as long as they take);
+  opening, or of the previous response on a kept-alive connection, and its body within
+  :data:`BODY_TIMEOUT_S` of its headers (a 25 MiB upload at 90 kB/s); else the connection is
+  closed. A request answered before its body was read (a 401) is closed when the answer is
+  sent: a review's 44 such requests, trickling a byte of body every 5 s, held the cap;
 * at most :func:`connection_cap` connections are open at once (the open-files limit less
   :data:`RESERVED_FILES` for the index, models and logs); a connection over it is closed at
   once, so the process never runs out of files, and a warning says so at most once a minute.
@@ -30,6 +32,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEADER_TIMEOUT_S = 15.0
+BODY_TIMEOUT_S = 300.0
 RESERVED_FILES = 256
 """File descriptors kept for the process itself: index files, the WAL, models, log files."""
 MIN_CONNECTIONS = 32
@@ -68,22 +71,30 @@ class GuardedH11(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        state = self.conn.their_state
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:  # the request line and headers are in
-            self._disarm()
+        if self.conn.their_state is h11.SEND_BODY and state is h11.IDLE:
+            self._arm(BODY_TIMEOUT_S)  # the headers are in: the body has its own deadline
+        elif self.conn.their_state is not h11.IDLE and self.conn.their_state is not \
+                h11.SEND_BODY:
+            self._disarm()  # the whole request is in
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+        if self.transport.is_closing():
+            return
+        if self.conn.their_state is h11.SEND_BODY:  # answered before its body was read
+            self.transport.close()
+        elif self.conn.their_state is h11.IDLE:
             self._arm()  # the next request on a kept-alive connection has its own deadline
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
+    def _arm(self, seconds: float | None = None) -> None:
         self._disarm()
-        self._deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._too_slow)
+        self._deadline = self.loop.call_later(seconds or HEADER_TIMEOUT_S, self._too_slow)
 
     def _disarm(self) -> None:
         if self._deadline is not None:
@@ -92,7 +103,8 @@ class GuardedH11(H11Protocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
-        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+        if not self.transport.is_closing() and self.conn.their_state in (h11.IDLE,
+                                                                         h11.SEND_BODY):
             self.transport.close()
 
 
