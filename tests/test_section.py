@@ -43,3 +43,14 @@ def test_an_anchor_typed_as_the_section_is_named_opens_it():
     assert section_around(blocks, "KNOWN-BUGS") == (1, 3)
     assert section_around(blocks, "Known_bugs") == (3, 4)  # an exact anchor comes first
     assert section_around(blocks, "Known Bug") is None
+
+
+def test_an_anchor_as_given_comes_before_its_percent_decoded_form():
+    """A browser copies ``#%E3%82%88…`` for ``#よ…``; a review's page with both ``50%`` and
+    ``50%25`` opened the first for ``--anchor 50%25``."""
+    blocks = _blocks(("heading", 2, "50%"), ("text", 0, "50%"),
+                     ("heading", 2, "50%25"), ("text", 0, "50%25"),
+                     ("heading", 2, "より"), ("text", 0, "より"))
+    assert section_around(blocks, "50%25") == (2, 4)
+    assert section_around(blocks, "50%") == (0, 2)
+    assert section_around(blocks, "%E3%82%88%E3%82%8A") == (4, 6)

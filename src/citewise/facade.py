@@ -139,11 +139,27 @@ class EngineVerbs:
             if base in (doc.doc_id, doc.source_url) or \
                     file_url_path(doc.source_url or "") == local:
                 return doc.doc_id, anchor
-        tails = [d.doc_id for d in readable if Path(local).is_file() and "://" not in local
-                 and local.endswith("/" + d.doc_id)]
-        if len(tails) == 1:  # ingested with --base-url: the link is the site's, the id the
-            return tails[0], anchor  # path under the folder read (a new user's show failed)
-        return base, anchor  # no such readable document: NotFound, as for an id
+        tails = [d for d in readable if local.endswith("/" + d.doc_id)]
+        if len(tails) == 1 and "://" not in local and self._same_file(tails[0], local):
+            return tails[0].doc_id, anchor  # ingested with --base-url: the link is the
+        return base, anchor  # site's, the id the path under the folder read (a new user's
+        # show failed); else no such readable document: NotFound, as for an id
+
+    def _same_file(self: Engine, doc: Any, path: str) -> bool:
+        """Whether the file at ``path`` holds ``doc``'s longest block (the site's chrome
+        and title suffix, removed at ingest, aside): a review's unrelated
+        ``other/docs/install.md`` opened the indexed ``site/docs/install.md``."""
+        from citewise.ingest import load_file
+
+        stored = self.store.get_parsed(doc.doc_id)
+        if stored is None or not stored.blocks or not Path(path).is_file():
+            return False
+        longest = " ".join(max(stored.blocks, key=lambda b: len(b.text)).text.split())[:200]
+        try:
+            text = load_file(Path(path), self.settings.limits).text
+        except Exception:  # an unreadable file is not that document
+            return False
+        return longest in " ".join(text.split())
 
     def ingest_files(self: Engine, paths: Sequence[str | Path],
                      defaults: Mapping[str, Any] | None = None,

@@ -39,8 +39,11 @@ def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | No
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
     None when no block has it, even as :func:`loose` reads anchors or percent-decoded (a
     new user pasted a Japanese page's anchor as the browser copied it)."""
-    typed = {anchor, unquote(anchor)}  # a browser copies a link's anchor percent-encoded
-    at = next((i for i, b in enumerate(blocks) if b.anchor in typed), None)
+    at = None
+    for typed in (anchor, unquote(anchor)):  # as given first: a page may have both "50%"
+        at = next((i for i, b in enumerate(blocks) if b.anchor == typed), None)  # and
+        if at is not None:  # "50%25"; a browser copies a link's anchor percent-encoded
+            break
     if at is None:
         wanted = loose_forms(anchor)
         at = next((i for i, b in enumerate(blocks) if b.anchor and

@@ -184,6 +184,11 @@ def test_show_takes_a_browsers_anchor_and_the_local_path_of_a_page_given_a_base_
     code, shown = run("show", f"{docs / 'read.html'}#see-also", "--groups", "public",
                       "--db", "i.db")
     assert code == 0 and "Paths." in shown and "Buffered" not in shown, shown
+    other = tmp_path / "other" / "ja"  # a review: another file with the same tail opened
+    other.mkdir(parents=True)  # the indexed page
+    (other / "read.html").write_text("<html><body><p>Unrelated notes.</p></body></html>")
+    code, shown = run("show", str(other / "read.html"), "--groups", "public", "--db", "i.db")
+    assert code == 1 and "not in the index" in shown and "Buffered" not in shown, shown
     (tmp_path / "book.md.gz").write_bytes(gzip.compress(MANUAL.encode()))
     assert run("ingest", "book.md.gz", "--groups", "public", "--db", "i.db",
                "--no-progress")[0] == 0
