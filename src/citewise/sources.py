@@ -53,6 +53,10 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
             found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
                                                           skipped, exclude, left)))
         elif path.is_file():
+            if not _utf8(path.name):  # its id could not be stored (as in a folder's walk)
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                raise ConfigError(f"{shown}: its name is not valid UTF-8. Fix: `mv` it to a "
+                                  "name in UTF-8")
             found.append((path.parent, path))
         elif path.exists():  # a FIFO, socket or device: reading it could block for ever
             raise ConfigError(f"{raw}: not a regular file or folder (a pipe, socket or "

@@ -38,3 +38,15 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
     assert [f.name for _, f in found] == ["guide.md"]
     assert notes == [f"{tmp_path}/caf\\xe9.md: its name is not valid UTF-8; skipped. Fix: "
                      "`mv` it to a name in UTF-8"]
+
+
+def test_a_named_file_whose_name_is_not_utf8_is_a_one_line_error(tmp_path: Path) -> None:
+    """A review: naming such a file (not a folder holding it) still failed with the
+    UnicodeEncodeError."""
+    path = tmp_path / os.fsdecode(b"bad\xff.md")
+    try:
+        path.write_text("# Bad\n\nText.\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    with pytest.raises(ConfigError, match=r"bad\\xff.md: its name is not valid UTF-8. Fix: "):
+        discover([path])
