@@ -108,6 +108,8 @@ def test_masking_a_huge_word_takes_linear_time() -> None:
         assert mask_personal(word) == word
     assert time.perf_counter() - started < 10.0  # a hang check: linear ~0.1 s, quadratic 30+
     assert mask_personal("ann@corp.example at foo-ABCDEFGHIJ1234567890abc") == "[email] at [key]"
+    assert mask_personal("url:.ftp://bob:pw123@host -https://admin:hunter2@db.example.com") \
+        == "url:.ftp://[secret]@host -https://[secret]@db.example.com"  # as before (a review)
 
 
 def test_query_redaction_and_hashing() -> None:
