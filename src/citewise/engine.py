@@ -163,7 +163,7 @@ class Engine(EngineVerbs):
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
         files of a folder with an unsupported suffix are listed in ``report.skipped``;
         ``exclude``: glob patterns of a folder's paths not to walk
-        (:func:`citewise.sources.excluded`)."""
+        (:func:`citewise.ingest.walk.excluded`)."""
         notes: list[str] = []
         skipped: list[Path] = []
         match = SidecarMatch(sidecar or {})

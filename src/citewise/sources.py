@@ -8,12 +8,11 @@ its groups only narrow the operator's unless ``trust_file_acl``).
 A sidecar line names a file by its path relative to the ingest root or to the current
 directory (exact, case-sensitive), or a document by its ``doc_id`` (matched after front matter
 is read); :class:`SidecarMatch` reports every line that matched no document, or several.
-Symlinks that lead outside the ingest root are skipped with a note unless ``follow_symlinks``.
+Which files a folder holds is :mod:`citewise.ingest.walk`'s (:func:`discover`).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 from collections import Counter
@@ -26,126 +25,13 @@ from typing import Any
 from citewise.config import LimitSettings
 from citewise.errors import ConfigError
 from citewise.indexing import Pending
-from citewise.ingest import format_of, inner_path, is_supported, load_file
+from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.source_copies import source_copies
+from citewise.ingest.walk import discover
 from citewise.types import Block, ParsedDocument
-
-
-def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
-             notes: list[str] | None = None,
-             skipped: list[Path] | None = None,
-             exclude: Sequence[str] = ()) -> list[tuple[Path, Path]]:
-    """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
-    ones skipped, sorted); a file is its own entry with its parent as root. A symlink in a
-    directory that leads outside it is skipped, with a line in ``notes``, unless
-    ``follow_symlinks`` (symlinked folders are then walked too, each real folder once).
-    Files of a directory with an unsupported suffix are appended to ``skipped`` (when given).
-    ``exclude``: glob patterns (:func:`excluded`); a folder's files and subfolders that match
-    are not walked (a note counts them)."""
-    found: list[tuple[Path, Path]] = []
-    left: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
-                                                          skipped, exclude, left)))
-        elif path.is_file():
-            if not _utf8(path.name):  # its id could not be stored (as in a folder's walk)
-                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-                raise ConfigError(f"{shown}: its name is not valid UTF-8. Fix: `mv` it to a "
-                                  "name in UTF-8")
-            found.append((path.parent, path))
-        elif path.exists():  # a FIFO, socket or device: reading it could block for ever
-            raise ConfigError(f"{raw}: not a regular file or folder (a pipe, socket or "
-                              "device); give the files or folders to index")
-        else:
-            raise ConfigError(f"{raw}: no such file or directory; check the path")
-    if left and notes is not None:
-        notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
-                     + ", ".join(str(p) for p in left[:3]) + (", …" if len(left) > 3 else ""))
-    return found
-
-
-def excluded(rel: str, patterns: Sequence[str]) -> bool:
-    """Whether the path ``rel`` (relative to the folder ingested, ``/``-separated) matches a
-    glob of ``patterns``: the whole path (``es/*``, ``*/legacy/*.html``) or its last part
-    (``es``, ``*.txt``). Rust by Example ships its translations as ``es/``, ``ja/``, ``ko/``
-    and ``zh/`` beside the English pages: ``--exclude es --exclude ja …`` leaves them out."""
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(rel, p.strip("/")) or fnmatch.fnmatchcase(name, p.strip("/"))
-               for p in patterns)
-
-
-def _walk(root: Path, follow: bool, notes: list[str] | None,
-          skipped: list[Path] | None = None, exclude: Sequence[str] = (),
-          left: list[Path] | None = None) -> Iterator[Path]:
-    real_root = root.resolve()
-    seen = {real_root}
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            if notes is not None:
-                notes.append(f"{folder}: cannot list it ({exc.strerror or exc}); skipped")
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            path = Path(entry.path)
-            if not _utf8(entry.name):  # its id could not be stored: a review's name with
-                if notes is not None:  # byte 0xff failed with a UnicodeEncodeError, no fix
-                    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-                    notes.append(f"{shown}: its name is not valid UTF-8; skipped. Fix: `mv` it "
-                                 "to a name in UTF-8")
-                continue
-            if exclude and excluded(path.relative_to(root).as_posix(), exclude):
-                if left is not None:
-                    left.append(path)
-                continue
-            try:  # a symlink loop or a dangling link: its own note, not a crash of the walk
-                is_dir, is_file = entry.is_dir(), entry.is_file()
-                target = path.resolve(strict=True) if entry.is_symlink() else None
-            except (OSError, RuntimeError) as exc:
-                if notes is not None:
-                    why = getattr(exc, "strerror", None) or "a symlink loop"
-                    notes.append(f"{path}: cannot read it ({why}); skipped")
-                continue
-            if target is not None:
-                inside = target == real_root or real_root in target.parents
-                if not inside and not follow:
-                    if not is_dir and not is_supported(path):  # not read either way
-                        if skipped is not None and is_file:
-                            skipped.append(path)
-                        continue
-                    if notes is not None:
-                        notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
-                                     "Fix: pass --follow-symlinks to index it")
-                    continue
-                if is_dir and (target in seen or (inside and not follow)):
-                    continue  # a cycle, or a folder the walk reaches anyway
-            if is_dir:
-                seen.add(path.resolve())
-                stack.append(path)
-            elif is_file and is_supported(path):
-                yield path
-            elif is_file and skipped is not None:
-                skipped.append(path)
-            elif not is_dir and not is_file and notes is not None:
-                notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
-
-
-def _utf8(name: str) -> bool:
-    """Whether a file name the OS gave (undecodable bytes as surrogates) is valid UTF-8."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _mtime_iso(path: Path) -> str:

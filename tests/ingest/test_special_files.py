@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citewise.errors import ConfigError
-from citewise.sources import discover
+from citewise.ingest.walk import discover
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")

@@ -1,0 +1,131 @@
+"""Which files an ingest reads: a folder's supported files, walked once.
+
+Hidden entries are skipped; symlinks that lead outside the folder are skipped with a note
+unless ``follow_symlinks``; pipes, sockets and devices, names that are not UTF-8 and
+unreadable folders get a note each; ``--exclude`` globs leave out files and subfolders
+(:func:`excluded`). A file named on its own is its own entry.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from citewise.errors import ConfigError
+from citewise.ingest.registry import is_supported
+
+
+def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
+             notes: list[str] | None = None,
+             skipped: list[Path] | None = None,
+             exclude: Sequence[str] = ()) -> list[tuple[Path, Path]]:
+    """``(root, file)`` pairs: a directory yields its supported files (recursively, hidden
+    ones skipped, sorted); a file is its own entry with its parent as root. A symlink in a
+    directory that leads outside it is skipped, with a line in ``notes``, unless
+    ``follow_symlinks`` (symlinked folders are then walked too, each real folder once).
+    Files of a directory with an unsupported suffix are appended to ``skipped`` (when given).
+    ``exclude``: glob patterns (:func:`excluded`); a folder's files and subfolders that match
+    are not walked (a note counts them)."""
+    found: list[tuple[Path, Path]] = []
+    left: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
+                                                          skipped, exclude, left)))
+        elif path.is_file():
+            if not _utf8(path.name):  # its id could not be stored (as in a folder's walk)
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                raise ConfigError(f"{shown}: its name is not valid UTF-8. Fix: `mv` it to a "
+                                  "name in UTF-8")
+            found.append((path.parent, path))
+        elif path.exists():  # a FIFO, socket or device: reading it could block for ever
+            raise ConfigError(f"{raw}: not a regular file or folder (a pipe, socket or "
+                              "device); give the files or folders to index")
+        else:
+            raise ConfigError(f"{raw}: no such file or directory; check the path")
+    if left and notes is not None:
+        notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
+                     + ", ".join(str(p) for p in left[:3]) + (", …" if len(left) > 3 else ""))
+    return found
+
+
+def excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """Whether the path ``rel`` (relative to the folder ingested, ``/``-separated) matches a
+    glob of ``patterns``: the whole path (``es/*``, ``*/legacy/*.html``) or its last part
+    (``es``, ``*.txt``). Rust by Example ships its translations as ``es/``, ``ja/``, ``ko/``
+    and ``zh/`` beside the English pages: ``--exclude es --exclude ja …`` leaves them out."""
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p.strip("/")) or fnmatch.fnmatchcase(name, p.strip("/"))
+               for p in patterns)
+
+
+def _walk(root: Path, follow: bool, notes: list[str] | None,
+          skipped: list[Path] | None = None, exclude: Sequence[str] = (),
+          left: list[Path] | None = None) -> Iterator[Path]:
+    real_root = root.resolve()
+    seen = {real_root}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            if notes is not None:
+                notes.append(f"{folder}: cannot list it ({exc.strerror or exc}); skipped")
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            if not _utf8(entry.name):  # its id could not be stored: a review's name with
+                if notes is not None:  # byte 0xff failed with a UnicodeEncodeError, no fix
+                    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                    notes.append(f"{shown}: its name is not valid UTF-8; skipped. Fix: `mv` it "
+                                 "to a name in UTF-8")
+                continue
+            if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+                if left is not None:
+                    left.append(path)
+                continue
+            try:  # a symlink loop or a dangling link: its own note, not a crash of the walk
+                is_dir, is_file = entry.is_dir(), entry.is_file()
+                target = path.resolve(strict=True) if entry.is_symlink() else None
+            except (OSError, RuntimeError) as exc:
+                if notes is not None:
+                    why = getattr(exc, "strerror", None) or "a symlink loop"
+                    notes.append(f"{path}: cannot read it ({why}); skipped")
+                continue
+            if target is not None:
+                inside = target == real_root or real_root in target.parents
+                if not inside and not follow:
+                    if not is_dir and not is_supported(path):  # not read either way
+                        if skipped is not None and is_file:
+                            skipped.append(path)
+                        continue
+                    if notes is not None:
+                        notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
+                                     "Fix: pass --follow-symlinks to index it")
+                    continue
+                if is_dir and (target in seen or (inside and not follow)):
+                    continue  # a cycle, or a folder the walk reaches anyway
+            if is_dir:
+                seen.add(path.resolve())
+                stack.append(path)
+            elif is_file and is_supported(path):
+                yield path
+            elif is_file and skipped is not None:
+                skipped.append(path)
+            elif not is_dir and not is_file and notes is not None:
+                notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name the OS gave (undecodable bytes as surrogates) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
