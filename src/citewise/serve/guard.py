@@ -11,8 +11,9 @@ a tight loop (507 MB of log in a minute).
 * a request's line and headers must arrive within :data:`HEADER_TIMEOUT_S` of the connection
   opening, or of the previous response on a kept-alive connection, and its body within
   :data:`BODY_TIMEOUT_S` of its headers (a 25 MiB upload at 90 kB/s); else the connection is
-  closed. A request answered before its body was read (a 401) is closed when the answer is
-  sent: a review's 44 such requests, trickling a byte of body every 5 s, held the cap;
+  closed. The rest of a body the answer did not wait for (a 401) must come within
+  :data:`HEADER_TIMEOUT_S` of the answer: a review's 44 such requests, trickling a byte of
+  body every 5 s, held the cap;
 * at most :func:`connection_cap` connections are open at once (the open-files limit less
   :data:`RESERVED_FILES` for the index, models and logs); a connection over it is closed at
   once, so the process never runs out of files, and a warning says so at most once a minute.
@@ -83,8 +84,10 @@ class GuardedH11(H11Protocol):
         super().on_response_complete()
         if self.transport.is_closing():
             return
-        if self.conn.their_state is h11.SEND_BODY:  # answered before its body was read
-            self.transport.close()
+        if self.conn.their_state is h11.SEND_BODY:  # answered before its body was read (a
+            self.handle_events()  # 401): drain what came, uvicorn discards it
+        if self.conn.their_state is h11.SEND_BODY:  # the rest must come within the header
+            self._arm()  # deadline; closing at once broke kept-alive clients' next request
         elif self.conn.their_state is h11.IDLE:
             self._arm()  # the next request on a kept-alive connection has its own deadline
 
