@@ -110,7 +110,8 @@ def test_in_every_log_query_mode_the_gates_terms_and_notes_keep_no_hidden_text()
                               "note": "m failed: refused (HTTP 400: too long - input: A: the "
                                       "band is CANARYHR7731). Fix: check it"},
              "gate": {"missing": ["canaryhr7731", "approved"]},
-             "generation": {"notes": ["refused (HTTP 400: A: CANARYHR7731). Fix: check it"]}}
+             "generation": {"notes": ["refused (HTTP 400: A: CANARYHR7731). Fix: check it"]},
+             "escalated": {"first_generation": {"notes": ["(HTTP 500: CANARYHR7731)"]}}}
     for mode in ("store", "redact", "hash"):
         logged = None if mode == "hash" else "who approved it?"
         kept = loggable_trace(trace, mode, logged, ("who approved it?",

@@ -156,9 +156,11 @@ def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None,
         removed = out["enforce"].get("removed") or []
         out["enforce"] = {**out["enforce"], "removed": [
             {"why": r.get("why"), "status": r.get("status")} for r in removed]}
-    if isinstance(out.get("generation"), Mapping) and out["generation"].get("notes"):
-        out["generation"] = {**out["generation"], "notes": [
-            without_bodies(str(n)) for n in out["generation"]["notes"]]}
+    if "generation" in out:
+        out["generation"] = _noted(out["generation"])
+    if isinstance(out.get("escalated"), Mapping):  # the first read's generation too
+        out["escalated"] = {**out["escalated"], "first_generation": _noted(
+            out["escalated"].get("first_generation"))}
     conversation = out.get("conversation")
     if isinstance(conversation, Mapping):
         conversation = {**conversation, "note": without_bodies(str(conversation.get("note")
@@ -175,6 +177,13 @@ def loggable_trace(trace: Mapping[str, Any], mode: str, logged: str | None,
         out["gate"] = {**out["gate"], "missing": [
             t for t in out["gate"]["missing"] if mode != "hash" and str(t).casefold() in kept]}
     return out
+
+
+def _noted(generation: Any) -> Any:
+    """A generation's trace with its notes free of upstream error bodies."""
+    if not isinstance(generation, Mapping) or not generation.get("notes"):
+        return generation
+    return {**generation, "notes": [without_bodies(str(n)) for n in generation["notes"]]}
 
 
 _WORD = re.compile(r"\w+")
