@@ -44,9 +44,9 @@ _UTF8_SEQUENCE = re.compile(
 _DECLARED = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
     rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
-_NOT_CHARSETS = frozenset({"undefined", "rot-13", "rot13"})
-"""Codecs Python calls text encodings that decode no page: ``undefined`` raises on any byte,
-and ``rot13`` maps str to str."""
+_NOT_CHARSETS = frozenset({"undefined"})
+"""Codecs Python calls text encodings that decode no page (``undefined`` raises on any byte);
+the others that are no charset (base64, rot13, zlib…) say so with ``_is_text_encoding``."""
 _WESTERN = frozenset({"iso8859_1", "ascii", "cp1252"})  # codecs names; browsers read cp1252
 
 

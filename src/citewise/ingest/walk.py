@@ -36,8 +36,7 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
             found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
                                                           skipped, exclude, left)))
         elif path.is_file():
-            if not _utf8(path.name):  # its id could not be stored (as in a folder's walk)
-                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+            if (shown := _not_utf8(path)) is not None:  # its id could not be stored
                 raise ConfigError(f"{shown}: its name is not valid UTF-8. Fix: `mv` it to a "
                                   "name in UTF-8")
             found.append((path.parent, path))
@@ -80,9 +79,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if entry.name.startswith("."):
                 continue
             path = Path(entry.path)
-            if not _utf8(entry.name):  # its id could not be stored: a review's name with
-                if notes is not None:  # byte 0xff failed with a UnicodeEncodeError, no fix
-                    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+            if (shown := _not_utf8(path)) is not None:  # a review's name with byte 0xff
+                if notes is not None:  # failed with a UnicodeEncodeError, no fix
                     notes.append(f"{shown}: its name is not valid UTF-8; skipped. Fix: `mv` it "
                                  "to a name in UTF-8")
                 continue
@@ -122,10 +120,11 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
 
 
-def _utf8(name: str) -> bool:
-    """Whether a file name the OS gave (undecodable bytes as surrogates) is valid UTF-8."""
+def _not_utf8(path: Path) -> str | None:
+    """``path`` shown with its bytes as ``\\xNN`` when its name (undecodable bytes come from
+    the OS as surrogates) is not valid UTF-8, else None."""
     try:
-        name.encode("utf-8")
+        path.name.encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return None
