@@ -48,3 +48,13 @@ def test_the_real_manuals_hold_a_small_part_of_the_limit():
     path = Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf")
     assert path.is_file(), f"{path} missing. Fix: run .ci/docsites (installs the Debian packages)"
     assert load_file(path, LimitSettings(max_pdf_content_bytes=MIB)).title
+
+
+def test_a_stream_past_pypdfs_own_limit_is_named_not_taken_for_scanned_images(tmp_path: Path):
+    """An 80 KB file whose one stream inflates to 80 MiB, past pypdf's decompression limit,
+    was reported as "the PDF may be scanned images; run OCR on it" (new user, stop 40)."""
+    path = tmp_path / "deep.pdf"
+    path.write_bytes(_pdf(1, b"BT /F1 12 Tf 72 720 Td (pg) Tj ET " + b" " * 80 * MIB, form=False))
+    with pytest.raises(LimitExceededError, match="inflates past pypdf's decompression limit"
+                       ".*re-export the PDF"):
+        load_file(path, LimitSettings())

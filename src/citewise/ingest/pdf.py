@@ -7,9 +7,10 @@ table-of-contents lines and line-end hyphenation, and gains the headings its out
 (often one per page). Every block has ``page`` set (1-based) and anchor ``page=N``, the
 standard PDF open parameter (RFC 8118), so ``file.pdf#page=3`` opens the cited page.
 Truncated, corrupt and encrypted files, files over ``limits.max_pages``, and files whose
-pages hold over ``limits.max_pdf_content_bytes`` of content (:mod:`citewise.ingest.pdf_work`)
-raise one-line errors before any text is used. A paragraph or example a page break cuts is
-one block again (:mod:`citewise.ingest.pdf_flow`).
+pages hold over ``limits.max_pdf_content_bytes`` of content or a stream past pypdf's own
+decompression limit (:mod:`citewise.ingest.pdf_work`) raise one-line errors before any text
+is used. A paragraph or example a page break cuts is one block again
+(:mod:`citewise.ingest.pdf_flow`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pypdf import PasswordType, PdfReader
+from pypdf.errors import LimitReachedError
 
 from citewise.errors import IngestError, LimitExceededError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
@@ -105,7 +107,14 @@ class PdfLoader:
     def _check_work(self, reader: PdfReader) -> None:
         """Refuse a PDF whose pages hold more content than a reader should tokenize
         (:mod:`citewise.ingest.pdf_work`)."""
-        if content_bytes(reader, self.max_content_bytes) > self.max_content_bytes:
+        try:
+            total = content_bytes(reader, self.max_content_bytes)
+        except LimitReachedError:
+            raise LimitExceededError(
+                "a content stream of this PDF inflates past pypdf's decompression limit, so its "
+                "text cannot be read (a small file that inflates so far is likely built to "
+                "exhaust readers); re-export the PDF from its source and ingest that") from None
+        if total > self.max_content_bytes:
             limit = self.max_content_bytes // (1024 * 1024)
             raise LimitExceededError(
                 f"PDF pages hold over {limit} MiB of content to read (a small file whose pages "

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pypdf.errors import LimitReachedError
 from pypdf.generic import ArrayObject, IndirectObject
 
 MAX_FORM_DEPTH = 4  # form XObjects drawn inside form XObjects, as far as this is counted
@@ -44,8 +45,12 @@ def _listed(page: Any) -> list[Any]:
 
 
 def _size(ref: Any) -> int:
+    """A stream's decoded size; :class:`~pypdf.errors.LimitReachedError` (it inflates past
+    pypdf's own limit, so its text can never be read) goes up to the loader."""
     try:
         return len(ref.get_object().get_data())
+    except LimitReachedError:
+        raise
     except Exception:  # a damaged stream: its text extraction reports it
         return 0
 
