@@ -12,8 +12,8 @@ from citewise.generate.extractive import (
     idf_weights,
     score_sentences,
     split_sentences,
-    table_rows,
 )
+from citewise.generate.table_rows import table_rows
 
 from .conftest import passage
 

@@ -60,6 +60,7 @@ from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
+from citewise.generate.table_rows import table_rows
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
@@ -74,9 +75,6 @@ largest floor that costs at most two points of false declines on both (SQuAD dev
 a reference answer. It still declines answers that share only a name with the question."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CELL = " | "
-_NUMBER = re.compile(r"[-+]?[\d.,]+%?")
-_CODE_CHARS = re.compile(r"[$={};<>\\`]")
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
                           re.IGNORECASE)
@@ -165,30 +163,6 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
                     continue
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scored
-
-
-def table_rows(part: str) -> list[tuple[str, str]]:
-    """``(row as "Header: cell; …", the row's own cells)`` for each data row of ``part``
-    when it is a table (``a | b`` lines, as loaders write tables, two or more, all with the
-    same number of cells, each row one sentence) whose first line is a header row (the
-    chunker repeats it at the top of every piece of a split table): every cell of it reads as
-    a column label (:func:`_is_label`). ``[]`` otherwise, e.g. for a term/description table
-    (``recompact | recompact the .ninja_deps file.``), which is read as sentences."""
-    lines = [line.strip() for line in part.split("\n") if line.strip()]
-    cells = [[c.strip() for c in line.split(_CELL)] for line in lines]
-    if len(lines) < 2 or len(cells[0]) < 2 or any(len(c) != len(cells[0]) for c in cells):
-        return []
-    header = cells[0]
-    if not all(_is_label(c) for c in header):
-        return []
-    out = []
-    for row in cells[1:]:
-        shown = " ".join("; ".join(f"{h}: {c}" if h else c
-                                   for h, c in zip(header, row, strict=True) if c).split())
-        if len(split_sentences(shown)) != 1:
-            return []  # a row of several sentences would be cited for its last one only
-        out.append((shown, " ".join(row)))
-    return out
 
 
 def coverage(question: str, passages: Sequence[ContextPassage],
@@ -283,16 +257,6 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
 def _is_title(text: str) -> bool:
     """A heading inside a passage ("Simulation Details"): a few words, no final stop."""
     return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!", "?", ":", ")"))
-
-
-def _is_label(cell: str) -> bool:
-    """A column label: at most five words and 40 characters, not a bare number, not a
-    sentence (no final period), not code (``wc -l``, ``$HOME``, ``a=b``: a shell pipeline
-    also has `` | ``)."""
-    words = cell.split()
-    return (len(cell) <= 40 and len(words) <= 5 and not cell.endswith(".")
-            and not _NUMBER.fullmatch(cell) and not _CODE_CHARS.search(cell)
-            and not any(w.startswith("-") for w in words))
 
 
 def _key(text: str) -> str:

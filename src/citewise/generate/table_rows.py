@@ -1,0 +1,50 @@
+"""A table in a passage read row by row: each data row one sentence, with its column labels.
+
+Loaders write tables as ``a | b`` rows. A question is answered by a row, and a row quoted
+alone loses what its cells are: "Level: L4; Minimum: 68,000; Maximum: 88,000" says it, "L4 |
+68,000 | 88,000" does not (:mod:`citewise.generate.extractive`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewise.cite.parse import line_sentences
+
+_CELL = " | "
+_NUMBER = re.compile(r"[-+]?[\d.,]+%?")
+_CODE_CHARS = re.compile(r"[$={};<>\\`]")
+
+
+def table_rows(part: str) -> list[tuple[str, str]]:
+    """``(row as "Header: cell; …", the row's own cells)`` for each data row of ``part``
+    when it is a table (``a | b`` lines, as loaders write tables, two or more, all with the
+    same number of cells, each row one sentence) whose first line is a header row (the
+    chunker repeats it at the top of every piece of a split table): every cell of it reads as
+    a column label (:func:`_is_label`). ``[]`` otherwise, e.g. for a term/description table
+    (``recompact | recompact the .ninja_deps file.``), which is read as sentences."""
+    lines = [line.strip() for line in part.split("\n") if line.strip()]
+    cells = [[c.strip() for c in line.split(_CELL)] for line in lines]
+    if len(lines) < 2 or len(cells[0]) < 2 or any(len(c) != len(cells[0]) for c in cells):
+        return []
+    header = cells[0]
+    if not all(_is_label(c) for c in header):
+        return []
+    out = []
+    for row in cells[1:]:
+        shown = " ".join("; ".join(f"{h}: {c}" if h else c
+                                   for h, c in zip(header, row, strict=True) if c).split())
+        if len(line_sentences(shown)) != 1:
+            return []  # a row of several sentences would be cited for its last one only
+        out.append((shown, " ".join(row)))
+    return out
+
+
+def _is_label(cell: str) -> bool:
+    """A column label: at most five words and 40 characters, not a bare number, not a
+    sentence (no final period), not code (``wc -l``, ``$HOME``, ``a=b``: a shell pipeline
+    also has `` | ``)."""
+    words = cell.split()
+    return (len(cell) <= 40 and len(words) <= 5 and not cell.endswith(".")
+            and not _NUMBER.fullmatch(cell) and not _CODE_CHARS.search(cell)
+            and not any(w.startswith("-") for w in words))
