@@ -23,6 +23,12 @@ line. A chosen sentence brings the example that follows its paragraph when it le
 (:func:`with_examples`); code chosen on its own comes with the sentence before it, or with a
 line saying where it is from.
 
+Asked about a term a manual describes in an entry (a term line such as
+``'show-all-if-ambiguous'`` or ``--tool=<toolname> [default: memcheck]``, then its
+description), the entry's sentences score above every other, in the manual's order
+(:mod:`citewise.generate.entries`): the neighbouring entry that mentions the term is not
+quoted in its place.
+
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``, and one that
 opens by pointing back ("They begin with…") brings the sentence before it
@@ -58,6 +64,7 @@ from citewise.cite.instructions import is_instruction
 from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
+from citewise.generate.entries import asked_terms, entry_parts, entry_score, is_term_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
 from citewise.generate.table_rows import table_rows
@@ -143,13 +150,18 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
 
     scored: list[ScoredSentence] = []
     block = 0
+    asked, top = asked_terms(question), 1.0 + 2 * math.fsum(weights.values())
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-        for part, code in blocks(passage):
+        parts = blocks(passage)
+        entry = entry_parts(asked, [p for p, _ in parts], passage.hit.chunk.heading_path)
+        for j, (part, code) in enumerate(parts):
             block += 1
+            code = code and not (j in entry and is_term_line(part))  # read as a sentence
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
                 best = max(map(score, lines))  # a block scores as its best line, not its size
+                best = entry_score(top, entry[j], 0) if j in entry else best
                 if not is_instruction(part) and not starts_midway(part):
                     scored.append(ScoredSentence(passage.sid, len(scored), part, best,
                                                  code=True, part=block))
@@ -158,9 +170,11 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
                     for text, cells in table_rows(part)]
             if not any(value > 0 for _, value in rows):
                 rows = [(s, score(s)) for s in split_sentences(part)]
-            for text, value in rows:
+            for k, (text, value) in enumerate(rows):
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
+                if j in entry:  # the asked term's own entry, read in order (entries.py)
+                    value = entry_score(top, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scored
 

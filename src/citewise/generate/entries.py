@@ -1,0 +1,131 @@
+"""Reference entries: the description under the term line that names what the question asks.
+
+Manuals describe options, variables and commands as entries: a line naming the term, then
+its description. Readline's Info manual::
+
+    'show-all-if-ambiguous'
+    This alters the default behavior of the completion functions. If set to 'on', …
+
+Valgrind's HTML (a ``<dt>``, then its ``<dd>`` paragraphs)::
+
+    --num-callers=<number> [default: 12]
+
+    Specifies the maximum number of entries shown in stack traces …
+
+Asked "what does show-all-if-ambiguous do?", quoting by shared words alone chose the
+*neighbouring* entry first, ``show-all-if-unmodified``, whose description says "in a fashion
+similar to SHOW-ALL-IF-AMBIGUOUS", then the first sentence of each of three entries (a new
+user's wrong answer, stop 40). When a passage holds the entry of a term the question names
+(:func:`entry_parts`), its sentences are the ones to quote, in the order the manual gives
+them (:mod:`citewise.generate.extractive`).
+
+A term line (:func:`terms_of`) is a block's first line of at most :data:`MAX_TERM_LINE`
+characters that does not end as a sentence does and starts with a term: an option
+(``-x``, ``--name``), or a word with an inner ``-``, ``_`` or ``.``, or any word in quotes
+(``'bell-style'``, ```keymap```). The entry runs from it to the next block that opens
+with a term line, or a heading of the passage, at most :data:`MAX_PARTS` blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from citewise.answer.salient import salient_terms
+
+MAX_TERM_LINE = 100
+MAX_PARTS = 4
+MAX_ALIASES = 4
+_QUOTES = "'\"`‘’“”"
+_TERM = re.compile(r"(?:--?[A-Za-z0-9][\w-]*|[A-Za-z_][\w]*(?:[-_.][\w]+)+)(?![\w-])")
+_QUOTED = re.compile(r"[" + _QUOTES + r"]([\w.-]+)[" + _QUOTES + r"]")
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
+_SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z0-9])(?![\w-])")
+_NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
+_WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
+_SENTENCE_END = (".", "!", "?", ":", ",", ";")
+
+
+def terms_of(line: str) -> set[str]:
+    """The terms ``line`` names when it is a term line (module docstring), leading dashes
+    dropped, lowercased (:func:`_norm`): every option or quoted word on it, as a line
+    giving a term's aliases does (``'-h, --help'``, ```--keep' `-k'``); else none."""
+    line = line.strip()
+    if not line or len(line) > MAX_TERM_LINE or line.endswith(_SENTENCE_END):
+        return set()
+    quoted = line[0] in _QUOTES
+    first = _TERM.match(line.lstrip(_QUOTES)) or (_WORD.match(line[1:]) if quoted else None)
+    if first is None or not (quoted or first.group(0).startswith("-")
+                             or _NAME_ONLY.match(line, first.end())):
+        return set()  # "Built-in rules" is a title, not the entry of "built-in"
+    found = {first.group(0)} | set(_OPTION.findall(line)) | set(_QUOTED.findall(line))
+    return {_norm(t) for t in found} - {""}
+
+
+def is_term_line(part: str) -> bool:
+    """Whether the block ``part`` is one term line and nothing more (a ``<dt>``'s synopsis,
+    ``--tool=<toolname> [default: memcheck]``, which reads as code)."""
+    return "\n" not in part.strip() and bool(terms_of(part))
+
+
+def asked_terms(question: str) -> set[str]:
+    """The identifiers, hyphenated names and one-letter options (``-l``) ``question``
+    asks about, leading dashes dropped (``--num-callers`` and ``num-callers`` are one
+    term)."""
+    kinds = ("identifier", "hyphenated")
+    named = {_norm(t.strip(_QUOTES)) for t in salient_terms(question, kinds)}
+    return (named | set(_SHORT_OPTION.findall(question))) - {""}
+
+
+def entry_parts(asked: set[str], parts: Sequence[str],
+                headings: Sequence[str] = ()) -> dict[int, int]:
+    """``{index: offset}`` for the ``parts`` (a passage's blocks, in order) that belong to
+    the entry of a term in ``asked``: the block its term line opens (offset 0) and the
+    blocks after it up to the next term line or heading (at most :data:`MAX_PARTS`); not a
+    term line alone, with no description after it in the passage."""
+    if not asked:
+        return {}
+    marks = {h.strip().lower() for h in headings}
+    out: dict[int, int] = {}
+    for i, part in enumerate(parts):
+        if not asked & _leading_terms(part):
+            continue
+        entry = {i: 0}
+        for j in range(i + 1, min(i + MAX_PARTS, len(parts))):
+            first = _first_line(parts[j])
+            if terms_of(first) or first.strip().lower() in marks:
+                break
+            entry[j] = j - i
+        if len(entry) > 1 or not is_term_line(part):  # a term line the chunk ends on
+            out = {**entry, **out}  # describes nothing here (its text is the next chunk's)
+    return out
+
+
+def entry_score(top: float, offset: int, k: int) -> float:
+    """The score of the ``k``-th sentence of an entry's block ``offset``: above ``top``'s
+    (every other sentence's) and in the manual's order, so the entry is quoted from its
+    term line on."""
+    return top - 0.01 * (k + 10 * offset)
+
+
+def _leading_terms(part: str) -> set[str]:
+    """The terms of the term lines ``part`` opens with (a term and its aliases may each
+    have a line: ``'-p'`` then ``'--portability'``)."""
+    out: set[str] = set()
+    for line in part.strip("\n").split("\n")[:MAX_ALIASES]:
+        terms = terms_of(line)
+        if not terms:
+            break
+        out |= terms
+    return out
+
+
+def _norm(term: str) -> str:
+    """``term`` without leading dashes, lowercased unless one character: ``-n`` is not
+    gzip's ``-N``."""
+    term = term.lstrip("-")
+    return term if len(term) == 1 else term.lower()
+
+
+def _first_line(part: str) -> str:
+    return part.strip("\n").split("\n", 1)[0]

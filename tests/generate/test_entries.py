@@ -1,0 +1,106 @@
+"""Reference entries (:mod:`citewise.generate.entries`): asked about a term a manual
+describes in an entry, the extractive answer quotes that entry, from its term line on, not
+the neighbouring entry that mentions the term (a new user's Readline question, stop 40)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citewise.answer.prompt import build_prompt
+from citewise.generate.entries import asked_terms, entry_parts, terms_of
+from citewise.generate.extractive import ExtractiveGenerator
+
+from .conftest import passage
+
+# Readline's Info manual as the index held it: two chunks cut across entries.
+UNMODIFIED = """'show-all-if-unmodified'
+This alters the default behavior of the completion functions
+in a fashion similar to SHOW-ALL-IF-AMBIGUOUS. If set to
+'on', words which have more than one possible completion
+without any possible partial completion (the possible
+completions don't share a common prefix) cause the matches to
+be listed immediately instead of ringing the bell. The
+default value is 'off'.
+
+'show-mode-in-prompt'
+If set to 'on', add a string to the beginning of the prompt
+indicating the editing mode: emacs, vi command, or vi
+insertion. The default value is 'off'."""
+AMBIGUOUS = """'revert-all-at-newline'
+If set to 'on', Readline will undo all changes to history
+lines before returning when 'accept-line' is executed. The default is
+'off'.
+
+'show-all-if-ambiguous'
+This alters the default behavior of the completion functions.
+If set to 'on', words which have more than one possible
+completion cause the matches to be listed immediately instead
+of ringing the bell. The default value is 'off'."""
+# Valgrind's HTML: a <dt> synopsis (it reads as code), then its <dd> paragraphs.
+VALGRIND = """The single most important option.
+
+--tool=<toolname> [default: memcheck]
+
+Run the Valgrind tool called toolname, e.g. memcheck, cachegrind, callgrind, helgrind.
+
+--num-callers=<number> [default: 12]
+
+Specifies the maximum number of entries shown in stack traces."""
+
+
+def _answer(question: str, *texts: str) -> str:
+    passages = [passage(f"S{i}", t) for i, t in enumerate(texts, start=1)]
+    return ExtractiveGenerator().generate(build_prompt(question, passages)).text
+
+
+def test_the_asked_terms_own_entry_is_quoted_in_order():
+    text = _answer("what does show-all-if-ambiguous do?", UNMODIFIED, AMBIGUOUS)
+    assert text.startswith("'show-all-if-ambiguous' This alters the default behavior of the "
+                           "completion functions [S2].")
+    assert "listed immediately instead of ringing the bell" in text
+    assert "show-all-if-unmodified" not in text and "[S1]" not in text.split("[S2].")[0]
+
+
+def test_a_synopsis_line_that_reads_as_code_is_quoted_with_its_description():
+    text = _answer("which tool runs if I don't pass --tool?", VALGRIND)
+    assert text.startswith("--tool=<toolname> [default: memcheck] [S1]. Run the Valgrind tool")
+    assert "num-callers" not in text
+
+
+def test_one_letter_options_keep_their_case():
+    gzip = ("'--fast'\n'--best'\n'-N'\nRegulate the speed of compression.\n\n"
+            "'--no-name'\n'-n'\nWhen compressing, do not save the original file name.")
+    assert "do not save the original file name" in _answer("what does gzip -n do?", gzip)
+    assert "Regulate the speed" in _answer("what does gzip -N do?", gzip)
+
+
+def test_a_term_line_the_chunk_ends_on_is_no_entry():
+    """Its description is in the next chunk: quoting the bare name answered nothing
+    ("what is BORG_PASSCOMMAND?" -> "BORG_PASSCOMMAND [1].")."""
+    parts = ["When set, use the value to answer the passphrase question.", "BORG_PASSCOMMAND"]
+    assert entry_parts({"borg_passcommand"}, parts) == {}
+    assert entry_parts({"borg_passcommand"}, [*parts, "When set, run the command."]) == \
+        {1: 0, 2: 1}
+
+
+@pytest.mark.parametrize(("line", "terms"), [
+    ("'show-all-if-ambiguous'", {"show-all-if-ambiguous"}),
+    ("--num-callers=<number> [default: 12]", {"num-callers"}),
+    ("‘--backup=CONTROL’", {"backup"}),
+    ("'-h, --help'", {"h", "help"}),
+    ("max_keepalive_connections", {"max_keepalive_connections"}),
+    ("httpx.Client(base_url=...)", {"httpx.client"}),
+    ("Built-in rules", set()),  # a title, not the entry of "built-in"
+    ("foo.bar is the name of it", set()),
+    ("--verbose makes it print more.", set()),  # a sentence
+])
+def test_term_lines(line: str, terms: set[str]):
+    assert terms_of(line) == terms
+
+
+def test_an_entry_ends_at_the_next_term_line_or_heading():
+    parts = ["'a-b'", "First.", "Second.", "'c-d'", "Third."]
+    assert entry_parts({"a-b"}, parts) == {0: 0, 1: 1, 2: 2}
+    assert entry_parts({"a-b"}, ["'a-b'", "First.", "Usage", "More."], ["Usage"]) == \
+        {0: 0, 1: 1}
+    assert asked_terms("what does `--Num-Callers` or -l do?") == {"num-callers", "l"}
