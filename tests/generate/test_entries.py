@@ -4,10 +4,12 @@ the neighbouring entry that mentions the term (a new user's Readline question, s
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from citewise.answer.prompt import build_prompt
-from citewise.generate.entries import asked_terms, entry_parts, terms_of
+from citewise.generate.entries import asked_terms, entries_first, entry_parts, terms_of
 from citewise.generate.extractive import ExtractiveGenerator
 
 from .conftest import passage
@@ -104,3 +106,17 @@ def test_an_entry_ends_at_the_next_term_line_or_heading():
     assert entry_parts({"a-b"}, ["'a-b'", "First.", "Usage", "More."], ["Usage"]) == \
         {0: 0, 1: 1}
     assert asked_terms("what does `--Num-Callers` or -l do?") == {"num-callers", "l"}
+
+
+def test_the_hit_holding_the_asked_terms_entry_leads_the_context():
+    """The first read is one or two passages on a small machine: with the neighbouring
+    entry ranked first, the 1.5B model answered "what does show-all-if-ambiguous do?" with
+    show-all-if-unmodified's description."""
+    first = passage("S1", UNMODIFIED).hit
+    second = replace(passage("S2", AMBIGUOUS).hit, rank=2, score=0.5)
+    third = replace(passage("S3", VALGRIND).hit, rank=3, score=0.25)
+    hits = entries_first("what does show-all-if-ambiguous do?", [first, second, third])
+    assert [h.chunk.chunk_id for h in hits] == ["chunk-S2", "chunk-S1", "chunk-S3"]
+    assert hits[0].score == first.score  # so the diverse selection keeps it first
+    plain = [first, second, third]
+    assert entries_first("how do completions get listed?", plain) == plain

@@ -169,6 +169,7 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
     ``full`` itself when everything fits or no cut applies."""
     from citewise.answer import budget as fit
     from citewise.answer.prompt import user_message
+    from citewise.generate.entries import entries_first
     from citewise.generate.local import effective_threads
 
     settings = engine.settings.context
@@ -179,6 +180,8 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
     allowed = fit.prompt_budget(size, threads, engine.settings.generate.first_token_s)
 
     load_parsed = functools.cache(engine.store.get_parsed)  # both builds read one document
+
+    hits = entries_first(question, hits)  # a manual's entry of the asked term leads
 
     def build(tokens: int) -> Context:
         return build_context(hits, settings.model_copy(update={"budget_tokens": tokens}),

@@ -30,7 +30,9 @@ Steps, each recorded so ``--explain`` can show what was dropped and why:
 6. Optional **parent expansion** (small-to-large): a passage is replaced by the text of its whole
    section (from the stored parsed document) when that fits the budget.
 
-Selected passages keep selection order (strongest first) and get opaque ids ``S1``…``Sn``;
+``ask`` hands the hits over with the one holding a manual's entry of a term the question
+names first (:func:`citewise.generate.entries.entries_first`). Selected passages keep
+selection order (strongest first) and get opaque ids ``S1``…``Sn``;
 a source's own citation-shaped brackets are written in parentheses
 (:func:`~citewise.cite.parse.inert_citations`), so no quote of it cites another passage.
 """

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from citewise.answer.salient import salient_terms
+from citewise.types import Hit
 
 MAX_TERM_LINE = 100
 MAX_PARTS = 4
@@ -43,6 +45,7 @@ _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z0-9])(?![\w-])")
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
+_BLOCKS = re.compile(r"\n{2,}")  # as examples.blocks splits a passage
 _SENTENCE_END = (".", "!", "?", ":", ",", ";")
 
 
@@ -106,6 +109,21 @@ def entry_score(top: float, offset: int, k: int) -> float:
     (every other sentence's) and in the manual's order, so the entry is quoted from its
     term line on."""
     return top - 0.01 * (k + 10 * offset)
+
+
+def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` with those whose chunk holds the entry of a term ``question`` asks about
+    first, scored as the best hit (so the context's diverse selection keeps them first);
+    the rest in order. Read from the first passages, the small model answered "what does
+    show-all-if-ambiguous do?" from the entry before it, ranked first, which mentions it."""
+    asked = asked_terms(question)
+    held = [h for h in hits if entry_parts(asked, _BLOCKS.split(h.chunk.text),
+                                           h.chunk.heading_path)] if asked else []
+    if not held:
+        return list(hits)
+    best = max(h.score for h in hits)
+    first = [replace(h, score=best) for h in held]
+    return first + [h for h in hits if all(h is not k for k in held)]
 
 
 def _leading_terms(part: str) -> set[str]:
