@@ -129,3 +129,16 @@ def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
     assert salient_terms("how can I find files bigger than 1GB, in 100MB pieces, after 30s?") \
         == []
     assert salient_terms("what do x86_64, http2 and E42 mean?") == ["x86_64", "http2", "e42"]
+
+
+def test_a_term_the_index_holds_no_word_of_is_not_taken_for_absent() -> None:
+    """Readline's key ``C-r`` is two one-letter words, and one-letter words are not
+    indexed: no lookup finds it, and "how do I use C-r to search the history?" was declined
+    as naming something no readable document contains."""
+    nothing_found = lambda word: False  # noqa: E731 (the index's lookup of "c-r")
+    hits = [make_hit("'reverse-search-history (C-r)' Search backward.", 1, dense=0.5)]
+    question = "how do I use C-r to search the history?"
+    assert absent_terms(question, nothing_found, ("name",), hits=hits) == []
+    assert absent_terms(question, nothing_found, ("name",), hits=HITS) == ["c-r"]
+    assert absent_terms("how do I use Bazel?", nothing_found, ("name",), hits=hits) == [
+        "bazel"]

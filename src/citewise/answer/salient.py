@@ -150,7 +150,11 @@ def _haystack(hit: Hit) -> str:
 def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
                   kinds: Sequence[str] = KINDS) -> list[str]:
     """Salient terms of ``question`` found in none of the top ``depth`` hits."""
-    terms = salient_terms(question, kinds)
+    return _not_in(salient_terms(question, kinds), hits, depth)
+
+
+def _not_in(terms: Sequence[str], hits: Sequence[Hit], depth: int = DEPTH) -> list[str]:
+    """``terms`` found in none of the top ``depth`` hits (title, headings and text)."""
     if not terms:
         return []
     text = "\n".join(_haystack(h) for h in hits[:depth])
@@ -190,13 +194,22 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
 
 
 def absent_terms(question: str, has_word: Callable[[str], bool],
-                 kinds: Sequence[str], known: Sequence[str] = ()) -> list[str]:
+                 kinds: Sequence[str], known: Sequence[str] = (),
+                 hits: Sequence[Hit] = ()) -> list[str]:
     """Salient terms of ``kinds`` that no readable document contains at all (``has_word``
     false: a BM25 lookup, so document frequency among readable documents is 0); ``known``
-    terms are skipped (already found missing)."""
+    terms are skipped (already found missing). A term the index holds no word of (Readline's
+    key ``C-r``, TLS ``1.3``: one-letter words are not indexed, so no lookup finds them) is
+    absent when it is in none of the top ``hits``: "how do I use C-r to search the history?"
+    was declined as naming something no document contains."""
+    from citewise.text import query_terms
+
     if not kinds:
         return []
-    return [t for t in salient_terms(question, kinds) if t not in known and not has_word(t)]
+    terms = [t for t in salient_terms(question, kinds) if t not in known]
+    unindexed = [t for t in terms if not query_terms(t)]
+    gone = set(_not_in(unindexed, hits))
+    return [t for t in terms if t in gone or (t not in unindexed and not has_word(t))]
 
 
 def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],
@@ -206,7 +219,7 @@ def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str]
     ``kinds`` absent from the top hits, terms of ``absent_kinds`` absent from every readable
     document, then (``unknown``) unknown words."""
     missing = missing_terms(question, hits, kinds=kinds)
-    missing += absent_terms(question, has_word, absent_kinds, known=missing)
+    missing += absent_terms(question, has_word, absent_kinds, known=missing, hits=hits)
     if not unknown:
         return missing
     return missing + unknown_words(question, has_word, known=missing)
