@@ -90,6 +90,7 @@ def test_a_term_line_the_chunk_ends_on_is_no_entry():
     ("--num-callers=<number> [default: 12]", {"num-callers"}),
     ("‘--backup=CONTROL’", {"backup"}),
     ("'-h, --help'", {"h", "help"}),
+    ("'reverse-search-history (C-r)'", {"reverse-search-history", "c-r"}),
     ("max_keepalive_connections", {"max_keepalive_connections"}),
     ("httpx.Client(base_url=...)", {"httpx.client"}),
     ("Built-in rules", set()),  # a title, not the entry of "built-in"

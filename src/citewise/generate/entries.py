@@ -43,6 +43,7 @@ _TERM = re.compile(r"(?:--?[A-Za-z0-9][\w-]*|[A-Za-z_][\w]*(?:[-_.][\w]+)+)(?![\
 _QUOTED = re.compile(r"[" + _QUOTES + r"]([\w.-]+)[" + _QUOTES + r"]")
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z0-9])(?![\w-])")
+_ALIAS = re.compile(r"\(([^\W_][\w.-]*)\)")  # 'reverse-search-history (C-r)'
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
 _BLOCKS = re.compile(r"\n{2,}")  # as examples.blocks splits a passage
@@ -51,8 +52,9 @@ _SENTENCE_END = (".", "!", "?", ":", ",", ";")
 
 def terms_of(line: str) -> set[str]:
     """The terms ``line`` names when it is a term line (module docstring), leading dashes
-    dropped, lowercased (:func:`_norm`): every option or quoted word on it, as a line
-    giving a term's aliases does (``'-h, --help'``, ```--keep' `-k'``); else none."""
+    dropped, lowercased (:func:`_norm`): every option, quoted word or word in brackets on
+    it, as a line giving a term's aliases does (``'-h, --help'``, ```--keep' `-k'``,
+    ``'reverse-search-history (C-r)'``); else none."""
     line = line.strip()
     if not line or len(line) > MAX_TERM_LINE or line.endswith(_SENTENCE_END):
         return set()
@@ -61,7 +63,8 @@ def terms_of(line: str) -> set[str]:
     if first is None or not (quoted or first.group(0).startswith("-")
                              or _NAME_ONLY.match(line, first.end())):
         return set()  # "Built-in rules" is a title, not the entry of "built-in"
-    found = {first.group(0)} | set(_OPTION.findall(line)) | set(_QUOTED.findall(line))
+    found = {first.group(0), *_OPTION.findall(line), *_QUOTED.findall(line),
+             *_ALIAS.findall(line)}
     return {_norm(t) for t in found} - {""}
 
 
