@@ -227,3 +227,17 @@ def test_a_quote_ending_inside_a_bracket_is_cited_after_it() -> None:
     assert "variable name) [S1]." in gen.text and ".)" not in gen.text, gen.text
     kept = enforce(gen.text, [passage("S1", bc)])
     assert kept.answered and kept.removed == (), kept.removed
+
+
+def test_a_parameter_table_is_read_row_by_row_not_under_its_first_row():
+    """libxslt's API reference: read with its first row as column labels, the quote was
+    "sec:: Returns:; the security block to use: -1 in case of error" (a new user)."""
+    table = ("sec: | the security block to use\nctxt: | an XSLT transformation context\n"
+             "Returns: | -1 in case of error, 0 otherwise")
+    assert [shown for shown, _ in table_rows(table)] == [
+        "sec: the security block to use", "ctxt: an XSLT transformation context",
+        "Returns: -1 in case of error, 0 otherwise"]
+    text = _answer("What do the security prefs functions return in case of error?",
+                   "Function: xsltSetSecurityPrefs\n\nSet the security preference.\n\n" + table)
+    assert "Returns: -1 in case of error, 0 otherwise [S1]." in text.text
+    assert "sec::" not in text.text

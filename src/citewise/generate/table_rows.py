@@ -21,12 +21,15 @@ def table_rows(part: str) -> list[tuple[str, str]]:
     when it is a table (``a | b`` lines, as loaders write tables, two or more, all with the
     same number of cells, each row one sentence) whose first line is a header row (the
     chunker repeats it at the top of every piece of a split table): every cell of it reads as
-    a column label (:func:`_is_label`). ``[]`` otherwise, e.g. for a term/description table
-    (``recompact | recompact the .ninja_deps file.``), which is read as sentences."""
+    a column label (:func:`_is_label`), or whose terms end in ``:`` (:func:`_term_rows`).
+    ``[]`` otherwise, e.g. for a term/description table (``recompact | recompact the
+    .ninja_deps file.``), which is read as sentences."""
     lines = [line.strip() for line in part.split("\n") if line.strip()]
     cells = [[c.strip() for c in line.split(_CELL)] for line in lines]
     if len(lines) < 2 or len(cells[0]) < 2 or any(len(c) != len(cells[0]) for c in cells):
         return []
+    if len(cells[0]) == 2 and all(row[0].endswith(":") for row in cells):
+        return _term_rows(cells)
     header = cells[0]
     if not all(_is_label(c) for c in header):
         return []
@@ -37,6 +40,20 @@ def table_rows(part: str) -> list[tuple[str, str]]:
         if len(line_sentences(shown)) != 1:
             return []  # a row of several sentences would be cited for its last one only
         out.append((shown, " ".join(row)))
+    return out
+
+
+def _term_rows(cells: list[list[str]]) -> list[tuple[str, str]]:
+    """Each row of a term/description table whose terms end in ``:`` (an API reference's
+    parameters: ``sec: | the security block to use``, ``Returns: | -1 in case of error``) as
+    ``"term: description"``: read with its first row as column labels, the quote paired
+    "Returns" with the first parameter's description."""
+    out = []
+    for term, text in cells:
+        shown = " ".join(f"{term} {text}".split())
+        if len(line_sentences(shown)) != 1:
+            return []
+        out.append((shown, f"{term} {text}"))
     return out
 
 
