@@ -93,6 +93,9 @@ def test_a_term_line_the_chunk_ends_on_is_no_entry():
     ("'reverse-search-history (C-r)'", {"reverse-search-history", "c-r"}),
     ("max_keepalive_connections", {"max_keepalive_connections"}),
     ("httpx.Client(base_url=...)", {"httpx.client"}),
+    ("Function: xsltSecurityForbid", {"xsltsecurityforbid"}),
+    (" -- Function: ffi_status ffi_prep_cif (ffi_cif *CIF, ffi_abi ABI)", {"ffi_prep_cif"}),
+    ("Function: this is a sentence.", set()),
     ("Built-in rules", set()),  # a title, not the entry of "built-in"
     ("foo.bar is the name of it", set()),
     ("--verbose makes it print more.", set()),  # a sentence
@@ -121,3 +124,15 @@ def test_the_hit_holding_the_asked_terms_entry_leads_the_context():
     assert hits[0].score == first.score  # so the diverse selection keeps it first
     plain = [first, second, third]
     assert entries_first("how do completions get listed?", plain) == plain
+
+
+def test_a_definitions_entry_puts_the_sentence_with_the_questions_words_first():
+    """libxslt's API reference, entries opened by ``Function: NAME``: asked what one
+    returns, its ``Returns:`` row is quoted, not the next function's."""
+    api = ("Function: xsltSecurityAllow\n\nFunction used to always allow an operation\n\n"
+           "sec: | the security block to use\nvalue: | unused\nReturns: | 1 always\n\n"
+           "Function: xsltSecurityForbid\n\nFunction used to always forbid an operation\n\n"
+           "sec: | the security block to use\nvalue: | unused\nReturns: | 0 always")
+    text = _answer("what does xsltSecurityForbid return when it always forbids?", api)
+    assert "Returns: 0 always [S1]" in text and "1 always" not in text
+    assert "always forbid an operation [S1]" in text

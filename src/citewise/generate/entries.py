@@ -43,6 +43,13 @@ _TERM = re.compile(r"(?:--?[A-Za-z0-9][\w-]*|[A-Za-z_][\w]*(?:[-_.][\w]+)+)(?![\
 _QUOTED = re.compile(r"[" + _QUOTES + r"]([\w.-]+)[" + _QUOTES + r"]")
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z0-9])(?![\w-])")
+_DEFINITION = re.compile(
+    r"(?:--? )?(?:[A-Z][a-z]+ )?(?:Function|Macro|Variable|Command|Method|Struct(?:ure)?|Enum|"
+    r"Typedef|Type|Constant|Option|Special Form):[ \t]+(?:[^(\n]*[ \t*])?"
+    r"([A-Za-z_][\w.:-]*)[ \t]*(?:\(.*)?$")
+"""A definition's line: libxslt's API reference (``Function: xsltSecurityForbid``) and
+Texinfo's ``@deffn`` in Info (``-- Function: ffi_status ffi_prep_cif (ffi_cif *CIF, …)``):
+the name is the word before the arguments."""
 _ALIAS = re.compile(r"\(([^\W_][\w.-]*)\)")  # 'reverse-search-history (C-r)'
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
@@ -56,6 +63,9 @@ def terms_of(line: str) -> set[str]:
     it, as a line giving a term's aliases does (``'-h, --help'``, ```--keep' `-k'``,
     ``'reverse-search-history (C-r)'``); else none."""
     line = line.strip()
+    defined = _DEFINITION.match(line)
+    if defined and len(line) <= 2 * MAX_TERM_LINE and not line.endswith(_SENTENCE_END):
+        return {_norm(defined.group(1))}
     if not line or len(line) > MAX_TERM_LINE or line.endswith(_SENTENCE_END):
         return set()
     quoted = line[0] in _QUOTES
@@ -107,11 +117,12 @@ def entry_parts(asked: set[str], parts: Sequence[str],
     return out
 
 
-def entry_score(top: float, offset: int, k: int) -> float:
-    """The score of the ``k``-th sentence of an entry's block ``offset``: above ``top``'s
-    (every other sentence's) and in the manual's order, so the entry is quoted from its
-    term line on."""
-    return top - 0.01 * (k + 10 * offset)
+def entry_score(top: float, words: float, offset: int, k: int) -> float:
+    """The score of the ``k``-th sentence of an entry's block ``offset`` that matches
+    ``words`` of the question: above ``top`` (every other sentence's), the question's words
+    first ("what does it return?": the ``Returns:`` row), then the manual's order, so the
+    entry is quoted from its term line on."""
+    return top + words - 0.01 * (k + 10 * offset)
 
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:

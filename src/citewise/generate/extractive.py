@@ -161,20 +161,20 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
                 best = max(map(score, lines))  # a block scores as its best line, not its size
-                best = entry_score(top, entry[j], 0) if j in entry else best
+                best = entry_score(top, best, entry[j], 0) if j in entry else best
                 if not is_instruction(part) and not starts_midway(part):
                     scored.append(ScoredSentence(passage.sid, len(scored), part, best,
                                                  code=True, part=block))
                 continue
             rows = [(text, score(text) if score(cells) > 0 else 0.0)
                     for text, cells in table_rows(part)]
-            if not any(value > 0 for _, value in rows):
+            if not any(value > 0 for _, value in rows) and not (rows and j in entry):
                 rows = [(s, score(s)) for s in split_sentences(part)]
             for k, (text, value) in enumerate(rows):
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
                 if j in entry:  # the asked term's own entry, read in order (entries.py)
-                    value = entry_score(top, entry[j], k)
+                    value = entry_score(top, value, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scored
 
