@@ -26,6 +26,7 @@ from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
 from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
+from citewise.answer.small_talk import is_small_talk
 from citewise.answer.supported import declined, supported_answer
 from citewise.errors import ConfigError, GenerationError
 from citewise.trace import (
@@ -85,6 +86,8 @@ def ask(engine: Engine, question: str, principal: Principal, *,
                           "`citewise ask \"How many vacation days do I get?\"`.")
     started = time.perf_counter()
     draft = TraceDraft()
+    if is_small_talk(question):  # "thanks!" is no question about the documents
+        return _finish(declined(question, "not_a_question"), draft, started)
     hits, gate = _retrieve(engine, question, principal, reranker, draft)
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence"), draft, started)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citewise.answer.small_talk import is_small_talk
 from citewise.errors import ConfigError, GenerationError
 from citewise.text import json_problem, mask_personal, query_terms
 from citewise.types import Prompt
@@ -85,7 +86,7 @@ def by_terms(question: str, history: Sequence[Turn]) -> str:
 
 def rewrite_followup(question: str, history: Sequence[Turn], generator: Any = None, *,
                      timeout_s: float = 30.0) -> Rewrite:
-    if not history:
+    if not history or is_small_talk(question):  # "thanks!" stays as it is: declined
         return Rewrite(question, question, "none")
     model = getattr(generator, "model_id", "") or ""
     if generator is None or model.startswith("extractive"):

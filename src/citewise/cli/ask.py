@@ -31,6 +31,8 @@ from citewise.types import SEARCH_MODES, Answer, Principal
 
 REASONS = {
     "no_evidence": "nothing you may read matches the question",
+    "not_a_question": "that reads as a thanks or a greeting, not a question about the "
+                      "documents",
     "weak_evidence": "the best matching passages are too weak to answer from",
     "missing_terms": "none of the passages you may read that match the question best mentions",
     "model_declined": "the sources retrieved do not answer the question",

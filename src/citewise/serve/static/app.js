@@ -3,6 +3,7 @@
 "use strict";
 const REASONS = {
   no_evidence: "nothing you may read matches the question",
+  not_a_question: "that reads as a thanks or a greeting, not a question about the documents",
   weak_evidence: "the best matching passages are too weak to answer from",
   model_declined: "the sources retrieved do not answer the question",
   reader_no: "the model judged that the passages you may read do not answer the question",
