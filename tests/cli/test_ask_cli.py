@@ -76,6 +76,14 @@ def test_dry_run_reports_the_gate_only(db):
                        "northwind", "--groups", "staff", "--dry-run", "--explain").output
     assert "-- outcome: would answer (dry run" in explained  # it said "answered"
     assert "-- outcome: answered" not in explained
+    # exit 3 as --help says of a decline: a new user's "would decline" exited 0
+    declined = invoke("ask", "How do I configure the Kubernetes operator?", "--db", str(db),
+                      "--tenant", "northwind", "--groups", "staff", "--dry-run", ok=False)
+    assert declined.output.startswith("would decline") and declined.exit_code == 3
+    as_json = invoke("ask", "How do I configure the Kubernetes operator?", "--db", str(db),
+                     "--tenant", "northwind", "--groups", "staff", "--dry-run", "--json",
+                     ok=False)
+    assert as_json.exit_code == 3
 
 
 def test_calibrate_stores_the_threshold(db, tmp_path):

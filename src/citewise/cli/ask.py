@@ -224,7 +224,8 @@ def _print_gate(gate: GateTrace) -> None:
 @click.option("--rerank", type=click.Choice(["none", "llm-judge", "cross-encoder"]),
               default=None, help="Reranker for the top hits (default: none).")
 @click.option("--mode", type=click.Choice(SEARCH_MODES), default=None, help="Retrieval signals.")
-@click.option("--dry-run", is_flag=True, help="Stop after the grounding gate (no generation).")
+@click.option("--dry-run", is_flag=True, help="Stop after the grounding gate (no generation); "
+                                               "exit 3 when it would decline.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer, citations and trace.")
 @click.option("--stream/--no-stream", default=None,
               help="Show the model's output on stderr as it is written (default: when stderr "
@@ -269,7 +270,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                 warn_nothing_readable(engine.store, principal)
     if as_json:
         echo_json(answer_json(answer))
-        sys.exit(EXIT_DECLINED if answer.declined and not dry_run else EXIT_ANSWERED)
+        sys.exit(EXIT_DECLINED if answer.declined else EXIT_ANSWERED)
     shown = False
     if stream:
         echo(streamed.close(), err=True)
@@ -291,7 +292,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                      show_args=show_options(db, groups, tenant, config_path))
     if explain:
         print_trace(answer, places)
-    if answer.declined and not dry_run:
+    if answer.declined:  # a dry run's "would decline" too: scripts test the gate by it
         sys.exit(EXIT_DECLINED)
 
 
