@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import time
@@ -64,6 +66,41 @@ def test_serve_from_the_command_line(tmp_path: Path) -> None:
     export = run("log", "export", "--db", db).stdout.splitlines()
     assert json.loads(export[-1])["principal"] == "sam"
     assert "parental leave" in json.loads(export[-1])["query"]
+
+
+@pytest.mark.model
+def test_the_banner_names_the_port_served_and_a_taken_port_is_one_line(tmp_path: Path):
+    """A new user's ``--port 0`` banner said ":0"; with the port taken the banner came
+    first, then uvicorn's bind error, and their requests went to the other process."""
+    db, keys = str(tmp_path / "index.db"), str(tmp_path / "keys.json")
+    run("ingest", str(CORPUS / "leave-policy.md"), "--db", db, "--no-progress")
+    run("keys", "add", "sam", "--keys", keys)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = run("serve", "--db", db, "--keys", keys, "--port", str(port), check=False)
+    assert out.returncode != 0 and "citewise serve:" not in out.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "--port" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    env = {**os.environ, "CITEWISE_MODELS_DIR": str(tmp_path / "no-models")}  # extractive
+    proc = subprocess.Popen([*CW, "serve", "--db", db, "--keys", keys, "--port", "0"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        banner = proc.stderr.readline()
+        served = int(re.search(r"http://127\.0\.0\.1:(\d+)/", banner).group(1))
+        assert served != 0, banner
+        for _ in range(300):
+            try:
+                if httpx.get(f"http://127.0.0.1:{served}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert httpx.get(f"http://127.0.0.1:{served}/healthz").status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import click
 
 from citewise.cli.common import (
@@ -12,6 +14,7 @@ from citewise.cli.common import (
     friendly_errors,
     settings_options,
 )
+from citewise.errors import ConfigError
 from citewise.serve.keys import ROLES, KeyFile
 from citewise.types import Principal
 
@@ -45,13 +48,33 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     engine = with_api_key(engine_from(db, config_path, model, threads, must_exist=True))
     engine = cached_embedder(engine)
     app = create_app(engine, keys)
+    sock = _listen(host, port)
+    port = sock.getsockname()[1]  # --port 0: the free port it got
+    shown = f"[{host}]" if ":" in host else host
     echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
-         f"http://{host}:{port}/ (API: /openapi.json)", err=True)
+         f"http://{shown}:{port}/ (API: /openapi.json)", err=True)
     if not _loopback(host):
         echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "
              "travel in clear text. Fix: keep --host 127.0.0.1 behind a TLS reverse proxy "
              "(nginx, caddy) that other machines reach", err=True)
-    uvicorn.Server(server_config(app, host, port, log_level=log_level)).run()
+    uvicorn.Server(server_config(app, host, port, log_level=log_level)).run(sockets=[sock])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` before the banner is printed, so that the banner
+    names the port the server listens on and a port in use is one line: a new user's
+    ``--port 0`` banner said ":0", and with the port taken the banner came first, then
+    uvicorn's bind error, and their requests went to the other process."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Fix: "
+                          "pick another --port (0 takes a free one) or --host") from None
+    return sock
 
 
 @click.group("keys")
