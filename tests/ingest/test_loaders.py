@@ -459,3 +459,21 @@ def test_an_mdbook_page_alone_loses_its_keyboard_help_popup(tmp_path):
     parsed = load_file(page)
     assert parsed.text.startswith("Hello World") and "Keyboard" not in parsed.text
     assert "Help is kept" in parsed.text
+
+
+def test_a_note_box_title_is_no_section(tmp_path):
+    """DocBook's ``<div class="note"><h3 class="title">Note</h3>``: a new user's answers cited
+    "xsltproc › OPTIONS › Note", and "Important The given directory must already exist."
+    was a chunk of its own. The word leads the box's text; a section titled "Note" stays."""
+    html = ("<html><body><h2>OPTIONS</h2><p>--nonet: do not fetch DTDs.</p>"
+            '<div class="note"><h3 class="title">Note</h3><p>Needs a catalog.</p></div>'
+            '<div class="important"><h3 class="title">Important</h3><p>The directory must '
+            "already exist.</p></div><h2>Note</h2><p>A real section.</p></body></html>")
+    parsed = load_file(_write(tmp_path, "xsltproc.html", html))
+    assert [(b.kind, b.text) for b in parsed.blocks if b.kind == "heading"] == [
+        ("heading", "OPTIONS"), ("heading", "Note")]
+    texts = [b.text for b in parsed.blocks if b.kind == "text"]
+    assert texts[1:5] == ["Note:", "Needs a catalog.", "Important:",
+                          "The directory must already exist."]
+    assert all(b.heading_path[-1] == "OPTIONS" for b in parsed.blocks
+               if b.text in ("Needs a catalog.", "Important:"))

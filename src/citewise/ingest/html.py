@@ -89,6 +89,8 @@ _HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 300
 _MAX_DEPTH = 200
+ADMONITIONS = frozenset({"note", "important", "warning", "tip", "caution", "danger",
+                         "attention", "hint"})
 
 
 class HtmlLoader:
@@ -357,7 +359,10 @@ class _Walker:
         """Emit one block-level element (or descend into a container)."""
         tag = node.tag
         scope = self._scope(_anchor_of(node), outer)
-        if tag in HEADINGS:
+        if tag in HEADINGS and _is_admonition_title(node):
+            self.builder.add("text", f"{heading_text(node).rstrip(':')}:",
+                             anchor=self._anchor(scope))
+        elif tag in HEADINGS:
             self._heading(node, HEADINGS[tag], scope)
         elif tag == "p" or depth >= _MAX_DEPTH:
             self.builder.add("text", collapse(node.text(deep=True)), anchor=self._anchor(scope))
@@ -395,6 +400,19 @@ class _Walker:
             self.builder.add("text", collapse(caption.text(deep=True)), anchor=anchor)
         rows, header_lines = table_rows(node)
         self.builder.add("table", "\n".join(rows), anchor=anchor, header_lines=header_lines)
+
+
+def _is_admonition_title(node: LexborNode) -> bool:
+    """A heading that only titles a note box (DocBook's ``<div class="note"><h3
+    class="title">Note</h3>``): not a section. A new user's answers cited "xsltproc ›
+    OPTIONS › Note" for three options, and "Important The given directory must already
+    exist." was a chunk of its own, second for an unrelated question. Its word leads the
+    box's text instead ("Note:", kept with it by the chunker)."""
+    word = heading_text(node).rstrip(":").strip().lower()
+    parent = node.parent
+    classes = set(((parent.attrs.get("class") if parent is not None else None)
+                   or "").lower().split())
+    return word in ADMONITIONS and word in classes
 
 
 def _list_lines(node: LexborNode, depth: int) -> list[str]:
