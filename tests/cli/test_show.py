@@ -196,3 +196,17 @@ def test_show_takes_a_browsers_anchor_and_the_local_path_of_a_page_given_a_base_
                     "public", "--db", "i.db", "--generator", "extractive")
     hint = re.search(r"`(citewise show [^`]+)`", out)
     assert code == 0 and hint and f"--db {tmp_path / 'i.db'} " in hint.group(1), out
+
+
+def test_subsections_without_anchors_of_their_own_are_shown_with_their_section(
+        tmp_path: Path) -> None:
+    """libxslt's News: each release's heading has no id, so its text is cited as #News, and
+    `show` listed 59 releases "(--anchor News)", an option that printed the same list."""
+    news = ('<html><body><h2><a name="News">News</a></h2><p>The releases, newest first.</p>'
+            "<h3>1.1.39</h3><p>Fixed the --maxvars option.</p>"
+            "<h3>1.1.38</h3><p>Added EXSLT crypto.</p></body></html>")
+    _, db = indexed(tmp_path, "xslt.html", news)
+    code, shown = run("show", "xslt.html", "--anchor", "News", "--groups", "public",
+                      "--db", db)
+    assert code == 0 and "--maxvars" in shown and "EXSLT crypto" in shown, shown
+    assert "not shown" not in shown, shown

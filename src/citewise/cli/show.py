@@ -72,7 +72,9 @@ def _own_blocks(blocks: tuple[Block, ...],
     the chapter's own blocks, before its first subsection: a new user's `show` of an Info
     chapter printed 354 lines for a sentence of its first paragraph. Everything is shown
     when the anchored block is not among the own blocks (a long section cut to a window),
-    the section has no text of its own or a subsection's heading has no anchor to pass."""
+    the section has no text of its own or a subsection's heading has no anchor of its own to
+    pass (libxslt's News: 59 releases listed as ``--anchor News``, which printed the same
+    list again)."""
     if not anchor or not blocks or blocks[0].kind != "heading":
         return blocks, ()
     first = next((i for i, b in enumerate(blocks[1:], 1)
@@ -82,7 +84,8 @@ def _own_blocks(blocks: tuple[Block, ...],
     own = blocks[:first]
     anchored = any(b.anchor and loose(b.anchor) in loose_forms(anchor) for b in own)
     if (not heads or not anchored or all(b.kind == "heading" for b in own)
-            or not all(b.anchor for b in heads)):
+            or not all(b.anchor and loose(b.anchor) not in loose_forms(anchor)
+                       for b in heads)):
         return blocks, ()
     return own, heads
 
