@@ -21,7 +21,8 @@ def test_small_talk(text: str):
 
 
 @pytest.mark.parametrize("text", ["thanks, and how do I reuse a stylesheet?",
-                                  "who do we thank in the changelog?", "ok, what now?", "hello world"])
+                                  "who do we thank in the changelog?", "ok, what now?",
+                                  "hello world"])
 def test_questions_are_not_small_talk(text: str):
     assert not is_small_talk(text)
 

@@ -124,3 +124,14 @@ def test_auto_without_a_local_model_says_it_answered_extractively(db, tmp_path, 
                     str(db), "--tenant", "northwind", "--groups", "staff")
     assert "answered without an LLM (extractive)" in result.output
     assert "citewise models pull" in result.output and "[1] " in result.output
+
+
+def test_a_decline_names_the_terms_as_the_question_wrote_them():
+    """A new user's declines said "mentions xslttransformtojsonstring" and, of "XSLT 3.0",
+    "mentions 3.0, 3" (the gate keeps terms lowercased, and a version's number alone)."""
+    from citewise.cli.ask import as_asked
+
+    assert as_asked("Does XSLT 3.0 have xsltTransformToJsonString?",
+                    ["xslttransformtojsonstring", "3.0", "3"]) == [
+        "xsltTransformToJsonString", "3.0"]
+    assert as_asked("rewritten away", ["bz_config_error"]) == ["bz_config_error"]

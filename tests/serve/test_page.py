@@ -190,9 +190,14 @@ def test_a_decline_names_the_terms_no_readable_passage_mentions(tmp_path: Path) 
     said = run_in_page(tmp_path, "declineReason", "return arguments[0].map(declineReason)", [
         {"reason": "missing_terms", "trace": {"gate": {"missing": ["--json"]}}},
         {"reason": "weak_evidence", "trace": {"gate": {"missing": ["--json", "4.0"]}}},
-        {"reason": "weak_evidence", "trace": {"gate": {"missing": []}}}])
+        {"reason": "weak_evidence", "trace": {"gate": {"missing": []}}},
+        {"question": "Does XSLT 3.0 have xsltTransformToJsonString?", "reason": "missing_terms",
+         "trace": {"gate": {"missing": ["xslttransformtojsonstring", "3.0", "3"]}}}])
     assert said == [
         "none of the passages you may read that match the question best mentions --json",
         "the best matching passages are too weak to answer from, and none of them mentions "
         "--json, 4.0",
-        "the best matching passages are too weak to answer from"]
+        "the best matching passages are too weak to answer from",
+        # as the question wrote them (it said "xslttransformtojsonstring" and "3.0, 3")
+        "none of the passages you may read that match the question best mentions "
+        "xsltTransformToJsonString, 3.0"]

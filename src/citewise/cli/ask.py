@@ -43,6 +43,7 @@ REASONS = {
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence says what it claimed or answers the question",
 }
+_ASKED_TOKEN = re.compile(r"[\w-]+(?:[./:][\w-]+)*")
 EXIT_ANSWERED, EXIT_FAILED, EXIT_DECLINED = 0, 1, 3
 """Exit status of `citewise ask`: answered (also after a noted fallback), failed (an error;
 click's usage errors are 2), declined."""
@@ -55,6 +56,19 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
 
+def as_asked(question: str, terms: Sequence[str]) -> list[str]:
+    """``terms`` (the gate's, lowercased and a version's number alone) as the question
+    wrote them, each once: a new user's decline said "mentions xslttransformtojsonstring"
+    and "mentions 3.0, 3" of "XSLT 3.0"."""
+    tokens = _ASKED_TOKEN.findall(question)
+    out: dict[str, None] = {}
+    for term in terms:
+        said = next((t for t in tokens if t.lower() == term), None) or next(
+            (t for t in tokens if t.lower().startswith(term + ".")), term)
+        out.setdefault(said, None)
+    return list(out)
+
+
 def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str] = ()) -> None:
     """The answer, its citations, warnings and notes (``shown``: the text was streamed to
     this terminal as it is, so only what follows it is printed; ``show_args``: the options a
@@ -62,7 +76,8 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
     if answer.declined:
         echo(answer.answer)
         why = REASONS.get(answer.reason or "", answer.reason)
-        missing = ", ".join(answer.trace.gate.missing if answer.trace.gate else ())
+        missing = ", ".join(as_asked(answer.question,
+                                     answer.trace.gate.missing if answer.trace.gate else ()))
         if answer.reason == "missing_terms":
             why += " " + missing
         elif answer.reason == "weak_evidence" and missing:  # both held: say the plainer one

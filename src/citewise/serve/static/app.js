@@ -11,9 +11,22 @@ const REASONS = {
 };
 const $ = (id) => document.getElementById(id);
 
+// the gate's terms (lowercased, a version's number alone) as the question wrote them, once
+function asAsked(question, terms) {
+  const tokens = question.match(/[\w-]+(?:[./:][\w-]+)*/g) || [];
+  const out = [];
+  for (const term of terms) {
+    const said = tokens.find((t) => t.toLowerCase() === term)
+      || tokens.find((t) => t.toLowerCase().startsWith(term + ".")) || term;
+    if (!out.includes(said)) out.push(said);
+  }
+  return out;
+}
+
 // why a decline happened, naming the question's terms no readable passage mentions
 function declineReason(a) {
-  const missing = ((a.trace && a.trace.gate && a.trace.gate.missing) || []).join(", ");
+  const missing = asAsked(a.question || "",
+                          (a.trace && a.trace.gate && a.trace.gate.missing) || []).join(", ");
   if (a.reason === "missing_terms") {
     return `none of the passages you may read that match the question best mentions ${missing}`;
   }
