@@ -97,6 +97,9 @@ def test_a_term_line_the_chunk_ends_on_is_no_entry():
     (" -- Function: ffi_status ffi_prep_cif (ffi_cif *CIF, ffi_abi ABI)", {"ffi_prep_cif"}),
     ("Function: this is a sentence.", set()),
     ("Built-in rules", set()),  # a title, not the entry of "built-in"
+    ("'-1' (or '--fast') to '-9' (or '-best')", {"1", "fast", "9", "best"}),
+    # an Info paragraph's wrapped first line, not the entry of bzip2
+    ("'bzip2' compresses large files in blocks.  The block size affects both", set()),
     ("foo.bar is the name of it", set()),
     ("--verbose makes it print more.", set()),  # a sentence
 ])

@@ -51,6 +51,11 @@ _DEFINITION = re.compile(
 Texinfo's ``@deffn`` in Info (``-- Function: ffi_status ffi_prep_cif (ffi_cif *CIF, …)``):
 the name is the word before the arguments."""
 _ALIAS = re.compile(r"\(([^\W_][\w.-]*)\)")  # 'reverse-search-history (C-r)'
+_ASIDES = re.compile(r"[" + _QUOTES + r"][^" + _QUOTES + r"\n]*[" + _QUOTES + r"]"
+                     r"|\([^()\n]*\)|\[[^\[\]\n]*\]|<[^<>\n]*>|(?<![\w-])--?[\w][\w=.-]*")
+_PROSE = re.compile(r"\b[A-Za-z]{4,}\b")
+"""Outside quotes, brackets and options, a term line holds no word of four letters or more
+("to", "or" join aliases); a wrapped paragraph's first line does."""
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
 _BLOCKS = re.compile(r"\n{2,}")  # as examples.blocks splits a passage
@@ -73,6 +78,8 @@ def terms_of(line: str) -> set[str]:
     if first is None or not (quoted or first.group(0).startswith("-")
                              or _NAME_ONLY.match(line, first.end())):
         return set()  # "Built-in rules" is a title, not the entry of "built-in"
+    if _PROSE.search(_ASIDES.sub(" ", line if quoted else line[first.end():])):
+        return set()  # an Info paragraph's first line: "'bzip2' compresses large files in"
     found = {first.group(0), *_OPTION.findall(line), *_QUOTED.findall(line),
              *_ALIAS.findall(line)}
     return {_norm(t) for t in found} - {""}
