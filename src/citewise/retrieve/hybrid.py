@@ -17,6 +17,7 @@ from citewise.config import RetrieveSettings
 from citewise.errors import ConfigError
 from citewise.fuse import rrf
 from citewise.protocols import Embedder, Store
+from citewise.retrieve.exact import exact_run, identifiers
 from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
 
 
@@ -86,6 +87,11 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
         dense()
     # A fixed run order: RRF breaks exact ties by run order, and the threads finish in any order.
     runs = {name: runs[name] for name in ("bm25", "dense") if name in runs}
+    names = identifiers(query) if mode == "hybrid" else []
+    if names:
+        t = time.perf_counter()
+        runs["exact"] = _exact(store, runs, names, principal)
+        timings["exact"] = _ms(t)
     t = time.perf_counter()
     if mode == "hybrid":
         fused = rrf(runs, rrf_k=settings.rrf_k)
@@ -93,6 +99,15 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
         fused = [(s.chunk_id, s.score) for s in runs[mode]]
     timings["fuse"] = _ms(t)
     return Ranked(fused=fused, runs=runs, timings_ms=timings)
+
+
+def _exact(store: Store, runs: Mapping[str, Sequence[ScoredId]], names: Sequence[str],
+           principal: Principal) -> list[ScoredId]:
+    """The candidates of both runs that name one of the question's identifiers
+    (:mod:`citewise.retrieve.exact`), read as ``principal`` (the ACL applies again)."""
+    order = list(dict.fromkeys(s.chunk_id for run in runs.values() for s in run))
+    rows = store.get_chunks(order, principal)
+    return exact_run(names, {cid: rows[cid][0].text for cid in order if cid in rows})
 
 
 def _in_question_language(store: Store, fused: Sequence[tuple[str, float]], query: str,
