@@ -1,9 +1,12 @@
 """The keys file read by several request threads at once (a review's race: a slow read of a
-broken file that finished after a good one left every key refused until the next edit)."""
+broken file that finished after a good one left every key refused until the next edit), and
+changed by several `citewise keys` commands at once."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 
 from citewise.serve import keys as keys_module
@@ -52,3 +55,33 @@ def test_a_keys_file_too_deep_or_a_folder_refuses_every_key_in_one_line(tmp_path
     path.unlink()
     path.mkdir()
     assert served.lookup(key) is None and "not a citewise keys file" in served.problem
+
+
+def test_a_removal_is_not_undone_by_a_key_added_from_an_older_read(tmp_path):
+    """A reliability review: `keys add` read the file, a `keys remove` wrote it, then the add
+    wrote back what it had read plus its key, and the removed key worked again in the
+    running server (2 of 20 trials of real concurrent commands)."""
+    path = tmp_path / "keys.json"
+    seed = KeyFile.load(path, must_exist=False)
+    victim = seed.add("victim", "default", ["staff"], "reader")
+    stale = KeyFile.load(path)  # a `keys add` that read the file before the removal
+    KeyFile.load(path).remove("victim")
+    late = stale.add("late", "default", ["staff"], "reader")
+    server = KeyFile.load(path)
+    assert server.lookup(victim) is None and server.lookup(late) is not None
+    assert server.retired == ["victim"]
+
+
+def test_concurrent_adds_from_several_processes_all_keep_their_keys(tmp_path):
+    path = tmp_path / "keys.json"
+    script = ("import sys; from citewise.serve.keys import KeyFile; "
+              "print(KeyFile.load(sys.argv[1], must_exist=False).add(sys.argv[2], 'default', "
+              "['staff'], 'reader'))")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), f"user{i}"],
+                              stdout=subprocess.PIPE, text=True) for i in range(8)]
+    keys = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    stored = KeyFile.load(path)
+    assert sorted(e.name for e in stored.entries) == [f"user{i}" for i in range(8)]
+    assert all(stored.lookup(k) is not None for k in keys)
+    assert not list(tmp_path.glob("*.tmp"))
