@@ -304,3 +304,41 @@ def test_an_abandoned_stream_stops_the_model_while_the_check_holds_its_text(
             threading.Event().wait(0.05)
         threading.Event().wait(4)  # 200 tokens' time: had it gone on, it would be past 200
         assert unsupported.written < 100  # stopped soon after the client left
+
+
+def test_a_streamed_ask_whose_client_leaves_is_still_logged(tmp_path: Path) -> None:
+    """A reliability review: a client that read the answer's text (the ``token`` event) and
+    closed the stream before the ``answer`` event left no log record (46 of 359 answered
+    asks under load), so closing the connection early kept an ask out of the audit log."""
+    import threading
+
+    from citewise.testing.fakes import SlowGenerator
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    log = app.state.citewise.log  # type: ignore[attr-defined]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        question = {"question": "How many weeks of parental leave?", "stream": True}
+        with s.client("sam").stream("POST", "/v1/ask", json=question) as r:
+            list(r.iter_lines())  # read to the end: the answer is cached, one token event
+        with s.client("sam").stream("POST", "/v1/ask", json=question) as r:
+            rid = r.headers["x-request-id"]
+            lines = r.iter_lines()
+            for line in lines:
+                if line.startswith("event: token"):
+                    assert "20 weeks" in next(lines)  # the whole text: now go away
+                    break
+        app.state.citewise.engine._generator = SlowGenerator(  # type: ignore[attr-defined]
+            tokens=300, delay_s=0.02)
+        with s.client("sam").stream("POST", "/v1/ask", json={
+                "question": "And for contractors?", "stream": True}) as r:
+            cut = r.headers["x-request-id"]
+            next(r.iter_lines())  # the start only: the model is still writing
+        for _ in range(100):
+            if "sam" not in app.state.citewise.asks._running:  # type: ignore[attr-defined]
+                break
+            threading.Event().wait(0.05)
+    answered = log.get(rid)
+    assert answered.cached and answered.cited and answered.validation == "ok"
+    gone = log.get(cut)
+    assert gone.reason == "client_gone" and not gone.declined and gone.validation is None
