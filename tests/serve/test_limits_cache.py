@@ -342,3 +342,7 @@ def test_a_streamed_ask_whose_client_leaves_is_still_logged(tmp_path: Path) -> N
     assert answered.cached and answered.cited and answered.validation == "ok"
     gone = log.get(cut)
     assert gone.reason == "client_gone" and not gone.declined and gone.validation is None
+    from citewise.reqlog.monitor import rates
+
+    drift = rates([answered, gone])  # the cut ask found nothing: not an empty retrieval
+    assert drift.asks == 1 and drift.rates["empty_retrieval"] == 0.0

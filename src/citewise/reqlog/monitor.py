@@ -19,6 +19,8 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.reqlog.record import LogRecord
 
+CUT = "client_gone"
+"""The reason of an ask whose client left before it was written (``serve/query.py``)."""
 RATES = ("empty_retrieval", "below_gate", "abstention", "citation_failure", "rerank_timeout",
          "negative_feedback")
 MAX_BUCKETS = 1000
@@ -63,6 +65,9 @@ def _pct(values: list[float], q: float) -> float | None:
 
 
 def rates(records: Sequence[LogRecord]) -> Rates:
+    """The drift rates of ``records``; an ask cut short by its client leaving (``reason:
+    client_gone``: no retrieval or answer recorded) is in none of them."""
+    records = [r for r in records if r.reason != CUT]
     asks = [r for r in records if r.kind == "ask"]
     answered = [r for r in asks if not r.declined]
     reasons = Counter(r.reason or "unknown" for r in asks if r.declined)

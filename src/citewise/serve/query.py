@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import CitewiseError, NotFoundError
-from citewise.reqlog.monitor import parse_window, rates, series
+from citewise.reqlog.monitor import CUT, parse_window, rates, series
 from citewise.reqlog.record import ask_record, new_request_id, redact_query, search_record
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
@@ -154,7 +154,7 @@ def _log_left(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody,
     if answer is not None:
         _log_ask(st, who, rid, body, answer, cached, started)
         return
-    cut = Answer(body.question, "", False, "client_gone", outcome="abandoned")
+    cut = Answer(body.question, "", False, CUT, outcome="abandoned")
     record = ask_record(rid, who.principal, body.question, st.engine.settings.log.query,
                         cut, latency_ms=_ms(started),
                         said=tuple(t.question for t in body.history))
