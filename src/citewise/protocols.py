@@ -178,6 +178,10 @@ class VersionCatalog(Protocol):
 
     def promote(self, number: int, note: str = "") -> None: ...
 
+    def replaced(self) -> int | None:
+        """The version the live one replaced when it was last promoted (None: unknown)."""
+        ...
+
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused`` (or ``shadow``/``retired``) with a reason."""
         ...

@@ -49,17 +49,21 @@ def _postgres_catalog(url: str) -> VersionCatalog:
     return PostgresCatalog(url)
 
 
-def rollback_target(versions: list[IndexVersion]) -> IndexVersion:
-    """The version ``citewise rollback`` returns to by default: the newest retired version
-    older than the live one (the one it replaced), else the newest retired version."""
+def rollback_target(versions: list[IndexVersion], replaced: int | None = None) -> IndexVersion:
+    """The version ``citewise rollback`` returns to by default: the one the live version
+    replaced (``replaced``, from the catalog) while it is retired; else the newest retired
+    version older than the live one, else the newest retired version. By number alone, a
+    reliability review's rollback after "rollback to 1, reindex 3 from it" went to 2, the
+    version rolled away from, not to 1."""
     live = [v.number for v in versions if v.state == "live"]
     retired = sorted((v for v in versions if v.state == "retired"), key=lambda v: v.number)
     if not retired:
         raise VersionError("there is no retired version to roll back to. Fix: list versions "
                            "with `citewise versions`; only a version that was live before can "
                            "be restored.")
+    before = [v for v in retired if v.number == replaced]
     older = [v for v in retired if live and v.number < live[0]]
-    return (older or retired)[-1]
+    return (before or older or retired)[-1]
 
 
 def rollback(catalog: VersionCatalog, number: int | None = None) -> tuple[int, int]:
@@ -69,7 +73,7 @@ def rollback(catalog: VersionCatalog, number: int | None = None) -> tuple[int, i
     versions = catalog.versions()
     before = catalog.live().number
     if number is None:
-        target = rollback_target(versions)
+        target = rollback_target(versions, catalog.replaced())
     else:
         found = [v for v in versions if v.number == number]
         if not found:

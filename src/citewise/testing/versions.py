@@ -36,7 +36,13 @@ from citewise.errors import VersionError
 from citewise.index.changelog import delete_change
 from citewise.index.follow import pinned
 from citewise.index.manifest import make_manifest
-from citewise.index.versions import gc_versions, is_abandoned, purge_versions, rollback_target
+from citewise.index.versions import (
+    gc_versions,
+    is_abandoned,
+    purge_versions,
+    rollback,
+    rollback_target,
+)
 from citewise.protocols import Store, VersionCatalog
 from citewise.testing.conformance import make_write
 from citewise.testing.fakes import FakeEmbedder
@@ -430,6 +436,19 @@ class VersionCatalogConformanceTests:
         assert self._docs_of(two_versions) == set(A_DOCS)
         two_versions.promote(2)  # and forward again: retired versions stay usable
         assert self._docs_of(two_versions) == set(B_DOCS)
+
+    def test_rollback_returns_to_the_version_the_live_one_replaced(
+            self, two_versions: VersionCatalog, embedder_a: FakeEmbedder) -> None:
+        """A reliability review: live 2, roll back to 1, build 3 from it and promote it;
+        `rollback` went to 2 (the newest retired below 3), the version rolled away from."""
+        two_versions.promote(2)
+        rollback(two_versions)  # back to 1; 2 retired
+        third = two_versions.create(note="built from 1")
+        self._fill(two_versions, third.number, embedder_a, A_DOCS)
+        two_versions.promote(third.number)
+        assert two_versions.replaced() == 1
+        assert rollback(two_versions) == (third.number, 1)
+        assert self._states(two_versions) == {1: "live", 2: "retired", third.number: "retired"}
 
     def test_set_state_rules(self, two_versions: VersionCatalog) -> None:
         for number, state in ((1, "refused"), (2, "live"), (2, "deleted"), (99, "refused")):

@@ -55,6 +55,7 @@ _SETUP = (
     f"CREATE SEQUENCE IF NOT EXISTS {CATALOG_SCHEMA}.version_numbers",
     *changes.SETUP,
     *GENERATION_SETUP,
+    f"ALTER TABLE {CATALOG_SCHEMA}.versions ADD COLUMN IF NOT EXISTS replaced integer",
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 _COLUMNS = "number, location, state, created_at, note"
@@ -203,12 +204,22 @@ class PostgresCatalog(ChangeLogCalls):
                 raise VersionError(f"index version {number} is empty (no manifest in schema "
                                    f"{target.location}). Fix: build it first (`citewise "
                                    "reindex`), or promote another version.")
+            old = conn.execute(f"SELECT number FROM {CATALOG_SCHEMA}.versions "
+                               "WHERE state = 'live'").fetchone()
             conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'retired' "
                          "WHERE state = 'live'")
-            conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'live', note = %s "
-                         "WHERE number = %s", (note or target.note, number))
+            conn.execute(f"UPDATE {CATALOG_SCHEMA}.versions SET state = 'live', note = %s, "
+                         "replaced = %s WHERE number = %s",
+                         (note or target.note, old[0] if old else None, number))
             changes.mark_applied(conn, number, applied)
             bump_generation(conn, CATALOG_ROW)
+
+    def replaced(self) -> int | None:
+        """The version the live one replaced (kept by :meth:`promote`)."""
+        with self._connect() as conn:
+            row = conn.execute(f"SELECT replaced FROM {CATALOG_SCHEMA}.versions "
+                               "WHERE state = 'live'").fetchone()
+        return int(row[0]) if row and row[0] is not None else None
 
     def set_state(self, number: int, state: str, note: str = "") -> None:
         """Mark a non-live version ``refused``/``shadow``/``retired`` with a reason."""

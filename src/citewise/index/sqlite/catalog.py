@@ -364,6 +364,19 @@ class SQLiteCatalog(ChangeLogCalls):
 
     # -- beyond the protocol -------------------------------------------------------------------
 
+    def replaced(self) -> int | None:
+        """The version the live one replaced: :meth:`promote` logs the old live version
+        ``retired`` ("replaced by version N") right before N ``live``."""
+        with self._reading() as conn:
+            live = conn.execute("SELECT number FROM index_versions WHERE state = 'live'"
+                                ).fetchone()
+            if live is None:
+                return None
+            row = conn.execute(
+                "SELECT number FROM index_version_log WHERE state = 'retired' AND note = ? "
+                "ORDER BY id DESC LIMIT 1", (f"replaced by version {live[0]}",)).fetchone()
+        return int(row[0]) if row else None
+
     def history(self) -> list[dict[str, Any]]:
         """Every state change, oldest first: ``{number, state, note, at}``."""
         with self._reading() as conn:
