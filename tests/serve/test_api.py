@@ -627,3 +627,26 @@ def test_api_errors_name_fixes_an_api_user_can_follow(served: Served) -> None:
     png = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
         "file": ("logo.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png")})
     assert png.status_code >= 400 and ".pdf" in png.json()["fix"]
+
+
+def test_the_documents_gauge_has_one_series_per_version_as_it_is_now() -> None:
+    """A reliability review's scrape after rollbacks showed versions 1, 5 and 16 all "live",
+    and removed versions stayed listed until the server restarted."""
+    from types import SimpleNamespace
+
+    from prometheus_client import generate_latest
+
+    from citewise.serve.metrics import Metrics
+
+    def engine(*versions: tuple[int, str]) -> SimpleNamespace:
+        rows = [SimpleNamespace(number=n, state=s, documents=3) for n, s in versions]
+        store = SimpleNamespace(list_documents=lambda: [])
+        return SimpleNamespace(versions=lambda: rows, store=store)
+
+    metrics = Metrics()
+    metrics.refresh_index(engine((1, "live"), (2, "shadow")))
+    metrics.refresh_index(engine((1, "retired"), (2, "live")))
+    metrics.refresh_index(engine((2, "live")))  # version 1 removed (versions --gc)
+    text = generate_latest(metrics.registry).decode()
+    series = [line for line in text.splitlines() if line.startswith("citewise_documents{")]
+    assert series == ['citewise_documents{state="live",version="2"} 3.0']

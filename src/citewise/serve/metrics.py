@@ -67,13 +67,16 @@ class Metrics:
     def refresh_index(self, engine: Any) -> None:
         """Gauges read from the index (on each /metrics scrape)."""
         try:
-            for v in engine.versions():
-                if v.documents is not None:
-                    self.documents.labels(str(v.number), v.state).set(v.documents)
+            counts = {(str(v.number), v.state): v.documents for v in engine.versions()
+                      if v.documents is not None}
         except Exception:  # an in-memory index has no versions
-            self.documents.labels("1", "live").set(engine.store.count().documents)
+            counts = {("1", "live"): engine.store.count().documents}
+        self.documents.clear()  # a version's old state, or a removed version, is no series:
+        for (number, state), n in counts.items():  # a review's scrape showed three "live"
+            self.documents.labels(number, state).set(n)
         ages = sorted(time.time() - t for t in (epoch(d.updated_at) for d in
                                                 engine.store.list_documents()) if t)
+        self.chunk_age.clear()
         if ages:
             self.chunk_age.labels("min").set(ages[0])
             self.chunk_age.labels("median").set(ages[len(ages) // 2])
