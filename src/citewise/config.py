@@ -243,6 +243,11 @@ class ServeSettings(_Section):
         2, ge=1, description="Asks one key may have running at once; more get a 429. The "
                              "model answers one request at a time, and one key's burst of "
                              "asks filled every worker thread of the server.")
+    asks_total: int = Field(
+        16, ge=1, description="Asks all keys together may have running at once; more get a "
+                              "429. The server has 40 worker threads, and each running ask "
+                              "holds one: 16 leave the rest to searches, uploads and health "
+                              "checks.")
     cors_origins: tuple[str, ...] = Field(
         (), description="Origins allowed by CORS; empty = CORS off (same origin only).")
     cache_entries: int = Field(

@@ -346,3 +346,33 @@ def test_a_streamed_ask_whose_client_leaves_is_still_logged(tmp_path: Path) -> N
 
     drift = rates([answered, gone])  # the cut ask found nothing: not an empty retrieval
     assert drift.asks == 1 and drift.rates["empty_retrieval"] == 0.0
+
+
+def test_many_keys_cannot_hold_every_worker_with_asks_either(tmp_path: Path) -> None:
+    """A reliability review: asks were capped per key only, so many keys, each within its
+    own limit, could hold every worker thread. ``serve.asks_total`` caps them all."""
+    import threading
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
+                            {**SETTINGS, "serve": {"asks_total": 1}})
+    held = _HeldGenerator()
+    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        codes: list[int] = []
+        first = threading.Thread(target=lambda: codes.append(s.client("sam").post(
+            "/v1/ask", json={"question": "How many weeks of parental leave?"}).status_code))
+        first.start()
+        try:
+            for _ in range(100):
+                if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
+                    break
+                threading.Event().wait(0.05)
+            other = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
+            assert other.status_code == 429 and "serve.asks_total" in other.json()["fix"]
+            assert s.client("hana").post("/v1/search", json={"query": "leave"}).status_code == 200
+        finally:
+            held.release.set()
+            first.join(30)
+        assert codes == [200]
+        assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200

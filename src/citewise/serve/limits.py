@@ -43,13 +43,16 @@ class TokenBuckets:
 class KeySlots:
     """How many requests of one kind each key has running, at most ``per_key``: a security
     review's one reader key sent 30 asks at once (each held a worker thread while it waited
-    for the one model), and the server stopped answering even ``/v1/me`` for everyone.
-    ``what`` names them and ``fix`` says what to do in the 429."""
+    for the one model), and the server stopped answering even ``/v1/me`` for everyone; and,
+    with ``total``, how many all keys have running (many keys, each within its own limit,
+    could fill the same threads: a reliability review). ``what`` names them and ``fix`` says
+    what to do in the 429."""
 
     def __init__(self, per_key: int, what: str = "ask(s)",
                  fix: str = "wait for an answer before asking again, or raise "
-                            "serve.asks_per_key in the --config file of `citewise serve`") -> None:
-        self.per_key, self.what, self.fix = per_key, what, fix
+                            "serve.asks_per_key in the --config file of `citewise serve`",
+                 total: int | None = None) -> None:
+        self.per_key, self.what, self.fix, self.total = per_key, what, fix, total
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -60,6 +63,11 @@ class KeySlots:
             if self._running.get(key, 0) >= self.per_key:
                 raise ApiError(429, f"{self.per_key} {self.what} of this key are still "
                                     "running.", self.fix, {"Retry-After": "5"})
+            if self.total is not None and sum(self._running.values()) >= self.total:
+                raise ApiError(429, f"the server is running {self.total} {self.what}, its "
+                                    "most at once.", "retry in a few seconds, or raise "
+                                    "serve.asks_total in the --config file of `citewise "
+                                    "serve`", {"Retry-After": "5"})
             self._running[key] = self._running.get(key, 0) + 1
         released = threading.Event()
 

@@ -39,7 +39,7 @@ class ServerState:
         self.metrics = Metrics()
         self.cache = PermissionCache(serve.cache_entries)
         self.buckets = TokenBuckets(serve.rate_per_minute, serve.burst)
-        self.asks = KeySlots(serve.asks_per_key)
+        self.asks = KeySlots(serve.asks_per_key, total=serve.asks_total)
         self.uploads = KeySlots(1, "upload(s)", "wait for its response before uploading "
                                                 "again (uploads are parsed one at a time)")
         self.write_lock = threading.Lock()
