@@ -4,6 +4,8 @@ the neighbouring entry that mentions the term (a new user's Readline question, s
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -98,6 +100,8 @@ def test_a_term_line_the_chunk_ends_on_is_no_entry():
     ("Function: this is a sentence.", set()),
     ("Built-in rules", set()),  # a title, not the entry of "built-in"
     ("'-1' (or '--fast') to '-9' (or '-best')", {"1", "fast", "9", "best"}),
+    ("--maxdepth VALUE", {"maxdepth"}),  # a metavariable, not prose (xsltproc's man page)
+    ('--path "PATH(S)"', {"path"}),
     # an Info paragraph's wrapped first line, not the entry of bzip2
     ("'bzip2' compresses large files in blocks.  The block size affects both", set()),
     ("foo.bar is the name of it", set()),
@@ -139,3 +143,16 @@ def test_a_definitions_entry_puts_the_sentence_with_the_questions_words_first():
     text = _answer("what does xsltSecurityForbid return when it always forbids?", api)
     assert "Returns: 0 always [S1]" in text and "1 always" not in text
     assert "always forbid an operation [S1]" in text
+
+
+def test_a_line_of_many_underscores_is_read_at_once():
+    """A review: the term pattern nested its quantifiers, and a document line such as
+    ``pool_x_x_…_x-`` took time doubling with each ``_`` while holding the GIL (32 of them
+    hung an ask, and the server with it, past 120 s)."""
+    line = "pool" + "_x" * 40 + "-"
+    script = ("import sys; from citewise.generate.entries import terms_of; "
+              "print(sorted(terms_of(sys.argv[1])))")
+    done = subprocess.run([sys.executable, "-c", script, line], capture_output=True,
+                          text=True, timeout=20)  # the old pattern: hours
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+    assert terms_of("pool_x_x") == {"pool_x_x"}

@@ -39,7 +39,11 @@ MAX_TERM_LINE = 100
 MAX_PARTS = 4
 MAX_ALIASES = 4
 _QUOTES = "'\"`‘’“”"
-_TERM = re.compile(r"(?:--?[A-Za-z0-9][\w-]*|[A-Za-z_][\w]*(?:[-_.][\w]+)+)(?![\w-])")
+_TERM = re.compile(r"--?[A-Za-z0-9][\w-]*|[A-Za-z_][\w.-]*")
+r"""A term's start: an option, or a word that may hold ``-``, ``_`` and ``.`` (one
+quantifier: a nested ``(?:[-_.]\w+)+`` took time doubling with each ``_`` of a line such as
+``pool_x_x_…_x-``, holding the GIL: a review's 32 underscores hung an ask past 120 s);
+:func:`_term_match` checks the rest."""
 _QUOTED = re.compile(r"[" + _QUOTES + r"]([\w.-]+)[" + _QUOTES + r"]")
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][\w-]*")
 _SHORT_OPTION = re.compile(r"(?<![\w-])-([A-Za-z0-9])(?![\w-])")
@@ -50,12 +54,14 @@ _DEFINITION = re.compile(
 """A definition's line: libxslt's API reference (``Function: xsltSecurityForbid``) and
 Texinfo's ``@deffn`` in Info (``-- Function: ffi_status ffi_prep_cif (ffi_cif *CIF, …)``):
 the name is the word before the arguments."""
-_ALIAS = re.compile(r"\(([^\W_][\w.-]*)\)")  # 'reverse-search-history (C-r)'
+_INNER = re.compile(r"\w[-_.]\w")
+_ALIAS = re.compile(r"(?<=\s)\(([^\W_][\w.-]*)\)")  # 'reverse-search-history (C-r)'
 _ASIDES = re.compile(r"[" + _QUOTES + r"][^" + _QUOTES + r"\n]*[" + _QUOTES + r"]"
                      r"|\([^()\n]*\)|\[[^\[\]\n]*\]|<[^<>\n]*>|(?<![\w-])--?[\w][\w=.-]*")
-_PROSE = re.compile(r"\b[A-Za-z]{4,}\b")
-"""Outside quotes, brackets and options, a term line holds no word of four letters or more
-("to", "or" join aliases); a wrapped paragraph's first line does."""
+_PROSE = re.compile(r"\b[a-z]{4,}\b")
+"""Outside quotes, brackets and options, a term line holds no lower-case word of four
+letters or more ("to", "or" join aliases; ``VALUE`` in ``--maxdepth VALUE`` is a
+metavariable); a wrapped paragraph's first line does."""
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
 _BLOCKS = re.compile(r"\n{2,}")  # as examples.blocks splits a passage
@@ -74,7 +80,7 @@ def terms_of(line: str) -> set[str]:
     if not line or len(line) > MAX_TERM_LINE or line.endswith(_SENTENCE_END):
         return set()
     quoted = line[0] in _QUOTES
-    first = _TERM.match(line.lstrip(_QUOTES)) or (_WORD.match(line[1:]) if quoted else None)
+    first = _term_match(line.lstrip(_QUOTES)) or (_WORD.match(line[1:]) if quoted else None)
     if first is None or not (quoted or first.group(0).startswith("-")
                              or _NAME_ONLY.match(line, first.end())):
         return set()  # "Built-in rules" is a title, not the entry of "built-in"
@@ -83,6 +89,19 @@ def terms_of(line: str) -> set[str]:
     found = {first.group(0), *_OPTION.findall(line), *_QUOTED.findall(line),
              *_ALIAS.findall(line)}
     return {_norm(t) for t in found} - {""}
+
+
+def _term_match(text: str) -> re.Match[str] | None:
+    """An option, or a name with an inner ``-``, ``_`` or ``.`` (``max_keepalive``,
+    ``httpx.Client``), at the start of ``text``; the match ends before trailing dots and
+    dashes."""
+    found = _TERM.match(text)
+    if found is None:
+        return None
+    name = found.group(0).rstrip(".-")
+    if not name.startswith("-") and not _INNER.search(name):
+        return None
+    return _TERM.match(text[: len(name)])
 
 
 def is_term_line(part: str) -> bool:
