@@ -42,3 +42,36 @@ def test_thanks_is_declined_before_any_search_and_never_rewritten(tmp_path: Path
     assert gen.prompts == [] and answer.trace.retrieval is None
     turns = [Turn("who fixed it?", "Michael.")]
     assert rewrite_followup("Thanks!", turns, gen).query == "Thanks!"
+
+
+def test_thanks_is_no_drift_and_no_eval_candidate() -> None:
+    """A review: a "thanks!" decline ran no search and counted as an empty retrieval and an
+    abstention in `citewise monitor`'s rates, and would become an eval-set candidate."""
+    from citewise.reqlog.feedback import candidates
+    from citewise.reqlog.monitor import rates
+    from citewise.reqlog.record import LogRecord
+
+    asked = LogRecord("r1", 1.0, "sam", "default", "ask", "how long is leave?", "h",
+                      (("c1", "leave.md", 0.9),), validation="ok")
+    thanks = LogRecord("r2", 2.0, "sam", "default", "ask", "thanks!", "h2", declined=True,
+                       reason="not_a_question")
+    drift = rates([asked, thanks])
+    assert drift.asks == 1 and drift.rates["empty_retrieval"] == 0.0
+    assert drift.rates["abstention"] == 0.0
+    assert list(candidates([thanks])) == []
+
+
+def test_a_dry_run_of_thanks_says_it_would_decline(tmp_path: Path) -> None:
+    """A review: `ask "thanks!" --dry-run` read the gate no search had run: a traceback."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+
+    doc = tmp_path / "leave.md"
+    doc.write_text("# Leave\n\nParents get 20 weeks.\n", encoding="utf-8")
+    db = str(tmp_path / "x.db")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(doc), "--db", db, "--no-progress"]).exit_code == 0
+    result = runner.invoke(cli, ["ask", "thanks!", "--db", db, "--dry-run"])
+    assert result.exit_code == 3, result.output
+    assert "would decline (that reads as a thanks" in result.output

@@ -299,9 +299,9 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
              err=True)
     if dry_run:
         gate = answer.trace.gate
-        echo("would decline" if answer.declined else "would answer",
-             nl=False)
-        echo(f" ({gate.signal} {gate.score} vs {gate.threshold})")
+        echo("would decline" if answer.declined else "would answer", nl=False)
+        echo(f" ({gate.signal} {gate.score} vs {gate.threshold})" if gate is not None
+             else f" ({REASONS.get(answer.reason or '', answer.reason)})")  # no search ran
     else:
         print_answer(answer, shown=shown,
                      show_args=show_options(db, groups, tenant, config_path))

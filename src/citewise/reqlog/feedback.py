@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from citewise.reqlog.monitor import UNSEARCHED
 from citewise.reqlog.record import LogRecord
 
 
@@ -17,8 +18,8 @@ def candidates(records: Iterable[LogRecord], *, max_docs: int = 5) -> Iterator[d
     seen: set[str] = set()
     for r in records:
         why = "thumbs_down" if (r.feedback or 0) < 0 else "declined" if r.declined else None
-        if why is None or r.kind != "ask" or r.query is None:
-            continue
+        if why is None or r.kind != "ask" or r.query is None or r.reason in UNSEARCHED:
+            continue  # a "thanks!" or a cut-short ask is no eval question
         key = " ".join(r.query.casefold().split())
         if key in seen:
             continue

@@ -21,6 +21,8 @@ from citewise.reqlog.record import LogRecord
 
 CUT = "client_gone"
 """The reason of an ask whose client left before it was written (``serve/query.py``)."""
+UNSEARCHED = (CUT, "not_a_question")
+"""Reasons of asks that ran no search: left out of the drift rates."""
 RATES = ("empty_retrieval", "below_gate", "abstention", "citation_failure", "rerank_timeout",
          "negative_feedback")
 MAX_BUCKETS = 1000
@@ -66,8 +68,9 @@ def _pct(values: list[float], q: float) -> float | None:
 
 def rates(records: Sequence[LogRecord]) -> Rates:
     """The drift rates of ``records``; an ask cut short by its client leaving (``reason:
-    client_gone``: no retrieval or answer recorded) is in none of them."""
-    records = [r for r in records if r.reason != CUT]
+    client_gone``) or declined as no question (``not_a_question``: "thanks!") ran no search
+    and is in none of them (a review: a "thanks!" counted as an empty retrieval)."""
+    records = [r for r in records if r.reason not in UNSEARCHED]
     asks = [r for r in records if r.kind == "ask"]
     answered = [r for r in asks if not r.declined]
     reasons = Counter(r.reason or "unknown" for r in asks if r.declined)
