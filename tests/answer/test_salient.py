@@ -142,3 +142,8 @@ def test_a_term_the_index_holds_no_word_of_is_not_taken_for_absent() -> None:
     assert absent_terms(question, nothing_found, ("name",), hits=HITS) == ["c-r"]
     assert absent_terms("how do I use Bazel?", nothing_found, ("name",), hits=hits) == [
         "bazel"]
+    # as a whole token only (a review: "decreases" held c-r squashed, 0.21.3 held 1.3)
+    near = [make_hit("CRC checks decreases; see release 0.21.3 for Ctrl-r.", 1, dense=0.5)]
+    assert absent_terms(question, nothing_found, ("name",), hits=near) == ["c-r"]
+    assert absent_terms("what changed in Foo 1.3?", nothing_found, ("label",),
+                        hits=near) == ["1.3"]

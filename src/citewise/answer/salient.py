@@ -208,8 +208,15 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
         return []
     terms = [t for t in salient_terms(question, kinds) if t not in known]
     unindexed = [t for t in terms if not query_terms(t)]
-    gone = set(_not_in(unindexed, hits))
+    text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if unindexed else ""
+    gone = {t for t in unindexed if not _named(t, text)}
     return [t for t in terms if t in gone or (t not in unindexed and not has_word(t))]
+
+
+def _named(term: str, text: str) -> bool:
+    """Whether lowercased ``text`` names ``term`` as a whole token: not ``c-r`` in
+    "decreases" (squashed to "cr") nor ``1.3`` in "0.21.3" (a review)."""
+    return re.search(rf"(?<![\w.-]){re.escape(term)}(?![\w-]|\.\w)", text) is not None
 
 
 def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],
