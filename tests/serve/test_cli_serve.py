@@ -247,3 +247,28 @@ def test_log_export_escapes_what_a_terminal_would_obey(tmp_path: Path) -> None:
     run("feedback", "export", "--db", db, "--out", str(path))
     text = path.read_text(encoding="utf-8")
     assert "\u009b" not in text and "\u202e" not in text
+
+
+def test_serve_listens_on_every_address_its_host_names(monkeypatch) -> None:
+    """A review: binding only getaddrinfo's first address, ``--host localhost`` on a
+    dual-stack machine (``::1 localhost`` first in /etc/hosts) listened on ::1 alone, and
+    clients of 127.0.0.1 were refused; uvicorn binds them all."""
+    from citewise.cli.serve import _listen
+
+    real = socket.getaddrinfo
+
+    def dual(host, port, *args, **kwargs):  # noqa: ANN001, ANN202
+        if host != "localhost":
+            return real(host, port, *args, **kwargs)
+        six = [] if not socket.has_ipv6 else real("::1", port, *args, **kwargs)
+        return six + real("127.0.0.1", port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", dual)
+    sockets = _listen("localhost", 0)
+    try:
+        hosts = {s.getsockname()[0] for s in sockets}
+        ports = {s.getsockname()[1] for s in sockets}
+        assert "127.0.0.1" in hosts and len(ports) == 1 and ports != {0}
+    finally:
+        for s in sockets:
+            s.close()

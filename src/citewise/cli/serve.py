@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 
 import click
@@ -48,8 +49,8 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     engine = with_api_key(engine_from(db, config_path, model, threads, must_exist=True))
     engine = cached_embedder(engine)
     app = create_app(engine, keys)
-    sock = _listen(host, port)
-    port = sock.getsockname()[1]  # --port 0: the free port it got
+    sockets = _listen(host, port)
+    port = sockets[0].getsockname()[1]  # --port 0: the free port it got
     shown = f"[{host}]" if ":" in host else host
     echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
          f"http://{shown}:{port}/ (API: /openapi.json)", err=True)
@@ -57,24 +58,47 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
         echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "
              "travel in clear text. Fix: keep --host 127.0.0.1 behind a TLS reverse proxy "
              "(nginx, caddy) that other machines reach", err=True)
-    uvicorn.Server(server_config(app, host, port, log_level=log_level)).run(sockets=[sock])
+    uvicorn.Server(server_config(app, host, port, log_level=log_level)).run(sockets=sockets)
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` before the banner is printed, so that the banner
-    names the port the server listens on and a port in use is one line: a new user's
-    ``--port 0`` banner said ":0", and with the port taken the banner came first, then
-    uvicorn's bind error, and their requests went to the other process."""
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address ``host`` names (``localhost``: 127.0.0.1 and ::1 on a
+    dual-stack machine, as uvicorn binds them), before the banner is printed, so that the
+    banner names the port the server listens on (``--port 0``: the first address's free
+    port, taken by the others too) and a port in use is one line: a new user's ``--port 0``
+    banner said ":0", and with the port taken the banner came first, then uvicorn's bind
+    error, and their requests went to the other process."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-        sock = socket.socket(family, kind, proto)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Fix: "
-                          "pick another --port (0 takes a free one) or --host") from None
-    return sock
+        raise _cannot_listen(host, port, exc) from None
+    sockets: list[socket.socket] = []
+    for family, kind, proto, _, address in dict.fromkeys(  # each address once
+            (i[0], i[1], i[2], "", i[4][:2]) for i in infos):
+        sock = socket.socket(family, kind, proto)
+        try:
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((address[0], sockets[0].getsockname()[1] if sockets else port))
+        except OSError as exc:
+            sock.close()
+            if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and infos[1:]:
+                continue  # e.g. ::1 on a machine without IPv6
+            for bound in sockets:
+                bound.close()
+            raise _cannot_listen(host, port, exc) from None
+        sockets.append(sock)
+    if not sockets:
+        raise _cannot_listen(host, port, OSError("no address to listen on"))
+    return sockets
+
+
+def _cannot_listen(host: str, port: int, exc: OSError) -> ConfigError:
+    return ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Fix: pick "
+                       "another --port (0 takes a free one) or --host")
+
 
 
 @click.group("keys")
