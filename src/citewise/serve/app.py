@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from citewise import __version__
 from citewise.engine import Engine
@@ -131,9 +131,7 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
     def metrics(request: Request) -> Response:
         if state.engine.settings.serve.metrics_key:  # index-wide figures: operators only
             state.require(state.authenticate(request), "operator")
-        state.metrics.refresh_index(state.engine)
-        return Response(generate_latest(state.metrics.registry),
-                        media_type=CONTENT_TYPE_LATEST)
+        return Response(state.metrics.scrape(state.engine), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
