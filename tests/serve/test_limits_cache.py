@@ -338,6 +338,10 @@ def test_a_streamed_ask_whose_client_leaves_is_still_logged(tmp_path: Path) -> N
             if "sam" not in app.state.citewise.asks._running:  # type: ignore[attr-defined]
                 break
             threading.Event().wait(0.05)
+    for _ in range(100):  # written by a thread of its own, off the event loop
+        if {r.request_id for r in log.records()} >= {rid, cut}:
+            break
+        threading.Event().wait(0.05)
     answered = log.get(rid)
     assert answered.cached and answered.cited and answered.validation == "ok"
     gone = log.get(cut)

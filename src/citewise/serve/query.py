@@ -207,9 +207,10 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         logged = True
         yield _sse("answer", {"request_id": rid, "cached": cached is not None,
                               **for_asker(answer.to_dict(), who)})
-    except GeneratorExit:  # the client left: the ask that ran is still logged
-        if not logged:
-            _log_left(st, who, rid, body, answer, cached is not None, t)
+    except GeneratorExit:  # the client left: the ask that ran is still logged, off the
+        if not logged:  # event loop's thread (the stream is closed there when collected)
+            threading.Thread(target=_log_left, name="citewise-log-left", daemon=True,
+                             args=(st, who, rid, body, answer, cached is not None, t)).start()
         raise
     except CitewiseError as exc:
         detail, fix = split_fix(str(exc))
