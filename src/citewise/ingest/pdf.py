@@ -109,11 +109,12 @@ class PdfLoader:
         (:mod:`citewise.ingest.pdf_work`)."""
         try:
             total = content_bytes(reader, self.max_content_bytes)
-        except LimitReachedError:
+        except LimitReachedError as exc:  # a stream past its decompression limit, mostly
             raise LimitExceededError(
-                "a content stream of this PDF inflates past pypdf's decompression limit, so its "
-                "text cannot be read (a small file that inflates so far is likely built to "
-                "exhaust readers); re-export the PDF from its source and ingest that") from None
+                f"a content stream of this PDF is past one of pypdf's limits ({one_line(exc)}), "
+                "so its text cannot be read (a small file that inflates so far is likely built "
+                "to exhaust readers); re-export the PDF from its source and ingest that"
+            ) from None
         if total > self.max_content_bytes:
             limit = self.max_content_bytes // (1024 * 1024)
             raise LimitExceededError(

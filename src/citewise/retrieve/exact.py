@@ -1,7 +1,7 @@
 """Exact identifiers: the candidates that name a question's identifier as it is written.
 
 A question naming an option or a name from code (``--small``, ``max_keepalive_connections``,
-``httpx.Client``) is answered where that name is: bzip2's ``'-s --small'`` entry. Neither
+``Vec::pop``) is answered where that name is: bzip2's ``'-s --small'`` entry. Neither
 signal sees the name whole: BM25 reads ``--small`` as the common word "small", and an
 embedding blurs it with its neighbours, so a new user's "What does the --small flag of
 bzip2 do?" missed that entry in its top 16, and the gate declined it as naming something
