@@ -32,6 +32,16 @@ def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return out
 
 
+def wait_ready(url: str) -> None:
+    """Until the server at ``url`` answers /readyz (at most 30 s of refused connections)."""
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/readyz").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+
+
 @pytest.mark.model
 def test_serve_from_the_command_line(tmp_path: Path) -> None:
     db, keys = str(tmp_path / "index.db"), str(tmp_path / "keys.json")
@@ -48,12 +58,7 @@ def test_serve_from_the_command_line(tmp_path: Path) -> None:
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_ready(url)
         auth = {"Authorization": f"Bearer {key}"}
         r = httpx.post(f"{url}/v1/ask", headers=auth, timeout=60,
                        json={"question": "How many weeks of parental leave do employees get?"})
@@ -91,12 +96,7 @@ def test_the_banner_names_the_port_served_and_a_taken_port_is_one_line(tmp_path:
         banner = proc.stderr.readline()
         served = int(re.search(r"http://127\.0\.0\.1:(\d+)/", banner).group(1))
         assert served != 0, banner
-        for _ in range(300):
-            try:
-                if httpx.get(f"http://127.0.0.1:{served}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_ready(f"http://127.0.0.1:{served}")
         assert httpx.get(f"http://127.0.0.1:{served}/healthz").status_code == 200
     finally:
         proc.terminate()
