@@ -10,7 +10,7 @@ import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from citewise.config import RetrieveSettings
@@ -28,6 +28,8 @@ class Ranked:
     fused: list[tuple[str, float]]
     runs: Mapping[str, Sequence[ScoredId]]
     timings_ms: Mapping[str, float]
+    rows: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+    """Candidates already read as the principal (the exact run's): not read again."""
 
 
 _EXECUTOR: ThreadPoolExecutor | None = None
@@ -88,9 +90,10 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
     # A fixed run order: RRF breaks exact ties by run order, and the threads finish in any order.
     runs = {name: runs[name] for name in ("bm25", "dense") if name in runs}
     names = identifiers(query) if mode == "hybrid" else []
+    rows: dict[str, tuple[Any, Any]] = {}
     if names:
         t = time.perf_counter()
-        runs["exact"] = _exact(store, runs, names, principal)
+        runs["exact"], rows = _exact(store, runs, names, principal)
         timings["exact"] = _ms(t)
     t = time.perf_counter()
     if mode == "hybrid":
@@ -98,33 +101,36 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
     else:
         fused = [(s.chunk_id, s.score) for s in runs[mode]]
     timings["fuse"] = _ms(t)
-    return Ranked(fused=fused, runs=runs, timings_ms=timings)
+    return Ranked(fused=fused, runs=runs, timings_ms=timings, rows=rows)
 
 
 def _exact(store: Store, runs: Mapping[str, Sequence[ScoredId]], names: Sequence[str],
-           principal: Principal) -> list[ScoredId]:
-    """The candidates of both runs that name one of the question's identifiers
-    (:mod:`citewise.retrieve.exact`), read as ``principal`` (the ACL applies again)."""
+           principal: Principal) -> tuple[list[ScoredId], dict[str, tuple[Any, Any]]]:
+    """``(run, rows)``: the candidates of both runs that name one of the question's
+    identifiers (:mod:`citewise.retrieve.exact`), and every candidate as read for it, as
+    ``principal`` (the ACL applies again)."""
     order = list(dict.fromkeys(s.chunk_id for run in runs.values() for s in run))
     rows = store.get_chunks(order, principal)
-    return exact_run(names, {cid: rows[cid][0].text for cid in order if cid in rows})
+    return exact_run(names, {cid: rows[cid][0].text for cid in order if cid in rows}), rows
 
 
-def _in_question_language(store: Store, fused: Sequence[tuple[str, float]], query: str,
-                          principal: Principal, page: int, notes: list[str]
+def _in_question_language(store: Store, ranked: Ranked, query: str, principal: Principal,
+                          page: int, notes: list[str]
                           ) -> tuple[list[tuple[str, float]], dict[str, tuple[Any, Any]]]:
-    """``(fused order, hydrated rows)``: the first ``page`` candidates hydrated; when their
-    documents declare several languages and the question's is identified, every candidate
-    hydrated and those in its language first (:mod:`citewise.retrieve.language`), said in
-    ``notes``."""
+    """``(fused order, hydrated rows)``: the first ``page`` candidates hydrated (those
+    :func:`rank` read already are not read again); when their documents declare several
+    languages and the question's is identified, every candidate hydrated and those in its
+    language first (:mod:`citewise.retrieve.language`), said in ``notes``."""
     from citewise.retrieve.language import in_language_first, languages_of, question_language
 
-    rows = store.get_chunks([cid for cid, _ in fused[:page]], principal)
-    langs = languages_of(doc for _, doc in rows.values())
+    fused, rows = ranked.fused, dict(ranked.rows)
+    unread = [cid for cid, _ in fused[:page] if cid not in rows]
+    rows.update(store.get_chunks(unread, principal) if unread else {})
+    langs = languages_of(rows[cid][1] for cid, _ in fused[:page] if cid in rows)
     lang = question_language(query, sorted(langs)) if len(langs) >= 2 else None
     if lang is None:
         return list(fused), rows
-    rest = [cid for cid, _ in fused[page:]]
+    rest = [cid for cid, _ in fused[page:] if cid not in rows]
     rows.update(store.get_chunks(rest, principal) if rest else {})
     notes.append(f"the hits' pages are in {len(langs)} languages ({', '.join(sorted(langs))}):"
                  f" those in {lang}, the question's, first")
@@ -157,7 +163,7 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     seen: dict[str, str] = {}
     notes: list[str] = []
     page = top_k * 2 + 10
-    fused, hydrated = _in_question_language(store, ranked.fused, query, principal, page, notes)
+    fused, hydrated = _in_question_language(store, ranked, query, principal, page, notes)
     for offset in range(0, len(fused), page):
         if len(hits) >= top_k:
             break
