@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from citewise.cite.terms import is_identifier, labels
-from citewise.text import STOPWORDS
+from citewise.text import STOPWORDS, query_terms
 from citewise.types import Hit
 
 DEPTH = 10
@@ -150,11 +150,7 @@ def _haystack(hit: Hit) -> str:
 def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
                   kinds: Sequence[str] = KINDS) -> list[str]:
     """Salient terms of ``question`` found in none of the top ``depth`` hits."""
-    return _not_in(salient_terms(question, kinds), hits, depth)
-
-
-def _not_in(terms: Sequence[str], hits: Sequence[Hit], depth: int = DEPTH) -> list[str]:
-    """``terms`` found in none of the top ``depth`` hits (title, headings and text)."""
+    terms = salient_terms(question, kinds)
     if not terms:
         return []
     text = "\n".join(_haystack(h) for h in hits[:depth])
@@ -184,8 +180,6 @@ def unknown_words(question: str, has_word: Callable[[str], bool],
                   known: Sequence[str] = ()) -> list[str]:
     """Content words (4+ letters, not stopwords) for which ``has_word`` (does any readable
     document contain it?) is false; ``known`` words are skipped (already checked)."""
-    from citewise.text import query_terms
-
     out = []
     for word in query_terms(question):
         if len(word) >= 4 and word.isalpha() and word not in known and not has_word(word):
@@ -202,8 +196,6 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
     key ``C-r``, TLS ``1.3``: one-letter words are not indexed, so no lookup finds them) is
     absent when it is in none of the top ``hits``: "how do I use C-r to search the history?"
     was declined as naming something no document contains."""
-    from citewise.text import query_terms
-
     if not kinds:
         return []
     terms = [t for t in salient_terms(question, kinds) if t not in known]
