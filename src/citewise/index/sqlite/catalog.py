@@ -126,6 +126,12 @@ def open_live(home: str | Path) -> VersionedStore:
     return VersionedStore(*live_version(home))
 
 
+def _replaced_by(number: int) -> str:
+    """The log note of the version a promotion of ``number`` retired (read back by
+    :meth:`SQLiteCatalog.replaced`)."""
+    return f"replaced by version {number}"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -269,7 +275,7 @@ class SQLiteCatalog(ChangeLogCalls):
                                        ).fetchall():
                 conn.execute("UPDATE index_versions SET state = 'retired', changed_at = ? "
                              "WHERE number = ?", (now, old))
-                self._log(conn, old, "retired", f"replaced by version {number}")
+                self._log(conn, old, "retired", _replaced_by(number))
             conn.execute("UPDATE index_versions SET state = 'live', changed_at = ?, "
                          "note = CASE WHEN ? = '' THEN note ELSE ? END WHERE number = ?",
                          (now, note, note, number))
@@ -374,7 +380,7 @@ class SQLiteCatalog(ChangeLogCalls):
                 return None
             row = conn.execute(
                 "SELECT number FROM index_version_log WHERE state = 'retired' AND note = ? "
-                "ORDER BY id DESC LIMIT 1", (f"replaced by version {live[0]}",)).fetchone()
+                "ORDER BY id DESC LIMIT 1", (_replaced_by(live[0]),)).fetchone()
         return int(row[0]) if row else None
 
     def history(self) -> list[dict[str, Any]]:
