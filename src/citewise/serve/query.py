@@ -54,6 +54,10 @@ class AskBody(BaseModel):
     def turns(self) -> list[dict]:
         return [t.model_dump() for t in self.history]
 
+    def said(self) -> tuple[str, ...]:
+        """The asker's earlier questions: words a rewritten follow-up's log may keep."""
+        return tuple(t.question for t in self.history)
+
 
 class FeedbackBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -141,7 +145,7 @@ def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody, answer
              cached: bool, started: float) -> None:
     st.record(ask_record(rid, who.principal, body.question, st.engine.settings.log.query,
                          answer, cached=cached, latency_ms=_ms(started),
-                         said=tuple(t.question for t in body.history)))
+                         said=body.said()))
 
 
 def _log_left(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody,
@@ -157,7 +161,7 @@ def _log_left(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody,
     cut = Answer(body.question, "", False, CUT, outcome="abandoned")
     record = ask_record(rid, who.principal, body.question, st.engine.settings.log.query,
                         cut, latency_ms=_ms(started),
-                        said=tuple(t.question for t in body.history))
+                        said=body.said())
     st.record(replace(record, validation=None))
 
 
