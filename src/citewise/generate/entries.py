@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from citewise.answer.salient import salient_terms
+from citewise.generate.examples import BLOCK_BREAK
 from citewise.types import Hit
 
 MAX_TERM_LINE = 100
@@ -64,7 +65,6 @@ letters or more ("to", "or" join aliases; ``VALUE`` in ``--maxdepth VALUE`` is a
 metavariable); a wrapped paragraph's first line does."""
 _NAME_ONLY = re.compile(r"\s*(?:$|[(=\[<:])")
 _WORD = re.compile(r"[\w.-]+(?=[" + _QUOTES + r"])")
-_BLOCKS = re.compile(r"\n{2,}")  # as examples.blocks splits a passage
 _SENTENCE_END = (".", "!", "?", ":", ",", ";")
 
 
@@ -157,13 +157,13 @@ def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
     the rest in order. Read from the first passages, the small model answered "what does
     show-all-if-ambiguous do?" from the entry before it, ranked first, which mentions it."""
     asked = asked_terms(question)
-    held = [h for h in hits if entry_parts(asked, _BLOCKS.split(h.chunk.text),
+    held = [h for h in hits if entry_parts(asked, BLOCK_BREAK.split(h.chunk.text),
                                            h.chunk.heading_path)] if asked else []
     if not held:
         return list(hits)
     best = max(h.score for h in hits)
-    first = [replace(h, score=best) for h in held]
-    return first + [h for h in hits if all(h is not k for k in held)]
+    first = {id(h) for h in held}
+    return [replace(h, score=best) for h in held] + [h for h in hits if id(h) not in first]
 
 
 def _leading_terms(part: str) -> set[str]:

@@ -30,7 +30,9 @@ _BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
 _SENTENCE_END = re.compile(r"[^\s=.:][\"')\]`]*[.!?:]{1,2}[\"')\]]*$")
 _PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:!?]?[)\"'”’]?")
 _CELL = " | "
-_BLOCKS = re.compile(r"\n{2,}")
+BLOCK_BREAK = re.compile(r"\n{2,}")
+"""Between a passage's blocks (blank lines): :func:`blocks`, and the entries' reading of a
+chunk (:mod:`citewise.generate.entries`)."""
 _COMMENT = re.compile(r"\s*(?:#|//)")
 _STATEMENT = re.compile(r"\s*[\w.>-]+\s*\(.*\)\s*;\s*$")
 """A block ending in a call statement (``printf (ngettext ("One file removed", "%d files
@@ -110,7 +112,7 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     in_code = passage.hit.chunk.kind == "code"
     headings = {h.strip() for h in passage.hit.chunk.heading_path}
     out: list[tuple[str, bool]] = []
-    for part in _BLOCKS.split(passage.text):
+    for part in BLOCK_BREAK.split(passage.text):
         code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
                                  and part.strip() not in headings and not leads_in(part)
                                  and not _has_fence(part))
