@@ -344,6 +344,21 @@ def test_an_option_set_alone_as_code_stays_with_what_it_does(make_doc, words):
         f"Run\n\n{para}\n\nmake install"
 
 
+def test_an_option_on_a_line_of_text_stays_with_what_it_does(make_doc, words):
+    """A man page's ``<dt>`` is text: libxslt's "--maxvars VALUE" ended the xsltproc OPTIONS
+    chunk and its description began the next, so "xsltproc maxvars" quoted ``--maxdepth``'s
+    default (a new user, stop 41)."""
+    para = "This paragraph has exactly ten words in it for us."
+    term, what = "--maxvars VALUE", "Maximum number of variables; the default is 15000."
+    doc = make_doc(("heading", "Options", 1), ("text", para), ("text", term), ("text", what))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert texts(chunks) == [f"Options\n\n{para}", f"{term}\n\n{what}"]
+    prose = make_doc(("heading", "Run", 1), ("text", para), ("text", "Then run it."),
+                     ("text", what))  # a short sentence, not an option: packed as before
+    assert texts(chunk_document(prose, "d", settings(), words))[0] == \
+        f"Run\n\n{para}\n\nThen run it."
+
+
 def test_a_sentence_ending_in_an_ellipsis_is_a_lead_in(make_doc, words):
     para = "This paragraph has exactly ten words in it for us."
     lead = "For a longer run, see the dictionary configuration style..."  # 9 words

@@ -10,8 +10,8 @@ A *lead* stays with the block it introduces: a heading, or a *lead-in* of at mos
 ``chunk_tokens`` — a text block ending in ``:``, ``...`` or ``…`` ("… as well as a ``for
 await`` loop:" before its example), or one of at most :data:`SHORT_WORDS` words right before
 a code block ("Here is a trivial example that calls puts a few times.", "Or, using the
-command-line client."), or an option set alone as code before the text that says what it
-does. Three rules follow:
+command-line client."), or an option set alone, as code or as one line of text, before the
+text that says what it does. Three rules follow:
 
 * A group holding only leads always takes the next non-heading block, even if the sum exceeds
   ``chunk_tokens`` by the leads' tokens — a heading or lead-in is never a chunk of its own
@@ -39,7 +39,10 @@ from citewise.types import Block
 _OPTION_TERM = re.compile(r"-{1,2}[A-Za-z][^\n]{0,78}")
 """A command-line option set alone as code ("--pid=<number>", "-e --exit-at-zero"): the term
 of the description after it (a PDF manual's option list; 18 of the Valgrind manual's option
-names ended one chunk while what they do began the next)."""
+names ended one chunk while what they do began the next). A man page's ``<dt>`` is a line of
+text: libxslt's "--maxvars VALUE" ended the xsltproc OPTIONS chunk and "Maximum number of
+variables…" began the next, so "xsltproc maxvars" was answered with ``--maxdepth``'s default,
+the last description the chunk held (a new user, stop 41)."""
 SHORT_WORDS = 40
 """The longest text block (words) that leads into the code after it without a colon. In the
 httpx, borg, valgrind, ninja and libffi manuals, such blocks say what the example does ("For
@@ -48,10 +51,12 @@ example, showing a progress bar using the tqdm library.") or what to do before i
 
 def introduces(block: Block, after: Block | None) -> bool:
     """Whether ``block`` says what the block ``after`` it is (the module docstring)."""
+    if block.kind not in ("code", "text"):
+        return False
+    if after is not None and after.kind == "text" and _OPTION_TERM.fullmatch(
+            block.text.strip()):
+        return True
     if block.kind == "code":
-        return after is not None and after.kind == "text" and bool(_OPTION_TERM.fullmatch(
-            block.text.strip()))
-    if block.kind != "text":
         return False
     if block.text.rstrip().endswith((":", "...", "…")):
         return True
