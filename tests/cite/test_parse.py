@@ -41,6 +41,15 @@ def test_sentences_split_at_stops_but_not_abbreviations_or_decimals() -> None:
         "Did it?", "Yes.", "40% improved [S3]."]
 
 
+def test_an_ellipsis_between_numbers_ends_no_sentence() -> None:
+    """bzip2's manual: "Set the block size to 100 k, 200 k ... 900 k when compressing." was
+    quoted as two sentences."""
+    text = "Set the block size to 100 k, 200 k ... 900 k when compressing. Next."
+    assert split_sentences(text) == [text[:-6], "Next."]
+    assert split_sentences("Wait... 3 bugs were fixed.") == ["Wait... 3 bugs were fixed."]
+    assert split_sentences("It stops... Then it runs.") == ["It stops...", "Then it runs."]
+
+
 def test_a_list_items_number_opens_its_sentence() -> None:
     """Vim's help numbers its list items "1.  Use a mix of <Tab> and space characters.";
     the quote fallback showed "1 [1]." as a sentence of its own."""

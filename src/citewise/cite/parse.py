@@ -165,6 +165,13 @@ def _ends_with_abbreviation(segment: str) -> bool:
                             or " ".join(words[-2:]) in _ABBREVIATIONS)
 
 
+def _elided_range(candidate: str, after: str) -> bool:
+    """Whether an ellipsis elides the middle of a run of numbers: bzip2's manual sets "the
+    block size to 100 k, 200 k ... 900 k when compressing", quoted as two sentences, "900 k
+    when compressing" the second."""
+    return candidate.endswith("...") and after[:1].isdigit()
+
+
 _QUOTE_REACH = 120  # a quote opened further back was never closed: split as usual
 
 
@@ -189,7 +196,8 @@ def line_sentences(line: str) -> list[str]:
     for match in _BOUNDARY.finditer(line):
         candidate = line[start:match.start()]
         if _ends_with_abbreviation(candidate) or _ENUMERATOR.fullmatch(candidate.strip()) \
-                or _inside_quote(candidate) or _LONE_MARK.search(candidate):
+                or _inside_quote(candidate) or _LONE_MARK.search(candidate) \
+                or _elided_range(candidate, line[match.end():]):
             continue
         pieces.append(line[start:match.end()].strip())
         start = match.end()
