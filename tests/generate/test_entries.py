@@ -71,6 +71,27 @@ def test_a_synopsis_line_that_reads_as_code_is_quoted_with_its_description():
     assert "num-callers" not in text
 
 
+XSLTPROC = """--maxdepth VALUE
+
+Adjust the maximum depth of the template stack. The default is 3000.
+
+--maxvars VALUE
+
+Maximum number of variables. The default is 15000.
+
+--version
+
+Show the version of libxml and libxslt used."""
+
+
+def test_a_plain_word_the_passages_write_only_as_an_option_asks_for_its_entry():
+    """A new user's "xsltproc maxvars" was shown the term line ``--maxvars VALUE`` alone."""
+    text = _answer("xsltproc maxvars", XSLTPROC)
+    assert "The default is 15000" in text and "3000" not in text
+    assert asked_terms("xsltproc maxvars", [XSLTPROC]) == {"maxvars"}
+    assert asked_terms("which version of libxslt is it?", [XSLTPROC]) == set()  # a word too
+
+
 def test_one_letter_options_keep_their_case():
     gzip = ("'--fast'\n'--best'\n'-N'\nRegulate the speed of compression.\n\n"
             "'--no-name'\n'-n'\nWhen compressing, do not save the original file name.")

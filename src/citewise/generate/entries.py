@@ -110,13 +110,32 @@ def is_term_line(part: str) -> bool:
     return "\n" not in part.strip() and bool(terms_of(part))
 
 
-def asked_terms(question: str) -> set[str]:
+def asked_terms(question: str, texts: Sequence[str] = ()) -> set[str]:
     """The identifiers, hyphenated names and one-letter options (``-l``) ``question``
     asks about, leading dashes dropped (``--num-callers`` and ``num-callers`` are one
-    term)."""
+    term), and its plain words that ``texts`` (the passages) write only as an option
+    (:func:`option_words`)."""
     kinds = ("identifier", "hyphenated")
     named = {_norm(t.strip(_QUOTES)) for t in salient_terms(question, kinds)}
-    return (named | set(_SHORT_OPTION.findall(question))) - {""}
+    return (named | set(_SHORT_OPTION.findall(question)) | option_words(question, texts)) \
+        - {""}
+
+
+_PLAIN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]{2,}(?![\w-])")
+
+
+def option_words(question: str, texts: Sequence[str]) -> set[str]:
+    """The plain words of ``question`` that ``texts`` hold, each time, as an option's name
+    (``--maxvars``), never as a word: a new user asked "xsltproc maxvars" and was shown the
+    term line ``--maxvars VALUE`` without what it does. "version" stays a word where the
+    texts also say "the version" besides ``--version``."""
+    out: set[str] = set()
+    for word in {w.lower() for w in _PLAIN.findall(question)}:
+        found = [m for t in texts for m in re.finditer(
+            r"(?<![\w-])-*" + re.escape(word) + r"(?![\w-])", t, re.IGNORECASE)]
+        if found and all(m.group(0).startswith("-") for m in found):
+            out.add(word)
+    return out
 
 
 def entry_parts(asked: set[str], parts: Sequence[str],
@@ -156,7 +175,7 @@ def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
     first, scored as the best hit (so the context's diverse selection keeps them first);
     the rest in order. Read from the first passages, the small model answered "what does
     show-all-if-ambiguous do?" from the entry before it, ranked first, which mentions it."""
-    asked = asked_terms(question)
+    asked = asked_terms(question, [h.chunk.text for h in hits])
     held = [h for h in hits if entry_parts(asked, BLOCK_BREAK.split(h.chunk.text),
                                            h.chunk.heading_path)] if asked else []
     if not held:

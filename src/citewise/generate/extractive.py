@@ -150,7 +150,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
 
     scored: list[ScoredSentence] = []
     block = 0
-    asked, top = asked_terms(question), 1.0 + 2 * math.fsum(weights.values())
+    asked = asked_terms(question, [p.text for p in passages])
+    top = 1.0 + 2 * math.fsum(weights.values())
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
         parts = blocks(passage)
