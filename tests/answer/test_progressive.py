@@ -125,7 +125,10 @@ def test_declines_read_on_step_by_step_until_an_answer(db: Path) -> None:
             [p.text for p in before.passages]  # each a prefix of the next
     assert answer.outcome == "answered" and "20 weeks" in answer.answer
     assert answer.trace.escalated.first_generation.tokens_out > 0
-    assert sum("did not answer (the model declined)" in n for n in answer.notes) == 2
+    read_on = [n for n in answer.notes if "did not answer" in n]  # one line for every step
+    assert read_on == [f"the first {path[0]}, then {path[1]} passage(s) did not answer "
+                       f"(last: the model declined); read {'all ' if len(path) == 3 else ''}"
+                       f"{path[2]}"], answer.notes
 
 
 def test_reading_on_after_an_unsupported_answer_says_why_it_was_removed(db: Path) -> None:

@@ -104,7 +104,9 @@ def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
     answer and ``then`` is read next (``whole``: the whole context). ``from_passages`` stays
     the first read's; ``path`` lists every step's passages. An unsupported answer's note
     says why its sentences were removed: a new user read "no sentence of the answer was
-    supported" as the passages' fault when the model had only left its sentences uncited."""
+    supported" as the passages' fault when the model had only left its sentences uncited.
+    Every step shares one note ("the first 1, then 3 passage(s) did not answer (last: …);
+    read all 8"): a new user's decline had three such lines above two more."""
     done, n = draft.trace.escalated, len(then.passages)
     if done is None:
         done = EscalationTrace(len(read.passages), (len(read.passages),), why, n)
@@ -114,8 +116,15 @@ def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
     if why == "unsupported" and removed:
         counts = Counter(r.why for r in removed)
         said += ": " + ", ".join(f"{k} {w}" for w, k in counts.items())
-    notes.append(f"the first {len(read.passages)} passage(s) did not answer ({said}); read "
-                 f"{'all ' if whole else ''}{n}")
+    tried = draft.trace.escalated.path[:-1]
+    note = (f"the first {', then '.join(map(str, tried))} passage(s) did not answer "
+            f"({'last: ' if len(tried) > 1 else ''}{said}); read {'all ' if whole else ''}{n}")
+    earlier = [i for i, past in enumerate(notes) if past.startswith("the first ")
+               and " passage(s) did not answer (" in past]
+    if done is not None and earlier:  # one line for every step, not a line per step
+        notes[earlier[-1]] = note
+    else:
+        notes.append(note)
 
 
 def failed(trace: AnswerTrace) -> bool:
