@@ -69,6 +69,10 @@ def _record(row: Sequence[Any]) -> LogRecord:
     return LogRecord(**data)
 
 
+def _failed(exc: Exception) -> StoreError:
+    return StoreError(f"request log: {exc}. Fix: check the index database (`citewise status`)")
+
+
 def missing(request_id: str) -> NotFoundError:
     return NotFoundError(f"no request {request_id} in the log (it may have been purged: see "
                          "log.retention_days). Fix: list requests with `citewise log export`")
@@ -87,18 +91,35 @@ class RequestLog:
         self._last_purge = 0.0
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of ``sql``. A connection the server closed (PostgreSQL restarted, an idle
+        connection ended) is replaced and the statement run once more: kept, it failed
+        every later request, and a review's server logged nothing more until restarted
+        while serving every search."""
         with self._lock:
-            if self._conn is None:
-                self._conn = self._connect()
-                for stmt in _ddl(self.table):
-                    self._conn.execute(stmt)
             try:
-                cur = self._conn.execute(sql.replace("?", self._ph), tuple(params))
-                rows = cur.fetchall() if cur.description else []
+                return self._run(sql, params)
             except Exception as exc:
-                raise StoreError(f"request log: {exc}. Fix: check the index database "
-                                 "(`citewise status`)") from exc
-            return rows
+                if not self._drop_closed():
+                    raise _failed(exc) from exc
+            try:
+                return self._run(sql, params)
+            except Exception as exc:
+                raise _failed(exc) from exc
+
+    def _run(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        if self._conn is None:
+            self._conn = self._connect()
+            for stmt in _ddl(self.table):
+                self._conn.execute(stmt)
+        cur = self._conn.execute(sql.replace("?", self._ph), tuple(params))
+        return cur.fetchall() if cur.description else []
+
+    def _drop_closed(self) -> bool:
+        """Forget the connection when its server closed it (psycopg's ``closed``)."""
+        if self._conn is None or not getattr(self._conn, "closed", False):
+            return False
+        self._conn = None
+        return True
 
     def write(self, record: LogRecord) -> None:
         marks = ", ".join("?" for _ in COLUMNS)
