@@ -177,6 +177,24 @@ def test_postgres_refuses_old_pgvector(schema: str, monkeypatch: pytest.MonkeyPa
     connection.check_pgvector_version("0.10.1", "db")
 
 
+def test_postgres_pool_replaces_connections_the_server_closed(fresh_db_url: str) -> None:
+    """A review restarted PostgreSQL under a running server: the first request on each pooled
+    connection failed with a 503 whose fix read "if the schema is damaged, ingest into a new
+    one". A closed connection is now replaced when it is taken from the pool."""
+    embedder = FakeEmbedder(dim=DIM)
+    with PostgresStore(fresh_db_url, schema="citewise_v1", pool_size=2) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        store.write(corpus_writes(embedder))
+        before = store.search_dense(embedder.embed_query(QUERY), 3, STAFF)
+        with _admin(fresh_db_url) as admin:  # a database of its own: no other test's
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                          "datname = current_database() AND pid <> pg_backend_pid()")
+        assert store.search_dense(embedder.embed_query(QUERY), 3, STAFF) == before
+    err = PostgresStore(fresh_db_url, schema="citewise_v1")._error(
+        __import__("psycopg").errors.AdminShutdown("terminating connection"), "read")
+    assert "server is running" in str(err) and "ingest into a new one" not in str(err)
+
+
 def test_postgres_unreachable_server_says_fix() -> None:
     with PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
                        schema="citewise_v1") as store, pytest.raises(StoreError, match="Fix:"):

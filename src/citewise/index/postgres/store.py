@@ -125,9 +125,13 @@ class PostgresStore:
             self._set_search_path(conn)
             migrate(conn, self.schema)
             ensure_generations(conn)
+        # a connection the server closed (a restart) is replaced when it is taken from the
+        # pool: kept, it failed the next request with a 503 (psycopg_pool >= 3.2 checks)
+        check = getattr(psycopg_pool.ConnectionPool, "check_connection", None)
         pool = psycopg_pool.ConnectionPool(
             self.url, min_size=1, max_size=self.pool_size, open=False, timeout=30,
-            kwargs={"autocommit": True, "prepare_threshold": None}, configure=self._configure)
+            kwargs={"autocommit": True, "prepare_threshold": None}, configure=self._configure,
+            **({"check": check} if check else {}))
         pool.open(wait=True, timeout=30)
         return pool
 
@@ -166,7 +170,8 @@ class PostgresStore:
 
     def _error(self, exc: Exception, action: str) -> CitewiseError:
         where = f"{redact(self.url)} (schema {self.schema})"
-        if type(exc).__name__ in ("OperationalError", "PoolTimeout"):
+        psycopg, _ = psycopg_modules()
+        if isinstance(exc, psycopg.OperationalError):  # AdminShutdown, PoolTimeout too
             return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the URL and that "
                               "the server is running and reachable (CI: `.ci/pg start`).")
         if type(exc).__name__ == "UniqueViolation":
