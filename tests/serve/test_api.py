@@ -677,3 +677,21 @@ def test_concurrent_scrapes_each_see_the_live_version() -> None:
     for t in threads:
         t.join(60)
     assert missing == []
+
+
+def test_readyz_names_no_server_address(tmp_path) -> None:
+    """/readyz asks for no key; a review read the index's URL and the PostgreSQL host and
+    port in its 503 while the server was down."""
+    from fastapi.testclient import TestClient
+
+    from citewise import connect
+    from citewise.serve import create_app
+    from citewise.serve.keys import KeyFile
+    from citewise.testing import FakeEmbedder
+
+    url = "postgresql://svc:pw@127.0.0.1:1/idx?connect_timeout=2&schema=citewise_v1"
+    engine = connect(url, {"generate": {"generator": "extractive"}}, embedder=FakeEmbedder())
+    app = create_app(engine, KeyFile.load(tmp_path / "keys.json", must_exist=False), warm=False)
+    r = TestClient(app).get("/readyz")  # no lifespan: the server went down after startup
+    assert r.status_code == 503 and "Fix:" in r.json()["detail"]
+    assert not any(s in r.text for s in ("127.0.0.1", "port 1", "postgresql://", "svc")), r.text

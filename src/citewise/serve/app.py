@@ -25,6 +25,7 @@ from citewise.serve import documents, problems, query
 from citewise.serve.keys import KeyFile
 from citewise.serve.limits import BodyLimit
 from citewise.serve.problems import problem, split_fix
+from citewise.serve.scrub import scrub
 from citewise.serve.state import KeyFirst, ServerState
 
 STATIC = Path(__file__).parent / "static"
@@ -122,8 +123,8 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
                                "run `citewise ingest PATH --db DB`")
             if state.engine.settings.retrieve.mode != "bm25":
                 state.engine.query_embedder()
-        except CitewiseError as exc:
-            detail, fix = split_fix(str(exc))
+        except CitewiseError as exc:  # no key is asked for: nothing of the server shows
+            detail, fix = split_fix(scrub(str(exc)))
             return problem(503, detail, fix)
         return JSONResponse({"status": "ready", "index": state.engine.index_info().to_dict()})
 

@@ -13,6 +13,9 @@ from citewise.serve.keys import ApiPrincipal
 from citewise.text import without_bodies
 
 _URL = re.compile(r"(?:https?|postgres(?:ql)?)://[^\s)\"']+")  # the index's URL too
+_SERVER_AT = re.compile(r'(?:server at|host) "[^"\n]*"(?:,? port \d+)?')
+"""psycopg's way of naming the database server: 'connection to server at "10.0.0.5", port
+5432 failed' (a review read the PostgreSQL host and port in a scrubbed 503)."""
 _PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.\-]+/)+[\w.\-]*")  # the API's own routes stay
 SERVER_KEYS = frozenset({"notes", "note", "error", "chosen", "detail", "fix"})
 """Keys whose strings may hold the server's own text (exceptions, model choices). Other
@@ -21,7 +24,8 @@ strings (answers, a citation's source URL) are the documents' and stay."""
 
 def scrub(text: str) -> str:
     """``text`` without server URLs, file paths and upstream error bodies."""
-    return _PATH.sub("<path>", _URL.sub("<endpoint>", without_bodies(text)))
+    text = _SERVER_AT.sub("server at <endpoint>", _URL.sub("<endpoint>", without_bodies(text)))
+    return _PATH.sub("<path>", text)
 
 
 def for_asker(data: Any, who: ApiPrincipal | None, key: str = "") -> Any:
