@@ -99,8 +99,9 @@ def test_migrate_refuses_a_non_empty_target(sqlite_index: Path, schema_url) -> N
     with SQLiteStore(sqlite_index) as src, PostgresStore(PG_URL, schema=schema) as dst:
         dst.ensure_manifest(src.manifest())  # type: ignore[arg-type]
         dst.write([make_write(embedder, "stray", ["Not in the source."], groups=["staff"])])
-        with pytest.raises(StoreError, match="empty"):
+        with pytest.raises(StoreError, match="nothing was written.*empty"):
             migrate_index(src, dst)
+        assert [d.doc_id for d in dst.list_documents()] == ["stray"]  # refused before writing
         with pytest.raises(ConfigError, match="sqlite"):
             migrate_index(dst, src)
 

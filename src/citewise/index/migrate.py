@@ -67,6 +67,7 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
                          "first, or check the --from path.")
     started = time.perf_counter()
     target.ensure_manifest(manifest)
+    refuse_others(source, target)
     batches = 0
     bulk = getattr(target, "bulk_load", None)  # PostgresStore: build the ANN index once
     with bulk() if bulk is not None else nullcontext():
@@ -125,6 +126,22 @@ def read_vectors(conn: Any, hashes: Sequence[str]) -> dict[str, np.ndarray]:
 def read_meta(source: SQLiteStore) -> dict[str, str]:
     with source._reading("read") as conn:
         return {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")}
+
+
+def refuse_others(source: Store, target: Store) -> None:
+    """Refuse, before writing anything, a target holding documents the source does not (a
+    rerun's own are fine: writes are upserts) or one of its ids in another tenant. A review
+    migrated into a database holding another tenant's ``shared/x.md``: it was replaced
+    silently; with only extra documents, every batch was written, then the count check
+    failed, leaving the two indexes merged."""
+    mine = {d.doc_id: d.tenant for d in source.list_documents()}
+    other = sorted(d.doc_id for d in target.list_documents()
+                   if mine.get(d.doc_id) != d.tenant)
+    if other:
+        raise StoreError(f"the target already holds {len(other)} document(s) the source does "
+                         f"not, or in another tenant (first: {other[0]!r}); nothing was "
+                         "written. Fix: migrate into an empty database (or `?schema=NAME` "
+                         "on the --to URL), or delete those documents from the target.")
 
 
 def check_counts(source: Store, target: Store) -> None:
