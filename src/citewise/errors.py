@@ -61,6 +61,10 @@ class StoreError(CitewiseError):
     """The index cannot be opened, migrated or written."""
 
 
+class BusyError(StoreError):
+    """Another session holds a lock a write needs, past the time the write may wait."""
+
+
 class IndexMismatchError(StoreError):
     """The index was built with a different embedder or chunker than the one configured."""
 

@@ -249,6 +249,52 @@ def test_postgres_catalog_promote_and_rollback(fresh_db_url: str) -> None:
     assert [v.number for v in catalog.versions()] == [1]
 
 
+def _three_versions(url: str) -> PostgresCatalog:
+    """Version 1 retired, 2 retired, 3 live; each holds "old" and "keep"."""
+    embedder = FakeEmbedder(dim=DIM)
+    catalog = PostgresCatalog(url)
+    for number in (catalog.live().number, catalog.create().number, catalog.create().number):
+        with catalog.open(number) as store:
+            store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+            store.write([make_write(embedder, d, [f"{d} text."], groups=["staff"])
+                         for d in ("old", "keep")])
+        if number > 1:
+            catalog.promote(number)
+    return catalog
+
+
+def test_postgres_a_locked_or_missing_retired_version_holds_no_delete(fresh_db_url: str) -> None:
+    """A review: another session's LOCK TABLE on a retired version held every delete and ACL
+    change, in every process, for as long as it lasted (25 s); a retired version's schema
+    renamed away was made again, empty, with no warning."""
+    import time
+
+    from citewise.engine import Engine
+
+    catalog = _three_versions(fresh_db_url)
+    embedder = FakeEmbedder(dim=DIM)
+    with _admin(fresh_db_url) as holder, holder.transaction():
+        holder.execute("LOCK TABLE citewise_v2.documents IN ACCESS EXCLUSIVE MODE")
+        with Engine(fresh_db_url, embedder=embedder) as engine:
+            started = time.monotonic()
+            engine.delete(["old"])
+            assert engine.unreached_versions == (2,)
+            assert time.monotonic() - started < 20
+    with _admin(fresh_db_url) as admin:
+        admin.execute("ALTER SCHEMA citewise_v1 RENAME TO citewise_v1_away")
+    with Engine(fresh_db_url, embedder=embedder) as engine:
+        engine.set_acl("keep", ["hr"])
+        assert engine.unreached_versions == (1,)  # version 2, unlocked, got both changes
+    with _admin(fresh_db_url) as admin:
+        assert admin.execute("SELECT to_regnamespace('citewise_v1')").fetchone()[0] is None
+        admin.execute("ALTER SCHEMA citewise_v1_away RENAME TO citewise_v1")
+    for number in (1, 2):
+        catalog.promote(number)  # a rollback applies what it missed first
+        with open_store(fresh_db_url) as live:
+            assert [(d.doc_id, sorted(d.acl_groups)) for d in live.list_documents()] == \
+                [("keep", ["hr"])]
+
+
 # -- concurrency: two writer processes and a searcher ---------------------------------------------
 
 def _ingest(url: str, schema: str, prefix: str, n: int) -> None:

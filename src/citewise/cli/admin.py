@@ -51,9 +51,11 @@ def acl(doc_id, groups, tenant, db):
 
 def _warn_unreached(numbers: tuple[int, ...], what: str) -> None:
     """One line per index version the change could not reach (its file or schema is
-    missing): a security review's delete said nothing of a version whose file was away."""
+    missing, or another session holds a lock on it): a security review's delete said nothing
+    of a version whose file was away."""
     for number in numbers:
-        echo(f"warning: index version {number} could not be opened (its data is missing), so "
+        echo(f"warning: index version {number} could not be opened (its data is missing or "
+             "another session holds a lock on it), so "
              f"this {what} has not reached it yet; it applies when that version is made live "
              "again. Fix: restore its data where `citewise versions` says it lives",
              err=True, one_line=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from citewise.errors import StoreError
+from citewise.errors import BusyError, StoreError
 from citewise.protocols import Store
 
 KINDS = ("put", "acl", "delete")
@@ -199,7 +199,9 @@ def settle_versions(catalog: Any, skip: int | None = None,
                     unreached: list[int] | None = None) -> list[int]:
     """Apply the change log to every retired, refused and shadow version of ``catalog`` but
     ``skip`` (call under the write gate); the numbers changed. A version whose data cannot
-    be opened (a missing file, a schema never built) is left as it is, its number added to
+    be opened (a missing file, a schema never built) or that another session keeps locked past
+    the wait its store allows (:class:`~citewise.errors.BusyError`) is left as it is, its
+    number added to
     ``unreached`` (a security review's delete said nothing of the version whose file was
     moved away): it applies the log when it is made live, which checks its data first,
     against the text live then (:func:`apply_changes`)."""
@@ -225,6 +227,10 @@ def settle_versions(catalog: Any, skip: int | None = None,
                 if store.manifest() is None:
                     continue
                 apply_changes(store, pending, live, live_unknown=live is None)
+            except BusyError:  # another session's lock on it: applied when made live
+                if unreached is not None and not shadow:
+                    unreached.append(version.number)
+                continue
             except Exception:  # noqa: BLE001 - a build may be writing the shadow now
                 if not shadow:
                     raise

@@ -58,6 +58,11 @@ _SETUP = (
     f"ALTER TABLE {CATALOG_SCHEMA}.versions ADD COLUMN IF NOT EXISTS replaced integer",
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
+SETTLED_LOCK_WAIT_S = 5.0
+"""How long a write to a retired or refused version waits for a lock another session holds
+on it: a review's ``LOCK TABLE`` on a retired version held every delete and ACL change, in
+every process, for as long as it lasted. Past it the change reaches that version when it is
+made live again (a warning says so)."""
 _COLUMNS = "number, location, state, created_at, note"
 
 
@@ -163,8 +168,15 @@ class PostgresCatalog(ChangeLogCalls):
         from citewise.index.postgres.store import PostgresStore
 
         with self._state() as conn:  # the kept connection: a LiveStore reopens often
-            location = self._get(number, conn).location
-        return PostgresStore(self.store_url, schema=location)
+            version = self._get(number, conn)
+            settled = version.state in ("retired", "refused")
+            if settled and not _schema_exists(conn, version.location):
+                raise StoreError(  # opened, it would be made again, empty (a review)
+                    f"the schema {version.location} of index version {number} is missing. "
+                    "Fix: restore it, or remove the version (`citewise versions --gc "
+                    "--retired`)")
+        return PostgresStore(self.store_url, schema=version.location,
+                             lock_timeout_s=SETTLED_LOCK_WAIT_S if settled else None)
 
     def _get(self, number: int, conn: Any = None) -> IndexVersion:
         if conn is None:
@@ -330,6 +342,11 @@ def _is_built_schema(catalog: PostgresCatalog, schema: str) -> bool:
 
 def _build_key(number: int) -> str:
     return f"citewise:build:{number}"
+
+
+def _schema_exists(conn: Any, schema: str) -> bool:
+    return conn.execute("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = %s)",
+                        (schema,)).fetchone()[0]
 
 
 def _is_built(conn: Any, schema: str) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from citewise.errors import CitewiseError, StoreError
+from citewise.errors import BusyError, CitewiseError, StoreError
 from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
 from citewise.index.manifest import (
     check_manifest,
@@ -71,7 +71,11 @@ class PostgresStore:
     """
 
     def __init__(self, url: str, schema: str | None = None, *, ef_search: int = EF_SEARCH,
-                 exact_max: int = EXACT_MAX, pool_size: int = 4) -> None:
+                 exact_max: int = EXACT_MAX, pool_size: int = 4,
+                 lock_timeout_s: float | None = None) -> None:
+        """``lock_timeout_s``: how long a statement waits for a lock another session holds
+        before :class:`BusyError` (PostgreSQL's ``lock_timeout``; None: as long as it
+        takes)."""
         self.url, url_schema = split_url(url)
         chosen = schema or url_schema
         self.schema = None if chosen is None else check_identifier(chosen)
@@ -79,6 +83,7 @@ class PostgresStore:
         self.ef_search = int(tuning.get("ef_search", ef_search))
         self.exact_max = int(tuning.get("exact_max", exact_max))
         self.pool_size = int(pool_size)
+        self.lock_timeout_s = lock_timeout_s
         self.last_dense_path: str | None = None  # "exact" | "hnsw", for --explain and tests
         self._pool: Any = None
         self._lock = threading.Lock()
@@ -121,6 +126,7 @@ class PostgresStore:
 
             self.schema = PostgresCatalog(self.url).live().location
         with psycopg.connect(self.url, autocommit=True, prepare_threshold=None) as conn:
+            self._limit_lock_waits(conn)
             ensure_pgvector(conn, f"database {redact(self.url)}")
             self._set_search_path(conn)
             migrate(conn, self.schema)
@@ -138,7 +144,13 @@ class PostgresStore:
     def _set_search_path(self, conn: Any) -> None:
         conn.execute("SELECT set_config('search_path', %s, false)", (f"{self.schema}, public",))
 
+    def _limit_lock_waits(self, conn: Any) -> None:
+        if self.lock_timeout_s is not None:
+            conn.execute("SELECT set_config('lock_timeout', %s, false)",
+                         (f"{int(self.lock_timeout_s * 1000)}ms",))
+
     def _configure(self, conn: Any) -> None:
+        self._limit_lock_waits(conn)
         self._set_search_path(conn)
         conn.execute("SET jit = off")  # see citewise.index.postgres.search (dense, HNSW)
         register_vector_dumper(conn)
@@ -171,6 +183,10 @@ class PostgresStore:
     def _error(self, exc: Exception, action: str) -> CitewiseError:
         where = f"{redact(self.url)} (schema {self.schema})"
         psycopg, _ = psycopg_modules()
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
+            return BusyError(f"cannot {action} index {where}: another session holds a lock on "
+                             f"it past {self.lock_timeout_s} s ({exc}). Fix: retry when that "
+                             "session ends (see pg_locks on the server).")
         if isinstance(exc, psycopg.OperationalError):  # AdminShutdown, PoolTimeout too
             return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the URL and that "
                               "the server is running and reachable (CI: `.ci/pg start`).")
