@@ -272,3 +272,31 @@ def test_a_claim_merging_a_sentence_and_the_one_leaning_on_it_is_quoted_with_bot
     assert text == ("- iter - This borrows each element of the collection through each "
                     "iteration [S1]. Thus leaving the collection untouched and available "
                     "for reuse after the loop [S1].")
+
+
+def test_a_version_the_question_and_claim_name_is_in_the_quotes_passage():
+    """A new user of the Node.js docs asked "What is new in the fs module in Node.js 26?";
+    the model claimed "The fs module in Node.js 26 includes support for file URL paths", and
+    the fallback quoted a sentence on file URL paths: the docs name no version 26."""
+    urls = passage("S1", "For most node:fs module functions, the path or filename argument may "
+                         "be passed as a <URL> object using the file: protocol.",
+                   heading=("File system", "File paths", "File URL paths"))
+    question = "What is new in the fs module in Node.js 26?"
+    claim = ["The fs module in Node.js 26 includes support for file URL paths."]
+    assert _quote(claim, urls, question=question) == INSUFFICIENT_EVIDENCE
+    named = passage("S2", urls.text, heading=("Changes in Node.js 26", "File URL paths"))
+    assert "[S2]" in _quote(claim, named, question=question)  # the passage is about 26
+
+
+def test_a_heading_that_reads_as_code_is_never_quoted():
+    """A new user's fs.writeFile question was answered with a fenced block holding only its
+    passage's heading, "Using fs.writeFile() with file descriptors"."""
+    from citewise.generate.extractive import score_sentences
+
+    heading = "Using fs.writeFile() with file descriptors"
+    fd = passage("S1", f"{heading}\n\nWhen file is a file descriptor, the behavior is similar "
+                       "to calling fs.write() directly.",
+                 heading=("File system", "fs.writeFile(file, data[, options], callback)",
+                          heading))
+    texts = [s.text for s in score_sentences("default flag of fs.writeFile()", [fd])]
+    assert heading not in texts and texts

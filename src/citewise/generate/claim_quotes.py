@@ -127,6 +127,8 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     asked_words = question_words(prompt.question)  # a quote shares one (it answers this)
     kind = asks_quantity(prompt.question)  # and gives the value asked for
     off = off_label(prompt.question, prompt.passages)  # about another version
+    where = {p.sid: numbers(" ".join([p.text, *p.hit.chunk.heading_path]))
+             for p in prompt.passages}
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
             continue
@@ -134,8 +136,14 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel -= asked
         names = {v for v in novel if v not in numbers(v)  # the answer's own names
                  and v not in prompt.question.lower()}
+        # a number the question and the claim name (a version: "what is new in Node.js
+        # 26?", "…in Node.js 26 includes file URL paths") is in the passage's text or
+        # headings too: a sentence on file URL paths answered what is new in a version the
+        # documents never name (a new user of the Node.js docs)
+        scope = numbers(claim) & numbers(prompt.question)
         support, best = max((_support(claim, said[s.order], names, limit)
                              if s.sid not in off and _holds(said[s.order], novel)
+                             and scope <= where.get(s.sid, set())
                              and answers_kind(kind, s.text, s.code)
                              and asked_words & content_words(said[s.order])
                              else 0.0,

@@ -159,6 +159,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
         for j, (part, code) in enumerate(parts):
             block += 1
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
+            if code and part.strip().lower() in headings:
+                continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
                 best = max(map(score, lines))  # a block scores as its best line, not its size
