@@ -241,3 +241,17 @@ def test_a_parameter_table_is_read_row_by_row_not_under_its_first_row():
                    "Function: xsltSetSecurityPrefs\n\nSet the security preference.\n\n" + table)
     assert "Returns: -1 in case of error, 0 otherwise [S1]." in text.text
     assert "sec::" not in text.text
+
+
+def test_a_sentence_repeated_section_after_section_cites_the_chosen_section_only():
+    """The Node.js docs end timeout.unref(), close(), ref() and refresh() alike: "Returns:
+    <Timeout> a reference to timeout" was cited "[1, 2, 3, 4]" for what unref() does."""
+    same = "Returns: a reference to timeout."
+    passages = [passage("S1", f"When called, the active Timeout will not keep the loop alive. "
+                              f"{same}", heading=("Timers", "timeout.unref()")),
+                passage("S2", f"Cancels the timeout. {same}", heading=("Timers", "close()")),
+                passage("S3", f"Sets the timer's start time. {same}", doc_id="doc-2",
+                        heading=("Timers", "refresh()"))]
+    text = ExtractiveGenerator().generate(build_prompt(
+        "what does timeout unref return, a reference to timeout?", passages)).text
+    assert "reference to timeout [S1, S3]" in text  # another document's copy still cited

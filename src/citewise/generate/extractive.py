@@ -292,9 +292,22 @@ def _unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
     return out
 
 
-def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[str]:
-    """The ids of every passage that says ``sentence`` word for word, in prompt order."""
-    sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text)]
+def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence],
+               places: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> list[str]:
+    """The ids of every passage that says ``sentence`` word for word, in prompt order; of
+    one document, only those in the chosen sentence's section (``places``: each id's
+    document and heading path). In one manual a sentence repeated section after section is
+    boilerplate whose meaning is its section's: the Node.js docs' "Returns: <Timeout> a
+    reference to timeout" was cited to unref(), close(), ref() and refresh() ("[1, 2, 3, 4]")
+    for "what does timeout.unref() do?"."""
+    places = places or {}
+    here = places.get(sentence.sid)
+
+    def alike(sid: str) -> bool:  # another document's, or this section's
+        there = places.get(sid)
+        return here is None or there is None or there[0] != here[0] or there[1] == here[1]
+
+    sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text) and alike(s.sid)]
     return list(dict.fromkeys(sids)) or [sentence.sid]
 
 
@@ -338,7 +351,9 @@ def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
         return INSUFFICIENT_EVIDENCE
     chosen = with_examples(with_antecedents(chosen, scored), scored)
     labels = {p.sid: source_line(p) for p in prompt.passages}
-    return _show_conflict(prompt, chosen) or _joined(_quotes(chosen, scored, labels))
+    places = {p.sid: (p.hit.chunk.doc_id, tuple(p.hit.chunk.heading_path))
+              for p in prompt.passages}
+    return _show_conflict(prompt, chosen) or _joined(_quotes(chosen, scored, labels, places))
 
 
 def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | None:
@@ -354,7 +369,8 @@ def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | No
 
 
 def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
-            labels: Mapping[str, str]) -> list[tuple[str, bool]]:
+            labels: Mapping[str, str],
+            places: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str, bool]]:
     """``(quote, is code)`` for each chosen sentence: prose cited, code fenced; a sentence
     leading into the example shown after it keeps its closing colon. Code that no quoted
     sentence leads into is introduced by where it is from, cited: 'From "Monitoring
@@ -370,7 +386,7 @@ def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
             out.append((fenced(s.text), True))
         else:
             leads = after is not None and after.code and after.order == s.order + 1
-            out.append((_cited(s, sources_of(s, scored), lead_in=leads), False))
+            out.append((_cited(s, sources_of(s, scored, places), lead_in=leads), False))
     return out
 
 
