@@ -342,6 +342,22 @@ def test_html_heading_permalinks_are_not_heading_text(tmp_path):
     assert [h.anchor for h in headings[:3]] == ["example-read", "setup", "csharp"]
 
 
+def test_html_heading_source_links_are_not_heading_text(tmp_path):
+    """Node.js links each module's heading to its source, ``<a class="srclink">[src]</a>``:
+    a new user's citations read "Stream › Stream[src]". A bracketed word of one's own
+    (``[1]``, a footnote) is not a link and stays."""
+    page = """<html><body><main>
+<h2>Stream<a class="srclink" href="https://github.com/nodejs/node/blob/x/lib/stream.js#L55"
+>[src]</a><span><a class="mark" href="#stream" id="stream">#</a></span></h2><p>Streams.</p>
+<h3>Module <a class="reference internal" href="_modules/x.html">[source]</a> x</h3><p>X.</p>
+<h3>Arrays [1]</h3><p>Footnoted.</p>
+</main></body></html>"""
+    headings = [b for b in load_file(_write(tmp_path, "stream.html", page)).blocks
+                if b.kind == "heading"]
+    assert [h.text for h in headings] == ["Stream", "Module x", "Arrays [1]"]
+    assert headings[0].anchor == "stream"
+
+
 def test_html_pre_with_several_code_variants_keeps_them_apart(tmp_path):
     """Node.js puts an example's ESM and CommonJS variants in one ``<pre>``; their texts ran
     together as ``});const { createReadStream } = require('node:fs');``."""

@@ -85,6 +85,8 @@ CHROME_ID_WORDS = frozenset((
 (``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
 _PERMALINK = re.compile(r"[#¶§\U0001F517\u2693\u200b\s]+")
 """Text of a heading's permalink (``#``, ``¶``, ``§``, a link or anchor emoji)."""
+_LINK_WORD = re.compile(r"\[\w+\]")
+"""A link's text that is one word in brackets: in a heading, a link to somewhere else."""
 _HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 300
@@ -234,6 +236,10 @@ def heading_text(node: LexborNode) -> str:
     in ``<a class="mark" href="#…">#</a>``, which made citations read "Example: Read file
     stream line-by-Line#" and the .html copy of a page differ from its .md source."""
     text = collapse(node.text(deep=True))
+    for link in node.css("a"):  # "Stream[src]": Node.js's link to the source; "[source]"
+        mark = collapse(link.text(deep=True))  # (Sphinx's viewcode), "[edit]" (MediaWiki)
+        if _LINK_WORD.fullmatch(mark) and mark != text:
+            text = collapse(text.replace(mark, " ", 1))
     for link in node.css('a[href^="#"]'):
         mark = collapse(link.text(deep=True))
         if not mark or not _PERMALINK.fullmatch(mark) or mark == text:
