@@ -255,3 +255,37 @@ def test_a_sentence_repeated_section_after_section_cites_the_chosen_section_only
     text = ExtractiveGenerator().generate(build_prompt(
         "what does timeout unref return, a reference to timeout?", passages)).text
     assert "reference to timeout [S1, S3]" in text  # another document's copy still cited
+
+
+def test_the_section_named_by_the_question_leads_the_quote():
+    """API references seldom repeat a function's name under its heading: asked the default
+    encoding of fs.readFile, a new user got fs.writeSync's "encoding <string> Default:
+    'utf8'" first, a sentence as good by its words alone."""
+    write_sync = passage("S1", "- encoding <string> Default: 'utf8'\n\nWrites the string.",
+                         heading=("File system", "fs.writeSync(fd, string[, encoding])"))
+    read_file = passage("S2", "- encoding <string> | <null> Default: null\n\nIt reads the "
+                              "whole file.",  # the section's second chunk: no heading line
+                        heading=("File system", "fs.readFile(path[, options], callback)"))
+    mention = passage("S3", "A second call to fs.readFile() with the same descriptor reads on.",
+                      heading=("File system", "File descriptors"))
+    text = ExtractiveGenerator(max_sentences=1).generate(build_prompt(
+        "What is the default encoding of fs.readFile?", [write_sync, read_file, mention])).text
+    assert text.startswith("- encoding <string> | <null> Default: null [S2]"), text
+
+
+def test_a_version_history_table_is_quoted_only_when_asked_about_versions():
+    """The Node.js docs open each entry with a "Version | Changes" table: "What does
+    util.promisify do?" was answered "Version: v20.8.0; Changes: Calling promisify on a
+    function that returns a Promise is deprecated"."""
+    entry = passage("S1", "util.promisify(original)\n\nVersion | Changes\nv20.8.0 | Calling "
+                          "promisify on a function that returns a Promise is deprecated.\n"
+                          "v8.0.0 | Added in: v8.0.0\n\nTakes a function following the common "
+                          "error-first callback style and returns a version that returns "
+                          "promises. Use util.promisify to wrap it.",
+                    heading=("Util", "util.promisify(original)"))
+    what = ExtractiveGenerator().generate(build_prompt("What does util.promisify do?",
+                                                       [entry])).text
+    assert "Version:" not in what and "Takes a function" in what
+    when = ExtractiveGenerator().generate(build_prompt("When was util.promisify added?",
+                                                       [entry])).text
+    assert "Added in: v8.0.0" in when

@@ -67,7 +67,7 @@ from citewise.cite.validate import source_line
 from citewise.generate.entries import asked_terms, entry_parts, entry_score, is_term_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
-from citewise.generate.table_rows import table_rows
+from citewise.generate.table_rows import is_history, table_rows
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
@@ -151,13 +151,18 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
     scored: list[ScoredSentence] = []
     block = 0
     asked = asked_terms(question, [p.text for p in passages])
+    named = content_words(" ".join(asked)) & weights.keys()
     top = 1.0 + 2 * math.fsum(weights.values())
     for passage in passages:
         headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
+        subject = named & content_words(passage.hit.chunk.heading_path[-1]) \
+            if passage.hit.chunk.heading_path else set()
         parts = blocks(passage)
         entry = entry_parts(asked, [p for p, _ in parts], passage.hit.chunk.heading_path)
         for j, (part, code) in enumerate(parts):
             block += 1
+            if is_history(part, question):
+                continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
             if code and part.strip().lower() in headings:
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
@@ -176,6 +181,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
             for k, (text, value) in enumerate(rows):
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
+                if value > 0:  # the section's subject: what its sentences need not repeat
+                    value += math.fsum(weights[w] for w in sorted(subject - content_words(text)))
                 if j in entry:  # the asked term's own entry, read in order (entries.py)
                     value = entry_score(top, value, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))

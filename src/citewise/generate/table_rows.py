@@ -43,6 +43,26 @@ def table_rows(part: str) -> list[tuple[str, str]]:
     return out
 
 
+_HISTORY_HEADER = re.compile(r"(?i)versions?|releases?|changes?|history|added|notes?|date")
+_VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+|v\d+")
+_ASKS_HISTORY = re.compile(r"(?i)\b(?:versions?|releases?|when|since|added|introduced|"
+                           r"changed?|changes|deprecated|removed|history)\b|\d+\.\d+")
+
+
+def is_history(part: str, question: str) -> bool:
+    """Whether ``part`` is a version-history table ("Version | Changes" rows of ``v20.8.0 |
+    Calling promisify on a function that returns a Promise is deprecated.``) and
+    ``question`` asks nothing about versions or changes. The Node.js docs open each API
+    entry with one: asked "What does util.promisify do?", a new user was answered with its
+    rows, which share the name, before the description, which does not repeat it."""
+    lines = [line.strip() for line in part.split("\n") if line.strip()]
+    header = [c.strip() for c in lines[0].split(_CELL)] if lines else []
+    return (len(lines) >= 2 and len(header) >= 2
+            and all(_HISTORY_HEADER.fullmatch(c) for c in header)
+            and all(_VERSION.match(line) for line in lines[1:])
+            and not _ASKS_HISTORY.search(question))
+
+
 def _term_rows(cells: list[list[str]]) -> list[tuple[str, str]]:
     """Each row of a term/description table whose terms end in ``:`` (an API reference's
     parameters: ``sec: | the security block to use``, ``Returns: | -1 in case of error``) as
