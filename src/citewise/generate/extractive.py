@@ -67,6 +67,7 @@ from citewise.cite.validate import source_line
 from citewise.generate.entries import asked_terms, entry_parts, entry_score, is_term_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
+from citewise.generate.repeated import sources_of, unique
 from citewise.generate.table_rows import is_history, table_rows
 from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
@@ -206,7 +207,7 @@ def select_sentences(scored: Sequence[ScoredSentence], max_sentences: int = 3,
                      keep_ratio: float = 0.5) -> list[ScoredSentence]:
     """The best sentence plus up to ``max_sentences - 1`` others scoring at least
     ``keep_ratio`` × best, returned in prompt order. Empty when the best score is 0."""
-    ranked = _unique(sorted(scored, key=lambda s: (-s.score, s.order)))
+    ranked = unique(sorted(scored, key=lambda s: (-s.score, s.order)))
     if not ranked or ranked[0].score <= 0:
         return []
     floor = ranked[0].score * keep_ratio
@@ -281,41 +282,6 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
 def _is_title(text: str) -> bool:
     """A heading inside a passage ("Simulation Details"): a few words, no final stop."""
     return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!", "?", ":", ")"))
-
-
-def _key(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!?")
-
-
-def _unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """The first of each sentence said word for word by several passages (it is quoted once
-    and cites them all, :func:`sources_of`)."""
-    seen: set[str] = set()
-    out = []
-    for s in ranked:
-        if _key(s.text) not in seen:
-            seen.add(_key(s.text))
-            out.append(s)
-    return out
-
-
-def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence],
-               places: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> list[str]:
-    """The ids of every passage that says ``sentence`` word for word, in prompt order; of
-    one document, only those in the chosen sentence's section (``places``: each id's
-    document and heading path). In one manual a sentence repeated section after section is
-    boilerplate whose meaning is its section's: the Node.js docs' "Returns: <Timeout> a
-    reference to timeout" was cited to unref(), close(), ref() and refresh() ("[1, 2, 3, 4]")
-    for "what does timeout.unref() do?"."""
-    places = places or {}
-    here = places.get(sentence.sid)
-
-    def alike(sid: str) -> bool:  # another document's, or this section's
-        there = places.get(sid)
-        return here is None or there is None or there[0] != here[0] or there[1] == here[1]
-
-    sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text) and alike(s.sid)]
-    return list(dict.fromkeys(sids)) or [sentence.sid]
 
 
 class ExtractiveGenerator:

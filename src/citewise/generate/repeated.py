@@ -1,0 +1,45 @@
+"""Sentences several passages say word for word: quoted once (:func:`unique`), cited to each
+passage that says it, but for the same document's other sections (:func:`sources_of`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citewise.generate.extractive import ScoredSentence
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?")
+
+
+def unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
+    """The first of each sentence said word for word by several passages (it is quoted once
+    and cites them all, :func:`sources_of`)."""
+    seen: set[str] = set()
+    out = []
+    for s in ranked:
+        if _key(s.text) not in seen:
+            seen.add(_key(s.text))
+            out.append(s)
+    return out
+
+
+def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence],
+               places: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> list[str]:
+    """The ids of every passage that says ``sentence`` word for word, in prompt order; of
+    one document, only those in the chosen sentence's section (``places``: each id's
+    document and heading path). In one manual a sentence repeated section after section is
+    boilerplate whose meaning is its section's: the Node.js docs' "Returns: <Timeout> a
+    reference to timeout" was cited to unref(), close(), ref() and refresh() ("[1, 2, 3, 4]")
+    for "what does timeout.unref() do?"."""
+    places = places or {}
+    here = places.get(sentence.sid)
+
+    def alike(sid: str) -> bool:  # another document's, or this section's
+        there = places.get(sid)
+        return here is None or there is None or there[0] != here[0] or there[1] == here[1]
+
+    sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text) and alike(s.sid)]
+    return list(dict.fromkeys(sids)) or [sentence.sid]
