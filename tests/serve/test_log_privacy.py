@@ -119,3 +119,30 @@ def test_in_every_log_query_mode_the_gates_terms_and_notes_keep_no_hidden_text()
         assert "CANARYHR7731" not in json.dumps(kept).upper(), (mode, kept)
         assert kept["gate"]["missing"] == ([] if mode == "hash" else ["approved"]), mode
         assert kept["conversation"]["note"] == "m failed: refused (HTTP 400). Fix: check it"
+
+
+def test_a_new_key_reads_its_names_records_from_its_creation_on(tmp_path: Path) -> None:
+    """Servers over one PostgreSQL index share the log, not keys.json: a review's key made
+    on a second server under a name the first had used read that name's hr questions. A
+    key rotated with --reuse-name still reads its name's whole log."""
+    import time
+
+    from citewise.reqlog.record import LogRecord
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    log = app.state.citewise.log
+    log.write(LogRecord("old-q", time.time() - 3600, "pat", "northwind", "ask",
+                        "What is the vault code?", "h"))
+    kf = KeyFile.load(tmp_path / "keys.json")
+    fresh = kf.add("pat", "northwind", ["staff"], "reader")  # "another server's" pat
+    with serving(app) as url:
+        app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+        pat = Served(url, {"pat": fresh}, "", app).client("pat")
+        assert pat.get("/v1/log").json()["records"] == []
+        assert pat.get("/v1/traces/old-q").status_code == 404
+        kf.remove("pat")
+        rotated = kf.add("pat", "northwind", ["staff"], "reader", reuse=True)
+        app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+        same = Served(url, {"pat": rotated}, "", app).client("pat")
+        assert [r["request_id"] for r in same.get("/v1/log").json()["records"]] == ["old-q"]
+        assert same.get("/v1/traces/old-q").status_code == 200

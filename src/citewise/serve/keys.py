@@ -11,6 +11,9 @@ keys.json::
 The request log and feedback belong to a key's *name*, so a removed key's name is retired:
 a new key under it would read the old key's queries, traces and cited ids, so ``add`` refuses
 it unless told the key is rotated for the same person (``reuse=True``, ``--reuse-name``).
+A new name reads its records from the key's creation on (``reads_since``): servers over one
+PostgreSQL index share the log, not this file, and a review's key made on a second server
+under a name the first had used read that name's hr questions.
 """
 
 from __future__ import annotations
@@ -57,6 +60,14 @@ class ApiPrincipal:
     role: str = "reader"
     sha256: str = ""
     created_at: str = ""
+    reads_since: str = ""
+    """The log records of its name it reads begin here: its creation, or (a name reused with
+    ``--reuse-name``, or a key made before this field) the start of the log."""
+
+    def since(self) -> float | None:
+        """:attr:`reads_since` as epoch seconds (None: every record of its name)."""
+        return datetime.fromisoformat(self.reads_since).timestamp() if self.reads_since \
+            else None
 
     @property
     def principal(self) -> Principal:
@@ -150,11 +161,13 @@ class KeyFile:
             raise ConfigError(f"{name!r} was the name of a removed key, and its request log "
                               "would become this key's. Fix: pick another name, or pass "
                               "--reuse-name when the key is rotated for the same person")
+        rotated = name in self.retired  # (with reuse): the old key's log is this one's
         self.retired = [n for n in self.retired if n != name]
         key = KEY_PREFIX + secrets.token_urlsafe(32)
+        made = datetime.now(UTC).isoformat(timespec="seconds")
         self.entries.append(ApiPrincipal(
-            name, tenant, tuple(sorted(set(groups))), role, hash_key(key),
-            datetime.now(UTC).isoformat(timespec="seconds")))
+            name, tenant, tuple(sorted(set(groups))), role, hash_key(key), made,
+            "" if rotated else made))
         self.save()
         return key
 
@@ -223,6 +236,9 @@ def _entry(data: dict) -> ApiPrincipal:
         # "staff" read as a list gave the key the groups a, f, s, t
         raise ValueError(f"key {data.get('name')!r}: groups must be a list of names, "
                          'e.g. ["staff"]')
+    since = str(data.get("reads_since", ""))
+    if since:
+        datetime.fromisoformat(since)  # a ValueError names the bad value: the file is refused
     return ApiPrincipal(str(data["name"]), str(data.get("tenant", "default")),
                         tuple(sorted(groups)), role, digest,
-                        str(data.get("created_at", "")))
+                        str(data.get("created_at", "")), since)

@@ -230,7 +230,8 @@ def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: AN
         raise NotFoundError("this server keeps no request log. Fix: set log.enabled "
                             "and serve a file or PostgreSQL index (--db)")
     record = st.log.get(request_id)
-    mine = record.principal == who.name and record.tenant == who.tenant
+    mine = record.principal == who.name and record.tenant == who.tenant and \
+        record.at >= (who.since() or 0.0)
     if not (mine or (admin_reads and who.can("admin") and record.tenant == who.tenant)):
         raise missing(request_id)  # the same answer as for a request that does not exist
     return record
@@ -267,8 +268,9 @@ def log(request: Request, limit: int = Query(100, ge=1, le=1000)) -> dict:
     who = st.authenticate(request)
     if st.log is None:
         return {"records": []}
-    records = st.log.records(tenant=who.tenant, limit=limit,
-                             principal=None if who.can("admin") else who.name)
+    admin = who.can("admin")
+    records = st.log.records(tenant=who.tenant, limit=limit, since=None if admin else
+                             who.since(), principal=None if admin else who.name)
     return {"records": [for_asker(r.to_dict(), who) for r in records]}
 
 
