@@ -286,6 +286,10 @@ def test_a_version_the_question_and_claim_name_is_in_the_quotes_passage():
     assert _quote(claim, urls, question=question) == INSUFFICIENT_EVIDENCE
     named = passage("S2", urls.text, heading=("Changes in Node.js 26", "File URL paths"))
     assert "[S2]" in _quote(claim, named, question=question)  # the passage is about 26
+    refunds = passage("S1", "Refunds are available within 30 days of purchase.")  # a review
+    assert "[S1]" in _quote(["No, a refund 45 days after purchase is not possible; refunds "
+                             "are available within 30 days of purchase."], refunds,
+                            question="Can I get a refund 45 days after purchase?")
 
 
 def test_a_heading_that_reads_as_code_is_never_quoted():

@@ -53,7 +53,7 @@ def numbers(text: str) -> set[str]:
 
 
 _LABEL_WORDS = frozenset({"edition", "release", "version", "revision", "rev", "ver", "v"})
-_WORD_BEFORE = re.compile(r"([^\W\d_][\w+#]*)[ \t]+$", re.UNICODE)
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w+#]*(?:\.[\w+#]+)*)[ \t]+$", re.UNICODE)  # "Node.js 26"
 _WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)", re.UNICODE)
 
 

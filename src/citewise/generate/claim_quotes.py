@@ -35,7 +35,7 @@ from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
-from citewise.cite.terms import code_spans, named_identifiers, numbers
+from citewise.cite.terms import code_spans, labels, named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
 from citewise.generate.extractive import (
     ExtractiveGenerator,
@@ -136,11 +136,12 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         novel -= asked
         names = {v for v in novel if v not in numbers(v)  # the answer's own names
                  and v not in prompt.question.lower()}
-        # a number the question and the claim name (a version: "what is new in Node.js
-        # 26?", "…in Node.js 26 includes file URL paths") is in the passage's text or
+        # a version the question and the claim name (:func:`labels`: "what is new in
+        # Node.js 26?", "…in Node.js 26 includes file URL paths") is in the passage's text or
         # headings too: a sentence on file URL paths answered what is new in a version the
-        # documents never name (a new user of the Node.js docs)
-        scope = numbers(claim) & numbers(prompt.question)
+        # documents never name (a new user of the Node.js docs). A value ("a refund 45
+        # days after purchase") may be answered by a passage giving another (30 days).
+        scope = labels(claim) & labels(prompt.question)
         support, best = max((_support(claim, said[s.order], names, limit)
                              if s.sid not in off and _holds(said[s.order], novel)
                              and scope <= where.get(s.sid, set())
