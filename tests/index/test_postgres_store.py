@@ -293,6 +293,16 @@ def test_postgres_a_locked_or_missing_retired_version_holds_no_delete(fresh_db_u
         with open_store(fresh_db_url) as live:
             assert [(d.doc_id, sorted(d.acl_groups)) for d in live.list_documents()] == \
                 [("keep", ["hr"])]
+    shadow = catalog.create()  # a reindex's shadow catches up by itself before going live
+    with catalog.open(shadow.number) as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+    with _admin(fresh_db_url) as holder, holder.transaction():
+        holder.execute(f"LOCK TABLE citewise_v{shadow.number}.documents IN ACCESS EXCLUSIVE "
+                       "MODE")
+        with Engine(fresh_db_url, embedder=embedder) as engine:
+            started = time.monotonic()
+            engine.delete(["keep"])  # a locked shadow held it 25 s too (the review)
+            assert engine.unreached_versions == () and time.monotonic() - started < 20
 
 
 # -- concurrency: two writer processes and a searcher ---------------------------------------------

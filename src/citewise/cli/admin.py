@@ -57,7 +57,8 @@ def _warn_unreached(numbers: tuple[int, ...], what: str) -> None:
         echo(f"warning: index version {number} could not be opened (its data is missing or "
              "another session holds a lock on it), so "
              f"this {what} has not reached it yet; it applies when that version is made live "
-             "again. Fix: restore its data where `citewise versions` says it lives",
+             "again. Fix: restore its data where `citewise versions` says it lives, or end "
+             "the session that holds the lock",
              err=True, one_line=True)
 
 

@@ -36,6 +36,12 @@ from citewise.errors import BusyError, StoreError
 from citewise.protocols import Store
 
 KINDS = ("put", "acl", "delete")
+SETTLE_WAIT_S = 5.0
+"""How long a change reaching a retired, refused or shadow version waits for a lock another
+session holds on it (:func:`settle_versions`): a review's ``LOCK TABLE`` on a retired
+PostgreSQL version held every delete and ACL change, in every process, for as long as it
+lasted (and on a shadow too). Past it the change reaches that version when it is made live
+(a shadow: when its build catches up), and the command warns of a retired one."""
 MANY = 500
 """Above this many changes, :func:`apply_changes` reads all documents once instead of one by
 one."""
@@ -218,7 +224,7 @@ def settle_versions(catalog: Any, skip: int | None = None,
         for version, pending in todo:
             shadow = version.state == "shadow"
             try:
-                store = catalog.open(version.number)
+                store = catalog.open(version.number, wait_s=SETTLE_WAIT_S)
             except StoreError:
                 if unreached is not None and not shadow:
                     unreached.append(version.number)

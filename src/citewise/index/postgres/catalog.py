@@ -58,11 +58,7 @@ _SETUP = (
     f"ALTER TABLE {CATALOG_SCHEMA}.versions ADD COLUMN IF NOT EXISTS replaced integer",
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
-SETTLED_LOCK_WAIT_S = 5.0
-"""How long a write to a retired or refused version waits for a lock another session holds
-on it: a review's ``LOCK TABLE`` on a retired version held every delete and ACL change, in
-every process, for as long as it lasted. Past it the change reaches that version when it is
-made live again (a warning says so)."""
+
 _COLUMNS = "number, location, state, created_at, note"
 
 
@@ -164,19 +160,18 @@ class PostgresCatalog(ChangeLogCalls):
             changes.mark_applied(conn, made.number, live.applied_seq if live else 0)  # theirs
             return made
 
-    def open(self, number: int) -> Any:
+    def open(self, number: int, wait_s: float | None = None) -> Any:
         from citewise.index.postgres.store import PostgresStore
 
         with self._state() as conn:  # the kept connection: a LiveStore reopens often
             version = self._get(number, conn)
-            settled = version.state in ("retired", "refused")
-            if settled and not _schema_exists(conn, version.location):
+            if version.state in ("retired", "refused") and not _schema_exists(
+                    conn, version.location):
                 raise StoreError(  # opened, it would be made again, empty (a review)
                     f"the schema {version.location} of index version {number} is missing. "
                     "Fix: restore it, or remove the version (`citewise versions --gc "
                     "--retired`)")
-        return PostgresStore(self.store_url, schema=version.location,
-                             lock_timeout_s=SETTLED_LOCK_WAIT_S if settled else None)
+        return PostgresStore(self.store_url, schema=version.location, lock_timeout_s=wait_s)
 
     def _get(self, number: int, conn: Any = None) -> IndexVersion:
         if conn is None:

@@ -241,9 +241,10 @@ class SQLiteCatalog(ChangeLogCalls):
             self._log(conn, number, "shadow", note)
             return self._get(conn, number)
 
-    def open(self, number: int) -> VersionedStore:
+    def open(self, number: int, wait_s: float | None = None) -> VersionedStore:
         """The store of version ``number``; only a ``shadow`` may be created by opening it (a
-        missing file of another version is an error, never a new empty index)."""
+        missing file of another version is an error, never a new empty index). ``wait_s`` is
+        PostgreSQL's: a version file's writers wait SQLite's busy timeout."""
         with self._reading() as conn:
             version = self._get(conn, number)
         if version.state != "shadow" and not os.path.isfile(version.location):
