@@ -689,9 +689,21 @@ def test_readyz_names_no_server_address(tmp_path) -> None:
     from citewise.serve.keys import KeyFile
     from citewise.testing import FakeEmbedder
 
-    url = "postgresql://svc:pw@127.0.0.1:1/idx?connect_timeout=2&schema=citewise_v1"
+    url = "postgresql://svc:pw@db.internal.invalid:1/idx?connect_timeout=2&schema=citewise_v1"
     engine = connect(url, {"generate": {"generator": "extractive"}}, embedder=FakeEmbedder())
     app = create_app(engine, KeyFile.load(tmp_path / "keys.json", must_exist=False), warm=False)
     r = TestClient(app).get("/readyz")  # no lifespan: the server went down after startup
     assert r.status_code == 503 and "Fix:" in r.json()["detail"]
-    assert not any(s in r.text for s in ("127.0.0.1", "port 1", "postgresql://", "svc")), r.text
+    assert not any(s in r.text for s in ("db.internal", "port 1", "postgresql://", "svc")), r.text
+
+
+def test_scrubbing_removes_psycopg_server_names() -> None:
+    """A review's psycopg errors named hosts, addresses, ports, roles and databases in forms
+    the first pattern missed."""
+    from citewise.serve.scrub import scrub
+
+    said = ("connection to server at \"10.0.0.5\", port 5432 failed; failed to resolve host "
+            "'db.internal.example'; host: '10.255.255.1', port: '1', hostaddr: '10.255.255.1';"
+            " role \"svc\" does not exist; database \"secretdb\" does not exist")
+    assert not any(s in scrub(said) for s in ("10.0.0.5", "5432", "db.internal", "10.255",
+                                                "svc", "secretdb")), scrub(said)

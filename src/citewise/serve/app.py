@@ -24,8 +24,7 @@ from citewise.reqlog import RequestLog
 from citewise.serve import documents, problems, query
 from citewise.serve.keys import KeyFile
 from citewise.serve.limits import BodyLimit
-from citewise.serve.problems import problem, split_fix
-from citewise.serve.scrub import scrub
+from citewise.serve.problems import problem
 from citewise.serve.state import KeyFirst, ServerState
 
 STATIC = Path(__file__).parent / "static"
@@ -123,9 +122,12 @@ def _meta_routes(app: FastAPI, state: ServerState) -> None:
                                "run `citewise ingest PATH --db DB`")
             if state.engine.settings.retrieve.mode != "bm25":
                 state.engine.query_embedder()
-        except CitewiseError as exc:  # no key is asked for: nothing of the server shows
-            detail, fix = split_fix(scrub(str(exc)))
-            return problem(503, detail, fix)
+        except CitewiseError as exc:  # no key is asked for: the error stays in the server's
+            # log (a review read host names, addresses, roles and databases in it)
+            logging.getLogger("citewise.serve").warning("not ready: %s", exc)
+            kind = type(exc).__name__
+            return problem(503, f"not ready: the index cannot be read ({kind}). Fix: see the "
+                                "server's log for why", "see the server's log for why")
         return JSONResponse({"status": "ready", "index": state.engine.index_info().to_dict()})
 
     @app.get("/metrics", tags=["meta"])

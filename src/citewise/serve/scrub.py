@@ -13,9 +13,11 @@ from citewise.serve.keys import ApiPrincipal
 from citewise.text import without_bodies
 
 _URL = re.compile(r"(?:https?|postgres(?:ql)?)://[^\s)\"']+")  # the index's URL too
-_SERVER_AT = re.compile(r'(?:server at|host) "[^"\n]*"(?:,? port \d+)?')
-"""psycopg's way of naming the database server: 'connection to server at "10.0.0.5", port
-5432 failed' (a review read the PostgreSQL host and port in a scrubbed 503)."""
+_SERVER_AT = re.compile(r"""(?:server at|host|hostaddr|port|role|database|user)(?::)? """
+                        r"""(["'])[^"'\n]*\1(?:,? port \d+)?""")
+"""psycopg's ways of naming the database server and its account: 'connection to server at
+"10.0.0.5", port 5432', "failed to resolve host 'db.internal'", "host: '10.0.0.5', port:
+'1', hostaddr: …", 'role "svc" does not exist' (reviews read them in scrubbed errors)."""
 _PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.\-]+/)+[\w.\-]*")  # the API's own routes stay
 SERVER_KEYS = frozenset({"notes", "note", "error", "chosen", "detail", "fix"})
 """Keys whose strings may hold the server's own text (exceptions, model choices). Other
@@ -24,7 +26,7 @@ strings (answers, a citation's source URL) are the documents' and stay."""
 
 def scrub(text: str) -> str:
     """``text`` without server URLs, file paths and upstream error bodies."""
-    text = _SERVER_AT.sub("server at <endpoint>", _URL.sub("<endpoint>", without_bodies(text)))
+    text = _SERVER_AT.sub("<endpoint>", _URL.sub("<endpoint>", without_bodies(text)))
     return _PATH.sub("<path>", text)
 
 
