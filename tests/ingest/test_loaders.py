@@ -349,12 +349,15 @@ def test_html_heading_source_links_are_not_heading_text(tmp_path):
     page = """<html><body><main>
 <h2>Stream<a class="srclink" href="https://github.com/nodejs/node/blob/x/lib/stream.js#L55"
 >[src]</a><span><a class="mark" href="#stream" id="stream">#</a></span></h2><p>Streams.</p>
-<h3>Module <a class="reference internal" href="_modules/x.html">[source]</a> x</h3><p>X.</p>
+<h3>x.run() <a class="reference internal" href="_modules/x.html">[source]</a></h3><p>X.</p>
 <h3>Arrays [1]</h3><p>Footnoted.</p>
+<h3><a href="/api">[API]</a><a class="mark" href="#api" id="api">#</a></h3><p>All.</p>
+<h3>The [src] attribute <a href="https://x.example/src">[src]</a></h3><p>Src.</p>
 </main></body></html>"""
     headings = [b for b in load_file(_write(tmp_path, "stream.html", page)).blocks
                 if b.kind == "heading"]
-    assert [h.text for h in headings] == ["Stream", "Module x", "Arrays [1]"]
+    assert [h.text for h in headings] == ["Stream", "x.run()", "Arrays [1]", "[API]",
+                                          "The [src] attribute"]
     assert headings[0].anchor == "stream"
 
 

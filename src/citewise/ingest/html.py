@@ -236,10 +236,6 @@ def heading_text(node: LexborNode) -> str:
     in ``<a class="mark" href="#…">#</a>``, which made citations read "Example: Read file
     stream line-by-Line#" and the .html copy of a page differ from its .md source."""
     text = collapse(node.text(deep=True))
-    for link in node.css("a"):  # "Stream[src]": Node.js's link to the source; "[source]"
-        mark = collapse(link.text(deep=True))  # (Sphinx's viewcode), "[edit]" (MediaWiki)
-        if _LINK_WORD.fullmatch(mark) and mark != text:
-            text = collapse(text.replace(mark, " ", 1))
     for link in node.css('a[href^="#"]'):
         mark = collapse(link.text(deep=True))
         if not mark or not _PERMALINK.fullmatch(mark) or mark == text:
@@ -248,6 +244,11 @@ def heading_text(node: LexborNode) -> str:
             text = text[: -len(mark)].rstrip()
         elif text.startswith(mark):
             text = text[len(mark):].lstrip()
+    for link in node.css("a"):  # "Stream[src]": Node.js's link to its source, Sphinx's
+        mark = collapse(link.text(deep=True))  # viewcode "[source]": at an end, not all
+        if _LINK_WORD.fullmatch(mark) and mark != text:
+            text = text[: -len(mark)].rstrip() if text.endswith(mark) else \
+                text[len(mark):].lstrip() if text.startswith(mark) else text
     return text
 
 
