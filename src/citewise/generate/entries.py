@@ -122,6 +122,7 @@ def asked_terms(question: str, texts: Sequence[str] = ()) -> set[str]:
 
 
 _PLAIN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]{2,}(?![\w-])")
+_WRITTEN = re.compile(r"(?<![\w-])(-*)([A-Za-z][A-Za-z0-9]{2,})(?![\w-])")
 
 
 def option_words(question: str, texts: Sequence[str]) -> set[str]:
@@ -129,13 +130,14 @@ def option_words(question: str, texts: Sequence[str]) -> set[str]:
     (``--maxvars``), never as a word: a new user asked "xsltproc maxvars" and was shown the
     term line ``--maxvars VALUE`` without what it does. "version" stays a word where the
     texts also say "the version" besides ``--version``."""
-    out: set[str] = set()
-    for word in {w.lower() for w in _PLAIN.findall(question)}:
-        found = [m for t in texts for m in re.finditer(
-            r"(?<![\w-])-*" + re.escape(word) + r"(?![\w-])", t, re.IGNORECASE)]
-        if found and all(m.group(0).startswith("-") for m in found):
-            out.add(word)
-    return out
+    asked = {w.lower() for w in _PLAIN.findall(question)}
+    dashed: set[str] = set()
+    plain: set[str] = set()
+    for text in texts:  # one pass over the texts, however long the question (a review)
+        for dashes, word in _WRITTEN.findall(text):
+            if word.lower() in asked:
+                (dashed if dashes else plain).add(word.lower())
+    return dashed - plain
 
 
 def entry_parts(asked: set[str], parts: Sequence[str],
