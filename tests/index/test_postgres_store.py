@@ -193,6 +193,9 @@ def test_postgres_pool_replaces_connections_the_server_closed(fresh_db_url: str)
     err = PostgresStore(fresh_db_url, schema="citewise_v1")._error(
         __import__("psycopg").errors.AdminShutdown("terminating connection"), "read")
     assert "server is running" in str(err) and "ingest into a new one" not in str(err)
+    full = PostgresStore(fresh_db_url, schema="citewise_v1")._error(
+        __import__("psycopg").errors.DiskFull("could not extend file"), "write to")
+    assert "check the server log" in str(full)  # an OperationalError, not a lost server
 
 
 def test_postgres_unreachable_server_says_fix() -> None:
