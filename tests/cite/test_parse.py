@@ -46,7 +46,8 @@ def test_an_ellipsis_between_numbers_ends_no_sentence() -> None:
     quoted as two sentences."""
     text = "Set the block size to 100 k, 200 k ... 900 k when compressing. Next."
     assert split_sentences(text) == [text[:-6], "Next."]
-    assert split_sentences("Wait... 3 bugs were fixed.") == ["Wait... 3 bugs were fixed."]
+    assert split_sentences("We waited... 2 days later it came.") == [
+        "We waited...", "2 days later it came."]  # no number before it: a pause (a review)
     assert split_sentences("It stops... Then it runs.") == ["It stops...", "Then it runs."]
 
 

@@ -169,7 +169,8 @@ def _elided_range(candidate: str, after: str) -> bool:
     """Whether an ellipsis elides the middle of a run of numbers: bzip2's manual sets "the
     block size to 100 k, 200 k ... 900 k when compressing", quoted as two sentences, "900 k
     when compressing" the second."""
-    return candidate.endswith("...") and after[:1].isdigit()
+    return candidate.endswith("...") and after[:1].isdigit() and \
+        any(c.isdigit() for c in candidate[-12:-3])  # "We waited... 2 days later" ends one
 
 
 _QUOTE_REACH = 120  # a quote opened further back was never closed: split as usual
