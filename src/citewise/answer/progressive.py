@@ -121,7 +121,7 @@ def escalate(draft: TraceDraft, why: str, read: Context, then: Context,
             f"({'last: ' if len(tried) > 1 else ''}{said}); read {'all ' if whole else ''}{n}")
     earlier = [i for i, past in enumerate(notes) if past.startswith("the first ")
                and " passage(s) did not answer (" in past]
-    if done is not None and earlier:  # one line for every step, not a line per step
+    if len(tried) > 1 and earlier:  # one line for every step, not a line per step
         notes[earlier[-1]] = note
     else:
         notes.append(note)
