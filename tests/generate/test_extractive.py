@@ -289,3 +289,5 @@ def test_a_version_history_table_is_quoted_only_when_asked_about_versions():
     when = ExtractiveGenerator().generate(build_prompt("When was util.promisify added?",
                                                        [entry])).text
     assert "Added in: v8.0.0" in when
+    for asked in ("What's new in util.promisify?", "Is util.promisify in Node.js v20.8.0 new?"):
+        assert "Version:" in ExtractiveGenerator().generate(build_prompt(asked, [entry])).text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from citewise.cite.parse import line_sentences
+from citewise.cite.terms import labels
 
 _CELL = " | "
 _NUMBER = re.compile(r"[-+]?[\d.,]+%?")
@@ -46,7 +47,8 @@ def table_rows(part: str) -> list[tuple[str, str]]:
 _HISTORY_HEADER = re.compile(r"(?i)versions?|releases?|changes?|history|added|notes?|date")
 _VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+|v\d+")
 _ASKS_HISTORY = re.compile(r"(?i)\b(?:versions?|releases?|when|since|added|introduced|"
-                           r"changed?|changes|deprecated|removed|history)\b|\d+\.\d+")
+                           r"changed?|changes|deprecated|removed|history)\b|\d+\.\d+|"
+                           r"\bwhat(?:'s| is) new\b|\bv\d+")
 
 
 def is_history(part: str, question: str) -> bool:
@@ -60,7 +62,7 @@ def is_history(part: str, question: str) -> bool:
     return (len(lines) >= 2 and len(header) >= 2
             and all(_HISTORY_HEADER.fullmatch(c) for c in header)
             and all(_VERSION.match(line) for line in lines[1:])
-            and not _ASKS_HISTORY.search(question))
+            and not _ASKS_HISTORY.search(question) and not labels(question))
 
 
 def _term_rows(cells: list[list[str]]) -> list[tuple[str, str]]:
