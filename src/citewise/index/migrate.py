@@ -66,8 +66,8 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
         raise StoreError(f"{source!r} has no manifest (an empty index?). Fix: ingest into it "
                          "first, or check the --from path.")
     started = time.perf_counter()
+    refuse_others(source, target)  # before anything is written, the manifest included
     target.ensure_manifest(manifest)
-    refuse_others(source, target)
     batches = 0
     bulk = getattr(target, "bulk_load", None)  # PostgresStore: build the ANN index once
     with bulk() if bulk is not None else nullcontext():
