@@ -304,3 +304,23 @@ def test_a_heading_that_reads_as_code_is_never_quoted():
                           heading))
     texts = [s.text for s in score_sentences("default flag of fs.writeFile()", [fd])]
     assert heading not in texts and texts
+
+
+
+def test_the_headings_of_every_section_a_chunk_holds_are_never_quoted_as_code():
+    """Node.js gives util.inspect two headings, one per signature: the first is a section of
+    its own in the chunk's marks, and "What is the default depth of util.inspect?" was
+    answered with both headings fenced as code."""
+    from dataclasses import replace
+
+    from citewise.generate.extractive import score_sentences
+    from citewise.types import SectionMark
+
+    first, second = "util.inspect(object[, options])", "util.inspect(object[, depth])"
+    p = passage("S1", f"{first}\n\n{second}\n\nVersion | Changes\nv1.0.0 | Added.",
+                heading=("Util", second))  # the history table: skipped; both read as code
+    chunk = replace(p.hit.chunk, sections=(SectionMark(0, "a", ("Util", first)),
+                                           SectionMark(33, "b", ("Util", second))))
+    p = replace(p, hit=replace(p.hit, chunk=chunk))
+    texts = [s.text for s in score_sentences("default depth of util.inspect", [p])]
+    assert not any(first in t or second in t for t in texts), texts

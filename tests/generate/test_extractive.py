@@ -291,3 +291,20 @@ def test_a_version_history_table_is_quoted_only_when_asked_about_versions():
     assert "Added in: v8.0.0" in when
     for asked in ("What's new in util.promisify?", "Is util.promisify in Node.js v20.8.0 new?"):
         assert "Version:" in ExtractiveGenerator().generate(build_prompt(asked, [entry])).text
+
+
+def test_a_default_is_quoted_with_the_list_item_it_ends():
+    """"What is the default depth of util.inspect?" was answered "Default: false [1].
+    Default: 2 [1].": the options' names were in the items' first sentences."""
+    options = passage("S1", "- showHidden <boolean> If true, hidden properties are shown. "
+                            "Default: false.\n- depth <number> Specifies the number of times to "
+                            "recurse while formatting object. To recurse up to the maximum "
+                            "call stack size pass Infinity or null. Default: 2.",
+                      heading=("Util", "util.inspect(object[, options])"))
+    from citewise.generate.extractive import with_antecedents
+
+    scored = score_sentences("What is the default depth of util.inspect?", [options])
+    default = next(s for s in scored if s.text == "Default: 2.")
+    assert [s.text for s in with_antecedents([default], scored)] == [
+        "- depth <number> Specifies the number of times to recurse while formatting object.",
+        "Default: 2."]

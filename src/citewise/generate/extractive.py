@@ -155,7 +155,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
     named = content_words(" ".join(asked)) & weights.keys()
     top = 1.0 + 2 * math.fsum(weights.values())
     for passage in passages:
-        headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
+        chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
+        headings = {h.strip().lower() for path in (chunk.heading_path, *(
+            m.heading_path for m in chunk.sections)) for h in path}
         subject = named & content_words(passage.hit.chunk.heading_path[-1]) \
             if passage.hit.chunk.heading_path else set()
         parts = blocks(passage)
@@ -165,7 +167,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
             if is_history(part, question):
                 continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
-            if code and part.strip().lower() in headings:
+            if code and all(line.strip().lower() in headings
+                            for line in part.splitlines() if line.strip()):
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
@@ -236,12 +239,31 @@ def with_antecedents(chosen: Sequence[ScoredSentence],
 def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
     """The sentence before ``s`` in its passage when ``s`` cannot be quoted without it
     (:func:`with_antecedents`), else None."""
+    if _DEFAULT.match(s.text):
+        return _item_head(s, scored)
     before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
     if before is not None and before.sid == s.sid and (
             ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
             or (before.code and not s.code and s.text[:1].islower())):
         return before  # a sentence going on from an example ("prints two lines of
     return None  # context…" after grep -C 2 'hello') comes with it
+
+
+_DEFAULT = re.compile(r"(?:Default|Defaults to)\b", re.IGNORECASE)
+_BULLET = re.compile(r"\s*[-*•]\s")
+
+
+def _item_head(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
+    """The first sentence of the list item a "Default: 2." sentence ends: what the default
+    is of. The Node.js docs end each option so ("- depth <number> Specifies the number of
+    times to recurse… Default: 2."), and "What is the default depth of util.inspect?" was
+    answered with two such sentences and nothing of what they were the defaults of."""
+    for before in reversed(scored[max(0, s.order - 8):s.order]):
+        if before.sid != s.sid or before.part != s.part or before.code:
+            return None
+        if _BULLET.match(before.text):
+            return before
+    return None
 
 
 def _leans_back(text: str) -> bool:
