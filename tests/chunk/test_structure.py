@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from citewise.chunk import chunk_document
 from citewise.config import ChunkSettings
 from citewise.testing.fakes import FakeEmbedder
@@ -330,33 +332,21 @@ def test_a_short_sentence_before_prose_or_ending_a_section_is_no_lead_in(make_do
     assert texts(chunks)[0] == f"Code\n\n{para}\n\n{short}"  # packed as any paragraph
 
 
-def test_an_option_set_alone_as_code_stays_with_what_it_does(make_doc, words):
-    """A PDF manual's option list: "--pid=<number>" ended one chunk and "Specifies the PID…"
-    began the next (18 of the Valgrind manual's options)."""
+@pytest.mark.parametrize(("kind", "term", "other"), [
+    ("code", "--pid=<number>", "make install"),  # a PDF manual's option list (Valgrind: 18)
+    ("text", "--maxvars VALUE", "Then run it.")])  # a man page's <dt> (libxslt, stop 41)
+def test_an_option_set_alone_stays_with_what_it_does(make_doc, words, kind, term, other):
+    """An option alone, as code or as a line of text, ended one chunk and what it does began
+    the next: "xsltproc maxvars" quoted ``--maxdepth``'s default. A command or a short
+    sentence in its place is packed as before."""
     para = "This paragraph has exactly ten words in it for us."
-    term, what = "--pid=<number>", "Specifies the PID of the process to connect to."
-    doc = make_doc(("heading", "Options", 1), ("text", para), ("code", term), ("text", what))
+    what = "Specifies the number of variables to keep."
+    doc = make_doc(("heading", "Options", 1), ("text", para), (kind, term), ("text", what))
     chunks = chunk_document(doc, "d", settings(), words)
     assert texts(chunks) == [f"Options\n\n{para}", f"{term}\n\n{what}"]
-    example = make_doc(("heading", "Run", 1), ("text", para), ("code", "make install"),
-                       ("text", what))  # a command, not an option: packed as before
+    example = make_doc(("heading", "Run", 1), ("text", para), (kind, other), ("text", what))
     assert texts(chunk_document(example, "d", settings(), words))[0] == \
-        f"Run\n\n{para}\n\nmake install"
-
-
-def test_an_option_on_a_line_of_text_stays_with_what_it_does(make_doc, words):
-    """A man page's ``<dt>`` is text: libxslt's "--maxvars VALUE" ended the xsltproc OPTIONS
-    chunk and its description began the next, so "xsltproc maxvars" quoted ``--maxdepth``'s
-    default (a new user, stop 41)."""
-    para = "This paragraph has exactly ten words in it for us."
-    term, what = "--maxvars VALUE", "Maximum number of variables; the default is 15000."
-    doc = make_doc(("heading", "Options", 1), ("text", para), ("text", term), ("text", what))
-    chunks = chunk_document(doc, "d", settings(), words)
-    assert texts(chunks) == [f"Options\n\n{para}", f"{term}\n\n{what}"]
-    prose = make_doc(("heading", "Run", 1), ("text", para), ("text", "Then run it."),
-                     ("text", what))  # a short sentence, not an option: packed as before
-    assert texts(chunk_document(prose, "d", settings(), words))[0] == \
-        f"Run\n\n{para}\n\nThen run it."
+        f"Run\n\n{para}\n\n{other}"
 
 
 def test_a_sentence_ending_in_an_ellipsis_is_a_lead_in(make_doc, words):
