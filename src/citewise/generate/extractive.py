@@ -158,10 +158,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
         headings = {h.strip().lower() for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
-        subject = named & content_words(passage.hit.chunk.heading_path[-1]) \
-            if passage.hit.chunk.heading_path else set()
+        subject = named & content_words(chunk.heading_path[-1]) if chunk.heading_path else set()
         parts = blocks(passage)
-        entry = entry_parts(asked, [p for p, _ in parts], passage.hit.chunk.heading_path)
+        entry = entry_parts(asked, [p for p, _ in parts], chunk.heading_path)
         for j, (part, code) in enumerate(parts):
             block += 1
             if is_history(part, question):

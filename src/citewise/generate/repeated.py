@@ -15,8 +15,8 @@ def _key(text: str) -> str:
 
 
 def unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """The first of each sentence said word for word by several passages (it is quoted once
-    and cites them all, :func:`sources_of`)."""
+    """The first of each sentence said word for word by several passages (it is quoted once,
+    citing those :func:`sources_of` names)."""
     seen: set[str] = set()
     out = []
     for s in ranked:
