@@ -324,3 +324,18 @@ def test_the_headings_of_every_section_a_chunk_holds_are_never_quoted_as_code():
     p = replace(p, hit=replace(p.hit, chunk=chunk))
     texts = [s.text for s in score_sentences("default depth of util.inspect", [p])]
     assert not any(first in t or second in t for t in texts), texts
+
+
+def test_a_claims_words_do_not_ask_for_the_version_history():
+    """The model's "util.promisify returns a version of the function that returns promises"
+    made the claim quotes read the question as asking about versions: the history row
+    "Version: v20.8.0; Changes: …" was quoted."""
+    entry = passage("S1", "util.promisify(original)\n\nVersion | Changes\nv20.8.0 | Calling "
+                          "promisify on a function that returns a Promise is deprecated.\n"
+                          "v8.0.0 | Added in: v8.0.0\n\nTakes a function following the common "
+                          "error-first callback style and returns a version that returns "
+                          "promises.", heading=("Util", "util.promisify(original)"))
+    text = _quote(["util.promisify takes a function following the error-first callback style "
+                   "and returns a version that returns promises."], entry,
+                  question="What does util.promisify do?")
+    assert "Version:" not in text and "Takes a function" in text, text

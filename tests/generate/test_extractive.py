@@ -308,3 +308,14 @@ def test_a_default_is_quoted_with_the_list_item_it_ends():
     assert [s.text for s in with_antecedents([default], scored)] == [
         "- depth <number> Specifies the number of times to recurse while formatting object.",
         "Default: 2."]
+
+
+def test_a_default_counts_the_option_its_list_item_names():
+    """"What is the default flag used by fs.writeFile?": every "Default: …" of the options
+    list scored alike, and the quote gave encoding's and mode's defaults, flag's not."""
+    options = passage("S1", "- encoding <string> | <null> Default: 'utf8'\n- mode <integer> "
+                            "Default: 0o666\n- flag <string> See support of file system flags. "
+                            "Default: 'w'.", heading=("File system", "fs.writeFileSync()"))
+    text = ExtractiveGenerator(max_sentences=1).generate(build_prompt(
+        "What is the default flag used by fs.writeFile?", [options])).text
+    assert "Default: 'w' [S1]" in text and "0o666" not in text, text

@@ -37,6 +37,7 @@ from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import code_spans, labels, named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
+from citewise.generate.entries import asked_terms
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     ScoredSentence,
@@ -117,7 +118,8 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     most ``max_sentences``, the first claims first), or
     :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE`."""
     limit = support_threshold() if threshold is None else threshold
-    scored = score_sentences(" ".join([prompt.question, *claims]), prompt.passages)
+    scored = score_sentences(" ".join([prompt.question, *claims]), prompt.passages,
+                             asked=prompt.question)
     if not scored:
         return INSUFFICIENT_EVIDENCE
     chosen: dict[int, ScoredSentence] = {}
@@ -129,6 +131,11 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     off = off_label(prompt.question, prompt.passages)  # about another version
     where = {p.sid: numbers(" ".join([p.text, *p.hit.chunk.heading_path]))
              for p in prompt.passages}
+    named = content_words(" ".join(asked_terms(prompt.question)))  # identifiers' words
+    topic = {p.sid: named & content_words(p.hit.chunk.heading_path[-1])
+             if p.hit.chunk.heading_path else set() for p in prompt.passages}
+    # a section headed "util.promisify(original)" is about the name its sentences need not
+    # repeat ("Takes a function following the common error-first callback style…")
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
             continue
@@ -146,7 +153,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
                              if s.sid not in off and _holds(said[s.order], novel)
                              and scope <= where.get(s.sid, set())
                              and answers_kind(kind, s.text, s.code)
-                             and asked_words & content_words(said[s.order])
+                             and asked_words & (content_words(said[s.order]) | topic[s.sid])
                              else 0.0,
                              -s.order) for s in scored)
         if support >= limit:  # best: minus the order of the best sentence (first on a tie)

@@ -134,11 +134,15 @@ def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, 
     return weights
 
 
-def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[ScoredSentence]:
+def score_sentences(question: str, passages: Sequence[ContextPassage],
+                    asked: str | None = None) -> list[ScoredSentence]:
     """Every passage sentence with its score (formula in the module docstring); sentences
     that are just a heading of their passage are left out. A table's rows are scored one by
     one (:func:`table_rows`): a row counts only when its own cells hold a question word, then
-    with its header's words too; a table with no such row is one sentence, as before."""
+    with its header's words too; a table with no such row is one sentence, as before.
+    ``asked``: the user's question when ``question`` adds a rejected answer's claims to it (a
+    version history table is quoted when the user asked about versions, not when a claim
+    said "returns a version")."""
     q_words = question_words(question)
     weights = idf_weights(q_words, [p.text for p in passages])
     numbers = {w for w in q_words if any(c.isdigit() for c in w)}
@@ -151,8 +155,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
 
     scored: list[ScoredSentence] = []
     block = 0
-    asked = asked_terms(question, [p.text for p in passages])
-    named = content_words(" ".join(asked)) & weights.keys()
+    terms = asked_terms(question, [p.text for p in passages])
+    named = content_words(" ".join(terms)) & weights.keys()
     top = 1.0 + 2 * math.fsum(weights.values())
     for passage in passages:
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
@@ -160,10 +164,10 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
             m.heading_path for m in chunk.sections)) for h in path}
         subject = named & content_words(chunk.heading_path[-1]) if chunk.heading_path else set()
         parts = blocks(passage)
-        entry = entry_parts(asked, [p for p, _ in parts], chunk.heading_path)
+        entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
         for j, (part, code) in enumerate(parts):
             block += 1
-            if is_history(part, question):
+            if is_history(part, question if asked is None else asked):
                 continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
             if code and all(line.strip().lower() in headings
@@ -181,11 +185,17 @@ def score_sentences(question: str, passages: Sequence[ContextPassage]) -> list[S
                     for text, cells in table_rows(part)]
             if not any(value > 0 for _, value in rows) and not (rows and j in entry):
                 rows = [(s, score(s)) for s in split_sentences(part)]
+            item: set[str] = set()  # the words of the list item's first sentence
             for k, (text, value) in enumerate(rows):
+                item = content_words(text) if _BULLET.match(text) else item
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
-                if value > 0:  # the section's subject: what its sentences need not repeat
-                    value += math.fsum(weights[w] for w in sorted(subject - content_words(text)))
+                if value > 0:
+                    # what the sentence need not repeat: its section's subject, and for a
+                    # "Default: 'w'." the option its list item names ("- flag <string> …")
+                    about = subject | (item if _DEFAULT.match(text) else set())
+                    value += math.fsum(weights[w] for w in sorted(
+                        (about & weights.keys()) - content_words(text)))
                 if j in entry:  # the asked term's own entry, read in order (entries.py)
                     value = entry_score(top, value, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
