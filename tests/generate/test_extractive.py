@@ -206,7 +206,7 @@ def test_the_word_of_how_many_is_no_word_to_match():
 def test_a_quote_naming_this_option_comes_with_the_sentence_it_names() -> None:
     """A new user's quotes of the gettext manual: "Note that using this option makes it much
     harder…" and "How to pass such an option to xgettext…" came without the option meant."""
-    from citewise.generate.extractive import _leans_back
+    from citewise.generate.companions import _leans_back
 
     assert _leans_back("Note that using this option makes it much harder for the translator.")
     assert _leans_back("How to pass such an option to xgettext is described elsewhere.")
@@ -301,7 +301,7 @@ def test_a_default_is_quoted_with_the_list_item_it_ends():
                             "recurse while formatting object. To recurse up to the maximum "
                             "call stack size pass Infinity or null. Default: 2.",
                       heading=("Util", "util.inspect(object[, options])"))
-    from citewise.generate.extractive import with_antecedents
+    from citewise.generate.companions import with_antecedents
 
     scored = score_sentences("What is the default depth of util.inspect?", [options])
     default = next(s for s in scored if s.text == "Default: 2.")

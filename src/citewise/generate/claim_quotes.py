@@ -37,11 +37,11 @@ from citewise.cite.enforce import refers_back
 from citewise.cite.support import support_score, support_threshold
 from citewise.cite.terms import code_spans, labels, named_identifiers, numbers
 from citewise.cite.validate import is_incomplete
+from citewise.generate.companions import antecedent
 from citewise.generate.entries import asked_terms
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     ScoredSentence,
-    antecedent,
     content_words,
     question_words,
     render,
@@ -165,7 +165,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
 
 def _with_antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> str:
     """What prose sentence ``s`` says as a quote shows it: after the sentence it points back
-    to (:func:`~citewise.generate.extractive.antecedent`), which :func:`render` quotes with it.
+    to (:func:`~citewise.generate.companions.antecedent`), which :func:`render` quotes with it.
     A new user's right answer on Rust by Example was declined: the model merged "`iter` -
     This borrows each element…" and "Thus leaving the collection untouched…" into one claim,
     and each half alone was below the bar or without the `iter` it names."""

@@ -20,8 +20,8 @@ Code is quoted as code (:mod:`citewise.generate.examples`): a block of a passage
 code (one example, even with blank lines inside) is one unit, scored by its best line (its
 identifiers split at case changes: ``DigestAuth`` holds "digest"), and shown fenced, line for
 line. A chosen sentence brings the example that follows its paragraph when it leads into it
-(:func:`with_examples`); code chosen on its own comes with the sentence before it, or with a
-line saying where it is from.
+(:func:`~citewise.generate.companions.with_examples`); code chosen on its own comes with the
+sentence before it, or with a line saying where it is from.
 
 Asked about a term a manual describes in an entry (a term line such as
 ``'show-all-if-ambiguous'`` or ``--tool=<toolname> [default: memcheck]``, then its
@@ -31,11 +31,12 @@ quoted in its place.
 
 The best sentence is taken, then up to two more whose score is at least ``keep_ratio`` of the
 best, in the order they appear in the prompt; each is followed by its ``[Sn]``, and one that
-opens by pointing back ("They begin with…") brings the sentence before it
-(:func:`with_antecedents`). A sentence that is only a heading of its passage, or an
-instruction to the assistant (:mod:`citewise.cite.instructions`), is never quoted. When a
-chosen sentence conflicts with another passage (:mod:`citewise.answer.conflicts`: same fact,
-different number), the answer is both sides, each cited, under "The sources disagree:".
+opens by pointing back ("They begin with…") brings the sentence before it, and a "Default:
+2." the first sentence of its list item (:mod:`citewise.generate.companions`). A sentence
+that is only a heading of its passage, or an instruction to the assistant
+(:mod:`citewise.cite.instructions`), is never quoted. When a chosen sentence conflicts with
+another passage (:mod:`citewise.answer.conflicts`: same fact, different number), the answer
+is both sides, each cited, under "The sources disagree:".
 Deterministic: ties keep prompt order.
 
 The answer is :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when the best sentence
@@ -56,14 +57,19 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise, zip_longest
+from itertools import pairwise
 
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.instructions import is_instruction
-from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.parse import line_sentences
 from citewise.cite.validate import source_line
+from citewise.generate.companions import (
+    BULLET,
+    DEFAULT,
+    with_antecedents,
+    with_examples,
+)
 from citewise.generate.entries import asked_terms, entry_parts, entry_score, is_term_line
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
@@ -83,9 +89,6 @@ largest floor that costs at most two points of false declines on both (SQuAD dev
 a reference answer. It still declines answers that share only a name with the question."""
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
-                          r"then|therefore|thus|hence|however|but|also|otherwise)\b",
-                          re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 
@@ -187,13 +190,13 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 rows = [(s, score(s)) for s in split_sentences(part)]
             item: set[str] = set()  # the words of the list item's first sentence
             for k, (text, value) in enumerate(rows):
-                item = content_words(text) if _BULLET.match(text) else item
+                item = content_words(text) if BULLET.match(text) else item
                 if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
                     continue
                 if value > 0:
                     # what the sentence need not repeat: its section's subject, and for a
                     # "Default: 'w'." the option its list item names ("- flag <string> …")
-                    about = subject | (item if _DEFAULT.match(text) else set())
+                    about = subject | (item if DEFAULT.match(text) else set())
                     value += math.fsum(weights[w] for w in sorted(
                         (about & weights.keys()) - content_words(text)))
                 if j in entry:  # the asked term's own entry, read in order (entries.py)
@@ -225,94 +228,6 @@ def select_sentences(scored: Sequence[ScoredSentence], max_sentences: int = 3,
     floor = ranked[0].score * keep_ratio
     chosen = [s for s in ranked[:max_sentences] if s.score >= floor]
     return sorted(chosen, key=lambda s: s.order)
-
-
-def with_antecedents(chosen: Sequence[ScoredSentence],
-                     scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """``chosen`` with, before each sentence that opens on a word pointing back ("They
-    begin with the build keyword…", "It now reports more types of memory leak…", "That is
-    when…"), the sentence before it in its passage, unless already chosen: quoted alone
-    it does not say what "they" are. In the four documentation eval runs, 16 of the 96
-    extractive answers quoted such a sentence, 5 as their first."""
-    picked = {s.order for s in chosen}
-    out: list[ScoredSentence] = []
-    for s in chosen:
-        before = antecedent(s, scored)
-        if before is not None and before.order not in picked:
-            out.append(before)
-            picked.add(before.order)
-        out.append(s)
-    return out
-
-
-def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
-    """The sentence before ``s`` in its passage when ``s`` cannot be quoted without it
-    (:func:`with_antecedents`), else None."""
-    if _DEFAULT.match(s.text):
-        return _item_head(s, scored)
-    before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
-    if before is not None and before.sid == s.sid and (
-            ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
-            or (before.code and not s.code and s.text[:1].islower())):
-        return before  # a sentence going on from an example ("prints two lines of
-    return None  # context…" after grep -C 2 'hello') comes with it
-
-
-_DEFAULT = re.compile(r"(?:Default|Defaults to)\b", re.IGNORECASE)
-_BULLET = re.compile(r"\s*[-*•]\s")
-
-
-def _item_head(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
-    """The first sentence of the list item a "Default: 2." sentence ends: what the default
-    is of. The Node.js docs end each option so ("- depth <number> Specifies the number of
-    times to recurse… Default: 2."), and "What is the default depth of util.inspect?" was
-    answered with two such sentences and nothing of what they were the defaults of."""
-    for before in reversed(scored[max(0, s.order - 8):s.order]):
-        if before.sid != s.sid or before.part != s.part or before.code:
-            return None
-        if _BULLET.match(before.text):
-            return before
-    return None
-
-
-def _leans_back(text: str) -> bool:
-    """Whether ``text`` opens on a word pointing back, past a lead-in ("Note that using this
-    option makes it much harder…"), or names "this/such option" in its first words ("How to
-    pass such an option to xgettext…"): quotes a new user got without the option meant."""
-    text = LEAD_IN.sub("", text)
-    return bool(_POINTS_BACK.match(text) or names_back(text, within=4))
-
-
-def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
-                  limit: int = 2) -> list[ScoredSentence]:
-    """``chosen`` with the code example that follows a chosen sentence's paragraph in its
-    passage (:mod:`citewise.generate.examples`), at most ``limit`` examples in all, when the
-    sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
-    using pip:" is quoted with ``$ pip install httpx[socks]``) or the example has several
-    lines and a word of the question. Not a one-line block after a full stop: in an option
-    reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
-    example of this one. (A code block chosen for its own words comes with the sentence
-    before it, :func:`with_antecedents`, or with its section's name, :func:`_quotes`.)"""
-    picked = {s.order for s in chosen}
-    shown = sum(s.code for s in chosen)
-    out: list[ScoredSentence] = []
-    for s, following in zip_longest(chosen, chosen[1:]):
-        out.append(s)
-        if following is not None and following.part == s.part:
-            continue  # the example goes after the paragraph's last quoted sentence
-        after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
-        if after is not None and after.code and after.sid == s.sid and not s.code \
-                and after.part == s.part + 1 and after.order not in picked and shown < limit \
-                and (leads_in(s.text) or (after.score > 0 and "\n" in after.text)):
-            out.append(after)
-            picked.add(after.order)
-            shown += 1
-    return out
-
-
-def _is_title(text: str) -> bool:
-    """A heading inside a passage ("Simulation Details"): a few words, no final stop."""
-    return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!", "?", ":", ")"))
 
 
 class ExtractiveGenerator:

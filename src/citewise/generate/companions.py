@@ -1,0 +1,110 @@
+"""What a chosen sentence is quoted with, so that it says what it says where it stood: the
+sentence it points back to (:func:`antecedent`: "They begin with the build keyword…"), the
+first sentence of the list item a "Default: 2." ends, and the example it leads into
+(:func:`with_examples`). Used by the extractive answer and the claim quotes
+(:mod:`citewise.generate.extractive`, :mod:`citewise.generate.claim_quotes`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import zip_longest
+from typing import TYPE_CHECKING
+
+from citewise.cite.leaning import LEAD_IN, names_back
+from citewise.generate.examples import leads_in
+
+if TYPE_CHECKING:
+    from citewise.generate.extractive import ScoredSentence
+
+_POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
+                          r"then|therefore|thus|hence|however|but|also|otherwise)\b",
+                          re.IGNORECASE)
+
+
+def with_antecedents(chosen: Sequence[ScoredSentence],
+                     scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
+    """``chosen`` with, before each sentence that opens on a word pointing back ("They
+    begin with the build keyword…", "It now reports more types of memory leak…", "That is
+    when…"), the sentence before it in its passage, unless already chosen: quoted alone
+    it does not say what "they" are. In the four documentation eval runs, 16 of the 96
+    extractive answers quoted such a sentence, 5 as their first."""
+    picked = {s.order for s in chosen}
+    out: list[ScoredSentence] = []
+    for s in chosen:
+        before = antecedent(s, scored)
+        if before is not None and before.order not in picked:
+            out.append(before)
+            picked.add(before.order)
+        out.append(s)
+    return out
+
+
+def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
+    """The sentence before ``s`` in its passage when ``s`` cannot be quoted without it
+    (:func:`with_antecedents`), else None."""
+    if DEFAULT.match(s.text):
+        return _item_head(s, scored)
+    before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
+    if before is not None and before.sid == s.sid and (
+            ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
+            or (before.code and not s.code and s.text[:1].islower())):
+        return before  # a sentence going on from an example ("prints two lines of
+    return None  # context…" after grep -C 2 'hello') comes with it
+
+
+DEFAULT = re.compile(r"(?:Default|Defaults to)\b", re.IGNORECASE)
+BULLET = re.compile(r"\s*[-*•]\s")
+
+
+def _item_head(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
+    """The first sentence of the list item a "Default: 2." sentence ends: what the default
+    is of. The Node.js docs end each option so ("- depth <number> Specifies the number of
+    times to recurse… Default: 2."), and "What is the default depth of util.inspect?" was
+    answered with two such sentences and nothing of what they were the defaults of."""
+    for before in reversed(scored[max(0, s.order - 8):s.order]):
+        if before.sid != s.sid or before.part != s.part or before.code:
+            return None
+        if BULLET.match(before.text):
+            return before
+    return None
+
+
+def _leans_back(text: str) -> bool:
+    """Whether ``text`` opens on a word pointing back, past a lead-in ("Note that using this
+    option makes it much harder…"), or names "this/such option" in its first words ("How to
+    pass such an option to xgettext…"): quotes a new user got without the option meant."""
+    text = LEAD_IN.sub("", text)
+    return bool(_POINTS_BACK.match(text) or names_back(text, within=4))
+
+
+def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
+                  limit: int = 2) -> list[ScoredSentence]:
+    """``chosen`` with the code example that follows a chosen sentence's paragraph in its
+    passage (:mod:`citewise.generate.examples`), at most ``limit`` examples in all, when the
+    sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
+    using pip:" is quoted with ``$ pip install httpx[socks]``) or the example has several
+    lines and a word of the question. Not a one-line block after a full stop: in an option
+    reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
+    example of this one. (A code block chosen for its own words comes with the sentence
+    before it, :func:`with_antecedents`, or with its section's name, :func:`_quotes`.)"""
+    picked = {s.order for s in chosen}
+    shown = sum(s.code for s in chosen)
+    out: list[ScoredSentence] = []
+    for s, following in zip_longest(chosen, chosen[1:]):
+        out.append(s)
+        if following is not None and following.part == s.part:
+            continue  # the example goes after the paragraph's last quoted sentence
+        after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
+        if after is not None and after.code and after.sid == s.sid and not s.code \
+                and after.part == s.part + 1 and after.order not in picked and shown < limit \
+                and (leads_in(s.text) or (after.score > 0 and "\n" in after.text)):
+            out.append(after)
+            picked.add(after.order)
+            shown += 1
+    return out
+
+
+def _is_title(text: str) -> bool:
+    """A heading inside a passage ("Simulation Details"): a few words, no final stop."""
+    return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!", "?", ":", ")"))
