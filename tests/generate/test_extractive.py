@@ -322,8 +322,8 @@ def test_a_default_counts_the_option_its_list_item_names():
 
 
 def test_question_words_match_the_passages_by_stem():
-    """"…before Node prints a memory leak warning?" shared nothing with "…will print a
-    warning… helps finding memory leaks" but "warning" and "memory": words are stems now."""
+    """"…before Node prints a memory leak warning?" missed "print" and "leaks" in "…will
+    print a warning… helps finding memory leaks": words are matched by stem now."""
     from citewise.generate.extractive import content_words, question_words
 
     assert content_words("Node prints warnings about leaks") == \
