@@ -319,13 +319,3 @@ def test_a_default_counts_the_option_its_list_item_names():
     text = ExtractiveGenerator(max_sentences=1).generate(build_prompt(
         "What is the default flag used by fs.writeFile?", [options])).text
     assert "Default: 'w' [S1]" in text and "0o666" not in text, text
-
-
-def test_question_words_match_the_passages_by_stem():
-    """"…before Node prints a memory leak warning?" missed "print" and "leaks" in "…will
-    print a warning… helps finding memory leaks": words are matched by stem now."""
-    from citewise.generate.extractive import content_words, question_words
-
-    assert content_words("Node prints warnings about leaks") == \
-        content_words("node print warning leak")
-    assert "mani" not in question_words("How many listeners can I add?")  # "how many" goes

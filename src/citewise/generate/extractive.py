@@ -75,7 +75,7 @@ from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
 from citewise.generate.repeated import sources_of, unique
 from citewise.generate.table_rows import is_history, table_rows
-from citewise.text import STOPWORDS, stem
+from citewise.text import STOPWORDS
 from citewise.types import ContextPassage, Generation, Prompt
 
 MIN_COVERAGE = 0.15
@@ -104,17 +104,14 @@ class ScoredSentence:
 
 
 def content_words(text: str) -> set[str]:
-    """The stems of the word tokens but stopwords and one-letter tokens: "prints" and "print",
-    "leaks" and "leak" are one word to a question (on the four documentation eval sets,
-    replayed extractively, containment rose on each: ninja dev 0.11 -> 0.18, httpx 0.49 ->
-    0.55, borg 0.36 -> 0.39, valgrind 0.54 -> 0.56, with no abstention lost)."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
+    """Lowercased word tokens minus stopwords and one-letter tokens."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
 
 
 def question_words(question: str) -> set[str]:
     """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
     CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
-    return content_words(question) - {stem(asks_quantity(question) or "")}
+    return content_words(question) - {asks_quantity(question) or ""}
 
 
 def split_sentences(text: str) -> list[str]:
