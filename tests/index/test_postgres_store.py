@@ -190,11 +190,13 @@ def test_postgres_pool_replaces_connections_the_server_closed(fresh_db_url: str)
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
                           "datname = current_database() AND pid <> pg_backend_pid()")
         assert store.search_dense(embedder.embed_query(QUERY), 3, STAFF) == before
+    from psycopg import errors
+
     err = PostgresStore(fresh_db_url, schema="citewise_v1")._error(
-        __import__("psycopg").errors.AdminShutdown("terminating connection"), "read")
+        errors.AdminShutdown("terminating connection"), "read")
     assert "server is running" in str(err) and "ingest into a new one" not in str(err)
     full = PostgresStore(fresh_db_url, schema="citewise_v1")._error(
-        __import__("psycopg").errors.DiskFull("could not extend file"), "write to")
+        errors.DiskFull("could not extend file"), "write to")
     assert "check the server log" in str(full)  # an OperationalError, not a lost server
 
 

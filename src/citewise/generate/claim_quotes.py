@@ -46,6 +46,7 @@ from citewise.generate.extractive import (
     question_words,
     render,
     score_sentences,
+    section_subject,
 )
 from citewise.generate.labelled import off_label
 from citewise.types import Prompt
@@ -132,10 +133,7 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
     where = {p.sid: numbers(" ".join([p.text, *p.hit.chunk.heading_path]))
              for p in prompt.passages}
     named = content_words(" ".join(asked_terms(prompt.question)))  # identifiers' words
-    topic = {p.sid: named & content_words(p.hit.chunk.heading_path[-1])
-             if p.hit.chunk.heading_path else set() for p in prompt.passages}
-    # a section headed "util.promisify(original)" is about the name its sentences need not
-    # repeat ("Takes a function following the common error-first callback style…")
+    topic = {p.sid: section_subject(p, named) for p in prompt.passages}
     for i, claim in enumerate(bare):
         if is_incomplete(claim):  # "… is.": no value
             continue

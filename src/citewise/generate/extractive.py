@@ -165,7 +165,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
         headings = {h.strip().lower() for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
-        subject = named & content_words(chunk.heading_path[-1]) if chunk.heading_path else set()
+        subject = section_subject(passage, named)
         parts = blocks(passage)
         entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
         for j, (part, code) in enumerate(parts):
@@ -203,6 +203,14 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                     value = entry_score(top, value, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scored
+
+
+def section_subject(passage: ContextPassage, named: set[str]) -> set[str]:
+    """The words of ``named`` (a question's identifiers) that the passage's own heading holds:
+    what its sentences need not repeat (under "util.promisify(original)", "Takes a function
+    following the common error-first callback style…")."""
+    path = passage.hit.chunk.heading_path
+    return named & content_words(path[-1]) if path else set()
 
 
 def coverage(question: str, passages: Sequence[ContextPassage],

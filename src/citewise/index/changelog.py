@@ -220,22 +220,23 @@ def settle_versions(catalog: Any, skip: int | None = None,
     if not todo:
         return []
     settled = []
+    missed = unreached if unreached is not None else []
     with live_store(catalog) as live:
         for version, pending in todo:
-            shadow = version.state == "shadow"
+            shadow = version.state == "shadow"  # (a shadow catches up before it goes live)
             try:
                 store = catalog.open(version.number, wait_s=SETTLE_WAIT_S)
             except StoreError:
-                if unreached is not None and not shadow:
-                    unreached.append(version.number)
+                if not shadow:
+                    missed.append(version.number)
                 continue
             try:
                 if store.manifest() is None:
                     continue
                 apply_changes(store, pending, live, live_unknown=live is None)
             except BusyError:  # another session's lock on it: applied when made live
-                if unreached is not None and not shadow:
-                    unreached.append(version.number)
+                if not shadow:
+                    missed.append(version.number)
                 continue
             except Exception:  # noqa: BLE001 - a build may be writing the shadow now
                 if not shadow:
