@@ -200,6 +200,25 @@ def test_postgres_pool_replaces_connections_the_server_closed(fresh_db_url: str)
     assert "check the server log" in str(full)  # an OperationalError, not a lost server
 
 
+def test_postgres_catalog_reads_on_after_its_kept_connection_is_closed(
+        fresh_db_url: str) -> None:
+    """Run as a user would: PostgreSQL restarted under a running server, whose pool and
+    request log recovered, and the first request still failed with a 503: the catalog's kept
+    connection (live_state, open) was closed. Its reads now run once more on a new one."""
+    catalog = _three_versions(fresh_db_url)
+    before = catalog.live_state()
+    with _admin(fresh_db_url) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                      "datname = current_database() AND pid <> pg_backend_pid()")
+    assert catalog.live_state() == before
+    with _admin(fresh_db_url) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                      "datname = current_database() AND pid <> pg_backend_pid()")
+    with catalog.open(2) as store:
+        assert store.manifest() is not None
+    catalog.close()
+
+
 def test_postgres_unreachable_server_says_fix() -> None:
     with PostgresStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
                        schema="citewise_v1") as store, pytest.raises(StoreError, match="Fix:"):

@@ -26,7 +26,7 @@ A shadow gets them at once too, and a shadow being built also catches up by itse
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -84,14 +84,19 @@ class ChangeLogCalls:
     def _change_conn(self, write: bool) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
+    def _on_changes(self, write: bool, call: Callable[[Any], Any]) -> Any:
+        """``call(conn)`` on a change-log connection (PostgreSQL runs a read once more on a
+        new connection when the server had closed the kept one)."""
+        with self._change_conn(write) as conn:
+            return call(conn)
+
     def live(self) -> Any:
         raise NotImplementedError
 
     def live_state(self) -> LiveState:
         """The live version, the last change it applied and the last change logged: one
         query, run before every call of a store that follows the live version."""
-        with self._change_conn(False) as conn:
-            state = self._changes.live_state(conn)
+        state = self._on_changes(False, self._changes.live_state)
         if state is None:
             self.live()  # raises VersionError naming the fix
         assert state is not None
@@ -100,26 +105,21 @@ class ChangeLogCalls:
     def record(self, logged: list[Change]) -> tuple[int, list[Change]]:
         """Log changes (call under the write gate); returns the last seq and what they
         replaced."""
-        with self._change_conn(True) as conn:
-            return self._changes.record(conn, logged)
+        return self._on_changes(True, lambda conn: self._changes.record(conn, logged))
 
     def unrecord(self, logged: list[Change], previous: list[Change]) -> None:
         """Undo :meth:`record` when the write it describes failed."""
-        with self._change_conn(True) as conn:
-            self._changes.restore(conn, logged, previous)
+        self._on_changes(True, lambda conn: self._changes.restore(conn, logged, previous))
 
     def changes_since(self, seq: int) -> list[Change]:
-        with self._change_conn(False) as conn:
-            return self._changes.since(conn, seq)
+        return self._on_changes(False, lambda conn: self._changes.since(conn, seq))
 
     def mark_applied(self, number: int, seq: int) -> None:
-        with self._change_conn(True) as conn:
-            self._changes.mark_applied(conn, number, seq)
+        self._on_changes(True, lambda conn: self._changes.mark_applied(conn, number, seq))
 
     def applied_seq(self, number: int) -> int:
         """The last change version ``number`` has applied."""
-        with self._change_conn(False) as conn:
-            return self._changes.applied_seq(conn, number)
+        return self._on_changes(False, lambda conn: self._changes.applied_seq(conn, number))
 
 
 def put_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:

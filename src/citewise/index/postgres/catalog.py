@@ -22,7 +22,7 @@ gate, a session advisory lock.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, get_args
@@ -33,7 +33,12 @@ from citewise.errors import StoreError, VersionError
 from citewise.index import gate
 from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
 from citewise.index.postgres import changes
-from citewise.index.postgres.connection import psycopg_modules, redact, split_url
+from citewise.index.postgres.connection import (
+    psycopg_modules,
+    redact,
+    server_lost,
+    split_url,
+)
 from citewise.index.postgres.generation import CATALOG_ROW, bump_generation
 from citewise.index.postgres.generation import SETUP as GENERATION_SETUP
 from citewise.types import IndexVersion, VersionState
@@ -163,14 +168,14 @@ class PostgresCatalog(ChangeLogCalls):
     def open(self, number: int, wait_s: float | None = None) -> Any:
         from citewise.index.postgres.store import PostgresStore
 
-        with self._state() as conn:  # the kept connection: a LiveStore reopens often
-            version = self._get(number, conn)
-            if version.state in ("retired", "refused") and not _schema_exists(
-                    conn, version.location):
-                raise StoreError(  # opened, it would be made again, empty (a review)
-                    f"the schema {version.location} of index version {number} is missing. "
-                    "Fix: restore it, or remove the version (`citewise versions --gc "
-                    "--retired`)")
+        # on the kept connection: a LiveStore reopens often
+        version = self._on_state(lambda conn: self._get(number, conn))
+        if version.state in ("retired", "refused") and not self._on_state(
+                lambda conn: _schema_exists(conn, version.location)):
+            raise StoreError(  # opened, it would be made again, empty (a review)
+                f"the schema {version.location} of index version {number} is missing. "
+                "Fix: restore it, or remove the version (`citewise versions --gc "
+                "--retired`)")
         return PostgresStore(self.store_url, schema=version.location, lock_timeout_s=wait_s)
 
     def _get(self, number: int, conn: Any = None) -> IndexVersion:
@@ -284,11 +289,27 @@ class PostgresCatalog(ChangeLogCalls):
 
     def gate_free(self) -> bool:
         """Whether no one holds the write gate now (a probe on the kept connection)."""
-        with self._state() as conn:
-            return changes.gate_free(conn)
+        return self._on_state(changes.gate_free)
 
     def _change_conn(self, write: bool) -> Any:
         return self._state()
+
+    def _on_changes(self, write: bool, call: Callable[[Any], Any]) -> Any:
+        return self._on_state(call) if not write else super()._on_changes(write, call)
+
+    def _on_state(self, call: Callable[[Any], Any]) -> Any:
+        """``call(conn)`` on the kept connection, and once more on a new one when the server
+        had closed it: after a PostgreSQL restart, the first request to a running server
+        failed with a 503 ("cannot use the version catalog"; run as a user would: the pool
+        and the request log recovered, this connection did not). Writes are not run again."""
+        try:
+            with self._state() as conn:
+                return call(conn)
+        except StoreError as exc:
+            if exc.__cause__ is None or not server_lost(exc.__cause__):
+                raise
+        with self._state() as conn:
+            return call(conn)
 
     def close(self) -> None:
         with self._state_lock:

@@ -86,6 +86,19 @@ def psycopg_modules() -> tuple[Any, Any]:
     return psycopg, psycopg_pool
 
 
+def server_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server is gone, refused the connection or closed it (a
+    restart): a plain ``OperationalError`` (a failed or closed connection), ``AdminShutdown``,
+    ``CrashShutdown``, ``CannotConnectNow``, ``ConnectionException`` or the pool's
+    ``PoolTimeout``; not a deadlock, a full disk or a statement timeout (also
+    ``OperationalError`` subclasses), which the server log explains."""
+    psycopg, psycopg_pool = psycopg_modules()
+    errors = psycopg.errors
+    lost = (errors.AdminShutdown, errors.CrashShutdown, errors.CannotConnectNow,
+            errors.ConnectionException, psycopg_pool.PoolTimeout)
+    return type(exc) is psycopg.OperationalError or isinstance(exc, lost)
+
+
 def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
 

@@ -39,6 +39,7 @@ from citewise.index.postgres.connection import (
     psycopg_modules,
     redact,
     register_vector_dumper,
+    server_lost,
     split_url,
     url_tuning,
 )
@@ -182,18 +183,13 @@ class PostgresStore:
 
     def _error(self, exc: Exception, action: str) -> CitewiseError:
         where = f"{redact(self.url)} (schema {self.schema})"
-        psycopg, psycopg_pool = psycopg_modules()
-        errors = psycopg.errors
-        if isinstance(exc, errors.LockNotAvailable):
+        psycopg, _ = psycopg_modules()
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
             waited = f"{self.lock_timeout_s} s" if self.lock_timeout_s else "its lock_timeout"
             return BusyError(f"cannot {action} index {where}: another session holds a lock on "
                              f"it past {waited} ({exc}). Fix: retry when that session ends "
                              "(see pg_locks on the server).")
-        lost = (errors.AdminShutdown, errors.CrashShutdown, errors.CannotConnectNow,
-                errors.ConnectionException, psycopg_pool.PoolTimeout)
-        if type(exc) is psycopg.OperationalError or isinstance(exc, lost):
-            # the server is gone or refuses; other OperationalErrors (a deadlock, a full
-            # disk, a statement timeout) are for the server log, below
+        if server_lost(exc):  # else (a deadlock, a full disk) the server log, below
             return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the URL and that "
                               "the server is running and reachable (CI: `.ci/pg start`).")
         if type(exc).__name__ == "UniqueViolation":
