@@ -72,6 +72,20 @@ def test_an_open_ended_bar_never_raises_on_truth_testing_callers():
     assert "4/4" in out.getvalue()
 
 
+def test_a_live_bar_waits_for_its_total_before_its_first_frame():
+    """A new user's ingest first drew "ingest: 0file [00:00, ?file/s]" while files were listed;
+    the first frame now has the total, and a run shorter than the wait still ends its line."""
+    out = Tty()
+    with make_bar("ingest", unit="file", mode="bar", stream=out) as bar:
+        bar.update(0)
+        assert out.getvalue() == ""
+        set_total(bar, 3)
+        first = out.getvalue().strip("\r")
+        assert "0/3" in first, first
+        bar.update(3)
+    assert out.getvalue().rstrip("\r").endswith("\n") and "3/3" in out.getvalue()
+
+
 def test_work_inside_one_step_shows_as_a_running_count_in_both_modes():
     out = io.StringIO()
     with make_bar("ingest", unit="file", mode="lines", stream=out, interval=0.2) as bar:

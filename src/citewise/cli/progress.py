@@ -31,6 +31,9 @@ MODES = ("bar", "lines", "off")
 DEFAULT_COLUMNS = 80
 #: Its height (tqdm hides a bar below the last row: with 0 rows, every bar).
 DEFAULT_ROWS = 24
+#: Seconds a live bar with no total yet waits for one before its first frame (a new user's
+#: ingest showed "ingest: 0file [00:00, ?file/s]" until the files were listed).
+OPEN_BAR_DELAY = 2.0
 _LINE_FORMAT = ("{desc}: {n_fmt}/{total_fmt} {unit} ({percentage:.0f}%){postfix} in {elapsed}, "
                 "{rate_fmt}")
 _LINE_FORMAT_OPEN = "{desc}: {n_fmt} {unit}{postfix} in {elapsed}, {rate_fmt}"
@@ -117,6 +120,8 @@ def make_bar(desc: str, total: int | None = None, unit: str = "doc", mode: str =
     if mode == "bar":
         sized = _sized(stream)
         unsized = {} if sized else {"ncols": DEFAULT_COLUMNS, "nrows": DEFAULT_ROWS}
+        if total is None:
+            kwargs.setdefault("delay", OPEN_BAR_DELAY)
         return tqdm(total=total, desc=desc, unit=unit, file=stream, dynamic_ncols=sized,
                     **unsized, **kwargs)
     fmt = _LINE_FORMAT if total else _LINE_FORMAT_OPEN
@@ -133,6 +138,7 @@ def set_total(bar: tqdm, total: int) -> None:
     if getattr(bar, "citewise_lines", False):
         bar.bar_format = _LINE_FORMAT if total else _LINE_FORMAT_OPEN
     elif not bar.disable:
+        bar.delay = 0  # drawn from now on, and closed with a last frame however short the run
         bar.refresh()
 
 
