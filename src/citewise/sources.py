@@ -28,6 +28,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page
+from citewise.ingest.neighbours import neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.source_copies import source_copies
 from citewise.ingest.walk import discover
@@ -225,7 +226,9 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
                     for copy, page in copies.items()]
     out: set[Path] = set(copies)
     for root in dict.fromkeys(r for r, _ in found):
-        seen = survey([f for r, f in found if r == root], limits)
+        files = [f for r, f in found if r == root]
+        alone = all(f in named for f in files)  # no folder of the batch walked this root
+        seen = survey(files, limits, also=neighbours(files) if alone else ())
         batch.sites[root.as_posix()] = seen.site
         for path, target in seen.redirects:
             out.add(path)
@@ -278,12 +281,13 @@ class Survey:
     languages: dict[Path, str] = field(default_factory=dict)  # pages' <html lang>
 
 
-def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
+def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = ()) -> Survey:
     """The :class:`Survey` of the HTML ``files`` of one root, and the redirect stubs among
     its reStructuredText files (Sphinx's "This page has moved"; files that fail to load are
-    left to the real pass, which reports them)."""
+    left to the real pass, which reports them). The pages ``also`` (a lone page's
+    :func:`~citewise.ingest.neighbours.neighbours`) count for the boilerplate only."""
     pages, redirects, noindex = [], [], []
-    for path in files:
+    for path in [*files, *also]:
         fmt = format_of(inner_path(path))
         if fmt not in ("html", "rst"):
             continue
@@ -300,9 +304,12 @@ def survey(files: Sequence[Path], limits: LimitSettings) -> Survey:
         else:
             pages.append((path, parsed))
     folders = [str(path.parent) for path, _ in pages]
+    site = profile([p for _, p in pages], folders)
+    extra = set(also)
+    pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
-    return Survey(profile([p for _, p in pages], folders), redirects, noindex,
-                  duplicate_pages(pages), languages)
+    return Survey(site, [r for r in redirects if r[0] not in extra],
+                  [n for n in noindex if n not in extra], duplicate_pages(pages), languages)
 
 
 @dataclass(frozen=True)

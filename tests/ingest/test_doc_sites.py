@@ -339,3 +339,26 @@ def test_the_languages_warnings_excludes_paste_as_one_word_each() -> None:
                             "$(touch PWNED)/c.html": "fr"})
     fix = line.split("e.g. with ", 1)[1]
     assert shlex.split(fix) == ["--exclude", "es docs", "--exclude", "$(touch PWNED)"]
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_a_page_reingested_alone_keeps_its_site_chrome_out(tmp_path: Path, name: str) -> None:
+    """A page re-ingested on its own after an edit had no pages to find its site's chrome by:
+    its title took the site's suffix again, the chrome came back into its text and every
+    chunk was embedded again. Its folder's pages are compared with it now."""
+    site = build(tmp_path, name)
+    page = site / "logging.html"
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]})
+        before = engine.store.get_document("logging.html")
+        assert engine.ingest_paths([page], {"groups": ["public"]}).count("unchanged") == 1
+        page.write_text(page.read_text().replace("fourteen", "twenty"))
+        report = engine.ingest_paths([page], {"groups": ["public"]})
+        assert report.count("changed") == 1
+        doc = engine.store.get_document("logging.html")
+        parsed = engine.store.get_parsed("logging.html")
+        assert doc.title == before.title and "twenty generations" in parsed.text
+        shown = " ".join([parsed.text, *(h for b in parsed.blocks for h in b.heading_path)])
+        for chrome in GENERATORS[name][1]:
+            assert chrome not in shown, (chrome, shown[:300])
+        assert engine.store.count().documents == len(TOPICS)  # the neighbours are not indexed
