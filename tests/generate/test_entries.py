@@ -177,3 +177,47 @@ def test_a_line_of_many_underscores_is_read_at_once():
                           text=True, timeout=20)  # the old pattern: hours
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
     assert terms_of("pool_x_x") == {"pool_x_x"}
+
+
+# Node.js's API reference: a heading naming the function, its version history, its
+# parameters, then (in the next chunk) what it does and an example.
+PROMISIFY = ("util.promisify(original)\n\nVersion | Changes\nv8.0.0 | Added in: v8.0.0\n\n"
+             "- original <Function>\n- Returns: <Function>")
+PROMISIFY_NEXT = ("Takes a function following the common error-first callback style, and "
+                  "returns a version that returns promises.\n\nconst stat = "
+                  "util.promisify(fs.stat);\n\nIf original is not a function, promisify() "
+                  "will throw an error.")
+
+
+def _under(sid: str, text: str, heading: str, ordinal: int, doc_id: str = "util.html"):
+    p = passage(sid, text, heading=("Util", heading), doc_id=doc_id)
+    chunk = replace(p.hit.chunk, ordinal=ordinal, section_id=f"{doc_id}#{heading}")
+    return replace(p, hit=replace(p.hit, chunk=chunk))
+
+
+def _answer_of(question: str, *passages) -> str:
+    return ExtractiveGenerator().generate(build_prompt(question, list(passages))).text
+
+
+def test_the_term_headings_next_chunk_leads_with_what_it_does():
+    """Asked "What does util.promisify do?", a new user got "- original <Function> [1]. -
+    Returns: <Function> [1].": the chunk the heading opens was the entry, and the next
+    one, which says what it does without naming it, scored nothing."""
+    heading = "util.promisify(original)"
+    text = _answer_of("What does util.promisify do?",
+                      _under("S1", PROMISIFY, heading, 10),
+                      _under("S2", "If original is not a function, promisify() will throw an "
+                                   "error.", heading, 12),
+                      _under("S3", PROMISIFY_NEXT, heading, 11))
+    assert text.startswith("Takes a function following the common error-first callback "
+                           "style, and returns a version that returns promises [S"), text
+    assert "<Function>" not in text and "Added in" not in text
+
+
+def test_a_one_line_version_note_is_quoted_only_when_asked_about_versions():
+    note = "os.homedir()\n\nAdded in: v2.3.0\n\n- Returns: <string>\n\nReturns the string path " \
+           "of the current user's home directory."
+    p = _under("S1", note, "os.homedir()", 3, doc_id="os.html")
+    assert _answer_of("What does os.homedir return?", p).startswith(
+        "Returns the string path of the current user's home directory [S1].")
+    assert "Added in: v2.3.0" in _answer_of("When was os.homedir added?", p)

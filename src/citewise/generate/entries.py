@@ -31,10 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from citewise.answer.salient import salient_terms
 from citewise.generate.examples import BLOCK_BREAK
-from citewise.types import Hit
+from citewise.types import Chunk, Hit
 
 MAX_TERM_LINE = 100
 MAX_PARTS = 4
@@ -161,6 +162,25 @@ def entry_parts(asked: set[str], parts: Sequence[str],
             entry[j] = j - i
         if len(entry) > 1 or not is_term_line(part):  # a term line the chunk ends on
             out = {**entry, **out}  # describes nothing here (its text is the next chunk's)
+    return out or _continued(asked, parts, headings, marks)
+
+
+def _continued(asked: set[str], parts: Sequence[str], headings: Sequence[str],
+               marks: set[str]) -> dict[int, int]:
+    """The entry's blocks in a passage that goes on with a section whose heading is the
+    term line (Node.js's ``util.promisify(original)``): its first blocks, up to the next
+    term line or heading, after the blocks of the passage the heading opens (offsets from
+    :data:`MAX_PARTS` on). "What does util.promisify do?" quoted the chunk holding the
+    heading, "- original <Function>", not the next one's "Takes a function following the
+    common error-first callback style…"."""
+    if not headings or not asked & terms_of(headings[-1]):
+        return {}
+    out: dict[int, int] = {}
+    for j, part in enumerate(parts[:MAX_PARTS]):
+        first = _first_line(part)
+        if terms_of(first) or first.strip().lower() in marks:
+            break
+        out[j] = MAX_PARTS + j
     return out
 
 
@@ -170,6 +190,34 @@ def entry_score(top: float, words: float, offset: int, k: int) -> float:
     first ("what does it return?": the ``Returns:`` row), then the manual's order, so the
     entry is quoted from its term line on."""
     return top + words - 0.01 * (k + 10 * offset)
+
+
+class Leads:
+    """The first prose sentence of each asked term's entry, in the document's order (the
+    chunk's ordinal, then the prompt's): what the term is or does ("Takes a function
+    following the common error-first callback style…"), quoted before the entry's other
+    sentences that match no more of the question (:meth:`first`)."""
+
+    def __init__(self, top: float) -> None:
+        self.top = top
+        self._seen: dict[object, tuple[int, int, float]] = {}
+
+    def offer(self, chunk: Chunk, index: int, words: float) -> None:
+        """A prose sentence of an entry: ``index`` in the scored list, ``words`` the
+        question's words it matches (before :func:`entry_score`)."""
+        section = chunk.section_id or (chunk.doc_id, chunk.heading_path)
+        held = self._seen.get(section)
+        if held is None or (chunk.ordinal, index) < held[:2]:
+            self._seen[section] = (chunk.ordinal, index, words)
+
+    def first(self, scored: list[Any]) -> list[Any]:
+        """``scored`` with each lead above its entry's sentences that match no more of the
+        question: ``top`` + its words, with none of the offsets' order taken off."""
+        out = list(scored)
+        for _, index, words in self._seen.values():
+            lead = self.top + words + 0.005
+            out[index] = replace(out[index], score=max(out[index].score, lead))
+        return out
 
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:

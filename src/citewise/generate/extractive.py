@@ -70,7 +70,15 @@ from citewise.generate.companions import (
     with_antecedents,
     with_examples,
 )
-from citewise.generate.entries import asked_terms, entry_parts, entry_score, is_term_line
+from citewise.generate.entries import (
+    MAX_PARTS,
+    Leads,
+    asked_terms,
+    entry_parts,
+    entry_score,
+    is_term_line,
+    terms_of,
+)
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
 from citewise.generate.repeated import sources_of, unique
@@ -150,8 +158,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     weights = idf_weights(q_words, [p.text for p in passages])
     numbers = {w for w in q_words if any(c.isdigit() for c in w)}
 
-    def score(text: str) -> float:
-        shared = content_words(text) & weights.keys()
+    def score(text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
+        shared = (content_words(text) & weights.keys()) - given
         # fsum: the same total whatever order the set yields its words in (str hashes are
         # salted per process; a plain sum differed in the last bit and flipped ties)
         return math.fsum([weights[w] for w in shared] + [weights[w] for w in shared & numbers])
@@ -161,7 +169,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     terms = asked_terms(question, [p.text for p in passages])
     named = content_words(" ".join(terms)) & weights.keys()
     top = 1.0 + 2 * math.fsum(weights.values())
-    for passage in passages:
+    leads = Leads(top)
+    for passage in in_reading_order(passages, terms):
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
         headings = {h.strip().lower() for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
@@ -178,7 +187,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
                 lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
-                best = max(map(score, lines))  # a block scores as its best line, not its size
+                given = named if entry.get(j, 0) >= MAX_PARTS else frozenset()
+                best = max(score(line, given) for line in lines)  # its best line, not its size
                 best = entry_score(top, best, entry[j], 0) if j in entry else best
                 if not is_instruction(part) and not starts_midway(part):
                     scored.append(ScoredSentence(passage.sid, len(scored), part, best,
@@ -186,7 +196,8 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 continue
             rows = [(text, score(text) if score(cells) > 0 else 0.0)
                     for text, cells in table_rows(part)]
-            if not any(value > 0 for _, value in rows) and not (rows and j in entry):
+            prose = not any(value > 0 for _, value in rows) and not (rows and j in entry)
+            if prose:
                 rows = [(s, score(s)) for s in split_sentences(part)]
             item: set[str] = set()  # the words of the list item's first sentence
             for k, (text, value) in enumerate(rows):
@@ -199,10 +210,32 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                     about = subject | (item if DEFAULT.match(text) else set())
                     value += math.fsum(weights[w] for w in sorted(
                         (about & weights.keys()) - content_words(text)))
-                if j in entry:  # the asked term's own entry, read in order (entries.py)
+                if entry.get(j, 0) >= MAX_PARTS:  # under the term's heading: its words
+                    value = score(text, named)  # are given, the rest of the question counts
+                listed = BULLET.match(text) is not None
+                if j in entry and not (listed and value <= 0):  # the asked term's entry, in
+                    if prose and not listed:  # order (entries.py); not "- original <Function>"
+                        leads.offer(chunk, len(scored), value)
                     value = entry_score(top, value, entry[j], k)
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
-    return scored
+    return leads.first(scored)
+
+
+def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> list[ContextPassage]:
+    """``passages`` with those under the heading of an asked term (``terms``) in the
+    document's order, in the places they held: the quotes of the term's section read as the
+    section does (asked "What does fs.mkdtemp do?", its example of the wrong call, ranked
+    first, came before "Creates a unique temporary directory.")."""
+    def under(p: ContextPassage) -> bool:
+        path = p.hit.chunk.heading_path
+        return bool(path) and bool(terms & terms_of(path[-1]))
+
+    docs: dict[str, list[ContextPassage]] = {}
+    for p in passages:
+        if under(p):
+            docs.setdefault(p.hit.chunk.doc_id, []).append(p)
+    queues = {d: iter(sorted(g, key=lambda p: p.hit.chunk.ordinal)) for d, g in docs.items()}
+    return [next(queues[p.hit.chunk.doc_id]) if under(p) else p for p in passages]
 
 
 def section_subject(passage: ContextPassage, named: set[str]) -> set[str]:

@@ -46,6 +46,10 @@ def table_rows(part: str) -> list[tuple[str, str]]:
 
 _HISTORY_HEADER = re.compile(r"(?i)versions?|releases?|changes?|history|added|notes?|date")
 _VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+|v\d+")
+_VERSION_NOTE = re.compile(r"(?i)(?:added|deprecated|removed|introduced|changed) (?:in|since):? "
+                           r"(?:v?\d+(?:\.\d+)*(?:, )?)+\.?")
+"""A one-line note of the versions that added or deprecated an API ("Added in: v2.3.0",
+quoted as the answer to "What does os.homedir return?")."""
 _ASKS_HISTORY = re.compile(r"(?i)\b(?:versions?|releases?|when|since|added|introduced|"
                            r"changed?|changes|deprecated|removed|history)\b|\d+\.\d+|"
                            r"\bwhat(?:'s| is) new\b|\bv\d+")
@@ -59,10 +63,11 @@ def is_history(part: str, question: str) -> bool:
     rows, which share the name, before the description, which does not repeat it."""
     lines = [line.strip() for line in part.split("\n") if line.strip()]
     header = [c.strip() for c in lines[0].split(_CELL)] if lines else []
-    return (len(lines) >= 2 and len(header) >= 2
-            and all(_HISTORY_HEADER.fullmatch(c) for c in header)
-            and all(_VERSION.match(line) for line in lines[1:])
-            and not _ASKS_HISTORY.search(question) and not labels(question))
+    table = (len(lines) >= 2 and len(header) >= 2
+             and all(_HISTORY_HEADER.fullmatch(c) for c in header)
+             and all(_VERSION.match(line) for line in lines[1:]))
+    noted = bool(lines) and all(_VERSION_NOTE.fullmatch(line) for line in lines)
+    return (table or noted) and not _ASKS_HISTORY.search(question) and not labels(question)
 
 
 def _term_rows(cells: list[list[str]]) -> list[tuple[str, str]]:
