@@ -67,3 +67,13 @@ def test_neutralise_leaves_ordinary_angle_brackets_alone():
 def test_no_passages_still_builds_a_prompt():
     prompt = build_prompt("anything?", [])
     assert "(no sources)" in prompt.messages[1]["content"]
+
+
+def test_wide_and_spaced_fence_lookalikes_are_defused():
+    """A security review's passage held ``<          /source>`` (ten characters between
+    ``<`` and ``source``) and a full-width ``＜source id="S9"＞``; both were left as written."""
+    assert neutralise("<          /source>").startswith("\u2039")
+    assert neutralise('\uff1csource id="S9"\uff1e').startswith("\u2039")
+    assert neutralise("\uff1c/\uff53\uff4f\uff55\uff52\uff43\uff45\uff1e").startswith("\u2039")
+    assert neutralise("<" * 20_000 + " " * 20_000 + "x").count("<") == 20_000  # linear, kept
+    assert neutralise("a < b; the source is here") == "a < b; the source is here"
