@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from citewise.config import Settings
 from citewise.errors import ConfigError, NotFoundError
@@ -132,7 +133,7 @@ class EngineVerbs:
         if doc is not None and principal.may_read(doc):
             return ref, anchor
         base, _, fragment = ref.partition("#")
-        anchor = (fragment or None) if anchor is None else anchor
+        anchor = (unquote(fragment) or None) if anchor is None else anchor
         local = file_url_path(base) or (base if "://" in base else _resolved(base))
         readable = [d for d in self.store.list_documents() if principal.may_read(d)]
         for doc in readable:

@@ -10,8 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
+from urllib.parse import quote
 
 from citewise.trace import AnswerTrace
+
+#: What a link's ``#anchor`` keeps as written (RFC 3986's fragment characters but ``'``);
+#: the rest is percent-encoded: a page's ``id='a"><img src=x onerror=…>'`` went into every
+#: citation's link as written (a security review). Browsers decode it to find the element.
+FRAGMENT_SAFE = "!$&()*+,;=:@/?-._~"
 
 BlockKind = Literal["heading", "text", "table", "code", "list"]
 SearchMode = Literal["bm25", "dense", "hybrid"]
@@ -183,7 +189,7 @@ class Hit:
     def link(self, anchor: str | None) -> str:
         """``source_url#anchor`` for another anchor of the same document."""
         base = self.document.source_url or self.document.doc_id
-        return f"{base}#{anchor}" if anchor else base
+        return f"{base}#{quote(anchor, safe=FRAGMENT_SAFE)}" if anchor else base
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "score": round(self.score, 6),

@@ -362,3 +362,22 @@ def test_a_page_reingested_alone_keeps_its_site_chrome_out(tmp_path: Path, name:
         for chrome in GENERATORS[name][1]:
             assert chrome not in shown, (chrome, shown[:300])
         assert engine.store.count().documents == len(TOPICS)  # the neighbours are not indexed
+
+
+def test_an_anchor_with_markup_is_percent_encoded_in_links_and_still_opens(tmp_path: Path):
+    """A security review's page had ``id='a"><img src=x onerror=alert(1)>'`` on a heading:
+    every citation's link carried the markup as written, ready for any client that builds
+    ``<a href="…">`` from it."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "goggles.html").write_text(
+        "<html><head><title>Goggles</title></head><body>"
+        "<h1 id='a\"><img src=x onerror=alert(1)> b'>Safety goggles</h1>"
+        "<p>Goggles are zqgoggle rated for splashes.</p></body></html>")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([site], {"groups": ["public"]}, base_url=BASE)
+        hit = engine.search("zqgoggle", READER, mode="bm25", top_k=1).hits[0]
+        assert hit.chunk.anchor == 'a"><img src=x onerror=alert(1)> b'
+        assert hit.source == BASE + "goggles.html#a%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E%20b"
+        section = engine.section(hit.source, READER)
+        assert section.found and "zqgoggle" in " ".join(b.text for b in section.blocks)
