@@ -335,3 +335,18 @@ def test_threads_share_one_store(store: SQLiteStore, embedder: FakeEmbedder) -> 
 
     with ThreadPoolExecutor(4) as pool:
         assert all(n >= 2 for n in pool.map(work, range(40)))
+
+
+def test_a_write_to_a_read_only_index_names_the_right_fix(tmp_path: Path) -> None:
+    """A security review's `chattr +i` index was told to "retry when other writers finish"
+    (file modes cannot show it here: the suite may run as root, whom they do not stop)."""
+    from citewise.index.sqlite.catalog import SQLiteCatalog
+    from citewise.index.sqlite.migrations import sqlite3
+
+    exc = sqlite3.OperationalError("attempt to write a readonly database")
+    path = tmp_path / "i.db"
+    with SQLiteStore(path) as store, SQLiteCatalog(path) as catalog:
+        for error in (store._error(exc, "write"), catalog._error(exc, "promote")):
+            text = str(error)
+            assert "cannot be written" in text and "chmod u+w" in text and "--db COPY" in text
+            assert "other writers" not in text and "busy" not in text

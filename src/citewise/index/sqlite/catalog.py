@@ -30,7 +30,7 @@ from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
 from citewise.index.sqlite import changes, cleanup
 from citewise.index.sqlite.database import Database
 from citewise.index.sqlite.migrations import sqlite3
-from citewise.index.sqlite.store import SQLiteStore
+from citewise.index.sqlite.store import SQLiteStore, read_only
 from citewise.index.version_view import ReadOnlyVersion
 from citewise.types import IndexVersion
 
@@ -161,6 +161,8 @@ class SQLiteCatalog(ChangeLogCalls):
     # -- connection --------------------------------------------------------------------------
 
     def _error(self, exc: Exception, action: str) -> StoreError:
+        if "readonly" in str(exc):
+            return read_only(self.path, exc)
         return StoreError(f"cannot use the version catalog of {self.path}: {exc}. Fix: retry "
                           "when other writers finish; check the path.")
 

@@ -73,6 +73,8 @@ class SQLiteStore:
     # -- connection and transactions -------------------------------------------------------
 
     def _error(self, exc: Exception, action: str) -> StoreError:
+        if "readonly" in str(exc):
+            return read_only(self.path, exc)
         if "locked" in str(exc) or "busy" in str(exc):
             return StoreError(f"index {self.path} is busy: another process held its write lock "
                               f"for over 5 s ({exc}). Fix: retry when the other ingest ends.")
@@ -268,3 +270,11 @@ class SQLiteStore:
         the index holds: see :func:`~citewise.index.sqlite.acl.describe_principal`)."""
         with self._reading() as conn:
             return describe_principal(principal, layout_of(conn).name)
+
+
+def read_only(path: str | Path, exc: Exception) -> StoreError:
+    """The error of a write to an index file (or its folder) that may not be written: a
+    security review's `chattr +i` index was told to "retry when other writers finish"."""
+    return StoreError(f"index {path} cannot be written: {exc}. Fix: make the file and its "
+                      "folder writable by this user (`ls -l` shows who may write; `chmod u+w`), "
+                      "or copy it elsewhere and pass --db COPY.")
