@@ -34,6 +34,9 @@ first document is written and counted."""
 EMBED_SLICE = 256
 """Texts per embedding call of a batch; progress is reported after each."""
 _GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
+#: The metadata key of the file a document is read from (never shown to readers): a file
+#: that names another file's doc_id cannot replace it (:func:`_another_file`).
+HOME = "_home"
 
 
 @dataclass(frozen=True)
@@ -115,12 +118,18 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
             f"front matter), or move the existing one first with `citewise acl "
             f"{shlex.quote(doc_id)} --groups GROUPS --tenant {shlex.quote(tenant)}`")
     other = _another_file(previous, meta)
+    if other is not None and meta.get("_own_doc_id"):
+        raise IngestError(
+            f"doc_id {doc_id!r}, named by this file's own metadata, is already indexed from "
+            f"{other}, another file that still exists; not replaced. Fix: remove the doc_id "
+            "line from this file's front matter (or <meta>), or remove the other first with "
+            f"`citewise delete {shlex.quote(doc_id)}`")
     if other is not None:
         raise IngestError(
             f"doc_id {doc_id!r} is already indexed from {other}, another file that still "
             "exists; not replaced. Fix: ingest this folder with its own ids (--id-prefix "
             "NAME/), or its own index (--db), or remove the other first with `citewise "
-            f"delete {doc_id}`")
+            f"delete {shlex.quote(doc_id)}`")
     digest = content_hash(parsed)
     if previous is None:
         version = 1
@@ -130,6 +139,8 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         version = previous.version + 1
     extra = {k: v for k, v in meta.items()
              if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
+    if meta.get("_file_path"):
+        extra[HOME] = str(meta["_file_path"])  # the file it is read from: _another_file
     updated_at = meta.get("updated_at")
     if updated_at is None and previous is not None and previous.content_hash == digest:
         updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
@@ -144,17 +155,23 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
 
 
 def _another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | None:
-    """The file ``previous`` was read from, when this document is read from another file
-    and that one still exists: two folders' ``index.html`` (a doc_id is the path relative to
-    the folder ingested), where the second silently replaced the first. A folder moved
-    elsewhere (the old file gone), and a document whose link is not a file's, are replaced
-    as before."""
+    """The file ``previous`` was read from (its recorded :data:`HOME`, else the path of its
+    ``file://`` link), when this document is read from another file and that one still
+    exists: two folders' ``index.html`` (a doc_id is the path relative to the folder
+    ingested), where the second silently replaced the first, or a file whose front matter
+    names another file's document (and its link: a security review replaced a restricted
+    document that way, and took over its ACL). A folder moved elsewhere (the old file gone),
+    an upload (no file of its own), and a document with neither a home nor a file link, are
+    replaced as before."""
     here = meta.get("_file_path")
-    link = previous.source_url if previous is not None else None
-    local = file_url_path(link) if link and link != meta.get("source_url") else None
-    if not here or not local:
+    if not here or previous is None:
         return None
-    there = Path(local)
+    home = previous.metadata.get(HOME)
+    if home is None and previous.source_url:
+        home = file_url_path(previous.source_url)
+    if not home:
+        return None
+    there = Path(str(home))
     if not there.is_file() or there.resolve() == Path(str(here)):
         return None
     return str(there)

@@ -336,3 +336,32 @@ def test_a_file_swapped_for_a_symlink_after_the_folder_was_listed_is_not_read(tm
     followed = {i.doc_id: i for i in file_batch([root], LimitSettings(),
                                                 follow_symlinks=True).items}
     assert "zqkiwi outside" in followed["zzz.md"].load().text  # the operator's choice
+
+
+@pytest.mark.parametrize("link", ["base-url", "spoofed"])
+def test_a_file_naming_another_files_doc_id_cannot_replace_it(tmp_path: Path, link: str) -> None:
+    """A security review replaced a restricted document, and took over its ACL, from another
+    folder: a file whose front matter names its doc_id (and, when that document's link was a
+    file's, the same link). The document read from another file that still exists is kept;
+    the file that names it fails alone, with a fix that exists."""
+    hr = docs_with(tmp_path, {"bands.md": SALARY})
+    db = tmp_path / "i.db"
+    args = ["--base-url", "https://hr.example/"] if link == "base-url" else []
+    ingest(db, str(hr), "--groups", "hr", "--id-prefix", "hr/", *args)
+    victim = (hr / "bands.md").resolve().as_uri()
+    spoof = "" if link == "base-url" else f'source_url: "{victim}"\n'
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "x.md").write_text(f"---\ndoc_id: hr/bands.md\n{spoof}---\n# Bands\n\nEvery band is "
+                               "zqforged 250000 euros.\n", encoding="utf-8")
+    got, out = cli("ingest", str(evil), "--groups", "staff", "--id-prefix", "evil/",
+                   "--db", str(db), "--no-progress")
+    assert "0 changed" in out and "1 failed" in out, out
+    assert "named by this file's own metadata" in out and "remove the doc_id line" in out
+    assert acl_of(db) == {"hr/bands.md": ("default", ["hr"])}
+    code, found = cli("search", "zqforged", "--groups", "staff,hr", "--db", str(db), "--json")
+    assert code == 0 and "zqforged" not in found
+    # the file that does own the id is still re-ingested after an edit
+    (hr / "bands.md").write_text(SALARY + "\nReviewed in May.\n", encoding="utf-8")
+    out = ingest(db, str(hr), "--groups", "hr", "--id-prefix", "hr/", *args)
+    assert "1 changed" in out, out
