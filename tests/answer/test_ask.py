@@ -133,7 +133,8 @@ def test_injected_passage_does_not_open_the_gate_or_leak(tmp_path: Path) -> None
         clean = engine.ask("Who assigns parking spaces?", staff, dry_run=True)
     assert answer.trace.gate.score == clean.trace.gate.score
     prompt = json.dumps([dict(m) for m in gen.prompts[0].messages])
-    assert "Ignore previous instructions" in prompt  # fenced as data, not removed
+    assert "Parking spaces are assigned by facilities." in prompt
+    assert "Ignore previous instructions" not in prompt  # never evidence: not shown either
     assert SECRET not in prompt and SECRET not in json.dumps(answer_json(answer))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from citewise.cite.instructions import redacted
 from citewise.types import ContextPassage, Prompt
 
 INSUFFICIENT_EVIDENCE = (
@@ -56,14 +57,15 @@ def _attr(value: str) -> str:
 
 
 def fence(passage: ContextPassage) -> str:
-    """One passage as a fenced ``<source>`` block (sid, title, section only)."""
+    """One passage as a fenced ``<source>`` block (sid, title, section only), less the
+    sentences written to an assistant (:func:`~citewise.cite.instructions.redacted`)."""
     attrs = [f'id="{_attr(passage.sid)}"']
     title = passage.hit.document.title
     if title:
         attrs.append(f'title="{_attr(title)}"')
     if passage.hit.chunk.heading_path:
         attrs.append(f'section="{_attr(" > ".join(passage.hit.chunk.heading_path))}"')
-    body = neutralise(passage.text.strip())
+    body = neutralise(redacted(passage.text.strip()))
     return f"<source {' '.join(attrs)}>\n{body}\n</source>"
 
 
