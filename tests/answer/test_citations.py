@@ -87,3 +87,12 @@ def test_an_unclosed_run_of_ids_does_not_hang_renumbering() -> None:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+def test_a_citation_past_a_sentences_full_stop_joins_its_own() -> None:
+    """The local model wrote "…every Tuesday [S1]. [S1]" and "…never reused [S2]. [S1]",
+    shown as "[1]. [1]" and "[1]. [2]" (the injection benchmark's answers)."""
+    report = ValidationReport(cited=("S1", "S2"))
+    text, _ = renumber("Watered every Tuesday [S1]. [S1] Never reused [S2]. [S1, S2]\n"
+                       "Keys [S1]. [S2]", report)
+    assert text == "Watered every Tuesday [1]. Never reused [2, 1].\nKeys [1, 2]."

@@ -33,7 +33,18 @@ def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
     in brackets that was in the text before (a quoted footnote mark, a model's own ``[1]``)
     is put in parentheses first, so every ``[n]`` shown is a checked citation."""
     numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
-    return number_brackets(inert_numbers(text), lambda sid: numbers.get(sid, sid)), numbers
+    shown = number_brackets(inert_numbers(text), lambda sid: numbers.get(sid, sid))
+    return _TRAILING.sub(_merged, shown), numbers
+
+
+_TRAILING = re.compile(r"\[(\d+(?:, \d+)*)\]([.!?]) \[(\d+(?:, \d+)*)\](?=\s|$)")
+"""A citation after a sentence's own, past its full stop (the model's "…reused [S2]. [S1]"
+read "…reused [1]. [2]", and "…every Tuesday [1]. [1]")."""
+
+
+def _merged(match: re.Match[str]) -> str:
+    ids = dict.fromkeys([*match.group(1).split(", "), *match.group(3).split(", ")])
+    return f"[{', '.join(ids)}]{match.group(2)}"
 
 
 def number_brackets(text: str, number: Callable[[str], str]) -> str:
