@@ -34,7 +34,13 @@ def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
     is put in parentheses first, so every ``[n]`` shown is a checked citation."""
     numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
     shown = number_brackets(inert_numbers(text), lambda sid: numbers.get(sid, sid))
-    return _TRAILING.sub(_merged, shown), numbers
+    return joined_trailing(shown), numbers
+
+
+def joined_trailing(text: str) -> str:
+    """``text`` (citations numbered) with a citation after a sentence's full stop joined to
+    the sentence's own: "…reused [1]. [2]" reads "…reused [1, 2]."."""
+    return _TRAILING.sub(_merged, text)
 
 
 _TRAILING = re.compile(r"\[(\d+(?:, \d+)*)\]([.!?]) \[(\d+(?:, \d+)*)\](?=\s|$)")

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from citewise.answer.citations import format_citation, place
+from citewise.answer.citations import format_citation, joined_trailing, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
@@ -158,7 +158,7 @@ def _shown_as_is(streamed: str, answer: Answer) -> bool:
     a terminal that also shows stdout: printing it again would show the answer twice."""
     return (answer.outcome == "answered" and answer.trace.escalated is None
             and sys.stdout.isatty() and sys.stderr.isatty()
-            and streamed.split() == answer.answer.split())
+            and joined_trailing(streamed).split() == answer.answer.split())
 
 
 def print_notes(answer: Answer) -> None:
