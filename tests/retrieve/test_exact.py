@@ -52,3 +52,13 @@ def test_the_chunk_naming_the_option_is_found_and_read_as_the_asker(tmp_path: Pa
     assert ids[0] == "options.md", ids
     assert "secret.md" not in ids and result.candidates["exact"] == 1
     assert result.hits[0].signals["exact"].rank == 1
+
+
+def test_a_one_letter_option_is_an_identifier_and_keeps_its_case() -> None:
+    """A new user's "What does the -u option do in diff?" missed diffutils' ``'-u'`` entry
+    and its Unified Format section (BM25 reads one letter as nothing) and was declined."""
+    assert identifiers("What does the -u option do in diff?") == ["-u"]
+    assert identifiers("is an e-mail an x-ray? -1 is a value, IL-6 a cytokine") == []
+    texts = {"a": "'-u' Use the unified output format.", "b": "'-U' unified with LINES.",
+             "c": "Use diff to compare.", "d": "diff -un"}
+    assert [s.chunk_id for s in exact_run(["-u"], texts)] == ["a"]

@@ -20,15 +20,19 @@ from collections.abc import Mapping, Sequence
 from citewise.types import ScoredId
 
 _CODE = re.compile(r"`([^`\n]{2,80})`")
-_TOKEN = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*[A-Za-z0-9]|[A-Za-z]\w*(?:_|::)\w+)")
-"""An identifier: a long option (``--small``, ``-mtime``; not ``-s``, not a hyphenated
-word) or a name with an inner ``_`` or ``::`` (``max_keepalive_connections``,
+_TOKEN = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*[A-Za-z0-9]|-[A-Za-z](?![\w-])"
+                    r"|[A-Za-z]\w*(?:_|::)\w+)")
+"""An identifier: an option (``--small``, ``-mtime``, ``-u``: a new user's "What does the
+-u option do in diff?" missed the options list's ``'-u'`` entry and the Unified Format
+section, which BM25 reads as one letter, and was declined; not a hyphenated word, nor
+``-1``) or a name with an inner ``_`` or ``::`` (``max_keepalive_connections``,
 ``Vec::pop``). Not dotted or slashed names, camelCase or letters with digits: on SciFact's
 claims those are biology (``mRNA``, ``H2A.Z``, ``TCR/CD8``, ``p53``), and an exact run for
 them cost hybrid nDCG@10 0.7285 -> 0.7162; ``ext4`` or ``bzip2`` are names mentioned in
 passing on many pages (borg's unanswerable "…ext4 VMs…" got a page naming ext4 past the
 gate)."""
 MAX_IDENTIFIERS = 4
+_SHORT = re.compile(r"-[A-Za-z]")
 
 
 def identifiers(query: str) -> list[str]:
@@ -44,7 +48,8 @@ def exact_run(names: Sequence[str], texts: Mapping[str, str]) -> list[ScoredId]:
     weighted ``ln(1 + N / df)`` over the N candidates (the rarer, the more it tells: the
     ``--small`` entry above every page naming ``bzip2``), then by that order. A name most
     candidates hold tells none of them apart: not counted."""
-    patterns = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE)
+    patterns = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])",
+                           0 if _SHORT.fullmatch(n) else re.IGNORECASE)  # gzip's -n is not -N
                 for n in names]
     held = {cid: {i for i, p in enumerate(patterns) if p.search(text)}
             for cid, text in texts.items()}
