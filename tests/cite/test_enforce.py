@@ -458,3 +458,22 @@ def test_an_indented_example_copied_from_its_source_is_kept() -> None:
                    "a language like Polish with 3 plural forms?")
     assert kept.answered, kept.removed
     assert "(n%100<10 || n%100>=20) ? 1 : 2;" in kept.text and kept.removed == ()
+
+
+def test_an_answer_left_with_only_the_examples_it_copied_is_no_answer():
+    """A new user's "How do I make diff ignore changes in whitespace?" lost the model's
+    uncited "…use the -b option" and printed only the example lines it had copied, cited."""
+    ps = passages("The '--ignore-space-change' ('-b') option is stronger than '-E' and '-Z' "
+                  "combined. It ignores white space at line end.",
+                  "For example:\n\nHere lyeth  muche rychnesse in lytell space.   -- John "
+                  "Heywood$")
+    answer = ("To make diff ignore changes in whitespace, you can use the -b option.\n\n"
+              "Here lyeth  muche rychnesse in lytell space.   -- John Heywood$ [S2]")
+    question = "How do I make diff ignore changes in whitespace?"
+    kept = enforce(answer, ps, question=question)
+    assert not kept.answered
+    assert ("To make diff ignore changes in whitespace, you can use the -b option.",
+            "uncited") in [(r.text, r.status) for r in kept.removed]
+    # a kept sentence that does share the question's words is an answer, as before
+    answer = "The -b option ignores white space at line end [S1]. Or use -w to ignore all."
+    assert enforce(answer, ps, question=question).answered

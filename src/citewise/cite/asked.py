@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from citewise.cite.parse import CITATION_BRACKET
-from citewise.cite.terms import numbers
+from citewise.cite.terms import content_stems, numbers
 
 _ASKS = re.compile(
     r"(?:^|[,;:(]\s*|\b(?:and|but|so|then|or)\s+)how\s+(long|many|much|often|frequently|big|"
@@ -71,3 +71,16 @@ def answers_kind(kind: str | None, text: str, code: bool = False) -> bool:
     for ``kind`` (what :func:`asks_quantity` returned for it, once per question): the
     extractive answer and the quote fallback quote nothing else."""
     return code or kind is None or states_quantity(text, kind)
+
+
+def only_leftovers(kept: list[str], removed: list[str], question: str) -> bool:
+    """Whether the sentences ``kept`` of an answer share no word of ``question`` while a
+    sentence ``removed`` from it does: what is left is the scaffolding of the removed answer,
+    not an answer. A new user's "How do I make diff ignore changes in whitespace?" lost the
+    model's uncited "…you can use the -b option" and printed only the two example lines it
+    had copied from the manual ("Here lyeth  muche rychnesse …$ [1]"), cited, exit 0."""
+    asked = content_stems(question)
+    if not kept or not asked:
+        return False
+    shares = [bool(asked & content_stems(text)) for text in kept]
+    return not any(shares) and any(asked & content_stems(text) for text in removed)

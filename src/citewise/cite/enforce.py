@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from citewise.cite.asked import asks_quantity, states_quantity
+from citewise.cite.asked import asks_quantity, only_leftovers, states_quantity
 from citewise.cite.leaning import (
     CONSEQUENCE,
     DEMONSTRATIVE,
@@ -282,7 +282,8 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
                    and not points_elsewhere(v.segment.text) for v in verdicts)
-    if answered and question and _unresponsive(verdicts, question):
+    if answered and question and (_unresponsive(verdicts, question) or only_leftovers(
+            _texts(verdicts, "supported"), _texts(verdicts, *CLAIMED), question)):
         answered = False
         verdicts = [replace(v, status="unresponsive") if v.status == "supported"
                     and v.segment.kind == "sentence" else v for v in verdicts]
@@ -314,6 +315,15 @@ def _unresponsive(verdicts: Sequence[Verdict], question: str) -> bool:
         v.status == "supported"
         and (v.segment.kind == "code" or states_quantity(v.segment.text, kind))
         for v in verdicts)
+
+
+CLAIMED = ("uncited", "unsupported")
+"""Removals of a sentence that claimed something of its own (:func:`only_leftovers`)."""
+
+
+def _texts(verdicts: Sequence[Verdict], *statuses: str) -> list[str]:
+    return [v.segment.text for v in verdicts
+            if v.status in statuses and v.segment.kind == "sentence"]
 
 
 def _stray(verdicts: Sequence[Verdict], i: int) -> bool:
