@@ -47,7 +47,7 @@ def table_rows(part: str) -> list[tuple[str, str]]:
 _HISTORY_HEADER = re.compile(r"(?i)versions?|releases?|changes?|history|added|notes?|date")
 _VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+|v\d+")
 _VERSION_NOTE = re.compile(r"(?i)(?:added|deprecated|removed|introduced|changed) (?:in|since):? "
-                           r"(?:v?\d+(?:\.\d+)*(?:, )?)+\.?")
+                           r"v?\d+(?:\.\d+)*(?:, v?\d+(?:\.\d+)*)*\.?")
 """A one-line note of the versions that added or deprecated an API ("Added in: v2.3.0",
 quoted as the answer to "What does os.homedir return?")."""
 _ASKS_HISTORY = re.compile(r"(?i)\b(?:versions?|releases?|when|since|added|introduced|"
