@@ -93,6 +93,9 @@ def test_a_citation_past_a_sentences_full_stop_joins_its_own() -> None:
     """The local model wrote "…every Tuesday [S1]. [S1]" and "…never reused [S2]. [S1]",
     shown as "[1]. [1]" and "[1]. [2]" (the injection benchmark's answers)."""
     report = ValidationReport(cited=("S1", "S2"))
-    text, _ = renumber("Watered every Tuesday [S1]. [S1] Never reused [S2]. [S1, S2]\n"
+    text, _ = renumber("Watered every Tuesday [S1]. [S1]\nNever reused [S2]. [S1, S2]\n"
                        "Keys [S1]. [S2]", report)
-    assert text == "Watered every Tuesday [1]. Never reused [2, 1].\nKeys [1, 2]."
+    assert text == "Watered every Tuesday [1].\nNever reused [2, 1].\nKeys [1, 2]."
+    # a citation that opens the next sentence is its subject, not a trailing one (a review)
+    text, _ = renumber("Option A is in [S1]. [S2] describes option B.", report)
+    assert text == "Option A is in [1]. [2] describes option B."

@@ -25,3 +25,17 @@ def test_other_brackets_pass_through_and_nothing_is_held_forever() -> None:
     assert shown("ends on an open [S4")[0] == "ends on an open [S4"
     long = "[" + "S1 " * 30
     assert shown(long, " tail")[1][0] == long  # past HOLD_CHARS it is shown as it is
+
+
+def test_a_streamed_answer_whose_trailing_citations_were_joined_is_the_final_one() -> None:
+    """The final text joins "[1]. [2]" at a line's end into "[1, 2]."; the stream showed
+    the first form, and the terminal must not print the answer a second time for it."""
+    from citewise.answer.citations import joined_trailing, renumber
+    from citewise.types import ValidationReport
+
+    stream = NumberedStream()
+    draft = "Keys are kept in the safe [S1]. [S2]"
+    shown = stream.feed(draft) + stream.close()
+    final, _ = renumber(draft, ValidationReport(cited=("S1", "S2")))
+    assert shown == "Keys are kept in the safe [1]. [2]" and final.endswith("[1, 2].")
+    assert joined_trailing(shown).split() == final.split()

@@ -43,7 +43,7 @@ def joined_trailing(text: str) -> str:
     return _TRAILING.sub(_merged, text)
 
 
-_TRAILING = re.compile(r"\[(\d+(?:, \d+)*)\]([.!?]) \[(\d+(?:, \d+)*)\](?=\s|$)")
+_TRAILING = re.compile(r"\[(\d+(?:, \d+)*)\]([.!?]) \[(\d+(?:, \d+)*)\](?=[ \t]*(?:\n|$))")
 """A citation after a sentence's own, past its full stop (the model's "…reused [S2]. [S1]"
 read "…reused [1]. [2]", and "…every Tuesday [1]. [1]")."""
 
