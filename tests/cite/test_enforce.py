@@ -474,6 +474,11 @@ def test_an_answer_left_with_only_the_examples_it_copied_is_no_answer():
     assert not kept.answered
     assert ("To make diff ignore changes in whitespace, you can use the -b option.",
             "uncited") in [(r.text, r.status) for r in kept.removed]
+    assert "leftover" in [r.status for r in kept.removed]
     # a kept sentence that does share the question's words is an answer, as before
     answer = "The -b option ignores white space at line end [S1]. Or use -w to ignore all."
     assert enforce(answer, ps, question=question).answered
+    # and so is one that names what the removed paraphrase of the question did not (review)
+    answer = "Use the -b option [S1]. This makes diff ignore changes in whitespace."
+    kept = enforce(answer, ps, question=question)
+    assert kept.answered and kept.text.startswith("Use the -b option [S1].")

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from citewise.types import ContextPassage
 
-_WHOLE_ANSWER = ("unresponsive", "pointer")
+_WHOLE_ANSWER = ("unresponsive", "pointer", "leftover")
 """Statuses only the whole answer decides: a partial one is not judged by them."""
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from citewise.cite.parse import CITATION_BRACKET
-from citewise.cite.terms import content_stems, numbers
+from citewise.cite.terms import code_spans, content_stems, named_identifiers, numbers
 
 _ASKS = re.compile(
     r"(?:^|[,;:(]\s*|\b(?:and|but|so|then|or)\s+)how\s+(long|many|much|often|frequently|big|"
@@ -75,12 +75,22 @@ def answers_kind(kind: str | None, text: str, code: bool = False) -> bool:
 
 def only_leftovers(kept: list[str], removed: list[str], question: str) -> bool:
     """Whether the sentences ``kept`` of an answer share no word of ``question`` while a
-    sentence ``removed`` from it does: what is left is the scaffolding of the removed answer,
-    not an answer. A new user's "How do I make diff ignore changes in whitespace?" lost the
-    model's uncited "…you can use the -b option" and printed only the two example lines it
-    had copied from the manual ("Here lyeth  muche rychnesse …$ [1]"), cited, exit 0."""
+    sentence ``removed`` from it does and names an option, code or identifier (:func:`names`)
+    none of them holds: what is left is the scaffolding of the removed answer. A new user's
+    "How do I make diff ignore changes in whitespace?" lost the model's uncited "…you can use
+    the -b option" and printed only the example lines it had copied from the manual ("Here
+    lyeth  muche rychnesse …$ [1]"), cited, exit 0. A kept "Use the -w option [1]." after
+    a removed "This makes diff ignore whitespace." is an answer."""
     asked = content_stems(question)
-    if not kept or not asked:
+    if not kept or not asked or any(asked & content_stems(text) for text in kept):
         return False
-    shares = [bool(asked & content_stems(text)) for text in kept]
-    return not any(shares) and any(asked & content_stems(text) for text in removed)
+    held = set().union(*(names(text) for text in kept))
+    return any(asked & content_stems(text) and names(text) - held for text in removed)
+
+
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def names(text: str) -> set[str]:
+    """The options (``-b``, ``--brief``), code spans and identifiers ``text`` names."""
+    return set(_OPTION.findall(text)) | set(code_spans(text)) | set(named_identifiers(text))

@@ -53,7 +53,8 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "unfounded": "rests on words of the question that its sources lack",
        "pointer": "only points elsewhere",
        "dangling": "refers to a sentence that was removed",
-       "unresponsive": "gives no quantity, and the question asks how long, many or much"}
+       "unresponsive": "gives no quantity, and the question asks how long, many or much",
+       "leftover": "shares no word of the question, and the claim it went with was removed"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
 _TOKEN = re.compile(r"`[^`]+`|\w[\w.\-/]*\w|\w")
@@ -75,7 +76,7 @@ _POINTS_AT = re.compile(
 """A sentence whose subject is a document and whose claim is that it has information ("The
 Rust 2024 Edition Guide [1] provides additional information on how to migrate your code"):
 a new user's whole answer to why two functions became unsafe."""
-_CLAIMS = frozenset(WHY) - {"restates", "unresponsive"}
+_CLAIMS = frozenset(WHY) - {"restates", "unresponsive", "leftover"}
 """Removals that took a claim with them (a restatement only repeats the question; an
 unresponsive sentence is supported, only not an answer)."""
 OWN_WORDS = 4
@@ -282,10 +283,10 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]
     answered = any(v.status == "supported" and v.segment.kind == "sentence"
                    and not points_elsewhere(v.segment.text) for v in verdicts)
-    if answered and question and (_unresponsive(verdicts, question) or only_leftovers(
-            _texts(verdicts, "supported"), _texts(verdicts, *CLAIMED), question)):
+    why = _not_an_answer(verdicts, question) if answered and question else None
+    if why is not None:
         answered = False
-        verdicts = [replace(v, status="unresponsive") if v.status == "supported"
+        verdicts = [replace(v, status=why) if v.status == "supported"
                     and v.segment.kind == "sentence" else v for v in verdicts]
     if not answered:  # a pointer left alone is no answer: say why it goes
         verdicts = [replace(v, status="pointer") if v.status == "supported"
@@ -317,13 +318,16 @@ def _unresponsive(verdicts: Sequence[Verdict], question: str) -> bool:
         for v in verdicts)
 
 
-CLAIMED = ("uncited", "unsupported")
-"""Removals of a sentence that claimed something of its own (:func:`only_leftovers`)."""
-
-
-def _texts(verdicts: Sequence[Verdict], *statuses: str) -> list[str]:
-    return [v.segment.text for v in verdicts
-            if v.status in statuses and v.segment.kind == "sentence"]
+def _not_an_answer(verdicts: Sequence[Verdict], question: str) -> str | None:
+    """Why the supported sentences do not answer ``question`` (``unresponsive``, or
+    ``leftover``: :func:`~citewise.cite.asked.only_leftovers`), or None."""
+    def texts(*statuses: str) -> list[str]:
+        return [v.segment.text for v in verdicts if v.status in statuses and v.segment.kind
+                == "sentence"]
+    if _unresponsive(verdicts, question):
+        return "unresponsive"
+    return "leftover" if only_leftovers(texts("supported"), texts("uncited", "unsupported"),
+                                        question) else None
 
 
 def _stray(verdicts: Sequence[Verdict], i: int) -> bool:
