@@ -14,7 +14,6 @@ import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import IngestError
-from citewise.ingest.metadata import file_url_path
+from citewise.ingest.ownership import HOME, another_file, takes_over
 from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.types import Chunk, Document, ParsedDocument
 
@@ -34,9 +33,6 @@ first document is written and counted."""
 EMBED_SLICE = 256
 """Texts per embedding call of a batch; progress is reported after each."""
 _GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
-#: The metadata key of the file a document is read from (never shown to readers): a file
-#: that names another file's doc_id cannot replace it (:func:`_another_file`).
-HOME = "_home"
 
 
 @dataclass(frozen=True)
@@ -117,7 +113,14 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
             "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line or "
             f"front matter), or move the existing one first with `citewise acl "
             f"{shlex.quote(doc_id)} --groups GROUPS --tenant {shlex.quote(tenant)}`")
-    other = _another_file(previous, meta)
+    groups = _groups(meta.get("groups"))
+    if takes_over(previous, meta, groups):
+        raise IngestError(
+            f"doc_id {doc_id!r}, named by this file's own metadata, is a document not read "
+            "from this file, and this ingest would change who may read it; not replaced. Fix: "
+            "remove the doc_id line from this file's front matter (or <meta>), or set that "
+            f"document's groups first with `citewise acl {shlex.quote(doc_id)} --groups ...`")
+    other = another_file(previous, meta)
     if other is not None and meta.get("_own_doc_id"):
         raise IngestError(
             f"doc_id {doc_id!r}, named by this file's own metadata, is already indexed from "
@@ -140,7 +143,7 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
     extra = {k: v for k, v in meta.items()
              if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
     if meta.get("_file_path"):
-        extra[HOME] = str(meta["_file_path"])  # the file it is read from: _another_file
+        extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
     updated_at = meta.get("updated_at")
     if updated_at is None and previous is not None and previous.content_hash == digest:
         updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
@@ -148,33 +151,10 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         updated_at = meta.get("_file_mtime")
     return Document(
         doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
-        tenant=tenant, acl_groups=_groups(meta.get("groups")),
+        tenant=tenant, acl_groups=groups,
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
         metadata=extra)
-
-
-def _another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | None:
-    """The file ``previous`` was read from (its recorded :data:`HOME`, else the path of its
-    ``file://`` link), when this document is read from another file and that one still
-    exists: two folders' ``index.html`` (a doc_id is the path relative to the folder
-    ingested), where the second silently replaced the first, or a file whose front matter
-    names another file's document (and its link: a security review replaced a restricted
-    document that way, and took over its ACL). A folder moved elsewhere (the old file gone),
-    an upload (no file of its own), and a document with neither a home nor a file link, are
-    replaced as before."""
-    here = meta.get("_file_path")
-    if not here or previous is None:
-        return None
-    home = previous.metadata.get(HOME)
-    if home is None and previous.source_url:
-        home = file_url_path(previous.source_url)
-    if not home:
-        return None
-    there = Path(str(home))
-    if not there.is_file() or there.resolve() == Path(str(here)):
-        return None
-    return str(there)
 
 
 def same_record(a: Document, b: Document) -> bool:

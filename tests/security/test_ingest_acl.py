@@ -365,3 +365,42 @@ def test_a_file_naming_another_files_doc_id_cannot_replace_it(tmp_path: Path, li
     (hr / "bands.md").write_text(SALARY + "\nReviewed in May.\n", encoding="utf-8")
     out = ingest(db, str(hr), "--groups", "hr", "--id-prefix", "hr/", *args)
     assert "1 changed" in out, out
+
+
+def test_a_doc_id_claimed_while_its_owners_folder_is_away_cannot_change_its_readers(
+        tmp_path: Path) -> None:
+    """A review: with the owner's folder away (a share not mounted), a front-matter id took
+    the hr document over as staff and locked the owner out when the folder came back."""
+    hr = docs_with(tmp_path, {"bands.md": SALARY})
+    db = tmp_path / "i.db"
+    ingest(db, str(hr), "--groups", "hr", "--id-prefix", "hr/")
+    away = hr.rename(tmp_path / "away")
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "x.md").write_text("---\ndoc_id: hr/bands.md\n---\n# Bands\n\nzqforged.\n",
+                               encoding="utf-8")
+    got, out = cli("ingest", str(evil), "--groups", "staff", "--db", str(db), "--no-progress")
+    assert "1 failed" in out and "would change who may read it" in out, out
+    assert acl_of(db) == {"hr/bands.md": ("default", ["hr"])}
+    away.rename(hr)
+    assert "0 failed" in ingest(db, str(hr), "--groups", "hr", "--id-prefix", "hr/")
+
+
+def test_an_index_made_before_homes_were_recorded_still_re_ingests_a_linked_export(
+        tmp_path: Path) -> None:
+    """A review: a document whose sidecar link names its original (a .docx beside the .md
+    export), indexed before homes were recorded, was refused on every re-ingest."""
+    from citewise.ingest.ownership import another_file
+    from citewise.types import Document
+
+    original = tmp_path / "handbook.docx"
+    original.write_bytes(b"PK")
+    export = tmp_path / "handbook.md"
+    export.write_text("# H\n", encoding="utf-8")
+    link = original.resolve().as_uri()
+    old = Document(doc_id="handbook.md", title="H", content_hash="h", tenant="default",
+                   acl_groups=frozenset({"staff"}), source_url=link)
+    meta = {"_file_path": str(export.resolve()), "source_url": link}
+    assert another_file(old, meta) is None
+    assert another_file(old, {**meta, "_own_doc_id": True}) == str(original)  # a claim
+    assert another_file(old, {**meta, "source_url": "https://x/"}) == str(original)

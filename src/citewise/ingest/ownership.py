@@ -1,0 +1,58 @@
+"""Which file a document belongs to: a file may replace only a document read from it.
+
+A doc_id comes from a path relative to the folder ingested, a sidecar line, or the file's own
+front matter / ``<meta>``. Two folders' ``index.html`` silently replaced each other, and a
+security review's staff file whose front matter named an hr document's id replaced it and
+took over its ACL. Each document therefore records the file it is read from (:data:`HOME`,
+never shown to readers), and an ingest that would replace it from another file is refused
+(:func:`another_file`, :func:`takes_over`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from citewise.ingest.metadata import file_url_path
+from citewise.types import Document
+
+#: The metadata key of the file a document is read from.
+HOME = "_home"
+
+
+def another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | None:
+    """The file ``previous`` was read from, when this document (``meta``: its merged
+    metadata, ``_file_path`` the file read) comes from another file and that one still
+    exists. Without a recorded :data:`HOME` (an index made before it was recorded), the path
+    of its ``file://`` link stands for it, unless this file claims the same link and chose no
+    id of its own (a sidecar's ``source_url`` naming the original ``.docx`` of a ``.md``
+    export). A folder moved elsewhere (the old file gone) and an upload (no file of its own)
+    replace as before; :func:`takes_over` guards those."""
+    here = meta.get("_file_path")
+    if not here or previous is None:
+        return None
+    home = previous.metadata.get(HOME)
+    if home is None and previous.source_url and (
+            previous.source_url != meta.get("source_url") or meta.get("_own_doc_id")):
+        home = file_url_path(previous.source_url)
+    if not home:
+        return None
+    there = Path(str(home))
+    if not there.is_file() or there.resolve() == Path(str(here)):
+        return None
+    return str(there)
+
+
+def takes_over(previous: Document | None, meta: Mapping[str, Any],
+               groups: frozenset[str]) -> bool:
+    """Whether a file that chose its own doc_id would give ``previous``, a document not read
+    from it (its file gone or unknown: a share not mounted, an upload, an older index), other
+    readers (``groups``): a review's front-matter id took over an uploaded hr document, and
+    one whose folder was away, and locked its owner out after."""
+    if previous is None or not meta.get("_own_doc_id"):
+        return False
+    home = previous.metadata.get(HOME)
+    if home is not None and Path(str(home)) == Path(str(meta.get("_file_path"))):
+        return False
+    return previous.acl_groups != groups
