@@ -28,7 +28,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page
-from citewise.ingest.neighbours import neighbours
+from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.source_copies import source_copies
 from citewise.ingest.walk import discover
@@ -227,8 +227,11 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
     out: set[Path] = set(copies)
     for root in dict.fromkeys(r for r, _ in found):
         files = [f for r, f in found if r == root]
-        alone = all(f in named for f in files)  # no folder of the batch walked this root
-        seen = survey(files, limits, also=neighbours(files) if alone else ())
+        pages = [f for f in files if is_page(f)]  # no folder of the batch walked this root:
+        also = neighbours(pages) if pages and all(f in named for f in files) else []
+        seen = survey(files, limits, also=also)
+        if also:
+            seen.site = chrome_only(seen.site)
         batch.sites[root.as_posix()] = seen.site
         for path, target in seen.redirects:
             out.add(path)

@@ -381,3 +381,24 @@ def test_an_anchor_with_markup_is_percent_encoded_in_links_and_still_opens(tmp_p
         assert hit.source == BASE + "goggles.html#a%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E%20b"
         section = engine.section(hit.source, READER)
         assert section.found and "zqgoggle" in " ".join(b.text for b in section.blocks)
+
+
+def test_a_page_named_alone_keeps_the_paragraphs_its_neighbours_repeat(tmp_path: Path):
+    """A review: a folder of yearly versions of one policy repeats whole paragraphs; named
+    on its own, policy-2025.html lost them to its (not named) neighbours. Only a title suffix
+    and short lines are the neighbours' to find."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    rule = ("Flights longer than six hours may be booked in premium economy with a "
+            "manager's approval in writing.")
+    for year in (2023, 2024, 2025):
+        (folder / f"policy-{year}.html").write_text(
+            f"<html><head><title>Travel {year} - Acme Policies</title></head><body>"
+            f"<p>Skip to content</p><h1>Travel {year}</h1><p>Effective from January "
+            f"{year}.</p><p>{rule}</p></body></html>")
+    (folder / "huge.html").write_text("<p>" + "x " * 600_000 + "</p>")  # not read
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([folder / "policy-2025.html"], {"groups": ["public"]})
+        doc = engine.store.get_document("policy-2025.html")
+        text = engine.store.get_parsed("policy-2025.html").text
+    assert rule in text and "Skip to content" not in text and doc.title == "Travel 2025"
