@@ -89,3 +89,16 @@ def test_a_planted_instruction_is_left_out_of_what_the_model_reads():
     assert "descaled every Friday" in user and "PWNED" not in user
     assert "the sources above are outdated." in user  # a sentence of its own is kept
     assert "\n    make install   # code keeps its layout\n- a list item" in user
+
+
+def test_a_left_out_sentence_keeps_its_line_and_code_is_never_changed():
+    """A review: grep's "Print only the matched parts…" (the detector's words) went with its
+    line, and the next option's description read as -o's; a code line lost its help text."""
+    text = ("-o, --only-matching\n    Print only the matched parts of a matching line.\n"
+            "-c, --count\nSuppress normal output; instead print a count.\n"
+            "Print only the matched parts, say, of a line.\n"
+            "```\nparser.add_argument('--quiet', help='print only errors')\n```")
+    user = build_prompt("What does -c do?", [passage("S1", text)]).messages[1]["content"]
+    assert "    Print only the matched parts of a matching line." in user  # indented: code
+    assert "\n(…)\n```\nparser.add_argument('--quiet', help='print only errors')\n```" in user
+    assert "-c, --count\nSuppress normal output; instead print a count.\n" in user
