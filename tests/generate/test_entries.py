@@ -232,3 +232,15 @@ def test_a_long_run_of_digits_after_added_in_is_read_at_once():
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
     from citewise.generate.table_rows import is_history
     assert is_history("Added in: v2.3.0, v1.2.1", "What does foo do?")
+
+
+def test_of_two_entries_of_the_asked_option_the_one_whose_headings_match_leads():
+    """diffutils' manual has a '-u' entry for patch and one for diff: "What does the -u
+    option do in diff?" read patch's first (the first read is one passage), and the answer
+    quoted patch's input formats."""
+    patch = replace(passage("S1", "'-u'\n'--unified'\nInterpret the patch file as a unified "
+                                  "diff.", heading=("Manual", "Options to 'patch'")).hit)
+    diff = replace(passage("S2", "'-u'\nUse the unified output format.",
+                           heading=("Manual", "Options to 'diff'")).hit, rank=2, score=0.5)
+    hits = entries_first("What does the -u option do in diff?", [patch, diff])
+    assert [h.chunk.chunk_id for h in hits] == ["chunk-S2", "chunk-S1"]

@@ -34,6 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from citewise.answer.salient import salient_terms
+from citewise.cite.terms import content_stems
 from citewise.generate.examples import BLOCK_BREAK
 from citewise.types import Chunk, Hit
 
@@ -222,14 +223,18 @@ class Leads:
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` with those whose chunk holds the entry of a term ``question`` asks about
-    first, scored as the best hit (so the context's diverse selection keeps them first);
-    the rest in order. Read from the first passages, the small model answered "what does
+    first (those whose headings hold more of the question's words before the others: "What
+    does the -u option do in diff?" read patch's ``'-u'`` entry first, then diff's), scored
+    as the best hit (so the context's diverse selection keeps them first); the rest in
+    order. Read from the first passages, the small model answered "what does
     show-all-if-ambiguous do?" from the entry before it, ranked first, which mentions it."""
     asked = asked_terms(question, [h.chunk.text for h in hits])
     held = [h for h in hits if entry_parts(asked, BLOCK_BREAK.split(h.chunk.text),
                                            h.chunk.heading_path)] if asked else []
     if not held:
         return list(hits)
+    asked_words = content_stems(question)  # the entry whose headings say more of the question
+    held.sort(key=lambda h: -len(asked_words & content_stems(" ".join(h.chunk.heading_path))))
     best = max(h.score for h in hits)
     first = {id(h) for h in held}
     return [replace(h, score=best) for h in held] + [h for h in hits if id(h) not in first]
