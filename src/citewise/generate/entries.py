@@ -36,7 +36,7 @@ from typing import Any
 from citewise.answer.salient import salient_terms
 from citewise.cite.terms import content_stems
 from citewise.generate.examples import BLOCK_BREAK
-from citewise.types import Chunk, Hit
+from citewise.types import Chunk, ContextPassage, Hit
 
 MAX_TERM_LINE = 100
 MAX_PARTS = 4
@@ -219,6 +219,23 @@ class Leads:
             lead = self.top + words + 0.005
             out[index] = replace(out[index], score=max(out[index].score, lead))
         return out
+
+
+def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> list[ContextPassage]:
+    """``passages`` with those under the heading of an asked term (``terms``) in the
+    document's order, in the places they held: the quotes of the term's section read as the
+    section does (asked "What does fs.mkdtemp do?", its example of the wrong call, ranked
+    first, came before "Creates a unique temporary directory.")."""
+    def under(p: ContextPassage) -> bool:
+        path = p.hit.chunk.heading_path
+        return bool(path) and bool(terms & terms_of(path[-1]))
+
+    docs: dict[str, list[ContextPassage]] = {}
+    for p in passages:
+        if under(p):
+            docs.setdefault(p.hit.chunk.doc_id, []).append(p)
+    queues = {d: iter(sorted(g, key=lambda p: p.hit.chunk.ordinal)) for d, g in docs.items()}
+    return [next(queues[p.hit.chunk.doc_id]) if under(p) else p for p in passages]
 
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:

@@ -76,8 +76,8 @@ from citewise.generate.entries import (
     asked_terms,
     entry_parts,
     entry_score,
+    in_reading_order,
     is_term_line,
-    terms_of,
 )
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
@@ -156,25 +156,15 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     said "returns a version")."""
     q_words = question_words(question)
     weights = idf_weights(q_words, [p.text for p in passages])
-    numbers = {w for w in q_words if any(c.isdigit() for c in w)}
-
-    def score(text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
-        shared = (content_words(text) & weights.keys()) - given
-        # fsum: the same total whatever order the set yields its words in (str hashes are
-        # salted per process; a plain sum differed in the last bit and flipped ties)
-        return math.fsum([weights[w] for w in shared] + [weights[w] for w in shared & numbers])
-
+    terms = asked_terms(question, [p.text for p in passages])
+    scoring = _Scoring(weights, {w for w in q_words if any(c.isdigit() for c in w)},
+                       content_words(" ".join(terms)) & weights.keys())
     scored: list[ScoredSentence] = []
     block = 0
-    terms = asked_terms(question, [p.text for p in passages])
-    named = content_words(" ".join(terms)) & weights.keys()
-    top = 1.0 + 2 * math.fsum(weights.values())
-    leads = Leads(top)
     for passage in in_reading_order(passages, terms):
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
         headings = {h.strip().lower() for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
-        subject = section_subject(passage, named)
         parts = blocks(passage)
         entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
         for j, (part, code) in enumerate(parts):
@@ -186,56 +176,73 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                             for line in part.splitlines() if line.strip()):
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
-                lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
-                given = named if entry.get(j, 0) >= MAX_PARTS else frozenset()
-                best = max(score(line, given) for line in lines)  # its best line, not its size
-                best = entry_score(top, best, entry[j], 0) if j in entry else best
                 if not is_instruction(part) and not starts_midway(part):
-                    scored.append(ScoredSentence(passage.sid, len(scored), part, best,
-                                                 code=True, part=block))
+                    scored.append(ScoredSentence(passage.sid, len(scored), part, scoring.code(
+                        part, entry.get(j)), code=True, part=block))
                 continue
-            rows = [(text, score(text) if score(cells) > 0 else 0.0)
-                    for text, cells in table_rows(part)]
-            prose = not any(value > 0 for _, value in rows) and not (rows and j in entry)
-            if prose:
-                rows = [(s, score(s)) for s in split_sentences(part)]
-            item: set[str] = set()  # the words of the list item's first sentence
-            for k, (text, value) in enumerate(rows):
-                item = content_words(text) if BULLET.match(text) else item
-                if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
-                    continue
-                if value > 0:
-                    # what the sentence need not repeat: its section's subject, and for a
-                    # "Default: 'w'." the option its list item names ("- flag <string> …")
-                    about = subject | (item if DEFAULT.match(text) else set())
-                    value += math.fsum(weights[w] for w in sorted(
-                        (about & weights.keys()) - content_words(text)))
-                if entry.get(j, 0) >= MAX_PARTS:  # under the term's heading: its words
-                    value = score(text, named)  # are given, the rest of the question counts
-                listed = BULLET.match(text) is not None
-                if j in entry and not (listed and value <= 0):  # the asked term's entry, in
-                    if prose and not listed:  # order (entries.py); not "- original <Function>"
-                        leads.offer(chunk, len(scored), value)
-                    value = entry_score(top, value, entry[j], k)
+            for text, value in scoring.sentences(passage, part, entry.get(j), headings,
+                                                 len(scored)):
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
-    return leads.first(scored)
+    return scoring.leads.first(scored)
 
 
-def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> list[ContextPassage]:
-    """``passages`` with those under the heading of an asked term (``terms``) in the
-    document's order, in the places they held: the quotes of the term's section read as the
-    section does (asked "What does fs.mkdtemp do?", its example of the wrong call, ranked
-    first, came before "Creates a unique temporary directory.")."""
-    def under(p: ContextPassage) -> bool:
-        path = p.hit.chunk.heading_path
-        return bool(path) and bool(terms & terms_of(path[-1]))
+class _Scoring:
+    """The question's word weights (``weights``, ``numbers`` counted twice) and the words of
+    the terms it asks about (``named``), applied to a passage's blocks; ``leads`` gathers
+    each asked term's entry's first prose sentence (:class:`Leads`)."""
 
-    docs: dict[str, list[ContextPassage]] = {}
-    for p in passages:
-        if under(p):
-            docs.setdefault(p.hit.chunk.doc_id, []).append(p)
-    queues = {d: iter(sorted(g, key=lambda p: p.hit.chunk.ordinal)) for d, g in docs.items()}
-    return [next(queues[p.hit.chunk.doc_id]) if under(p) else p for p in passages]
+    def __init__(self, weights: Mapping[str, float], numbers: set[str], named: set[str]):
+        self.weights, self.numbers, self.named = weights, numbers, named
+        self.top = 1.0 + 2 * math.fsum(weights.values())
+        self.leads = Leads(self.top)
+
+    def score(self, text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
+        shared = (content_words(text) & self.weights.keys()) - given
+        # fsum: the same total whatever order the set yields its words in (str hashes are
+        # salted per process; a plain sum differed in the last bit and flipped ties)
+        return math.fsum([self.weights[w] for w in shared]
+                         + [self.weights[w] for w in shared & self.numbers])
+
+    def code(self, part: str, offset: int | None) -> float:
+        """A code block's score: its best line's, not its size's (its words split at case
+        changes); in an entry (``offset``), above every other sentence."""
+        given = self.named if (offset or 0) >= MAX_PARTS else frozenset()
+        lines = [_CAMEL.sub(" ", ln) for ln in part.split("\n") if ln.strip()]
+        best = max(self.score(line, given) for line in lines)
+        return best if offset is None else entry_score(self.top, best, offset, 0)
+
+    def sentences(self, passage: ContextPassage, part: str, offset: int | None,
+                  headings: set[str], first: int) -> list[tuple[str, float]]:
+        """The sentences (or table rows) of the block ``part`` of ``passage`` with their
+        scores; ``offset``: its place in the asked term's entry, if it is in one; ``first``:
+        the index the first one will have in the scored list."""
+        rows = [(text, self.score(text) if self.score(cells) > 0 else 0.0)
+                for text, cells in table_rows(part)]
+        prose = not any(value > 0 for _, value in rows) and not (rows and offset is not None)
+        if prose:
+            rows = [(s, self.score(s)) for s in split_sentences(part)]
+        subject = section_subject(passage, self.named)
+        item: set[str] = set()  # the words of the list item's first sentence
+        out: list[tuple[str, float]] = []
+        for k, (text, value) in enumerate(rows):
+            item = content_words(text) if BULLET.match(text) else item
+            if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
+                continue
+            if value > 0:
+                # what the sentence need not repeat: its section's subject, and for a
+                # "Default: 'w'." the option its list item names ("- flag <string> …")
+                about = subject | (item if DEFAULT.match(text) else set())
+                value += math.fsum(self.weights[w] for w in sorted(
+                    (about & self.weights.keys()) - content_words(text)))
+            if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
+                value = self.score(text, self.named)  # given, the rest of the question counts
+            listed = BULLET.match(text) is not None
+            if offset is not None and not (listed and value <= 0):  # the asked term's entry,
+                if prose and not listed:  # in order (entries.py); not "- original <Function>"
+                    self.leads.offer(passage.hit.chunk, first + len(out), value)
+                value = entry_score(self.top, value, offset, k)
+            out.append((text, value))
+        return out
 
 
 def section_subject(passage: ContextPassage, named: set[str]) -> set[str]:
