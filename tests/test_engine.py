@@ -195,9 +195,11 @@ def test_front_matter_cannot_set_citewise_own_keys(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.md").write_text("---\n_file_mtime: not-a-date\n_file_path: /etc/passwd\n"
-                                 "---\n# A\n\nText of a.\n")
+                                 "_home: /etc/passwd\n---\n# A\n\nText of a.\n")
     with Engine(tmp_path / "m.db", Settings(), embedder=FakeEmbedder()) as eng:
         assert eng.ingest_paths([folder], OPERATOR).count("new") == 1
         doc = eng.store.get_document("a.md")
     assert doc is not None and doc.updated_at and doc.updated_at[:2] == "20"
-    assert not any(k.startswith("_") for k in doc.metadata)
+    # the only internal key is citewise's own record of the file read (ingest/ownership.py)
+    assert {k: v for k, v in doc.metadata.items() if k.startswith("_")} == {
+        "_home": str((folder / "a.md").resolve())}
