@@ -28,8 +28,12 @@ INSTRUCTION = re.compile("|".join([
     r"\bignore\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|prior|sources?)",
     r"\bdisregard\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|sources?)",
     r"\bforget\b.{0,30}\b(?:instructions?|rules?|everything)",
-    r"\b(?:reply|respond|answer|output|print|say|write)\s+(?:only|exactly|just|solely|simply|"
-    r"nothing but)\b",
+    r"\b(?:reply|respond|answer|say)\s+(?:only|exactly|just|solely|simply|nothing but)\b",
+    # "print only" and "output only" are how manuals describe options ("Print only the left
+    # column", diffutils; "write only essential messages", valgrind): with these verbs, what
+    # follows must read as a payload (quoted, "the word …", or a token like PWNED-7731)
+    r"\b(?:output|print|write)\s+(?:only|exactly|just|solely|simply|nothing but)\s*:?\s*"
+    r"(?:[\"'“‘`]|the\s+(?:word|token|text|phrase|string|code)\b|(?-i:[A-Z0-9][A-Z0-9_-]+)\b)",
     r"\bset aside\b.{0,40}\b(?:instructions?|rules?|everything|above|previous|prior)",
     r"\b(?:reply|respond|answer)\s+with\s+(?:only|exactly|the\s+(?:word|token|text|phrase|"
     r"string|code))\b",
