@@ -174,7 +174,7 @@ def _continued(asked: set[str], parts: Sequence[str], headings: Sequence[str],
     :data:`MAX_PARTS` on). "What does util.promisify do?" quoted the chunk holding the
     heading, "- original <Function>", not the next one's "Takes a function following the
     common error-first callback style…"."""
-    if not headings or not asked & terms_of(headings[-1]):
+    if not names_asked_term(headings, asked):
         return {}
     out: dict[int, int] = {}
     for j, part in enumerate(parts[:MAX_PARTS]):
@@ -226,16 +226,20 @@ def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> lis
     document's order, in the places they held: the quotes of the term's section read as the
     section does (asked "What does fs.mkdtemp do?", its example of the wrong call, ranked
     first, came before "Creates a unique temporary directory.")."""
-    def under(p: ContextPassage) -> bool:
-        path = p.hit.chunk.heading_path
-        return bool(path) and bool(terms & terms_of(path[-1]))
-
+    under = [names_asked_term(p.hit.chunk.heading_path, terms) for p in passages]
     docs: dict[str, list[ContextPassage]] = {}
-    for p in passages:
-        if under(p):
+    for p, ours in zip(passages, under, strict=True):
+        if ours:
             docs.setdefault(p.hit.chunk.doc_id, []).append(p)
     queues = {d: iter(sorted(g, key=lambda p: p.hit.chunk.ordinal)) for d, g in docs.items()}
-    return [next(queues[p.hit.chunk.doc_id]) if under(p) else p for p in passages]
+    return [next(queues[p.hit.chunk.doc_id]) if ours else p
+            for p, ours in zip(passages, under, strict=True)]
+
+
+def names_asked_term(headings: Sequence[str], asked: set[str]) -> bool:
+    """Whether the last of ``headings`` is a term line naming a term of ``asked``
+    (``util.promisify(original)`` for "util.promisify")."""
+    return bool(headings) and bool(asked & terms_of(headings[-1]))
 
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
