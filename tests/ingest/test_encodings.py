@@ -58,6 +58,20 @@ def test_byte_order_marks_decide(tmp_path, codec):
     assert "naïve café" in _text(tmp_path, "bom.md", "# T\n\nnaïve café\n".encode(codec))
 
 
+def test_a_utf16_mark_before_8_bit_text_is_refused_not_read_as_cjk(tmp_path):
+    """A security review: "\\xff\\xfe" before an ASCII file was indexed as a page of
+    CJK-looking characters. Real UTF-16 in scripts without NUL bytes is still read."""
+    path = tmp_path / "marked.md"
+    path.write_bytes(b"\xff\xfe# Notes\n\nThe vault key rotates every Monday.\n")
+    with pytest.raises(UnsupportedFormatError, match="8-bit text, not UTF-16; remove its first"):
+        load_file(path, LimitSettings())
+    chinese = "说明：中华人民共和国的根本制度是社会主义制度。" * 3  # no ASCII: no NUL byte
+    for codec in ("utf-16", "utf-16-be"):
+        data = chinese.encode(codec) if codec == "utf-16" else (
+            b"\xfe\xff" + chinese.encode(codec))
+        assert "根本制度" in _text(tmp_path, "zh.md", data)
+
+
 def test_valid_utf8_wins_over_a_wrong_declaration(tmp_path):
     page = '<meta charset="iso-8859-1"><p>naïve café</p>'.encode()
     assert "naïve café" in _text(tmp_path, "u.html", page)

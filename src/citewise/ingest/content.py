@@ -71,6 +71,11 @@ def decode_text(data: bytes, fmt: str) -> str:
             "rename it with the right suffix or convert it to UTF-8 text")
     for bom, codec in _BOMS:
         if data.startswith(bom):
+            if codec.startswith("utf-16") and _eight_bit_after(data[len(bom):]):
+                raise UnsupportedFormatError(
+                    "it starts with a UTF-16 byte-order mark, but the bytes after it are "
+                    "8-bit text, not UTF-16; remove its first two bytes, or re-save the file "
+                    "as UTF-8")
             return unify_newlines(_strict(data, codec, skip=len(bom)))
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -88,6 +93,25 @@ def decode_text(data: bytes, fmt: str) -> str:
         return unify_newlines(_windows_1252(data))
     raise UnsupportedFormatError(
         f"invalid UTF-8 at byte {first_bad}; re-save the file as UTF-8")
+
+
+_SAMPLE = 1 << 16  # bytes after the mark looked at: the head tells
+_TEXT_BYTE = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7f)))
+
+
+def _eight_bit_after(rest: bytes) -> bool:
+    """True when the bytes after a UTF-16 mark are plainly 8-bit text: no NUL byte (so no
+    character below U+0100: no newline, space or digit in the whole file) and nine in ten
+    byte pairs both printable ASCII. Read as UTF-16 they become a page of CJK-looking
+    characters, indexed as text (a security review's "\\xff\\xfe" + an ASCII file); real
+    UTF-16 text in any script has one or the other (Chinese: about a fifth of its pairs)."""
+    rest = rest[:_SAMPLE]
+    if len(rest) < 16 or b"\x00" in rest:
+        return False
+    pairs = len(rest) // 2
+    ascii_pairs = sum(1 for i in range(0, pairs * 2, 2)
+                      if rest[i] in _TEXT_BYTE and rest[i + 1] in _TEXT_BYTE)
+    return ascii_pairs >= 0.9 * pairs
 
 
 def _strict(data: bytes, codec: str, skip: int = 0) -> str:
