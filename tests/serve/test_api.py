@@ -155,6 +155,21 @@ def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:
     assert doc["doc_id"] == "fields[31m.md" and doc["title"] == "Fields form", doc
 
 
+def test_an_upload_says_when_its_files_own_tenant_or_groups_were_ignored(
+        served: Served) -> None:
+    """A security review: a ``tenant:`` (or a group the editor did not grant) in an uploaded
+    file's front matter was ignored, as it must be, but the response said nothing."""
+    text = b"---\ntenant: other\ngroups: [eng, hr]\n---\n# Own ACL\n\nA file's own ACL.\n"
+    up = served.client("eddie").post("/v1/documents", data={"groups": "eng"}, files={
+        "file": ("own-acl.md", text, "text/markdown")})
+    assert up.status_code == 201, up.text
+    body = up.json()
+    assert body["document"]["groups"] == ["eng"], body
+    tenant, groups = body["warnings"]
+    assert "its tenant 'other' is ignored" in tenant and "its tenant field" in tenant
+    assert "its groups hr are not among" in groups and "its groups field" in groups
+
+
 def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(
         served: Served) -> None:
     """A robustness review: a 5,000-digit integer in ``metadata`` was an HTTP 500, and 100,000

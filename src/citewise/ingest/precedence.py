@@ -39,7 +39,7 @@ def merge_metadata(defaults: Mapping[str, Any], file_meta: Mapping[str, Any],
     if own_tenant is not None and own_tenant != (tenant or "default"):
         notes.append(f"{label}: its tenant {own_tenant!r} is ignored (a file cannot choose its "
                      f"tenant); it goes to {tenant or 'default'!r}. Fix: set the tenant with "
-                     "--tenant or the --meta sidecar")
+                     "--tenant or the --meta sidecar (an upload: its tenant field)")
     groups, note = _groups(defaults, file_meta, side, trust_file_acl, label)
     if groups is None:
         meta.pop("groups", None)
@@ -67,4 +67,5 @@ def _groups(defaults: Mapping[str, Any], file_meta: Mapping[str, Any], side: Map
     return kept, (f"{label}: its groups {', '.join(dropped)} are not among the operator's groups "
                   f"({given}) and were dropped; it is readable by "
                   f"{', '.join(kept) or 'nobody'}. Fix: grant them with --groups or the --meta "
-                  "sidecar, or pass --trust-file-acl to let files set their groups")
+                  "sidecar (an upload: its groups field), or pass --trust-file-acl to let "
+                  "files set their groups")

@@ -190,9 +190,11 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     updated = epoch(info.updated_at)
     if updated is not None and updated <= searchable:
         st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
-    warnings = [] if info.groups else [
-        f"nobody can read {doc_id}: it has no groups. Fix: PUT /v1/documents/{doc_id}/acl "
-        'with {"groups": ["staff"]}, or upload it again with groups']
+    warnings = list(report.warnings)  # the file's own tenant/groups ignored or narrowed
+    if not info.groups:
+        warnings.append(f"nobody can read {doc_id}: it has no groups. Fix: PUT "
+                        f'/v1/documents/{doc_id}/acl with {{"groups": ["staff"]}}, or upload '
+                        "it again with groups")
     return {"document": info.to_dict(), "ingest": report.summary(), "warnings": warnings}
 
 
