@@ -9,7 +9,7 @@ from pathlib import Path
 
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.retrieve.exact import exact_run, identifiers
+from citewise.retrieve.exact import exact_run, identifiers, phrase_options
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -62,3 +62,34 @@ def test_a_one_letter_option_is_an_identifier_and_keeps_its_case() -> None:
     texts = {"a": "'-u' Use the unified output format.", "b": "'-U' unified with LINES.",
              "c": "Use diff to compare.", "d": "diff -un"}
     assert [s.chunk_id for s in exact_run(["-u"], texts)] == ["a"]
+
+
+def test_words_that_spell_a_long_option_find_the_chunk_naming_it(tmp_path: Path) -> None:
+    """A new user's "How do I make diff ignore case?" was answered from diffutils' passage on
+    ``--ignore-file-name-case`` (the words' most frequent page); the section saying "use
+    the '-i' or '--ignore-case' option" ranked third. Only a candidate holding the option
+    counts: the phrases are no identifiers the question names (the gate never sees them)."""
+    assert phrase_options("How do I make diff ignore case?") == [
+        "--how-do", "--make-diff-ignore", "--diff-ignore-case", "--make-diff", "--diff-ignore",
+        "--ignore-case"]
+    assert identifiers("How do I make diff ignore case?") == []
+    assert phrase_options("word " * 5000) == ["--word-word-word", "--word-word"]
+    assert len(phrase_options(" ".join(f"w{chr(97 + i % 26)}{i // 26}" for i in range(99)))
+               ) == 0  # digits end a word: no phrase
+    assert len(phrase_options(" ".join("q" + chr(97 + i // 26) + chr(97 + i % 26)
+                                       for i in range(60)))) == 24
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(8):  # pages about case in file names, which both signals like
+        (docs / f"names-{i}.md").write_text(
+            f"# Directories {i}\n\nWith --ignore-file-name-case, diff ignores case in file "
+            "names: case differences in names, upper case and lower case.\n", encoding="utf-8")
+    (docs / "case.md").write_text("# Suppressing differences\n\nTo request this, use the -i "
+                                  "or --ignore-case option.\n", encoding="utf-8")
+    with Engine(tmp_path / "x.db", Settings.model_validate({}),
+                embedder=FakeEmbedder()) as engine:
+        engine.ingest_files([docs], {"groups": ["public"]})
+        result = engine.search("How do I make diff ignore case?", Principal.of("public"),
+                               top_k=3)
+    assert result.hits[0].document.doc_id == "case.md", [h.document.doc_id
+                                                          for h in result.hits]

@@ -17,7 +17,7 @@ from citewise.config import RetrieveSettings
 from citewise.errors import ConfigError
 from citewise.fuse import rrf
 from citewise.protocols import Embedder, Store
-from citewise.retrieve.exact import exact_run, identifiers
+from citewise.retrieve.exact import exact_run, identifiers, phrase_options
 from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
 
 
@@ -89,7 +89,7 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
         dense()
     # A fixed run order: RRF breaks exact ties by run order, and the threads finish in any order.
     runs = {name: runs[name] for name in ("bm25", "dense") if name in runs}
-    names = identifiers(query) if mode == "hybrid" else []
+    names = [*identifiers(query), *phrase_options(query)] if mode == "hybrid" else []
     rows: dict[str, tuple[Any, Any]] = {}
     if names:
         t = time.perf_counter()
