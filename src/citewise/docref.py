@@ -5,11 +5,13 @@ for ``citewise ingest ../manual``), but users type the path they ingested
 (``../manual/commands/yank.html``) or an absolute one. :func:`resolve_refs` accepts all three:
 
 1. an exact document id;
-2. a path equal to a document's recorded source (as given at ingest, or resolved from the
-   current directory to the same file);
+2. the file a document was read from, as a path from the current directory or absolute (or
+   its recorded link, written out as a URL);
 3. a path whose end is a document id (``../manual/commands/yank.html`` ends with
    ``commands/yank.html``) under a folder of the same name as the one the document was
    ingested from (``manual``), when exactly one document matches that way.
+
+An upload was read from no file, so no path names it (its editor chose its link).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citewise.errors import NotFoundError
-from citewise.ingest.metadata import file_url_path
+from citewise.ingest.ownership import UPLOADED, file_of
 from citewise.protocols import Store
 from citewise.types import Document
 
@@ -74,15 +76,16 @@ def match_path(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
     target = _absolute(ref, cwd)
     posix = target.as_posix()
     return [d.doc_id for d in documents if posix.endswith("/" + d.doc_id.lstrip("/"))
-            and _same_root(target, d)]
+            and not d.metadata.get(UPLOADED) and _same_root(target, d)]
 
 
 def same_source(ref: str, documents: Sequence[Document], cwd: Path) -> list[str]:
-    """Ids of the documents whose recorded source is ``ref`` (as given, or the same file)."""
+    """Ids of the documents read from the file ``ref`` names, or linked to the URL it is."""
     target = _absolute(ref, cwd)
-    return [d.doc_id for d in documents
-            if d.source_url and (d.source_url == ref
-                                 or _absolute(_local(d.source_url), cwd) == target)]
+    url = "://" in ref
+    return [d.doc_id for d in documents if not d.metadata.get(UPLOADED) and (
+        (url and d.source_url == ref)
+        or ((home := file_of(d)) is not None and _absolute(home, cwd) == target))]
 
 
 def _same_root(target: Path, doc: Document) -> bool:
@@ -90,15 +93,11 @@ def _same_root(target: Path, doc: Document) -> bool:
     and is not the folder ``target`` names at the same place: ``other/guide.md`` is not the
     ``guide.md`` ingested from ``docs/``."""
     depth = len(Path(doc.doc_id).parts)
-    source = Path(_local(doc.source_url or ""))
+    source = Path(file_of(doc) or "")
     if len(source.parts) <= depth or len(target.parts) <= depth:
         return True
     root = source.parts[-depth - 1]
     return root in (".", "..") or root == target.parts[-depth - 1]
-
-
-def _local(url: str) -> str:
-    return file_url_path(url) or url
 
 
 def _absolute(path: str, cwd: Path) -> Path:

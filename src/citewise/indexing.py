@@ -21,7 +21,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import IngestError
-from citewise.ingest.ownership import HOME, another_file, takes_over
+from citewise.ingest.ownership import HOME, UPLOADED, another_file, takes_over
 from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.types import Chunk, Document, ParsedDocument
 
@@ -144,6 +144,8 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
              if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
     if meta.get("_file_path"):
         extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
+    elif meta.get("_uploaded"):
+        extra[UPLOADED] = True
     updated_at = meta.get("updated_at")
     if updated_at is None and previous is not None and previous.content_hash == digest:
         updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)

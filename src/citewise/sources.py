@@ -357,6 +357,8 @@ class FileLoad:
         meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url, **merged}
         if self.local:
             meta["_file_path"] = str(self.path.resolve())
+        else:
+            meta["_uploaded"] = True  # no path names it (ownership.file_of)
         if own_id and not self.side.get("doc_id"):
             meta["_own_doc_id"] = True  # the file chose its id: the operator did not
         if self.url_wins and "source_url" not in side:

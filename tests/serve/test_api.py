@@ -170,6 +170,38 @@ def test_an_upload_says_when_its_files_own_tenant_or_groups_were_ignored(
     assert "its groups hr are not among" in groups and "its groups field" in groups
 
 
+def test_an_uploads_link_cannot_take_an_operators_path_or_name_server_files(
+        served: Served, monkeypatch) -> None:
+    """A security review: an editor's upload linked to "corpus/leave-policy.md" (or its
+    absolute path) took the operator's `citewise acl corpus/leave-policy.md --groups hr` (the
+    decoy was narrowed, the real policy stayed staff-readable, exit 0), and links such as
+    "//evil.example/x" (off-site), a UNC "\\\\host\\share" or "/etc/passwd" were stored."""
+    from tests.serve.conftest import CORPUS, SETTINGS
+
+    from citewise import connect
+    from citewise.testing import FakeEmbedder
+
+    eddie = served.client("eddie")
+    files = {"file": ("decoy.md", b"# Decoy\n\nNothing to see.\n", "text/markdown")}
+    leave = CORPUS / "leave-policy.md"
+    for i, link in enumerate(("corpus/leave-policy.md", "leave-policy.md")):
+        up = eddie.post("/v1/documents", files=files, data={
+            "groups": "staff", "doc_id": f"decoy-{i}.md", "source_url": link})
+        assert up.status_code == 201, up.text
+    for link in ("//evil.example/x", "\\\\evil.example\\share", "/etc/passwd", "C:/windows",
+                 leave.as_posix(), " /etc/passwd"):
+        body = _problem(eddie.post("/v1/documents", files=files, data={
+            "groups": "staff", "doc_id": "decoy-x.md", "source_url": link}), 400)
+        assert "http(s)://" in body["detail"], link
+    monkeypatch.chdir(CORPUS.parent)
+    with connect(served.db, SETTINGS, embedder=FakeEmbedder()) as engine:
+        for ref in ("corpus/leave-policy.md", str(leave), "./corpus/leave-policy.md"):
+            assert engine.resolve_documents([ref]) == ["hr-leave-policy"], ref
+        monkeypatch.chdir(CORPUS)
+        assert engine.resolve_documents(["leave-policy.md"]) == ["hr-leave-policy"]
+        assert engine.resolve_documents(["decoy-0.md"]) == ["decoy-0.md"]  # its id still
+
+
 def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(
         served: Served) -> None:
     """A robustness review: a 5,000-digit integer in ``metadata`` was an HTTP 500, and 100,000

@@ -160,6 +160,17 @@ def is_openable_link(url: str) -> bool:
     return scheme is None or len(scheme) == 1 or scheme in _LINK_SCHEMES
 
 
+def is_web_or_relative_link(url: str) -> bool:
+    """An http(s) URL, or a link relative to the page that cites it ("guide/intro.html"):
+    what an upload may link to. Not a path on the server ("/etc/passwd", "C:/x"), nor a
+    protocol-relative "//host/x" or a UNC "\\\\host\\share" (an SMB request that can leak a
+    reader's credentials), which a security review's uploads stored as citation links."""
+    scheme = link_scheme(url)
+    if scheme is not None:
+        return scheme in ("http", "https")
+    return not _INVISIBLE.sub("", url).startswith(("/", "\\"))
+
+
 def link_scheme(url: str) -> str | None:
     """The scheme of ``url`` lowercased, as a browser reads it (tabs, newlines, controls and
     spaces inside dropped), or None for a path ("guide/intro.html", "./a:b", "page#x:y")."""

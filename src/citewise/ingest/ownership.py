@@ -19,6 +19,22 @@ from citewise.types import Document
 
 #: The metadata key of the file a document is read from.
 HOME = "_home"
+#: The metadata key marking a document uploaded through the API: no file of its own.
+UPLOADED = "_uploaded"
+
+
+def file_of(doc: Document) -> str | None:
+    """The local file ``doc`` was read from (:data:`HOME`; in an index made before that was
+    recorded, the path of its ``file://`` link), or None: an upload, whose ``source_url`` is
+    whatever its editor wrote (a security review's decoy linked to "corpus/leave-policy.md"
+    took an operator's `citewise acl corpus/leave-policy.md`), or a document known only by a
+    web link."""
+    home = doc.metadata.get(HOME)
+    if home:
+        return str(home)
+    if doc.metadata.get(UPLOADED):
+        return None
+    return file_url_path(doc.source_url or "")
 
 
 def another_file(previous: Document | None, meta: Mapping[str, Any]) -> str | None:

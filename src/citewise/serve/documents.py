@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
-from citewise.ingest.metadata import is_file_link, is_openable_link, normalize_groups
+from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
@@ -145,7 +145,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
     side = _metadata(metadata)
     link = fields.get("source_url") or doc_id  # the link defaults to the id
-    if not is_openable_link(link) or is_file_link(link):  # file: would probe server paths
+    if not is_web_or_relative_link(link):  # file: or a path would name server files
         raise ConfigError(f"{'source_url' if source_url else 'doc_id'} "
                           f"{(source_url or doc_id)[:60]!r} is not a link a reader can open "
                           "safely. Fix: send source_url as an http(s):// URL or a relative "
