@@ -241,6 +241,13 @@ def test_an_upload_cannot_name_server_files_or_set_internal_keys(served: Served,
     long_name = _problem(eddie.post("/v1/documents", data={"groups": "eng"}, files={
         "file": ("n" * 300 + ".md", b"# N\n\nText.\n", "text/markdown")}), 400)
     assert "shorter file name" in long_name["fix"]
+    for odd in (b"nul\x00x.md", b"tab\tx.md", b"esc\x1b[31m.md"):  # NUL was an HTTP 500
+        raw = (b'--B\r\nContent-Disposition: form-data; name="groups"\r\n\r\neng\r\n'
+               b'--B\r\nContent-Disposition: form-data; name="file"; filename="' + odd
+               + b'"\r\nContent-Type: text/markdown\r\n\r\n# N\n\nText.\n\r\n--B--\r\n')
+        body = _problem(eddie.post("/v1/documents", content=raw, headers={
+            "Content-Type": "multipart/form-data; boundary=B"}), 400)
+        assert "control characters" in body["detail"], odd
     for _ in range(2):  # an upload replaces its id; no local file is looked at
         up = eddie.post("/v1/documents", files=files, data={"groups": "eng",
                                                             "doc_id": "probe.md"})

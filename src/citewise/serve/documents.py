@@ -131,9 +131,10 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
                           "empty, or use a key made with `citewise keys add NAME --role "
                           "operator`")
     name = PurePosixPath(file.filename or "upload.txt").name
-    if name in ("", ".", ".."):
-        raise ConfigError(f"file name {file.filename!r} names no file. Fix: send the file "
-                          "with its name, e.g. guide.md")
+    if name in ("", ".", "..") or any(ord(c) < 32 or c == "\x7f" for c in name):
+        raise ConfigError(f"file name {(file.filename or '')[:60]!r} names no file (empty, "
+                          "dots or control characters). Fix: send the file with its name, "
+                          "e.g. guide.md")
     if len(name.encode()) > MAX_NAME_BYTES:  # the temp copy needs a name the OS accepts
         raise ConfigError(f"file name {name[:40]!r}… is over {MAX_NAME_BYTES} bytes. Fix: "
                           "send a shorter file name (and a doc_id, if the id must be long)")
