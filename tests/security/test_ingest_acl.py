@@ -122,6 +122,19 @@ def test_file_content_cannot_move_or_open_a_document(tmp_path: Path) -> None:
         assert code == 0 and json.loads(hits) == []
 
 
+def test_a_misspelt_acl_key_in_front_matter_is_reported(tmp_path: Path) -> None:
+    """A security review: front matter saying ``acl: [hr]`` or ``group: [hr]`` (not keys
+    citewise reads) left the batch's wider --groups on the document without a word."""
+    root = docs_with(tmp_path, {"a.md": "---\nacl: [hr]\n---\n" + SALARY,
+                                "b.md": "---\ngroup: hr\n---\n" + SALARY,
+                                "c.md": "---\ntitle: Plain\naudiences: all\n---\n" + SALARY})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff")
+    assert "a.md: its front matter key 'acl' is not one citewise reads" in out
+    assert "b.md: its front matter key 'group'" in out and "write 'groups'" in out
+    assert "c.md" not in out and acl_of(db)["a.md"] == ("acme", ["staff"])
+
+
 def test_file_groups_narrow_and_trust_file_acl_opts_in(tmp_path: Path) -> None:
     root = docs_with(tmp_path, {"salary.md": "---\ngroups: [hr]\n---\n" + SALARY,
                                 "open.md": HOSTILE})

@@ -77,14 +77,20 @@ _ACCESS_WORDS = frozenset({"acl", "acls", "access", "allowed_groups", "readers",
                            "visibility", "audience"})
 
 
+def access_key_meant(key: str) -> str | None:
+    """``groups`` or ``tenant`` when ``key`` (normalised) reads as a misspelling of one
+    (``group``, ``tennant``, ``acl``, ``readers``), else None."""
+    if key in _ACCESS_KEYS or key in STRING_KEYS:
+        return None
+    close = difflib.get_close_matches(key, _ACCESS_KEYS, n=1, cutoff=0.8)
+    return close[0] if close else "groups" if key in _ACCESS_WORDS else None
+
+
 def _check_access_key(key: str) -> None:
     """Refuse a key that reads as a misspelt ``groups`` or ``tenant`` (``group``, ``tennant``,
     ``acl``): kept as an ordinary key, it left the batch's wider ``--groups`` on a document
     its writer meant to restrict (security review)."""
-    if key in _ACCESS_KEYS or key in STRING_KEYS:
-        return
-    close = difflib.get_close_matches(key, _ACCESS_KEYS, n=1, cutoff=0.8)
-    meant = close[0] if close else "groups" if key in _ACCESS_WORDS else None
+    meant = access_key_meant(key)
     if meant is not None:
         raise IngestError(f"{key!r} is not a key citewise reads, so it would restrict nothing; "
                           f"write {meant!r} (who may read the document: "

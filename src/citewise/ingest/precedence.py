@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from citewise.ingest.metadata import access_key_meant
+
 ACL_KEYS = ("tenant", "groups")
 
 
@@ -40,6 +42,10 @@ def merge_metadata(defaults: Mapping[str, Any], file_meta: Mapping[str, Any],
         notes.append(f"{label}: its tenant {own_tenant!r} is ignored (a file cannot choose its "
                      f"tenant); it goes to {tenant or 'default'!r}. Fix: set the tenant with "
                      "--tenant or the --meta sidecar (an upload: its tenant field)")
+    notes += [f"{label}: its front matter key {key!r} is not one citewise reads, so it "
+              f"restricts nothing; it is readable by the groups given at ingest. Fix: write "
+              f"{meant!r} in its front matter, or set it with --{meant} or the --meta sidecar"
+              for key in file_meta if (meant := access_key_meant(str(key)))]
     groups, note = _groups(defaults, file_meta, side, trust_file_acl, label)
     if groups is None:
         meta.pop("groups", None)
