@@ -650,8 +650,11 @@ def test_group_names_lose_control_characters_on_upload_and_acl(served: Served) -
     assert "\x1b" not in json.dumps(up.json()["document"]["groups"], ensure_ascii=False)
     acl = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["\x1b[31mstaff\x9b", " hr "]})
     assert acl.json()["groups"] == ["[31mstaff", "hr"]
+    assert acl.json()["warnings"][0].startswith("group names cleaned")  # was said nowhere
     doc = served.client("ada").get("/v1/documents/esc.md").json()
     assert doc["groups"] == ["[31mstaff", "hr"]
+    none = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["", " "]}).json()
+    assert none["groups"] == [] and "nobody can read esc.md now" in none["warnings"][-1]
 
 
 def test_readers_see_only_their_own_groups_of_a_document(served: Served) -> None:

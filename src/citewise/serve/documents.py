@@ -264,7 +264,14 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
         st.require(who, "operator")
     groups = sorted(normalize_groups(body.groups))
     st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
-    return {"doc_id": doc_id, "groups": groups, "tenant": body.tenant or who.tenant}
+    cleaned = sorted({g for g in body.groups if g not in groups})
+    warnings = [f"group names cleaned (control characters and spaces dropped, empty names "
+                f"left out): {', '.join(map(repr, cleaned))[:200]}"] if cleaned else []
+    if not groups:
+        warnings.append(f"nobody can read {doc_id} now: it has no groups. Fix: PUT this "
+                        'route again with {"groups": ["staff"]}')
+    return {"doc_id": doc_id, "groups": groups, "tenant": body.tenant or who.tenant,
+            "warnings": warnings}
 
 
 @router.get("/v1/versions", tags=["versions"])
