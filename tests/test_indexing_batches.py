@@ -78,3 +78,34 @@ def test_a_crash_keeps_the_batches_written_before_it(tmp_path, folder):
                             batch_chunks=10)
         assert engine.search("word0x11y7", STAFF, mode="bm25").hits  # first batch committed
         assert not engine.search("word5x0y1", STAFF, mode="bm25").hits  # later: not written
+
+
+def test_another_tenants_document_written_while_a_batch_is_prepared_is_kept(tmp_path) -> None:
+    """A security review on PostgreSQL: an ingest checked an id's tenant before it parsed and
+    embedded the rest of its batch; another process's upload of that id to another tenant in
+    that window was overwritten (text, tenant and chunks), '61 new, 0 failed'. Here the
+    second file's reading stands in for that window."""
+    from citewise.errors import StoreError
+    from citewise.indexing import Pending
+    from citewise.types import Block, ParsedDocument
+
+    def doc(text: str, tenant: str) -> ParsedDocument:
+        return ParsedDocument(title="Note", text=text,
+                              blocks=(Block("paragraph", text, 0, len(text)),),
+                              metadata={"tenant": tenant, "groups": ["staff"]})
+
+    with Engine(tmp_path / "x.db", Settings.model_validate({}),
+                embedder=FakeEmbedder()) as engine:
+        def meanwhile() -> ParsedDocument:  # another process's upload of shared.md to acme
+            engine.ingest([Pending("up", "shared.md", lambda: doc("ACME-PRIVATE text.",
+                                                                   "acme"))])
+            return doc("Second northwind file.", "northwind")
+        items = [Pending("a", "shared.md", lambda: doc("NORTHWIND text.", "northwind")),
+                 Pending("b", "b.md", meanwhile)]
+        with pytest.raises(StoreError, match="another tenant by another process"):
+            index_documents(engine.store, engine.embedder, items, engine.settings)
+        kept = engine.store.get_document("shared.md")
+        assert kept is not None and kept.tenant == "acme" and engine.store.get_document(
+            "b.md") is None
+        acme = engine.search("private text", Principal.of("staff", tenant="acme"))
+        assert [h.chunk.text for h in acme.hits] == ["ACME-PRIVATE text."]

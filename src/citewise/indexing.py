@@ -326,7 +326,7 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
         if prepared:
             made = _embed_missing(store, embedder, prepared, report, on_embedded, vectors)
             store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, made),
-                                       p.parsed) for p in prepared])
+                                       p.parsed, same_tenant=True) for p in prepared])
             report.outcomes.extend(outcomes_of(prepared, made))
             note_written(report, prepared)
         if on_progress and done:

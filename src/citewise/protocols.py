@@ -69,6 +69,11 @@ class DocumentWrite:
     chunks: Sequence[Chunk]
     vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
     parsed: ParsedDocument | None = None
+    same_tenant: bool = False
+    """Replace a document only of the same tenant, checked inside the write (an ingest checked
+    before it parsed and embedded the batch, and another process's upload of the same id to
+    another tenant in between was overwritten); a version catch-up or migrate copies a
+    record as it is."""
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,8 @@ class _LiveRecords:
         return self._store.cached_vectors(embed_hashes, tenant)
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
-        current = [replace(w, document=self._records[w.document.doc_id]) for w in batch]
+        current = [replace(w, document=self._records[w.document.doc_id], same_tenant=False)
+                   for w in batch]  # a copy of the live record, as it is
         self._store.write([w for w in current
                            if self._live.get_document(w.document.doc_id) == w.document])
 

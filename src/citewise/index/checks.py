@@ -36,6 +36,16 @@ def check_vector(vec: Any, dim: int, what: str) -> np.ndarray:
     return arr
 
 
+def other_tenants(doc_id: str, tenant: str) -> StoreError:
+    """The error for a write that would replace ``doc_id``, now another tenant's than
+    ``tenant``: another process indexed it while this batch was being prepared."""
+    return StoreError(
+        f"doc_id {doc_id!r} was indexed for another tenant by another process while this "
+        f"batch of tenant {tenant!r} was being prepared; this batch was not written (earlier "
+        "ones were). Fix: run the ingest again (that file then fails alone, naming the "
+        "tenant), or give the file its own doc_id")
+
+
 def check_batch(batch: Sequence[DocumentWrite]) -> None:
     seen_docs: set[str] = set()
     seen_chunks: set[str] = set()

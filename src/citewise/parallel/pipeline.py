@@ -101,8 +101,8 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
     if not prepared:
         return
     vectors = _embed_missing(store, backend, prepared, report)
-    store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors), p.parsed)
-                 for p in prepared])
+    store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors), p.parsed,
+                               same_tenant=True) for p in prepared])
     report.outcomes.extend(outcomes_of(prepared, vectors))
     note_written(report, prepared)
 

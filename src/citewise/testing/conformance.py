@@ -237,6 +237,30 @@ class StoreConformanceTests:
         assert corpus.count().documents == 5
         assert self.search_all(corpus, embedder, "brand replaced", STAFF)[0] == []
 
+    def test_an_ingest_write_never_replaces_another_tenants_document(
+            self, corpus: Store, embedder: FakeEmbedder) -> None:
+        """A security review: an ingest checked the id's tenant before parsing and embedding
+        its batch; another process's upload of that id to another tenant meanwhile was then
+        overwritten without a word. The write checks it again, inside its transaction; a
+        copy (a version catch-up, migrate) writes the record as it is."""
+        globex = make_write(embedder, "globex-note", ["Globex private note."],
+                            groups=["staff"], tenant="globex")
+        corpus.write([globex])
+        before = corpus.get_document("globex-note")
+        acme = make_write(embedder, "globex-note", ["Acme's note, same id."], groups=["staff"])
+        fresh = make_write(embedder, "acme-fresh", ["Fresh acme text."], groups=["staff"])
+        with pytest.raises(StoreError, match="another tenant by another process"):
+            corpus.write([replace(fresh, same_tenant=True), replace(acme, same_tenant=True)])
+        assert corpus.get_document("globex-note") == before
+        assert corpus.get_document("acme-fresh") is None  # the batch is one transaction
+        g = Principal.of("staff", tenant="globex")
+        assert globex.chunks[0].chunk_id in self.search_all(
+            corpus, embedder, "globex private note", g)[1]
+        same = make_write(embedder, "globex-note", ["Globex note, edited."], groups=["staff"],
+                          tenant="globex", version=2)
+        corpus.write([replace(same, same_tenant=True)])  # its own tenant: replaced
+        assert corpus.get_document("globex-note").version == 2
+
     def test_cached_vectors(self, ready: Store, embedder: FakeEmbedder) -> None:
         item = make_write(embedder, "guide", ["Cached text."], groups=["staff"])
         h = item.chunks[0].embed_hash

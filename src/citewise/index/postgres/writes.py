@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import NotFoundError
-from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
+from citewise.index.checks import (
+    batch_vectors,
+    check_acl,
+    check_batch,
+    metadata_json,
+    other_tenants,
+)
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.protocols import DocumentWrite
 from citewise.types import Chunk, Document
@@ -34,6 +40,10 @@ ON CONFLICT (doc_id) DO UPDATE SET
     source_url = excluded.source_url, owner = excluded.owner, tenant = excluded.tenant,
     acl = excluded.acl, updated_at = excluded.updated_at, metadata = excluded.metadata
 RETURNING id"""
+SAME_TENANT_SQL = UPSERT_DOCUMENT_SQL.replace(
+    "\nRETURNING id", "\nWHERE documents.tenant = excluded.tenant\nRETURNING id")
+"""The upsert of an ingest: no row back when the id is another tenant's (PostgreSQL waits
+for a concurrent insert of the id to commit, then checks its tenant)."""
 
 INSERT_CHUNK_SQL = f"""INSERT INTO chunks
     (chunk_id, doc_id, ordinal, text, heading_path, anchor, start_char, end_char, section_id,
@@ -155,7 +165,11 @@ def _write_document(conn: Any, item: DocumentWrite, scope: str) -> set[str]:
     """Upsert one document and replace its chunks (their vectors in cache ``scope``);
     returns the embed hashes it dropped."""
     doc = item.document
-    rowid = conn.execute(UPSERT_DOCUMENT_SQL, _document_params(doc)).fetchone()[0]
+    row = conn.execute(SAME_TENANT_SQL if item.same_tenant else UPSERT_DOCUMENT_SQL,
+                       _document_params(doc)).fetchone()
+    if row is None:
+        raise other_tenants(doc.doc_id, doc.tenant)
+    rowid = row[0]
     dropped = conn.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING embed_hash, "
                            "vec_scope", (rowid,)).fetchall()
     acl = sorted(set(doc.acl_groups))

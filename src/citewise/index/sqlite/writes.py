@@ -13,7 +13,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from citewise.errors import NotFoundError
-from citewise.index.checks import batch_vectors, check_acl, check_batch, metadata_json
+from citewise.index.checks import (
+    batch_vectors,
+    check_acl,
+    check_batch,
+    metadata_json,
+    other_tenants,
+)
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
 from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
@@ -172,8 +178,10 @@ def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> tuple[set
     """Upsert one document and replace its chunks; returns the embed hashes it dropped and
     its rowid."""
     doc = item.document
-    old = conn.execute("SELECT id, tenant_id FROM documents WHERE doc_id = ?",
+    old = conn.execute("SELECT id, tenant_id, tenant FROM documents WHERE doc_id = ?",
                        (doc.doc_id,)).fetchone()
+    if item.same_tenant and old is not None and old[2] != doc.tenant:
+        raise other_tenants(doc.doc_id, doc.tenant)  # the write transaction is exclusive
     stale = set() if old is None else _drop_chunks(conn, old[0], layout.fts_table(old[1]))
     tenant_id = ensure_ids(conn, "tenants", [doc.tenant])[doc.tenant]
     doc_rowid = conn.execute(UPSERT_DOCUMENT_SQL, _document_params(doc, tenant_id)).fetchone()[0]
