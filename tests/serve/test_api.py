@@ -653,6 +653,11 @@ def test_group_names_lose_control_characters_on_upload_and_acl(served: Served) -
     assert acl.json()["warnings"][0].startswith("group names cleaned")  # was said nowhere
     doc = served.client("ada").get("/v1/documents/esc.md").json()
     assert doc["groups"] == ["[31mstaff", "hr"]
+    otto = served.client("otto")  # an operator moving it: the tenant is stored as sent
+    body = _problem(otto.put("/v1/documents/esc.md/acl", json={
+        "groups": ["staff"], "tenant": "x\u0000y"}), 400)
+    assert "control characters" in body["detail"]
+    assert served.client("ada").get("/v1/documents/esc.md").json()["tenant"] == "northwind"
     none = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["", " "]}).json()
     assert none["groups"] == [] and "nobody can read esc.md now" in none["warnings"][-1]
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
+from citewise.ingest.normalize import drop_controls
 from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
@@ -130,6 +131,8 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
         raise ConfigError("only an operator may write to another tenant. Fix: leave tenant "
                           "empty, or use a key made with `citewise keys add NAME --role "
                           "operator`")
+    if tenant:
+        _check_tenant(tenant)
     name = PurePosixPath(file.filename or "upload.txt").name
     if name in ("", ".", "..") or any(ord(c) < 32 or c == "\x7f" for c in name):
         raise ConfigError(f"file name {(file.filename or '')[:60]!r} names no file (empty, "
@@ -199,6 +202,14 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     return {"document": info.to_dict(), "ingest": report.summary(), "warnings": warnings}
 
 
+def _check_tenant(tenant: str) -> None:
+    """A tenant name an operator sends is stored as sent or refused: one with a NUL was
+    stored without it ("xy") while the response said "x\\u0000y" (security review)."""
+    if drop_controls(tenant).strip() != tenant:
+        raise ConfigError(f"tenant {tenant[:40]!r} has control characters or edge spaces. "
+                          "Fix: send the tenant's name as `citewise keys list` shows it")
+
+
 def _form_fields(raw: dict[str, str | None]) -> dict[str, Any]:
     """The upload's own form fields normalised like the ``metadata`` field and a sidecar line
     (control characters dropped, ``updated_at`` checked): they were stored as sent, so a
@@ -262,6 +273,7 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
     _managed(st, who, doc_id)
     if body.tenant and body.tenant != who.tenant:
         st.require(who, "operator")
+        _check_tenant(body.tenant)
     groups = sorted(normalize_groups(body.groups))
     st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
     cleaned = sorted({g for g in body.groups if g not in groups})
