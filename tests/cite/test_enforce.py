@@ -229,6 +229,10 @@ def test_a_document_said_to_have_information_is_a_pointer() -> None:
     assert points_elsewhere("The Rust 2024 Edition Guide [1] provides additional information "
                             "on how to migrate your code to be Rust 2024 Edition compatible.")
     assert points_elsewhere("The sources provide information about the timeout [S1].")
+    assert points_elsewhere("The sources [S1] and [S2] provide the necessary information on "
+                            "how to set the FC_DEBUG environment variable.")
+    assert points_elsewhere("The manual explains how to add a font directory [S1].")
+    assert not points_elsewhere("The cache explains why the second run is fast [S1].")
     assert not points_elsewhere("The --verbose flag provides more details about each step.")
     assert not points_elsewhere("The manual contains information on it: use -j [S1].")
     assert not points_elsewhere("The guide says the timeout is 5 seconds [S1].")
