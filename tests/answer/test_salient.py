@@ -51,6 +51,21 @@ def test_a_name_spelled_with_or_without_a_hyphen_is_the_same_name() -> None:
     assert missing_terms("What does --digest do?", hits) == ["--digest"]
 
 
+def test_a_markup_element_is_named_by_its_tag_or_its_word() -> None:
+    """A new user's "What does the <fontrank> element do in fonts.conf?" was declined as
+    "none of the passages mentions fonts.conf": the element, which fontconfig's manual does
+    not have, is the name. One a page writes with attributes or as a word is there."""
+    hits = [make_hit('Use <match target="font"> to edit fonts; the alias element and '
+                     "<acceptfont> in fonts.conf.", 1)]
+    assert salient_terms("What does the <fontrank> element do in fonts.conf?") == [
+        "<fontrank>", "fonts.conf"]
+    assert missing_terms("What does the <fontrank> element do in fonts.conf?", hits) == [
+        "<fontrank>"]
+    for asked in ("What does <match> do?", "When is </alias> needed?", "Is <acceptfont/> a "
+                  "list?", "Is a < b > c?"):
+        assert missing_terms(asked, hits) == [], asked
+
+
 def test_unknown_words_have_no_readable_document() -> None:
     corpus = {"timeout", "request", "disable"}
     assert unknown_words("how do I disable the flux capacitor timeout?",

@@ -93,3 +93,13 @@ def test_words_that_spell_a_long_option_find_the_chunk_naming_it(tmp_path: Path)
                                top_k=3)
     assert result.hits[0].document.doc_id == "case.md", [h.document.doc_id
                                                           for h in result.hits]
+
+
+def test_a_markup_element_is_an_identifier_found_as_its_tag() -> None:
+    """fontconfig's manual: "What does a <match> block do?" (the section is headed
+    ``<match target="pattern">``) was declined; its words alone read as "match"."""
+    assert identifiers("What does a <match> block do in fonts.conf?") == ["<match"]
+    assert identifiers("use </alias> with --prefer") == ["<alias", "--prefer"]
+    texts = {"a": '<match target="pattern"> This element holds tests.', "b": "<matches>",
+             "c": "the match element", "d": "x<match>y", "e": "q", "f": "r"}
+    assert [s.chunk_id for s in exact_run(["<match"], texts)] == ["a", "d"]

@@ -78,6 +78,10 @@ httpx, valgrind or borg; SQuAD's test half declines one adversarial question few
 0.12 of 145), whose only veto was a nationality."""
 
 _CODE = re.compile(r"`([^`]+)`")
+_ELEMENT = re.compile(r"</?[A-Za-z][\w:.-]{0,40}/?>")
+"""A markup element named with its brackets (``<match>``, ``</alias>``): a new user's "What
+does the <fontrank> element do in fonts.conf?" was declined as "none of the passages
+mentions fonts.conf"; the element, which no page of fontconfig's manual has, is the name."""
 _JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 _WORD_OPTION = re.compile(r"(?<![\w-])-(?=[a-z]*[aeiouy])[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*\b")
@@ -122,6 +126,9 @@ def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
             found.setdefault(span.strip().lower(), None)
     text = _CODE.sub(" ", question)
     if "identifier" in kinds:
+        for element in _ELEMENT.findall(text):
+            found.setdefault("<" + element.strip("</>").lower() + ">", None)
+        text = _ELEMENT.sub(" ", text)
         for option in _WORD_OPTION.findall(text):
             found.setdefault(option.lower(), None)
     if "label" in kinds:
@@ -155,8 +162,15 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
         return []
     text = "\n".join(_haystack(h) for h in hits[:depth])
     squashed = _squash(text)
-    return [t for t in terms if t not in text and _stem(t) not in text
-            and _squash(t) not in squashed and _squash(_stem(t)) not in squashed]
+    return [t for t in terms if not (_element_named(t, text) if t.startswith("<") else (
+        t in text or _stem(t) in text or _squash(t) in squashed
+        or _squash(_stem(t)) in squashed))]
+
+
+def _element_named(term: str, text: str) -> bool:
+    """Whether ``text`` names the element ``term`` ("<match>"): as a tag with attributes
+    (``<match target="font">``) or as a word (a page that writes "the match element")."""
+    return re.search(rf"(?<![\w-]){re.escape(term.strip('<>'))}(?![\w-])", text) is not None
 
 
 def _squash(text: str) -> str:

@@ -39,10 +39,18 @@ _LONG_NAME = re.compile(r"--[A-Za-z][\w-]*")
 _LONG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
 
 
+_ELEMENT = re.compile(r"</?([A-Za-z][\w:.-]{0,40})/?>")
+"""A markup element named with its brackets ("What does a <match> block do?"): found as a
+tag, attributes or not (``<match target="font">``)."""
+
+
 def identifiers(query: str) -> list[str]:
-    """The identifiers ``query`` names (backticked spans first), each once, in order."""
+    """The identifiers ``query`` names (backticked spans first, then elements), each once,
+    in order."""
     found = [m.strip() for m in _CODE.findall(query)]
-    found += _TOKEN.findall(_CODE.sub(" ", query))
+    rest = _CODE.sub(" ", query)
+    found += [f"<{name}" for name in _ELEMENT.findall(rest)]
+    found += _TOKEN.findall(_ELEMENT.sub(" ", rest))
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
 
@@ -88,7 +96,8 @@ def _held(names: Sequence[str], texts: Iterable[str]) -> Iterator[set[int]]:
     for i, name in enumerate(names):
         if _LONG_NAME.fullmatch(name):
             long.setdefault(name.lower(), i)
-    patterns = [(i, re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])",
+    patterns = [(i, re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n[0] != "<" else
+                               rf"{re.escape(n)}(?=[\s/>])",  # an element's tag
                                0 if _SHORT.fullmatch(n) else re.IGNORECASE))  # -n is not -N
                 for i, n in enumerate(names) if not _LONG_NAME.fullmatch(n)]
     for text in texts:
