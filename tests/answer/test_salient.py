@@ -49,6 +49,10 @@ def test_a_name_spelled_with_or_without_a_hyphen_is_the_same_name() -> None:
     assert missing_terms("Where is max_keepalive set?", hits) == []
     assert missing_terms("Is there a SHA-3 mode?", hits) == ["sha-3"]
     assert missing_terms("What does --digest do?", hits) == ["--digest"]
+    titled = [make_hit("The match element edits a pattern.", 1, title="fonts-conf")]
+    assert missing_terms("What does <match> do in fonts.conf?", titled) == []
+    assert missing_terms("Is 1.3 supported?", [make_hit("Version 13 only.", 1)],
+                         kinds=ALL_KINDS) == ["1.3"]
 
 
 def test_a_markup_element_is_named_by_its_tag_or_its_word() -> None:

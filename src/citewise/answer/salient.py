@@ -82,7 +82,7 @@ _ELEMENT = re.compile(r"</?[A-Za-z][\w:.-]{0,40}/?>")
 """A markup element named with its brackets (``<match>``, ``</alias>``): a new user's "What
 does the <fontrank> element do in fonts.conf?" was declined as "none of the passages
 mentions fonts.conf"; the element, which no page of fontconfig's manual has, is the name."""
-_JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])")
+_JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])|(?<=[^\W\d_])\.(?=[^\W\d_])")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 _WORD_OPTION = re.compile(r"(?<![\w-])-(?=[a-z]*[aeiouy])[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*\b")
 """A long option written with one dash, as find's (``-mtime``, ``-execdir``): a new user's
@@ -174,10 +174,13 @@ def _element_named(term: str, text: str) -> bool:
 
 
 def _squash(text: str) -> str:
-    """``text`` without hyphens and underscores inside words (a flag keeps its ``--``):
-    "SHA-256" and "SHA256", "max-connections" and "max_connections" are one name. Nettle's
-    manual writes SHA256 (39 times), and the question "how do I compute a SHA-256 hash with
-    nettle?" was declined as naming something no passage mentions."""
+    """``text`` without hyphens and underscores inside words (a flag keeps its ``--``), nor
+    dots between letters: "SHA-256" and "SHA256", "max-connections" and "max_connections",
+    "fonts.conf" and "fonts-conf" are one name. Nettle's manual writes SHA256 (39 times), and
+    the question "how do I compute a SHA-256 hash with nettle?" was declined as naming
+    something no passage mentions; fontconfig's manual, titled "fonts-conf", had "What does
+    a <match> block do in fonts.conf?" declined so (its top passages say "configuration
+    file"). A version keeps its dots ("1.3" is not "13")."""
     return _JOINER.sub("", text)
 
 
