@@ -18,6 +18,10 @@ CONNECT = ("The connect timeout specifies the maximum amount of time to wait unt
     ("What is the visitor network and how often does its password change?", "often"),
     ("how do I cap how many connections one client opens at the same time?", None),
     ("how do I switch off the timeout for one call?", None),
+    ("What is the default interval in seconds between automatic rescans of the font "
+     "configuration?", "much"),  # a new user's: answered with the interval's definition
+    ("What's the cache size limit in MB?", "much"),
+    ("How do I set the timeout in seconds?", None),  # a way, not a value
 ])
 def test_asks_quantity_finds_the_question_own_clause(question, kind) -> None:
     assert asks_quantity(question) == kind

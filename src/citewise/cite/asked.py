@@ -42,6 +42,14 @@ _QUANTITY = re.compile(
     r"|\b(?:unlimited|unbounded|infinite(?:ly)?|indefinitely|forever|never|always|"
     r"as (?:long|many|much|often) as|any number|no (?:limit|maximum|cap|bound|timeout)"
     r"|not limited)\b|%|`", re.IGNORECASE)
+_IN_UNITS = re.compile(
+    r"^\W*what(?:'s|\s+is|\s+are|\s+was)\b[^?]*\bin\s+(?:(?:milli|micro)?seconds|minutes|"
+    r"hours|days|weeks|months|years|(?:kilo|mega|giga)?bytes|[kmg]i?b|percent|pixels|points)\b",
+    re.IGNORECASE)
+"""A "what is … in seconds?" question asks for a value in that unit as much as "how long"
+does: a new user's "What is the default interval in seconds between automatic rescans of
+the font configuration?" (which fontconfig's manual does not give) was answered with the
+sentence defining the interval, exit 0."""
 _WHOLE = re.compile(r"\b(?:entire|whole|all of|full)\b", re.IGNORECASE)
 _FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECASE)
 """What also answers "how often": "every Monday", "each time the client connects"."""
@@ -49,10 +57,13 @@ _FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECAS
 
 def asks_quantity(question: str) -> str | None:
     """The word after "how" when ``question`` asks how long, many, much, often, big, far…
-    in a clause of its own ("If I don't configure anything, how long does…"); None for
-    other questions and for "how do I cap how many…" (a way, not a value)."""
+    in a clause of its own ("If I don't configure anything, how long does…"), "much" for
+    "what is … in seconds/bytes…" (:data:`_IN_UNITS`); None for other questions and for
+    "how do I cap how many…" (a way, not a value)."""
     match = _ASKS.search(question.strip())
-    return match.group(1).lower() if match else None
+    if match:
+        return match.group(1).lower()
+    return "much" if _IN_UNITS.search(question) else None
 
 
 def states_quantity(text: str, kind: str | None = None) -> bool:
