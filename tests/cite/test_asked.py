@@ -19,8 +19,8 @@ CONNECT = ("The connect timeout specifies the maximum amount of time to wait unt
     ("how do I cap how many connections one client opens at the same time?", None),
     ("how do I switch off the timeout for one call?", None),
     ("What is the default interval in seconds between automatic rescans of the font "
-     "configuration?", "much"),  # a new user's: answered with the interval's definition
-    ("What's the cache size limit in MB?", "much"),
+     "configuration?", "units"),  # a new user's: answered with the interval's definition
+    ("What's the cache size limit in MB?", "units"),
     ("How do I set the timeout in seconds?", None),  # a way, not a value
 ])
 def test_asks_quantity_finds_the_question_own_clause(question, kind) -> None:
@@ -40,6 +40,12 @@ def test_quantities_in_numbers_words_bounds_and_code(text) -> None:
 def test_a_definition_and_a_citation_number_give_no_quantity() -> None:
     assert not states_quantity(CONNECT)  # "until" is in it, and [1] is no value
     assert not states_quantity("The password changes often [S12].")
+
+
+def test_a_whole_is_no_value_in_units() -> None:
+    text = "Fontconfig validates all of the configuration files when this interval passes [1]."
+    assert states_quantity(text, "long") and not states_quantity(text, "units")
+    assert states_quantity("It rescans every 30 seconds [1].", "units")
 
 
 def test_a_recurrence_answers_how_often_only() -> None:

@@ -57,24 +57,25 @@ _FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECAS
 
 def asks_quantity(question: str) -> str | None:
     """The word after "how" when ``question`` asks how long, many, much, often, big, far…
-    in a clause of its own ("If I don't configure anything, how long does…"), "much" for
+    in a clause of its own ("If I don't configure anything, how long does…"), "units" for
     "what is … in seconds/bytes…" (:data:`_IN_UNITS`); None for other questions and for
     "how do I cap how many…" (a way, not a value)."""
     match = _ASKS.search(question.strip())
     if match:
         return match.group(1).lower()
-    return "much" if _IN_UNITS.search(question) else None
+    return "units" if _IN_UNITS.search(question) else None
 
 
 def states_quantity(text: str, kind: str | None = None) -> bool:
     """Whether ``text`` (an answer, its citation brackets ignored) gives a quantity: a
     number, a number or bound in words, a unit with an article, a whole ("the entire
-    length") or code (module docstring); for ``kind`` "often" (or "frequently", what
-    :func:`asks_quantity` returned) a recurrence too ("every Monday")."""
+    length", not for ``kind`` "units") or code (module docstring); for ``kind`` "often" (or
+    "frequently", what :func:`asks_quantity` returned) a recurrence too ("every Monday")."""
     bare = CITATION_BRACKET.sub(" ", text)
     if kind in ("often", "frequently") and _FREQUENCY.search(bare):
         return True
-    return bool(numbers(bare) or _QUANTITY.search(bare) or _WHOLE.search(bare))
+    whole = kind != "units" and _WHOLE.search(bare)  # "all of the files" is no number of seconds
+    return bool(numbers(bare) or _QUANTITY.search(bare) or whole)
 
 
 def answers_kind(kind: str | None, text: str, code: bool = False) -> bool:
