@@ -5,6 +5,7 @@ the stream sent the document's restricted text."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,32 @@ def test_an_unchanged_source_is_answered(engine: Engine) -> None:
     answer = engine.ask("What is the executive bonus pool?", HR, generator=gen,
                         on_token=sent.append)
     assert answer.outcome == "answered" and "CANARY-7f3q9z" in "".join(sent)
+
+
+@pytest.mark.parametrize("change", ["acl", "delete"])
+def test_a_raw_stream_stops_once_its_source_is_lost(engine: Engine, change: str) -> None:
+    """A security review: under ``cite.policy: flag`` the model's tokens went straight to the
+    client, and a stream sent a salary table for 29 s after `citewise acl` had narrowed it;
+    only the final answer was a decline."""
+    settings = Settings.model_validate({"gate": {"threshold": 0.1},
+                                        "cite": {"policy": "flag"}})
+    with Engine(engine.db, settings, embedder=FakeEmbedder()) as raw:
+        (doc,) = raw.store.list_documents()
+        write = (lambda: raw.set_acl(doc.doc_id, ["exec"])) if change == "acl" else (
+            lambda: raw.delete([doc.doc_id]))
+
+        class Midway(FakeGenerator):  # the change lands after the first words went out
+            def generate(self, prompt, *, on_token=None, **kwargs):
+                words = ["The", "executive", "bonus", "pool", "is", "CANARY-7f3q9z", "[S1]."]
+                on_token(words[0] + " ")
+                write()
+                time.sleep(0.3)  # past the relay's recheck interval
+                for word in words[1:]:
+                    on_token(word + " ")
+                return super().generate(prompt, **kwargs)
+
+        sent: list[str] = []
+        answer = raw.ask("What is the executive bonus pool?", HR, generator=Midway("x"),
+                         on_token=sent.append)
+    assert "".join(sent) == "The " and answer.declined, (sent, answer)
+    assert answer.reason == "sources_changed"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from citewise.answer.checked_stream import CheckedRelay
+from citewise.answer.checked_stream import CheckedRelay, ReadableRelay
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
@@ -314,7 +314,7 @@ def _generate(engine: Engine, question: str, context: Context, generator: Genera
     def readable() -> bool:
         return principal is None or still_readable(engine.store, principal, read)
 
-    relay = on_token
+    relay = None if on_token is None else ReadableRelay(on_token, readable, time.monotonic)
     if on_token is not None and engine.settings.cite.policy == "strict":
         quoted = gen.model_id.startswith("extractive")  # checked without the question
         relay = CheckedRelay(on_token, context.passages, None if quoted else question,

@@ -102,3 +102,27 @@ def _ends(text: str, pieces: Sequence[str]) -> list[int]:
         at = found + len(piece)
         out.append(at)
     return out
+
+
+class ReadableRelay:
+    """The raw relay of ``cite.policy: flag`` (the model's tokens as written), stopped for
+    good once the passages are no longer readable by the asker: a security review's
+    flag-policy stream went on sending a salary table for 29 s after `citewise acl` had
+    narrowed it. Asked at most every :data:`RECHECK_S` seconds (a store read each)."""
+
+    RECHECK_S = 0.25
+
+    def __init__(self, on_token: Callable[[str], None], readable: Callable[[], bool],
+                 clock: Callable[[], float]) -> None:
+        self.on_token = on_token
+        self.readable = readable
+        self.clock = clock
+        self.checked = float("-inf")
+        self.stopped = False
+
+    def __call__(self, piece: str) -> None:
+        if not self.stopped and self.clock() - self.checked >= self.RECHECK_S:
+            self.checked = self.clock()
+            self.stopped = not self.readable()
+        self.on_token("" if self.stopped else piece)  # "": a server checks its client
+
