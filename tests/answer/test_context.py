@@ -6,6 +6,7 @@ from citewise.answer.context import (
     build_context,
     jaccard,
     mmr_order,
+    relevance,
     section_text,
     shingles,
     truncate_to_budget,
@@ -35,6 +36,25 @@ def test_mmr_order_by_hand() -> None:
     # step 2: value(1) = .45 - .5 = -.05, value(2) = .25 - 0 = .25  -> 2 before 1
     assert order == [0, 2, 1]
     assert mmr_order([1.0, 0.9, 0.5], lambda i, j: sim.get((i, j), 0.0), lam=1.0) == [0, 1, 2]
+
+
+def test_a_second_best_hit_near_the_first_is_not_left_out_for_novelty() -> None:
+    """fontconfig's <acceptfont> section, second in both signals, mirrors <rejectfont>
+    (first) with one word changed; RRF scores within a few percent of each other, divided by
+    the best, gave MMR no relevance to weigh, and it was dropped for the eighth passage slot
+    while overview paragraphs ranked thirteenth went in. Scores are scaled min-max."""
+    assert relevance([0.0328, 0.0323, 0.0257]) == [1.0, (0.0323 - 0.0257) / (0.0328 - 0.0257),
+                                                    0.0]
+    assert relevance([0.5, 0.5]) == [1.0, 1.0] and relevance([]) == []
+    reject = "Fonts matched by a rejectfont element are blacklisted and excluded from matching."
+    accept = "Fonts matched by an acceptfont element are whitelisted and protected from it."
+    rrf = [0.0328, 0.0323, *(0.0300 - 0.0003 * i for i in range(14))]
+    hits = [replace(make_hit(reject, 1), score=rrf[0]), replace(make_hit(accept, 2),
+                                                                  score=rrf[1])]
+    hits += [replace(make_hit(f"Overview paragraph {i} on fonts, rasterizers and caches "
+                              f"number {i}.", i + 3), score=rrf[i + 2]) for i in range(14)]
+    ctx = build_context(hits, ContextSettings(max_passages=8), words)
+    assert [p.chunk_id for p in ctx.passages][:2] == ["doc1#1", "doc2#2"]
 
 
 def test_near_duplicates_dropped_and_ids_opaque() -> None:

@@ -100,6 +100,21 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b)
 
 
+def relevance(scores: Sequence[float]) -> list[float]:
+    """Retrieval scores scaled to [0, 1] over the candidates (min-max): fused RRF scores sit
+    within a few percent of each other (0.0328 … 0.0257 over sixteen hits), so divided by the
+    best they gave MMR no relevance to weigh, and novelty alone decided. fontconfig's
+    <acceptfont> section, second in both signals, was left out of the context (it says
+    what <rejectfont>, first, says with one word changed) while thirteenth-ranked overview
+    paragraphs went in; the question was how to keep a font from being blacklisted."""
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    if high <= low:
+        return [1.0] * len(scores)
+    return [(s - low) / (high - low) for s in scores]
+
+
 def mmr_order(relevance: Sequence[float], similarity: Callable[[int, int], float],
               lam: float) -> list[int]:
     """Indices in MMR order (Carbonell & Goldstein 1998); ties keep the input order."""
@@ -167,9 +182,8 @@ def build_context(hits: Sequence[Hit], settings: ContextSettings,
     dropped += dropped_windows
     if load_parsed is not None:
         joined = complete_code(joined, count_tokens, load_parsed)
-    best = max((c.hit.score for c in joined), default=0.0) or 1.0
     words = [frozenset(query_terms(c.text)) for c in joined]
-    order = mmr_order([c.hit.score / best for c in joined],
+    order = mmr_order(relevance([c.hit.score for c in joined]),
                       lambda i, j: jaccard(words[i], words[j]), settings.mmr_lambda)
     passages: list[ContextPassage] = []
     used = 0
