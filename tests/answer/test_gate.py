@@ -56,3 +56,8 @@ def test_threshold_precedence() -> None:
     assert choose_threshold(0.9, "coverage", "0.4") == ("coverage", 0.9, "settings")
     with pytest.raises(ConfigError, match="calibrate"):
         choose_threshold(None, "bogus", "0.4")
+    for bad in ("nan", "inf", "abc"):  # NaN declined nothing; "abc" was a traceback
+        with pytest.raises(ConfigError, match="not a finite number. Fix: run `citewise cal"):
+            choose_threshold(None, "coverage", bad)
+    with pytest.raises(ConfigError, match="gate.threshold setting"):
+        choose_threshold(float("nan"), "coverage", "0.4")

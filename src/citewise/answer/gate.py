@@ -32,6 +32,7 @@ signal and threshold on a dev split and stores both in the index (``gate.signal`
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -121,12 +122,26 @@ def choose_threshold(configured: float | None, stored_signal: str | None,
         raise ConfigError(f"the index names gate signal {signal!r}, which this citewise does "
                           f"not know ({', '.join(SIGNALS)}). Fix: run `citewise calibrate` again.")
     if configured is not None:
-        return signal, configured, "settings"
+        return signal, _finite(configured, "the gate.threshold setting"), "settings"
     if stored_threshold is not None:
-        return signal, float(stored_threshold), "index"
+        return signal, _finite(stored_threshold, "the index's gate.threshold"), "index"
     if embedder_id not in SHIPPED_FOR:
         return signal, 0.0, "uncalibrated"
     return signal, SHIPPED[1], "shipped"
+
+
+def _finite(value: object, what: str) -> float:
+    """``value`` as a finite float, or a one-line :class:`ConfigError`: a threshold of NaN
+    (planted in an index file a security review migrated) never declined anything, since no
+    score is below it, and "abc" ended an ask in a traceback."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise ConfigError(f"{what} is {str(value)[:40]!r}, not a finite number. Fix: run "
+                          "`citewise calibrate` again, or set gate.threshold in --config")
+    return number
 
 
 def decide(question: str, hits: Sequence[Hit], signal: str, threshold: float,

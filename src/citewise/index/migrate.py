@@ -19,6 +19,8 @@ Then :func:`migrate_index` verifies:
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -67,6 +69,8 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
                          "first, or check the --from path.")
     started = time.perf_counter()
     refuse_others(source, target)  # before anything is written, the manifest included
+    meta = read_meta(source)
+    check_source_acls(source)
     target.ensure_manifest(manifest)
     batches = 0
     bulk = getattr(target, "bulk_load", None)  # PostgresStore: build the ANN index once
@@ -76,11 +80,14 @@ def migrate_index(source: Store, target: Store, *, batch_docs: int = 200, sample
             batches += 1
             if on_progress is not None:
                 on_progress(len(batch))
-    meta = read_meta(source)
     for key, value in meta.items():
         target.set_meta(key, value)
-    check_counts(source, target)
-    checked, overlap = check_searches(source, target, sample, min_overlap)
+    try:
+        check_counts(source, target)
+        checked, overlap = check_searches(source, target, sample, min_overlap)
+    except StoreError as exc:
+        raise StoreError(f"{exc} The target was written and does not match the source: "
+                         "delete it (or drop its schema) before migrating again") from None
     counts = target.count()
     return MigrationReport(documents=counts.documents, chunks=counts.chunks,
                            vectors=counts.vectors, meta_keys=len(meta), batches=batches,
@@ -123,9 +130,49 @@ def read_vectors(conn: Any, hashes: Sequence[str]) -> dict[str, np.ndarray]:
     return out
 
 
+META_KEYS = frozenset({"gate.signal", "gate.threshold", "gate.reader", "gate.calibration"})
+"""The index metadata citewise writes (what `citewise calibrate` fitted): the only keys copied.
+A security review's source planted ``gate.threshold = nan`` (no score is below it: the gate
+declined nothing) and a key of its own, both copied as they were."""
+
+
 def read_meta(source: SQLiteStore) -> dict[str, str]:
+    """The source's :data:`META_KEYS`, checked (a threshold must be a finite number);
+    raises :class:`StoreError` before anything is written."""
     with source._reading("read") as conn:
-        return {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")}
+        meta = {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")
+                if k in META_KEYS}
+    threshold = meta.get("gate.threshold")
+    try:
+        finite = threshold is None or math.isfinite(float(threshold))
+    except ValueError:
+        finite = False
+    if not finite:
+        raise StoreError(f"the source's gate.threshold is {str(threshold)[:40]!r}, not a "
+                         "finite number; nothing was written. Fix: run `citewise calibrate` "
+                         "on the source, then migrate")
+    return meta
+
+
+def check_source_acls(source: SQLiteStore) -> None:
+    """Refuse, before anything is written, a source whose documents' ACL (the JSON copied)
+    differs from the group rows its searches filter by (a file edited by hand or by an
+    attacker: copying the JSON gave staff an hr document the source's searches hid)."""
+    sql = ("SELECT d.doc_id, d.acl, d.tenant, t.name, (SELECT json_group_array(g.name) FROM "
+           "doc_groups AS dg JOIN groups AS g ON g.id = dg.group_id WHERE dg.doc_rowid = d.id)"
+           " FROM documents AS d LEFT JOIN tenants AS t ON t.id = d.tenant_id")
+    with source._reading("read") as conn:
+        for doc_id, acl, tenant, tenant_name, rows in conn.execute(sql):
+            try:
+                same = sorted(json.loads(acl)) == sorted(json.loads(rows))
+            except (TypeError, ValueError):
+                same = False
+            if not same or tenant != tenant_name:
+                raise StoreError(
+                    f"the source's document {str(doc_id)[:60]!r} has an ACL that disagrees "
+                    "with its group rows (a damaged or edited index file); nothing was "
+                    "written. Fix: run `citewise acl` on that document in the source (or "
+                    "re-ingest it), then migrate")
 
 
 def refuse_others(source: Store, target: Store) -> None:

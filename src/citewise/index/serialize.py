@@ -32,23 +32,36 @@ def parsed_to_bytes(parsed: ParsedDocument) -> bytes:
     return zlib.compress(json.dumps(body, default=str, ensure_ascii=False).encode(), 6)
 
 
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""The most a stored body may inflate to: a parsed 20 MB file (``limits.max_file_bytes``)
+is far less; a hostile index file's 400 KB body inflating to 400 MB took `migrate` to 1.3 GB
+(security review)."""
+
+
 def parsed_from_bytes(data: bytes) -> ParsedDocument:
-    """Inverse of :func:`parsed_to_bytes`. Raises :class:`StoreError` on damaged data."""
+    """Inverse of :func:`parsed_to_bytes`. Raises :class:`StoreError` on damaged data (one
+    that inflates past :data:`MAX_BODY_BYTES`, or of the wrong shape, included)."""
     try:
-        body: dict[str, Any] = json.loads(zlib.decompress(data))
-    except (zlib.error, ValueError) as exc:
-        raise StoreError(f"a stored document body is damaged ({exc}). Fix: re-ingest the "
-                         "document from its source file.") from exc
-    if body.get("v") != FORMAT_VERSION:
-        raise StoreError(f"stored document body has format {body.get('v')!r}, this citewise "
-                         f"reads {FORMAT_VERSION}. Fix: upgrade citewise or re-ingest.")
-    text = body["text"]
-    blocks = tuple(
-        Block(kind=k, text=t if t is not None else text[s:e], start=s, end=e,
-              heading_path=tuple(hp), anchor=a, level=lv, page=pg, header_lines=hl)
-        for k, s, e, hp, a, lv, pg, hl, t in body["blocks"])
-    return ParsedDocument(title=body["title"], text=text, blocks=blocks,
-                          metadata=body["metadata"], pages=body["pages"], format=body["format"])
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(data, MAX_BODY_BYTES)
+        if inflate.unconsumed_tail:
+            raise ValueError(f"it inflates past {MAX_BODY_BYTES >> 20} MiB")
+        body: dict[str, Any] = json.loads(raw)
+        if body.get("v") != FORMAT_VERSION:
+            raise StoreError(f"stored document body has format {body.get('v')!r}, this "
+                             f"citewise reads {FORMAT_VERSION}. Fix: upgrade citewise or "
+                             "re-ingest.")
+        text = body["text"]
+        blocks = tuple(
+            Block(kind=k, text=t if t is not None else text[s:e], start=s, end=e,
+                  heading_path=tuple(hp), anchor=a, level=lv, page=pg, header_lines=hl)
+            for k, s, e, hp, a, lv, pg, hl, t in body["blocks"])
+        return ParsedDocument(title=body["title"], text=text, blocks=blocks,
+                              metadata=body["metadata"], pages=body["pages"],
+                              format=body["format"])
+    except (zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise StoreError(f"a stored document body is damaged ({str(exc)[:80]}). Fix: "
+                         "re-ingest the document from its source file.") from exc
 
 
 def sections_to_json(marks: tuple[SectionMark, ...]) -> str:
