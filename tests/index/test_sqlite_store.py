@@ -350,3 +350,25 @@ def test_a_write_to_a_read_only_index_names_the_right_fix(tmp_path: Path) -> Non
             text = str(error)
             assert "cannot be written" in text and "chmod u+w" in text and "--db COPY" in text
             assert "other writers" not in text and "busy" not in text
+
+
+def test_a_damaged_acl_record_reads_as_no_group_not_a_traceback(tmp_path: Path,
+                                                                 embedder: FakeEmbedder) -> None:
+    """A security review's hand-edited index: an ACL of "not json" ended every search, status
+    and delete in a JSONDecodeError traceback (so no fix could be run). It now reads as no
+    group (nobody reads it) until `citewise acl` writes it again."""
+    import sqlite3
+
+    with SQLiteStore(tmp_path / "x.db") as store:
+        store.ensure_manifest(make_manifest(embedder.model_id, DIM, {}, "c"))
+        store.write([make_write(embedder, "memo", ["Office memo."], groups=["staff"]),
+                     make_write(embedder, "pay", ["Salary bands."], groups=["hr"])])
+    with sqlite3.connect(tmp_path / "x.db") as con:
+        con.execute("UPDATE documents SET acl = 'not json', metadata = '[1' "
+                    "WHERE doc_id = 'memo'")
+    with SQLiteStore(tmp_path / "x.db") as store:
+        docs = {d.doc_id: d for d in store.list_documents()}
+        assert docs["memo"].acl_groups == frozenset() and docs["memo"].metadata == {}
+        assert docs["pay"].acl_groups == {"hr"}
+        store.set_acl("memo", ["staff"])
+        assert store.get_document("memo").acl_groups == {"staff"}

@@ -46,8 +46,29 @@ def document_from_row(row: Sequence[Any]) -> Document:
     doc_id, title, content_hash, tenant, acl, version, source_url, owner, updated_at, meta = row
     return Document(
         doc_id=doc_id, title=title, content_hash=content_hash, tenant=tenant,
-        acl_groups=frozenset(json.loads(acl)), version=version, source_url=source_url,
-        owner=owner, updated_at=updated_at, metadata=json.loads(meta))
+        acl_groups=_groups(acl), version=version, source_url=source_url,
+        owner=owner, updated_at=updated_at, metadata=_mapping(meta))
+
+
+def _groups(acl: Any) -> frozenset[str]:
+    """A record's ACL JSON; a damaged one (a hand-edited file: "not json" was a traceback in
+    every search) reads as no group, so nobody reads the document until `citewise acl` or a
+    re-ingest writes it again. Searches filter by the group rows, never by this."""
+    try:
+        groups = json.loads(acl)
+    except (TypeError, ValueError):
+        return frozenset()
+    ok = isinstance(groups, list) and all(isinstance(g, str) for g in groups)
+    return frozenset(groups) if ok else frozenset()
+
+
+def _mapping(meta: Any) -> dict[str, Any]:
+    """A record's metadata JSON; a damaged one reads as none."""
+    try:
+        value = json.loads(meta)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def chunk_from_row(row: Sequence[Any], doc_id: str) -> Chunk:
