@@ -48,11 +48,12 @@ def print_section(section: DocumentSection) -> None:
              f"{section.total_blocks}" if shown < section.total_blocks else "whole document")
     if not section.found:  # the whole of a 20,000-line manual is no answer to a typo
         anchors, ref = _anchors(section.blocks), shlex.quote(doc.doc_id)
+        names = {b.anchor: b.text for b in section.blocks if b.kind == "heading"}
         example = (f"`citewise show {ref} --anchor {shlex.quote(anchors[0])}`" if anchors
                    else f"`citewise show {ref}` (the whole document)")
         raise NotFoundError(f"no section of {doc.doc_id} has the anchor #{section.anchor}. "
                             f"Fix: pass one of its sections, e.g. {example}; its sections: "
-                            f"{_listed(anchors)}")
+                            f"{_listed(anchors, names)}")
     own, subsections = _own_blocks(section.blocks, section.anchor)
     echo(f"{doc.title} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
     for block in own:
@@ -95,10 +96,19 @@ def _anchors(blocks: tuple[Block, ...]) -> list[str]:
     return list(dict.fromkeys(b.anchor for b in blocks if b.kind == "heading" and b.anchor))
 
 
-def _listed(anchors: list[str], most: int = 30) -> str:
+def _listed(anchors: list[str], names: dict[str | None, str] | None = None,
+            most: int = 30) -> str:
+    """``#anchor`` for each, with its heading when the anchor does not spell it (DocBook's
+    ``#AEN113`` is "<rescan>": a new user read a list of opaque ids)."""
+    def one(anchor: str) -> str:
+        name = " ".join((names or {}).get(anchor, "").split())[:40]
+        spelled = re.sub(r"[^a-z0-9]", "", name.lower()) == re.sub(r"[^a-z0-9]", "",
+                                                                   anchor.lower())
+        return f"#{anchor}" if not name or spelled else f"#{anchor} ({name})"
+
     more = f" and {len(anchors) - most} more (`--json` lists every block's)" \
         if len(anchors) > most else ""
-    return (", ".join("#" + a for a in anchors[:most]) + more) if anchors else "none"
+    return (", ".join(one(a) for a in anchors[:most]) + more) if anchors else "none"
 
 
 @click.command(cls=TextCommand)
