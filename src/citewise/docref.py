@@ -57,7 +57,8 @@ def resolve_refs(refs: Sequence[str], store: Store, cwd: Path | None = None) -> 
         parts = []
         if unknown:
             parts.append(f"not in the index: {', '.join(unknown)} (neither a document id nor "
-                         "the path a document was ingested from)")
+                         "the path of a file a document was read from; an upload has no "
+                         "file)")
         if ambiguous:
             parts.append(f"ambiguous: {'; '.join(ambiguous)}")
         fix = f"Fix: pass the document id; {_LIST_HINT}"

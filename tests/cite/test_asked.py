@@ -22,6 +22,8 @@ CONNECT = ("The connect timeout specifies the maximum amount of time to wait unt
      "configuration?", "units"),  # a new user's: answered with the interval's definition
     ("What's the cache size limit in MB?", "units"),
     ("How do I set the timeout in seconds?", None),  # a way, not a value
+    ("What is measured in seconds?", None),  # which thing, not a value (review)
+    ("What are the sizes expressed in bytes?", None),
 ])
 def test_asks_quantity_finds_the_question_own_clause(question, kind) -> None:
     assert asks_quantity(question) == kind

@@ -65,6 +65,9 @@ def test_a_utf16_mark_before_8_bit_text_is_refused_not_read_as_cjk(tmp_path):
     path.write_bytes(b"\xff\xfe# Notes\n\nThe vault key rotates every Monday.\n")
     with pytest.raises(UnsupportedFormatError, match="8-bit text, not UTF-16; remove its first"):
         load_file(path, LimitSettings())
+    path.write_bytes(b"\xff\xfe# Notes\n\nThe vault key\x00\x00 rotates every Monday.\n")
+    with pytest.raises(UnsupportedFormatError, match="8-bit text"):  # one NUL: a bypass
+        load_file(path, LimitSettings())
     chinese = "说明：中华人民共和国的根本制度是社会主义制度。" * 3  # no ASCII: no NUL byte
     for codec in ("utf-16", "utf-16-be"):
         data = chinese.encode(codec) if codec == "utf-16" else (

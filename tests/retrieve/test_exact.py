@@ -77,7 +77,10 @@ def test_words_that_spell_a_long_option_find_the_chunk_naming_it(tmp_path: Path)
     assert len(phrase_options(" ".join(f"w{chr(97 + i % 26)}{i // 26}" for i in range(99)))
                ) == 0  # digits end a word: no phrase
     assert len(phrase_options(" ".join("q" + chr(97 + i // 26) + chr(97 + i % 26)
-                                       for i in range(60)))) == 24
+                                       for i in range(150)))) == 200
+    long = ("When comparing two large directory trees recursively with diff is there an "
+            "option that makes diff ignore case?")  # a review: a cap of 24 dropped it
+    assert "--ignore-case" in phrase_options(long)
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(8):  # pages about case in file names, which both signals like
@@ -100,6 +103,7 @@ def test_a_markup_element_is_an_identifier_found_as_its_tag() -> None:
     ``<match target="pattern">``) was declined; its words alone read as "match"."""
     assert identifiers("What does a <match> block do in fonts.conf?") == ["<match"]
     assert identifiers("use </alias> with --prefer") == ["<alias", "--prefer"]
+    assert identifiers("What does Option<T> or Map<K, V> mean?") == []  # type parameters
     texts = {"a": '<match target="pattern"> This element holds tests.', "b": "<matches>",
              "c": "the match element", "d": "x<match>y", "e": "q", "f": "r"}
     assert [s.chunk_id for s in exact_run(["<match"], texts)] == ["a", "d"]

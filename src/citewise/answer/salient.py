@@ -78,10 +78,11 @@ httpx, valgrind or borg; SQuAD's test half declines one adversarial question few
 0.12 of 145), whose only veto was a nationality."""
 
 _CODE = re.compile(r"`([^`]+)`")
-_ELEMENT = re.compile(r"</?[A-Za-z][\w:.-]{0,40}/?>")
+_ELEMENT = re.compile(r"(?<![\w>])</?[A-Za-z][\w:.-]{0,40}/?>")
 """A markup element named with its brackets (``<match>``, ``</alias>``): a new user's "What
 does the <fontrank> element do in fonts.conf?" was declined as "none of the passages
-mentions fonts.conf"; the element, which no page of fontconfig's manual has, is the name."""
+mentions fonts.conf"; the element, which no page of fontconfig's manual has, is the name.
+Not a type parameter glued to its name (``Option<T>``, ``List<String>``)."""
 _JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])|(?<=[^\W\d_])\.(?=[^\W\d_])")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 _WORD_OPTION = re.compile(r"(?<![\w-])-(?=[a-z]*[aeiouy])[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*\b")

@@ -43,7 +43,8 @@ _QUANTITY = re.compile(
     r"as (?:long|many|much|often) as|any number|no (?:limit|maximum|cap|bound|timeout)"
     r"|not limited)\b|%|`", re.IGNORECASE)
 _IN_UNITS = re.compile(
-    r"^\W*what(?:'s|\s+is|\s+are|\s+was)\b[^?]*\bin\s+(?:(?:milli|micro)?seconds|minutes|"
+    r"^\W*what(?:'s|\s+is|\s+are|\s+was)\b(?![^?]*\b(?:measured|expressed|given|specified|"
+    r"stated|written|counted|reported|shown)\s+in\b)[^?]*\bin\s+(?:(?:milli|micro)?seconds|minutes|"
     r"hours|days|weeks|months|years|(?:kilo|mega|giga)?bytes|[kmg]i?b|percent|pixels|points)\b",
     re.IGNORECASE)
 """A "what is … in seconds?" question asks for a value in that unit as much as "how long"

@@ -46,6 +46,8 @@ def parsed_from_bytes(data: bytes) -> ParsedDocument:
         raw = inflate.decompress(data, MAX_BODY_BYTES)
         if inflate.unconsumed_tail:
             raise ValueError(f"it inflates past {MAX_BODY_BYTES >> 20} MiB")
+        if not inflate.eof:
+            raise ValueError("the compressed stream is truncated")
         body: dict[str, Any] = json.loads(raw)
         if body.get("v") != FORMAT_VERSION:
             raise StoreError(f"stored document body has format {body.get('v')!r}, this "

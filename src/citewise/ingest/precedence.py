@@ -43,8 +43,10 @@ def merge_metadata(defaults: Mapping[str, Any], file_meta: Mapping[str, Any],
                      f"tenant); it goes to {tenant or 'default'!r}. Fix: set the tenant with "
                      "--tenant or the --meta sidecar (an upload: its tenant field)")
     notes += [f"{label}: its front matter key {key!r} is not one citewise reads, so it "
-              f"restricts nothing; it is readable by the groups given at ingest. Fix: write "
-              f"{meant!r} in its front matter, or set it with --{meant} or the --meta sidecar"
+              f"restricts nothing; it is readable by the groups given at ingest. Fix: set "
+              f"{meant!r} with --{meant} or the --meta sidecar (an upload: its {meant} field), "
+              f"or write {meant!r} in its front matter (a file's groups only narrow those "
+              "given, unless --trust-file-acl)"
               for key in file_meta if (meant := access_key_meant(str(key)))]
     groups, note = _groups(defaults, file_meta, side, trust_file_acl, label)
     if groups is None:

@@ -34,14 +34,16 @@ gate)."""
 MAX_IDENTIFIERS = 4
 _SHORT = re.compile(r"-[A-Za-z]")
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
-MAX_PHRASES = 24
+MAX_PHRASES = 200
+"""Phrases looked up per question (a set lookup each, per candidate's own options): a cap
+of 24 dropped "ignore case" from a question of twenty words."""
 _LONG_NAME = re.compile(r"--[A-Za-z][\w-]*")
 _LONG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
 
 
-_ELEMENT = re.compile(r"</?([A-Za-z][\w:.-]{0,40})/?>")
+_ELEMENT = re.compile(r"(?<![\w>])</?([A-Za-z][\w:.-]{0,40})/?>")
 """A markup element named with its brackets ("What does a <match> block do?"): found as a
-tag, attributes or not (``<match target="font">``)."""
+tag, attributes or not (``<match target="font">``); not a type parameter (``Option<T>``)."""
 
 
 def identifiers(query: str) -> list[str]:
