@@ -74,11 +74,10 @@ _POINTS_AT = re.compile(
     r"gives?|has|have|includes?|describes?|covers?|explains?)\s+(?:(?:some|additional|more|"
     r"further|detailed|full|the|all|necessary|relevant|required|needed)\s+)*(?:information|"
     r"details|guidance|instructions|steps|explanations?|how to)\b", re.IGNORECASE)
-"""A sentence whose subject is a document and whose claim is that it has information ("The
-Rust 2024 Edition Guide [1] provides additional information on how to migrate your code"):
-a new user's whole answer to why two functions became unsafe, and another's to which
-FC_DEBUG value to set ("The sources [1] and [2] provide the necessary information on how
-to set the FC_DEBUG environment variable.", exit 0)."""
+"""A sentence whose subject is a document and whose claim is that it has information: new
+users' whole answers "The Rust 2024 Edition Guide [1] provides additional information on
+how to migrate…" and "The sources [1] and [2] provide the necessary information on how to
+set the FC_DEBUG environment variable." (exit 0)."""
 _CLAIMS = frozenset(WHY) - {"restates", "unresponsive", "leftover"}
 """Removals that took a claim with them (a restatement only repeats the question; an
 unresponsive sentence is supported, only not an answer)."""
