@@ -319,3 +319,15 @@ def test_a_default_counts_the_option_its_list_item_names():
     text = ExtractiveGenerator(max_sentences=1).generate(build_prompt(
         "What is the default flag used by fs.writeFile?", [options])).text
     assert "Default: 'w' [S1]" in text and "0o666" not in text, text
+
+
+def test_a_numbered_heading_is_not_quoted_as_a_sentence():
+    """A new user of the shared-mime-info spec (DocBook: "2.13. Content types for volumes")
+    was answered "Content types for volumes [1]. Traditional MIME types apply to…": the
+    heading's own words, without its number, did not count as the heading."""
+    text = ("Content types for volumes\n\nTraditional MIME types apply to individual files or "
+            "bytestreams. Content types apply to volumes such as media and mountable volumes.")
+    passages = [passage("S1", text, heading=("Spec", "2.13. Content types for volumes"))]
+    out = ExtractiveGenerator().generate(build_prompt(
+        "What are content types for volumes for?", passages)).text
+    assert "Content types for volumes [S1]" not in out and "mountable volumes" in out, out

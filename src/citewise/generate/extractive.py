@@ -163,7 +163,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     block = 0
     for passage in in_reading_order(passages, terms):
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
-        headings = {h.strip().lower() for path in (chunk.heading_path, *(
+        headings = {_NUMBERING.sub("", h.strip().lower()) for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
         parts = blocks(passage)
         entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
@@ -172,7 +172,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
             if is_history(part, question if asked is None else asked):
                 continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
-            if code and all(line.strip().lower() in headings
+            if code and all(_NUMBERING.sub("", line.strip().lower()) in headings
                             for line in part.splitlines() if line.strip()):
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
@@ -184,6 +184,11 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                                                  len(scored)):
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scoring.leads.first(scored)
+
+
+_NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+"""A heading's section number ("2.13. Content types for volumes"): its text, quoted alone
+as a sentence, was an answer's "Content types for volumes [1]." (a new user's)."""
 
 
 class _Scoring:
@@ -226,7 +231,8 @@ class _Scoring:
         out: list[tuple[str, float]] = []
         for k, (text, value) in enumerate(rows):
             item = content_words(text) if BULLET.match(text) else item
-            if text.strip().rstrip(".:").lower() in headings or is_instruction(text):
+            bare = _NUMBERING.sub("", text.strip().rstrip(".:").lower() + " ").strip()
+            if not bare or bare in headings or is_instruction(text):  # "5.8." is no sentence
                 continue
             if value > 0:
                 # what the sentence need not repeat: its section's subject, and for a
