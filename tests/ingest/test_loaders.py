@@ -496,3 +496,25 @@ def test_a_note_box_title_is_no_section(tmp_path):
                           "The directory must already exist."]
     assert all(b.heading_path[-1] == "OPTIONS" for b in parsed.blocks
                if b.text in ("Needs a catalog.", "Important:"))
+
+
+def test_a_definition_term_is_read_with_its_description() -> None:
+    """A new user of Debian's users-and-groups page asked which group reads /var/log and was
+    told "Members of this group can read…": each <dt> was a block of its own, so a chunk
+    could end on the next entry's bare name and a quote never named its group. A short term
+    is the first line of its description's block, as the page has it; an option, a
+    signature, a numbered contents entry or a term without a paragraph stays apart."""
+    page = (b'<html><body><h1>Groups</h1><dl>'
+            b'<dt>adm</dt><dd><p>Members of this group can read many log files.</p></dd>'
+            b'<dt id="staff">staff</dt><dd><p>Allows local modifications.</p><p>More.</p></dd>'
+            b'<dt>--tool=&lt;name&gt;</dt><dd><p>Run the named tool.</p></dd>'
+            b'<dt>open(path)</dt><dd><p>Opens it.</p></dd>'
+            b'<dt>2.1. Directory layout</dt><dd><dl><dt>x</dt></dl></dd>'
+            b'<dt>users</dt><dd><ul><li>one</li></ul></dd></dl></body></html>')
+    doc = HtmlLoader().load(page, Path("groups.html"))
+    texts = [(b.text, b.anchor) for b in doc.blocks if b.kind != "heading"]
+    assert texts[0][0] == "adm\nMembers of this group can read many log files."
+    assert texts[1] == ("staff\nAllows local modifications.", "staff")
+    assert texts[2][0] == "More."
+    for alone in ("--tool=<name>", "open(path)", "2.1. Directory layout", "users"):
+        assert any(t == alone for t, _ in texts), (alone, texts)

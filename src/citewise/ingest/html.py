@@ -46,6 +46,7 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
+from citewise.ingest.html_terms import short_term
 from citewise.ingest.languages import primary_language
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
@@ -314,6 +315,7 @@ class _Walker:
         self.seq = 0
         self.headings: list[tuple[int, int, str | None, bool]] = []  # level, seq, id, adopted
         self.last_heading = 0  # seq of the last heading emitted
+        self.term: tuple[str, str | None] | None = None  # a <dt> waiting for its text, own id
 
     def _scope(self, ident: str | None, outer: Scope) -> Scope:
         if not ident:
@@ -359,20 +361,40 @@ class _Walker:
 
     def _flush(self, inline: list[str], scope: Scope) -> None:
         if inline:
-            self.builder.add("text", collapse("".join(inline)), anchor=self._anchor(scope))
+            self._text(collapse("".join(inline)), self._anchor(scope))
             inline.clear()
+
+    def _text(self, text: str, anchor: str | None) -> None:
+        """A text block; a definition term waiting for its description opens it
+        (:mod:`citewise.ingest.html_terms`)."""
+        if self.term is not None and text.strip():
+            (term, own), self.term = self.term, None
+            text, anchor = f"{term}\n{text}", own or anchor  # as written: no added colon
+        self.builder.add("text", text, anchor=anchor)
+
+    def _pending(self) -> None:
+        """A waiting term whose description is no paragraph: a block of its own."""
+        if self.term is not None:
+            (term, own), self.term = self.term, None
+            self.builder.add("text", term, anchor=own)
 
     def _block(self, node: LexborNode, outer: Scope, depth: int, in_article: bool) -> None:
         """Emit one block-level element (or descend into a container)."""
         tag = node.tag
         scope = self._scope(_anchor_of(node), outer)
+        if tag == "dt" and (term := short_term(node)) is not None:
+            self._pending()
+            self.term = (term, _anchor_of(node) or self._anchor(scope))
+            return
+        if tag not in ("p", "dd") and depth < _MAX_DEPTH:
+            self._pending()
         if tag in HEADINGS and _is_admonition_title(node):
             self.builder.add("text", f"{heading_text(node).rstrip(':')}:",
                              anchor=self._anchor(scope))
         elif tag in HEADINGS:
             self._heading(node, HEADINGS[tag], scope)
         elif tag == "p" or depth >= _MAX_DEPTH:
-            self.builder.add("text", collapse(node.text(deep=True)), anchor=self._anchor(scope))
+            self._text(collapse(node.text(deep=True)), self._anchor(scope))
         elif tag == "pre":
             self.builder.add("code", pre_text(node), anchor=self._anchor(scope))
         elif tag in ("ul", "ol"):
@@ -384,6 +406,8 @@ class _Walker:
             self._table(node, self._anchor(scope))
         else:
             self.container(node, scope, depth + 1, in_article or tag in _KEEP_HEADER_IN)
+            if tag == "dd":
+                self._pending()
 
     def _heading(self, node: LexborNode, level: int, scope: Scope) -> None:
         text = heading_text(node)
