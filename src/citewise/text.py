@@ -87,6 +87,11 @@ def mask_personal(text: str, *, labels: bool = True) -> str:
     return _SECRET_AFTER.sub(lambda m: m.group(1) + mask("secret"), text)
 
 
+MARKUP_ELEMENT = re.compile(r"(?<![\w>])</?([A-Za-z][\w:.-]{0,40})/?>")
+"""A markup element named with its brackets (``<match>``, ``</alias>``, ``<br/>``), its name
+the group; not a type parameter glued to its name (``Option<T>``, ``List<String>``). Read
+by the exact run (:mod:`citewise.retrieve.exact`) and the gate's evidence check
+(:mod:`citewise.answer.salient`)."""
 MAX_TERMS = 64
 """Upper bound on terms per query: a pasted paragraph must not become a 500-way OR."""
 

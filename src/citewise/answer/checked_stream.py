@@ -121,8 +121,9 @@ class ReadableRelay:
         self.stopped = False
 
     def __call__(self, piece: str) -> None:
-        if not self.stopped and self.clock() - self.checked >= self.RECHECK_S:
-            self.checked = self.clock()
+        now = self.clock()
+        if not self.stopped and now - self.checked >= self.RECHECK_S:
+            self.checked = now
             self.stopped = not self.readable()
         self.on_token("" if self.stopped else piece)  # "": a server checks its client
 

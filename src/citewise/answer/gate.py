@@ -32,11 +32,11 @@ signal and threshold on a dev split and stores both in the index (``gate.signal`
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
 from citewise.errors import ConfigError
+from citewise.index.checks import finite_number
 from citewise.text import query_terms, stem
 from citewise.trace import GateTrace
 from citewise.types import Hit
@@ -131,14 +131,10 @@ def choose_threshold(configured: float | None, stored_signal: str | None,
 
 
 def _finite(value: object, what: str) -> float:
-    """``value`` as a finite float, or a one-line :class:`ConfigError`: a threshold of NaN
-    (planted in an index file a security review migrated) never declined anything, since no
-    score is below it, and "abc" ended an ask in a traceback."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        number = math.nan
-    if not math.isfinite(number):
+    """``value`` as a finite float (:func:`~citewise.index.checks.finite_number`), or a
+    one-line :class:`ConfigError` ("abc" ended an ask in a traceback)."""
+    number = finite_number(value)
+    if number is None:
         raise ConfigError(f"{what} is {str(value)[:40]!r}, not a finite number. Fix: run "
                           "`citewise calibrate` again, or set gate.threshold in --config")
     return number

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from citewise.cite.terms import is_identifier, labels
-from citewise.text import STOPWORDS, query_terms
+from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms
 from citewise.types import Hit
 
 DEPTH = 10
@@ -78,11 +78,6 @@ httpx, valgrind or borg; SQuAD's test half declines one adversarial question few
 0.12 of 145), whose only veto was a nationality."""
 
 _CODE = re.compile(r"`([^`]+)`")
-_ELEMENT = re.compile(r"(?<![\w>])</?[A-Za-z][\w:.-]{0,40}/?>")
-"""A markup element named with its brackets (``<match>``, ``</alias>``): a new user's "What
-does the <fontrank> element do in fonts.conf?" was declined as "none of the passages
-mentions fonts.conf"; the element, which no page of fontconfig's manual has, is the name.
-Not a type parameter glued to its name (``Option<T>``, ``List<String>``)."""
 _JOINER = re.compile(r"(?<=[^\W_])[-_]+(?=[^\W_])|(?<=[^\W\d_])\.(?=[^\W\d_])")
 _TOKEN = re.compile(r"(?:--)?[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 _WORD_OPTION = re.compile(r"(?<![\w-])-(?=[a-z]*[aeiouy])[a-z][a-z0-9]{3,}(?:-[a-z0-9]+)*\b")
@@ -127,9 +122,11 @@ def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
             found.setdefault(span.strip().lower(), None)
     text = _CODE.sub(" ", question)
     if "identifier" in kinds:
-        for element in _ELEMENT.findall(text):
-            found.setdefault("<" + element.strip("</>").lower() + ">", None)
-        text = _ELEMENT.sub(" ", text)
+        # an element is the name (a new user's "What does the <fontrank> element do in
+        # fonts.conf?" was declined as "none of the passages mentions fonts.conf")
+        for element in MARKUP_ELEMENT.findall(text):
+            found.setdefault(f"<{element.lower()}>", None)
+        text = MARKUP_ELEMENT.sub(" ", text)
         for option in _WORD_OPTION.findall(text):
             found.setdefault(option.lower(), None)
     if "label" in kinds:

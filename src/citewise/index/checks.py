@@ -36,6 +36,16 @@ def check_vector(vec: Any, dim: int, what: str) -> np.ndarray:
     return arr
 
 
+def finite_number(value: object) -> float | None:
+    """``value`` as a finite float, or None (not a number, NaN or infinite): a stored gate
+    threshold of NaN declines nothing, since no score is below it (security review)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
 def other_tenants(doc_id: str, tenant: str) -> StoreError:
     """The error for a write that would replace ``doc_id``, now another tenant's than
     ``tenant``: another process indexed it while this batch was being prepared."""

@@ -20,7 +20,6 @@ Then :func:`migrate_index` verifies:
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from citewise.errors import ConfigError, StoreError
+from citewise.index.checks import finite_number
 from citewise.index.serialize import parsed_from_bytes
 from citewise.index.sqlite import SQLiteStore
 from citewise.index.sqlite.rows import CHUNK_COLUMNS, chunk_from_row
@@ -143,11 +143,7 @@ def read_meta(source: SQLiteStore) -> dict[str, str]:
         meta = {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")
                 if k in META_KEYS}
     threshold = meta.get("gate.threshold")
-    try:
-        finite = threshold is None or math.isfinite(float(threshold))
-    except ValueError:
-        finite = False
-    if not finite:
+    if threshold is not None and finite_number(threshold) is None:
         raise StoreError(f"the source's gate.threshold is {str(threshold)[:40]!r}, not a "
                          "finite number; nothing was written. Fix: run `citewise calibrate` "
                          "on the source, then migrate")

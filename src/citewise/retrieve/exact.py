@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from citewise.text import MARKUP_ELEMENT
 from citewise.types import ScoredId
 
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -38,21 +39,16 @@ MAX_PHRASES = 200
 """Phrases looked up per question (a set lookup each, per candidate's own options): a cap
 of 24 dropped "ignore case" from a question of twenty words."""
 _LONG_NAME = re.compile(r"--[A-Za-z][\w-]*")
-_LONG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
-
-
-_ELEMENT = re.compile(r"(?<![\w>])</?([A-Za-z][\w:.-]{0,40})/?>")
-"""A markup element named with its brackets ("What does a <match> block do?"): found as a
-tag, attributes or not (``<match target="font">``); not a type parameter (``Option<T>``)."""
+_LONG = re.compile(r"(?<![\w-])" + _LONG_NAME.pattern)  # one in a text
 
 
 def identifiers(query: str) -> list[str]:
     """The identifiers ``query`` names (backticked spans first, then elements), each once,
     in order."""
     found = [m.strip() for m in _CODE.findall(query)]
-    rest = _CODE.sub(" ", query)
-    found += [f"<{name}" for name in _ELEMENT.findall(rest)]
-    found += _TOKEN.findall(_ELEMENT.sub(" ", rest))
+    rest = _CODE.sub(" ", query)  # an element is found as its tag, attributes or not
+    found += [f"<{name}" for name in MARKUP_ELEMENT.findall(rest)]
+    found += _TOKEN.findall(MARKUP_ELEMENT.sub(" ", rest))
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
 
@@ -95,13 +91,15 @@ def _held(names: Sequence[str], texts: Iterable[str]) -> Iterator[set[int]]:
     looked up among the text's own (one scan a text: the phrases' 24 patterns over 160
     candidates took 40 ms a search), others matched one pattern each."""
     long: dict[str, int] = {}
-    for i, name in enumerate(names):
-        if _LONG_NAME.fullmatch(name):
-            long.setdefault(name.lower(), i)
-    patterns = [(i, re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n[0] != "<" else
-                               rf"{re.escape(n)}(?=[\s/>])",  # an element's tag
-                               0 if _SHORT.fullmatch(n) else re.IGNORECASE))  # -n is not -N
-                for i, n in enumerate(names) if not _LONG_NAME.fullmatch(n)]
+    patterns: list[tuple[int, re.Pattern[str]]] = []
+    for i, n in enumerate(names):
+        if _LONG_NAME.fullmatch(n):
+            long.setdefault(n.lower(), i)
+        else:
+            patterns.append((i, re.compile(
+                rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n[0] != "<" else
+                rf"{re.escape(n)}(?=[\s/>])",  # an element's tag
+                0 if _SHORT.fullmatch(n) else re.IGNORECASE)))  # -n is not -N
     for text in texts:
         found = {i for i, p in patterns if p.search(text)}
         if long and "--" in text:
