@@ -133,5 +133,9 @@ def test_a_decline_names_the_terms_as_the_question_wrote_them():
 
     assert as_asked("Does XSLT 3.0 have xsltTransformToJsonString?",
                     ["xslttransformtojsonstring", "3.0", "3"]) == [
-        "xsltTransformToJsonString", "3.0"]
+        "xsltTransformToJsonString", "XSLT 3.0"]
+    # a version's number with its name: "mentions 4, Python" of "Python 4"
+    assert as_asked("How do I package a module for Python 4?", ["4", "python"]) == ["Python 4"]
+    assert as_asked("What changed in version 26?", ["26"]) == ["version 26"]
+    assert as_asked("Can I set the limit to 30?", ["30"]) == ["30"]
     assert as_asked("rewritten away", ["bz_config_error"]) == ["bz_config_error"]

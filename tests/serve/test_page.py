@@ -192,7 +192,9 @@ def test_a_decline_names_the_terms_no_readable_passage_mentions(tmp_path: Path) 
         {"reason": "weak_evidence", "trace": {"gate": {"missing": ["--json", "4.0"]}}},
         {"reason": "weak_evidence", "trace": {"gate": {"missing": []}}},
         {"question": "Does XSLT 3.0 have xsltTransformToJsonString?", "reason": "missing_terms",
-         "trace": {"gate": {"missing": ["xslttransformtojsonstring", "3.0", "3"]}}}])
+         "trace": {"gate": {"missing": ["xslttransformtojsonstring", "3.0", "3"]}}},
+        {"question": "How do I package a module for Python 4?", "reason": "weak_evidence",
+         "trace": {"gate": {"missing": ["4", "python"]}}}])
     assert said == [
         "none of the passages you may read that match the question best mentions --json",
         "the best matching passages are too weak to answer from, and none of them mentions "
@@ -200,4 +202,7 @@ def test_a_decline_names_the_terms_no_readable_passage_mentions(tmp_path: Path) 
         "the best matching passages are too weak to answer from",
         # as the question wrote them (it said "xslttransformtojsonstring" and "3.0, 3")
         "none of the passages you may read that match the question best mentions "
-        "xsltTransformToJsonString, 3.0"]
+        "xsltTransformToJsonString, XSLT 3.0",
+        # a version's number with its name (it said "mentions 4, Python")
+        "the best matching passages are too weak to answer from, and none of them mentions "
+        "Python 4"]

@@ -44,6 +44,8 @@ REASONS = {
                    "source sentence says what it claimed or answers the question",
 }
 _ASKED_TOKEN = re.compile(r"[\w-]+(?:[./:][\w-]+)*")
+_VERSION_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_VERSION_WORDS = frozenset({"version", "release", "edition"})
 EXIT_ANSWERED, EXIT_FAILED, EXIT_DECLINED = 0, 1, 3
 """Exit status of `citewise ask`: answered (also after a noted fallback), failed (an error;
 click's usage errors are 2), declined."""
@@ -65,8 +67,20 @@ def as_asked(question: str, terms: Sequence[str]) -> list[str]:
     for term in terms:
         said = next((t for t in tokens if t.lower() == term), None) or next(
             (t for t in tokens if t.lower().startswith(term + ".")), term)
-        out.setdefault(said, None)
-    return list(out)
+        out.setdefault(_named_version(question, said), None)
+    phrases = [s.lower().split() for s in out if " " in s]
+    return [s for s in out if not any(s.lower() in words for words in phrases)]
+
+
+def _named_version(question: str, said: str) -> str:
+    """A version's number with the name before it ("Python 4", "version 2"): a new user's
+    decline of a question about Python 4 said "mentions 4, Python"."""
+    if not _VERSION_NUMBER.fullmatch(said):
+        return said
+    before = re.search(rf"([A-Za-z][\w+-]*)\s+{re.escape(said)}(?![\w.])", question)
+    if before and (before.group(1)[0].isupper() or before.group(1).lower() in _VERSION_WORDS):
+        return f"{before.group(1)} {said}"
+    return said
 
 
 def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str] = ()) -> None:

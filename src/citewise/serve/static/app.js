@@ -18,9 +18,23 @@ function asAsked(question, terms) {
   for (const term of terms) {
     const said = tokens.find((t) => t.toLowerCase() === term)
       || tokens.find((t) => t.toLowerCase().startsWith(term + ".")) || term;
-    if (!out.includes(said)) out.push(said);
+    const named = namedVersion(question, said);
+    if (!out.includes(named)) out.push(named);
   }
-  return out;
+  const phrases = out.filter((s) => s.includes(" ")).map((s) => s.toLowerCase().split(" "));
+  return out.filter((s) => !phrases.some((words) => words.includes(s.toLowerCase())));
+}
+
+// a version's number with the name before it ("Python 4", "version 2"), as cli/ask.py says it
+function namedVersion(question, said) {
+  if (!/^\d+(?:\.\d+)*$/.test(said)) return said;
+  const escaped = said.replace(/\./g, "\\.");
+  const before = question.match(new RegExp(`([A-Za-z][\\w+-]*)\\s+${escaped}(?![\\w.])`));
+  if (before && (/^[A-Z]/.test(before[1])
+                 || ["version", "release", "edition"].includes(before[1].toLowerCase()))) {
+    return `${before[1]} ${said}`;
+  }
+  return said;
 }
 
 // why a decline happened, naming the question's terms no readable passage mentions
