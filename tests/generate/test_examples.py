@@ -248,6 +248,20 @@ def test_the_source_line_keeps_a_heading_whose_quotes_are_its_own():
     assert source_line(passages[1]) == "From \u201ctarget\u201d [S2]:"
 
 
+def test_a_chapters_number_is_not_in_the_source_line():
+    """xtrans's manual titles "Chapter 8. Configuration": the splitter cut 'From "Chapter 8.' off the
+    label, the check removed it, and the answer read 'Configuration" [3]:'."""
+    code = "limits = httpx.Limits(max_keepalive_connections=5, max_connections=10)\n" \
+           "client = httpx.Client(limits=limits)"
+    text, passages = _answer("how do I set max_connections limits?", code,
+                             heading=("X Transport Interface", "Chapter 8. Configuration"))
+    assert source_line(passages[0]) == "From \u201cConfiguration\u201d [S1]:"
+    assert text.startswith("From \u201cConfiguration\u201d [S1]:")
+    kept = enforce(text, passages)
+    assert kept.answered and kept.removed == ()
+    assert kept.text.startswith("From \u201cConfiguration\u201d [S1]:")
+
+
 def test_in_a_code_chunk_its_heading_and_lead_in_are_not_code():
     """The chunker keeps a lead-in with its code and calls the chunk code; ``borg init`` is
     code only because the chunk says so, its heading and "For example:" are not."""

@@ -66,13 +66,15 @@ DECLINE_PATTERN = re.compile(
     r"insufficient evidence|not enough (?:evidence|information)|(?:do|does) not (?:answer|"
     r"contain|say|mention)|cannot (?:be )?answer", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
-_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+_SECTION_NUMBER = re.compile(r"^\s*(?:(?:chapter|section|appendix|part)\s+(?:\d+|[A-Z]|[IVX]+)"
+                             r"(?:\.\d+)*[.:]?|\d+(?:\.\d+)*\.?)\s+", re.IGNORECASE)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 
 
 def section_label(passage: ContextPassage) -> str:
-    """The name of ``passage``'s place: its innermost heading, numbering dropped ("7.7. "
-    would read as a sentence end) and quotes too (a heading ``"target"``), else its
+    """The name of ``passage``'s place: its innermost heading, numbering dropped ("7.7. ",
+    "Chapter 8. ": the sentence splitter cut 'From "Chapter 8.' off a quote's label, and
+    the check removed it, leaving 'Configuration" [3]:') and quotes too (a heading ``"target"``), else its
     document's title."""
     name = (passage.hit.chunk.heading_path or (passage.hit.document.title,))[-1]
     name = _SECTION_NUMBER.sub("", name).strip()
