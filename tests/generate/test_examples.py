@@ -249,8 +249,8 @@ def test_the_source_line_keeps_a_heading_whose_quotes_are_its_own():
 
 
 def test_a_chapters_number_is_not_in_the_source_line():
-    """xtrans's manual titles "Chapter 8. Configuration": the splitter cut 'From "Chapter 8.' off the
-    label, the check removed it, and the answer read 'Configuration" [3]:'."""
+    """xtrans's manual titles "Chapter 8. Configuration": the splitter cut 'From "Chapter
+    8.' off the label, the check removed it, and the answer read 'Configuration" [3]:'."""
     code = "limits = httpx.Limits(max_keepalive_connections=5, max_connections=10)\n" \
            "client = httpx.Client(limits=limits)"
     text, passages = _answer("how do I set max_connections limits?", code,

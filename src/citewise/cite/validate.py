@@ -74,8 +74,8 @@ _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 def section_label(passage: ContextPassage) -> str:
     """The name of ``passage``'s place: its innermost heading, numbering dropped ("7.7. ",
     "Chapter 8. ": the sentence splitter cut 'From "Chapter 8.' off a quote's label, and
-    the check removed it, leaving 'Configuration" [3]:') and quotes too (a heading ``"target"``), else its
-    document's title."""
+    the check removed it, leaving 'Configuration" [3]:') and quotes too (a heading
+    ``"target"``), else its document's title."""
     name = (passage.hit.chunk.heading_path or (passage.hit.document.title,))[-1]
     name = _SECTION_NUMBER.sub("", name).strip()
     if len(name) > 2 and name[0] in _QUOTES and name[-1] in _QUOTES:  # "target", not 'a' b'
