@@ -48,6 +48,7 @@ from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
 from citewise.ingest.languages import primary_language
+from citewise.ingest.link_text import spelled_out
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
@@ -116,6 +117,7 @@ class HtmlLoader:
         metadata = _head_metadata(tree)
         tree.strip_tags(STRIP_TAGS)
         _drop_chrome(tree)
+        _spell_out_links(tree)
         for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
             hidden.decompose()
         for br in tree.css("br"):
@@ -145,6 +147,14 @@ def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     tree.strip_tags(STRIP_TAGS)
     root = tree.body or tree.root
     return root.text(deep=True, separator=" ") if root is not None else ""
+
+
+def _spell_out_links(tree: LexborHTMLParser) -> None:
+    """A link whose text only says where keeps its URL (:mod:`citewise.ingest.link_text`)."""
+    for link in tree.css("a[href]"):
+        text = spelled_out(link.text(deep=True), link.attrs.get("href") or "")
+        if text is not None:
+            link.replace_with(text)
 
 
 def _drop_chrome(tree: LexborHTMLParser) -> None:

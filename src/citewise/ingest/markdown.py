@@ -32,6 +32,7 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.html import fragment_text
+from citewise.ingest.link_text import spelled_out
 from citewise.ingest.metadata import split_front_matter
 from citewise.ingest.myst import fence_directive, looks_like_myst, use_myst
 from citewise.ingest.normalize import collapse, verbatim
@@ -351,12 +352,21 @@ def _anchor_only(tokens: Sequence[Token], index: int) -> str | None:
 
 
 def inline_text(token: Token) -> str:
-    """The visible text of an inline token: markup dropped, image alt text kept."""
+    """The visible text of an inline token: markup dropped, image alt text kept, a link
+    whose text only says where with its URL (:mod:`citewise.ingest.link_text`)."""
     out: list[str] = []
+    opened: list[tuple[int, str]] = []  # (where a link's text starts in out, its href)
     for child in token.children or ():
         kind = child.type
         if kind in _LEAVES:
             out.append(child.content)
+        elif kind == "link_open":
+            opened.append((len(out), str(child.attrs.get("href") or "")))
+        elif kind == "link_close" and opened:  # "[here](https://…)" keeps its URL
+            start, href = opened.pop()
+            spelled = spelled_out("".join(out[start:]), href)
+            if spelled is not None:
+                out[start:] = [spelled]
         elif kind == "myst_role":
             out.append(role_text(str(child.meta.get("name", "")), child.content))
         elif kind in _BREAKS:

@@ -30,6 +30,7 @@ from docutils.core import publish_doctree
 from citewise.errors import IngestError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
+from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
 from citewise.ingest.text import TextLoader
@@ -74,6 +75,10 @@ class RstLoader:
             raise IngestError(f"not readable as reStructuredText ({type(exc).__name__}: "
                               f"{str(exc)[:120]}); check the file, or rename it .txt to "
                               "read it as plain text") from exc
+        for ref in list(tree.findall(nodes.reference)):  # "`here <https://…>`_" keeps its URL
+            spelled = spelled_out(ref.astext(), str(ref.get("refuri") or ""))
+            if spelled is not None:
+                ref.replace_self(nodes.Text(spelled))
         builder = DocumentBuilder(self.max_blocks)
         _Walker(builder).walk(tree, 0)
         metadata: dict[str, Any] = {}
