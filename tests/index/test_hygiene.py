@@ -115,6 +115,43 @@ def test_secure_delete_is_on_and_purge_leaves_no_deleted_text(tmp_path):
         assert e.store.count().documents == 2
 
 
+def only_file_holds(path: Path, text: str) -> bool:
+    """Whether the ``.db`` file alone holds ``text``: what a copy of it (a backup taken while
+    a server held the index open) would give."""
+    return text.encode() in Path(path).read_bytes()
+
+
+def test_a_delete_leaves_no_text_in_the_file_or_wal_without_gc(tmp_path):
+    """A security review read a deleted document back from a copy of the file: its words,
+    positions and groups stayed in FTS5's segments (the table only marks deleted rows), and
+    while a server held the index open the delete lived in the WAL alone, so the ``.db`` file
+    still had the document whole."""
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    with engine(home) as server:  # another connection, open and reading, as a server's is
+        assert server.store.count().documents == 3
+        with engine(home) as e:
+            assert e.delete(["secret.md"]) == 1
+        assert not holds(home, CANARY)
+        assert not only_file_holds(home, CANARY)
+        assert server.store.count().documents == 2
+
+
+def test_a_redacted_document_and_purged_questions_leave_no_text_behind(tmp_path):
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    (tmp_path / "docs" / "secret.md").write_text("# secret\n\nSome text, [redacted].\n")
+    with engine(home) as e:
+        report = e.ingest_paths([tmp_path / "docs"], {"groups": ["staff"]})
+        assert report.count("changed") == 1
+    assert not holds(home, CANARY)
+    log = open_log(home)
+    log.write(LogRecord("r1", time.time() - 3 * 86400, "ada", "acme", "ask",
+                        "where is the quokkaquestion vault", "h"))
+    assert log.purge(1.0) == 1
+    assert not holds(home, "quokkaquestion")
+
+
 def test_versions_gc_removes_refused_and_on_request_retired(tmp_path):
     home = tmp_path / "index.db"
     ingest(home, tmp_path)

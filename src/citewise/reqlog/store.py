@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,9 @@ class RequestLog:
         self._last_purge = time.time()
         count = self._execute(f"SELECT count(*) FROM {self.table} WHERE at < ?", (cutoff,))
         self._execute(f"DELETE FROM {self.table} WHERE at < ?", (cutoff,))
+        if int(count[0][0]) and self._ph == "?":  # SQLite: the purged questions leave the WAL
+            with suppress(Exception):
+                self._execute("PRAGMA wal_checkpoint(TRUNCATE)", ())
         return int(count[0][0])
 
     def get(self, request_id: str) -> LogRecord:

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
+from citewise.index.sqlite.tenancy import fts_tables
 from citewise.private import PRIVATE_MODE
 
 VERSION_SUFFIXES = ("", "-wal", "-shm", ".lock")
@@ -90,9 +91,19 @@ def compact(conn: Any) -> None:
 
 
 def purge_deleted(conn: Any) -> None:
-    """Rewrite what still holds deleted text in a version file: FTS5 keeps a deleted row's
-    terms and positions in its segments until they merge, so merge them all ("optimize"),
-    then move the WAL into the file and truncate it. ``secure_delete`` zeroes the freed
-    pages."""
-    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+    """Rewrite what still holds deleted text in a version file (:func:`purge_fts`), then move
+    the WAL into the file and truncate it. ``secure_delete`` zeroes the freed pages."""
+    purge_fts(conn)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def purge_fts(conn: Any) -> None:
+    """Merge every FTS5 table's segments into one ("optimize"), which drops what deleted and
+    replaced rows left: a ``contentless_delete`` table only marks a deleted row, keeping its
+    terms, positions, group and tenant tokens in the file until segments merge (FTS5's
+    ``secure-delete`` option does not apply to such tables). A security review read a
+    deleted document back, word by word, from a copy of the file. Cost: the whole index is
+    rewritten, about 50 ms at 2,000 chunks and 2.7 s at 100,000 (a synthetic table on this
+    2-core machine); an unchanged index is not rewritten."""
+    for table in fts_tables(conn):
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")

@@ -27,7 +27,7 @@ from citewise.index.manifest import (
     to_record,
 )
 from citewise.index.serialize import parsed_from_bytes
-from citewise.index.sqlite import fts, rows, writes
+from citewise.index.sqlite import cleanup, fts, rows, writes
 from citewise.index.sqlite.acl import (
     ResolvedPrincipal,
     describe_principal,
@@ -176,17 +176,28 @@ class SQLiteStore:
         if not batch:
             return
         with self._writing() as conn:
-            writes.write_batch(conn, batch, self._dim(conn))
+            replaced = writes.write_batch(conn, batch, self._dim(conn))
+            if replaced:  # a changed document's old text leaves the file (and the WAL below)
+                cleanup.purge_fts(conn)
+        if replaced:
+            self._database.settle()
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         ids = delete_ids(doc_ids)
         with self._writing() as conn:
-            return writes.delete_documents(conn, ids)
+            count = writes.delete_documents(conn, ids)
+            if count:
+                cleanup.purge_fts(conn)
+        if count:
+            self._database.settle()
+        return count
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         names = acl_groups(doc_id, groups)
         with self._writing() as conn:
             writes.set_document_acl(conn, doc_id, names, tenant)
+            cleanup.purge_fts(conn)  # the old groups' tokens
+        self._database.settle()
 
     # -- search --------------------------------------------------------------------------------
 

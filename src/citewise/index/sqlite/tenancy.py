@@ -58,6 +58,13 @@ def ensure_fts_table(conn: Any, table: str) -> None:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({FTS_COLUMNS})")
 
 
+def fts_tables(conn: Any) -> list[str]:
+    """Every FTS5 table of the file (the shared one and each isolated tenant's)."""
+    return [row[0] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL "
+        "TABLE%USING fts5%' ORDER BY name")]
+
+
 def fts_table_exists(conn: Any, table: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                         (table,)).fetchone() is not None

@@ -103,8 +103,9 @@ def _cached(conn: Any, hashes: Iterable[str], scope: int) -> set[str]:
     return {row[0] for row in rows}
 
 
-def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
-    """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors."""
+def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> bool:
+    """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors; true
+    when it replaced a document already there (its old FTS rows were deleted)."""
     check_batch(batch)
     layout = layout_of(conn)
 
@@ -115,13 +116,16 @@ def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> N
                          scope_of)
     stale: set[str] = set()
     touched: list[int] = []
+    replaced = False
     for item in batch:
-        dropped, doc_rowid = _write_document(conn, item, layout)
+        dropped, doc_rowid, existed = _write_document(conn, item, layout)
         stale |= dropped
         touched.append(doc_rowid)
+        replaced |= existed
     conn.executemany(INSERT_VECTOR_SQL, rows)
     drop_orphan_vectors(conn, stale)
     bump_generation(conn, touched)
+    return replaced
 
 
 def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
@@ -174,9 +178,10 @@ def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
         conn.execute(DROP_ORPHAN_VECTORS_SQL, (json.dumps(hashes),))
 
 
-def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> tuple[set[str], int]:
-    """Upsert one document and replace its chunks; returns the embed hashes it dropped and
-    its rowid."""
+def _write_document(conn: Any, item: DocumentWrite,
+                    layout: Layout) -> tuple[set[str], int, bool]:
+    """Upsert one document and replace its chunks; returns the embed hashes it dropped, its
+    rowid and whether it was there before."""
     doc = item.document
     old = conn.execute("SELECT id, tenant_id, tenant FROM documents WHERE doc_id = ?",
                        (doc.doc_id,)).fetchone()
@@ -193,9 +198,9 @@ def _write_document(conn: Any, item: DocumentWrite, layout: Layout) -> tuple[set
                      (doc_rowid, parsed_to_bytes(item.parsed)))
     else:  # never leave a body that no longer matches the chunks
         conn.execute("DELETE FROM doc_sources WHERE doc_rowid = ?", (doc_rowid,))
-    if old is not None and old[1] != tenant_id:
-        return stale, doc_rowid  # moved tenant: its old scope may have lost every user of a hash
-    return stale - {c.embed_hash for c in item.chunks}, doc_rowid
+    if old is not None and old[1] != tenant_id:  # moved tenant: its old scope may have lost
+        return stale, doc_rowid, True             # every user of a hash
+    return stale - {c.embed_hash for c in item.chunks}, doc_rowid, old is not None
 
 
 def _drop_chunks(conn: Any, doc_rowid: int, table: str) -> set[str]:
