@@ -146,3 +146,28 @@ def test_a_new_key_reads_its_names_records_from_its_creation_on(tmp_path: Path) 
         same = Served(url, {"pat": rotated}, "", app).client("pat")
         assert [r["request_id"] for r in same.get("/v1/log").json()["records"]] == ["old-q"]
         assert same.get("/v1/traces/old-q").status_code == 200
+
+
+def test_an_admin_sees_pseudonyms_for_the_chunk_ids_of_someone_elses_request(tmp_path: Path):
+    """A chunk id hashes its document's id, offsets and text with no secret: a security
+    review's admin outside hr read an hr chunk's id in `GET /v1/log` and confirmed a guessed
+    sentence of it offline. The asker still sees the real ids of their own request."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        served = Served(url, keys, "", app)
+        _with_staff_admin(served, tmp_path)
+        answer = served.client("hana").post(
+            "/v1/ask", json={"question": "What is the salary band midpoint for a Director?"})
+        assert answer.status_code == 200, answer.text
+        rid = answer.json()["request_id"]
+        own = served.client("hana").get(f"/v1/traces/{rid}").json()
+        real = {r["chunk_id"] for r in own["retrieved"]}
+        assert real and all(len(c) == 32 for c in real)
+        seen = served.client("olga").get(f"/v1/traces/{rid}").json()
+        shown = {r["chunk_id"] for r in seen["retrieved"]}
+        assert len(shown) == len(real) and not shown & real
+        assert not any(c in json.dumps(seen) for c in real)  # nor in the trace's hits
+        logged = served.client("olga").get("/v1/log").json()["records"]
+        mine = next(r for r in logged if r["request_id"] == rid)
+        assert {r["chunk_id"] for r in mine["retrieved"]} == shown  # stable pseudonyms
+        assert SECRET_DOC in json.dumps(seen["retrieved"])  # which document: kept, as before

@@ -17,11 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import CitewiseError, NotFoundError
 from citewise.reqlog.monitor import CUT, parse_window, rates, series
-from citewise.reqlog.record import ask_record, new_request_id, redact_query, search_record
+from citewise.reqlog.record import (
+    LogRecord,
+    ask_record,
+    new_request_id,
+    redact_query,
+    search_record,
+)
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
-from citewise.serve.scrub import for_asker
+from citewise.serve.scrub import for_asker, pseudonymous_chunks
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.types import Answer
 
@@ -230,11 +236,24 @@ def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: AN
         raise NotFoundError("this server keeps no request log. Fix: set log.enabled "
                             "and serve a file or PostgreSQL index (--db)")
     record = st.log.get(request_id)
-    mine = record.principal == who.name and record.tenant == who.tenant and \
-        record.at >= (who.since() or 0.0)
-    if not (mine or (admin_reads and who.can("admin") and record.tenant == who.tenant)):
+    if not (_mine(record, who) or (admin_reads and who.can("admin")
+                                   and record.tenant == who.tenant)):
         raise missing(request_id)  # the same answer as for a request that does not exist
     return record
+
+
+def _mine(record: LogRecord, who: ApiPrincipal) -> bool:
+    return record.principal == who.name and record.tenant == who.tenant and \
+        record.at >= (who.since() or 0.0)
+
+
+def _as_seen(st: ServerState, record: LogRecord, who: ApiPrincipal) -> dict:
+    """A log record as ``who`` may read it: server text scrubbed below operator, and chunk
+    ids pseudonymous in someone else's record (:func:`pseudonymous_chunks`)."""
+    data = for_asker(record.to_dict(), who)
+    if _mine(record, who) or who.can("operator"):
+        return data
+    return pseudonymous_chunks(data, st.pseudonym_key)
 
 
 @router.post("/v1/feedback", tags=["query"])
@@ -258,7 +277,7 @@ def trace(request_id: str, request: Request) -> dict:
     stage latencies; never passage text): readable by the asker or an admin."""
     st = state_of(request)
     who = st.authenticate(request)
-    return for_asker(_own_record(st, who, request_id).to_dict(), who)
+    return _as_seen(st, _own_record(st, who, request_id), who)
 
 
 @router.get("/v1/log", tags=["query"])
@@ -271,7 +290,7 @@ def log(request: Request, limit: int = Query(100, ge=1, le=1000)) -> dict:
     admin = who.can("admin")
     records = st.log.records(tenant=who.tenant, limit=limit, since=None if admin else
                              who.since(), principal=None if admin else who.name)
-    return {"records": [for_asker(r.to_dict(), who) for r in records]}
+    return {"records": [_as_seen(st, r, who) for r in records]}
 
 
 @router.get("/v1/admin/drift", tags=["admin"])

@@ -4,6 +4,7 @@ the keys, the request log, metrics, caches and rate limits."""
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -47,6 +48,7 @@ class ServerState:
         self.rebuild_lock = threading.Lock()
         self.writes = 0
         self.started = time.time()
+        self.pseudonym_key = secrets.token_bytes(32)  # chunk ids in others' log records
 
     # -- who is asking ---------------------------------------------------------------------
 
