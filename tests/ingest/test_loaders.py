@@ -96,11 +96,28 @@ def test_markdown_code_is_verbatim_and_table_has_header(tmp_path):
     assert table.header_lines == 1
 
 
-def test_markdown_without_headings_uses_the_file_stem(tmp_path, check_offsets):
+def test_markdown_without_headings_uses_the_file_name(tmp_path, check_offsets):
     parsed = load_file(_write(tmp_path, "notes-2024.md", "Just one paragraph.\n"))
     check_offsets(parsed)
-    assert parsed.title == "notes-2024"
+    assert parsed.title == "Notes 2024"
     assert parsed.blocks[0].heading_path == () and parsed.blocks[0].anchor is None
+
+
+def test_markdown_without_a_top_heading_is_titled_by_its_file_name_as_mkdocs_does(tmp_path):
+    """httpx's advanced/timeouts.md opens with two sentences, then "## Setting and disabling
+    timeouts": that section's name was the whole page's title, so every citation of the page
+    read "Setting and disabling timeouts › Fine tuning the configuration"."""
+    md = ("HTTPX enforces timeouts by default.\n\n## Setting and disabling timeouts\n\nUse "
+          "timeout=None.\n\n## Fine tuning the configuration\n\nFour timeouts.\n")
+    parsed = load_file(_write(tmp_path, "timeouts.md", md))
+    assert parsed.title == "Timeouts"
+    assert parsed.blocks[-1].heading_path == ("Fine tuning the configuration",)
+    assert load_file(_write(tmp_path, "event-hooks.md", md)).title == "Event hooks"
+    assert load_file(_write(tmp_path, "ssl.md", md)).title == "SSL"
+    # a page's own # heading or title still wins; an index or README has its first heading
+    assert load_file(_write(tmp_path, "t.md", "# Time-outs\n\n" + md)).title == "Time-outs"
+    assert load_file(_write(tmp_path, "index.md", md)).title == \
+        "Setting and disabling timeouts"
 
 
 HTML = """<!doctype html><html><head>

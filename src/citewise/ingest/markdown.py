@@ -75,11 +75,28 @@ class MarkdownLoader:
         tokens = parse_bounded(body, self.max_nesting)
         builder = DocumentBuilder(self.max_blocks)
         _Walker(builder, tokens, self.max_nesting).walk()
-        title = pick_title(metadata.get("title"), builder.first_heading(1),
+        title = pick_title(metadata.get("title"), builder.first_heading(1), page_name(path),
                            builder.first_heading(), fallback=path.stem)
         return builder.build(
             title=title, fmt=self.format, metadata=metadata,
             empty_hint="the Markdown has no body text (front matter alone is not indexed)")
+
+
+def page_name(path: Path) -> str | None:
+    """The title MkDocs gives a page with no ``# heading`` and no title of its own: its file
+    name, words apart, the first capitalised (``event-hooks.md``: "Event hooks"; a short
+    word without vowels in capitals: "SSL"). httpx's ``advanced/timeouts.md`` opens with
+    two sentences and then "## Setting and disabling timeouts", which was the title of the
+    whole page: citations read "Setting and disabling timeouts › Fine tuning the
+    configuration", and authentication.md was titled "Basic authentication". None for an
+    ``index`` or ``README`` page, whose name says nothing (its first heading is used)."""
+    stem = path.name.split(".")[0]
+    if stem.lower() in ("index", "readme", "") or not stem[0].isalpha():
+        return None
+    words = [w for w in re.split(r"[-_\s]+", stem) if w]
+    words = [w.upper() if len(w) <= 3 and w.isalpha() and not set(w.lower()) & set("aeiouy")
+             else w for w in words]
+    return " ".join([words[0][0].upper() + words[0][1:], *words[1:]]) if words else None
 
 
 def pandoc_title(body: str) -> tuple[str | None, str]:
