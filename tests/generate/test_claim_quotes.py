@@ -358,3 +358,18 @@ def test_a_claim_that_echoes_a_planted_instruction_gets_the_extractive_answer():
     text, _ = replacement([("Salaries are published on the intranet by HR twice a year.",
                             "unsupported")], prompt)
     assert text == INSUFFICIENT_EVIDENCE
+
+
+def test_the_sentence_holding_the_claims_value_is_quoted_over_a_wordier_example():
+    """A new user of the Node.js docs: the model's right "The default chunkSize for zlib
+    streams is 16 * 1024 bytes" cited the wrong passage and was removed, and the fallback
+    quoted an example's "chunkSize: 32 * 1024" (more of the claim's words), so the reader
+    took 32 KiB for the default."""
+    example = passage("S1", "For example, create a zlib stream with a bigger chunk: "
+                            "const stream = zlib.createGzip({ chunkSize: 32 * 1024 }); the "
+                            "zlib stream then reads bytes in larger chunks.")
+    options = passage("S2", "- chunkSize <integer> Default: 16 * 1024")
+    question = "What is the default chunkSize for zlib streams?"
+    text = _quote(["The default chunkSize for zlib streams is 16 * 1024 bytes."],
+                  example, options, question=question)
+    assert "16 * 1024" in text and "32 * 1024" not in text, text

@@ -172,14 +172,18 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         # documents never name (a new user of the Node.js docs). A value ("a refund 45
         # days after purchase") may be answered by a passage giving another (30 days).
         scope = labels(claim) & labels(prompt.question)
-        support, best = max((_support(claim, said[s.order], names, limit)
-                             if s.sid not in off and _holds(said[s.order], novel)
-                             and scope <= where.get(s.sid, set())
-                             and answers_kind(kind, s.text, s.code)
-                             and asked_words & (content_words(said[s.order]) | topic[s.sid])
-                             else 0.0,
-                             -s.order) for s in scored)
-        if support >= limit:  # best: minus the order of the best sentence (first on a tie)
+        # among the sentences that reach the bar, the one holding most of the claim's values
+        # first: "The default chunkSize … is 16 * 1024 bytes" was quoted from an example's
+        # "chunkSize: 32 * 1024" (more of its words) rather than "Default: 16 * 1024", and a
+        # reader took 32 KiB for the default (a new user of the Node.js docs)
+        supports = ((s, _support(claim, said[s.order], names, limit)
+                     if s.sid not in off and _holds(said[s.order], novel)
+                     and scope <= where.get(s.sid, set()) and answers_kind(kind, s.text, s.code)
+                     and asked_words & (content_words(said[s.order]) | topic[s.sid]) else 0.0)
+                    for s in scored)
+        reached, _, _, best = max((support >= limit, len(_held(said[s.order], novel)), support,
+                                   -s.order) for s, support in supports)
+        if reached:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])
         if len(chosen) >= max_sentences:
             break
@@ -238,11 +242,16 @@ def _holds(sentence: str, values: set[str]) -> bool:
     the version of "the ``recompact`` tool available since Ninja 1.4". A qualified name is
     held by its last part ("httpx.HTTPError" by "HTTPError"); a value is held as a word, not
     inside one (cat's ``-n`` is not in ``--number-nonblank``)."""
-    low, found = sentence.lower(), numbers(sentence)
-    words = set(re.findall(r"\w+", low))
-    held = {v for v in values if v in found or _as_word(v, low) or _last_part(v) in words}
+    held = _held(sentence, values)
     names = {v for v in values if v not in numbers(v)}  # not numbers only: a version
     return 2 * len(held) >= len(values) and (not names or bool(held & names))
+
+
+def _held(sentence: str, values: set[str]) -> set[str]:
+    """The ``values`` ``sentence`` holds (as :func:`_holds` reads them)."""
+    low, found = sentence.lower(), numbers(sentence)
+    words = set(re.findall(r"\w+", low))
+    return {v for v in values if v in found or _as_word(v, low) or _last_part(v) in words}
 
 
 def _as_word(value: str, text: str) -> bool:
