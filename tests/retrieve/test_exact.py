@@ -107,3 +107,26 @@ def test_a_markup_element_is_an_identifier_found_as_its_tag() -> None:
     texts = {"a": '<match target="pattern"> This element holds tests.', "b": "<matches>",
              "c": "the match element", "d": "x<match>y", "e": "q", "f": "r"}
     assert [s.chunk_id for s in exact_run(["<match"], texts)] == ["a", "d"]
+
+
+def test_a_name_written_as_a_call_is_an_identifier_and_its_last_part_too() -> None:
+    """A new user's "What is the difference between setImmediate() and
+    process.nextTick()?" was declined: ten process.nextTick passages on top, the
+    setImmediate sections 11th to 17th, and setImmediate named by no top passage."""
+    assert identifiers("What is the difference between setImmediate() and "
+                       "process.nextTick()?") == ["setImmediate", "process.nextTick",
+                                                  "nextTick"]
+    assert identifiers("what does response.raise_for_status() do?") == [
+        "response.raise_for_status", "raise_for_status"]
+    assert identifiers("Does mRNA of H2A.Z bind TCR/CD8 or p53 (see Fig. 2)?") == []
+
+
+def test_the_exact_run_finds_the_chunk_of_each_called_name() -> None:
+    question = "What is the difference between setImmediate() and process.nextTick()?"
+    texts = {f"tick-{i}": f"Use queueMicrotask() for ordering {i}." for i in range(6)}
+    texts |= {"nexttick": "process.nextTick(callback[, ...args]) adds the callback to the "
+                          "next tick queue.",
+              "immediate": "setImmediate(callback[, ...args]) schedules the callback after "
+                           "I/O events' callbacks."}
+    run = exact_run(identifiers(question), texts)
+    assert {s.chunk_id for s in run} == {"nexttick", "immediate"}
