@@ -221,3 +221,16 @@ def test_subsections_without_anchors_of_their_own_are_shown_with_their_section(
                       "--db", db)
     assert code == 0 and "--maxvars" in shown and "EXSLT crypto" in shown, shown
     assert "not shown" not in shown, shown
+
+
+def test_an_anchor_is_listed_with_its_own_heading_not_the_last_one_under_it(tmp_path):
+    """A new user of findutils' maintainer manual read "#make-the-compiler-find-the-bugs
+    (4.1.2 Spelling of ASCII NUL)": a subsection without an anchor of its own shares its
+    section's, and the list named the section by its last subsection."""
+    page = ('<html><head><title>maint</title></head><body><h2><a name="AEN9">Make the compiler '
+            'find the bugs</a></h2><p>Write 2 == x.</p><h3>Spelling of ASCII NUL</h3><p>Use '
+            "'\\0'.</p></body></html>")
+    _, db = indexed(tmp_path, "m.html", page)
+    code, out = run("show", "m.html#nope", "--groups", "public", "--db", db)
+    assert code == 1 and "#AEN9 (Make the compiler find the b" in out, out
+    assert "Spelling" not in out, out

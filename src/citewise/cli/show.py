@@ -48,7 +48,10 @@ def print_section(section: DocumentSection) -> None:
              f"{section.total_blocks}" if shown < section.total_blocks else "whole document")
     if not section.found:  # the whole of a 20,000-line manual is no answer to a typo
         anchors, ref = _anchors(section.blocks), shlex.quote(doc.doc_id)
-        names = {b.anchor: b.text for b in section.blocks if b.kind == "heading"}
+        names: dict[str | None, str] = {}
+        for block in section.blocks:  # an anchor's own heading, not the last one under it
+            if block.kind == "heading":
+                names.setdefault(block.anchor, block.text)
         example = (f"`citewise show {ref} --anchor {shlex.quote(anchors[0])}`" if anchors
                    else f"`citewise show {ref}` (the whole document)")
         raise NotFoundError(f"no section of {doc.doc_id} has the anchor #{section.anchor}. "
