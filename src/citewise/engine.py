@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -121,14 +122,16 @@ class Engine(EngineVerbs):
             self.store.ensure_manifest(self.expected_manifest())
         vectors = primed.vectors if primed and primed.model_id == self.embedder.model_id \
             else None
-        if (workers or 1) > 1 or ray:
-            from citewise.parallel import index_parallel
+        once = getattr(self.store, "purging_once", None)  # SQLite: one purge per ingest
+        with once() if once is not None else nullcontext():
+            if (workers or 1) > 1 or ray:
+                from citewise.parallel import index_parallel
 
-            return index_parallel(self.store, self.embedder, items, self.settings,
-                                  workers=workers, ray=ray, on_progress=on_progress)
-        return index_documents(self.store, self.embedder, items, self.settings,
-                               on_progress=on_progress, on_embedded=on_embedded,
-                               vectors=vectors)
+                return index_parallel(self.store, self.embedder, items, self.settings,
+                                      workers=workers, ray=ray, on_progress=on_progress)
+            return index_documents(self.store, self.embedder, items, self.settings,
+                                   on_progress=on_progress, on_embedded=on_embedded,
+                                   vectors=vectors)
 
     def prime(self, item: Pending) -> Primed:
         """Parse, chunk and embed ``item`` before a write lock is taken; then

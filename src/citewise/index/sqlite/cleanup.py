@@ -20,14 +20,16 @@ is free (or has no lock file) has no builder: it is abandoned.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from citewise.index.sqlite.tenancy import fts_tables
+from citewise.index.sqlite.tenancy import fts_table_exists, fts_tables
 from citewise.private import PRIVATE_MODE
 
+log = logging.getLogger(__name__)
 VERSION_SUFFIXES = ("", "-wal", "-shm", ".lock")
 _VERSION_DATA = (
     "INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')",
@@ -97,13 +99,59 @@ def purge_deleted(conn: Any) -> None:
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def purge_fts(conn: Any) -> None:
-    """Merge every FTS5 table's segments into one ("optimize"), which drops what deleted and
-    replaced rows left: a ``contentless_delete`` table only marks a deleted row, keeping its
-    terms, positions, group and tenant tokens in the file until segments merge (FTS5's
-    ``secure-delete`` option does not apply to such tables). A security review read a
-    deleted document back, word by word, from a copy of the file. Cost: the whole index is
-    rewritten, about 50 ms at 2,000 chunks and 2.7 s at 100,000 (a synthetic table on this
-    2-core machine); an unchanged index is not rewritten."""
-    for table in fts_tables(conn):
+def purge_fts(conn: Any, tables: Iterable[str] | None = None) -> None:
+    """Merge the segments of each FTS5 table of ``tables`` (default: all) into one
+    ("optimize"), which drops what deleted and replaced rows left: a ``contentless_delete``
+    table only marks a deleted row, keeping its terms, positions, group and tenant tokens in
+    the file until segments merge (FTS5's ``secure-delete`` option does not apply to such
+    tables). A security review read a deleted document back, word by word, from a copy of
+    the file. Cost: the table is rewritten, about 50 ms at 2,000 chunks and 2.7 s at 100,000
+    (a synthetic table on this 2-core machine)."""
+    for table in fts_tables(conn) if tables is None else sorted(tables):
         conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
+class Purger:
+    """Purges what a store's writes removed (:func:`purge_fts` on the tables they deleted
+    rows from, then the WAL into the file: :meth:`Database.settle`), after the write has
+    committed and as a best effort: a delete or revocation never waits on, or fails with,
+    the cleanup of its leftovers (a review's full disk rolled deletes back when the purge ran
+    inside their transaction). A failed purge is logged and done again by the next one, or
+    by ``citewise versions --gc``. :meth:`once` holds purges until a block ends: one rewrite
+    for an ingest's batches, not one per batch."""
+
+    def __init__(self, database: Any) -> None:
+        self.database = database
+        self._held: set[str] | None = None
+
+    def removed(self, tables: Iterable[str]) -> None:
+        tables = set(tables)
+        if not tables:
+            return
+        if self._held is not None:
+            self._held |= tables
+            return
+        self._purge(tables)
+
+    @contextmanager
+    def once(self) -> Iterator[None]:
+        if self._held is not None:  # nested: the outer block purges
+            yield
+            return
+        self._held = set()
+        try:
+            yield
+        finally:
+            tables, self._held = self._held, None
+            if tables:
+                self._purge(tables)
+
+    def _purge(self, tables: set[str]) -> None:
+        try:
+            with self.database.writing() as conn:
+                present = {t for t in tables if fts_table_exists(conn, t)}
+                purge_fts(conn, present)
+        except Exception as exc:  # noqa: BLE001 - best effort: the write itself is done
+            log.warning("could not purge removed text from %s (%s); `citewise versions "
+                        "--gc` purges it", self.database.path, exc)
+        self.database.settle()

@@ -22,6 +22,10 @@ from typing import Any
 from citewise.errors import StoreError
 from citewise.index.sqlite.migrations import connect, migrate, sqlite3
 
+SETTLE_WAIT_MS = 200
+"""How long :meth:`Database.settle` waits for readers of an older snapshot."""
+BUSY_TIMEOUT_MS = 5000  # as :func:`~citewise.index.sqlite.migrations.connect` sets it
+
 ErrorMapper = Callable[[Exception, str], StoreError]
 """``(sqlite error, action)`` -> the error the owner raises (``action``: "read", "migrate"…)."""
 
@@ -93,15 +97,23 @@ class Database:
         checkpoint, a delete lives only in the WAL: a copy of the ``.db`` file alone, taken
         while a server held it open, still had a deleted document whole, and the WAL kept the
         old pages of deleted rows and purged log records until it was overwritten. With
-        ``secure_delete`` the pages written back are zeroed where rows were. Waits at most the
-        busy timeout for readers of an older snapshot; a busy file is left as it is."""
+        ``secure_delete`` the pages written back are zeroed where rows were. A reader still
+        on an older snapshot (a backup's long read) holds the newer pages in the WAL: waiting
+        for it took a review's deletes 5 s each, so the wait is :data:`SETTLE_WAIT_MS`, then
+        what can be moved is (the rest goes at a later checkpoint)."""
         if self.path == ":memory:":
             return True
         with self.write_lock:
+            conn = self._writer()
             try:
-                row = self._writer().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                conn.execute(f"PRAGMA busy_timeout = {SETTLE_WAIT_MS}")
+                row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if row is None or row[0] != 0:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error:
                 return False
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return row is not None and row[0] == 0
 
     def close(self) -> None:

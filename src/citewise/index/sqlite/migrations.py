@@ -51,7 +51,6 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import StoreError
-from citewise.index.sqlite.tenancy import fts_tables
 from citewise.private import create_private
 
 try:  # pragma: no cover - exercised implicitly
@@ -194,16 +193,9 @@ def m007_chunk_sections(conn: Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN sections TEXT NOT NULL DEFAULT '[]'")
 
 
-def m008_fts_purged(conn: Connection) -> None:
-    """What earlier deletes and replacements left in the FTS5 segments is merged away
-    (:func:`~citewise.index.sqlite.cleanup.purge_fts`; writes that remove rows now do it)."""
-    for table in fts_tables(conn):
-        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-
-
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     m001_initial, m002_sources_and_meta, m003_index_versions, m004_tenant_scoped_vectors,
-    m005_change_log, m006_dense_changes, m007_chunk_sections, m008_fts_purged)
+    m005_change_log, m006_dense_changes, m007_chunk_sections)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -273,6 +265,7 @@ def migrate(conn: Connection) -> list[str]:
                 done.append(fn.__name__)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back by itself on a full disk: say that
+                conn.execute("ROLLBACK")
             raise
     return done

@@ -13,6 +13,7 @@ write lock (5 s busy timeout) and readers see each commit on their next call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,7 @@ class SQLiteStore:
         self._reading = self._database.reading
         self._writing = self._database.writing
         self._dense = DenseIndex(None if self.path == ":memory:" else self._second_connection)
+        self._purger = cleanup.Purger(self._database)
         self._term_stats: dict[str, TermStats] = {}  # per FTS table
 
     def __repr__(self) -> str:
@@ -177,27 +179,27 @@ class SQLiteStore:
             return
         with self._writing() as conn:
             replaced = writes.write_batch(conn, batch, self._dim(conn))
-            if replaced:  # a changed document's old text leaves the file (and the WAL below)
-                cleanup.purge_fts(conn)
-        if replaced:
-            self._database.settle()
+        self._purger.removed(replaced)  # a changed document's old text leaves the file
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         ids = delete_ids(doc_ids)
+        tables: set[str] = set()
         with self._writing() as conn:
-            count = writes.delete_documents(conn, ids)
-            if count:
-                cleanup.purge_fts(conn)
-        if count:
-            self._database.settle()
+            count = writes.delete_documents(conn, ids, tables)
+        self._purger.removed(tables)
         return count
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
+        """New groups (and tenant) for one document. Its old FTS rows held the same text: no
+        purge (they only say which groups could read it)."""
         names = acl_groups(doc_id, groups)
         with self._writing() as conn:
             writes.set_document_acl(conn, doc_id, names, tenant)
-            cleanup.purge_fts(conn)  # the old groups' tokens
-        self._database.settle()
+
+    def purging_once(self) -> AbstractContextManager[None]:
+        """Purge removed text once when the block ends, not after each write in it (an
+        ingest's batches): :class:`~citewise.index.sqlite.cleanup.Purger`."""
+        return self._purger.once()
 
     # -- search --------------------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ def fts_tables(conn: Any) -> list[str]:
     """Every FTS5 table of the file (the shared one and each isolated tenant's)."""
     return [row[0] for row in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL "
-        "TABLE%USING fts5%' ORDER BY name")]
+        "TABLE%USING fts5(%' ORDER BY name")]  # not an fts5vocab table on one of them
 
 
 def fts_table_exists(conn: Any, table: str) -> bool:

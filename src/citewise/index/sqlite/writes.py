@@ -103,9 +103,9 @@ def _cached(conn: Any, hashes: Iterable[str], scope: int) -> set[str]:
     return {row[0] for row in rows}
 
 
-def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> bool:
-    """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors; true
-    when it replaced a document already there (its old FTS rows were deleted)."""
+def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> set[str]:
+    """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors; returns
+    the FTS tables it deleted rows from (documents already there were replaced)."""
     check_batch(batch)
     layout = layout_of(conn)
 
@@ -116,20 +116,21 @@ def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> b
                          scope_of)
     stale: set[str] = set()
     touched: list[int] = []
-    replaced = False
+    replaced: set[str] = set()
     for item in batch:
-        dropped, doc_rowid, existed = _write_document(conn, item, layout)
+        dropped, doc_rowid, old_table = _write_document(conn, item, layout)
         stale |= dropped
         touched.append(doc_rowid)
-        replaced |= existed
+        replaced |= {old_table} if old_table else set()
     conn.executemany(INSERT_VECTOR_SQL, rows)
     drop_orphan_vectors(conn, stale)
     bump_generation(conn, touched)
     return replaced
 
 
-def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
-    """Remove documents, chunks, FTS rows and the vectors no chunk uses anymore."""
+def delete_documents(conn: Any, doc_ids: Sequence[str], tables: set[str]) -> int:
+    """Remove documents, chunks, FTS rows and the vectors no chunk uses anymore; the FTS
+    tables rows were deleted from are added to ``tables``."""
     layout = layout_of(conn)
     removed: list[int] = []
     stale: set[str] = set()
@@ -138,6 +139,7 @@ def delete_documents(conn: Any, doc_ids: Sequence[str]) -> int:
                            (doc_id,)).fetchone()
         if row is None:
             continue
+        tables.add(layout.fts_table(row[1]))
         stale |= _drop_chunks(conn, row[0], layout.fts_table(row[1]))
         conn.execute("DELETE FROM doc_groups WHERE doc_rowid = ?", (row[0],))
         conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
@@ -179,9 +181,9 @@ def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
 
 
 def _write_document(conn: Any, item: DocumentWrite,
-                    layout: Layout) -> tuple[set[str], int, bool]:
+                    layout: Layout) -> tuple[set[str], int, str | None]:
     """Upsert one document and replace its chunks; returns the embed hashes it dropped, its
-    rowid and whether it was there before."""
+    rowid and, when it was there before, the FTS table its old rows were deleted from."""
     doc = item.document
     old = conn.execute("SELECT id, tenant_id, tenant FROM documents WHERE doc_id = ?",
                        (doc.doc_id,)).fetchone()
@@ -198,9 +200,10 @@ def _write_document(conn: Any, item: DocumentWrite,
                      (doc_rowid, parsed_to_bytes(item.parsed)))
     else:  # never leave a body that no longer matches the chunks
         conn.execute("DELETE FROM doc_sources WHERE doc_rowid = ?", (doc_rowid,))
+    old_table = layout.fts_table(old[1]) if old is not None else None
     if old is not None and old[1] != tenant_id:  # moved tenant: its old scope may have lost
-        return stale, doc_rowid, True             # every user of a hash
-    return stale - {c.embed_hash for c in item.chunks}, doc_rowid, old is not None
+        return stale, doc_rowid, old_table        # every user of a hash
+    return stale - {c.embed_hash for c in item.chunks}, doc_rowid, old_table
 
 
 def _drop_chunks(conn: Any, doc_rowid: int, table: str) -> set[str]:
