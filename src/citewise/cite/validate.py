@@ -66,8 +66,10 @@ DECLINE_PATTERN = re.compile(
     r"insufficient evidence|not enough (?:evidence|information)|(?:do|does) not (?:answer|"
     r"contain|say|mention)|cannot (?:be )?answer", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
-_SECTION_NUMBER = re.compile(r"^\s*(?:(?:chapter|section|appendix|part)\s+(?:\d+|[A-Z]|[IVX]+)"
-                             r"(?:\.\d+)*[.:]?|\d+(?:\.\d+)*\.?)\s+", re.IGNORECASE)
+_SECTION_NUMBER = re.compile(r"^\s*(?:(?i:chapter|section|appendix|part)\s+(?:\d+|[A-Z]|[IVXLC]+)"
+                             r"(?:\.\d+)*(?:[.:]\s+|\s+(?=[A-Z]))|\d+(?:\.\d+)*\.?\s+)")
+"""A heading's numbering: "7.7. ", "Chapter 8. ", "Part II " before a capitalised title (not
+"Part 3 of 4 steps" nor "Part vi editor")."""
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
 
 

@@ -77,7 +77,8 @@ def _named_version(question: str, said: str) -> str:
     decline of a question about Python 4 said "mentions 4, Python"."""
     if not _VERSION_NUMBER.fullmatch(said):
         return said
-    before = re.search(rf"([A-Za-z][\w+-]*)\s+{re.escape(said)}(?![\w.])", question)
+    before = re.search(rf"(?<![\w+-])([A-Za-z][\w+-]*)\s+{re.escape(said)}(?![\w.])",
+                       question)  # a word from its start: no retry inside it
     if before and (before.group(1)[0].isupper() or before.group(1).lower() in _VERSION_WORDS):
         return f"{before.group(1)} {said}"
     return said

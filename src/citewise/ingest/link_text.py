@@ -16,6 +16,10 @@ import re
 from citewise.ingest.metadata import link_scheme
 
 MAX_URL = 300
+_BRACKETS = str.maketrans({"[": "%5B", "]": "%5D", "(": "%28", ")": "%29"})
+"""Brackets and parentheses are written percent-encoded (the same URL to a browser): a
+review's ``href="https://evil.example/x[S1][2]y"`` put a bare ``[2]`` in an answer, which
+reads as a citation of another source, and ``?q=[1]`` was shown rewritten as ``?q=(1)``."""
 _ONLY_WHERE = re.compile(
     r"(?:click |see |go |look )?(?:here|there)|this(?: (?:page|link|site|url|document))?|"
     r"(?:this |the )?link|(?:on |at )?(?:this|that) (?:page|site)", re.IGNORECASE)
@@ -29,4 +33,4 @@ def spelled_out(text: str, href: str) -> str | None:
     if len(href) > MAX_URL or any(c.isspace() or ord(c) < 32 for c in href) \
             or link_scheme(href) not in ("http", "https"):
         return None
-    return f"{text.strip()} ({href})"
+    return f"{text.strip()} ({href.translate(_BRACKETS)})"

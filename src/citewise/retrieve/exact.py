@@ -57,7 +57,8 @@ def identifiers(query: str) -> list[str]:
     found += [f"<{name}" for name in MARKUP_ELEMENT.findall(rest)]
     rest = MARKUP_ELEMENT.sub(" ", rest)
     for call in _CALL.findall(rest):  # "process.nextTick" and "nextTick" ("r.nextTick")
-        found += [call, call.rsplit(".", 1)[-1]]
+        last = call.rsplit(".", 1)[-1]
+        found += [name for name in (call, last) if len(name) >= 3]  # not it(), x(), $()
     found += _TOKEN.findall(_CALL.sub(" ", rest))
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 

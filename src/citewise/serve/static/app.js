@@ -29,7 +29,7 @@ function asAsked(question, terms) {
 function namedVersion(question, said) {
   if (!/^\d+(?:\.\d+)*$/.test(said)) return said;
   const escaped = said.replace(/\./g, "\\.");
-  const before = question.match(new RegExp(`([A-Za-z][\\w+-]*)\\s+${escaped}(?![\\w.])`));
+  const before = question.match(new RegExp(`(?<![\\w+-])([A-Za-z][\\w+-]*)\\s+${escaped}(?![\\w.])`));
   if (before && (/^[A-Z]/.test(before[1])
                  || ["version", "release", "edition"].includes(before[1].toLowerCase()))) {
     return `${before[1]} ${said}`;
