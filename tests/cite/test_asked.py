@@ -24,6 +24,11 @@ CONNECT = ("The connect timeout specifies the maximum amount of time to wait unt
     ("How do I set the timeout in seconds?", None),  # a way, not a value
     ("What is measured in seconds?", None),  # which thing, not a value (review)
     ("What are the sizes expressed in bytes?", None),
+    # a new user's: answered with a sentence about unref() and no number, exit 0
+    ("What is the maximum number of active timers a Node.js process can have at the same "
+     "time?", "many"),
+    ("What's the number of retries?", "many"),
+    ("What is the number the docs recommend?", None),  # which number, not a count
 ])
 def test_asks_quantity_finds_the_question_own_clause(question, kind) -> None:
     assert asks_quantity(question) == kind

@@ -51,6 +51,14 @@ _IN_UNITS = re.compile(
 does: a new user's "What is the default interval in seconds between automatic rescans of
 the font configuration?" (which fontconfig's manual does not give) was answered with the
 sentence defining the interval, exit 0."""
+_NUMBER_OF = re.compile(
+    r"^\W*what(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:(?:maximum|minimum|max|min|default|"
+    r"total|largest|smallest|highest|lowest|greatest|average)\s+)?(?:number|count)\s+of\b",
+    re.IGNORECASE)
+""""What is the maximum number of …?" asks how many: a new user's "What is the maximum
+number of active timers a Node.js process can have at the same time?" (the docs give none)
+was answered with "When called, the active Timeout object will not require the Node.js
+event loop to remain active [1].", exit 0."""
 _WHOLE = re.compile(r"\b(?:entire|whole|all of|full)\b", re.IGNORECASE)
 _FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECASE)
 """What also answers "how often": "every Monday", "each time the client connects"."""
@@ -58,12 +66,15 @@ _FREQUENCY = re.compile(r"\b(?:every|each|per)\s+\w+|\bwhenever\b", re.IGNORECAS
 
 def asks_quantity(question: str) -> str | None:
     """The word after "how" when ``question`` asks how long, many, much, often, big, far…
-    in a clause of its own ("If I don't configure anything, how long does…"), "units" for
-    "what is … in seconds/bytes…" (:data:`_IN_UNITS`); None for other questions and for
+    in a clause of its own ("If I don't configure anything, how long does…"), "many" for
+    "what is the (maximum) number of…" (:data:`_NUMBER_OF`), "units" for "what is … in
+    seconds/bytes…" (:data:`_IN_UNITS`); None for other questions and for
     "how do I cap how many…" (a way, not a value)."""
     match = _ASKS.search(question.strip())
     if match:
         return match.group(1).lower()
+    if _NUMBER_OF.search(question):
+        return "many"
     return "units" if _IN_UNITS.search(question) else None
 
 
