@@ -22,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -117,32 +118,34 @@ class Purger:
     committed and as a best effort: a delete or revocation never waits on, or fails with,
     the cleanup of its leftovers (a review's full disk rolled deletes back when the purge ran
     inside their transaction). A failed purge is logged and done again by the next one, or
-    by ``citewise versions --gc``. :meth:`once` holds purges until a block ends: one rewrite
-    for an ingest's batches, not one per batch."""
+    by ``citewise versions --gc``. :meth:`once` holds the calling thread's purges until its
+    block ends: one rewrite for an ingest's batches, not one per batch (a server's other
+    threads purge as before)."""
 
     def __init__(self, database: Any) -> None:
         self.database = database
-        self._held: set[str] | None = None
+        self._local = threading.local()  # what this thread's open block holds back
 
     def removed(self, tables: Iterable[str]) -> None:
         tables = set(tables)
+        held: set[str] | None = getattr(self._local, "held", None)
         if not tables:
             return
-        if self._held is not None:
-            self._held |= tables
+        if held is not None:
+            held |= tables
             return
         self._purge(tables)
 
     @contextmanager
     def once(self) -> Iterator[None]:
-        if self._held is not None:  # nested: the outer block purges
+        if getattr(self._local, "held", None) is not None:  # nested: the outer block purges
             yield
             return
-        self._held = set()
+        self._local.held = set()
         try:
             yield
         finally:
-            tables, self._held = self._held, None
+            tables, self._local.held = self._local.held, None
             if tables:
                 self._purge(tables)
 
