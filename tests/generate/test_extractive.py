@@ -73,11 +73,24 @@ def test_deterministic():
     assert first.text == second.text and "[S" in first.text
 
 
-def test_a_sentence_several_passages_say_is_quoted_once_citing_them_all():
+def test_a_sentence_several_documents_say_is_quoted_once_citing_them_all():
     same = "Colour printing is limited to 200 pages per person per month."
-    gen = _answer("How many colour pages may a person print per month?", same,
-                  "Printers are on every floor.", f"Ask facilities. {same}")
+    question = "How many colour pages may a person print per month?"
+    passages = [passage("S1", same), passage("S2", "Printers are on every floor.", doc_id="b"),
+                passage("S3", f"Ask facilities. {same}", doc_id="c")]
+    gen = ExtractiveGenerator().generate(build_prompt(question, passages))
     assert gen.text == "Colour printing is limited to 200 pages per person per month [S1, S3]."
+
+
+def test_two_chunks_of_one_section_saying_a_sentence_are_one_source():
+    """systemd's UID ranges: overlapping chunks of one section gave "61184…65519 → UIDs for
+    dynamic users… [1]. 2. 61184…65519 → UIDs for dynamic users… [2].", and once quoted
+    once, "[1, 2]" with the same link twice."""
+    same = "61184…65519 → UIDs for dynamic users are allocated from this range."
+    gen = _answer("Which UID range is used for dynamic users?", f"1. Reserved. {same}",
+                  f"2. {same} 3. Containers.")
+    assert gen.text.count("61184") == 1 and "[S1]" in gen.text and "S2" not in gen.text, \
+        gen.text
 
 
 BANDS = ("Base salary bands\n\nLevel | Title examples | Minimum | Maximum\n"

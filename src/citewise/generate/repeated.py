@@ -3,6 +3,7 @@ passage that says it, but for the same document's other sections (:func:`sources
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -10,8 +11,14 @@ if TYPE_CHECKING:
     from citewise.generate.extractive import ScoredSentence
 
 
+_MARKER = re.compile(r"^(?:[-*•+]|\(?\d{1,3}[.)])\s+")
+
+
 def _key(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!?")
+    """A sentence as compared: case, spacing, a list item's marker and the final stop aside
+    (systemd's UID ranges quoted "61184…65519 → UIDs for dynamic users… [1]. 2. 61184…65519 →
+    UIDs for dynamic users… [2].", two overlapping chunks cutting the list apart)."""
+    return _MARKER.sub("", " ".join(text.lower().split())).rstrip(".!?")
 
 
 def unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
@@ -29,17 +36,18 @@ def unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
 def sources_of(sentence: ScoredSentence, scored: Sequence[ScoredSentence],
                places: Mapping[str, tuple[str, tuple[str, ...]]] | None = None) -> list[str]:
     """The ids of every passage that says ``sentence`` word for word, in prompt order; of
-    one document, only those in the chosen sentence's section (``places``: each id's
-    document and heading path). In one manual a sentence repeated section after section is
-    boilerplate whose meaning is its section's: the Node.js docs' "Returns: <Timeout> a
-    reference to timeout" was cited to unref(), close(), ref() and refresh() ("[1, 2, 3, 4]")
-    for "what does timeout.unref() do?"."""
+    its own document, only the chosen sentence's (``places``: each id's document and heading
+    path). In one manual a sentence repeated section after section is boilerplate whose
+    meaning is its section's: the Node.js docs' "Returns: <Timeout> a reference to timeout"
+    was cited to unref(), close(), ref() and refresh() ("[1, 2, 3, 4]") for "what does
+    timeout.unref() do?"; and two chunks of one section (overlapping, or a list cut apart)
+    are one source: "[1, 2]" listed the same link twice."""
     places = places or {}
     here = places.get(sentence.sid)
 
-    def alike(sid: str) -> bool:  # another document's, or this section's
+    def alike(sid: str) -> bool:  # another document's, or the sentence's own passage
         there = places.get(sid)
-        return here is None or there is None or there[0] != here[0] or there[1] == here[1]
+        return here is None or there is None or there[0] != here[0] or sid == sentence.sid
 
     sids = [s.sid for s in scored if _key(s.text) == _key(sentence.text) and alike(s.sid)]
     return list(dict.fromkeys(sids)) or [sentence.sid]
