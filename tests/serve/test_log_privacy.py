@@ -24,6 +24,14 @@ def _with_staff_admin(served: Served, tmp_path: Path) -> None:
     served.app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
 
 
+def _hana_asks_the_director_band(served: Served) -> str:
+    """hana (in hr) asks for an hr figure; the request's id."""
+    answer = served.client("hana").post(
+        "/v1/ask", json={"question": "What is the salary band midpoint for a Director?"})
+    assert answer.status_code == 200, answer.text
+    return answer.json()["request_id"]
+
+
 def test_removed_model_sentences_do_not_reach_the_log(tmp_path: Path) -> None:
     """An uncited model sentence quoting an hr passage is removed from the answer; the log
     record (read by admins outside hr, exported) must not keep its text either."""
@@ -33,10 +41,7 @@ def test_removed_model_sentences_do_not_reach_the_log(tmp_path: Path) -> None:
     with serving(app) as url:
         served = Served(url, keys, "", app)
         _with_staff_admin(served, tmp_path)
-        answer = served.client("hana").post(
-            "/v1/ask", json={"question": "What is the salary band midpoint for a Director?"})
-        assert answer.status_code == 200, answer.text
-        rid = answer.json()["request_id"]
+        rid = _hana_asks_the_director_band(served)
         trace = served.client("olga").get(f"/v1/traces/{rid}")
         assert trace.status_code == 200 and trace.json()["principal"] == "hana"
         assert SECRET_DOC in json.dumps(trace.json()["cited"])  # ids are kept
@@ -156,10 +161,7 @@ def test_an_admin_sees_pseudonyms_for_the_chunk_ids_of_someone_elses_request(tmp
     with serving(app) as url:
         served = Served(url, keys, "", app)
         _with_staff_admin(served, tmp_path)
-        answer = served.client("hana").post(
-            "/v1/ask", json={"question": "What is the salary band midpoint for a Director?"})
-        assert answer.status_code == 200, answer.text
-        rid = answer.json()["request_id"]
+        rid = _hana_asks_the_director_band(served)
         own = served.client("hana").get(f"/v1/traces/{rid}").json()
         real = {r["chunk_id"] for r in own["retrieved"]}
         assert real and all(len(c) == 32 for c in real)
