@@ -11,12 +11,11 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError, NotFoundError, StoreError
-from citewise.index.sqlite.database import BUSY_TIMEOUT_MS, SETTLE_WAIT_MS
+from citewise.index.sqlite.database import checkpoint
 from citewise.reqlog.record import LogRecord
 
 COLUMNS = ("request_id", "at", "principal", "tenant", "kind", "query", "query_hash",
@@ -141,12 +140,9 @@ class RequestLog:
         count = self._execute(f"SELECT count(*) FROM {self.table} WHERE at < ?", (cutoff,))
         self._execute(f"DELETE FROM {self.table} WHERE at < ?", (cutoff,))
         if int(count[0][0]) and self._ph == "?":  # SQLite: the purged questions leave the WAL
-            with suppress(Exception):  # (waiting briefly for readers: Database.settle)
-                self._execute(f"PRAGMA busy_timeout = {SETTLE_WAIT_MS}", ())
-                try:
-                    self._execute("PRAGMA wal_checkpoint(TRUNCATE)", ())
-                finally:
-                    self._execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}", ())
+            with self._lock:
+                if self._conn is not None:
+                    checkpoint(self._conn)
         return int(count[0][0])
 
     def get(self, request_id: str) -> LogRecord:

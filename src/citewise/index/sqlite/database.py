@@ -26,6 +26,28 @@ SETTLE_WAIT_MS = 200
 """How long :meth:`Database.settle` waits for readers of an older snapshot."""
 BUSY_TIMEOUT_MS = 5000  # as :func:`~citewise.index.sqlite.migrations.connect` sets it
 
+
+
+def checkpoint(conn: Any) -> bool:
+    """Move ``conn``'s WAL into its file and empty it (TRUNCATE); true when done. With
+    ``secure_delete`` the pages written back are zeroed where rows were, and the WAL no longer
+    keeps the old pages of deleted rows or purged log records. A reader still on an older
+    snapshot (a backup's long read) holds the newer pages in the WAL: waiting for it took a
+    review's deletes 5 s each, so the wait is :data:`SETTLE_WAIT_MS`, then what can be moved
+    is (PASSIVE; the rest goes at a later checkpoint)."""
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {SETTLE_WAIT_MS}")
+        try:
+            row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if row is None or row[0] != 0:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except sqlite3.Error:
+        return False
+    return row is not None and row[0] == 0
+
+
 ErrorMapper = Callable[[Exception, str], StoreError]
 """``(sqlite error, action)`` -> the error the owner raises (``action``: "read", "migrate"…)."""
 
@@ -93,28 +115,14 @@ class Database:
                 raise self.on_error(exc, "write to") from exc
 
     def settle(self) -> bool:
-        """Move the WAL into the file and empty it (best effort; true when done). Until a
-        checkpoint, a delete lives only in the WAL: a copy of the ``.db`` file alone, taken
-        while a server held it open, still had a deleted document whole, and the WAL kept the
-        old pages of deleted rows and purged log records until it was overwritten. With
-        ``secure_delete`` the pages written back are zeroed where rows were. A reader still
-        on an older snapshot (a backup's long read) holds the newer pages in the WAL: waiting
-        for it took a review's deletes 5 s each, so the wait is :data:`SETTLE_WAIT_MS`, then
-        what can be moved is (the rest goes at a later checkpoint)."""
+        """Move the WAL into the file and empty it (best effort; true when done): until a
+        checkpoint, a delete lives only in the WAL, and a copy of the ``.db`` file alone,
+        taken while a server held it open, still had a deleted document whole
+        (:func:`checkpoint`)."""
         if self.path == ":memory:":
             return True
         with self.write_lock:
-            conn = self._writer()
-            try:
-                conn.execute(f"PRAGMA busy_timeout = {SETTLE_WAIT_MS}")
-                row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                if row is None or row[0] != 0:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
-                return False
-            finally:
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        return row is not None and row[0] == 0
+            return checkpoint(self._writer())
 
     def close(self) -> None:
         with self.write_lock:  # one lock at a time: never waits on one while holding the other
