@@ -193,6 +193,34 @@ def test_a_sentence_resting_on_words_of_the_question_its_sources_lack_is_removed
     assert enforce(text, passages(manual), question=question).answered
 
 
+WORKER = ("- stackSizeMb {number} The default maximum stack size for the thread. Small values "
+          "may lead to unusable Worker instances. Default: 4.")
+
+
+def test_a_value_needs_more_of_the_questions_words_in_its_source() -> None:
+    """A Node.js user's "How many threads does the zlib thread pool use by default?" (the docs
+    give none) was answered "The zlib thread pool uses 4 threads by default [1]" from a
+    Worker's stack size, whose default is 4: the number is in the passage and the sentence
+    missed only "zlib" and "pool" of the question's words, under the bar of 3. A sentence
+    stating a value is held to PREMISE_GAP_VALUE; one missing a single word keeps it."""
+    from citewise.cite.enforce import PREMISE_GAP, PREMISE_GAP_VALUE
+
+    assert PREMISE_GAP_VALUE < PREMISE_GAP
+    question = "How many threads does the zlib thread pool use by default?"
+    claim = "The zlib thread pool uses 4 threads by default [S1]."
+    result = enforce(claim, passages(WORKER), question=question)
+    assert not result.answered and statuses(result) == ["unfounded"]
+    wordy = "The zlib thread pool uses several threads by default [S1]."  # no value: bar 3
+    assert "unfounded" not in statuses(enforce(wordy, passages(WORKER), question=question))
+    pool = WORKER + " The thread pool of zlib uses 4 threads."
+    assert enforce(claim, passages(pool), question=question).answered
+    stack = "The default maximum stack size for a thread is 4 MB [S1]."
+    assert enforce(stack, passages(WORKER),
+                   question="What is the default stack size of a worker thread?").answered
+    version = "The zlib thread pool was added in Node.js 20 [S1]."  # a label, not a value
+    assert "unfounded" not in statuses(enforce(version, passages(WORKER), question=question))
+
+
 def test_a_pointer_elsewhere_is_no_answer_on_its_own() -> None:
     """Once the premise check removed valgrind's pull-request claim, "See also
     http://www.valgrind.org/ for more information [S1]." was the whole answer. A sentence that
