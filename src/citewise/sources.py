@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from citewise.config import LimitSettings
 from citewise.errors import ConfigError
@@ -132,14 +133,16 @@ class FileBatch:
 def link_for(base_url: str | None, path: Path, rel: str) -> str:
     """The link a citation opens: ``base_url`` + the path relative to the ingested folder, or
     ``base_url`` as a template with ``{path}`` (``guide/a.md``) / ``{stem}`` (``guide/a``);
-    without a base URL, the file's absolute ``file://`` URI."""
+    without a base URL, the file's absolute ``file://`` URI. The path is percent-encoded
+    (setuptools' ``python 2 sunset.rst`` links as ``python%202%20sunset.html``: a space ends
+    a link in a terminal; a ``#`` or ``?`` in a file name would start its fragment or query)."""
     if not base_url:
         return path.resolve().as_uri()
     if "{path}" in base_url or "{stem}" in base_url:
         plain = inner_path(Path(rel)).as_posix()  # "guide.md.gz" links as "guide"
         stem = plain.rsplit(".", 1)[0] if "." in plain.rsplit("/", 1)[-1] else plain
-        return base_url.replace("{path}", rel).replace("{stem}", stem)
-    return f"{base_url.rstrip('/')}/{rel}"
+        return base_url.replace("{path}", quote(rel)).replace("{stem}", quote(stem))
+    return f"{base_url.rstrip('/')}/{quote(rel)}"
 
 
 def file_batch(paths: Sequence[str | Path], limits: LimitSettings,

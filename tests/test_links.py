@@ -1,0 +1,16 @@
+"""link_for: the link a citation opens, from ``--base-url`` and the file's path."""
+
+from __future__ import annotations
+
+from citewise.sources import link_for
+
+
+def test_a_base_url_link_percent_encodes_the_files_path(tmp_path):
+    """setuptools' ``python 2 sunset.rst`` linked as ``…/python 2 sunset.html``: a terminal
+    ends the link at the first space, and a ``#`` in a name would start its fragment."""
+    page = tmp_path / "python 2 sunset.rst"
+    assert link_for("https://d.example/{stem}.html", page, "python 2 sunset.rst") == \
+        "https://d.example/python%202%20sunset.html"
+    assert link_for("https://d.example/", page, "a b/c#d.md") == "https://d.example/a%20b/c%23d.md"
+    assert link_for("https://d.example/{path}", page, "guide/a.md") == "https://d.example/guide/a.md"
+    assert link_for(None, page, "python 2 sunset.rst").endswith("/python%202%20sunset.rst")
