@@ -41,6 +41,17 @@ def test_sentences_split_at_stops_but_not_abbreviations_or_decimals() -> None:
         "Did it?", "Yes.", "40% improved [S3]."]
 
 
+def test_a_names_middle_initial_ends_no_sentence() -> None:
+    """setuptools' history: "Phillip J. Eby is the seminal author of setuptools" was quoted
+    as "Eby is the seminal author of setuptools [1]". A lettered label still ends one."""
+    assert split_sentences("Phillip J. Eby is the seminal author of setuptools. He left.") == [
+        "Phillip J. Eby is the seminal author of setuptools.", "He left."]
+    assert split_sentences("J. R. R. Tolkien wrote it. Fine.") == [
+        "J. R. R. Tolkien wrote it.", "Fine."]
+    assert split_sentences("See Appendix B. Then run it. Use plan A. Then B.") == [
+        "See Appendix B.", "Then run it.", "Use plan A.", "Then B."]
+
+
 def test_an_ellipsis_between_numbers_ends_no_sentence() -> None:
     """bzip2's manual: "Set the block size to 100 k, 200 k ... 900 k when compressing." was
     quoted as two sentences."""

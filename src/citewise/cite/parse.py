@@ -161,8 +161,23 @@ def _prose_lines(text: str) -> list[str]:
 
 def _ends_with_abbreviation(segment: str) -> bool:
     words = [w.lstrip("([\"'") for w in segment.lower().split()]
-    return bool(words) and (words[-1] in _ABBREVIATIONS
-                            or " ".join(words[-2:]) in _ABBREVIATIONS)
+    return bool(words) and (words[-1] in _ABBREVIATIONS or " ".join(words[-2:])
+                            in _ABBREVIATIONS) or _ends_with_initial(segment)
+
+
+_INITIAL = re.compile(r"(?:^|\s)([A-Z][a-z]+|[A-Z]\.)\s+[A-Z]\.$")
+_LETTERED = frozenset({"appendix", "annex", "section", "part", "chapter", "figure", "table",
+                       "exhibit", "schedule", "class", "type", "level", "step", "phase",
+                       "plan", "option", "group", "row", "column", "model", "grade",
+                       "vitamin", "version", "method", "form", "item", "unit", "note"})
+
+
+def _ends_with_initial(segment: str) -> bool:
+    """Whether ``segment`` ends in a name's middle initial ("Phillip J." of "Phillip J. Eby
+    is the seminal author of setuptools", quoted as "Eby is the seminal author…"), not in a
+    lettered label ("see Appendix B.")."""
+    match = _INITIAL.search(segment)
+    return bool(match) and match.group(1).lower() not in _LETTERED
 
 
 def _elided_range(candidate: str, after: str) -> bool:
