@@ -107,6 +107,16 @@ def test_no_stand_in_outlives_its_parse_and_broken_markup_still_loads():
     assert (dict(directives._directives), dict(roles._roles)) == before
 
 
+def test_pep_and_rfc_references_with_a_title_read_as_their_title():
+    """setuptools' build_meta.rst: ":pep:`in-tree backend <517#in-tree-build-backends>`" is
+    Sphinx's syntax, which docutils' own pep role refuses, and the raw markup was quoted."""
+    before = (dict(directives._directives), dict(roles._roles))
+    text = _load("Title\n=====\n\nUse an :pep:`in-tree backend <517#in-tree-build-backends>`"
+                 " as :pep:`517` says, or :rfc:`the spec <2616#section-3>` and :RFC:`7230`.\n").text
+    assert text.endswith("Use an in-tree backend as PEP 517 says, or the spec and RFC 7230.")
+    assert (dict(directives._directives), dict(roles._roles)) == before
+
+
 def test_a_moved_page_is_a_redirect_and_is_not_indexed(tmp_path):
     root = tmp_path / "docs"
     root.mkdir()

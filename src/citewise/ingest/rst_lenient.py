@@ -30,6 +30,10 @@ quadratic time (a review's 120 KB file: 24 s, with every upload waiting)."""
 ALWAYS = frozenset({"code-block", "sourcecode", "code"})
 """docutils knows these, but refuses Sphinx's options (``:caption:``, ``:linenos:``) and
 then drops the whole block: the stand-in reads them as code whatever their options."""
+NUMBERED = {"pep": "PEP", "pep-reference": "PEP", "rfc": "RFC", "rfc-reference": "RFC"}
+"""Roles docutils knows with a number only: Sphinx's title and anchor (setuptools' ``:pep:`in-tree
+backend <517#in-tree-build-backends>```) made it an error, and the raw markup was indexed
+and quoted."""
 
 
 @contextmanager
@@ -43,7 +47,9 @@ def lenient(text: str) -> Iterator[None]:
             if name in ALWAYS or not _known_directive(name):
                 directives._directives[name] = _stand_in(name)
         for name in {n.lower() for n in _ROLE.findall(text)}:
-            if not _known_role(name):
+            if name in NUMBERED:
+                roles._roles[name] = _numbered_role
+            elif not _known_role(name):
                 roles._roles[name] = _role
         try:
             yield
@@ -112,3 +118,13 @@ def _role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
           options: dict | None = None, content: list | None = None) -> tuple[list, list]:
     """An unknown role's visible text (:func:`citewise.ingest.roles.role_text`)."""
     return [nodes.literal(rawtext, role_text(name, text))], []
+
+
+def _numbered_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                   options: dict | None = None, content: list | None = None
+                   ) -> tuple[list, list]:
+    """A PEP's or RFC's reference as a reader sees it: its title, else "PEP 517"."""
+    shown = role_text(name, text)
+    if shown == text:
+        shown = f"{NUMBERED[name.lower()]} {text.split('#', 1)[0].strip()}"
+    return [nodes.inline(rawtext, shown)], []
