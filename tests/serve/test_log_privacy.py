@@ -173,3 +173,29 @@ def test_an_admin_sees_pseudonyms_for_the_chunk_ids_of_someone_elses_request(tmp
         mine = next(r for r in logged if r["request_id"] == rid)
         assert {r["chunk_id"] for r in mine["retrieved"]} == shown  # stable pseudonyms
         assert SECRET_DOC in json.dumps(seen["retrieved"])  # which document: kept, as before
+
+
+def test_an_admin_sees_no_scores_of_someone_elses_request(tmp_path: Path):
+    """A security review's admin outside hr read an hr record's dense score to six decimals,
+    embedded guesses of the passage with the same open model and the logged question, and
+    only the true text gave that score. Someone else's record keeps ranks and timings, not
+    the scores a passage's text decides; the asker still sees their own."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        served = Served(url, keys, "", app)
+        _with_staff_admin(served, tmp_path)
+        rid = _hana_asks_the_director_band(served)
+        own = served.client("hana").get(f"/v1/traces/{rid}").json()
+        seen = served.client("olga").get(f"/v1/traces/{rid}").json()
+    hits = own["trace"]["retrieval"]["hits"]
+    assert hits and all(isinstance(h["score"], float) for h in hits)
+    assert any(s.get("score") is not None for h in hits for s in h["signals"].values())
+    assert all(v is not None for v in own["trace"]["gate"]["signals"].values())
+    other = seen["trace"]["retrieval"]["hits"]
+    assert [h["rank"] for h in other] == [h["rank"] for h in hits]
+    assert all(h["score"] is None and all(s["score"] is None for s in h["signals"].values())
+               for h in other)
+    assert all(r["score"] is None for r in seen["retrieved"])
+    assert set(seen["trace"]["gate"]["signals"].values()) == {None}
+    assert seen["trace"]["gate"]["score"] is None
+    assert seen["trace"]["timings_ms"] == own["trace"]["timings_ms"]

@@ -27,7 +27,7 @@ from citewise.reqlog.record import (
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
-from citewise.serve.scrub import for_asker, pseudonymous_chunks
+from citewise.serve.scrub import for_asker, pseudonymous_chunks, without_scores
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.types import Answer
 
@@ -248,12 +248,13 @@ def _mine(record: LogRecord, who: ApiPrincipal) -> bool:
 
 
 def _as_seen(st: ServerState, record: LogRecord, who: ApiPrincipal) -> dict:
-    """A log record as ``who`` may read it: server text scrubbed below operator, and chunk
-    ids pseudonymous in someone else's record (:func:`pseudonymous_chunks`)."""
+    """A log record as ``who`` may read it: server text scrubbed below operator; in someone
+    else's record, chunk ids pseudonymous (:func:`pseudonymous_chunks`) and the scores a
+    passage's text decides withheld (:func:`without_scores`)."""
     data = for_asker(record.to_dict(), who)
     if _mine(record, who) or who.can("operator"):
         return data
-    return pseudonymous_chunks(data, st.pseudonym_key)
+    return without_scores(pseudonymous_chunks(data, st.pseudonym_key))
 
 
 @router.post("/v1/feedback", tags=["query"])

@@ -65,3 +65,25 @@ def pseudonymous_chunks(data: Any, key: bytes) -> Any:
 
 def _pseudonym(chunk_id: str, key: bytes) -> str:
     return hmac.new(key, chunk_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+SCORE_KEYS = frozenset({"score", "p_yes"})
+"""Keys of the figures a chunk's text decides (its BM25 and dense scores, the fused score,
+the gate's signals, the reader's P(yes)), withheld from someone else's record
+(:func:`without_scores`)."""
+
+
+def without_scores(data: Any, parent: str = "") -> Any:
+    """``data`` (a log record as JSON) with every score computed from a passage's text set
+    to None (:data:`SCORE_KEYS`, and the numbers of a ``signals`` mapping): what an admin sees
+    of someone else's request, besides :func:`pseudonymous_chunks`. A security review's
+    admin outside hr read an hr record's dense score (0.770852, six decimals) and the logged
+    question, embedded guesses of the hr passage with the same open model, and the true
+    text alone gave that score. Ranks, thresholds, token counts and timings stay."""
+    if isinstance(data, dict):
+        return {k: (None if (k in SCORE_KEYS or parent == "signals")
+                    and isinstance(v, (int, float)) and not isinstance(v, bool)
+                    else without_scores(v, k)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [without_scores(v, parent) for v in data]
+    return data
