@@ -3,6 +3,8 @@ its paragraph); everything else is removed with its reason; fabricated ids never
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from citewise.cite.enforce import drop_ids, enforce
 from citewise.cite.instructions import is_instruction, without_instructions
 from citewise.cite.parse import segments
@@ -219,6 +221,37 @@ def test_a_value_needs_more_of_the_questions_words_in_its_source() -> None:
                    question="What is the default stack size of a worker thread?").answered
     version = "The zlib thread pool was added in Node.js 20 [S1]."  # a label, not a value
     assert "unfounded" not in statuses(enforce(version, passages(WORKER), question=question))
+
+
+USAGE = ("The preferred way of using the setuptools logo is over a white (or light) "
+         "background. - \"banner\" mode: the symbol and text can be used alongside depending "
+         "on the available space.")
+
+
+def test_a_name_no_source_mentions_is_no_sources_claim() -> None:
+    """A new user's "what typeface does the setuptools logo text use?" got "The setuptools
+    logo text uses the Helvetica font. [1]" (the manual says Monoid), citing the logo's
+    usage section: its words were the passage's but for "Helvetica" and "font", and names
+    weigh 0.2 of the support score. A name the model read nowhere is removed (``unnamed``);
+    one from a passage's title or headings, or from the question, stays, as do units."""
+    question = "what typeface does the setuptools logo text use?"
+    claim = "The setuptools logo text uses the Helvetica font. [S1]"
+    result = enforce(claim, passages(USAGE), question=question)
+    assert not result.answered and statuses(result) == ["unnamed"]
+    assert result.removed[0].why == "names something none of the sources mention"
+    elsewhere = passages(USAGE, "The text uses the Helvetica typeface.")  # read, not cited
+    assert statuses(enforce(claim, elsewhere, question=question)) != ["unnamed"]
+    asked = enforce("The Helvetica logo is used over a white background [S1].",
+                    passages(USAGE), question="Is the Helvetica logo used on white?")
+    assert "unnamed" not in statuses(asked)
+    unit = enforce("The setuptools logo is used over a white background of 2 MB [S1].",
+                   passages(USAGE))
+    assert "unnamed" not in statuses(unit)
+    plain = passages(USAGE)[0]
+    titled = replace(plain, hit=replace(plain.hit, document=replace(
+        plain.hit.document, title="Setuptools Artwork")))
+    assert "unnamed" not in statuses(enforce(
+        "The Artwork page prefers the setuptools logo over a white background [S1].", [titled]))
 
 
 def test_a_pointer_elsewhere_is_no_answer_on_its_own() -> None:

@@ -41,7 +41,7 @@ from citewise.cite.leaning import (
 )
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.polarity import without_denied_yes
-from citewise.cite.terms import content_stems, labels, numbers
+from citewise.cite.terms import content_stems, introduced_names, labels, numbers, tokens_lower
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
@@ -53,6 +53,7 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "unfounded": "rests on words of the question that its sources lack",
        "pointer": "only points elsewhere",
        "dangling": "refers to a sentence that was removed",
+       "unnamed": "names something none of the sources mention",
        "unresponsive": "gives no quantity, and the question asks how long, many or much",
        "leftover": "shares no word of the question, and the claim it went with was removed"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
@@ -280,6 +281,31 @@ def _unstated(question: str) -> Callable[[str, str], bool]:
     return lambda sentence, evidence: bool(unstated_numbers(sentence, question, evidence))
 
 
+def unknown_names(sentence: str, known: set[str]) -> list[str]:
+    """The names ``sentence`` writes (:func:`~citewise.cite.terms.introduced_names`) that are
+    not among the ``known`` tokens (a plural's singular counts, and ``VG_`` of
+    ``VG_(FUNC)`` is ``VG``)."""
+    text = CITATION_BRACKET.sub(" ", sentence)
+    return [n for n in introduced_names(text) if not {n, n.strip("_"), n.removesuffix("s")}
+            & known]
+
+
+def _unknown_names(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
+                   question: str) -> list[Verdict]:
+    """``verdicts`` with each supported sentence that names something no passage the model
+    read mentions (text, title or section headings), nor the question, marked ``unnamed``.
+    The support score weighs names at 0.2 of the words: a new user's "what typeface does
+    the setuptools logo text use?" got "The setuptools logo text uses the Helvetica font
+    [1]" (the manual says Monoid) over a passage on the logo's use, whose words it had.
+    A name the model wrote from memory is no source's claim, whatever passage it cites."""
+    read = [f"{text}\n{p.hit.document.title or ''}\n{' '.join(p.hit.chunk.heading_path)}"
+            for p, text in zip(passages, passage_texts(passages).values(), strict=True)]
+    known = tokens_lower("\n".join([question, *read]))
+    return [replace(v, status="unnamed") if v.status == "supported"
+            and v.segment.kind == "sentence" and unknown_names(v.segment.text, known)
+            else v for v in verdicts]
+
+
 def enforce(answer_text: str, passages: Sequence[ContextPassage],
             embedder: Embedder | None = None, threshold: float | None = None,
             question: str | None = None) -> Enforced:
@@ -294,6 +320,7 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = _marked(verdicts, passages, "unfounded", _unfounded(question))
         verdicts = _marked(verdicts, passages, "unsupported", _own_words_missing(question))
     verdicts = _marked(verdicts, passages, "unsupported", _unstated(question or ""))
+    verdicts = _unknown_names(verdicts, passages, question or "")
     verdicts = _without_dangling(verdicts)
     if question:
         verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]

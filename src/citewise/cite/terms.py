@@ -101,6 +101,46 @@ def entities(text: str) -> set[str]:
     return out
 
 
+_NAME_TOKEN = re.compile(r"[^\W\d][\w-]*", re.UNICODE)
+_OPENS = ":;(\"'“‘-–—•*"
+"""Characters after which a capital starts a phrase rather than marks a name ("Note: Use
+…", "- Install …", "(See …")."""
+
+
+_GENERIC_TEXT = """
+b kb mb gb tb pb kib mib gib tib bit bits ms ns us hz khz mhz ghz bps kbps mbps gbps px pt
+ram cpu cpus gpu gpus os ui api apis url urls uri id ids ok faq pdf html json xml csv ascii
+utf io eof cli gui ip tcp udp dns ssl tls http https ssh ftp am pm utc gmt etc eg ie
+"""
+GENERIC_ACRONYMS = frozenset(_GENERIC_TEXT.split())
+"""Units and generic acronyms a writer adds to a value or a thing the source describes in
+words ("4 MB" for ``stackSizeMb``, "RAM" for memory): not names of something else."""
+
+
+def introduced_names(sentence: str) -> list[str]:
+    """Names a sentence writes, lowercased, in order: acronyms, camelCase and ``SNAKE_CASE``
+    tokens (:func:`_entity_like`), and capitalised words that are not its first word nor
+    stopwords, nor open a phrase after ``:``, a bracket, a quote or a dash; no token with a
+    digit (numbers are checked as numbers), none inside backticks (code is checked as
+    code) or glued to a path or expression, no unit (:data:`GENERIC_ACRONYMS`)."""
+    text = re.sub(r"`[^`\n]*`", " ", sentence)
+    out: dict[str, None] = {}
+    for i, match in enumerate(_NAME_TOKEN.finditer(text)):
+        token = match.group().strip("-")
+        if len(token) < 2 or any(c.isdigit() for c in token) \
+                or token.lower() in GENERIC_ACRONYMS:
+            continue
+        glued = match.start() > 0 and not text[match.start() - 1].isspace()
+        if glued and text[match.start() - 1] not in _OPENS:
+            continue  # part of a path, URL or expression: "http2=True", "docs/Index"
+        before = text[:match.start()].rstrip()
+        capitalised = token[0].isupper() and token.lower() not in STOPWORDS and i > 0 \
+            and not glued and not before.endswith(tuple(_OPENS))
+        if _entity_like(token) or capitalised:
+            out.setdefault(token.lower(), None)
+    return list(out)
+
+
 def tokens_lower(text: str) -> set[str]:
     """All word tokens of ``text`` lowercased, hyphenated compounds both whole and split:
     what entities are looked up in."""

@@ -66,7 +66,7 @@ source holds it, and the words it shares with a source's code say nothing (the m
 fallbacks, leaving code out changed one answer, an unanswerable ninja question's, into a
 decline)."""
 
-ASSERTED = CLAIMS | {"unfounded", "not_quoted"}
+ASSERTED = CLAIMS | {"unfounded", "not_quoted", "unnamed"}
 """Removals that show the model asserted something: besides :data:`CLAIMS`, code no source
 holds, and a sentence resting
 on words of the question its sources lack ("To enable Valgrind's machine learning mode, use
