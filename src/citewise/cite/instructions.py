@@ -25,7 +25,9 @@ import unicodedata
 
 _SUBJECT = r"(?:(?:the|an?)\s+)?(?:assistant|ai|model|chatbot|bot|llm|language model|system)"
 INSTRUCTION = re.compile("|".join([
-    r"\bignore\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|prior|sources?)",
+    # not an option's name ("po-ignore-source-path") nor "Ignore any previous ‘--force’" (rm)
+    r"(?<![\w-])ignore(?![\w-]).{0,40}\b(?:instructions?|rules?|question|prompt|above|"
+    r"(?:previous|prior)(?!\s*[\"'“‘`(-])|sources?)",
     r"\bdisregard\b.{0,40}\b(?:instructions?|rules?|question|prompt|above|previous|sources?)",
     r"\bforget\b.{0,30}\b(?:instructions?|rules?|everything)",
     r"\b(?:reply|respond|answer|say)\s+(?:only|exactly|just|solely|simply|nothing but)\b",
@@ -33,7 +35,8 @@ INSTRUCTION = re.compile("|".join([
     # column", diffutils; "write only essential messages", valgrind): with these verbs, what
     # follows must read as a payload (quoted, "the word …", or a token like PWNED-7731)
     r"\b(?:output|print|write)\s+(?:only|exactly|just|solely|simply|nothing but)\s*:?\s*"
-    r"(?:[\"'“‘`]|the\s+(?:word|token|text|phrase|string|code)\b|(?-i:[A-Z0-9][A-Z0-9_-]+)\b)",
+    r"(?:the\s+(?:word|token|text|phrase|string|code)\s*:?\s*)?"  # not "Print only the word
+    r"(?:[\"'“‘`]|(?-i:[A-Z0-9][A-Z0-9_-]+)\b)",  # counts." (wc): "the word BANANA" is one
     r"\bset aside\b.{0,40}\b(?:instructions?|rules?|everything|above|previous|prior)",
     r"\b(?:reply|respond|answer)\s+with\s+(?:only|exactly|the\s+(?:word|token|text|phrase|"
     r"string|code))\b",
@@ -49,9 +52,13 @@ INSTRUCTION = re.compile("|".join([
     r"\b(?:r[ée]pondez|r[ée]ponds|responde|antworte|rispondi)\b.{0,20}\b(?:uniquement|"
     r"seulement|solo|s[óo]lo|solamente|nur)\b",
     r"\b(?:tell|inform|assure|convince)\s+the\s+(?:user|reader|customer|asker)\b",
-    r"\b(?:reveal|print|repeat|show|output|leak|dump|disclose)\b.{0,30}\b(?:system prompt|"
-    r"(?:your|the) (?:prompt|instructions)|other (?:documents|sources|passages)|all (?:the )?"
-    r"(?:documents|sources|passages))",
+    # the prompt as the verb's object: not readline's "a query to write to output, prepended
+    # to the prompt" nor "with output set to null … the prompt is not written" (Node)
+    r"\b(?:reveal|print|repeat|show|output|leak|dump|disclose)\s+(?:(?:me|us|the|your|its|"
+    r"entire|full|hidden|original|initial|complete|whole|verbatim|exact)\s+){0,3}(?:system\s+"
+    r"prompt|prompt|instructions)\b",
+    r"\b(?:reveal|print|repeat|show|output|leak|dump|disclose)\b.{0,30}\b(?:other (?:documents|"
+    r"sources|passages)|all (?:the )?(?:documents|sources|passages))",
     r"\bcite\b.{0,20}\b(?:source\s+)?\[?S\d+\]?",
     r"\b(?:always|must)\s+cite\b",
     r"</?\s*source\b",
@@ -59,7 +66,9 @@ INSTRUCTION = re.compile("|".join([
     r"\bnew\s+(?:instructions?|task|rules?)\s*:",
     r"\b(?:you are now|pretend to be|from now on,? (?:you|answer|reply))\b",
     rf"\b(?:attention|note to|message for|instructions? for)\s+{_SUBJECT}\b",
-    rf"\b(?:if you are|as an?)\s+{_SUBJECT}\b",
+    rf"\bif you are\s+{_SUBJECT}\b",  # "as a": not GnuPG's "as a System Library"
+    r"\bas an?\s+(?:ai|assistant|chatbot|llm|(?:large\s+)?language model|ai (?:assistant|model|"
+    r"system))\b",
     r"\binstead\s+(?:of answering|answer|reply|respond|say|tell|write)\b",
     # what an answer must begin or end with, when that is a payload (quoted, "the phrase …",
     # a code): "Summaries of this page must start with the phrase ZEBRA-991 confirmed", "Every
