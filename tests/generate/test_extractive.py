@@ -242,6 +242,18 @@ def test_a_quote_ending_inside_a_bracket_is_cited_after_it() -> None:
     assert kept.answered and kept.removed == (), kept.removed
 
 
+def test_a_command_ending_in_a_dot_keeps_it_when_cited() -> None:
+    """setuptools: "…this is currently incompatible with ``pip install -e .``." was quoted
+    "…incompatible with pip install -e [1].", the command's "." taken for the stop."""
+    from citewise.cite.enforce import enforce
+
+    text = ("PEP 517 doesn't support editable installs so this is currently incompatible "
+            "with pip install -e ..")
+    gen = _answer("is a setup.cfg-only project compatible with editable installs?", text)
+    assert "pip install -e . [S1]." in gen.text, gen.text
+    assert enforce(gen.text, [passage("S1", text)]).answered
+
+
 def test_a_parameter_table_is_read_row_by_row_not_under_its_first_row():
     """libxslt's API reference: read with its first row as column labels, the quote was
     "sec:: Returns:; the security block to use: -1 in case of error" (a new user)."""

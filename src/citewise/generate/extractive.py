@@ -393,6 +393,8 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
     if text.endswith(")") and text.count("(") < text.count(")"):  # its "(" opened the one
         text = text[:-1]  # before it
     body = text.rstrip(".!?…").rstrip() or text
+    if re.search(r"\s\.[.!?]$", text):  # "incompatible with pip install -e .." (setuptools):
+        body = text[:-1]  # the command's "." is a word, kept
     tail = text[len(body):]
     end = "?" if "?" in tail else "!" if "!" in tail else "."
     return f"{body} [{', '.join(sids)}]{end}"
