@@ -271,7 +271,7 @@ def test_a_second_folders_file_does_not_replace_the_firsts(tmp_path: Path) -> No
         (root / "index.md").write_text(f"# Start\n\nThe {word} widget ships in blue.\n")
     db = tmp_path / "i.db"
     ingest(db, str(first), "--groups", "staff")
-    out = ingest(db, str(second), "--groups", "staff")
+    out = ingest(db, str(second), "--groups", "staff", code=1)  # every file failed: exit 1
     assert (f"doc_id 'index.md' is already indexed from {first / 'index.md'}, another file "
             "that still exists; not replaced. Fix: ingest this folder with its own ids "
             "(--id-prefix NAME/)") in out, out

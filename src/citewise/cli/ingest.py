@@ -125,7 +125,9 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
              "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
              "({chunks_embedded} embedded) in {seconds}s".format(**summary))
-    if strict and (failures or report.sidecar_problems):
+    if failures and (strict or all(o.status == "failed" for o in report.outcomes)):
+        sys.exit(1)  # every file failed: nothing was done, whatever --strict says
+    if strict and report.sidecar_problems:
         sys.exit(1)
 
 
