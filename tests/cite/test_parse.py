@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from citewise.cite.parse import (
@@ -50,6 +52,14 @@ def test_a_names_middle_initial_ends_no_sentence() -> None:
         "J. R. R. Tolkien wrote it.", "Fine."]
     assert split_sentences("See Appendix B. Then run it. Use plan A. Then B.") == [
         "See Appendix B.", "Then run it.", "Use plan A.", "Then B."]
+    # only a name opening its sentence: a review's glued "Terminal B. Boarding closes…"
+    # kept an unsupported second sentence with its first
+    for text in ("Flights leave from Terminal B. Boarding closes at six.",
+                 "Get vaccinated for Hepatitis B. Then rest.", "It ended World War I. Next came peace."):
+        assert len(split_sentences(text)) == 2, text
+    start = time.perf_counter()
+    split_sentences("Ab C. " * 8000)  # a line of would-be initials: linear, not quadratic
+    assert time.perf_counter() - start < 5
 
 
 def test_an_ellipsis_between_numbers_ends_no_sentence() -> None:

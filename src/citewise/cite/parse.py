@@ -165,19 +165,16 @@ def _ends_with_abbreviation(segment: str) -> bool:
                             in _ABBREVIATIONS) or _ends_with_initial(segment)
 
 
-_INITIAL = re.compile(r"(?:^|\s)([A-Z][a-z]+|[A-Z]\.)\s+[A-Z]\.$")
-_LETTERED = frozenset({"appendix", "annex", "section", "part", "chapter", "figure", "table",
-                       "exhibit", "schedule", "class", "type", "level", "step", "phase",
-                       "plan", "option", "group", "row", "column", "model", "grade",
-                       "vitamin", "version", "method", "form", "item", "unit", "note"})
+_INITIAL = re.compile(r"\W*(?:[A-Z][a-z]+|[A-Z]\.)(?:\s+[A-Z]\.)+")
 
 
 def _ends_with_initial(segment: str) -> bool:
-    """Whether ``segment`` ends in a name's middle initial ("Phillip J." of "Phillip J. Eby
-    is the seminal author of setuptools", quoted as "Eby is the seminal author…"), not in a
-    lettered label ("see Appendix B.")."""
-    match = _INITIAL.search(segment)
-    return bool(match) and match.group(1).lower() not in _LETTERED
+    """Whether ``segment`` is a name up to its middle initial, the subject opening its
+    sentence ("Phillip J." of "Phillip J. Eby is the seminal author of setuptools", quoted as
+    "Eby is the seminal author…"; "J. R." of "J. R. R. Tolkien"). Only there: "…leave from
+    Terminal B. Boarding closes…", "World War I. Next…" end their sentences (a review: glued,
+    an unsupported second sentence was kept with its first)."""
+    return _INITIAL.fullmatch(segment.strip()) is not None
 
 
 def _elided_range(candidate: str, after: str) -> bool:
