@@ -221,6 +221,25 @@ def test_a_value_needs_more_of_the_questions_words_in_its_source() -> None:
                    question="What is the default stack size of a worker thread?").answered
     version = "The zlib thread pool was added in Node.js 20 [S1]."  # a label, not a value
     assert "unfounded" not in statuses(enforce(version, passages(WORKER), question=question))
+    # a review: a decimal after a verb was read as a label, and "HTTP/2" as a value
+    timed = WORKER + " It waits 2.5 seconds."
+    assert statuses(enforce("The zlib thread pool waits 2.5 seconds by default [S1].",
+                            passages(timed), question=question)) == ["unfounded"]
+    http2 = "httpx can speak HTTP/2 when you pass http2=True to Client."
+    assert enforce("To enable HTTP/2 support in the client, pass http2=True to Client [S1].",
+                   passages(http2), question="How do I enable HTTP/2 support in the client?"
+                   ).answered
+
+
+def test_a_numbered_list_items_marker_is_no_value() -> None:
+    """A numbered step's "1." counted as a number its source lacks, so every step of a
+    numbered answer was removed as unsupported (found by a review)."""
+    source = "To remove built files, run ninja -t clean. To list targets, run ninja -t targets."
+    answer = ("1. Run ninja -t clean to remove built files [S1].\n"
+              "2. Run ninja -t targets to list the targets [S1].")
+    result = enforce(answer, passages(source),
+                     question="how do I remove built files and list targets?")
+    assert result.answered and result.removed == (), result.removed
 
 
 USAGE = ("The preferred way of using the setuptools logo is over a white (or light) "

@@ -98,8 +98,9 @@ right sentence ("alias", "several" are not the manual's words); at 3, one loses 
 sentence ("…you can use a default target statement") and the one answer to an unanswerable
 question ("To start the Ninja build server…") loses all it said."""
 PREMISE_GAP_VALUE = 2
-""":data:`PREMISE_GAP` for a sentence that states a value (a number that is no label:
-:func:`~citewise.cite.terms.labels`). A number is found in a passage by itself, wherever
+""":data:`PREMISE_GAP` for a sentence that states a value (:func:`states_value`: a number
+standing as a word, not a list marker nor a label the question gives; "HTTP/2" and "1080p"
+are names, and "waits 2.5 seconds" a value). A number is found in a passage by itself, wherever
 it stands: "How many threads does the zlib thread pool use by default?" (Node's docs give
 none) was answered "The zlib thread pool uses 4 threads by default [1]" from a Worker's
 ``stackSizeMb … Default: 4``, missing "zlib" and "pool", two words of the question, under
@@ -239,8 +240,20 @@ def unstated_numbers(sentence: str, question: str, evidence: str) -> set[str]:
     AES-256"). In the five eval runs' final model answers, every number of a kept sentence
     was in its cited passages but two, both answers to unanswerable SQuAD questions ("The
     Roman Empire fell in the 4th century")."""
-    text = CITATION_BRACKET.sub(" ", sentence)
+    text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence))  # "1. Run …": no value
     return numbers(text) - (numbers(question) - labels(question)) - numbers(evidence)
+
+
+_VALUE = re.compile(r"(?<![\w./-])\d+(?:[.,]\d+)*(?![\w/]|[.,]\d)")
+"""A number standing as a word: not glued to a name ("HTTP/2", "1080p", "http2")."""
+
+
+def states_value(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` states a value: a number standing as a word (:data:`_VALUE`)
+    that is not a list item's marker nor a label the question gives ("Ninja 1.10")."""
+    text = LIST_MARKER.sub("", CITATION_BRACKET.sub(" ", sentence))
+    found = set().union(*(numbers(m.group()) for m in _VALUE.finditer(text)))
+    return bool(found - labels(question))
 
 
 def _marked(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage], status: str,
@@ -258,8 +271,7 @@ def _unfounded(question: str) -> Callable[[str, str], bool]:
     """A sentence's :func:`premise_gap` holds :data:`PREMISE_GAP` words or more
     (:data:`PREMISE_GAP_VALUE` when it states a value)."""
     def fails(sentence: str, evidence: str) -> bool:
-        text = CITATION_BRACKET.sub(" ", sentence)
-        bar = PREMISE_GAP_VALUE if numbers(text) - labels(text) else PREMISE_GAP
+        bar = PREMISE_GAP_VALUE if states_value(sentence, question) else PREMISE_GAP
         return len(premise_gap(sentence, question, evidence)) >= bar
     return fails
 
