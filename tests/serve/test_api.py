@@ -774,6 +774,15 @@ def test_a_flood_of_scrapes_reads_the_index_once_and_waits_for_none() -> None:
     metrics.scrape(engine)
     assert len(reads) == 2  # read again only after INDEX_REFRESH_S
 
+    def broken():  # a review: while no scrape had succeeded, each waited for a failing read
+        reads.append(1)
+        raise OSError("disk gone")
+
+    failing, reads[:] = module.Metrics(), []
+    bad = SimpleNamespace(versions=broken, store=SimpleNamespace(list_documents=broken))
+    texts = [failing.scrape(bad) for _ in range(20)]
+    assert len(reads) == 1 and all(b"citewise_requests" in t for t in texts)
+
 
 def test_readyz_names_no_server_address(tmp_path) -> None:
     """/readyz asks for no key; a review read the index's URL and the PostgreSQL host and

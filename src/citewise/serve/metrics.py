@@ -5,6 +5,7 @@ version. Rates are these counters divided by ``citewise_requests_total``."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import datetime
@@ -79,18 +80,28 @@ class Metrics:
         One scrape renders at a time, since :meth:`refresh_index` clears a gauge before it
         sets it again (a review's two concurrent scrapes: 14 of 4000 lacked the live
         version's series); a scrape arriving meanwhile gets the last text at once instead of
-        waiting in a worker thread (:data:`INDEX_REFRESH_S`)."""
+        waiting in a worker thread (:data:`INDEX_REFRESH_S`). An index that cannot be read
+        leaves its gauges as they were and is tried again after :data:`INDEX_REFRESH_S`
+        (a review: while no scrape had succeeded, every scrape waited for a failing read)."""
         if not self._scraping.acquire(blocking=self._last is None):
             return self._last or b""
         try:
-            now = time.monotonic()
-            if self._refreshed is None or now - self._refreshed >= INDEX_REFRESH_S:
-                self.refresh_index(engine)
-                self._refreshed = now
+            self._refresh_if_due(engine)
             self._last = generate_latest(self.registry)
             return self._last
         finally:
             self._scraping.release()
+
+    def _refresh_if_due(self, engine: Any) -> None:
+        now = time.monotonic()
+        if self._refreshed is not None and now - self._refreshed < INDEX_REFRESH_S:
+            return
+        self._refreshed = now  # a failed read is not retried by every scrape
+        try:
+            self.refresh_index(engine)
+        except Exception:  # the index unreadable: the request figures are still served
+            logging.getLogger("citewise.serve").warning("metrics: the index could not be "
+                                                        "read", exc_info=True)
 
     def refresh_index(self, engine: Any) -> None:
         """Gauges read from the index (on each /metrics scrape, :meth:`scrape`)."""
