@@ -51,3 +51,20 @@ def test_html_markdown_and_rst_keep_the_url_of_a_link_that_says_here():
     assert _text(md, "a.md") == "The manual is here (https://x.org/man/), the API there."
     rst = "Docs\n====\n\nThe manual is `here <https://x.org/man/>`_.\n"
     assert _text(rst, "c.rst") == "The manual is here (https://x.org/man/)."
+
+
+def test_a_markdown_table_of_contents_is_not_indexed():
+    """Node's CONTRIBUTING.md opens with a list of links to its own sections; a new user's
+    "what do I certify under the Developer's Certificate of Origin?" got its line
+    "- Developer's Certificate of Origin 1.1 [1]" as the answer. A list of in-page links is
+    navigation; a list of links to other pages, or with words of its own, is kept."""
+    body = ("# Contributing\n\n## Contents\n\n* [Issues](#issues)\n"
+            "* [Developer's Certificate of Origin 1.1](#developers-certificate-of-origin-11)\n"
+            "\n## Issues\n\n* [Asking for help](./issues.md#help)\n"
+            "* [Filing a bug](./issues.md#bugs)\n\n"
+            "## Developer's Certificate of Origin 1.1\n\n"
+            "* [Origin](#origin) says where the code came from\n* [Right](#right)\n")
+    text = _text(body, "CONTRIBUTING.md")
+    assert "- Issues" not in text and "- Developer's Certificate" not in text
+    assert "- Asking for help\n- Filing a bug" in text
+    assert "- Origin says where the code came from" in text

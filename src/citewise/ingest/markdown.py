@@ -149,7 +149,8 @@ class _Walker:
                 self._add("text", collapse(fragment_text(token.content)))
             elif kind in _LIST_OPEN:
                 close = _close_of(tokens, index)
-                self._add("list", "\n".join(self._list_lines(index, close, 0)))
+                if not is_contents(tokens[index:close]):
+                    self._add("list", "\n".join(self._list_lines(index, close, 0)))
                 index = close
             elif kind == "table_open":
                 close = _close_of(tokens, index)
@@ -366,6 +367,29 @@ def _anchor_only(tokens: Sequence[Token], index: int) -> str | None:
         raw = token.content
     ids = _EMPTY_ANCHOR.findall(raw)
     return ids[-1] if ids and not _EMPTY_ANCHOR.sub("", raw).strip() else None
+
+
+def is_contents(tokens: Sequence[Token]) -> bool:
+    """Whether a list (its tokens) is the page's table of contents: two items or more, each
+    only a link to a section of this page (``* [Issues](#issues)``). Indexed, it was quoted
+    as the answer: a new user's "what do I certify under the Developer's Certificate of
+    Origin?" got "- Developer's Certificate of Origin 1.1 [1]" from Node's CONTRIBUTING.md
+    contents list; the sections themselves are indexed."""
+    items = [t for t in tokens if t.type == "inline"]
+    return len(items) >= 2 and all(_only_a_fragment_link(t) for t in items)
+
+
+def _only_a_fragment_link(inline: Token) -> bool:
+    children = inline.children or ()
+    links = [c for c in children if c.type == "link_open"]
+    inside, ok = 0, True
+    for child in children:
+        inside += child.type == "link_open"
+        inside -= child.type == "link_close"
+        if not inside and child.type not in ("link_open", "link_close", *_BREAKS) and \
+                child.content.strip():
+            ok = False  # words outside the link
+    return ok and len(links) == 1 and str(links[0].attrs.get("href") or "").startswith("#")
 
 
 def inline_text(token: Token) -> str:
