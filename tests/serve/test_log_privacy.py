@@ -153,26 +153,33 @@ def test_a_new_key_reads_its_names_records_from_its_creation_on(tmp_path: Path) 
         assert same.get("/v1/traces/old-q").status_code == 200
 
 
-def test_an_admin_sees_pseudonyms_for_the_chunk_ids_of_someone_elses_request(tmp_path: Path):
-    """A chunk id hashes its document's id, offsets and text with no secret: a security
-    review's admin outside hr read an hr chunk's id in `GET /v1/log` and confirmed a guessed
-    sentence of it offline. The asker still sees the real ids of their own request."""
+def _hanas_request_as_seen(tmp_path: Path) -> tuple[dict, dict, list[dict], str]:
+    """(hana's own trace of her hr question, the staff admin olga's view of it, olga's
+    /v1/log records, its request id)."""
     keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
     with serving(app) as url:
         served = Served(url, keys, "", app)
         _with_staff_admin(served, tmp_path)
         rid = _hana_asks_the_director_band(served)
         own = served.client("hana").get(f"/v1/traces/{rid}").json()
-        real = {r["chunk_id"] for r in own["retrieved"]}
-        assert real and all(len(c) == 32 for c in real)
         seen = served.client("olga").get(f"/v1/traces/{rid}").json()
-        shown = {r["chunk_id"] for r in seen["retrieved"]}
-        assert len(shown) == len(real) and not shown & real
-        assert not any(c in json.dumps(seen) for c in real)  # nor in the trace's hits
         logged = served.client("olga").get("/v1/log").json()["records"]
-        mine = next(r for r in logged if r["request_id"] == rid)
-        assert {r["chunk_id"] for r in mine["retrieved"]} == shown  # stable pseudonyms
-        assert SECRET_DOC in json.dumps(seen["retrieved"])  # which document: kept, as before
+    return own, seen, logged, rid
+
+
+def test_an_admin_sees_pseudonyms_for_the_chunk_ids_of_someone_elses_request(tmp_path: Path):
+    """A chunk id hashes its document's id, offsets and text with no secret: a security
+    review's admin outside hr read an hr chunk's id in `GET /v1/log` and confirmed a guessed
+    sentence of it offline. The asker still sees the real ids of their own request."""
+    own, seen, logged, rid = _hanas_request_as_seen(tmp_path)
+    real = {r["chunk_id"] for r in own["retrieved"]}
+    assert real and all(len(c) == 32 for c in real)
+    shown = {r["chunk_id"] for r in seen["retrieved"]}
+    assert len(shown) == len(real) and not shown & real
+    assert not any(c in json.dumps(seen) for c in real)  # nor in the trace's hits
+    mine = next(r for r in logged if r["request_id"] == rid)
+    assert {r["chunk_id"] for r in mine["retrieved"]} == shown  # stable pseudonyms
+    assert SECRET_DOC in json.dumps(seen["retrieved"])  # which document: kept, as before
 
 
 def test_an_admin_sees_no_scores_of_someone_elses_request(tmp_path: Path):
@@ -180,13 +187,7 @@ def test_an_admin_sees_no_scores_of_someone_elses_request(tmp_path: Path):
     embedded guesses of the passage with the same open model and the logged question, and
     only the true text gave that score. Someone else's record keeps ranks and timings, not
     the scores a passage's text decides; the asker still sees their own."""
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
-    with serving(app) as url:
-        served = Served(url, keys, "", app)
-        _with_staff_admin(served, tmp_path)
-        rid = _hana_asks_the_director_band(served)
-        own = served.client("hana").get(f"/v1/traces/{rid}").json()
-        seen = served.client("olga").get(f"/v1/traces/{rid}").json()
+    own, seen, _, _ = _hanas_request_as_seen(tmp_path)
     hits = own["trace"]["retrieval"]["hits"]
     assert hits and all(isinstance(h["score"], float) for h in hits)
     assert any(s.get("score") is not None for h in hits for s in h["signals"].values())
