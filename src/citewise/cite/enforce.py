@@ -310,8 +310,9 @@ def _unknown_names(verdicts: Sequence[Verdict], passages: Sequence[ContextPassag
     the setuptools logo text use?" got "The setuptools logo text uses the Helvetica font
     [1]" (the manual says Monoid) over a passage on the logo's use, whose words it had.
     A name the model wrote from memory is no source's claim, whatever passage it cites."""
-    read = [f"{text}\n{p.hit.document.title or ''}\n{' '.join(p.hit.chunk.heading_path)}"
-            for p, text in zip(passages, passage_texts(passages).values(), strict=True)]
+    texts = passage_texts(passages)
+    read = [f"{texts[p.sid.upper()]}\n{p.hit.document.title or ''}\n"
+            f"{' '.join(p.hit.chunk.heading_path)}" for p in passages]
     known = tokens_lower("\n".join([question, *read]))
     return [replace(v, status="unnamed") if v.status == "supported"
             and v.segment.kind == "sentence" and unknown_names(v.segment.text, known)

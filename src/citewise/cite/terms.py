@@ -133,7 +133,7 @@ def introduced_names(sentence: str) -> list[str]:
         glued = match.start() > 0 and not text[match.start() - 1].isspace()
         if glued and text[match.start() - 1] not in _OPENS:
             continue  # part of a path, URL or expression: "http2=True", "docs/Index"
-        before = text[:match.start()].rstrip()
+        before = text[max(0, match.start() - 8):match.start()].rstrip()  # a few: linear
         capitalised = token[0].isupper() and token.lower() not in STOPWORDS and i > 0 \
             and not glued and not before.endswith(tuple(_OPENS))
         if _entity_like(token) or capitalised:
