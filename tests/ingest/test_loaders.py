@@ -310,6 +310,29 @@ def test_text_crlf_and_bom_are_normalised(tmp_path, check_offsets):
     assert parsed.text == "line one\nline two\n\nnext"
 
 
+def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
+    """man-db's manual (``man-db-manual.txt.gz``, groff output): bold and underline escapes
+    left "[1mman-db - the database cached manual pager suite[0m" in the text, its numbered
+    sections ("1.1.  man-db") were paragraphs, and its running header ("man-db   v2.11.2
+    2023-01-08") sat between them on every page. A numbered list alone makes no headings."""
+    header = "man-db                    v2.11.2                    2023-01-08"
+    body = (f"\x1b[1mman-db - the manual pager suite\x1b[0m\n\nB\bBo\bol\bld and _\bu_\bn.\n\n"
+            f"{header}\n\n1.  Introduction\n\n1.1.  man-db\n\nman-db is a package.\n\n{header}"
+            f"\n\n1.1.1.  The concept\n\nIt started as man-1.1B.\n\n{header}\n\n2.  Files\n\n"
+            "Files go in /usr/share/man.\n")
+    parsed = load_file(_write(tmp_path, "manual.txt", body.encode()))
+    check_offsets(parsed)
+    assert "[1m" not in parsed.text and "\x1b" not in parsed.text and "\b" not in parsed.text
+    assert parsed.text.startswith("man-db - the manual pager suite\n\nBold and un.")
+    headings = [(b.text, b.level) for b in parsed.blocks if b.kind == "heading"]
+    assert headings == [("1 Introduction", 1), ("1.1 man-db", 2), ("1.1.1 The concept", 3),
+                        ("2 Files", 1)]
+    assert parsed.text.count("v2.11.2") == 1  # its first showing: title, version, date
+    steps = load_file(_write(tmp_path, "steps.txt", b"Install:\n\n1.  Download it\n\n"
+                                                     b"2.  Unpack it\n\nDone.\n"))
+    assert [b.kind for b in steps.blocks] == ["text"] * 4
+
+
 def test_pdf_pages_anchor_and_title(tmp_path, make_pdf, check_offsets):
     data = make_pdf([["Incident response", "", "Call the on-call engineer."],
                      ["Severity SEV1: acknowledge within 10 minutes."]],

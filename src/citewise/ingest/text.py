@@ -17,7 +17,7 @@ from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
-from citewise.ingest.normalize import clean_lines, collapse, verbatim
+from citewise.ingest.normalize import clean_lines, collapse, verbatim, without_terminal
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -35,13 +35,21 @@ class TextLoader:
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         """Split text into paragraph (and underlined heading) blocks."""
-        text = decode_text(data, "plain")
+        text = without_terminal(decode_text(data, "plain"))  # "ESC[1m1.  Introduction"
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
         opening: str | None = None  # a heading that opens the file titles it
         example = False  # inside a Vim help example: indented paragraphs after a ">"
-        for index, para in enumerate(_PARAGRAPHS.split(text)):
-            if not para.strip():
+        paragraphs = _PARAGRAPHS.split(text)
+        running = _running_lines(paragraphs)
+        numbered = _numbers_sections(paragraphs)
+        for index, para in enumerate(paragraphs):
+            if not para.strip() or para.strip() in running and running[para.strip()] < index:
+                continue  # a running header's first showing stays (its title, version, date)
+            section = _numbered_heading(para) if numbered else None
+            if section is not None:
+                example = False
+                builder.heading(*section)
                 continue
             heading = _underlined_heading(para)
             if heading is None:
@@ -87,6 +95,42 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
 
 
 _PARAGRAPHS = re.compile(r"\n[^\S\n]*\n(?:[^\S\n]*\n)*")  # a paragraph keeps its indent
+_SECTION = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,4})\.?[ \t]{1,4}([^\W\d_][^\n]{0,78}[^.:;,\n])")
+"""A numbered section heading alone on its line ("1.  Introduction", "3.5.1.  ISO 8859-1
+(latin1) manual pages"), as groff's ``-ms`` and many text manuals write them."""
+_COLUMNS = re.compile(r"\S[ \t]{3,}\S")
+
+
+def _numbers_sections(paragraphs: list[str]) -> bool:
+    """Whether the text numbers its sections: two or more one-line paragraphs carry a
+    numbered heading with a sub-level ("1.1.  man-db"). A numbered list ("1.  Install it")
+    alone does not make its items headings."""
+    deep = sum(1 for p in paragraphs if (m := _SECTION.fullmatch(p.strip())) and "." in
+               m.group(1) and "\n" not in p.strip())
+    return deep >= 2
+
+
+def _numbered_heading(para: str) -> tuple[str, int] | None:
+    """``(title, level)`` for a one-line numbered section heading, else None."""
+    line = para.strip()
+    match = _SECTION.fullmatch(line) if "\n" not in line else None
+    if match is None:
+        return None
+    number, title = match.groups()
+    return f"{number} {collapse(title)}", min(number.count(".") + 1, 6)
+
+
+def _running_lines(paragraphs: list[str]) -> dict[str, int]:
+    """One-line paragraphs set in columns that repeat three times or more, each with the
+    index of its first showing: a paginated manual's running header and footer ("man-db
+    v2.11.2    2023-01-08" on every page of man-db's manual, indexed as text between its
+    sections)."""
+    seen: dict[str, list[int]] = {}
+    for index, para in enumerate(paragraphs):
+        line = para.strip()
+        if line and "\n" not in line and _COLUMNS.search(line):
+            seen.setdefault(line, []).append(index)
+    return {line: at[0] for line, at in seen.items() if len(at) >= 3}
 _OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
 _TAG = re.compile(r"\*[^*\s]+\*")
 
