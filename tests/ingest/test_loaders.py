@@ -319,7 +319,7 @@ def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     body = (f"\x1b[1mman-db - the manual pager suite\x1b[0m\n\nB\bBo\bol\bld and _\bu_\bn.\n\n"
             f"{header}\n\n1.  Introduction\n\n1.1.  man-db\n\nman-db is a package.\n\n{header}"
             f"\n\n1.1.1.  The concept\n\nIt started as man-1.1B.\n\n{header}\n\n2.  Files\n\n"
-            "Files go in /usr/share/man.\n")
+            "Files go in /usr/share/man.\n\n____________________\n   5 a footnote, no heading\n")
     parsed = load_file(_write(tmp_path, "manual.txt", body.encode()))
     check_offsets(parsed)
     assert "[1m" not in parsed.text and "\x1b" not in parsed.text and "\b" not in parsed.text

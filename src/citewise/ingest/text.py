@@ -80,7 +80,8 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     many READMEs separate sections so: "=====" above "*05.1* The vimrc file")."""
     lines = [line.strip() for line in para.strip("\n").split("\n")]
     if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and _is_rule(lines[0]) \
-            and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
+            and lines[0][0] != "_" and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
+        # "____" above a line is a footnote's rule (groff: "5 writing portable software …")
         title = _tagless(collapse(lines[1]))
         return (title, (lines[0][0], "over")) if title else None
     overlined = len(lines) == 3 and _is_rule(lines[0]) and lines[0] == lines[2]
