@@ -30,7 +30,7 @@ changing what search and citation checks read ("is \u202esexaT ni syad 03\u202c"
 marks that only set a direction (LRM, RLM, ALM) stay: right-to-left text uses them."""
 _CONTROLS = re.compile(f"[{CONTROL_CHARS}{INVISIBLE_CHARS}{BIDI_CONTROLS}]")
 _TERMINAL = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-                       r"|\x9b[0-?]*[ -/]*[@-~]|[^\x08\n]\x08")
+                       r"|[^\x08\n]\x08")
 """Terminal formatting written into a text file, whole: escape sequences (``ESC [1m`` bold,
 ``ESC [4m`` underline, ``ESC ]…`` titles) and nroff's overstrikes (``x BS x`` bold, ``_ BS x``
 underline, the character kept). Dropping only the escape character left "[1mman-db - the
@@ -51,14 +51,15 @@ def unify_newlines(text: str) -> str:
 def drop_controls(text: str) -> str:
     """``text`` without control characters: a form feed, vertical tab or carriage return
     becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes, and
-    so do the :data:`INVISIBLE_CHARS` and :data:`BIDI_CONTROLS`; terminal formatting goes
-    whole (:data:`_TERMINAL`)."""
-    return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(without_terminal(text))))
+    so do the :data:`INVISIBLE_CHARS` and :data:`BIDI_CONTROLS`."""
+    return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text)))
 
 
 def without_terminal(text: str) -> str:
-    """``text`` without terminal formatting (:data:`_TERMINAL`)."""
-    if "\x1b" in text or "\x08" in text or "\x9b" in text:
+    """``text`` without terminal formatting (:data:`_TERMINAL`): for plain text, where a
+    formatter's output is read (other formats keep what an escape sequence's characters
+    spell, less the escape, so a page shows what it holds, not what its escapes draw)."""
+    if "\x1b" in text or "\x08" in text:
         return _TERMINAL.sub("", text)
     return text
 
