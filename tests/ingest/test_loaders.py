@@ -317,17 +317,21 @@ def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     2023-01-08") sat between them on every page. A numbered list alone makes no headings."""
     header = "man-db                    v2.11.2                    2023-01-08"
     body = (f"\x1b[1mman-db - the manual pager suite\x1b[0m\n\nB\bBo\bol\bld and _\bu_\bn.\n\n"
+            "Run |\b_m\b_a\b_n\b__1\b_|\b_ to read it.\n\n"  # a boxed "man 1", groff's way
             f"{header}\n\n1.  Introduction\n\n1.1.  man-db\n\nman-db is a package.\n\n{header}"
-            f"\n\n1.1.1.  The concept\n\nIt started as man-1.1B.\n\n{header}\n\n2.  Files\n\n"
+            f"\n\n1.1.1.  The concept\n\nIt started as man-1.1B.\n\n                  14\n\n"
+            f"{header}\n\n2.  Files\n\n"
             "Files go in /usr/share/man.\n\n____________________\n   5 a footnote, no heading\n")
     parsed = load_file(_write(tmp_path, "manual.txt", body.encode()))
     check_offsets(parsed)
     assert "[1m" not in parsed.text and "\x1b" not in parsed.text and "\b" not in parsed.text
-    assert parsed.text.startswith("man-db - the manual pager suite\n\nBold and un.")
+    assert parsed.text.startswith("man-db - the manual pager suite\n\nBold and un.\n\n"
+                                  "Run |man 1| to read it.")
     headings = [(b.text, b.level) for b in parsed.blocks if b.kind == "heading"]
     assert headings == [("1 Introduction", 1), ("1.1 man-db", 2), ("1.1.1 The concept", 3),
                         ("2 Files", 1)]
     assert parsed.text.count("v2.11.2") == 1  # its first showing: title, version, date
+    assert "14" not in parsed.text  # a page number
     steps = load_file(_write(tmp_path, "steps.txt", b"Install:\n\n1.  Download it\n\n"
                                                      b"2.  Unpack it\n\nDone.\n"))
     assert [b.kind for b in steps.blocks] == ["text"] * 4

@@ -29,12 +29,15 @@ changing what search and citation checks read ("is \u202esexaT ni syad 03\u202c"
 "30 days in Taxes" on the web page; a title's override reversed the heading after it). The
 marks that only set a direction (LRM, RLM, ALM) stay: right-to-left text uses them."""
 _CONTROLS = re.compile(f"[{CONTROL_CHARS}{INVISIBLE_CHARS}{BIDI_CONTROLS}]")
-_TERMINAL = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-                       r"|[^\x08\n]\x08")
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_OVERSTRIKE = re.compile(r"([^\x08\n])\x08([^\x08\n])")
+_UNDERLINED_SPACE = re.compile(r"(?<=\x08_)_(?=[^\x08\n]\x08_)")
 """Terminal formatting written into a text file, whole: escape sequences (``ESC [1m`` bold,
 ``ESC [4m`` underline, ``ESC ]…`` titles) and nroff's overstrikes (``x BS x`` bold, ``_ BS x``
-underline, the character kept). Dropping only the escape character left "[1mman-db - the
-database cached manual pager suite[0m" in man-db's manual (``man-db-manual.txt.gz``)."""
+and ``x BS _`` underline: the character is kept, not the underscore). Dropping only the
+escape character left "[1mman-db - the database cached manual pager suite[0m" in man-db's
+manual (``man-db-manual.txt.gz``); keeping the second of each overstruck pair turned its
+boxed ``man 1 exit`` (``m BS _ a BS _ n BS _ …``) into "____________"."""
 _BREAKS = re.compile(f"[{BREAK_CHARS}]")
 
 
@@ -56,12 +59,25 @@ def drop_controls(text: str) -> str:
 
 
 def without_terminal(text: str) -> str:
-    """``text`` without terminal formatting (:data:`_TERMINAL`): for plain text, where a
-    formatter's output is read (other formats keep what an escape sequence's characters
-    spell, less the escape, so a page shows what it holds, not what its escapes draw)."""
-    if "\x1b" in text or "\x08" in text:
-        return _TERMINAL.sub("", text)
+    """``text`` without terminal formatting (:data:`_ESCAPES`, :data:`_OVERSTRIKE`): for
+    plain text, where a formatter's output is read (other formats keep what an escape
+    sequence's characters spell, less the escape, so a page shows what it holds, not what
+    its escapes draw)."""
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
+    if "\x08" in text:  # an underlined space is a bare "_" between underlined letters
+        text = _UNDERLINED_SPACE.sub(" ", text)
+    while "\x08" in text:
+        struck = _OVERSTRIKE.sub(_struck, text)
+        if struck == text:
+            break  # a backspace with nothing to strike: drop_controls removes it
+        text = struck
     return text
+
+
+def _struck(match: re.Match[str]) -> str:
+    first, second = match.groups()
+    return first if second == "_" else second
 
 
 def collapse(text: str) -> str:

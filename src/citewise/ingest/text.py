@@ -44,8 +44,10 @@ class TextLoader:
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
         for index, para in enumerate(paragraphs):
-            if not para.strip() or para.strip() in running and running[para.strip()] < index:
-                continue  # a running header's first showing stays (its title, version, date)
+            line = para.strip()
+            if not line or line in running and running[line] < index or \
+                    running and line.isdigit() and len(line) <= 4:
+                continue  # a running header's first showing stays; a page number goes
             section = _numbered_heading(para) if numbered else None
             if section is not None:
                 example = False
