@@ -54,3 +54,15 @@ def test_an_anchor_as_given_comes_before_its_percent_decoded_form():
     assert section_around(blocks, "50%25") == (2, 4)
     assert section_around(blocks, "50%") == (0, 2)
     assert section_around(blocks, "%E3%82%88%E3%82%8A") == (4, 6)
+
+
+def test_a_section_without_anchors_opens_by_its_headings_words():
+    """A plain-text manual has no anchors: a new user's `show man-db-manual.txt.gz --anchor
+    "4.2 Compressed cat pages"` was refused ("its sections: none")."""
+    blocks = [Block("heading", "4 Compression", 0, 1, level=1),
+              Block("text", "Pages are compressed.", 1, 2),
+              Block("heading", "4.2 Compressed cat pages", 2, 3, level=2),
+              Block("text", "gzip -7c", 3, 4), Block("heading", "5 Other", 4, 5, level=1)]
+    assert section_around(blocks, "4.2 Compressed cat pages") == (2, 4)
+    assert section_around(blocks, "4.2-compressed-CAT-pages") == (2, 4)
+    assert section_around(blocks, "compressed") is None

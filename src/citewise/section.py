@@ -38,7 +38,9 @@ def loose_forms(anchor: str) -> set[str]:
 def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
     None when no block has it, even as :func:`loose` reads anchors or percent-decoded (a
-    new user pasted a Japanese page's anchor as the browser copied it)."""
+    new user pasted a Japanese page's anchor as the browser copied it), nor a heading its
+    words (a plain-text manual's sections have no anchors: a new user's ``--anchor "4.2
+    Compressed cat pages"`` of man-db's manual was refused, "its sections: none")."""
     at = None
     for typed in (anchor, unquote(anchor)):  # as given first: a page may have both "50%"
         at = next((i for i, b in enumerate(blocks) if b.anchor == typed), None)  # and
@@ -48,6 +50,9 @@ def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | No
         wanted = loose_forms(anchor)
         at = next((i for i, b in enumerate(blocks) if b.anchor and
                    loose(b.anchor) in wanted), None)
+    if at is None:  # a heading's own words: plain text has no anchors ("4.2 Compressed cat
+        at = next((i for i, b in enumerate(blocks) if b.kind == "heading"  # pages")
+                   and loose(b.text) in wanted), None)
     if at is None:
         return None
     start = next((i for i in range(at, -1, -1) if blocks[i].kind == "heading"), 0)

@@ -110,10 +110,11 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
             echo(format_citation(c), one_line=True)
         closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
         if closed is not None:
+            section = [] if "#" in closed.source or not closed.heading_path else [
+                "--anchor", closed.heading_path[-1]]  # plain text: its heading's words
+            command = shlex.join(["citewise", "show", closed.source, *section, *show_args])
             echo(f"note: a browser opens no section of a compressed or Info file; "
-                 f"`{shlex.join(['citewise', 'show', closed.source, *show_args])}` prints "
-                 f"[{closed.id}]",
-                 one_line=True)
+                 f"`{command}` prints [{closed.id}]", one_line=True)
     v = answer.validation
     for sid in v.fabricated:
         echo(f"warning: the answer cites {sid}, which is not one of its sources")

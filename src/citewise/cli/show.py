@@ -95,8 +95,10 @@ def _own_blocks(blocks: tuple[Block, ...],
 
 
 def _anchors(blocks: tuple[Block, ...]) -> list[str]:
-    """The anchors of ``blocks``' headings, in order, each once."""
-    return list(dict.fromkeys(b.anchor for b in blocks if b.kind == "heading" and b.anchor))
+    """The anchors of ``blocks``' headings, in order, each once; a document with none
+    (plain text) is named by its headings' words."""
+    anchored = [b.anchor for b in blocks if b.kind == "heading" and b.anchor]
+    return list(dict.fromkeys(anchored or [b.text for b in blocks if b.kind == "heading"]))
 
 
 def _listed(anchors: list[str], names: dict[str | None, str] | None = None,
