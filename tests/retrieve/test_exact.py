@@ -22,6 +22,16 @@ def test_identifiers_are_options_and_names_from_code_not_words() -> None:
     assert identifiers("Does mRNA of H2A.Z bind TCR/CD8 or p53?") == []  # SciFact's claims
 
 
+def test_a_release_number_is_looked_up_whole() -> None:
+    """BM25 reads "man-db 2.11.1" as the word "11": a new user's "what security fix came in
+    2.11.1?" found that release's entry 70th and was declined. Two parts are values."""
+    assert identifiers("what security fix came in man-db 2.11.1?") == ["2.11.1"]
+    assert identifiers("does it wait 2.5 seconds, or 10.0?") == []
+    texts = {"a": "man-db 2.11.10 fixed a crash.", "b": "man-db 2.11.1 (15 November 2022): "
+             "fixed a security issue.", "c": "Release 2.11.2.", "d": "x", "e": "y"}
+    assert [s.chunk_id for s in exact_run(["2.11.1"], texts)] == ["b"]
+
+
 def test_the_rarer_name_ranks_first_and_a_name_most_candidates_hold_counts_for_nothing():
     texts = {"a": "bzip2 compresses files.", "b": "bzip2 -s --small reduces memory.",
              "c": "Use --smaller-blocks.", "d": "bzip2 again."}

@@ -39,6 +39,11 @@ difference between setImmediate() and process.nextTick()?" had ten ``process.nex
 passages on top and was declined as naming something no top passage mentions, the
 ``setImmediate`` sections ranking 11th to 17th in BM25. A dotted call also names its last
 part (``response.raise_for_status()``: a page writes ``r.raise_for_status()``)."""
+_RELEASE = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?![\w-]|\.\d)")
+"""A release number of three parts or four (``2.11.1``): BM25 reads "man-db 2.11.1" as the
+word "11" (one-digit parts are not indexed), and a new user's "what security fix came in
+2.11.1?" found man-db's 2.11.1 entry 70th and was declined. Two parts are values as often
+("2.5 seconds"), and not taken."""
 MAX_IDENTIFIERS = 4
 _SHORT = re.compile(r"-[A-Za-z]")
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
@@ -50,8 +55,8 @@ _LONG = re.compile(r"(?<![\w-])" + _LONG_NAME.pattern)  # one in a text
 
 
 def identifiers(query: str) -> list[str]:
-    """The identifiers ``query`` names (backticked spans first, then elements, then calls),
-    each once, in order."""
+    """The identifiers ``query`` names (backticked spans first, then elements, then calls,
+    options and names, release numbers), each once, in order."""
     found = [m.strip() for m in _CODE.findall(query)]
     rest = _CODE.sub(" ", query)  # an element is found as its tag, attributes or not
     found += [f"<{name}" for name in MARKUP_ELEMENT.findall(rest)]
@@ -60,6 +65,7 @@ def identifiers(query: str) -> list[str]:
         last = call.rsplit(".", 1)[-1]
         found += [name for name in (call, last) if len(name) >= 3]  # not it(), x(), $()
     found += _TOKEN.findall(_CALL.sub(" ", rest))
+    found += _RELEASE.findall(rest)
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
 
