@@ -118,6 +118,12 @@ def test_markdown_without_a_top_heading_is_titled_by_its_file_name_as_mkdocs_doe
     assert load_file(_write(tmp_path, "t.md", "# Time-outs\n\n" + md)).title == "Time-outs"
     assert load_file(_write(tmp_path, "index.md", md)).title == \
         "Setting and disabling timeouts"
+    # man-db's NEWS.md: one # heading per release, the first no title for the others' notes
+    news = ("man-db 2.11.2 (8 January 2023)\n===\n\nFixes.\n\n"
+            "man-db 2.11.1 (15 November 2022)\n===\n\nSecurity fix.\n")
+    parsed = load_file(_write(tmp_path, "NEWS.md", news))
+    assert parsed.title == "NEWS" and parsed.blocks[-1].heading_path == (
+        "man-db 2.11.1 (15 November 2022)",)
 
 
 HTML = """<!doctype html><html><head>

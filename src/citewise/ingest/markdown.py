@@ -75,8 +75,10 @@ class MarkdownLoader:
         tokens = parse_bounded(body, self.max_nesting)
         builder = DocumentBuilder(self.max_blocks)
         _Walker(builder, tokens, self.max_nesting).walk()
-        title = pick_title(metadata.get("title"), builder.first_heading(1), page_name(path),
-                           builder.first_heading(), fallback=path.stem)
+        several = sum(t.type == "heading_open" and t.tag == "h1" for t in tokens) > 1
+        title = pick_title(metadata.get("title"), page_name(path) if several else None,
+                           builder.first_heading(1), page_name(path), builder.first_heading(),
+                           fallback=path.stem)
         return builder.build(
             title=title, fmt=self.format, metadata=metadata,
             empty_hint="the Markdown has no body text (front matter alone is not indexed)")
@@ -89,7 +91,10 @@ def page_name(path: Path) -> str | None:
     two sentences and then "## Setting and disabling timeouts", which was the title of the
     whole page: citations read "Setting and disabling timeouts › Fine tuning the
     configuration", and authentication.md was titled "Basic authentication". None for an
-    ``index`` or ``README`` page, whose name says nothing (its first heading is used)."""
+    ``index`` or ``README`` page, whose name says nothing (its first heading is used). Also
+    the title of a page with several ``#`` headings, which its first does not name: man-db's
+    NEWS.md has one per release, and every release's notes, back to 1995's, were cited as
+    "man-db 2.11.2 (8 January 2023) › …"."""
     stem = path.name.split(".")[0]
     if stem.lower() in ("index", "readme", "") or not stem[0].isalpha():
         return None
