@@ -55,7 +55,8 @@ def test_a_names_middle_initial_ends_no_sentence() -> None:
     # only a name opening its sentence: a review's glued "Terminal B. Boarding closes…"
     # kept an unsupported second sentence with its first
     for text in ("Flights leave from Terminal B. Boarding closes at six.",
-                 "Get vaccinated for Hepatitis B. Then rest.", "It ended World War I. Next came peace."):
+                 "Get vaccinated for Hepatitis B. Then rest.",
+                 "It ended World War I. Next came peace."):
         assert len(split_sentences(text)) == 2, text
     start = time.perf_counter()
     split_sentences("Ab C. " * 8000)  # a line of would-be initials: linear, not quadratic
