@@ -176,13 +176,14 @@ def quote_claims(claims: Sequence[str], prompt: Prompt, *, threshold: float | No
         # first: "The default chunkSize … is 16 * 1024 bytes" was quoted from an example's
         # "chunkSize: 32 * 1024" (more of its words) rather than "Default: 16 * 1024", and a
         # reader took 32 KiB for the default (a new user of the Node.js docs)
-        supports = ((s, _support(claim, said[s.order], names, limit)
-                     if s.sid not in off and _holds(said[s.order], novel)
-                     and scope <= where.get(s.sid, set()) and answers_kind(kind, s.text, s.code)
-                     and asked_words & (content_words(said[s.order]) | topic[s.sid]) else 0.0)
+        held = [_held(text, novel) for text in said]  # by order, as said is
+        supports = (_support(claim, said[s.order], names, limit)
+                    if s.sid not in off and _holds(held[s.order], novel)
+                    and scope <= where.get(s.sid, set()) and answers_kind(kind, s.text, s.code)
+                    and asked_words & (content_words(said[s.order]) | topic[s.sid]) else 0.0
                     for s in scored)
-        reached, _, _, best = max((support >= limit, len(_held(said[s.order], novel)), support,
-                                   -s.order) for s, support in supports)
+        reached, _, _, best = max((support >= limit, len(held[s.order]), support, -s.order)
+                                  for s, support in zip(scored, supports, strict=True))
         if reached:  # best: minus the order of the best sentence (first on a tie)
             chosen.setdefault(-best, scored[-best])
         if len(chosen) >= max_sentences:
@@ -214,7 +215,7 @@ def _support(claim: str, sentence: str, names: set[str], limit: float) -> float:
     """The claim's support by ``sentence``, at least ``limit`` when the sentence holds every
     one of ``names`` and reaches :data:`NAMED_BAR`."""
     score = support_score(claim, sentence)
-    if names and score >= NAMED_BAR and all(_holds(sentence, {n}) for n in names):
+    if names and score >= NAMED_BAR and names <= _held(sentence, names):
         return max(score, limit)
     return score
 
@@ -236,19 +237,19 @@ def _values(text: str) -> set[str]:
     return spans | {t.lower() for t in named_identifiers(text)} | numbers(text)
 
 
-def _holds(sentence: str, values: set[str]) -> bool:
-    """Whether ``sentence`` holds at least half of ``values`` (see :func:`quote_claims`),
-    one of their names among them if they have any: "Available since Ninja 1.4" held only
-    the version of "the ``recompact`` tool available since Ninja 1.4". A qualified name is
-    held by its last part ("httpx.HTTPError" by "HTTPError"); a value is held as a word, not
-    inside one (cat's ``-n`` is not in ``--number-nonblank``)."""
-    held = _held(sentence, values)
+def _holds(held: set[str], values: set[str]) -> bool:
+    """Whether a sentence holding ``held`` (:func:`_held`) holds at least half of ``values``
+    (see :func:`quote_claims`), one of their names among them if they have any: "Available
+    since Ninja 1.4" held only the version of "the ``recompact`` tool available since Ninja
+    1.4"."""
     names = {v for v in values if v not in numbers(v)}  # not numbers only: a version
     return 2 * len(held) >= len(values) and (not names or bool(held & names))
 
 
 def _held(sentence: str, values: set[str]) -> set[str]:
-    """The ``values`` ``sentence`` holds (as :func:`_holds` reads them)."""
+    """The ``values`` ``sentence`` holds. A qualified name is held by its last part
+    ("httpx.HTTPError" by "HTTPError"); a value is held as a word, not inside one (cat's
+    ``-n`` is not in ``--number-nonblank``)."""
     low, found = sentence.lower(), numbers(sentence)
     words = set(re.findall(r"\w+", low))
     return {v for v in values if v in found or _as_word(v, low) or _last_part(v) in words}
