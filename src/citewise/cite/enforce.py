@@ -27,7 +27,7 @@ then replaces the answer (extractive, or a decline) and says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from citewise.cite.asked import asks_quantity, only_leftovers, states_quantity
@@ -256,12 +256,12 @@ def states_value(sentence: str, question: str) -> bool:
     return bool(found - labels(question))
 
 
-def _marked(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage], status: str,
+def _marked(verdicts: Sequence[Verdict], texts: Mapping[str, str], status: str,
             fails: Callable[[str, str], bool]) -> list[Verdict]:
     """``verdicts`` with each supported sentence that cites a passage and ``fails`` against
-    the text of the passages it is judged by (``fails(sentence, evidence)``) marked
-    ``status``: the evidence checks below share this walk."""
-    texts = passage_texts(passages)
+    the text of the passages it is judged by (``fails(sentence, evidence)``; ``texts``:
+    :func:`~citewise.cite.validate.passage_texts`) marked ``status``: the evidence checks
+    below share this walk."""
     return [replace(v, status=status) if v.status == "supported"
             and v.segment.kind == "sentence" and v.ids
             and fails(v.segment.text, evidence_text(texts, v.ids)) else v for v in verdicts]
@@ -303,14 +303,13 @@ def unknown_names(sentence: str, known: set[str]) -> list[str]:
 
 
 def _unknown_names(verdicts: Sequence[Verdict], passages: Sequence[ContextPassage],
-                   question: str) -> list[Verdict]:
+                   texts: Mapping[str, str], question: str) -> list[Verdict]:
     """``verdicts`` with each supported sentence that names something no passage the model
     read mentions (text, title or section headings), nor the question, marked ``unnamed``.
     The support score weighs names at 0.2 of the words: a new user's "what typeface does
     the setuptools logo text use?" got "The setuptools logo text uses the Helvetica font
     [1]" (the manual says Monoid) over a passage on the logo's use, whose words it had.
     A name the model wrote from memory is no source's claim, whatever passage it cites."""
-    texts = passage_texts(passages)
     read = [f"{texts[p.sid.upper()]}\n{p.hit.document.title or ''}\n"
             f"{' '.join(p.hit.chunk.heading_path)}" for p in passages]
     known = tokens_lower("\n".join([question, *read]))
@@ -326,14 +325,15 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     a sentence that only restates it, or rests on words of it that its sources lack, is
     removed too."""
     verdicts = judge(answer_text, passages, embedder, threshold)
+    texts = passage_texts(passages)  # what every check below reads, instructions left out
     if question:
         verdicts = [replace(v, status="restates") if v.status == "supported"
                     and v.segment.kind == "sentence" and restates(v.segment.text, question)
                     else v for v in verdicts]
-        verdicts = _marked(verdicts, passages, "unfounded", _unfounded(question))
-        verdicts = _marked(verdicts, passages, "unsupported", _own_words_missing(question))
-    verdicts = _marked(verdicts, passages, "unsupported", _unstated(question or ""))
-    verdicts = _unknown_names(verdicts, passages, question or "")
+        verdicts = _marked(verdicts, texts, "unfounded", _unfounded(question))
+        verdicts = _marked(verdicts, texts, "unsupported", _own_words_missing(question))
+    verdicts = _marked(verdicts, texts, "unsupported", _unstated(question or ""))
+    verdicts = _unknown_names(verdicts, passages, texts, question or "")
     verdicts = _without_dangling(verdicts)
     if question:
         verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]
