@@ -108,8 +108,7 @@ def _numbers_sections(paragraphs: list[str]) -> bool:
     """Whether the text numbers its sections: two or more one-line paragraphs carry a
     numbered heading with a sub-level ("1.1.  man-db"). A numbered list ("1.  Install it")
     alone does not make its items headings."""
-    deep = sum(1 for p in paragraphs if (m := _SECTION.fullmatch(p.strip())) and "." in
-               m.group(1) and "\n" not in p.strip())
+    deep = sum(1 for p in paragraphs if (h := _numbered_heading(p)) is not None and h[1] > 1)
     return deep >= 2
 
 

@@ -127,14 +127,12 @@ class Purger:
         self._local = threading.local()  # what this thread's open block holds back
 
     def removed(self, tables: Iterable[str]) -> None:
-        tables = set(tables)
+        """Purge ``tables`` now, or when this thread's :meth:`once` block ends."""
         held: set[str] | None = getattr(self._local, "held", None)
-        if not tables:
-            return
         if held is not None:
-            held |= tables
-            return
-        self._purge(tables)
+            held.update(tables)
+        elif tables := set(tables):
+            self._purge(tables)
 
     @contextmanager
     def once(self) -> Iterator[None]:

@@ -20,12 +20,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from citewise.errors import StoreError
-from citewise.index.sqlite.migrations import connect, migrate, sqlite3
+from citewise.index.sqlite.migrations import BUSY_TIMEOUT_MS, connect, migrate, sqlite3
 
 SETTLE_WAIT_MS = 200
 """How long :meth:`Database.settle` waits for readers of an older snapshot."""
-BUSY_TIMEOUT_MS = 5000  # as :func:`~citewise.index.sqlite.migrations.connect` sets it
-
 
 
 def checkpoint(conn: Any) -> bool:

@@ -61,6 +61,8 @@ except ImportError:  # pragma: no cover
 Connection = Any  # a (py)sqlite3 connection
 
 MIN_SQLITE = (3, 43, 0)  # FTS5 contentless_delete
+BUSY_TIMEOUT_MS = 5000
+"""How long a connection waits for another process's write lock."""
 
 
 def m001_initial(conn: Connection) -> None:
@@ -216,8 +218,9 @@ def connect(path: str | Path) -> Connection:
             raise StoreError(f"cannot create index {target}: {exc.strerror or exc}. Fix: check "
                              "the folder exists and is writable, or pass another --db.") from exc
     try:
-        conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=5.0)
-        conn.execute("PRAGMA busy_timeout = 5000")
+        conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not left in pages
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
