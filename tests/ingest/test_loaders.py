@@ -343,6 +343,25 @@ def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     assert [b.kind for b in steps.blocks] == ["text"] * 4
 
 
+def test_a_typeset_text_joins_the_words_its_formatter_broke(tmp_path, check_offsets):
+    """groff justifies man-db's manual by breaking words at line ends ("the loca-" / "tion",
+    106 line ends, 103 inside a word): a search for "location" missed those lines.
+    A hyphen the text spells elsewhere stays ("man-" / "db"), and so does one between two
+    words of the text that it spells neither way ("package-" / "specific"). Text a person
+    wrote (no formatter's escapes) keeps its line ends as they are."""
+    body = ("\x1b[1mman-db\x1b[0m keeps the timestamp, the loca-\n"
+            "tion and a package-\nspecific name, stored by man-\n  db itself.\n\n"
+            "man-db is a package, and mandb its tool. A package has a specific name.\n")
+    parsed = load_file(_write(tmp_path, "manual.txt", body.encode()))
+    check_offsets(parsed)
+    assert parsed.blocks[0].text == ("man-db keeps the timestamp, the location\n"
+                                     "and a package-specific\nname, stored by man-db\n"
+                                     "itself.")
+    typed = load_file(_write(tmp_path, "notes.txt", body.replace("\x1b[1m", "")
+                             .replace("\x1b[0m", "").encode()))
+    assert "the loca-\ntion" in typed.text
+
+
 def test_pdf_pages_anchor_and_title(tmp_path, make_pdf, check_offsets):
     data = make_pdf([["Incident response", "", "Call the on-call engineer."],
                      ["Severity SEV1: acknowledge within 10 minutes."]],

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.normalize import clean_lines, collapse, verbatim, without_terminal
+from citewise.ingest.pdf_layout import dehyphenate
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -35,7 +37,9 @@ class TextLoader:
 
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         """Split text into paragraph (and underlined heading) blocks."""
-        text = without_terminal(decode_text(data, "plain"))  # "ESC[1m1.  Introduction"
+        raw = decode_text(data, "plain")
+        text = without_terminal(raw)  # "ESC[1m1.  Introduction"
+        words = _spellings(text) if _typeset(raw) else None
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
         opening: str | None = None  # a heading that opens the file titles it
@@ -60,7 +64,7 @@ class TextLoader:
                     continue
                 lead, code = _split_example(para)
                 if lead.strip():
-                    builder.add("text", clean_lines(lead))
+                    builder.add("text", _prose(lead, words))
                 example = code is not None
                 if code and code.strip():
                     builder.add("code", _example(code))
@@ -74,6 +78,45 @@ class TextLoader:
         title = pick_title(opening, fallback=path.stem)
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
+
+
+def _typeset(raw: str) -> bool:
+    """Whether ``raw`` is a formatter's output for a terminal (groff's bold and underline, as
+    escape sequences or overstrikes): its justified lines break words with a hyphen."""
+    return "\x1b[" in raw or "\x08" in raw
+
+
+def _prose(para: str, words: frozenset[str] | None) -> str:
+    """A text paragraph's lines; in typeset text (``words``: :func:`_spellings`) the
+    words a formatter broke at a line end joined again ("the loca-" / "tion" of man-db's
+    manual, which a search for "location" missed; "man-" / "db" keeps its hyphen, as the
+    document spells it: :func:`~citewise.ingest.pdf_layout.dehyphenate`)."""
+    lines = clean_lines(para)
+    return lines if words is None else dehyphenate(lines, words)
+
+
+def _spellings(text: str) -> frozenset[str]:
+    """How the typeset ``text`` spells each word it breaks with a hyphen at a line end, for
+    :func:`~citewise.ingest.pdf_layout.dehyphenate`: with the hyphen or without, as the rest
+    of the text spells it more often ("man-db" 46 times against "mandb" 8); spelled neither
+    way, with the hyphen when both parts are words of the text ("cross-" / "compiling",
+    "package-" / "specific"), else joined ("loca-" / "tion"). Plus its ``--options``."""
+    rest = _BREAK.sub(" ", text)
+    counts = Counter(w.lower() for w in _COMPOUND.findall(rest))
+    parts = {w.lower() for w in _PART.findall(rest)}
+    out = {w.lower() for w in _OPTION.findall(rest)}
+    for match in _BREAK.finditer(text):
+        head, tail = match.group(1).lower(), match.group(2).lower()
+        hyphened, joined = counts[f"{head}-{tail}"], counts[head + tail]
+        keep = hyphened > joined if hyphened != joined else head in parts and tail in parts
+        out.add(f"{head}-{tail}" if keep else head + tail)
+    return frozenset(out)
+
+
+_BREAK = re.compile(r"\b([A-Za-z][a-z]+)-[ \t]*\n[ \t]*([A-Za-z0-9]+)")
+_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+_PART = re.compile(r"[A-Za-z0-9]+")
+_OPTION = re.compile(r"(?<!\S)--[a-z][\w-]*")
 
 
 def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
