@@ -319,15 +319,19 @@ def test_text_crlf_and_bom_are_normalised(tmp_path, check_offsets):
 def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     """man-db's manual (``man-db-manual.txt.gz``, groff output): bold and underline escapes
     left "[1mman-db - the database cached manual pager suite[0m" in the text, its numbered
-    sections ("1.1.  man-db") were paragraphs, and its running header ("man-db   v2.11.2
-    2023-01-08") sat between them on every page. A numbered list alone makes no headings."""
+    sections ("1.1.  man-db") were paragraphs, its running header ("man-db   v2.11.2
+    2023-01-08") sat between them on every page, and its printed table of contents was
+    indexed as text. A numbered list alone makes no headings."""
     header = "man-db                    v2.11.2                    2023-01-08"
     body = (f"\x1b[1mman-db - the manual pager suite\x1b[0m\n\nB\bBo\bol\bld and _\bu_\bn.\n\n"
             "Run |\b_m\b_a\b_n\b__1\b_|\b_ to read it.\n\n"  # a boxed "man 1", groff's way
             f"{header}\n\n1.  Introduction\n\n1.1.  man-db\n\nman-db is a package.\n\n{header}"
             f"\n\n1.1.1.  The concept\n\nIt started as man-1.1B.\n\n                  14\n\n"
             f"{header}\n\n2.  Files\n\n"
-            "Files go in /usr/share/man.\n\n____________________\n   5 a footnote, no heading\n")
+            "Files go in /usr/share/man.\n\n____________________\n   5 a footnote, no heading\n"
+            f"\n{header}\n\n                Contents\n\n1.  Introduction ..........    1\n"
+            "    1.1  man-db ..............    1\n    1.2  A long title that\n"
+            "    goes on ..................    2\n\n               ii\n")
     parsed = load_file(_write(tmp_path, "manual.txt", body.encode()))
     check_offsets(parsed)
     assert "[1m" not in parsed.text and "\x1b" not in parsed.text and "\b" not in parsed.text
@@ -337,10 +341,14 @@ def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     assert headings == [("1 Introduction", 1), ("1.1 man-db", 2), ("1.1.1 The concept", 3),
                         ("2 Files", 1)]
     assert parsed.text.count("v2.11.2") == 1  # its first showing: title, version, date
-    assert "14" not in parsed.text  # a page number
+    assert "14" not in parsed.text and "ii" not in parsed.text  # page numbers
+    assert "Contents" not in parsed.text and "..." not in parsed.text
     steps = load_file(_write(tmp_path, "steps.txt", b"Install:\n\n1.  Download it\n\n"
                                                      b"2.  Unpack it\n\nDone.\n"))
     assert [b.kind for b in steps.blocks] == ["text"] * 4
+    settings = load_file(_write(tmp_path, "README.txt", b"Defaults\n\nTimeout ........ 30\n"
+                                                        b"Retries ........ 3\n"))
+    assert "Retries ........ 3" in settings.text  # leaders, but no contents
 
 
 def test_a_typeset_text_joins_the_words_its_formatter_broke(tmp_path, check_offsets):

@@ -7,6 +7,11 @@ files); levels follow the order the rule styles first appear, and a Vim help hea
 ``*tags*`` are not part of its title. A Vim help example (a line ending in ``>`` or only
 ``>``, then indented lines) is code. The title is a heading that opens the file, else the
 file's name. Plain text has no deep links, so anchors are None.
+
+A formatter's output for a terminal (groff's, man-db's manual) is read as the page it prints:
+its bold and underline dropped, numbered section headings, a running header kept once, page
+numbers and a printed table of contents left out, and words it broke with a hyphen at a line
+end joined again.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from pathlib import Path
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.normalize import clean_lines, collapse, verbatim, without_terminal
-from citewise.ingest.pdf_layout import dehyphenate
+from citewise.ingest.pdf_layout import dehyphenate, is_page_number, is_toc_line
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -48,10 +53,8 @@ class TextLoader:
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
         for index, para in enumerate(paragraphs):
-            line = para.strip()
-            if not line or line in running and running[line] < index or \
-                    running and line.isdigit() and len(line) <= 4:
-                continue  # a running header's first showing stays; a page number goes
+            if _furniture(paragraphs, index, running):
+                continue
             section = _numbered_heading(para) if numbered else None
             if section is not None:
                 example = False
@@ -78,6 +81,45 @@ class TextLoader:
         title = pick_title(opening, fallback=path.stem)
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
+
+
+def _furniture(paragraphs: list[str], index: int, running: dict[str, int]) -> bool:
+    """Whether paragraph ``index`` is blank or a printed page's furniture, not read: a running
+    header after its first showing, a page number, a printed table of contents."""
+    line = paragraphs[index].strip()
+    return not line or line in running and running[line] < index or \
+        bool(running) and is_page_number(line) or \
+        _printed_contents(paragraphs, index, bool(running))
+
+
+def _printed_contents(paragraphs: list[str], index: int, paged: bool) -> bool:
+    """Whether paragraph ``index`` is part of a printed table of contents: the "Contents" line
+    above one, or a paragraph most of whose lines are titles with dot leaders and page
+    numbers that never go down ("6.2  Contents of an index database ....  19"), in a paged
+    text (``paged``: it has running headers) or under a "Contents" line. man-db's manual ends
+    with four pages of them, which searches for a section's title found before the section;
+    a list of settings with leaders ("Timeout ....  30") in a README stays."""
+    lines = _lines(paragraphs[index])
+    if len(lines) == 1 and _CONTENTS.fullmatch(lines[0]):
+        return index + 1 < len(paragraphs) and _listed(_lines(paragraphs[index + 1]))
+    under = index > 0 and [_CONTENTS.fullmatch(x) for x in _lines(paragraphs[index - 1])][:1]
+    return (paged or bool(under and under[0])) and _listed(lines)
+
+
+def _lines(para: str) -> list[str]:
+    return [line.strip() for line in para.split("\n") if line.strip()]
+
+
+def _listed(lines: list[str]) -> bool:
+    """Two or more lines, most of them contents entries, whose page numbers never go down."""
+    pages = [int(m.group(1)) for line in lines if is_toc_line(line)
+             and (m := _PAGE.search(line))]
+    listed = sum(1 for line in lines if is_toc_line(line))
+    return listed >= 2 and 2 * listed >= len(lines) and pages == sorted(pages)
+
+
+_CONTENTS = re.compile(r"(?:table\s+of\s+)?contents", re.IGNORECASE)
+_PAGE = re.compile(r"(\d{1,5})$")
 
 
 def _typeset(raw: str) -> bool:
