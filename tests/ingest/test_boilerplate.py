@@ -80,3 +80,23 @@ def test_a_menu_one_folder_repeats_goes_its_prose_stays() -> None:
     assert [b.text for b in strip(pages[3], site).blocks] == [
         "Api 0", "Api 0 does one thing.", "Returns 0 on success."]
     assert not {top, api} & profile(pages).blocks  # one folder: under half of the batch
+
+
+def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
+    """Node's API pages say "Stability: 2 - Stable" under each function that is, on most
+    pages: it was taken for chrome and dropped from every page, and "Is node:test stable?"
+    was answered from another page. Chrome is drawn once per page."""
+    pages = []
+    for name, functions in (("fs", 2), ("os", 1), ("test", 1), ("url", 1)):
+        b = DocumentBuilder()
+        b.add("text", "Skip to content")
+        b.heading(name, 1)
+        for i in range(functions):
+            b.heading(f"{name}.f{i}()", 2)
+            b.add("text", "Stability: 2 - Stable")
+            b.add("text", f"{name}.f{i} does a thing.")
+        pages.append(b.build(title=name, fmt="html"))
+    site = profile(pages)
+    assert site.blocks == {"Skip to content"}
+    assert [b.text for b in strip(pages[2], site).blocks] == [
+        "test", "test.f0()", "Stability: 2 - Stable", "test.f0 does a thing."]

@@ -7,9 +7,13 @@ repetition across the pages of one ingest batch (:func:`profile`):
 
 * a block (text, list, table or top-level heading) whose exact text occurs on at least
   :data:`MIN_SHARE` of the batch's pages, and on at least :data:`MIN_PAGES` of them, is
-  boilerplate: it is removed from every page and from heading paths (:func:`strip`). Section
-  headings of level 2 and deeper are kept even when repeated ("Parameters", "Examples"
-  are content), unless their section is left empty (mdBook's "Keyboard shortcuts" popup);
+  boilerplate: it is removed from every page and from heading paths (:func:`strip`), unless
+  some page holds it twice or more. Chrome is drawn once per page; Node's API pages repeat
+  "Stability: 2 - Stable", "Stability: 1 - Experimental" and "History" under each function
+  that has them, and all three were dropped (from 43, 34 and 55 of its 65 pages: "Is
+  node:test stable?" was answered from another page's table). Section headings of level 2
+  and deeper are kept even when repeated ("Parameters", "Examples" are content), unless
+  their section is left empty (mdBook's "Keyboard shortcuts" popup);
 * a menu repeated on the pages of one folder only (libxslt's old site has one menu for its
   top pages, another for its ``html/`` API pages, neither on half the batch): a list or
   table whose exact text occurs on at least :data:`MIN_SHARE` of the pages of its folder,
@@ -100,16 +104,25 @@ def profile(pages: Sequence[ParsedDocument],
         return SiteProfile(pages=len(pages))
     counts: Counter[str] = Counter()
     heads: Counter[str] = Counter()
+    within: set[str] = set()  # texts some page holds twice or more
     for page in pages:
-        counts.update(_candidates(page))
+        candidates = _candidates(page)
+        counts.update(candidates)
         heads.update(_section_headings(page))
+        within |= _twice(page, candidates)
     need = _threshold(len(pages))
-    repeated = {text for text, n in counts.items() if n >= need}
+    repeated = {text for text, n in counts.items() if n >= need and text not in within}
     for folder in set(where):
         repeated |= _folder_menus([page for page, f in kept if f == folder])
     headings = frozenset(text for text, n in heads.items() if n >= need)
     prefix, suffix = _affix([p.title for p in pages], len(pages))
     return SiteProfile(frozenset(repeated), headings, prefix, suffix, len(pages))
+
+
+def _twice(page: ParsedDocument, candidates: set[str]) -> set[str]:
+    """The candidate texts ``page`` holds more than once."""
+    seen = Counter(b.text for b in page.blocks if b.text in candidates)
+    return {text for text, n in seen.items() if n > 1}
 
 
 def _folder_menus(pages: Sequence[ParsedDocument]) -> set[str]:
