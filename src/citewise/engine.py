@@ -157,7 +157,8 @@ class Engine(EngineVerbs):
         written (:class:`ConfigError`). ``base_url``: citations link to ``base_url`` + the path
         relative to the folder (or a ``{path}``/``{stem}`` template); redirect stub pages are
         skipped and listed in ``report.redirects``, a page's source copy (Sphinx's
-        ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``) and
+        ``_sources``) in ``report.copies``, pages marked noindex (mdBook's ``print.html``), a
+        single-page edition of the others (Node's ``all.html``) and
         404 pages in ``report.noindex``, a page with the same text as another (mdBook's
         ``index.html``) in ``report.duplicates``; ``id_prefix`` goes before each doc_id
         taken from a path; boilerplate repeated across a folder's

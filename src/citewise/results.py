@@ -110,7 +110,7 @@ class IngestResult:
     warnings: tuple[str, ...] = ()  # skipped symlinks, ignored file ACLs, unmatched sidecar lines
     skipped_files: tuple[str, ...] = ()  # files of an ingested folder citewise does not read
     source_copies: tuple[tuple[str, str], ...] = ()  # (a page's source copy, the page)
-    noindex: tuple[str, ...] = ()  # pages of a folder marked noindex (robots meta), 404 pages
+    noindex: tuple[str, ...] = ()  # pages marked noindex (robots meta), 404s, single-page copies
     duplicates: tuple[tuple[str, str], ...] = ()  # (a page, the page with its text, indexed)
 
     @classmethod

@@ -28,7 +28,7 @@ from citewise.errors import ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
-from citewise.ingest.duplicates import duplicate_pages, is_not_found_page
+from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.source_copies import source_copies
@@ -277,7 +277,9 @@ class Survey:
     """What the read-ahead of one root's HTML pages found: its boilerplate (``site``), its
     redirect stubs (``(page, target)``), the pages that ask search engines not to index
     them (``<meta name="robots" content="noindex">``: mdBook's ``print.html``, the whole book
-    again on one page, and its ``toc.html``) or are the site's ``404.html`` (``noindex``),
+    again on one page, and its ``toc.html``), are the site's ``404.html`` or repeat its other
+    pages whole (Node's ``all.html``: :func:`~citewise.ingest.duplicates.
+    single_page_editions`) (``noindex``),
     and pages with the same text as another (``duplicates``, ``{page: kept}``)."""
 
     site: SiteProfile
@@ -314,6 +316,7 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     extra = set(also)
     pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
+    noindex += single_page_editions(pages)
     return Survey(site, [r for r in redirects if r[0] not in extra],
                   [n for n in noindex if n not in extra], duplicate_pages(pages), languages)
 

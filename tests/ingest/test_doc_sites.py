@@ -230,8 +230,8 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
-            "print.html) or a site's 404 page, e.g. print.html; name one to ingest it"
-            ) in out.output
+            "print.html), a site's 404 page or a page that repeats the others whole (as Node's "
+            "all.html), e.g. print.html; name one to ingest it") in out.output
     listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["print.html", "search.html"]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
@@ -242,6 +242,38 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
             assert [h.document.doc_id for h in hits if body in h.chunk.text] == \
                 [hits[0].document.doc_id]
     named = ingest(str(site / "print.html"), "--groups", "public")
+    assert named.exit_code == 0 and "1 new" in named.output, named.output
+
+
+def test_a_single_page_edition_of_the_site_is_skipped_unless_named(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """Node's API docs ship all.html, every module page again on one page and not marked
+    noindex: indexed, it was half the index and took search hits (and citations into an
+    8 MB page) from the module pages. A page much like it that adds its own text stays."""
+    import json
+
+    site = tmp_path / "api"
+    site.mkdir()
+    modules = {name: [f"The {name} module's function number {i} returns a value of its own."
+                      for i in range(20)] for name in ("fs", "os", "url", "zlib")}
+    for name, texts in modules.items():
+        body = "".join(f"<h2 id='{name}{i}'>{name}.f{i}()</h2><p>{t}</p>"
+                       for i, t in enumerate(texts))
+        (site / f"{name}.html").write_text(f"<html><head><title>{name}</title></head>"
+                                           f"<body><h1>{name}</h1>{body}</body></html>")
+    every = "".join(f"<p>{t}</p>" for texts in modules.values() for t in texts)
+    (site / "all.html").write_text(f"<html><body><h1>All</h1>{every}</body></html>")
+    own = "".join(f"<p>{t}</p><p>A note of the guide's own, number {i}, on this.</p>"
+                  for i, t in enumerate(t for texts in modules.values() for t in texts))
+    (site / "guide.html").write_text(f"<html><body><h1>Guide</h1>{own}</body></html>")
+    db = tmp_path / "i.db"
+    ingest = ingest_cli(db, monkeypatch)
+    out = ingest(str(site), "--groups", "public")
+    assert out.exit_code == 0 and "e.g. all.html; name one to ingest it" in out.output, \
+        out.output
+    listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
+    assert listed["noindex"] == ["all.html"]
+    named = ingest(str(site / "all.html"), "--groups", "public")
     assert named.exit_code == 0 and "1 new" in named.output, named.output
 
 

@@ -50,3 +50,36 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
 
 def _preference(path: Path) -> tuple[bool, int, str]:
     return inner_path(path).stem.lower() == "index", len(path.parts), path.as_posix()
+
+
+MIN_EDITION_BLOCKS = 50
+"""A single-page edition has at least this many passages (:func:`single_page_editions`)."""
+EDITION_SHARE = 0.9
+MIN_EDITION_SOURCES = 3
+_MIN_PASSAGE = 40  # characters: shorter blocks ("Returns: <string>") repeat by chance
+
+
+def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]]) -> list[Path]:
+    """The pages that repeat the others whole: a single-page edition of the site (Node's API
+    docs ship ``all.html``, every module page again; indexed, it was half the index, doubled
+    the ingest, and took 16 of 150 search hits from the module pages, some linking into an
+    8 MB page). A page is one when at least :data:`EDITION_SHARE` of its
+    :data:`MIN_EDITION_BLOCKS` or more passages (text, lists, tables, code of 40 characters
+    or more) are on :data:`MIN_EDITION_SOURCES` or more smaller pages of the batch. Near
+    copies of one size are never editions of each other."""
+    passages = [{b.text for b in parsed.blocks if b.kind != "heading"
+                 and len(b.text) >= _MIN_PASSAGE} for _, parsed in pages]
+    where: dict[str, list[int]] = {}
+    for index, texts in enumerate(passages):
+        for text in texts:
+            where.setdefault(text, []).append(index)
+    out = []
+    for index, texts in enumerate(passages):
+        if len(texts) < MIN_EDITION_BLOCKS:
+            continue
+        smaller = [[i for i in where[t] if len(passages[i]) < len(texts)] for t in texts]
+        found = sum(1 for s in smaller if s)
+        sources = {s[0] for s in smaller if s}
+        if found >= EDITION_SHARE * len(texts) and len(sources) >= MIN_EDITION_SOURCES:
+            out.append(pages[index][0])
+    return out
