@@ -75,3 +75,18 @@ def test_minilm_is_additive_and_chunk_token_counts_are_exact(tokenizer_json, mak
 ])
 def test_is_additive(config, expected):
     assert is_additive(config) is expected
+
+
+@pytest.mark.model
+def test_what_the_tokenizer_drops_still_takes_room_in_a_chunk(tokenizer_json, make_doc):
+    """A security review: MiniLM counts runs of spaces in code and zero-width joiners between
+    spaces as nothing, so a "110-token" chunk held 950,000 characters (and a "15-token" one
+    600,000), returned whole by every search and read for seconds by every ask."""
+    counter = TokenCounter(tokenizer_json)
+    code = "\n".join(f"widget{i}{' ' * 50_000}gadget" for i in range(8))
+    joiners = "The zed widget is configured here. " + "\u200d " * 60_000 + "End."
+    doc = make_doc(("heading", "Widget", 1), ("code", code), ("text", joiners))
+    settings = ChunkSettings()
+    chunks = chunk_document(doc, "d", settings, counter)
+    assert max(len(c.text) for c in chunks) <= 2 * settings.chunk_tokens * 16
+    assert "".join(c.text for c in chunks).count("gadget") >= 8

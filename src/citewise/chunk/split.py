@@ -65,7 +65,8 @@ def split_block(text: str, item: Counted, lead: Sequence[Counted], section: Sect
     units = refine(text, (item.block.start, item.block.end), item.tokens, splitters,
                    budget, count)
     spans = [s for s, _ in units]
-    tokens = [t for _, t in units]
+    tokens = [max(t, 1) for _, t in units]  # a word the tokenizer drops ("\u200d") still
+    # takes room: 300,000 of them between spaces were one "15-token" chunk of 600,000 chars
     if lead:
         spans[0] = (lead[0].block.start, spans[0][1])
         tokens[0] += sum(c.tokens for c in lead)
