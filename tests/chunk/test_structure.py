@@ -67,8 +67,21 @@ def test_heading_only_section_merges_forward_with_the_deeper_path(make_doc, word
     assert [c.heading_path for c in chunks] == [
         ("Guide", "Install"), ("Guide", "Usage"), ("Guide", "Appendix")]
     assert chunks[0].section_id == section_id("d", 0)
-    assert chunks[0].anchor == "guide"  # the first block's anchor
+    assert chunks[0].anchor == "install"  # the section its heading path names
     assert [c.kind for c in chunks] == ["text", "text", "heading"]  # a trailing heading stays
+
+
+def test_a_run_of_empty_headings_links_to_the_section_with_the_text(make_doc, words):
+    """Node's CLI page lists 13 V8 options as headings with nothing under them before
+    "--max-old-space-size": the chunk is listed under that option's heading, and its link
+    opened at the first empty one ("--abort-on-uncaught-exception")."""
+    doc = make_doc(("heading", "Options", 1), ("heading", "--expose-gc", 2),
+                   ("heading", "--jitless", 2), ("heading", "--max-old-space-size", 2),
+                   ("text", "Sets the max memory size of V8's old memory section."))
+    chunk, = chunk_document(doc, "d", settings(), words)
+    assert chunk.heading_path == ("Options", "--max-old-space-size")
+    assert chunk.anchor == "--max-old-space-size"
+    assert chunk.section_at(0).anchor == "options"  # a quote of a heading still opens it
 
 
 def test_empty_heading_followed_by_a_sibling_takes_the_siblings_path(make_doc, words):
@@ -115,7 +128,7 @@ def test_a_heading_merged_with_its_first_subsection_marks_both(make_doc, words):
     (chunk,) = chunk_document(doc, "d", settings(), words)
     assert [(m.offset, m.anchor) for m in chunk.sections] == [(0, "guide"), (7, "install")]
     assert chunk.section_at(chunk.text.index("Run")).heading_path == ("Guide", "Install")
-    assert chunk.section_at(-1).anchor == "guide"  # a text not found: the chunk's own
+    assert chunk.section_at(-1).anchor == "install"  # a text not found: the chunk's own
 
 
 def test_no_small_section_merge_when_min_tokens_is_zero(make_doc, words):

@@ -12,7 +12,8 @@ Formulas (``H`` = sha256 hex digest of the UTF-8 bytes, ``\\0`` = the NUL charac
 ``kind`` is the one kind of the chunk's non-heading blocks, leaving out lead-ins with another
 block after them (:func:`~citewise.chunk.pack.introduces`: "Run it like this:" before its
 code), ``"text"`` when they mix kinds, and ``"heading"`` for a chunk of headings only.
-``anchor`` and ``page`` are the first block's. ``sections`` marks each place the text passes
+``anchor`` and ``page`` are those of the first block under the chunk's heading path, else
+of its first block (:func:`_opening`). ``sections`` marks each place the text passes
 into another heading or anchor (:func:`section_marks`).
 """
 
@@ -22,7 +23,7 @@ import hashlib
 
 from citewise.chunk.draft import Draft
 from citewise.chunk.pack import introduces
-from citewise.types import BlockKind, Chunk, SectionMark
+from citewise.types import Block, BlockKind, Chunk, SectionMark
 
 
 def sha256_hex(text: str) -> str:
@@ -68,12 +69,21 @@ def section_marks(draft: Draft) -> tuple[SectionMark, ...]:
     return tuple(marks) if len(marks) > 1 else ()
 
 
+def _opening(draft: Draft, path: tuple[str, ...]) -> Block:
+    """The block a link to the chunk opens at: the first under the chunk's own heading path
+    (headings with nothing under them merge into the next section and take its path: a
+    search hit listed under "--max-old-space-size" of Node's CLI page linked to the first of
+    the 13 empty option headings above it), else the first block."""
+    return next((b for b in draft.blocks if b.anchor and b.heading_path == path),
+                draft.blocks[0])
+
+
 def make_chunk(draft: Draft, doc_id: str, ordinal: int, title: str, token_count: int) -> Chunk:
     """The chunk for ``draft`` (formulas in the module docstring); ``token_count`` is the
     count of ``draft.text``."""
     path = draft.section.heading_path
     embed_text = text_for_embedding(title, path, draft.text)
-    first = draft.blocks[0]
+    first = _opening(draft, path)
     return Chunk(
         chunk_id=chunk_id(doc_id, draft.start, draft.end, draft.text),
         doc_id=doc_id,
