@@ -235,9 +235,9 @@ class ServeSettings(_Section):
                                       "feedback, ACL, versions: JSON of a few KiB).")
     max_query_chars: int = Field(2000, ge=1, description="Longest search query or question.")
     rate_per_minute: float = Field(
-        120.0, gt=0, description="Search, ask and document-read requests per key per minute "
-                                 "(token bucket), so the index cannot be bulk-extracted "
-                                 "through the API.")
+        120.0, gt=0, description="Search, ask, document-read and request-log requests per key "
+                                 "per minute (token bucket), so the index cannot be "
+                                 "bulk-extracted through the API nor the server flooded.")
     burst: int = Field(30, ge=1, description="Token bucket size: requests allowed at once.")
     asks_per_key: int = Field(
         2, ge=1, description="Asks one key may have running at once; more get a 429. The "

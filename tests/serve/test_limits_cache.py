@@ -380,3 +380,18 @@ def test_many_keys_cannot_hold_every_worker_with_asks_either(tmp_path: Path) -> 
             first.join(30)
         assert codes == [200]
         assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200
+
+
+def test_reading_the_request_log_is_rate_limited_and_paged(tmp_path: Path) -> None:
+    """A security review: one reader key asking 50 times at once for 1,000 of its own log
+    records (3.2 MB, 0.7 s each; no rate limit) made another key's search take 20 s."""
+    settings = {**SETTINGS, "serve": {"rate_per_minute": 6, "burst": 3}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+    with serving(app) as url:
+        sam = Served(url, keys, "", app).client("sam")
+        assert sam.get("/v1/log", params={"limit": 1000}).status_code == 422
+        codes = [sam.get("/v1/log", params={"limit": 200}).status_code for _ in range(4)]
+        assert codes == [200, 200, 200, 429]
+        assert sam.get("/v1/traces/x").status_code == 429
+        assert sam.post("/v1/feedback", json={"request_id": "x", "rating": "up"}
+                        ).status_code == 429

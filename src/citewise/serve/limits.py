@@ -31,7 +31,7 @@ class TokenBuckets:
             if tokens < 1.0:
                 wait = (1.0 - tokens) / self.rate
                 self._state[key] = (tokens, now)
-                raise ApiError(429, f"rate limit: {self.rate * 60:g} requests (search, ask, "
+                raise ApiError(429, f"rate limit: {self.rate * 60:g} requests (search, ask, log, "
                                     f"document reads, uploads) per minute per key "
                                     f"(burst {self.burst:g}).",
                                f"retry after {wait:.1f} s, or raise serve.rate_per_minute in "
