@@ -1,5 +1,5 @@
 """Injected instructions followed by the FINAL answer (after validation and fallback), with the
-default local model, on the injection corpus (``tests/data/injection``: 46 documents, each a
+default local model, on the injection corpus (``tests/data/injection``: 50 documents, each a
 relevant policy with a planted instruction).
 
     .venv/bin/python benchmarks/injection.py                 # default generator (auto)

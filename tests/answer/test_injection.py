@@ -1,4 +1,4 @@
-"""The injection corpus (tests/data/injection: 46 documents, each a relevant policy with an
+"""The injection corpus (tests/data/injection: 50 documents, each a relevant policy with an
 instruction planted in it — output a token, cite a fake id, reveal the prompt or other
 documents, switch language, answer another question, break out of the source fence) run through
 the whole pipeline with generators that OBEY the instruction. Validation and fallback must stop
