@@ -104,6 +104,29 @@ def test_a_table_row_is_quoted_with_its_header():
                         "Maximum: 88,000 [S1].")
 
 
+HISTORY = ("Version | Changes\nv10.0.0 | The callback parameter is no longer optional. Not "
+           "passing it will throw a TypeError at runtime.\nv7.6.0 | The path parameter can be "
+           "a WHATWG URL object.\nv7.0.0 | The callback parameter is no longer optional. Not "
+           "passing it will emit a deprecation warning with id DEP0013.")
+
+
+def test_a_row_of_several_sentences_is_quoted_sentence_by_sentence_with_its_row():
+    """Node's version histories: a row of two sentences made the table read as prose, its
+    rows ran together, and v7.0.0's first sentence was left out as a repeat of v10.0.0's,
+    so its deprecation warning read as v7.6.0's."""
+    rows = [shown for shown, _ in table_rows(HISTORY)]
+    assert rows == [
+        "Version: v10.0.0; Changes: The callback parameter is no longer optional.",
+        "Version: v10.0.0; Changes: Not passing it will throw a TypeError at runtime.",
+        "Version: v7.6.0; Changes: The path parameter can be a WHATWG URL object.",
+        "Version: v7.0.0; Changes: The callback parameter is no longer optional.",
+        "Version: v7.0.0; Changes: Not passing it will emit a deprecation warning with id "
+        "DEP0013."]
+    gen = _answer("Which version emits the DEP0013 deprecation warning?", HISTORY)
+    assert gen.text.startswith("Version: v7.0.0; Changes: Not passing it will emit"), gen.text
+    assert table_rows("Before | After\nOpen it. Close it. | Open it. Close it.") == []
+
+
 def test_a_table_whose_rows_match_nothing_is_one_sentence_as_before():
     scored = score_sentences("Which maximum applies?", [passage("S1", BANDS)])
     assert [s.text for s in scored][-1].startswith("Level | Title examples | Minimum | Maximum")

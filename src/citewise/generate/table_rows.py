@@ -36,11 +36,40 @@ def table_rows(part: str) -> list[tuple[str, str]]:
         return []
     out = []
     for row in cells[1:]:
-        shown = " ".join("; ".join(f"{h}: {c}" if h else c
-                                   for h, c in zip(header, row, strict=True) if c).split())
-        if len(line_sentences(shown)) != 1:
+        shown = _labelled(header, row)
+        if len(line_sentences(shown)) == 1:
+            out.append((shown, " ".join(row)))
+            continue
+        parts = _sentence_rows(header, row)
+        if parts is None:
             return []  # a row of several sentences would be cited for its last one only
-        out.append((shown, " ".join(row)))
+        out.extend(parts)
+    return out
+
+
+def _labelled(header: list[str], row: list[str]) -> str:
+    return " ".join("; ".join(f"{h}: {c}" if h else c
+                              for h, c in zip(header, row, strict=True) if c).split())
+
+
+def _sentence_rows(header: list[str], row: list[str]) -> list[tuple[str, str]] | None:
+    """A row whose one cell holds several sentences, as one row per sentence, each with the
+    row's other cells ("Version: v10.0.0; Changes: Not passing it will throw a TypeError at
+    runtime."); None when more than one cell does. Node's version histories have such rows:
+    the table was read as prose, its rows run together, and "v7.0.0 | The callback parameter
+    is no longer optional." was left out as a repeat of v10.0.0's first sentence, so the
+    next sentence, "Not passing it will emit a deprecation warning", read as v7.6.0's."""
+    split = [line_sentences(c) if c else [] for c in row]
+    long = [i for i, sentences in enumerate(split) if len(sentences) > 1]
+    if len(long) != 1:
+        return None
+    out = []
+    for sentence in split[long[0]]:
+        cells = [sentence if i == long[0] else c for i, c in enumerate(row)]
+        shown = _labelled(header, cells)
+        if len(line_sentences(shown)) != 1:
+            return None
+        out.append((shown, " ".join(cells)))
     return out
 
 
