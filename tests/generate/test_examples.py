@@ -222,6 +222,27 @@ def test_blocks_of_one_example_split_by_blank_lines_are_one_quote():
     assert enforce(text, passages).removed == ()
 
 
+def test_an_example_shown_twice_in_two_module_systems_is_quoted_once():
+    """Node.js shows each example as ES modules, then as CommonJS, in one ``<pre>``: quoted as
+    one block, the answer declared ``nextTick`` twice or, cut at 20 lines, ended on a lone
+    ``const { nextTick } = require('node:process');``. Import groups stay one example."""
+    esm = ("import { nextTick } from 'node:process';\n\nconsole.log('start');\nnextTick(() => {"
+           "\n  console.log('nextTick callback');\n});")
+    cjs = esm.replace("import { nextTick } from 'node:process';",
+                      "const { nextTick } = require('node:process');")
+    text, passages = _answer("how do I schedule a callback with nextTick?",
+                             "process.nextTick() adds callback to the next tick queue:\n\n"
+                             f"{esm}\n\n{cjs}", heading=("process.nextTick",))
+    assert text.count("nextTick } from") == 1 and "require(" not in text, text
+    assert enforce(text, passages).removed == ()
+    grouped, _ = _answer("how do I read a page with fetchPage?", "Read a page:\n\n"
+                         "import { get } from 'node:https';\nimport { env } from 'node:process';"
+                         "\n\nimport { fetchPage } from './fetch.js';\n\n"
+                         "const page = await fetchPage(get, env.URL);")
+    assert "'node:process';\n\nimport { fetchPage } from './fetch.js';\n\nconst page" in \
+        grouped, grouped
+
+
 def test_code_the_length_cut_opened_midway_is_not_quoted():
     """Asked how to make an HTTP request with fetch, Node.js's docs got a quote opening on
     ``    path: 'www.google.com:80',\\n  };``: the second window of a split example."""

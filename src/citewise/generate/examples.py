@@ -108,7 +108,9 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     example with blank lines inside) are one, cut to :data:`MAX_LINES`. In a chunk the
     loader marked as code, a block is code unless it reads as prose (a reST ``::`` block in
     borg's docs explains its example in sentences), is one of the chunk's headings or the
-    sentence leading into the code ("For example:"), or could not be fenced."""
+    sentence leading into the code ("For example:"), or could not be fenced. A block that
+    opens with its own imports after code is another example (:func:`_another_example`),
+    left out when it is the same code with other imports (:func:`_body`)."""
     in_code = passage.hit.chunk.kind == "code"
     headings = {h.strip() for h in passage.hit.chunk.heading_path}
     out: list[tuple[str, bool]] = []
@@ -117,11 +119,43 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
                                  and part.strip() not in headings and not leads_in(part)
                                  and not _has_fence(part))
         text = part.strip("\n") if code else part
-        if code and out and out[-1][1]:
+        if code and out and out[-1][1] and not _another_example(out[-1][0], text):
             out[-1] = (out[-1][0] + "\n\n" + text, True)
         else:
             out.append((text, code))
+    seen: set[str] = set()  # an example for another module system is quoted once
+    out = [(text, code) for text, code in out
+           if not code or not (body := _body(text)) or not (body in seen or seen.add(body))]
     return [(clipped(text), True) if code else (text, False) for text, code in out]
+
+
+_IMPORTS = re.compile(r"\s*(?:import\s|from\s+[\w.]+\s+import\s|(?:const|let|var)\s+[^=;]{1,200}="
+                      r"\s*require\s*\(|#include\s|use\s+[\w:]+;|using\s+[\w.]+;)")
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:import\s[^;'\"]{0,400}?\bfrom\s*['\"][^'\"\n]+['\"];?|"
+    r"import\s*['\"][^'\"\n]+['\"];?|"
+    r"import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*[ \t]*$|"
+    r"from\s+[\w.]+\s+import\s(?:\([^)]{0,400}\)|.*)|(?:const|let|var)\s+[^=;]{1,200}=\s*require"
+    r"\s*\([^)]{0,200}\)[^;\n]*;?|#include\s.*|use\s+[\w:]+;|using\s+[\w.]+;)", re.MULTILINE)
+"""A whole import statement: ``import {…} from '…';`` over several lines, Python's
+``import a, b`` and ``from a import (…)``, ``const {…} = require('…');``, ``#include``."""
+
+
+def _another_example(before: str, part: str) -> bool:
+    """Whether the code block ``part`` starts an example of its own after the code
+    ``before``: it opens with an import (``import``, ``require(``, ``#include``, ``use``)
+    and ``before`` holds more than imports. Node.js shows each example twice, as ES modules
+    and as CommonJS, one after the other: quoted as one, the answer ended on a lone
+    ``const { nextTick } = require('node:process');`` (cut at :data:`MAX_LINES`) or
+    declared ``open`` twice. Import groups ("import os" / "import requests" / the code)
+    stay one example."""
+    return bool(_IMPORTS.match(part)) and bool(_IMPORT_STATEMENT.sub("", before).strip())
+
+
+def _body(code: str) -> str:
+    """``code`` without its imports and blank lines: what two module systems' variants of one
+    example share."""
+    return "\n".join(line for line in _IMPORT_STATEMENT.sub("", code).split("\n") if line.strip())
 
 
 def starts_midway(code: str) -> bool:
