@@ -85,7 +85,8 @@ def test_a_menu_one_folder_repeats_goes_its_prose_stays() -> None:
 def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
     """Node's API pages say "Stability: 2 - Stable" under each function that is, on most
     pages: it was taken for chrome and dropped from every page, and "Is node:test stable?"
-    was answered from another page. Chrome is drawn once per page."""
+    was answered from another page; "- <string>", the type under each, went as a menu when
+    one page was ingested with its neighbours. Chrome is drawn once per page."""
     pages = []
     for name, functions in (("fs", 2), ("os", 1), ("test", 1), ("url", 1)):
         b = DocumentBuilder()
@@ -94,9 +95,10 @@ def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
         for i in range(functions):
             b.heading(f"{name}.f{i}()", 2)
             b.add("text", "Stability: 2 - Stable")
+            b.add("list", "- <string>")  # its type: a list, as a menu is
             b.add("text", f"{name}.f{i} does a thing.")
         pages.append(b.build(title=name, fmt="html"))
     site = profile(pages)
     assert site.blocks == {"Skip to content"}
     assert [b.text for b in strip(pages[2], site).blocks] == [
-        "test", "test.f0()", "Stability: 2 - Stable", "test.f0 does a thing."]
+        "test", "test.f0()", "Stability: 2 - Stable", "- <string>", "test.f0 does a thing."]

@@ -17,7 +17,8 @@ repetition across the pages of one ingest batch (:func:`profile`):
 * a menu repeated on the pages of one folder only (libxslt's old site has one menu for its
   top pages, another for its ``html/`` API pages, neither on half the batch): a list or
   table whose exact text occurs on at least :data:`MIN_SHARE` of the pages of its folder,
-  and on at least :data:`MIN_PAGES`, is boilerplate too. Text repeated within a folder is
+  and on at least :data:`MIN_PAGES`, is boilerplate too, unless some page holds it twice
+  (Node's "- <string>", the type under each function). Text repeated within a folder is
   kept: a sentence every page of an API reference repeats ("Returns 0 on success") is
   content, and so is an admonition's "Warning";
 * a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…), or a suffix in
@@ -113,7 +114,7 @@ def profile(pages: Sequence[ParsedDocument],
     need = _threshold(len(pages))
     repeated = {text for text, n in counts.items() if n >= need and text not in within}
     for folder in set(where):
-        repeated |= _folder_menus([page for page, f in kept if f == folder])
+        repeated |= _folder_menus([page for page, f in kept if f == folder]) - within
     headings = frozenset(text for text, n in heads.items() if n >= need)
     prefix, suffix = _affix([p.title for p in pages], len(pages))
     return SiteProfile(frozenset(repeated), headings, prefix, suffix, len(pages))
