@@ -138,6 +138,9 @@ def test_strip_citations_keeps_other_brackets() -> None:
     ("It is run daily. Sources: [S1]", "It is run daily. [S1]"),  # a new user's wget answer
     ("A is B. References: [S1][S2]", "A is B. [S1][S2]"),
     ("Open sources: none here.", "Open sources: none here."),
+    # a closing tag after what it cites (a new user's Git answer), and a fence's
+    ("[S1]Git v2.12.3 Release Notes[/Source id]", "Git v2.12.3 Release Notes [S1]"),
+    ("A is B [S1]</source>.", "A is B [S1]."),
 ])
 def test_canonical_citations(raw: str, canonical: str) -> None:
     assert canonical_citations(raw) == canonical

@@ -10,7 +10,9 @@ be ("… is [S1]."), code no source contains, sentences that only restate the qu
 (:func:`restates`: "Yes, Valgrind can automatically fix the memory leaks it finds"),
 sentences that rest on words of the question their sources lack (:func:`premise_gap`: "To
 enable Valgrind's machine learning mode to predict leaks, use `--gen-suppressions=yes`"),
-sentences stating a number their sources do not (:func:`unstated_numbers`), and
+sentences stating a number their sources do not (:func:`unstated_numbers`), sentences that
+copy a source sentence with one of its names swapped (:mod:`citewise.cite.swapped`) or only
+name a source (:mod:`citewise.cite.title_only`), and
 sentences that lean on a removed one (:func:`refers_back`: "This option prints a suppression
 for every error" once the sentence naming the option is gone). Ids
 that are not sources are deleted from the brackets of the sentences that stay, so a
@@ -41,7 +43,9 @@ from citewise.cite.leaning import (
 )
 from citewise.cite.parse import CITATION_BRACKET, bracket_ids, citation_ids, strip_citations
 from citewise.cite.polarity import without_denied_yes
+from citewise.cite.swapped import swapped_name
 from citewise.cite.terms import content_stems, introduced_names, labels, numbers, tokens_lower
+from citewise.cite.title_only import only_a_title
 from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
@@ -55,7 +59,9 @@ WHY = {"uncited": "no citation", "unsupported": "not supported by the sources it
        "dangling": "refers to a sentence that was removed",
        "unnamed": "names something none of the sources mention",
        "unresponsive": "gives no quantity, and the question asks how long, many or much",
-       "leftover": "shares no word of the question, and the claim it went with was removed"}
+       "leftover": "shares no word of the question, and the claim it went with was removed",
+       "swapped": "copies a source sentence with another name in it",
+       "title": "only names a source or a section"}
 _VERDICT_WORDS = content_stems("yes indeed correct possible")
 """Words that turn a question into its answer's claim without adding anything to check."""
 _TOKEN = re.compile(r"`[^`]+`|\w[\w.\-/]*\w|\w")
@@ -79,7 +85,7 @@ _POINTS_AT = re.compile(
 users' whole answers "The Rust 2024 Edition Guide [1] provides additional information on
 how to migrate…" and "The sources [1] and [2] provide the necessary information on how to
 set the FC_DEBUG environment variable." (exit 0)."""
-_CLAIMS = frozenset(WHY) - {"restates", "unresponsive", "leftover"}
+_CLAIMS = frozenset(WHY) - {"restates", "unresponsive", "leftover", "title"}
 """Removals that took a claim with them (a restatement only repeats the question; an
 unresponsive sentence is supported, only not an answer)."""
 OWN_WORDS = 4
@@ -333,6 +339,9 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
         verdicts = _marked(verdicts, texts, "unfounded", _unfounded(question))
         verdicts = _marked(verdicts, texts, "unsupported", _own_words_missing(question))
     verdicts = _marked(verdicts, texts, "unsupported", _unstated(question or ""))
+    verdicts = _marked(verdicts, texts, "swapped", lambda s, e: bool(swapped_name(s, e)))
+    verdicts = [replace(v, status="title") if v.status == "supported" and v.segment.kind ==
+                "sentence" and only_a_title(v.segment.text, passages) else v for v in verdicts]
     verdicts = _unknown_names(verdicts, passages, texts, question or "")
     verdicts = _without_dangling(verdicts)
     if question:

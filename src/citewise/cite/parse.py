@@ -18,7 +18,8 @@ Decisions (each has a test):
   sentence before it.
 * :func:`canonical_citations` (run on a model's answer before anything reads it) rewrites
   the variants small models write, ``[Source id="S1"]``, ``[Source id: S1]``, ``[source
-  S1]``, ``[Sources: S1, S2]``, to ``[S1]`` / ``[S1, S2]``; and when the answer *starts*
+  S1]``, ``[Sources: S1, S2]``, to ``[S1]`` / ``[S1, S2]``, drops a closing tag written
+  after what a citation covers (``[/Source id]``, ``</source>``); and when the answer *starts*
   with a citation, the model cites before what it cites (``[S1] A. [S2] B.``), so each such
   leading bracket moves to the end of the sentence after it (``A [S1]. B [S2].``).
 * :func:`inert_citations` (run on every passage before a generator or a quote sees it) writes
@@ -67,6 +68,9 @@ _CITE_FIRST = re.compile(
     r"\[(S\d{1,4}(?:, S\d{1,4})*)\]\s*([^\[\n]*?[^\s\[])(?:([.!?])(?=\s|$)|(?=\n|$))")
 
 
+_CLOSING_TAG = re.compile(r"\[\s*/\s*sources?\b[^\[\]\n]{0,40}\]|</\s*sources?\s*>", re.IGNORECASE)
+"""A closing tag a model writes after what it cites, as if the citation were an element: a new
+user's answer was "[1]Git v2.12.3 Release Notes[/Source id]"."""
 _LABELLED = re.compile(r"\b(?:Sources?|References?|Citations?)\s*:\s*"
                        r"(\[S\d{1,4}(?:, S\d{1,4})*\](?:\s*\[S\d{1,4}(?:, S\d{1,4})*\])*)",
                        re.IGNORECASE)
@@ -80,6 +84,7 @@ def canonical_citations(text: str) -> str:
     text = _VARIANT.sub(lambda m: "[" + ", ".join(
         f"S{int(n)}" for n in _ID.findall(m.group(1))) + "]", text)
     text = _LABELLED.sub(r"\1", text)  # "… each time it is run. Sources: [S1]"
+    text = _CLOSING_TAG.sub("", text)  # "[S1]Git v2.12.3 Release Notes[/Source id]"
     if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
         return text
     return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)

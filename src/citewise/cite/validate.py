@@ -133,6 +133,13 @@ class Verdict:
 _DANGLING = frozenset((  # words a sentence cannot end on ("… employed in" can)
     "is", "are", "was", "were", "be", "been", "being", "the", "a", "an", "and", "or", "of",
     "than", "per", "via", "like", "e.g", "equals", "namely"))
+_PLACE_WORDS = frozenset(("on", "in", "at", "to", "by", "from", "since", "until"))
+_AWAITS_PLACE = frozenset((  # "… which was released on [1]." (a new user's Git answer)
+    "released", "added", "introduced", "published", "deprecated", "removed", "dated",
+    "scheduled", "changed", "renamed", "moved", "set", "available", "located", "stored",
+    "found", "defined", "updated", "fixed"))
+"""A word that waits for a date or a place after its preposition: a sentence ending on
+"released on" or "set to" stops where its value should be; "log in", "turn it on" do not."""
 LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 """A list item's marker ("- ", "* ", "2. ") at the start of a line."""
 
@@ -159,7 +166,9 @@ def is_incomplete(sentence: str) -> bool:
         return False
     code = any(c in text for c in "`()=[]{}")  # a quoted code line may end on ':' or ','
     return words[-1].lower() in _DANGLING or (text.endswith((":", ",")) and not code) or (
-        text.endswith(":") and len(words) > 8)
+        text.endswith(":") and len(words) > 8) or (
+        len(words) > 2 and words[-1].lower() in _PLACE_WORDS
+        and words[-2].lower() in _AWAITS_PLACE)
 
 
 def _norm(text: str) -> str:
