@@ -256,3 +256,18 @@ def test_an_upload_or_front_matter_id_cannot_look_like_a_path_elsewhere() -> Non
             normalize_metadata({"doc_id": bad})
     for good in ("it.md", "guides/it.md", "q:1", "notes.acl", "a b.md"):
         assert normalize_metadata({"doc_id": good}) == {"doc_id": good}
+
+
+def test_documents_ingested_without_groups_are_named_as_the_reason(manual):
+    """A new user ingested with the defaults (no --groups), then passed the groups the hint
+    suggested and was told to pass --tenant and --groups again: no document had a group."""
+    invoke("ingest", "../manual", "--db", "t.db", "--threads", "1")
+    for groups in ((), ("--groups", "staff")):
+        ask = invoke("ask", "How do I remove a pushed crate?", *groups, "--db", "t.db",
+                     "--generator", "extractive", code=3)
+        assert "no document of this index has an ACL group" in ask.stderr, ask.stderr
+        assert "ingest them again with --groups GROUP" in ask.stderr
+    invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db", "--threads", "1")
+    ask = invoke("ask", "How do I remove a pushed crate?", "--db", "t.db",
+                 "--generator", "extractive", code=3)
+    assert "no --groups given" in ask.stderr

@@ -296,7 +296,7 @@ def ask(question, groups, tenant, generator, rerank, mode, dry_run, as_json, str
                              on_token if stream else None)
         places = passage_places(engine, answer, principal) if explain else {}
         if not as_json:
-            warn_without_groups(principal)
+            warn_without_groups(principal, engine.store)
             if answer.reason == "no_evidence":
                 warn_nothing_readable(engine.store, principal)
     if as_json:

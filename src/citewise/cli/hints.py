@@ -11,10 +11,25 @@ NO_GROUPS_HINT = ("note: no --groups given: a user with no groups may read nothi
                   "(`citewise status --documents` lists each document's groups).")
 
 
-def warn_without_groups(principal: Principal) -> None:
-    """Say on stderr why a search or question as a user without groups finds nothing."""
+UNGROUPED_HINT = ("note: no document of this index has an ACL group, so no user may read any. "
+                  "Fix: ingest them again with --groups GROUP (only their metadata changes; "
+                  "nothing is embedded again), or `citewise acl DOC --groups GROUP`.")
+
+
+def warn_without_groups(principal: Principal, store: Store | None = None) -> None:
+    """Say on stderr why a search or question as a user without groups finds nothing (or,
+    with ``store``, that no document has a group, whoever asks)."""
     if not principal.groups:
-        echo(NO_GROUPS_HINT, err=True)
+        echo(UNGROUPED_HINT if store is not None and _ungrouped(store) else NO_GROUPS_HINT,
+             err=True)
+
+
+def _ungrouped(store: Store) -> bool:
+    """Whether the index has documents and none has an ACL group: ingested without
+    ``--groups``, which a new user did, then passed the groups the hint suggested and still
+    found nothing."""
+    docs = store.list_documents()
+    return bool(docs) and not any(d.acl_groups for d in docs)
 
 
 def warn_nothing_readable(store: Store, principal: Principal) -> None:
@@ -26,6 +41,9 @@ def warn_nothing_readable(store: Store, principal: Principal) -> None:
         return  # warn_without_groups said it
     docs = store.list_documents()
     if not docs or any(principal.may_read(d) for d in docs):
+        return
+    if _ungrouped(store):
+        echo(UNGROUPED_HINT, err=True)
         return
     echo(f"note: no document in tenant {principal.tenant!r} may be read by groups "
          f"{', '.join(sorted(principal.groups))}. Fix: pass the user's --tenant and --groups "

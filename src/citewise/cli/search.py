@@ -146,7 +146,7 @@ def search(query, groups, tenant, top_k, mode, as_json, explain, show_sql, db, c
             return
         result = engine.search(query, principal, mode=mode, top_k=top_k, explain=explain)
         if not as_json:
-            warn_without_groups(principal)
+            warn_without_groups(principal, engine.store)
             if not result.hits:
                 warn_nothing_readable(engine.store, principal)
     if as_json:
