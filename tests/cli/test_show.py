@@ -234,3 +234,21 @@ def test_an_anchor_is_listed_with_its_own_heading_not_the_last_one_under_it(tmp_
     code, out = run("show", "m.html#nope", "--groups", "public", "--db", db)
     assert code == 1 and "#AEN9 (Make the compiler find the b" in out, out
     assert "Spelling" not in out, out
+
+
+def test_a_plain_text_citation_names_the_show_that_opens_its_section(tmp_path: Path) -> None:
+    """A new user's citation of Git's 511-line release notes read "› Updates since v2.28",
+    but its link opens the file at its top (plain text has no anchors) and no hint said
+    `show --anchor` would print the section."""
+    notes = ("Git v2.29 Release Notes\n=======================\n\nBackward compatibility\n"
+             "----------------------\n\nNothing changed.\n\nUpdates since v2.28\n"
+             "-------------------\n\n * \"git maintenance\" is a new command that runs "
+             "housekeeping tasks on a schedule.\n")
+    _, db = indexed(tmp_path, "2.29.0.txt", notes)
+    code, out = run("ask", "Which command runs housekeeping tasks on a schedule?", "--groups",
+                    "public", "--db", db, "--generator", "extractive")
+    assert code == 0 and "git maintenance" in out, out
+    assert "a browser opens this file at its top" in out, out
+    hint = re.search(r"`(citewise show [^`]+)`", out)
+    code, shown = run(*shlex.split(hint.group(1))[1:])
+    assert code == 0 and "git maintenance" in shown and "Nothing changed" not in shown, shown

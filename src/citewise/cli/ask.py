@@ -27,7 +27,7 @@ from citewise.cli.show import opens_nowhere
 from citewise.cli.stream import NumberedStream, Waiting
 from citewise.engine import Engine
 from citewise.trace import GateTrace
-from citewise.types import SEARCH_MODES, Answer, Principal
+from citewise.types import SEARCH_MODES, Answer, Citation, Principal
 
 REASONS = {
     "no_evidence": "nothing you may read matches the question",
@@ -109,12 +109,15 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         for c in answer.citations:
             echo(format_citation(c), one_line=True)
         closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
-        if closed is not None:
-            section = [] if "#" in closed.source or not closed.heading_path else [
-                "--anchor", closed.heading_path[-1]]  # plain text: its heading's words
-            command = shlex.join(["citewise", "show", closed.source, *section, *show_args])
-            echo(f"note: a browser opens no section of a compressed or Info file; "
-                 f"`{command}` prints [{closed.id}]", one_line=True)
+        top = next((c for c in answer.citations if _opens_at_top(c)), None)
+        if closed is not None or top is not None:
+            cited = closed or top
+            section = [] if "#" in cited.source or not cited.heading_path else [
+                "--anchor", cited.heading_path[-1]]  # plain text: its heading's words
+            command = shlex.join(["citewise", "show", cited.source, *section, *show_args])
+            why = ("a browser opens no section of a compressed or Info file" if closed else
+                   "a browser opens this file at its top, not at the cited section")
+            echo(f"note: {why}; `{command}` prints [{cited.id}]", one_line=True)
     v = answer.validation
     for sid in v.fabricated:
         echo(f"warning: the answer cites {sid}, which is not one of its sources")
@@ -123,6 +126,13 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
     for issue in v.uncited:
         echo(f"warning: no citation for: {issue.sentence}")
     print_notes(answer)
+
+
+def _opens_at_top(citation: Citation) -> bool:
+    """A local file's link with no anchor to a section it has (plain text: a new user's
+    citation of Git's 511-line 2.29.0.txt, "› Updates since v2.28", opened at its top)."""
+    return citation.source.lower().startswith("file:") and "#" not in citation.source \
+        and bool(citation.heading_path)
 
 
 def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> list[str]:
