@@ -311,12 +311,15 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
             noindex.append(path)
         else:
             pages.append((path, parsed))
-    folders = [str(path.parent) for path, _ in pages]
-    site = profile([p for _, p in pages], folders)
+    site = profile([p for _, p in pages], [str(path.parent) for path, _ in pages])
+    editions = single_page_editions(pages, site.blocks)
+    if editions:  # an edition holds every page's repeated lines again: profile without it
+        pages = [(path, p) for path, p in pages if path not in editions]
+        site = profile([p for _, p in pages], [str(path.parent) for path, _ in pages])
     extra = set(also)
     pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
-    noindex += single_page_editions(pages)
+    noindex += [path for path in editions if path not in extra]
     return Survey(site, [r for r in redirects if r[0] not in extra],
                   [n for n in noindex if n not in extra], duplicate_pages(pages), languages)
 

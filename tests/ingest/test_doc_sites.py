@@ -264,7 +264,7 @@ def test_a_single_page_edition_of_the_site_is_skipped_unless_named(tmp_path: Pat
     every = "".join(f"<p>{t}</p>" for texts in modules.values() for t in texts)
     (site / "all.html").write_text(f"<html><body><h1>All</h1>{every}</body></html>")
     own = "".join(f"<p>{t}</p><p>A note of the guide's own, number {i}, on this.</p>"
-                  for i, t in enumerate(t for texts in modules.values() for t in texts))
+                  for i, t in enumerate(modules["fs"]))
     (site / "guide.html").write_text(f"<html><body><h1>Guide</h1>{own}</body></html>")
     db = tmp_path / "i.db"
     ingest = ingest_cli(db, monkeypatch)
@@ -275,6 +275,17 @@ def test_a_single_page_edition_of_the_site_is_skipped_unless_named(tmp_path: Pat
     assert listed["noindex"] == ["all.html"]
     named = ingest(str(site / "all.html"), "--groups", "public")
     assert named.exit_code == 0 and "1 new" in named.output, named.output
+    versions = tmp_path / "versions"
+    for v in range(1, 7):
+        (versions / f"v{v}").mkdir(parents=True)
+        body = "".join(f"<p>{t}</p>" for t in modules["fs"] + modules["os"] + modules["url"]
+                       + modules["zlib"][:v * 3])
+        (versions / f"v{v}" / "guide.html").write_text(f"<html><body>{body}</body></html>")
+    for i in range(8):  # other pages, so the guide's text is not on half the batch
+        (versions / f"page{i}.html").write_text(f"<html><body><p>Page {i} of its own.</p>"
+                                                "</body></html>")
+    listed = json.loads(ingest(str(versions), "--groups", "public", "--json").output)
+    assert listed["noindex"] == [] and listed["new"] == 14, listed
 
 
 def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypatch) -> None:

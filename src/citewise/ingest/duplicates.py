@@ -54,32 +54,40 @@ def _preference(path: Path) -> tuple[bool, int, str]:
 
 MIN_EDITION_BLOCKS = 50
 """A single-page edition has at least this many passages (:func:`single_page_editions`)."""
-EDITION_SHARE = 0.9
 MIN_EDITION_SOURCES = 3
+MAX_OWN_SHARE = 0.02
+MAX_OWN_PROSE_SHARE = 0.001
 _MIN_PASSAGE = 40  # characters: shorter blocks ("Returns: <string>") repeat by chance
 
 
-def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]]) -> list[Path]:
+def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]],
+                         chrome: frozenset[str] = frozenset()) -> list[Path]:
     """The pages that repeat the others whole: a single-page edition of the site (Node's API
     docs ship ``all.html``, every module page again; indexed, it was half the index, doubled
     the ingest, and took 16 of 150 search hits from the module pages, some linking into an
-    8 MB page). A page is one when at least :data:`EDITION_SHARE` of its
-    :data:`MIN_EDITION_BLOCKS` or more passages (text, lists, tables, code of 40 characters
-    or more) are on :data:`MIN_EDITION_SOURCES` or more smaller pages of the batch. Near
-    copies of one size are never editions of each other."""
-    passages = [{b.text for b in parsed.blocks if b.kind != "heading"
-                 and len(b.text) >= _MIN_PASSAGE} for _, parsed in pages]
-    where: dict[str, list[int]] = {}
-    for index, texts in enumerate(passages):
-        for text in texts:
-            where.setdefault(text, []).append(index)
+    8 MB page). A page is one when it has :data:`MIN_EDITION_BLOCKS` or more passages (text,
+    lists, tables, code of 40 characters or more, not the site's ``chrome``), all but
+    :data:`MAX_OWN_SHARE` of them on :data:`MIN_EDITION_SOURCES` or more smaller pages that
+    stay indexed, and at most :data:`MAX_OWN_PROSE_SHARE` of them paragraphs of its own
+    (all.html: a menu and one paragraph rendered apart of its 11,096; a page of under 1,000
+    passages, none). A guide's next version adds a paragraph, an overview page its own
+    words: both stay (a review's versioned guide lost its newest version's feature)."""
+    passages = [{b.text: b.kind for b in parsed.blocks if b.kind != "heading"
+                 and len(b.text) >= _MIN_PASSAGE and b.text not in chrome}
+                for _, parsed in pages]
+    kept_at: dict[str, int] = {}  # a passage: the first page that stays and holds it
     out = []
-    for index, texts in enumerate(passages):
-        if len(texts) < MIN_EDITION_BLOCKS:
-            continue
-        smaller = [[i for i in where[t] if len(passages[i]) < len(texts)] for t in texts]
-        found = sum(1 for s in smaller if s)
-        sources = {s[0] for s in smaller if s}
-        if found >= EDITION_SHARE * len(texts) and len(sources) >= MIN_EDITION_SOURCES:
+    for index in sorted(range(len(pages)), key=lambda i: len(passages[i])):
+        texts = passages[index]
+        sources = {kept_at[t] for t in texts if t in kept_at
+                   and len(passages[kept_at[t]]) < len(texts)}
+        own = [kind for t, kind in texts.items() if t not in kept_at
+               or len(passages[kept_at[t]]) >= len(texts)]
+        if len(texts) >= MIN_EDITION_BLOCKS and len(sources) >= MIN_EDITION_SOURCES and \
+                len(own) <= MAX_OWN_SHARE * len(texts) and \
+                own.count("text") <= MAX_OWN_PROSE_SHARE * len(texts):
             out.append(pages[index][0])
-    return out
+            continue
+        for text in texts:
+            kept_at.setdefault(text, index)
+    return sorted(out, key=lambda path: [p for p, _ in pages].index(path))
