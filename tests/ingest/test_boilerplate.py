@@ -88,7 +88,7 @@ def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
     was answered from another page; "- <string>", the type under each, went as a menu when
     one page was ingested with its neighbours. Chrome is drawn once per page."""
     pages = []
-    for name, functions in (("fs", 2), ("os", 1), ("test", 1), ("url", 1)):
+    for name, functions in (("fs", 2), ("os", 2), ("test", 1), ("url", 1)):
         b = DocumentBuilder()
         b.add("text", "Skip to content")
         b.heading(name, 1)
@@ -102,3 +102,12 @@ def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
     assert site.blocks == {"Skip to content"}
     assert [b.text for b in strip(pages[2], site).blocks] == [
         "test", "test.f0()", "Stability: 2 - Stable", "- <string>", "test.f0 does a thing."]
+    footer = []  # one page drawing its footer twice (a review) does not make it content
+    for name in ("a", "b", "c", "d"):
+        b = DocumentBuilder()
+        b.add("text", f"{name} says something of its own.")
+        b.add("text", "Copyright 2024 Acme Corp.")
+        if name == "a":
+            b.add("text", "Copyright 2024 Acme Corp.")
+        footer.append(b.build(title=name, fmt="html"))
+    assert profile(footer).blocks == {"Copyright 2024 Acme Corp."}

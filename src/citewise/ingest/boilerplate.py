@@ -8,7 +8,8 @@ repetition across the pages of one ingest batch (:func:`profile`):
 * a block (text, list, table or top-level heading) whose exact text occurs on at least
   :data:`MIN_SHARE` of the batch's pages, and on at least :data:`MIN_PAGES` of them, is
   boilerplate: it is removed from every page and from heading paths (:func:`strip`), unless
-  some page holds it twice or more. Chrome is drawn once per page; Node's API pages repeat
+  two pages or more (:data:`MIN_TWICE_PAGES`) hold it twice or more. Chrome is drawn once
+  per page; Node's API pages repeat
   "Stability: 2 - Stable", "Stability: 1 - Experimental" and "History" under each function
   that has them, and all three were dropped (from 43, 34 and 55 of its 65 pages: "Is
   node:test stable?" was answered from another page's table). Section headings of level 2
@@ -17,7 +18,7 @@ repetition across the pages of one ingest batch (:func:`profile`):
 * a menu repeated on the pages of one folder only (libxslt's old site has one menu for its
   top pages, another for its ``html/`` API pages, neither on half the batch): a list or
   table whose exact text occurs on at least :data:`MIN_SHARE` of the pages of its folder,
-  and on at least :data:`MIN_PAGES`, is boilerplate too, unless some page holds it twice
+  and on at least :data:`MIN_PAGES`, is boilerplate too, unless two pages hold it twice
   (Node's "- <string>", the type under each function). Text repeated within a folder is
   kept: a sentence every page of an API reference repeats ("Returns 0 on success") is
   content, and so is an admonition's "Warning";
@@ -41,6 +42,9 @@ from citewise.types import Block, ParsedDocument
 
 MIN_PAGES = 3
 MIN_SHARE = 0.5
+MIN_TWICE_PAGES = 2
+"""Pages that must hold a repeated text twice for it to be content: one page with its footer
+drawn twice (a review) kept the footer on every page."""
 _TITLE_SEPARATORS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
 _PAREN_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 
@@ -105,12 +109,13 @@ def profile(pages: Sequence[ParsedDocument],
         return SiteProfile(pages=len(pages))
     counts: Counter[str] = Counter()
     heads: Counter[str] = Counter()
-    within: set[str] = set()  # texts some page holds twice or more
+    twice: Counter[str] = Counter()  # texts: the pages that hold them twice or more
     for page in pages:
         candidates = _candidates(page)
         counts.update(candidates)
         heads.update(_section_headings(page))
-        within |= _twice(page, candidates)
+        twice.update(_twice(page, candidates))
+    within = {text for text, n in twice.items() if n >= MIN_TWICE_PAGES}
     need = _threshold(len(pages))
     repeated = {text for text, n in counts.items() if n >= need and text not in within}
     for folder in set(where):
