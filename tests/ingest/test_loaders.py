@@ -349,6 +349,11 @@ def test_a_paginated_text_manual_reads_as_its_sections(tmp_path, check_offsets):
     settings = load_file(_write(tmp_path, "README.txt", b"Defaults\n\nTimeout ........ 30\n"
                                                         b"Retries ........ 3\n"))
     assert "Retries ........ 3" in settings.text  # leaders, but no contents
+    paged = (f"{header}\n\n1.  Exit status\n\nSuccess ....... 0\nUsage error ... 1\n"
+             f"Not found ..... 2\n\n{header}\n\n2.  Editors\n\nThe default is\n\nvi\n\n"
+             f"unless EDITOR is set.\n\n{header}\n\nThe end.\n")  # a review: both dropped
+    kept = load_file(_write(tmp_path, "acme.txt", paged.encode()))
+    assert "Usage error ... 1" in kept.text and "\nvi\n" in kept.text, kept.text
 
 
 def test_a_typeset_text_joins_the_words_its_formatter_broke(tmp_path, check_offsets):

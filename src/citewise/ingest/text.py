@@ -52,8 +52,9 @@ class TextLoader:
         paragraphs = _PARAGRAPHS.split(text)
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
+        furniture = _furniture(paragraphs, running)
         for index, para in enumerate(paragraphs):
-            if _furniture(paragraphs, index, running):
+            if not para.strip() or index in furniture:
                 continue
             section = _numbered_heading(para) if numbered else None
             if section is not None:
@@ -83,41 +84,74 @@ class TextLoader:
                              empty_hint="the file is empty or only whitespace")
 
 
-def _furniture(paragraphs: list[str], index: int, running: dict[str, int]) -> bool:
-    """Whether paragraph ``index`` is blank or a printed page's furniture, not read: a running
-    header after its first showing, a page number, a printed table of contents."""
-    line = paragraphs[index].strip()
-    return not line or line in running and running[line] < index or \
-        bool(running) and is_page_number(line) or \
-        _printed_contents(paragraphs, index, bool(running))
+def _furniture(paragraphs: list[str], running: dict[str, int]) -> set[int]:
+    """The paragraphs of a printed page's furniture, not read: a running header after its
+    first showing, a page number, a printed table of contents (:func:`_printed_contents`).
+    A roman page number ("i", "vi") only next to other furniture or at the end: a paragraph
+    "vi" in an editor's manual is its name (a review)."""
+    contents = _printed_contents(paragraphs, bool(running))
+    header = {i for i, p in enumerate(paragraphs) if p.strip() in running}
+    filled = [i for i, p in enumerate(paragraphs) if p.strip()]
+    out = set(contents) | {i for i in header if running[paragraphs[i].strip()] < i}
+    for k, i in enumerate(filled):
+        line = paragraphs[i].strip()
+        if not running or not is_page_number(line):
+            continue
+        near = {filled[k - 1] if k else -1, filled[k + 1] if k + 1 < len(filled) else -1}
+        if line.isdigit() and len(line) <= 4 or near & (contents | header) or k + 1 == len(filled):
+            out.add(i)
+    return out
 
 
-def _printed_contents(paragraphs: list[str], index: int, paged: bool) -> bool:
-    """Whether paragraph ``index`` is part of a printed table of contents: the "Contents" line
-    above one, or a paragraph most of whose lines are titles with dot leaders and page
-    numbers that never go down ("6.2  Contents of an index database ....  19"), in a paged
-    text (``paged``: it has running headers) or under a "Contents" line. man-db's manual ends
-    with four pages of them, which searches for a section's title found before the section;
-    a list of settings with leaders ("Timeout ....  30") in a README stays."""
-    lines = _lines(paragraphs[index])
-    if len(lines) == 1 and _CONTENTS.fullmatch(lines[0]):
-        return index + 1 < len(paragraphs) and _listed(_lines(paragraphs[index + 1]))
-    under = index > 0 and [_CONTENTS.fullmatch(x) for x in _lines(paragraphs[index - 1])][:1]
-    return (paged or bool(under and under[0])) and _listed(lines)
+def _printed_contents(paragraphs: list[str], paged: bool) -> set[int]:
+    """The paragraphs of a printed table of contents: ones most of whose lines are titles
+    with dot leaders and page numbers that never go down ("6.2  Contents of an index
+    database ....  19"), most of them titles of the text's own headings, in a paged text
+    (``paged``: it has running headers) or under a "Contents" line, and that line. man-db's
+    manual ends with four pages of them, which searches for a section's title found before
+    the section; a list of settings ("Timeout ....  30") or exit statuses with leaders stays."""
+    titles = _heading_titles(paragraphs)
+    out = set()
+    for i, para in enumerate(paragraphs):
+        above = _lines(paragraphs[i - 1]) if i else []
+        under = len(above) == 1 and bool(_CONTENTS.fullmatch(above[0]))
+        if (paged or under) and _listed(_lines(para), titles):
+            out.add(i)
+            if under:
+                out.add(i - 1)
+    return out
+
+
+def _heading_titles(paragraphs: list[str]) -> set[str]:
+    """The compacted titles of the text's numbered and underlined headings."""
+    out = set()
+    for para in paragraphs:
+        heading = _numbered_heading(para) or _underlined_heading(para)
+        if heading is not None:
+            out.add(_compact_title(heading[0]))
+    return out
+
+
+def _compact_title(title: str) -> str:
+    return "".join(_NUMBER_PREFIX.sub("", title).lower().split())
 
 
 def _lines(para: str) -> list[str]:
     return [line.strip() for line in para.split("\n") if line.strip()]
 
 
-def _listed(lines: list[str]) -> bool:
-    """Two or more lines, most of them contents entries, whose page numbers never go down."""
-    pages = [int(m.group(1)) for line in lines if is_toc_line(line)
-             and (m := _PAGE.search(line))]
-    listed = sum(1 for line in lines if is_toc_line(line))
-    return listed >= 2 and 2 * listed >= len(lines) and pages == sorted(pages)
+def _listed(lines: list[str], titles: set[str]) -> bool:
+    """Two or more lines, most of them contents entries whose page numbers never go down,
+    half of them or more titles of ``titles``."""
+    entries = [line for line in lines if is_toc_line(line)]
+    pages = [int(m.group(1)) for line in entries if (m := _PAGE.search(line))]
+    named = sum(1 for line in entries if _compact_title(_LEADER_TAIL.sub("", line)) in titles)
+    return len(entries) >= 2 and 2 * len(entries) >= len(lines) and pages == sorted(pages) \
+        and 2 * named >= len(entries)
 
 
+_NUMBER_PREFIX = re.compile(r"^\s*\d{1,2}(?:\.\d{1,2}){0,4}\.?\s+")
+_LEADER_TAIL = re.compile(r"(?:\s?\.){2,}\s*\S*\s*$")
 _CONTENTS = re.compile(r"(?:table\s+of\s+)?contents", re.IGNORECASE)
 _PAGE = re.compile(r"(\d{1,5})$")
 
@@ -141,8 +175,10 @@ def _spellings(text: str) -> frozenset[str]:
     """How the typeset ``text`` spells each word it breaks with a hyphen at a line end, for
     :func:`~citewise.ingest.pdf_layout.dehyphenate`: with the hyphen or without, as the rest
     of the text spells it more often ("man-db" 46 times against "mandb" 8); spelled neither
-    way, with the hyphen when both parts are words of the text ("cross-" / "compiling",
-    "package-" / "specific"), else joined ("loca-" / "tion"). Plus its ``--options``."""
+    way, with the hyphen when both parts are words of the text ("package-" / "specific"),
+    else joined ("loca-" / "tion"; and "cross-" / "compiling", as man-db's manual has no
+    "cross" alone: without a dictionary, one of its 106 breaks is read wrong). Plus its
+    ``--options``."""
     rest = _BREAK.sub(" ", text)
     counts = Counter(w.lower() for w in _COMPOUND.findall(rest))
     parts = {w.lower() for w in _PART.findall(rest)}
