@@ -241,6 +241,16 @@ def test_an_example_shown_twice_in_two_module_systems_is_quoted_once():
                          "const page = await fetchPage(get, env.URL);")
     assert "'node:process';\n\nimport { fetchPage } from './fetch.js';\n\nconst page" in \
         grouped, grouped
+    java, _ = _answer("How do I read all lines with Files.readAllLines?",  # a review
+                      "Read a file with Files.readAllLines:\n\nimport java.nio.file.Files;\n"
+                      "import java.nio.file.Path;\n\nimport org.acme.Config;\n\nList<String> "
+                      "lines = Files.readAllLines(Path.of(Config.FILE));")
+    assert java.count("```") == 2 and "import org.acme.Config;\n\nList<String>" in java, java
+    from citewise.generate.examples import blocks
+
+    gpu = ("Swap NumPy for CuPy:\n\nimport numpy as np\nx = np.arange(10)\n\n"
+           "import cupy as np\nx = np.arange(10)")  # the same body, other imports: two
+    assert sum(code for _, code in blocks(passage("S1", gpu))) == 2
 
 
 def test_code_the_length_cut_opened_midway_is_not_quoted():

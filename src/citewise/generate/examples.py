@@ -123,9 +123,8 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
             out[-1] = (out[-1][0] + "\n\n" + text, True)
         else:
             out.append((text, code))
-    seen: set[str] = set()  # an example for another module system is quoted once
-    out = [(text, code) for text, code in out
-           if not code or not (body := _body(text)) or not (body in seen or seen.add(body))]
+    seen: dict[str, str] = {}  # an example for another module system is quoted once
+    out = [(text, code) for text, code in out if not code or not _twin(text, seen)]
     return [(clipped(text), True) if code else (text, False) for text, code in out]
 
 
@@ -134,11 +133,14 @@ _IMPORTS = re.compile(r"\s*(?:import\s|from\s+[\w.]+\s+import\s|(?:const|let|var
 _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:import\s[^;'\"]{0,400}?\bfrom\s*['\"][^'\"\n]+['\"];?|"
     r"import\s*['\"][^'\"\n]+['\"];?|"
-    r"import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*[ \t]*$|"
+    r"import\s+(?:static\s+)?[\w.]+(?:\.\*)?(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*"
+    r"[ \t]*;?[ \t]*$|"
     r"from\s+[\w.]+\s+import\s(?:\([^)]{0,400}\)|.*)|(?:const|let|var)\s+[^=;]{1,200}=\s*require"
-    r"\s*\([^)]{0,200}\)[^;\n]*;?|#include\s.*|use\s+[\w:]+;|using\s+[\w.]+;)", re.MULTILINE)
+    r"\s*\([^)]{0,200}\)[^;\n]*;?|#include\s.*|use\s+[\w:]+(?:::\{[^}\n]{0,200}\})?;|"
+    r"using\s+[\w.]+;)", re.MULTILINE)
 """A whole import statement: ``import {…} from '…';`` over several lines, Python's
-``import a, b`` and ``from a import (…)``, ``const {…} = require('…');``, ``#include``."""
+``import a, b`` and ``from a import (…)``, Java's ``import a.b.C;``, ``const {…} =
+require('…');``, ``#include``, Rust's ``use a::{b, c};``."""
 
 
 def _another_example(before: str, part: str) -> bool:
@@ -150,6 +152,29 @@ def _another_example(before: str, part: str) -> bool:
     declared ``open`` twice. Import groups ("import os" / "import requests" / the code)
     stay one example."""
     return bool(_IMPORTS.match(part)) and bool(_IMPORT_STATEMENT.sub("", before).strip())
+
+
+def _twin(code: str, seen: dict[str, str]) -> bool:
+    """Whether ``code`` is an example already in ``seen`` (its body: the code) for the other
+    JavaScript module system (``import … from`` against ``require(…)``); records it if not.
+    The same code with other imports is otherwise another example (``numpy`` or ``cupy``)."""
+    body, system = _body(code), _module_system(code)
+    if not body or system is None:
+        return False
+    if seen.get(body) not in (None, system):
+        return True
+    seen.setdefault(body, system)
+    return False
+
+
+def _module_system(code: str) -> str | None:
+    if _REQUIRE.search(code):
+        return "commonjs"
+    return "esm" if _ESM.search(code) else None
+
+
+_REQUIRE = re.compile(r"\brequire\s*\(\s*['\"]")
+_ESM = re.compile(r"^\s*import\s[^;'\"]{0,400}?\bfrom\s*['\"]", re.MULTILINE)
 
 
 def _body(code: str) -> str:
