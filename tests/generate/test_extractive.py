@@ -125,6 +125,7 @@ def test_a_row_of_several_sentences_is_quoted_sentence_by_sentence_with_its_row(
     gen = _answer("Which version emits the DEP0013 deprecation warning?", HISTORY)
     assert gen.text.startswith("Version: v7.0.0; Changes: Not passing it will emit"), gen.text
     assert table_rows("Before | After\nOpen it. Close it. | Open it. Close it.") == []
+    assert table_rows("Version | Changes\nv2 | See sec. 4.2 of the spec. It was renamed.") == []
 
 
 def test_a_table_whose_rows_match_nothing_is_one_sentence_as_before():

@@ -63,6 +63,8 @@ def _sentence_rows(header: list[str], row: list[str]) -> list[tuple[str, str]] |
     long = [i for i, sentences in enumerate(split) if len(sentences) > 1]
     if len(long) != 1:
         return None
+    if any(len(x.split()) < 3 or not x[:1].isupper() for x in split[long[0]]):
+        return None  # "See sec. 4.2 of the spec." is no two sentences (a review)
     out = []
     for sentence in split[long[0]]:
         cells = [sentence if i == long[0] else c for i, c in enumerate(row)]
