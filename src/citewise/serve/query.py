@@ -83,8 +83,9 @@ def _guard(st: ServerState, request: Request, text: str) -> ApiPrincipal:
 
 
 MAX_LOG_PAGE = 200
-"""Most records one ``GET /v1/log`` returns: a security review's reader key asked for 1,000
-of its own asks (3.2 MB, 0.7 s each) from 50 threads, and another key's search took 20 s."""
+"""Most records one ``GET /v1/log`` returns (a larger ``limit`` gets this many; ``before``
+pages back): a security review's reader key asked for 1,000 of its own asks (3.2 MB, 0.7 s
+each) from 50 threads, and another key's search took 20 s."""
 
 
 def _reader(st: ServerState, request: Request) -> ApiPrincipal:
@@ -295,16 +296,21 @@ def trace(request_id: str, request: Request) -> dict:
 
 
 @router.get("/v1/log", tags=["query"])
-def log(request: Request, limit: int = Query(100, ge=1, le=MAX_LOG_PAGE)) -> dict:
-    """Recent requests: your own, or (admin) everyone's in your tenant."""
+def log(request: Request, limit: int = Query(100, ge=1),
+        before: float | None = Query(None, description="Only records older than this time "
+                                     "(the `next_before` of the page before).")) -> dict:
+    """Recent requests: your own, or (admin) everyone's in your tenant; at most
+    ``MAX_LOG_PAGE`` (200) a page, newest last, ``next_before`` pages back."""
     st = state_of(request)
     who = _reader(st, request)
     if st.log is None:
-        return {"records": []}
+        return {"records": [], "next_before": None}
     admin = who.can("admin")
-    records = st.log.records(tenant=who.tenant, limit=limit, since=None if admin else
-                             who.since(), principal=None if admin else who.name)
-    return {"records": [_as_seen(st, r, who) for r in records]}
+    records = st.log.records(tenant=who.tenant, limit=min(limit, MAX_LOG_PAGE),
+                             since=None if admin else who.since(), until=before,
+                             principal=None if admin else who.name)
+    return {"records": [_as_seen(st, r, who) for r in records],
+            "next_before": records[0].at if records else None}
 
 
 @router.get("/v1/admin/drift", tags=["admin"])
