@@ -191,3 +191,22 @@ def test_cli_says_why_and_explains_the_reader(db: Path) -> None:
     assert "-- reader: fake-reader P(yes) 0.2, score 0.2 vs 0.5 (settings" in out
     assert "-> reader_no" in out
     assert json.loads(json.dumps(answer.to_dict()))["trace"]["gate"]["reader"]["p_yes"] == 0.2
+
+
+def test_a_doubtful_reading_lets_no_quote_stand_in_for_a_failed_answer(db: Path) -> None:
+    """When none of the model's sentences holds, quoting the sources in its place answered
+    unanswerable questions (httpx's gzip upload, ninja's build server); the reader's score
+    just over its threshold now declines instead, and a clear one looks for the quote."""
+    wrong = ("Every employee who becomes a parent receives 30 weeks of parental leave "
+             "[{sid:20 weeks}].")
+    just = {"Yes": math.log(0.55), "No": math.log(0.45)}
+    gen = FakeReaderGenerator(wrong, logprobs=[just])
+    with engine_for(db, reader_threshold=0.5) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert answer.declined and answer.reason == "unsupported", answer.answer
+    assert any("answerability 0.55 is under 0.60" in n for n in answer.notes), answer.notes
+    gen = FakeReaderGenerator(wrong, logprobs=[YES])
+    with engine_for(db, reader_threshold=0.5) as engine:
+        answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
+    assert not any("answerability" in n for n in answer.notes)  # a quote was looked for
+    assert any("no source sentence says what the answer claimed" in n for n in answer.notes)
