@@ -204,7 +204,7 @@ def test_a_doubtful_reading_lets_no_quote_stand_in_for_a_failed_answer(db: Path)
     with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)
     assert answer.declined and answer.reason == "unsupported", answer.answer
-    assert any("answerability 0.55 is under 0.60" in n for n in answer.notes), answer.notes
+    assert any("answerability 0.550 is under 0.600" in n for n in answer.notes), answer.notes
     gen = FakeReaderGenerator(wrong, logprobs=[YES])
     with engine_for(db, reader_threshold=0.5) as engine:
         answer = engine.ask(LEAVE_Q, STAFF, generator=gen)

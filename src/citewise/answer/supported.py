@@ -100,7 +100,7 @@ def _reader_doubts(draft: TraceDraft) -> str | None:
     bar = reader.threshold + FALLBACK_MARGIN
     if reader.score >= bar:
         return None
-    return (f"answerability {reader.score:.2f} is under {bar:.2f} (its threshold + "
+    return (f"answerability {reader.score:.3f} is under {bar:.3f} (its threshold + "
             f"{FALLBACK_MARGIN})")
 
 
