@@ -28,6 +28,7 @@ _PROMPT = re.compile(r"\s*(?:\$|>>>|\.\.\.|%|#!)\s")
 _CODE_MARK = re.compile(r"[={}\[\];<>$\\`]|\w\(|(?:^|\s)--?[A-Za-z]")
 _BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
 _SENTENCE_END = re.compile(r"[^\s=.:][\"')\]`]*[.!?:]{1,2}[\"')\]]*$")
+_NEUTRAL = re.compile(r"\d{1,4}[.,:;]?|[-–—]")
 _PLAIN_WORD = re.compile(r"[(\"'“‘]?[^\W\d_][^\W\d_'’-]*[)\"'”’]?[,.;:!?]?[)\"'”’]?")
 _CELL = " | "
 BLOCK_BREAK = re.compile(r"\n{2,}")
@@ -98,7 +99,10 @@ def _has_fence(part: str) -> bool:
 
 
 def _plain_share(text: str) -> float:
-    words = text.split()
+    """The share of plain words among ``text``'s words, a number or a dash standing alone
+    counted as neither (Node's "Stability: 0 - Deprecated: Use Buffer.from(array)
+    instead." was quoted as code)."""
+    words = [w for w in text.split() if not _NEUTRAL.fullmatch(w)]
     return sum(bool(_PLAIN_WORD.fullmatch(word)) for word in words) / len(words) if words \
         else 0.0
 
