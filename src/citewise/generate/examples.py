@@ -114,7 +114,8 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     borg's docs explains its example in sentences), is one of the chunk's headings or the
     sentence leading into the code ("For example:"), or could not be fenced. A block that
     opens with its own imports after code is another example (:func:`_another_example`),
-    left out when it is the same code with other imports (:func:`_body`)."""
+    left out when it is the same code for the other JavaScript module system
+    (:func:`_twin`)."""
     in_code = passage.hit.chunk.kind == "code"
     headings = {h.strip() for h in passage.hit.chunk.heading_path}
     out: list[tuple[str, bool]] = []
