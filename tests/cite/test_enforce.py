@@ -397,9 +397,12 @@ def test_a_cited_fragment_that_ends_where_its_content_should_start_is_removed() 
     assert not is_incomplete("Parents receive 20 weeks of leave [S1].")
     # a new user's Git answer: "… in Git v2.36.2, which was released on [1]."
     for waits in ("Maintenance came in Git v2.36.2, which was released on [S1].",
-                  "It was added in [S1].", "The option is set to [S1]."):
+                  "It was added in [S1].", "Since then it is set to [S1]."):
         assert is_incomplete(waits), waits
-    for done in ("You need to log in [S1].", "Turn it on [S1].", "It was added in 2.29 [S1]."):
+    for done in ("You need to log in [S1].", "Turn it on [S1].", "It was added in 2.29 [S1].",
+                 "Use `git log -S` to find the commit a line was added in [S1].",  # a review
+                 "Run `git config --get user.name` to see the value that your name is set to "
+                 "[S1].", "Run `type -a python` to see which directory it is found in [S1]."):
         assert not is_incomplete(done), done
     kept = enforce("Parents receive 100 working days of paid parental leave [S1]. For "
                    "example, [S1]", passages(LEAVE))
@@ -611,6 +614,16 @@ def test_a_source_sentence_copied_with_another_name_is_removed() -> None:
                       "client.aclose()` if you want to close a client explicitly.")
     assert enforce("To close an AsyncClient explicitly, use the `aclose()` method [S1].",
                    closes).answered  # a piece of the source's name is a name of the claim
+    for right, source in (  # a review: an alias, an older command, a placeholder
+            ("The `--dry-run` option shows what would be removed without removing anything "
+             "[S1].", "The `-n` option shows what would be removed without removing anything. "
+             "The `--dry-run` option is an alias for `-n`."),
+            ("In older versions of Git, `git reset HEAD <file>` unstages a file while keeping "
+             "its changes in the working tree [S1].", "`git restore --staged <file>` unstages "
+             "a file while keeping its changes in the working tree. In older versions of Git, "
+             "use `git reset HEAD <file>` instead."),
+            ("Run `citewise ingest <folder>` to index a folder of documents [S1].", CLI)):
+        assert enforce(right, passages(source)).answered, right
 
 
 def test_a_sentence_that_only_names_its_source_is_no_answer() -> None:
@@ -625,3 +638,9 @@ def test_a_sentence_that_only_names_its_source_is_no_answer() -> None:
     assert not result.answered and statuses(result) == ["title"]
     assert enforce('In Git v2.12.3, "git status" no longer crashes in a bare repository [S1].',
                    notes, question="Does git status crash in a bare repository?").answered
+    policy = passages("Passwords expire every 90 days\n\nPasswords expire every 90 days. You "
+                      "will be asked to choose a new one.")  # a heading its text says too
+    policy = [replace(p, hit=replace(p.hit, chunk=replace(p.hit.chunk, heading_path=(
+        "Security policy", "Passwords expire every 90 days")))) for p in policy]
+    assert enforce("Passwords expire every 90 days [S1].", policy,
+                   question="How often do passwords expire?").answered

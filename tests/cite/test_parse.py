@@ -141,6 +141,9 @@ def test_strip_citations_keeps_other_brackets() -> None:
     # a closing tag after what it cites (a new user's Git answer), and a fence's
     ("[S1]Git v2.12.3 Release Notes[/Source id]", "Git v2.12.3 Release Notes [S1]"),
     ("A is B [S1]</source>.", "A is B [S1]."),
+    ("Set it [S1]:\n\n```xml\n<source>17</source>\n```",  # Maven's, in code: kept (a review)
+     "Set it [S1]:\n\n```xml\n<source>17</source>\n```"),
+    ("See [/sources/api.md] and `</source>`.", "See [/sources/api.md] and `</source>`."),
 ])
 def test_canonical_citations(raw: str, canonical: str) -> None:
     assert canonical_citations(raw) == canonical

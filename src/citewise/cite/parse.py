@@ -35,6 +35,7 @@ Decisions (each has a test):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from citewise.text import CODE_LINE
@@ -68,7 +69,8 @@ _CITE_FIRST = re.compile(
     r"\[(S\d{1,4}(?:, S\d{1,4})*)\]\s*([^\[\n]*?[^\s\[])(?:([.!?])(?=\s|$)|(?=\n|$))")
 
 
-_CLOSING_TAG = re.compile(r"\[\s*/\s*sources?\b[^\[\]\n]{0,40}\]|</\s*sources?\s*>", re.IGNORECASE)
+_CLOSING_TAG = re.compile(r"(?<=\S)(?:\[\s*/\s*sources?(?:\s+id\b[^\[\]\n]{0,30})?\s*\]|"
+                          r"</\s*sources?\s*>)", re.IGNORECASE)
 """A closing tag a model writes after what it cites, as if the citation were an element: a new
 user's answer was "[1]Git v2.12.3 Release Notes[/Source id]"."""
 _LABELLED = re.compile(r"\b(?:Sources?|References?|Citations?)\s*:\s*"
@@ -84,10 +86,25 @@ def canonical_citations(text: str) -> str:
     text = _VARIANT.sub(lambda m: "[" + ", ".join(
         f"S{int(n)}" for n in _ID.findall(m.group(1))) + "]", text)
     text = _LABELLED.sub(r"\1", text)  # "… each time it is run. Sources: [S1]"
-    text = _CLOSING_TAG.sub("", text)  # "[S1]Git v2.12.3 Release Notes[/Source id]"
+    text = _outside_code(text, lambda prose: _CLOSING_TAG.sub("", prose))  # "[S1]Git v2.12.3
+    # Release Notes[/Source id]"; not Maven's "<source>17</source>" in a code block
     if not re.match(r"\s*\[S\d{1,4}(?:, S\d{1,4})*\]\s*\w", text):
         return text
     return _CITE_FIRST.sub(lambda m: f"{m.group(2)} [{m.group(1)}]{m.group(3) or ''}", text)
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` applied to its prose only: fenced blocks and inline code
+    stay as written."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            line = "".join(part if part.startswith("`") else change(part)
+                           for part in _INLINE_CODE_PARTS.split(line))
+        out.append(line)
+    return "\n".join(out)
 
 
 def inert_citations(text: str) -> str:

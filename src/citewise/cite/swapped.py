@@ -8,9 +8,9 @@ been taught an "--atomic" option that makes a push that updates more than one re
 "git fetch" elsewhere). :func:`swapped_name` finds the evidence sentence the claim copies
 (most of its content words, :data:`COPIED`) and the names each holds that the other lacks:
 quoted phrases ("git push"), code spans and identifiers (``--atomic``, ``http2``). A claim
-naming something its copied sentence does not, where that sentence names something the
-claim does not and no name of the claim has a piece of it ("`aclose()`" for
-"client.aclose"), says of one thing what the source says of another.
+naming something its copied sentence does not, where that sentence names something of the
+same family the claim does not (two names of as many words, the first the same, one other
+word swapped), says of one thing what the source says of another.
 """
 
 from __future__ import annotations
@@ -60,17 +60,23 @@ def swapped_name(sentence: str, evidence: str) -> tuple[str, str] | None:
     source = copied_sentence(claim, evidence)
     if source is None:
         return None
-    written = names(claim)
+    written, listed = names(claim), names(source)
+    if len(written) > MAX_NAMES or len(listed) > MAX_NAMES:
+        return None
     own = [n for n in written if not holds_word(n, source)]
-    other = [n for n in names(source) if not holds_word(n, claim)]
-    said = {part for n in written for part in _parts(n)}
-    return next(((o, t) for o in own for t in other
-                 if (only := _parts(t) - _parts(o)) and not only & said), None)
+    other = [n for n in listed if not holds_word(n, claim)]
+    return next(((o, t) for o in own for t in other if _one_word_apart(o, t)), None)
 
 
-def _parts(name: str) -> set[str]:
-    """The words and pieces of a name ("client.aclose": client, aclose)."""
-    return set(_PART.findall(name))
+MAX_NAMES = 50  # a claim or sentence naming more is a list, not a copy with one swap
 
 
-_PART = re.compile(r"[a-z0-9]+")
+def _one_word_apart(own: str, other: str) -> bool:
+    """Whether two names of two words or more differ in one word, the first the same ("git
+    fetch" for "git push"): a name of the source's family with a member swapped. An alias
+    ("--dry-run" for "-n"), a placeholder ("citewise ingest <folder>" for "citewise ingest
+    docs/ --db team.db") or an older command ("git reset HEAD <file>" for "git restore
+    --staged <file>") is no such swap (a review of this check)."""
+    a, b = own.split(), other.split()
+    return len(a) == len(b) >= 2 and a[0] == b[0] and \
+        sum(x != y for x, y in zip(a, b, strict=True)) == 1

@@ -4,7 +4,7 @@ The support check finds every word of "Git v2.12.3 Release Notes [1]" in the pas
 so, and the answer passed as answered: a new user asked which Git version added ``git
 bugreport`` and was shown that title (of notes that never mention it), the model's
 "[S1]Git v2.12.3 Release Notes[/Source id]". A title says where something is written, not
-what: no claim, so no answer.
+what: no claim, so no answer. A heading the passage's text also says is a claim like any.
 """
 
 from __future__ import annotations
@@ -30,8 +30,14 @@ def only_a_title(sentence: str, passages: Sequence[ContextPassage]) -> bool:
         return False
     for passage in passages:
         chunk = passage.hit.chunk
-        headings = {passage.hit.document.title, *chunk.heading_path,
-                    *(h for mark in chunk.sections for h in mark.heading_path)}
-        if said in {_key(h) for h in headings if h}:
+        headings = {_key(h) for h in {passage.hit.document.title, *chunk.heading_path,
+                    *(h for mark in chunk.sections for h in mark.heading_path)} if h}
+        if said in headings and said not in _body(passage.text, headings):
             return True
     return False
+
+
+def _body(text: str, headings: set[str]) -> str:
+    """``text`` without its heading lines: a heading its text also says as a sentence
+    ("Passwords expire every 90 days") is an answer (a review)."""
+    return _key(" ".join(line for line in text.split("\n") if _key(line) not in headings))

@@ -139,7 +139,13 @@ _AWAITS_PLACE = frozenset((  # "… which was released on [1]." (a new user's Gi
     "scheduled", "changed", "renamed", "moved", "set", "available", "located", "stored",
     "found", "defined", "updated", "fixed"))
 """A word that waits for a date or a place after its preposition: a sentence ending on
-"released on" or "set to" stops where its value should be; "log in", "turn it on" do not."""
+"which was released on" or "it is set to" stops where its value should be; "log in", "turn
+it on" do not, nor a clause whose object stands before it ("the commit a line was added
+in", "the value that your name is set to", "which directory a command is found in": a
+review), so the word before the verb must be a pronoun standing as its subject."""
+_BE = frozenset(("is", "was", "are", "were", "be", "been"))
+_PRONOUN_SUBJECTS = frozenset(("which", "that", "it", "this", "they", "these", "those"))
+_WH = frozenset(("which", "what", "where", "whom", "whose"))
 LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")
 """A list item's marker ("- ", "* ", "2. ") at the start of a line."""
 
@@ -167,8 +173,17 @@ def is_incomplete(sentence: str) -> bool:
     code = any(c in text for c in "`()=[]{}")  # a quoted code line may end on ':' or ','
     return words[-1].lower() in _DANGLING or (text.endswith((":", ",")) and not code) or (
         text.endswith(":") and len(words) > 8) or (
-        len(words) > 2 and words[-1].lower() in _PLACE_WORDS
-        and words[-2].lower() in _AWAITS_PLACE)
+        len(words) > 3 and words[-1].lower() in _PLACE_WORDS
+        and words[-2].lower() in _AWAITS_PLACE and words[-3].lower() in _BE
+        and _pronoun_subject([w.lower().strip(",") for w in words[-7:-3]]))
+
+
+def _pronoun_subject(before: list[str]) -> bool:
+    """Whether the words before a sentence's last verb end on a pronoun as its subject, and
+    no wh-word put the verb's object in front ("which directory it is found in")."""
+    if not before or before[-1] not in _PRONOUN_SUBJECTS:
+        return False
+    return before[-1] in ("which", "that") or not _WH & set(before[:-1])
 
 
 def _norm(text: str) -> str:
