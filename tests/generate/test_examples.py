@@ -73,6 +73,12 @@ def test_prose_lists_tables_and_unfenceable_blocks_are_not_code(block):
     assert not is_code(block)
 
 
+def test_a_program_output_of_numbers_does_not_read_as_prose():
+    from citewise.generate.examples import reads_as_prose
+
+    assert not reads_as_prose("0\n1\n2\n3\nDone.")  # a review: numbers are most of it
+
+
 def test_a_long_example_is_cut_after_a_whole_step():
     code = "\n".join([f"step{i} = {i}" for i in range(12)] + [""] +
                      [f"more{i} = {i}" for i in range(12)])

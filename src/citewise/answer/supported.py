@@ -97,7 +97,7 @@ def _reader_doubts(draft: TraceDraft) -> str | None:
     reader = gate.reader if gate is not None else None
     if reader is None or reader.score is None or reader.threshold <= 0:
         return None
-    bar = reader.threshold + FALLBACK_MARGIN
+    bar = round(reader.threshold + FALLBACK_MARGIN, 6)  # 0.2 + 0.1 is 0.30000000000000004
     if reader.score >= bar:
         return None
     return (f"answerability {reader.score:.3f} is under {bar:.3f} (its threshold + "

@@ -101,8 +101,11 @@ def _has_fence(part: str) -> bool:
 def _plain_share(text: str) -> float:
     """The share of plain words among ``text``'s words, a number or a dash standing alone
     counted as neither (Node's "Stability: 0 - Deprecated: Use Buffer.from(array)
-    instead." was quoted as code)."""
-    words = [w for w in text.split() if not _NEUTRAL.fullmatch(w)]
+    instead." was quoted as code) unless they are most of it ("0 1 2 3 Done.")."""
+    every = text.split()
+    words = [w for w in every if not _NEUTRAL.fullmatch(w)]
+    if 2 * len(words) < len(every):  # mostly numbers: a program's output, counted as before
+        words = every
     return sum(bool(_PLAIN_WORD.fullmatch(word)) for word in words) / len(words) if words \
         else 0.0
 
