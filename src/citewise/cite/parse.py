@@ -101,8 +101,8 @@ def _outside_code(text: str, change: Callable[[str], str]) -> str:
         if FENCE.match(line):
             fenced = not fenced
         elif not fenced:
-            line = "".join(part if part.startswith("`") else change(part)
-                           for part in _INLINE_CODE_PARTS.split(line))
+            line = "".join(part if i % 2 else change(part)  # odd parts: inline code
+                           for i, part in enumerate(_INLINE_CODE_PARTS.split(line)))
         out.append(line)
     return "\n".join(out)
 
@@ -117,16 +117,7 @@ def inert_citations(text: str) -> str:
 def inert_numbers(text: str) -> str:
     """``text`` with a lone number in brackets (``[3]``; not a link's, not an index such as
     ``a[1]``) in parentheses, outside fenced code blocks and inline code."""
-    out, fenced = [], False
-    for line in text.split("\n"):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            parts = _INLINE_CODE_PARTS.split(line)
-            line = "".join(part if i % 2 else _NUMBER.sub(r"(\1)", part)
-                           for i, part in enumerate(parts))
-        out.append(line)
-    return "\n".join(out)
+    return _outside_code(text, lambda prose: _NUMBER.sub(r"(\1)", prose))
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:
