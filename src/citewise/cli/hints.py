@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from citewise.cli.common import echo
 from citewise.protocols import Store
-from citewise.types import Principal
+from citewise.types import Document, Principal
 
 NO_GROUPS_HINT = ("note: no --groups given: a user with no groups may read nothing, so nothing "
                   "can match. Fix: pass the asking user's groups, e.g. --groups staff "
@@ -20,15 +22,14 @@ def warn_without_groups(principal: Principal, store: Store | None = None) -> Non
     """Say on stderr why a search or question as a user without groups finds nothing (or,
     with ``store``, that no document has a group, whoever asks)."""
     if not principal.groups:
-        echo(UNGROUPED_HINT if store is not None and _ungrouped(store) else NO_GROUPS_HINT,
-             err=True)
+        ungrouped = store is not None and _ungrouped(store.list_documents())
+        echo(UNGROUPED_HINT if ungrouped else NO_GROUPS_HINT, err=True)
 
 
-def _ungrouped(store: Store) -> bool:
+def _ungrouped(docs: Sequence[Document]) -> bool:
     """Whether the index has documents and none has an ACL group: ingested without
     ``--groups``, which a new user did, then passed the groups the hint suggested and still
     found nothing."""
-    docs = store.list_documents()
     return bool(docs) and not any(d.acl_groups for d in docs)
 
 
@@ -42,7 +43,7 @@ def warn_nothing_readable(store: Store, principal: Principal) -> None:
     docs = store.list_documents()
     if not docs or any(principal.may_read(d) for d in docs):
         return
-    if _ungrouped(store):
+    if _ungrouped(docs):  # the documents just read, not a second listing
         echo(UNGROUPED_HINT, err=True)
         return
     echo(f"note: no document in tenant {principal.tenant!r} may be read by groups "

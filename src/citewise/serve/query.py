@@ -73,8 +73,7 @@ class FeedbackBody(BaseModel):
 
 
 def _guard(st: ServerState, request: Request, text: str) -> ApiPrincipal:
-    who = st.authenticate(request)
-    st.buckets.take(who.name)
+    who = _reader(st, request)
     limit = st.engine.settings.serve.max_query_chars
     if len(text) > limit:
         raise ApiError(413, f"query of {len(text)} characters; at most {limit}.",
@@ -89,8 +88,9 @@ each) from 50 threads, and another key's search took 20 s."""
 
 
 def _reader(st: ServerState, request: Request) -> ApiPrincipal:
-    """The key's principal, charged one token of its rate limit: reading the request log
-    (records, traces, drift) and rating a request cost the server like a search does."""
+    """The key's principal, charged one token of its rate limit: search and ask
+    (:func:`_guard`), reading the request log (records, traces, drift) and rating a request
+    all cost the server work."""
     who = st.authenticate(request)
     st.buckets.take(who.name)
     return who
