@@ -67,8 +67,10 @@ _PAGE_NUMBER = re.compile(
 _SECTION_NUMBER = re.compile(  # group 1: the number ("4.2"), whose depth is a level
     r"(?:(?:chapter|appendix|part|section)\s+)?((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)\.?\s+",
     re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
-_OPTION_WORD = re.compile(r"(?<!\S)--[a-z][\w-]*")
+WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+"""A word, with its hyphenated compounds whole ("show-leak-kinds")."""
+OPTION_WORD = re.compile(r"(?<!\S)--[a-z][\w-]*")
+"""A long option standing as a word ("--quiet")."""
 _OPTION_BREAK = re.compile(r"(?<!\S)--\n([a-z][\w-]*)(=\S*)?(\S*)[ \t]*")
 """An option's dashes left at a line end ("the --" / "track-origins=yes"): 94 lines of
 the Valgrind manual, which answers then quoted as "the -- track-origins=yes"."""
@@ -181,6 +183,11 @@ def is_toc_line(line: str) -> bool:
     return bool(leaders) and any(c.isalpha() for c in text[:leaders.start()])
 
 
+def toc_title(line: str) -> str:
+    """A contents entry's title: the line without its dot leaders and page number."""
+    return _LEADERS.sub("", line).strip()
+
+
 def outline(reader: Any) -> list[OutlineEntry]:
     """The outline's entries in order; a missing or damaged outline gives none."""
     out: list[OutlineEntry] = []
@@ -239,7 +246,7 @@ def _toc_titles(pages: Sequence[Sequence[str]]) -> tuple[list[tuple[str, int]], 
                 break
             continue
         for entry in entries:
-            title = _LEADERS.sub("", entry).strip()
+            title = toc_title(entry)
             number = _SECTION_NUMBER.match(title)
             titles.append((title, min(number.group(1).count(".") + 1, 6) if number else 1))
         last = i
@@ -273,8 +280,8 @@ def vocabulary(texts: Iterable[str]) -> frozenset[str]:
     elsewhere."""
     out: set[str] = set()
     for text in texts:
-        out.update(w.lower() for w in _OPTION_WORD.findall(text))
-        for word in _WORD.findall(text):
+        out.update(w.lower() for w in OPTION_WORD.findall(text))
+        for word in WORD.findall(text):
             parts = word.lower().split("-")[:8]
             out.add(word.lower())
             out.update("-".join(parts[i:j]) for i in range(len(parts))

@@ -24,7 +24,15 @@ from pathlib import Path
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.normalize import clean_lines, collapse, verbatim, without_terminal
-from citewise.ingest.pdf_layout import dehyphenate, is_page_number, is_toc_line
+from citewise.ingest.pdf_layout import (
+    OPTION_WORD,
+    WORD,
+    dehyphenate,
+    heading_keys,
+    is_page_number,
+    is_toc_line,
+    toc_title,
+)
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -123,17 +131,14 @@ def _printed_contents(paragraphs: list[str], paged: bool) -> set[int]:
 
 
 def _heading_titles(paragraphs: list[str]) -> set[str]:
-    """The compacted titles of the text's numbered and underlined headings."""
-    out = set()
+    """The compacted titles of the text's numbered and underlined headings, with and without
+    their numbers (:func:`~citewise.ingest.pdf_layout.heading_keys`)."""
+    out: set[str] = set()
     for para in paragraphs:
         heading = _numbered_heading(para) or _underlined_heading(para)
         if heading is not None:
-            out.add(_compact_title(heading[0]))
+            out |= heading_keys(heading[0])
     return out
-
-
-def _compact_title(title: str) -> str:
-    return "".join(_NUMBER_PREFIX.sub("", title).lower().split())
 
 
 def _lines(para: str) -> list[str]:
@@ -145,13 +150,11 @@ def _listed(lines: list[str], titles: set[str]) -> bool:
     half of them or more titles of ``titles``."""
     entries = [line for line in lines if is_toc_line(line)]
     pages = [int(m.group(1)) for line in entries if (m := _PAGE.search(line))]
-    named = sum(1 for line in entries if _compact_title(_LEADER_TAIL.sub("", line)) in titles)
+    named = sum(1 for line in entries if heading_keys(toc_title(line)) & titles)
     return len(entries) >= 2 and 2 * len(entries) >= len(lines) and pages == sorted(pages) \
         and 2 * named >= len(entries)
 
 
-_NUMBER_PREFIX = re.compile(r"^\s*\d{1,2}(?:\.\d{1,2}){0,4}\.?\s+")
-_LEADER_TAIL = re.compile(r"(?:\s?\.){2,}\s*\S*\s*$")
 _CONTENTS = re.compile(r"(?:table\s+of\s+)?contents", re.IGNORECASE)
 _PAGE = re.compile(r"(\d{1,5})$")
 
@@ -180,9 +183,9 @@ def _spellings(text: str) -> frozenset[str]:
     "cross" alone: without a dictionary, one of its 106 breaks is read wrong). Plus its
     ``--options``."""
     rest = _BREAK.sub(" ", text)
-    counts = Counter(w.lower() for w in _COMPOUND.findall(rest))
+    counts = Counter(w.lower() for w in WORD.findall(rest))
     parts = {w.lower() for w in _PART.findall(rest)}
-    out = {w.lower() for w in _OPTION.findall(rest)}
+    out = {w.lower() for w in OPTION_WORD.findall(rest)}
     for match in _BREAK.finditer(text):
         head, tail = match.group(1).lower(), match.group(2).lower()
         hyphened, joined = counts[f"{head}-{tail}"], counts[head + tail]
@@ -192,9 +195,7 @@ def _spellings(text: str) -> frozenset[str]:
 
 
 _BREAK = re.compile(r"\b([A-Za-z][a-z]+)-[ \t]*\n[ \t]*([A-Za-z0-9]+)")
-_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _PART = re.compile(r"[A-Za-z0-9]+")
-_OPTION = re.compile(r"(?<!\S)--[a-z][\w-]*")
 
 
 def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
