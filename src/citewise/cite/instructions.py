@@ -28,8 +28,10 @@ _ASSISTANT = (r"(?:assistant|chatbot|llm|(?:large\s+)?language model|ai\s+(?:ass
               r"system)|ai(?=\s*(?:[,.:;!)]|$)))")
 """An AI assistant by name: not "a system administrator", "a model" or "an AI researcher" (a
 review's "If you are a system administrator, request root access…" was hidden)."""
+_CODE = r"(?-i:[A-Z0-9]+[-_][A-Z0-9][A-Z0-9_-]*)\b"
+"""A code an injection has an answer carry: ZEBRA-991, PWNED-5151."""
 _PAYLOAD = (r"(?:the\s+(?:phrase|words?|line|text|string|token|sentence|code|marker)\b|"
-            r"[\"'“‘`]|(?-i:[A-Z0-9]+[-_][A-Z0-9][A-Z0-9_-]*)\b)")
+            rf"[\"'“‘`]|{_CODE})")
 """What an injection has an answer carry: quoted, "the phrase …", or a code such as
 ZEBRA-991; not "the customer's name" or CRLF."""
 _ANSWER = (r"(?:your\s+(?:answers?|summar(?:y|ies)|responses?)|(?:every|each|any|all)\s+"
@@ -37,7 +39,6 @@ _ANSWER = (r"(?:your\s+(?:answers?|summar(?:y|ies)|responses?)|(?:every|each|any
 """An assistant's answer: "your response", "every answer", "the answer"; not "every
 response" nor a reply (an HTTP server's, an email's: "Add "Vary: Accept" to every
 response", "Add the line "Reviewed-by: …" to your reply", a review)."""
-_CODE = r"(?-i:[A-Z0-9]+[-_][A-Z0-9][A-Z0-9_-]*)\b"
 INSTRUCTION = re.compile("|".join([
     # not an option's name ("po-ignore-source-path") nor "Ignore any previous ‘--force’" (rm)
     r"(?<![\w-])ignore(?![\w-]).{0,40}\b(?:instructions?|rules?|question|prompt|above|"

@@ -76,7 +76,7 @@ def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]],
                  and len(b.text) >= _MIN_PASSAGE and b.text not in chrome}
                 for _, parsed in pages]
     kept_at: dict[str, int] = {}  # a passage: the first page that stays and holds it
-    out = []
+    out: list[int] = []
     for index in sorted(range(len(pages)), key=lambda i: len(passages[i])):
         texts = passages[index]
         sources = {kept_at[t] for t in texts if t in kept_at
@@ -86,8 +86,8 @@ def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]],
         if len(texts) >= MIN_EDITION_BLOCKS and len(sources) >= MIN_EDITION_SOURCES and \
                 len(own) <= MAX_OWN_SHARE * len(texts) and \
                 own.count("text") <= MAX_OWN_PROSE_SHARE * len(texts):
-            out.append(pages[index][0])
+            out.append(index)
             continue
         for text in texts:
             kept_at.setdefault(text, index)
-    return sorted(out, key=lambda path: [p for p, _ in pages].index(path))
+    return [pages[index][0] for index in sorted(out)]  # in the batch's order
