@@ -66,3 +66,20 @@ def test_a_section_without_anchors_opens_by_its_headings_words():
     assert section_around(blocks, "4.2 Compressed cat pages") == (2, 4)
     assert section_around(blocks, "4.2-compressed-CAT-pages") == (2, 4)
     assert section_around(blocks, "compressed") is None
+
+
+def test_a_heading_path_picks_the_section_among_same_named_ones():
+    """gdb's NEWS has a "New commands" section in each release: a citation's path ("Changes
+    in GDB 12 › New commands") opens that release's, not the first of the name."""
+    def heading(text, path, level):
+        return Block("heading", text, 0, 1, level=level, heading_path=path)
+    blocks = [heading("Changes in GDB 13", ("Changes in GDB 13",), 1),
+              heading("New commands", ("Changes in GDB 13", "New commands"), 2),
+              heading("Changes in GDB 12", ("Changes in GDB 12",), 1),
+              heading("New commands", ("Changes in GDB 12", "New commands"), 2),
+              Block("text", "tui window width", 0, 1,
+                    heading_path=("Changes in GDB 12", "New commands"))]
+    assert section_around(blocks, "New commands") == (1, 2)
+    assert section_around(blocks, "Changes in GDB 12 › New commands") == (3, 5)
+    assert section_around(blocks, "changes in gdb 12 > new commands") == (3, 5)
+    assert section_around(blocks, "Changes in GDB 99 › New commands") is None

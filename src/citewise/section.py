@@ -35,6 +35,25 @@ def loose_forms(anchor: str) -> set[str]:
     return {loose(anchor), loose(unquote(anchor))}
 
 
+_PATH_STEP = re.compile(r"\s+[›>]\s+")
+
+
+def _heading_at(blocks: Sequence[Block], anchor: str, wanted: set[str]) -> int | None:
+    """The first heading whose words are ``anchor``'s, or whose path ends with its steps
+    ("Changes in GDB 12 › New commands", as a citation prints it: gdb's NEWS has a "New
+    commands" section in each of 40 releases, and the first was GDB 13's)."""
+    steps = [loose(step) for step in _PATH_STEP.split(anchor.strip()) if step.strip()]
+    for i, block in enumerate(blocks):
+        if block.kind != "heading":
+            continue
+        if len(steps) > 1:
+            if [loose(h) for h in block.heading_path[-len(steps):]] == steps:
+                return i
+        elif loose(block.text) in wanted:
+            return i
+    return None
+
+
 def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
     None when no block has it, even as :func:`loose` reads anchors or percent-decoded (a
@@ -51,8 +70,7 @@ def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | No
         at = next((i for i, b in enumerate(blocks) if b.anchor and
                    loose(b.anchor) in wanted), None)
     if at is None:  # a heading's own words: plain text has no anchors ("4.2 Compressed cat
-        at = next((i for i, b in enumerate(blocks) if b.kind == "heading"  # pages")
-                   and loose(b.text) in wanted), None)
+        at = _heading_at(blocks, anchor, wanted)  # pages")
     if at is None:
         return None
     start = next((i for i in range(at, -1, -1) if blocks[i].kind == "heading"), 0)

@@ -252,3 +252,45 @@ def test_a_plain_text_citation_names_the_show_that_opens_its_section(tmp_path: P
     hint = re.search(r"`(citewise show [^`]+)`", out)
     code, shown = run(*shlex.split(hint.group(1))[1:])
     assert code == 0 and "git maintenance" in shown and "Nothing changed" not in shown, shown
+
+
+GDB_NEWS = """\t\tWhat has changed in GDB?
+\t     (Organized release by release)
+
+*** Changes in GDB 13
+
+* MI version 1 is deprecated, and will be removed in GDB 14.
+
+* New commands
+
+maintenance set ignore-prologue-end-flag on|off
+  Controls whether GDB ignores the PROLOGUE-END flag of the line table.
+
+*** Changes in GDB 12
+
+* New commands
+
+tui window width NAME WIDTH
+  The new command 'tui window width' adjusts the width of a tui window when
+  windows are laid out in horizontal mode.
+"""
+
+
+def test_a_debian_news_file_is_read_and_its_citation_opens_the_right_release(
+        tmp_path: Path) -> None:
+    """A new user's `citewise ingest /usr/share/doc/gdb` skipped NEWS.gz (no suffix a
+    loader knows) and indexed nothing; named on its own, its "*** Changes in GDB 12" lines
+    were no headings, so no citation said which release, and `show --anchor 'New commands'`
+    (the hint) printed GDB 13's section of that name for a passage of GDB 12's."""
+    docs, db = tmp_path / "gdb", str(tmp_path / "i.db")
+    docs.mkdir()
+    (docs / "NEWS.gz").write_bytes(gzip.compress(GDB_NEWS.encode()))
+    assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
+    code, out = run("ask", "Which command adjusts the width of a tui window?", "--groups",
+                    "public", "--db", db, "--generator", "extractive")
+    assert code == 0 and "tui window width" in out, out
+    assert "gdb NEWS › Changes in GDB 12 › New commands" in out, out
+    hint = re.search(r"`(citewise show [^`]+)`", out)
+    code, shown = run(*shlex.split(hint.group(1))[1:])
+    assert code == 0 and shown.startswith("gdb NEWS › Changes in GDB 12 ("), shown
+    assert "tui window width" in shown and "prologue" not in shown, shown

@@ -59,7 +59,8 @@ def test_a_folder_walk_takes_compressed_documents_and_search_finds_them(tmp_path
     _gz(docs / "user_guide.md.gz", GUIDE)
     _gz(docs / "conf.py.gz", "x = 1\n")
     assert is_supported(docs / "user_guide.md.gz") and is_supported(docs / "a.HTML.GZ")
-    assert not is_supported(docs / "conf.py.gz") and not is_supported(docs / "NEWS.gz")
+    assert not is_supported(docs / "conf.py.gz") and not is_supported(docs / "changelog.gz")
+    assert is_supported(docs / "NEWS.gz")  # a Debian doc folder's NEWS: plain text
     with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
         report = engine.ingest_paths([docs], {"groups": ["public"]})
         assert report.skipped == [(docs / "conf.py.gz").as_posix()]

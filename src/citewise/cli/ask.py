@@ -113,7 +113,7 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         if closed is not None or top is not None:
             cited = closed or top
             section = [] if "#" in cited.source or not cited.heading_path else [
-                "--anchor", cited.heading_path[-1]]  # plain text: its heading's words
+                "--anchor", " › ".join(cited.heading_path)]  # plain text: its headings
             command = shlex.join(["citewise", "show", cited.source, *section, *show_args])
             why = ("a browser opens no section of a compressed or Info file" if closed else
                    "a browser opens this file at its top, not at the cited section")

@@ -122,7 +122,10 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
             echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
                  f"read ({_by_suffix(report.skipped)}); supported: "
                  f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
-                 "(.md.gz)", err=True)
+                 "(.md.gz), and NEWS, README and such by name"
+                 + ("; name a file with no suffix (changelog.gz) to read it as plain text"
+                    if any(_suffix(Path(p)) in ("", ".gz") for p in report.skipped) else ""),
+                 err=True)
         echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
              "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
              "({chunks_embedded} embedded) in {seconds}s".format(**summary))

@@ -58,7 +58,10 @@ def print_section(section: DocumentSection) -> None:
                             f"Fix: pass one of its sections, e.g. {example}; its sections: "
                             f"{_listed(anchors, names)}")
     own, subsections = _own_blocks(section.blocks, section.anchor)
-    echo(f"{doc.title} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
+    first = section.blocks[0] if section.blocks else None
+    within = first.heading_path[:-1] if first is not None and first.kind == "heading" else ()
+    place = " › ".join((doc.title, *within))  # whose "New commands": "… › Changes in GDB 12"
+    echo(f"{place} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
     for block in own:
         echo("")
         echo(block_text(block))

@@ -44,6 +44,7 @@ from citewise.ingest.builder import (
     pick_title,
 )
 from citewise.ingest.content import decode_text
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
@@ -129,7 +130,7 @@ class HtmlLoader:
         title_node = tree.css_first("head > title") or tree.css_first("title")
         title = pick_title(title_node.text() if title_node else None,
                            builder.first_heading(1), builder.first_heading(),
-                           fallback=path.stem)
+                           fallback=name_title(path))
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
         if "redirect_to" in metadata and not builder.has_blocks():

@@ -31,6 +31,7 @@ from citewise.ingest.builder import (
     pick_title,
 )
 from citewise.ingest.content import decode_text
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.html import fragment_text
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.metadata import split_front_matter
@@ -78,7 +79,7 @@ class MarkdownLoader:
         several = sum(t.type == "heading_open" and t.tag == "h1" for t in tokens) > 1
         title = pick_title(metadata.get("title"), page_name(path) if several else None,
                            builder.first_heading(1), page_name(path), builder.first_heading(),
-                           fallback=path.stem)
+                           fallback=name_title(path))
         return builder.build(
             title=title, fmt=self.format, metadata=metadata,
             empty_hint="the Markdown has no body text (front matter alone is not indexed)")

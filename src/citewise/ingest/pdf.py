@@ -27,6 +27,7 @@ from pypdf.errors import LimitReachedError
 from citewise.errors import IngestError, LimitExceededError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import check_pdf_header
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.normalize import clean_lines, one_line, paragraphs, unify_newlines, verbatim
 from citewise.ingest.pdf_code import PageReader, split_code
 from citewise.ingest.pdf_flow import Part, run_on
@@ -99,7 +100,7 @@ class PdfLoader:
                 builder.add(part.kind, clean_lines(part.text) if part.kind == "text"
                             else verbatim(part.text), page=part.page, anchor=anchor)
         metadata = _info(reader)
-        title = pick_title(metadata.get("title"), fallback=path.stem)
+        title = pick_title(metadata.get("title"), fallback=name_title(path))
         return builder.build(
             title=title, fmt=self.format, metadata=metadata, pages=count,
             empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")

@@ -26,6 +26,7 @@ from pathlib import Path
 from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.content import GZIP_MAGIC, PDF_MAGIC, describe_binary, looks_like_html
+from citewise.ingest.doc_names import is_doc_name
 from citewise.ingest.html import HtmlLoader
 from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
@@ -51,9 +52,15 @@ _INFO_PART = re.compile(r"\.info-\d{1,4}")
 
 
 def format_of(path: Path) -> str | None:
-    """The format a suffix names (``.info-2``: a part of a split Info manual), or None."""
+    """The format a suffix names (``.info-2``: a part of a split Info manual), plain text for
+    a conventional documentation name (``NEWS``, ``README.Debian``: :mod:`doc_names`), or
+    None."""
     suffix = path.suffix.lower()
-    return FORMAT_BY_SUFFIX.get(suffix) or ("info" if _INFO_PART.fullmatch(suffix) else None)
+    if format_ := FORMAT_BY_SUFFIX.get(suffix):
+        return format_
+    if _INFO_PART.fullmatch(suffix):
+        return "info"
+    return "text" if is_doc_name(path.name) else None
 
 
 def inner_path(path: Path) -> Path:

@@ -30,6 +30,7 @@ from docutils.core import publish_doctree
 from citewise.errors import IngestError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
@@ -85,7 +86,7 @@ class RstLoader:
         target = _refresh_target(tree)
         if target and len(builder.text_so_far()) <= REDIRECT_MAX_CHARS:
             metadata["redirect_to"] = target
-        title = pick_title(builder.first_heading(), fallback=path.stem)
+        title = pick_title(builder.first_heading(), fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "
                                         "citewise does not run, such as include)")

@@ -3,10 +3,12 @@
 Lines inside a paragraph are kept (spaces collapsed within each line). A paragraph of one
 line underlined (and optionally overlined) with ``=``, ``-``, ``~``, … is a heading, as in
 reStructuredText and setext Markdown, and so is one line under a long rule alone (Vim's help
-files); levels follow the order the rule styles first appear, and a Vim help heading's
-``*tags*`` are not part of its title. A Vim help example (a line ending in ``>`` or only
-``>``, then indented lines) is code. The title is a heading that opens the file, else the
-file's name. Plain text has no deep links, so anchors are None.
+files), and so are release notes' outline and release lines (:mod:`text_headings`: "***
+Changes in GDB 13", "Version 0.21 - July 2020"); levels follow the order the styles first
+appear, and a Vim help heading's ``*tags*`` are not part of its title. A Vim help example (a
+line ending in ``>`` or only ``>``, then indented lines) is code. The title is a heading that
+opens the file in a style used once, else the file's name (``name_title``: "gdb NEWS").
+Plain text has no deep links, so anchors are None.
 
 A formatter's output for a terminal (groff's, man-db's manual) is read as the page it prints:
 its bold and underline dropped, numbered section headings, a running header kept once, page
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.normalize import clean_lines, collapse, verbatim, without_terminal
 from citewise.ingest.pdf_layout import (
     OPTION_WORD,
@@ -33,6 +36,7 @@ from citewise.ingest.pdf_layout import (
     is_toc_line,
     toc_title,
 )
+from citewise.ingest.text_headings import marked_headings
 from citewise.types import ParsedDocument
 
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
@@ -55,12 +59,14 @@ class TextLoader:
         words = _spellings(text) if _typeset(raw) else None
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
-        opening: str | None = None  # a heading that opens the file titles it
+        opening: tuple[str, tuple[str, str]] | None = None  # a heading opening the file
+        used: Counter[tuple[str, str]] = Counter()
         example = False  # inside a Vim help example: indented paragraphs after a ">"
         paragraphs = _PARAGRAPHS.split(text)
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
         furniture = _furniture(paragraphs, running)
+        marked = marked_headings(paragraphs, furniture)
         for index, para in enumerate(paragraphs):
             if not para.strip() or index in furniture:
                 continue
@@ -69,7 +75,7 @@ class TextLoader:
                 example = False
                 builder.heading(*section)
                 continue
-            heading = _underlined_heading(para)
+            heading = marked.get(index) or _underlined_heading(para)
             if heading is None:
                 if example and para[:1] in " \t":
                     builder.add("code", _example(para))
@@ -82,12 +88,16 @@ class TextLoader:
                     builder.add("code", _example(code))
                 continue
             example = False
-            opening = heading[0] if index == 0 else opening
             title, style = heading
+            opening = (title, style) if index == 0 else opening
+            used[style] += 1
             if style not in styles:
                 styles.append(style)
             builder.heading(title, min(styles.index(style) + 1, 6))
-        title = pick_title(opening, fallback=path.stem)
+        # a first heading titles the file unless its style recurs: strace's NEWS opens
+        # with "Noteworthy changes in release 6.1", the first of 48 releases
+        title = pick_title(opening and used[opening[1]] == 1 and opening[0],
+                           fallback=name_title(path))
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
 
@@ -202,7 +212,8 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     """``(title, (rule char, placement))`` for a heading paragraph, else None: a line
     underlined, over- and underlined, or only overlined by a long rule (Vim's help files and
     many READMEs separate sections so: "=====" above "*05.1* The vimrc file")."""
-    lines = [line.strip() for line in para.strip("\n").split("\n")]
+    raw = para.strip("\n").expandtabs(8).split("\n")
+    lines = [line.strip() for line in raw]
     if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and _is_rule(lines[0]) \
             and lines[0][0] != "_" and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
         # "____" above a line is a footnote's rule (groff: "5 writing portable software …")
@@ -216,7 +227,13 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     title = collapse(lines[0])
     if not title or len(lines[1]) < min(len(title), 3):
         return None
+    if not overlined and len(lines[1]) < len(title) and _indent(raw[-2]) != _indent(raw[-1]):
+        return None  # "^^^^" under a word of an example line points at it (gdb's NEWS)
     return title, (lines[1][0], "over-under" if overlined else "under")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 _PARAGRAPHS = re.compile(r"\n[^\S\n]*\n(?:[^\S\n]*\n)*")  # a paragraph keeps its indent

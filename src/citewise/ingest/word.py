@@ -34,6 +34,7 @@ from typing import Any
 from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
+from citewise.ingest.doc_names import name_title
 from citewise.ingest.normalize import collapse, one_line
 from citewise.types import ParsedDocument
 
@@ -91,7 +92,7 @@ class DocxLoader:
         _flush(builder, items)
         metadata = _properties(document)
         title = pick_title(metadata.pop("title", None), title_text, builder.first_heading(1),
-                           builder.first_heading(), fallback=path.stem)
+                           builder.first_heading(), fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the document body holds no text")
 

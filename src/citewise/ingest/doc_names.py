@@ -1,0 +1,50 @@
+"""Files a project names by convention, read as plain text whatever their suffix.
+
+A Debian package's documentation folder (``/usr/share/doc/gdb``) holds ``NEWS.gz``,
+``README.gz`` and ``README.Debian``: no suffix a loader knows, so a folder walk skipped all
+of them and a new user's ``citewise ingest /usr/share/doc/gdb`` indexed nothing. A name of
+this list (upper case, as projects write them), alone or with qualifiers (``README.Debian``,
+``README.Debian.amd64``, ``RELEASE-NOTES``), is plain text; a qualifier that names a
+program or a binary format (``INSTALL.sh``, ``TODO.py``) is not. ``AUTHORS``, ``THANKS``,
+``COPYING`` and ``changelog`` are left out: lists of names, licences and commit logs answer
+few questions and crowd the ones that do (name such a file to read it as text).
+
+Such a file titled only by its name ("NEWS") says nothing in a citation beside another
+package's "NEWS": :func:`name_title` adds the folder that holds it ("gdb NEWS").
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_NAME = re.compile(r"(?:README|NEWS|FAQ|INSTALL|CHANGES|HISTORY|TODO|BUGS|HACKING|USAGE|NOTES"
+                   r"|CONTRIBUTING|RELEASE[-_]NOTES)(?:[-_][A-Z][A-Z0-9_]*)?"
+                   r"((?:\.[A-Za-z][A-Za-z0-9]*){0,3})")
+_PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp", "bat",
+                      "cmd", "ps1", "exe", "in", "am", "ac", "m4", "mk", "ps", "dvi", "tex",
+                      "db", "json", "xml", "yml", "yaml", "toml", "css", "png", "jpg", "gif",
+                      "svg", "log", "diff", "patch"})
+FORMAT_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".txt", ".text", ".rst",
+                             ".rest", ".pdf", ".info", ".docx"})
+"""The suffixes a loader reads (``registry.FORMAT_BY_SUFFIX``'s keys; a test keeps them
+equal): "README.md" is titled "README", "README.Debian" keeps its qualifier."""
+
+
+def is_doc_name(name: str) -> bool:
+    """Whether a file ``name`` (without ``.gz``) is a conventional documentation file:
+    ``NEWS``, ``README.Debian``; not ``INSTALL.sh``."""
+    match = _NAME.fullmatch(name)
+    if match is None:
+        return False
+    return not any(q.lower() in _PROGRAM for q in match.group(1).split(".")[1:])
+
+
+def name_title(path: Path) -> str:
+    """A title for a document that has none of its own: its name without the suffix
+    (``guide``), or, for a conventional name, the name after its folder's ("gdb NEWS",
+    "gdb README.Debian")."""
+    name = path.stem if path.suffix.lower() in FORMAT_SUFFIXES else path.name
+    if not is_doc_name(name):
+        return path.stem
+    return f"{path.parent.name} {name}" if path.parent.name else name

@@ -1,0 +1,149 @@
+"""Release notes as projects ship them: Debian's ``NEWS.gz`` and ``README.Debian`` are
+read (:mod:`citewise.ingest.doc_names`), and their outline and release lines are headings
+(:mod:`citewise.ingest.text_headings`), so a passage says which release it belongs to."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from citewise.ingest import SUPPORTED_SUFFIXES, format_of, load_file
+from citewise.ingest.doc_names import FORMAT_SUFFIXES, is_doc_name, name_title
+from citewise.ingest.walk import discover
+
+GDB = """\t\tWhat has changed in GDB?
+\t     (Organized release by release)
+
+*** Changes in GDB 13
+
+* MI version 1 is deprecated, and will be removed in GDB 14.
+
+* Breakpoints on functions marked with C++ ABI tags
+
+  Functions with a C++11 abi tag are demangled/displayed like this:
+
+    function[abi:cxx11](int)
+            ^^^^^^^^^^^
+
+* New commands
+
+maint set tui-resize-message [on|off]
+  Control whether GDB prints a message each time the terminal is resized.
+
+*** Changes in GDB 12
+
+* New commands
+
+tui window width NAME WIDTH
+  Adjusts the width of a tui window.
+"""
+
+COREUTILS = """GNU coreutils NEWS                                    -*- outline -*-
+
+* Noteworthy changes in release 9.1 (2022-04-15) [stable]
+
+** Bug fixes
+
+  chmod -R no longer exits with error status when encountering symlinks.
+
+** New Features
+
+  cp --reflink=auto is now the default.
+
+* Noteworthy changes in release 9.0 (2021-09-24) [stable]
+
+** Bug fixes
+
+  chmod -v no longer misreports modes of dangling symlinks.
+"""
+
+
+def _headings(parsed) -> list[tuple[int, str]]:
+    return [(b.level, b.text) for b in parsed.blocks if b.kind == "heading"]
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(text.encode()) if path.suffix == ".gz" else text.encode())
+    return path
+
+
+def test_gdbs_outline_marks_releases_and_a_caret_under_code_is_no_underline(
+        tmp_path, check_offsets):
+    parsed = load_file(_write(tmp_path / "gdb" / "NEWS.gz", GDB))
+    check_offsets(parsed)
+    assert parsed.title == "gdb NEWS"  # not "NEWS", beside every other package's
+    assert _headings(parsed) == [
+        (1, "Changes in GDB 13"), (2, "Breakpoints on functions marked with C++ ABI tags"),
+        (2, "New commands"), (1, "Changes in GDB 12"), (2, "New commands")]
+    item = next(b for b in parsed.blocks if b.text.startswith("* MI version 1"))
+    assert item.heading_path == ("Changes in GDB 13",)  # a sentence is an entry
+    width = next(b for b in parsed.blocks if "tui window width" in b.text)
+    assert width.heading_path == ("Changes in GDB 12", "New commands")
+
+
+def test_gnu_outline_levels_follow_their_stars(tmp_path):
+    parsed = load_file(_write(tmp_path / "coreutils" / "NEWS", COREUTILS))
+    assert _headings(parsed)[:2] == [
+        (1, "Noteworthy changes in release 9.1 (2022-04-15) [stable]"), (2, "Bug fixes")]
+    old = next(b for b in parsed.blocks if "misreports" in b.text)
+    assert old.heading_path == ("Noteworthy changes in release 9.0 (2021-09-24) [stable]",
+                                "Bug fixes")
+
+
+def test_bare_release_lines_open_sections_when_three_share_their_first_word(tmp_path):
+    text = "".join(f"Version 0.{n} - May 20{10 + n}\n\n* Fixed bug {n} in the parser.\n\n"
+                   for n in (3, 2, 1))
+    parsed = load_file(_write(tmp_path / "gettext" / "NEWS", text))
+    assert _headings(parsed) == [(1, "Version 0.3 - May 2013"), (1, "Version 0.2 - May 2012"),
+                                 (1, "Version 0.1 - May 2011")]
+    assert parsed.title == "gettext NEWS"  # the first release is not the file's title
+    two = text.split("Version 0.1")[0]
+    assert _headings(load_file(_write(tmp_path / "x" / "NEWS", two))) == []
+
+
+@pytest.mark.parametrize("text", [
+    "* Fix a crash on empty input\n\n* Add the --quiet option\n\n* Faster start-up\n",
+    "Intro text.\n\n* See the manual\n\n=====\n\n* Bug fixes\n\n=====\n",
+])
+def test_one_line_items_and_lines_before_rules_stay_text(tmp_path, text):
+    """A list of one-line "* …" entries with blank lines between is a list; less's NEWS
+    ends a release's list with "* Bug fixes" over a rule."""
+    assert _headings(load_file(_write(tmp_path / "NEWS", text))) == []
+
+
+def test_an_underlined_first_heading_that_recurs_does_not_title_the_file(tmp_path):
+    text = ("Noteworthy changes in release 6.1 (2022-12-12)\n"
+            "==============================================\n\n* Improvements\n  * Faster.\n\n"
+            "Noteworthy changes in release 6.0 (2022-10-29)\n"
+            "==============================================\n\n* Bug fixes\n  * Fixed.\n")
+    parsed = load_file(_write(tmp_path / "strace" / "NEWS.gz", text))
+    assert parsed.title == "strace NEWS"
+    manual = load_file(_write(tmp_path / "guide.txt", "Office Guide\n============\n\nHi.\n"))
+    assert manual.title == "Office Guide"
+
+
+def test_a_debian_doc_folder_gives_its_conventional_files_and_no_scripts(tmp_path):
+    docs = tmp_path / "gdb"
+    for name in ("NEWS.gz", "README.Debian", "README.Debian.amd64.gz", "RELEASE-NOTES",
+                 "INSTALL.sh", "changelog.gz", "AUTHORS", "refcard.tex.gz", "guide.md"):
+        _write(docs / name, "Some text.\n")
+    skipped: list[Path] = []
+    found = [f.name for _, f in discover([docs], skipped=skipped)]
+    assert found == ["NEWS.gz", "README.Debian", "README.Debian.amd64.gz", "RELEASE-NOTES",
+                     "guide.md"]
+    assert sorted(p.name for p in skipped) == ["AUTHORS", "INSTALL.sh", "changelog.gz",
+                                               "refcard.tex.gz"]
+    assert load_file(docs / "README.Debian").title == "gdb README.Debian"
+    assert format_of(Path("README.Debian")) == "text" and format_of(Path("TODO.py")) is None
+
+
+def test_doc_names_and_titles():
+    assert is_doc_name("NEWS") and is_doc_name("README_MISSING_SYSCALL_OR_IOCTL")
+    assert not is_doc_name("news") and not is_doc_name("INSTALL.sh")
+    assert name_title(Path("/d/httpx/README.md")) == "httpx README"
+    assert name_title(Path("/d/httpx/guide.md")) == "guide"
+    assert name_title(Path("NEWS")) == "NEWS"
+    assert set(SUPPORTED_SUFFIXES) == FORMAT_SUFFIXES
