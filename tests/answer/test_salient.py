@@ -167,3 +167,17 @@ def test_a_term_the_index_holds_no_word_of_is_not_taken_for_absent() -> None:
     assert absent_terms(question, nothing_found, ("name",), hits=near) == ["c-r"]
     assert absent_terms("what changed in Foo 1.3?", nothing_found, ("label",),
                         hits=near) == ["1.3"]
+
+
+def test_a_release_label_without_its_trailing_zero_is_found_as_written() -> None:
+    """"strace 6.0" is the label "6" (a number without its trailing zeros), and "6" is no
+    whole token of "release 6.0": a new user's "What changed in strace 6.0?" was declined as
+    naming a 6.0 no passage mentions, that release's section first in the hits."""
+    nothing_found = lambda word: False  # noqa: E731 (one-letter words are not indexed)
+    hits = [make_hit("Noteworthy changes in release 6.0 (2022-10-29)", 1, dense=0.5)]
+    assert absent_terms("What changed in strace 6.0?", nothing_found, ("label",),
+                        hits=hits) == []
+    assert absent_terms("What changed in strace 6.1?", nothing_found, ("label",),
+                        hits=hits) == ["6.1"]
+    assert absent_terms("What changed in Strace 6?", nothing_found, ("label",),
+                        hits=[make_hit("release 6.0.1", 1, dense=0.5)]) == ["6"]

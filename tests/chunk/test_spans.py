@@ -34,6 +34,11 @@ def sentences(text: str) -> list[str]:
     ("Option b. Next one.", ["Option b.", "Next one."]),
     ("第一句。第二句。", ["第一句。", "第二句。"]),
     ("  padded.   Both ends.  ", ["padded.", "Both ends."]),
+    # strace's NEWS: one paragraph of entries, one wrapped over two lines
+    ("* Improvements\n  * Added decoding of bind on sparc.\n  * Added decoding of osf\n"
+     "    syscalls on alpha.", ["* Improvements", "* Added decoding of bind on sparc.",
+                               "* Added decoding of osf\n    syscalls on alpha."]),
+    ("A - b stays. x\n-1 is a value", ["A - b stays. x\n-1 is a value"]),
 ])
 def test_sentence_spans(text, expected):
     assert sentences(text) == expected

@@ -380,3 +380,22 @@ def test_a_numbered_heading_is_not_quoted_as_a_sentence():
     out = ExtractiveGenerator().generate(build_prompt(
         "What are content types for volumes for?", passages)).text
     assert "Content types for volumes [S1]" not in out and "mountable volumes" in out, out
+
+
+def test_what_changed_in_a_release_quotes_the_entries_of_its_section() -> None:
+    """A new user's "What changed in strace 6.0?" shares no word with the entries of the
+    section "Noteworthy changes in release 6.0", first in the context, and was declined; the
+    label over them, "* Improvements", is no answer either."""
+    heading = ("Noteworthy changes in release 6.0 (2022-10-29)",)
+    passages = [
+        passage("S1", "* Improvements\n* Enhanced decoding of PTP_* ioctl commands.\n"
+                "* Updated decoding of setns syscall.", heading=heading, chunk_id="a"),
+        passage("S2", "* Improvements\n* strace now changed its exit status.",
+                heading=("Noteworthy changes in release 4.26 (2018-12-26)",), chunk_id="b"),
+        passage("S3", "* Bug fixes\n* Fixed build on ia64.",
+                heading=("Noteworthy changes in release 5.0 (2019-03-19)",), chunk_id="c")]
+    text = ExtractiveGenerator().generate(build_prompt("What changed in strace 6.0?",
+                                                       passages)).text
+    assert "Enhanced decoding of PTP_* ioctl commands [S1]" in text, text
+    assert "Updated decoding of setns syscall [S1]" in text and "[S2]" not in text, text
+    assert "Improvements" not in text, text

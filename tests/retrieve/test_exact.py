@@ -27,6 +27,11 @@ def test_a_release_number_is_looked_up_whole() -> None:
     2.11.1?" found that release's entry 70th and was declined. Two parts are values."""
     assert identifiers("what security fix came in man-db 2.11.1?") == ["2.11.1"]
     assert identifiers("does it wait 2.5 seconds, or 10.0?") == []
+    # two parts after a name name a release (strace's NEWS: "release 6.0"); after a
+    # stopword or before a unit they are values
+    assert identifiers("What changed in strace 6.0?") == ["6.0"]
+    assert identifiers("What is new in the Python 3.11 release?") == ["3.11"]
+    assert identifiers("limit it to 2.5 seconds, or by 1.5 times") == []
     texts = {"a": "man-db 2.11.10 fixed a crash.", "b": "man-db 2.11.1 (15 November 2022): "
              "fixed a security issue.", "c": "Release 2.11.2.", "d": "x", "e": "y"}
     assert [s.chunk_id for s in exact_run(["2.11.1"], texts)] == ["b"]

@@ -222,8 +222,12 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
 
 def _named(term: str, text: str) -> bool:
     """Whether lowercased ``text`` names ``term`` as a whole token: not ``c-r`` in
-    "decreases" (squashed to "cr") nor ``1.3`` in "0.21.3" (a review)."""
-    return re.search(rf"(?<![\w.-]){re.escape(term)}(?![\w-]|\.\w)", text) is not None
+    "decreases" (squashed to "cr") nor ``1.3`` in "0.21.3" (a review). A number is read as
+    :func:`~citewise.cite.terms.numbers` wrote it, without its trailing zeros: the label of
+    "strace 6.0" is "6", found in "release 6.0" (a new user's question was declined as
+    naming a 6.0 that no passage mentions, its section first in the hits)."""
+    zeros = (r"0*" if "." in term else r"(?:\.0+)?") if term.replace(".", "").isdigit() else ""
+    return re.search(rf"(?<![\w.-]){re.escape(term)}{zeros}(?![\w-]|\.\w)", text) is not None
 
 
 def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],

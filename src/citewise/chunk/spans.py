@@ -6,7 +6,10 @@ chunker uses them as cut points, so a piece of text is always a slice ``text[sta
 
 Sentence rule (a deliberately small regex splitter): a sentence ends after ``.``, ``!`` or ``?``
 (plus any closing quotes/brackets) followed by whitespace and then an uppercase letter, a
-digit, or an opening quote/bracket; or after ``。！？`` (no whitespace needed). A ``.`` does
+digit, or an opening quote/bracket; or after ``。！？`` (no whitespace needed); or at a line
+break before a bullet (``* ``, ``- ``, ``• ``): strace's NEWS lists a release's entries as
+one paragraph of "* Added …" lines, and a window cut inside an entry ended a chunk on "*
+Added", which an answer quoted. A ``.`` does
 not end a sentence when the word before it is
 
 * in :data:`ABBREVIATIONS` (``vs.``, ``Dr.``, ``et al.``, ``approx.`` ...),
@@ -39,6 +42,7 @@ _ATTACHED = ("#", "//", "@")
 _BOUNDARY = re.compile(
     r"[.!?]+[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[À-ÖØ-Þ])"  # Latin: punctuation, space, capital
     r"|[。！？]+[」』）]*\s*"  # CJK full stops need no space
+    r"|\n(?=[ \t]*[-*•][ \t]+\S)"  # a line that opens a bullet item
 )
 _DOTTED = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]?$")
 _NEXT_CHAR = re.compile(r"\S")

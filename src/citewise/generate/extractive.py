@@ -63,6 +63,7 @@ from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
+from citewise.cite.terms import labels, numbers
 from citewise.cite.validate import source_line
 from citewise.generate.companions import (
     BULLET,
@@ -159,6 +160,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     terms = asked_terms(question, [p.text for p in passages])
     scoring = _Scoring(weights, {w for w in q_words if any(c.isdigit() for c in w)},
                        content_words(" ".join(terms)) & weights.keys())
+    scoring.releases(labels(question if asked is None else asked), passages)
     scored: list[ScoredSentence] = []
     block = 0
     for passage in in_reading_order(passages, terms):
@@ -186,6 +188,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     return scoring.leads.first(scored)
 
 
+_LABEL = re.compile(r"\s*[-*•]\s+[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}:?\s*")
+"""A bullet of one to three words and no sentence, "* Improvements", "* Bug fixes": a label
+over the entries that follow (strace's NEWS), quoted alone as "* Improvements [1]."."""
 _NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
 """A heading's section number ("2.13. Content types for volumes"): its text, quoted alone
 as a sentence, was an answer's "Content types for volumes [1]." (a new user's)."""
@@ -200,6 +205,22 @@ class _Scoring:
         self.weights, self.numbers, self.named = weights, numbers, named
         self.top = 1.0 + 2 * math.fsum(weights.values())
         self.leads = Leads(self.top)
+        self.labelled: set[str] = set()
+        self.bonus = 0.0
+
+    def releases(self, asked: set[str], passages: Sequence[ContextPassage]) -> None:
+        """Weigh the sections whose headings name a release the question asks about
+        (:func:`~citewise.cite.terms.labels`: "strace 6.0"), as a number it holds counts:
+        twice its idf among the passages' headings. "What changed in strace 6.0?" shares no
+        word with the entries of the section "Noteworthy changes in release 6.0", and was
+        declined with that section first in the context."""
+        named = sum(1 for p in passages if asked & numbers(" ".join(p.hit.chunk.heading_path)))
+        self.labelled = asked if named else set()
+        self.bonus = 2 * math.log(1 + len(passages) / named) if named else 0.0
+
+    def _release_bonus(self, passage: ContextPassage) -> float:
+        heading = " ".join(passage.hit.chunk.heading_path)
+        return self.bonus if self.labelled and self.labelled & numbers(heading) else 0.0
 
     def score(self, text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
         shared = (content_words(text) & self.weights.keys()) - given
@@ -227,13 +248,14 @@ class _Scoring:
         if prose:
             rows = [(s, self.score(s)) for s in split_sentences(part)]
         subject = section_subject(passage, self.named)
+        release = self._release_bonus(passage)
         item: set[str] = set()  # the words of the list item's first sentence
         out: list[tuple[str, float]] = []
         for k, (text, value) in enumerate(rows):
             item = content_words(text) if BULLET.match(text) else item
             bare = _NUMBERING.sub("", text.strip().rstrip(".:").lower() + " ").strip()
-            if not bare or bare in headings or is_instruction(text):  # "5.8." is no sentence
-                continue
+            if not bare or bare in headings or is_instruction(text) or _LABEL.fullmatch(text):
+                continue  # "5.8." is no sentence, nor "* Improvements" over its entries
             if value > 0:
                 # what the sentence need not repeat: its section's subject, and for a
                 # "Default: 'w'." the option its list item names ("- flag <string> …")
@@ -242,6 +264,7 @@ class _Scoring:
                     (about & self.weights.keys()) - content_words(text)))
             if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
                 value = self.score(text, self.named)  # given, the rest of the question counts
+            value += release
             listed = BULLET.match(text) is not None
             if offset is not None and not (listed and value <= 0):  # the asked term's entry,
                 if prose and not listed:  # in order (entries.py); not "- original <Function>"
