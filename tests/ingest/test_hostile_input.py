@@ -9,10 +9,12 @@ bounds, not speed measurements.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 
 import pytest
@@ -220,3 +222,58 @@ def test_a_number_python_will_not_convert_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(cli, ["search", "x", "--config", str(config), "--db", db])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "not valid JSON (a number has too many digits)" in result.output, result.output
+
+
+@pytest.mark.parametrize("opening", ["<!-->", "<!--->", "<!-- never closed ",
+                                     "<svg><style>", "<script>" * 5000])
+def test_html_nesting_behind_an_empty_comment_or_foreign_style_is_refused(tmp_path, opening):
+    """A review: "<!-->" (a whole, empty comment in HTML5) made the guard look for a "-->"
+    that never came and stop, while the parser read 80,000 unclosed ``<ul><li>`` behind it
+    (70 s for 1.5 KB gzipped); inside SVG a ``<style>`` is an element, not raw text."""
+    path = tmp_path / "nested.html"
+    path.write_text("<html><body>" + opening + "<ul><li>item " * 60_000)
+    assert_one_line_error(ingest_bounded(path), "nests", "limits.max_nesting")
+
+
+def _two_font_pdf(lines: int) -> bytes:
+    """One page of ``lines`` text lines in Helvetica and Courier by turns: a code run a line."""
+    ops = "\n".join(f"BT /F{1 + i % 2} 10 Tf 1 0 0 1 50 {800 - i * 12} Tm (line {i} x) Tj ET"
+                    for i in range(lines)).encode()
+    body = zlib.compress(ops)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>"]
+    pdf, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, obj in enumerate(objects, 1):
+        offsets.append(len(pdf))
+        pdf += b"%d 0 obj\n" % number + obj + b"\nendobj\n"
+    xref = len(pdf)
+    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    pdf += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(pdf)
+
+
+def test_a_pdf_of_lines_in_two_fonts_by_turns_loads_in_linear_time(tmp_path):
+    """A review's 88 KB PDF of 16,000 lines, Helvetica and Courier by turns, took 60 s: each
+    one-line code run listed every line before it to find the one that introduces it."""
+    path = tmp_path / "manual.pdf"
+    path.write_bytes(_two_font_pdf(40_000))
+    assert ingest_bounded(path)["status"] == "new"
+
+
+@pytest.mark.parametrize("name, text", [
+    ("notes.info.gz", "\x1f\nFile: t.info,  Node: Top,  Next: A,  Up: (dir)\n\nTop\n***\n\n"
+     + "*note X: (foo)Bar. " * 420_000),
+    ("typeset.txt.gz", "\x1b[1mBold\x1b[0m\n" + "aa-\nbb " * 800_000)])
+def test_cross_references_and_broken_words_cost_linear_time(tmp_path, name, text):
+    """A review: 150,000 Info notes (7 KB gzipped) and 200,000 words a formatter broke
+    at line ends each copied the text before them to look at one character (minutes)."""
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode()))
+    assert ingest_bounded(path)["status"] == "new"

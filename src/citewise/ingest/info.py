@@ -151,7 +151,9 @@ def cross_references(text: str) -> str:
         name = " ".join((m.group(2) or m.group(4)).split())
         if (m.group(1) or m.group(3)) == "N":
             return f"See {name}"
-        return f"see {name}" if text[:m.start()].endswith("(") else name
+        # the character before, not text[:start] (a copy of the text per note: a review's
+        # 150,000 notes in 7 KB gzipped took minutes)
+        return f"see {name}" if text[m.start() - 1:m.start()] == "(" else name
 
     return _XREF.sub(read, text)
 

@@ -267,9 +267,13 @@ def _blank_inside(lines: Sequence[_Line], index: int, start: int) -> bool:
 
 
 def _introduced(lines: Sequence[_Line], index: int) -> bool:
-    """The last non-blank line before ``index`` ends in a colon."""
-    before = [line.text.strip() for line in lines[:index] if line.text.strip()]
-    return bool(before) and before[-1].endswith(":")
+    """The last non-blank line before ``index`` ends in a colon. Walks back from ``index``:
+    a list of every line before it, built for each run, made a review's 88 KB PDF of
+    16,000 lines in two fonts (a run a line) take 60 s."""
+    for i in range(index - 1, -1, -1):
+        if text := lines[i].text.strip():
+            return text.endswith(":")
+    return False
 
 
 def _laid_out(run: Sequence[_Line]) -> list[str]:

@@ -305,8 +305,9 @@ def dehyphenate(text: str, words: frozenset[str] = frozenset()) -> str:
         if head.endswith("-"):
             if not tail[0].islower():
                 return match.group(0)
-            if not _keeps_hyphen(head[:-1], tail, words, text[:match.start()].endswith("-")):
-                head = head[:-1]
+            option = text[match.start() - 1:match.start()] == "-"  # not text[:start]: a
+            if not _keeps_hyphen(head[:-1], tail, words, option):  # copy per broken word
+                head = head[:-1]  # (a review's 200,000 of them: quadratic)
         return head + tail + then_break(match)
 
     def option(match: re.Match[str]) -> str:
