@@ -110,3 +110,30 @@ def test_a_body_that_dawdles_is_closed(tmp_path: Path, monkeypatch) -> None:
         assert closed and not got.startswith(b"HTTP/1.1 200"), got[:80]
         assert httpx.post(f"{url}/v1/search", json={"query": "parental leave"}, timeout=10,
                           headers={"Authorization": f"Bearer {keys['sam']}"}).status_code == 200
+
+
+def test_an_upload_is_refused_before_its_body_is_sent(tmp_path: Path) -> None:
+    """A security review: a reader key's ten 24 MB uploads were each read into a temporary
+    file before their 403, and a second upload of one editor key waited for its body to
+    arrive before its 429. Both are answered from the headers alone now."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url:
+        host, port = url.removeprefix("http://").split(":")
+
+        def headers_only(key: str) -> socket.socket:
+            sock = socket.create_connection((host, int(port)), timeout=5)
+            sock.sendall(b"POST /v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                         + key.encode() + b"\r\nContent-Type: multipart/form-data; "
+                         b"boundary=b\r\nContent-Length: 24000000\r\n\r\n--b\r\n")
+            return sock
+
+        reader = headers_only(keys["sam"])
+        got, _ = _read_until_closed(reader, 3.0)
+        assert got.startswith(b"HTTP/1.1 403"), got[:200]
+        first = headers_only(keys["eddie"])  # holds the key's upload slot, its body never sent
+        time.sleep(0.3)
+        second = headers_only(keys["eddie"])
+        got, _ = _read_until_closed(second, 3.0)
+        assert got.startswith(b"HTTP/1.1 429") and b"upload" in got, got[:300]
+        for sock in (reader, first, second):
+            sock.close()

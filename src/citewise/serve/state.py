@@ -73,6 +73,13 @@ class ServerState:
             raise ApiError(401, "unknown API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
         return who
 
+    def admit_upload(self, who: ApiPrincipal) -> Callable[[], None]:
+        """Admit ``who``'s upload before its body is read: the editor role (403), a rate-limit
+        token and the key's one upload slot (429); returns the slot's release."""
+        self.require(who, "editor")
+        self.buckets.take(who.name)  # a bad upload spends a token too
+        return self.uploads.take(who.name)  # one upload per key, its body included
+
     @staticmethod
     def require(who: ApiPrincipal, role: str) -> None:
         if not who.can(role):
@@ -144,22 +151,34 @@ def require_key(request: Request) -> None:
     state_of(request).authenticate(request)
 
 
+UPLOAD_PATH = "/v1/documents"  # POST: an upload, admitted before its body (KeyFirst)
+
+
 class KeyFirst:
     """ASGI middleware: a ``/v1`` request without a valid key is answered 401 before its body
     is read. A route's dependencies run after FastAPI has read and parsed the body, so a
     client with no key could make the server read and parse 25 MB of JSON before hearing
-    401. CORS preflights (``OPTIONS``) pass on to the CORS middleware."""
+    401. CORS preflights (``OPTIONS``) pass on to the CORS middleware. An upload is admitted
+    here too (:meth:`ServerState.admit_upload`): a security review's reader key sent ten
+    24 MB bodies at once, each read into a temporary file before its 403."""
 
     def __init__(self, app: Any, state: ServerState) -> None:
         self.app, self.state = app, state
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        release: Callable[[], None] | None = None
         if scope["type"] == "http" and scope.get("path", "").startswith("/v1/") \
                 and scope.get("method") != "OPTIONS":
             try:
-                self.state.authenticate(Request(scope))  # kept in scope["state"] for the route
+                who = self.state.authenticate(Request(scope))  # kept in scope["state"]
+                if scope.get("method") == "POST" and scope.get("path") == UPLOAD_PATH:
+                    release = self.state.admit_upload(who)
             except ApiError as exc:
                 await problem(exc.status, f"{exc.detail} Fix: {exc.fix}", exc.fix,
                               exc.headers)(scope, receive, send)
                 return
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if release is not None:
+                release()
