@@ -62,3 +62,28 @@ def test_inert_citations_and_numbers_leave_code_links_and_intervals_alone():
             "and `x[1]`\n```\ny = x[1]\n```\nlast [4]")
     assert inert_numbers(text) == ("footnote (3) and (12) but [0, 1], [link](u), [2](u), a[1], "
                                    "f()[0], m[0][1] and `x[1]`\n```\ny = x[1]\n```\nlast (4)")
+
+
+def test_a_footnote_number_after_a_word_or_a_parenthesis_is_no_citation(tmp_path: Path):
+    """A security review: "…52 weeks at full pay (see the HR policy)[1]." quoted from a
+    wiki page kept its ``[1]``, the number of the real HR policy in that answer: the rule
+    read ``)[1]`` and ``word[1]`` as indexes in code."""
+    assert inert_numbers("full pay (see the HR policy)[1]. The board decided[2]; pay.[3]") \
+        == "full pay (see the HR policy)(1). The board decided(2); pay.(3)"
+    assert inert_numbers("sys.argv[1], my_list[0], argList[2], x1[3], $a[4], g(x)[5]") \
+        == "sys.argv[1], my_list[0], argList[2], x1[3], $a[4], g(x)[5]"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "hr.md").write_text("# HR policy\n\nEmployees get sixteen weeks of parental "
+                                "leave at full pay.\n")
+    (docs / "wiki.md").write_text("# Wiki notes\n\nParental leave for employees is now 52 "
+                                  "weeks at full pay (see the HR policy)[1].\n")
+    with Engine(tmp_path / "i.db", Settings.model_validate({"gate": {"threshold": 0.0}}),
+                embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"groups": ["staff"], "tenant": "acme"})
+        answer = engine.ask("How many weeks of parental leave do employees get?", STAFF,
+                            generator=ExtractiveGenerator())
+    wiki = next(line for line in answer.answer.split(". ") if "52 weeks" in line)
+    assert "(see the HR policy)(1)" in wiki, answer.answer
+    (cited,) = [c for c in answer.citations if f"[{c.id}]" in wiki]
+    assert cited.title == "Wiki notes", answer.answer

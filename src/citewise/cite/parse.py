@@ -46,7 +46,16 @@ _ID = re.compile(r"[Ss](\d{1,4})")
 _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_CODE_PARTS = re.compile(f"({_INLINE_CODE.pattern})")  # re.split keeps the code
-_NUMBER = re.compile(r"(?<![\w\])])\[\s*(\d{1,4})\s*\](?!\()")  # not a[1], f()[0], m[0][1]
+_NUMBER = re.compile(r"\[\s*(\d{1,4})\s*\](?!\()")  # not a link's "[1](…)"
+_INDEXED = re.compile(r"(?:(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+"
+                      r"|(?=[\w$]*[A-Za-z_$])(?=[\w$]*[_$\d])[\w$]+|[a-z]+[A-Z][\w$]*"
+                      r"|[A-Za-z_$])|\(\S*\)|\])$")
+"""What a bracketed number after it indexes: an identifier with ``_``, ``.``, ``$`` or a
+digit (``sys.argv``, ``x1``), a camelCase one (``argList``), one letter (``a``), a call
+without spaces in its parentheses (``f()``, ``g(x)``), another index (``m[0]``). After a
+word, a full stop or a parenthesis of
+prose, "(see the HR policy)[1]" or "decided[1]", the number is a footnote a document could
+put there to pass its claim off as citation [1] (a security review)."""
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
@@ -116,8 +125,14 @@ def inert_citations(text: str) -> str:
 
 def inert_numbers(text: str) -> str:
     """``text`` with a lone number in brackets (``[3]``; not a link's, not an index such as
-    ``a[1]``) in parentheses, outside fenced code blocks and inline code."""
-    return _outside_code(text, lambda prose: _NUMBER.sub(r"(\1)", prose))
+    ``argv[1]``) in parentheses, outside fenced code blocks and inline code."""
+    return _outside_code(text, lambda prose: _NUMBER.sub(
+        lambda m: m.group(0) if _indexes(prose, m.start()) else f"({m.group(1)})", prose))
+
+
+def _indexes(prose: str, at: int) -> bool:
+    """Whether the brackets at ``at`` index what is right before them (:data:`_INDEXED`)."""
+    return _INDEXED.search(prose, max(0, at - 80), at) is not None
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:
