@@ -277,3 +277,13 @@ def test_cross_references_and_broken_words_cost_linear_time(tmp_path, name, text
     path = tmp_path / name
     path.write_bytes(gzip.compress(text.encode()))
     assert ingest_bounded(path)["status"] == "new"
+
+
+def test_a_page_with_an_empty_svg_icon_before_its_script_still_loads(tmp_path):
+    """A review: ``<svg/>`` closes itself, but the guard kept it open, so the script after
+    it was read as tags ("i<n.length" 600 times) and a legitimate page was refused."""
+    script = "".join(f"for(var i{k}=0;i{k}<n.length;i{k}++){{x+=i{k}}}" for k in range(600))
+    path = tmp_path / "icons.html"
+    path.write_text(f"<html><body><h1>Icons</h1><svg width=\"0\" height=\"0\"/><p>Click to "
+                    f"save your work.</p><script>{script}</script><p>The end.</p></body></html>")
+    assert ingest_bounded(path)["status"] == "new"

@@ -137,3 +137,26 @@ def test_an_upload_is_refused_before_its_body_is_sent(tmp_path: Path) -> None:
         assert got.startswith(b"HTTP/1.1 429") and b"upload" in got, got[:300]
         for sock in (reader, first, second):
             sock.close()
+
+
+def test_an_upload_under_a_root_path_or_a_mount_is_still_an_editors(tmp_path: Path) -> None:
+    """A review: behind ``--root-path /api`` or mounted in another app, the request's path
+    carries the prefix, KeyFirst did not see an upload and the route no longer checked the
+    role: a reader key uploaded a document its whole group could read."""
+    from fastapi import FastAPI
+    from starlette.testclient import TestClient
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    outer = FastAPI()
+    outer.mount("/citewise", app)
+    page = {"file": ("planted.md", b"# Planted\n\nA reader wrote this.\n", "text/markdown")}
+    for client, path in ((TestClient(app, root_path="/api"), "/api/v1/documents"),
+                         (TestClient(outer), "/citewise/v1/documents")):
+        with client:
+            reader = client.post(path, headers={"Authorization": f"Bearer {keys['sam']}"},
+                                 files=page, data={"groups": "staff"})
+            assert reader.status_code == 403, (path, reader.text)
+            editor = client.post(path, headers={"Authorization": f"Bearer {keys['eddie']}"},
+                                 files=page, data={"groups": "staff"})
+            assert editor.status_code == 201, (path, editor.text)
+    assert app.state.citewise.uploads._running == {}  # every slot given back

@@ -47,15 +47,12 @@ _SEPARATORS = re.compile(r"\s*(?:[,;]|\band\b|\s)\s*", re.IGNORECASE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_CODE_PARTS = re.compile(f"({_INLINE_CODE.pattern})")  # re.split keeps the code
 _NUMBER = re.compile(r"\[\s*(\d{1,4})\s*\](?!\()")  # not a link's "[1](…)"
-_INDEXED = re.compile(r"(?:(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+"
-                      r"|(?=[\w$]*[A-Za-z_$])(?=[\w$]*[_$\d])[\w$]+|[a-z]+[A-Z][\w$]*"
-                      r"|[A-Za-z_$])|\(\S*\)|\])$")
-"""What a bracketed number after it indexes: an identifier with ``_``, ``.``, ``$`` or a
-digit (``sys.argv``, ``x1``), a camelCase one (``argList``), one letter (``a``), a call
-without spaces in its parentheses (``f()``, ``g(x)``), another index (``m[0]``). After a
-word, a full stop or a parenthesis of
-prose, "(see the HR policy)[1]" or "decided[1]", the number is a footnote a document could
-put there to pass its claim off as citation [1] (a security review)."""
+_FOOTNOTE_AFTER = re.compile(r"(?:\([^()\n]*\s[^()\n]*\)|[.,;:!?])$")
+"""What a footnote mark follows, not an index: a parenthesis of prose (with a space in it)
+or punctuation. "…52 weeks at full pay (see the HR policy)[1]." quoted from a wiki page
+kept its ``[1]``, the real HR policy's number in that answer (a security review). After a
+word, ``argv[1]``, ``items[0]``, or a call, ``f(x)[0]``, a number is an index (kept); so
+is "decided[1]", which no rule tells from ``row[1]`` (left as is)."""
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
@@ -125,14 +122,18 @@ def inert_citations(text: str) -> str:
 
 def inert_numbers(text: str) -> str:
     """``text`` with a lone number in brackets (``[3]``; not a link's, not an index such as
-    ``argv[1]``) in parentheses, outside fenced code blocks and inline code."""
+    ``argv[1]``; a footnote after a parenthesis of prose is one) in parentheses, outside
+    fenced code blocks and inline code."""
     return _outside_code(text, lambda prose: _NUMBER.sub(
         lambda m: m.group(0) if _indexes(prose, m.start()) else f"({m.group(1)})", prose))
 
 
 def _indexes(prose: str, at: int) -> bool:
-    """Whether the brackets at ``at`` index what is right before them (:data:`_INDEXED`)."""
-    return _INDEXED.search(prose, max(0, at - 80), at) is not None
+    """Whether the brackets at ``at`` index what is right before them: a word, a call or
+    another index, not a footnote's place (:data:`_FOOTNOTE_AFTER`)."""
+    if at == 0 or not (prose[at - 1].isalnum() or prose[at - 1] in "_$)]"):
+        return False
+    return _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is None
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:

@@ -24,7 +24,12 @@ _NAME = re.compile(r"(?:README|NEWS|FAQ|INSTALL|CHANGES|HISTORY|TODO|BUGS|HACKIN
 _PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp", "bat",
                       "cmd", "ps1", "exe", "in", "am", "ac", "m4", "mk", "ps", "dvi", "tex",
                       "db", "json", "xml", "yml", "yaml", "toml", "css", "png", "jpg", "gif",
-                      "svg", "log", "diff", "patch"})
+                      "svg", "log", "diff", "patch", "bz2", "xz", "zip", "tar", "tgz", "zst",
+                      "lz", "lzma", "7z", "rar", "z", "deb", "rpm"})
+UPLOAD_PREFIX = "citewise-upload-"
+"""The prefix of the temporary folder an API upload is read from: no folder of the
+document's (a review's uploaded README was titled "citewise-upload-rjznxws9 README", and
+each upload of the same bytes was a new version)."""
 FORMAT_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".txt", ".text", ".rst",
                              ".rest", ".pdf", ".info", ".docx"})
 """The suffixes a loader reads (``registry.FORMAT_BY_SUFFIX``'s keys; a test keeps them
@@ -43,8 +48,10 @@ def is_doc_name(name: str) -> bool:
 def name_title(path: Path) -> str:
     """A title for a document that has none of its own: its name without the suffix
     (``guide``), or, for a conventional name, the name after its folder's ("gdb NEWS",
-    "gdb README.Debian")."""
+    "gdb README.Debian"; not a temporary folder's)."""
     name = path.stem if path.suffix.lower() in FORMAT_SUFFIXES else path.name
     if not is_doc_name(name):
         return path.stem
-    return f"{path.parent.name} {name}" if path.parent.name else name
+    folder = path.parent.name
+    anonymous = not folder or folder.startswith(UPLOAD_PREFIX) or folder.startswith("tmp")
+    return name if anonymous else f"{folder} {name}"

@@ -67,12 +67,22 @@ def check_nesting(text: str, limit: int, inline: frozenset[str] = frozenset()) -
             continue
         if name in _VOID or name in inline:  # inline nesting costs the parser little
             continue
+        if name in _FOREIGN and _self_closed(text, m.end()):  # <svg …/> opens nothing
+            continue
         _close_implied(stack, name)
         stack.append(name)
         if len(stack) > limit:
             raise LimitExceededError(
                 f"the HTML nests elements more than {limit} levels deep (unclosed tags?) "
                 "(limits.max_nesting); close the tags or raise limits.max_nesting")
+
+
+def _self_closed(text: str, start: int) -> bool:
+    """Whether the start tag whose name ends at ``start`` closes itself ("<svg …/>"): in
+    SVG and MathML it does (a review's page with an empty ``<svg/>`` icon then had its
+    script read as tags, and was refused)."""
+    end = text.find(">", start, start + 4096)
+    return end > 0 and text[end - 1] == "/"
 
 
 def _comment_end(text: str, start: int, none_left: bool = False) -> int:

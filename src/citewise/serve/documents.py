@@ -15,13 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import Pending
+from citewise.ingest.doc_names import UPLOAD_PREFIX
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.ingest.normalize import drop_controls
 from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
-from citewise.serve.state import ServerState, require_key, state_of
+from citewise.serve.state import ADMITTED, ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
 router = APIRouter(dependencies=[Depends(require_key)])
@@ -124,7 +125,24 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     """Upload (or replace) one document with its metadata (editor/admin). ``groups``:
     comma-separated readers; ``doc_id`` defaults to the file name."""
     st = state_of(request)
-    who = st.authenticate(request)  # admitted (role, token, slot) before the body was read
+    who = st.authenticate(request)
+    st.require(who, "editor")  # KeyFirst checked it before the body, where it saw the route;
+    admitted = getattr(request.state, ADMITTED, False)  # elsewhere (a root path it did not
+    release = None if admitted else st.admit_upload(who)  # know): token and slot here
+    try:
+        return await _upload(st, who, file, {
+            "doc_id": doc_id, "groups": groups, "title": title, "source_url": source_url,
+            "updated_at": updated_at, "tenant": tenant, "metadata": metadata})
+    finally:
+        if release is not None:
+            release()
+
+
+async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
+                  form: dict[str, Any]) -> dict:
+    """The upload route's work, once the upload is admitted."""
+    doc_id, groups, title, tenant = form["doc_id"], form["groups"], form["title"], form["tenant"]
+    source_url, updated_at, metadata = form["source_url"], form["updated_at"], form["metadata"]
     if tenant and tenant != who.tenant and not who.can("operator"):
         raise ConfigError("only an operator may write to another tenant. Fix: leave tenant "
                           "empty, or use a key made with `citewise keys add NAME --role "
@@ -160,7 +178,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     received = time.time()
 
     def parse() -> Primed:  # outside the write lock: deletes and ACL changes need not wait
-        with tempfile.TemporaryDirectory(prefix="citewise-upload-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX) as tmp:
             path = Path(tmp) / name
             path.write_bytes(data)
             item = Pending(label=doc_id, doc_id=doc_id,

@@ -152,6 +152,16 @@ def require_key(request: Request) -> None:
 
 
 UPLOAD_PATH = "/v1/documents"  # POST: an upload, admitted before its body (KeyFirst)
+ADMITTED = "citewise_upload_admitted"  # set in the request's state once KeyFirst admitted it
+
+
+def _route_path(scope: dict) -> str:
+    """The path the app routes on: the request's path less the server's ``root_path``
+    (``uvicorn --root-path /api``, or a mount), which Starlette strips when it routes. A
+    review's reader key uploaded through ``/api/v1/documents``, which KeyFirst did not
+    recognise while the route had stopped checking the role."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
 
 
 class KeyFirst:
@@ -167,12 +177,14 @@ class KeyFirst:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         release: Callable[[], None] | None = None
-        if scope["type"] == "http" and scope.get("path", "").startswith("/v1/") \
+        path = _route_path(scope)
+        if scope["type"] == "http" and path.startswith("/v1/") \
                 and scope.get("method") != "OPTIONS":
             try:
                 who = self.state.authenticate(Request(scope))  # kept in scope["state"]
-                if scope.get("method") == "POST" and scope.get("path") == UPLOAD_PATH:
+                if scope.get("method") == "POST" and path == UPLOAD_PATH:
                     release = self.state.admit_upload(who)
+                    scope.setdefault("state", {})[ADMITTED] = True
             except ApiError as exc:
                 await problem(exc.status, f"{exc.detail} Fix: {exc.fix}", exc.fix,
                               exc.headers)(scope, receive, send)
