@@ -13,7 +13,8 @@
   terms the same way it processed the documents.
 
 Underscores split words (``foo_bar`` -> ``foo``, ``bar``), as they do in the FTS5 unicode61
-tokenizer, so a term never turns into a multi-token phrase.
+tokenizer, so a word never turns into a multi-token phrase; a release number does, on
+purpose (:func:`release_numbers`: "3.4.6" is the phrase "3 4 6" to FTS5).
 
 * :func:`mask_personal` masks what looks like personal data (emails, phone numbers, key-like
   strings): the request log's ``redact`` mode, and the terms a follow-up borrows from earlier
@@ -136,13 +137,16 @@ def stem(word: str) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The BM25 terms of a query, in first-seen order.
+    """The BM25 terms of a query, in first-seen order: its release numbers whole
+    (:func:`release_numbers`, a phrase of their parts to the index), then its words.
 
     >>> query_terms("What is the vacation policy for the Vacation team?")
     ['vacation', 'policy', 'team']
+    >>> query_terms("When was Python 3.4.6 released?")
+    ['3.4.6', 'python', 'released']
     """
-    terms: list[str] = []
-    seen: set[str] = set()
+    terms: list[str] = release_numbers(text)
+    seen: set[str] = set(terms)
     for token in _TOKEN.findall(text.lower()):
         if len(token) < 2 or token in STOPWORDS or token in seen:
             continue
@@ -151,6 +155,34 @@ def query_terms(text: str) -> list[str]:
         if len(terms) == MAX_TERMS:
             break
     return terms
+
+
+_RELEASE = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?![\w-]|\.\d)")
+"""A release number of three parts or four (``2.11.1``): the query's words alone read
+"man-db 2.11.1" as the word "11" (one-letter words are no terms), and a new user's "what
+security fix came in 2.11.1?" found man-db's 2.11.1 entry 70th and was declined. Two parts
+are values as often ("2.5 seconds"): taken only as a :data:`_NAMED_RELEASE`."""
+_NAMED_RELEASE = re.compile(r"([^\W\d_][\w+#-]*)[ \t]+(\d{1,4}\.\d{1,4})(?![\w-]|\.\d)"
+                            r"(?:[ \t]+([^\W\d_]+))?")
+"""A two-part number after a name and before no unit, "strace 6.0", "Python 3.11 release",
+"version 2.5 of": a new user's "What changed in strace 6.0?" searched for "changed" and
+"strace" and was declined for a 6.0 no top passage mentioned, though a section of strace's
+NEWS is headed "release 6.0". Not after a stopword nor before another word than a stopword
+or one of :data:`_RELEASE_WORDS` ("to 2.5", "2.5 seconds", "by 1.5 times": values)."""
+_RELEASE_WORDS = frozenset({"release", "version", "edition", "series", "final", "beta", "changes",
+                            "notes", "news"})
+
+
+def release_numbers(text: str) -> list[str]:
+    """The release numbers ``text`` names (:data:`_RELEASE`, :data:`_NAMED_RELEASE`), each
+    once, in order: exact identifiers to retrieval, and BM25 terms that the index reads as
+    the phrase of their parts (FTS5 and PostgreSQL's version tokens alike), so "When was
+    Python 3.4.6 released?" finds the 3.4.6 section, not 3.6.4's (a new user's)."""
+    found = [m.group() for m in _RELEASE.finditer(text)]
+    found += [number for word, number, after in _NAMED_RELEASE.findall(text)
+              if word.lower() not in STOPWORDS
+              and (not after or after.lower() in STOPWORDS | _RELEASE_WORDS)]
+    return list(dict.fromkeys(found))
 
 
 def json_problem(exc: ValueError) -> str:

@@ -170,9 +170,10 @@ def test_a_term_the_index_holds_no_word_of_is_not_taken_for_absent() -> None:
 
 
 def test_a_release_label_without_its_trailing_zero_is_found_as_written() -> None:
-    """"strace 6.0" is the label "6" (a number without its trailing zeros), and "6" is no
-    whole token of "release 6.0": a new user's "What changed in strace 6.0?" was declined as
-    naming a 6.0 no passage mentions, that release's section first in the hits."""
+    """"strace 6.0" was the label "6" (a number without its trailing zeros), no whole token
+    of "release 6.0": a new user's "What changed in strace 6.0?" was declined as naming a
+    6.0 no passage mentions, that release's section first in the hits. A label is as
+    written: "Foo 3.10" was "3.1" too."""
     nothing_found = lambda word: False  # noqa: E731 (one-letter words are not indexed)
     hits = [make_hit("Noteworthy changes in release 6.0 (2022-10-29)", 1, dense=0.5)]
     assert absent_terms("What changed in strace 6.0?", nothing_found, ("label",),
@@ -181,3 +182,16 @@ def test_a_release_label_without_its_trailing_zero_is_found_as_written() -> None
                         hits=hits) == ["6.1"]
     assert absent_terms("What changed in Strace 6?", nothing_found, ("label",),
                         hits=[make_hit("release 6.0.1", 1, dense=0.5)]) == ["6"]
+    tens = [make_hit("Version 3.10 - May 2024", 1, dense=0.5)]  # a review: 3.1 is not 3.10
+    assert absent_terms("What changed in Foo 3.1?", nothing_found, ("label",),
+                        hits=tens) == ["3.1"]
+    assert absent_terms("What changed in Foo 3.10?", nothing_found, ("label",),
+                        hits=tens) == []
+
+
+def test_a_trackers_number_is_named_by_its_number() -> None:
+    """Python's NEWS writes "gh-issue-101400": "What does gh-101400 fix?" was declined as
+    naming something no passage mentions, that entry first in the hits."""
+    hits = [make_hit("- gh-issue-101400: Fix wrong lineno in exception message.", 1)]
+    assert missing_terms("What does gh-101400 fix?", hits, kinds=ALL_KINDS) == []
+    assert missing_terms("What does gh-101401 fix?", hits, kinds=ALL_KINDS) == ["gh-101401"]

@@ -34,3 +34,11 @@ def test_contraction_pieces_are_not_terms() -> None:
         "build", "file", "called", "ninja", "work"]
     assert query_terms("import re; re.compile won't work") == [
         "import", "re", "compile", "won", "work"]
+
+
+def test_a_release_number_is_one_term() -> None:
+    """One-letter words are no terms, so "3.4.6" was none at all (a new user's "When was
+    Python 3.4.6 released?" ranked 3.6.4 first); the index reads it as a phrase."""
+    assert query_terms("When was Python 3.4.6 released?") == ["3.4.6", "python", "released"]
+    assert query_terms("What changed in strace 6.0?") == ["6.0", "changed", "strace"]
+    assert query_terms("wait 2.5 seconds") == ["wait", "seconds"]  # a value

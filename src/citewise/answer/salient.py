@@ -130,7 +130,7 @@ def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
         for option in _WORD_OPTION.findall(text):
             found.setdefault(option.lower(), None)
     if "label" in kinds:
-        for value in sorted(labels(text)):
+        for value in sorted(labels(text, written=True)):  # "3.10" is not "3.1"
             found.setdefault(value, None)
     for i, token in enumerate(_TOKEN.findall(text)):
         token = token.rstrip(".")
@@ -162,7 +162,20 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
     squashed = _squash(text)
     return [t for t in terms if not (_element_named(t, text) if t.startswith("<") else (
         t in text or _stem(t) in text or _squash(t) in squashed
-        or _squash(_stem(t)) in squashed))]
+        or _squash(_stem(t)) in squashed or _numbered(t, text)))]
+
+
+_TRACKED = re.compile(r"[a-z]{1,6}[-#]?(\d{3,9})")
+
+
+def _numbered(term: str, text: str) -> bool:
+    """Whether ``term``, a tracker's number ("gh-101400", "bpo-45515", "#28648"), is named by
+    its number: Python's NEWS writes "gh-issue-101400", and a new user's "What does gh-101400
+    fix?" was declined as naming something no passage mentions, its entry first in the
+    hits."""
+    tracked = _TRACKED.fullmatch(term)
+    return tracked is not None and re.search(
+        rf"(?<![\w.]){tracked.group(1)}(?![\w]|\.\d)", text) is not None
 
 
 def _element_named(term: str, text: str) -> bool:
@@ -214,7 +227,8 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
     if not kinds:
         return []
     terms = [t for t in salient_terms(question, kinds) if t not in known]
-    unindexed = [t for t in terms if not query_terms(t)]
+    unindexed = [t for t in terms if not query_terms(t) or (  # "3.10" looks up "10" alone
+        t not in query_terms(t) and t.replace(".", "").isdigit())]
     text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if unindexed else ""
     gone = {t for t in unindexed if not _named(t, text)}
     return [t for t in terms if t in gone or (t not in unindexed and not has_word(t))]
@@ -222,12 +236,11 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
 
 def _named(term: str, text: str) -> bool:
     """Whether lowercased ``text`` names ``term`` as a whole token: not ``c-r`` in
-    "decreases" (squashed to "cr") nor ``1.3`` in "0.21.3" (a review). A number is read as
-    :func:`~citewise.cite.terms.numbers` wrote it, without its trailing zeros: the label of
-    "strace 6.0" is "6", found in "release 6.0" (a new user's question was declined as
+    "decreases" (squashed to "cr") nor ``1.3`` in "0.21.3" (a review). A label is as the
+    question writes it (``labels(written=True)``): "strace 6.0" was the value "6", no whole
+    token of "release 6.0" (a new user's question was declined as
     naming a 6.0 that no passage mentions, its section first in the hits)."""
-    zeros = (r"0*" if "." in term else r"(?:\.0+)?") if term.replace(".", "").isdigit() else ""
-    return re.search(rf"(?<![\w.-]){re.escape(term)}{zeros}(?![\w-]|\.\w)", text) is not None
+    return re.search(rf"(?<![\w.-]){re.escape(term)}(?![\w-]|\.\w)", text) is not None
 
 
 def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],

@@ -57,7 +57,7 @@ _WORD_BEFORE = re.compile(r"([^\W\d_][\w+#]*(?:\.[\w+#]+)*)[ \t]+$", re.UNICODE)
 _WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)", re.UNICODE)
 
 
-def labels(text: str) -> set[str]:
+def labels(text: str, *, written: bool = False) -> set[str]:
     """The numbers of ``text`` that name something rather than give a value, normalised as
     :func:`numbers`: a version or edition ("Rust 2027", "wget 3.5", "version 4", "the 2027
     edition"): a number after a capitalised word that is not a stopword, after a word such
@@ -65,7 +65,8 @@ def labels(text: str) -> set[str]:
     to 30", "limit it to 2.5 seconds" and "in 1066" give values. A question's values may be
     echoed by its answer ("use ``--limit-rate=2000``"); its labels may not unless a source
     holds them: "The Rust 2027 edition makes changes…" answered a question about an edition
-    that does not exist, citing a passage about Rust 2024."""
+    that does not exist, citing a passage about Rust 2024. ``written``: as the text writes
+    them, not normalised ("3.10" stays "3.10", not the value 3.1)."""
     out = set()
     for match in _NUMBER.finditer(text):
         value = match.group()
@@ -76,7 +77,7 @@ def labels(text: str) -> set[str]:
         dotted = "." in value and bool(word) and word.lower() not in STOPWORDS
         if named or dotted or word.lower() in _LABEL_WORDS or (
                 after is not None and after.group(1).lower() in _LABEL_WORDS - {"v"}):
-            out |= numbers(value)
+            out |= {value} if written else numbers(value)
     return out
 
 

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from citewise.text import MARKUP_ELEMENT, STOPWORDS
+from citewise.text import MARKUP_ELEMENT, release_numbers
 from citewise.types import ScoredId
 
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -39,20 +39,6 @@ difference between setImmediate() and process.nextTick()?" had ten ``process.nex
 passages on top and was declined as naming something no top passage mentions, the
 ``setImmediate`` sections ranking 11th to 17th in BM25. A dotted call also names its last
 part (``response.raise_for_status()``: a page writes ``r.raise_for_status()``)."""
-_RELEASE = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?![\w-]|\.\d)")
-"""A release number of three parts or four (``2.11.1``): BM25 reads "man-db 2.11.1" as the
-word "11" (one-digit parts are not indexed), and a new user's "what security fix came in
-2.11.1?" found man-db's 2.11.1 entry 70th and was declined. Two parts are values as often
-("2.5 seconds"): taken only as a :data:`_NAMED_RELEASE`."""
-_NAMED_RELEASE = re.compile(r"([^\W\d_][\w+#-]*)[ \t]+(\d{1,4}\.\d{1,4})(?![\w-]|\.\d)"
-                            r"(?:[ \t]+([^\W\d_]+))?")
-"""A two-part number after a name and before no unit, "strace 6.0", "Python 3.11 release",
-"version 2.5 of": a new user's "What changed in strace 6.0?" searched for "changed" and
-"strace" (one-digit parts are not indexed) and was declined for a 6.0 no top passage
-mentioned, though a section of strace's NEWS is headed "release 6.0". Not after a stopword
-nor before another word than a stopword or one of :data:`_RELEASE_WORDS` ("to 2.5", "2.5
-seconds", "by 1.5 times": values)."""
-_RELEASE_WORDS = frozenset({"release", "version", "edition", "series", "final", "beta"})
 MAX_IDENTIFIERS = 4
 _SHORT = re.compile(r"-[A-Za-z]")
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
@@ -65,7 +51,8 @@ _LONG = re.compile(r"(?<![\w-])" + _LONG_NAME.pattern)  # one in a text
 
 def identifiers(query: str) -> list[str]:
     """The identifiers ``query`` names (backticked spans first, then elements, then calls,
-    options and names, release numbers), each once, in order."""
+    options and names, release numbers: :func:`~citewise.text.release_numbers`), each
+    once, in order."""
     found = [m.strip() for m in _CODE.findall(query)]
     rest = _CODE.sub(" ", query)  # an element is found as its tag, attributes or not
     found += [f"<{name}" for name in MARKUP_ELEMENT.findall(rest)]
@@ -74,10 +61,7 @@ def identifiers(query: str) -> list[str]:
         last = call.rsplit(".", 1)[-1]
         found += [name for name in (call, last) if len(name) >= 3]  # not it(), x(), $()
     found += _TOKEN.findall(_CALL.sub(" ", rest))
-    found += _RELEASE.findall(rest)
-    found += [number for word, number, after in _NAMED_RELEASE.findall(rest)
-              if word.lower() not in STOPWORDS
-              and (not after or after.lower() in STOPWORDS | _RELEASE_WORDS)]
+    found += release_numbers(rest)
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
 

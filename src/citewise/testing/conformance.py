@@ -381,6 +381,22 @@ class StoreConformanceTests:
                                         Principal.of("hr-managers", tenant="acme"))
         assert sparse == reviews and dense == reviews
 
+    def test_a_release_number_is_searched_whole(self, ready: Store,
+                                                embedder: FakeEmbedder) -> None:
+        """"When was Python 3.4.6 released?" searched for "python" and "released" (one-digit
+        parts are no words) and ranked 3.6.4's section first (a new user's)."""
+        notes = {"r346": "Python 3.4.6 final was released on 2017-01-17 after 3.4.6rc1.",
+                 "r364": "Python 3.6.4 final was released on 2017-12-19, as was 3.6.4rc1.",
+                 "r30": "Python 3.0 final was released on 2008-12-03.",
+                 "r31": "Python 3.1 final was released, a year after 3.0.1 and 3.0.2."}
+        ready.write([make_write(embedder, doc_id, [text], groups=["staff"])
+                     for doc_id, text in notes.items()])
+        for query, doc_id in (("When was Python 3.4.6 released?", "r346"),
+                              ("When was Python 3.6.4 released?", "r364"),
+                              ("When did Python 3.0 final come out?", "r30")):
+            hits = ready.search_sparse(query, 4, STAFF)
+            assert hits and hits[0].chunk_id.startswith(f"{doc_id}#"), (query, hits)
+
     def test_set_acl_changes_visibility(self, corpus: Store, embedder: FakeEmbedder) -> None:
         canary = self.chunk_ids("salaries")
         before = (self.vector_fingerprint(corpus), corpus.count())
