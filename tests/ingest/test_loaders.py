@@ -600,3 +600,28 @@ def test_a_definition_term_is_read_with_its_description() -> None:
     assert texts[2][0] == "More."
     for alone in ("--tool=<name>", "open(path)", "2.1. Directory layout", "users"):
         assert any(t == alone for t, _ in texts), (alone, texts)
+
+
+def test_a_list_written_a_line_an_item_is_a_block_an_item(tmp_path, check_offsets):
+    """perf's tips.txt is sixty tips a line each and no blank line: read as one paragraph,
+    its sentences ran together and an answer quoted 1,000 characters of tips, cutting one
+    ("perf record -F"). A table's rows and wrapped prose stay one block."""
+    tips = ("For a higher level overview, try: perf report --sort comm,dso\n"
+            "Print event counts in CSV format with: perf stat -x,\n"
+            "To change sampling frequency to 100 Hz: perf record -F 100\n"
+            "System-wide collection from all CPUs: perf record -a\n"
+            "Limit to show entries above 5% only: perf report --percent-limit 5\n"
+            "Show individual samples with: perf script\n"
+            "List events using substring match: perf list <keyword>\n"
+            "Treat branches as callchains: perf report --branch-history\n"
+            "To count events in every 1000 msec: perf stat -I 1000\n"
+            "Search options using a keyword: perf report -h <keyword>\n")
+    parsed = load_file(_write(tmp_path, "tips.txt", tips))
+    check_offsets(parsed)
+    assert [b.text for b in parsed.blocks] == tips.strip().split("\n")
+    table = "Reserved uids:\n  uid | name | description\n  ----+------+----\n" + "".join(
+        f"  {n} | user{n} | Used by {n}\n" for n in range(4))
+    assert len(load_file(_write(tmp_path, "uids.txt", table)).blocks) == 1
+    prose = ("The quick brown fox jumps over the lazy dog and then\nruns into the forest, "
+             "where it meets\nAnother fox who has been waiting there for\nhours, maybe days.\n")
+    assert len(load_file(_write(tmp_path, "prose.txt", prose)).blocks) == 1

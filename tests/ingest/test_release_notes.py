@@ -128,13 +128,15 @@ def test_an_underlined_first_heading_that_recurs_does_not_title_the_file(tmp_pat
 def test_a_debian_doc_folder_gives_its_conventional_files_and_no_scripts(tmp_path):
     docs = tmp_path / "gdb"
     for name in ("NEWS.gz", "README.Debian", "README.Debian.amd64.gz", "RELEASE-NOTES",
-                 "INSTALL.sh", "changelog.gz", "AUTHORS", "refcard.tex.gz", "guide.md"):
+                 "INSTALL.sh", "changelog.gz", "AUTHORS", "refcard.tex.gz", "guide.md",
+                 "NEWS.bz2", "TODO.xz", "README.zip"):  # archives stay skipped (a review)
         _write(docs / name, "Some text.\n")
     skipped: list[Path] = []
     found = [f.name for _, f in discover([docs], skipped=skipped)]
     assert found == ["NEWS.gz", "README.Debian", "README.Debian.amd64.gz", "RELEASE-NOTES",
                      "guide.md"]
-    assert sorted(p.name for p in skipped) == ["AUTHORS", "INSTALL.sh", "changelog.gz",
+    assert sorted(p.name for p in skipped) == ["AUTHORS", "INSTALL.sh", "NEWS.bz2",
+                                               "README.zip", "TODO.xz", "changelog.gz",
                                                "refcard.tex.gz"]
     assert load_file(docs / "README.Debian").title == "gdb README.Debian"
     assert format_of(Path("README.Debian")) == "text" and format_of(Path("TODO.py")) is None
@@ -146,4 +148,64 @@ def test_doc_names_and_titles():
     assert name_title(Path("/d/httpx/README.md")) == "httpx README"
     assert name_title(Path("/d/httpx/guide.md")) == "guide"
     assert name_title(Path("NEWS")) == "NEWS"
+    # an API upload is read from a temporary folder: no folder of the document's
+    assert name_title(Path("/tmp/citewise-upload-rjznxws9/README.txt")) == "README"
     assert set(SUPPORTED_SUFFIXES) == FORMAT_SUFFIXES
+
+
+def test_a_title_whose_underline_sections_reuse_stays_above_the_releases(tmp_path):
+    """Python's HISTORY: "Python History" underlined with "-", releases with "=", then
+    "Library" with "-" again: every release was a subsection of the last "Library"."""
+    text = ("Python History\n--------------\n\nThe release messages.\n\n"
+            "What's New in Python 3.4.6?\n===========================\n\nRelease date: "
+            "2017-01-17\n\nLibrary\n-------\n\n- Issue #28648: Fixed a crash.\n\n"
+            "What's New in Python 3.4.5?\n===========================\n\nLibrary\n-------\n\n"
+            "- Issue #27000: Fixed another crash.\n")
+    parsed = load_file(_write(tmp_path / "python3.11" / "HISTORY", text))
+    assert parsed.title == "Python History"
+    fix = next(b for b in parsed.blocks if "#27000" in b.text)
+    assert fix.heading_path == ("Python History", "What's New in Python 3.4.5?", "Library")
+
+
+@pytest.mark.parametrize("text", [
+    # a list of requirements, one with a note under it
+    "You need:\n\n* Python 3.8 or later\n\n* A C compiler\n\n  Install build-essential.\n\n"
+    "Then run make.\n",
+    # sentences that name versions, with no full stop
+    "Server 2.1 was upgraded on Monday\n\nIt went well.\n\nServer 2.4 still runs the old "
+    "kernel\n\nIt will move.\n\nServer 3.0 will be retired in May\n\nBy then.\n",
+    # an entry that is a sentence, and entries naming what they change
+    "Included Ctags version 3.2.4 with Eiffel support. (Hiebert)\n\nMore.\n\nIncluded Ctags "
+    "version 3.2.5 with Ada support. (Hiebert)\n\nMore.\n\nIncluded Ctags version 3.2.6 with "
+    "Go support. (Hiebert)\n\nMore.\n",
+    "* configure.ac: pre-release version bump\n\n  Done.\n\n* win32: fix the build\n\n  Done.\n",
+])
+def test_text_that_is_no_release_notes_gains_no_headings(tmp_path, text):
+    """A review of false headings: a requirement list, three sentences naming versions,
+    Vim's "…with Eiffel support. (Hiebert)" and python3-gi's "* configure.ac: …"."""
+    assert _headings(load_file(_write(tmp_path / "notes.txt", text))) == []
+
+
+def test_release_lines_keep_one_level_whatever_their_month_or_underline(tmp_path):
+    """A review: "Apr 08, 2022: …" and "Feb 09, 2022: …" were two styles, so one release
+    nested in the other; GTK underlines its newer releases and not its older ones."""
+    months = "".join(f"{m} 08, 2022: libfoo 3.{n} released\n\nFixes.\n\n"
+                     for n, m in enumerate(("Apr", "Feb", "Feb", "Dec")))
+    assert {lvl for lvl, _ in _headings(load_file(_write(tmp_path / "a" / "NEWS", months)))} \
+        == {1}
+    gtk = ("Overview of Changes in Foo 2.0\n==============================\n\n* New toolkit."
+           "\n\nOverview of Changes in Foo 1.9\n==============================\n\n* Pango.\n\n"
+           + "".join(f"Overview of Changes in Foo 1.{n}:\n\n* Fixed {n}.\n\n" for n in (3, 2, 1)))
+    assert {lvl for lvl, _ in _headings(load_file(_write(tmp_path / "b" / "NEWS", gtk)))} \
+        == {1}
+
+
+def test_the_last_entry_before_the_next_release_is_no_heading(tmp_path):
+    """libfribidi's NEWS: its last one-line "* Fixed …" entry before the next underlined
+    release became an empty heading, and its chunk lost its release."""
+    text = "".join(f"Overview of changes between 1.0.{n} and 1.0.{n + 1}\n" + "=" * 44 +
+                   f"\n\n* Fixed bug {n} in the shaper\n\n* Fixed a potential overflow {n}\n\n"
+                   for n in (8, 7, 6))
+    parsed = load_file(_write(tmp_path / "fribidi" / "NEWS", text))
+    assert [t for _, t in _headings(parsed)] == [
+        f"Overview of changes between 1.0.{n} and 1.0.{n + 1}" for n in (8, 7, 6)]

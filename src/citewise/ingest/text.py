@@ -59,14 +59,13 @@ class TextLoader:
         words = _spellings(text) if _typeset(raw) else None
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
-        opening: tuple[str, tuple[str, str]] | None = None  # a heading opening the file
-        used: Counter[tuple[str, str]] = Counter()
         example = False  # inside a Vim help example: indented paragraphs after a ">"
         paragraphs = _PARAGRAPHS.split(text)
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
         furniture = _furniture(paragraphs, running)
-        marked = marked_headings(paragraphs, furniture)
+        found = _headings(paragraphs, furniture, numbered)
+        title = _title(found)
         for index, para in enumerate(paragraphs):
             if not para.strip() or index in furniture:
                 continue
@@ -75,31 +74,79 @@ class TextLoader:
                 example = False
                 builder.heading(*section)
                 continue
-            heading = marked.get(index) or _underlined_heading(para)
+            heading = found.get(index)
             if heading is None:
                 if example and para[:1] in " \t":
                     builder.add("code", _example(para))
                     continue
                 lead, code = _split_example(para)
-                if lead.strip():
-                    builder.add("text", _prose(lead, words))
+                for item in _line_items(lead) if lead.strip() else ():
+                    builder.add("text", _prose(item, words))
                 example = code is not None
                 if code and code.strip():
                     builder.add("code", _example(code))
                 continue
             example = False
-            title, style = heading
-            opening = (title, style) if index == 0 else opening
-            used[style] += 1
+            style = TITLE if index == 0 and _above(found) else heading[1]
             if style not in styles:
                 styles.append(style)
-            builder.heading(title, min(styles.index(style) + 1, 6))
-        # a first heading titles the file unless its style recurs: strace's NEWS opens
-        # with "Noteworthy changes in release 6.1", the first of 48 releases
-        title = pick_title(opening and used[opening[1]] == 1 and opening[0],
-                           fallback=name_title(path))
+            builder.heading(heading[0], min(styles.index(style) + 1, 6))
+        title = pick_title(title, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
+
+
+TITLE = ("", "title")  # the style of a heading that titles the file: its level alone
+
+
+def _headings(paragraphs: list[str], furniture: set[int],
+              numbered: bool) -> dict[int, tuple[str, tuple[str, str]]]:
+    """``{paragraph index: (title, style)}`` of the underlined, outline and release headings
+    (numbered section headings are read apart, furniture is not read)."""
+    marked = marked_headings(paragraphs, furniture)
+    found = {}
+    for index, para in enumerate(paragraphs):
+        if index in furniture or (numbered and _numbered_heading(para) is not None):
+            continue
+        if (heading := marked.get(index) or _underlined_heading(para)) is not None:
+            found[index] = heading
+    underlined = {_shape(t): style for i, (t, style) in found.items() if i not in marked}
+    for index in marked:  # GTK's NEWS underlines its newer releases, not its older ones:
+        title, style = found[index]  # one style, not older releases inside a newer one
+        found[index] = (title, underlined.get(_shape(title), style))
+    return found
+
+
+def _shape(title: str) -> str:
+    """A heading without its numbers: "Overview of Changes in GTK+ 1.2.4" is the shape of
+    "Overview of Changes in GTK+ 1.3.2"."""
+    return re.sub(r"\d+(?:\.\d+)*", "#", title.lower())
+
+
+_RELEASED = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}")
+
+
+def _above(found: dict[int, tuple[str, tuple[str, str]]]) -> bool:
+    """Whether the heading opening the file has a level of its own above the rest: its style
+    is used again, but not by the next heading (Python's HISTORY, :func:`_title`)."""
+    styles = [found[i][1] for i in sorted(found)]
+    return 0 in found and len(styles) > 1 and styles[1] != styles[0] and \
+        styles[0] in styles[2:]
+
+
+def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
+    """The heading that opens the file, which titles it (Python's HISTORY: "Python
+    History" underlined with "-", then releases with "=", then "Library" with "-" again: it
+    stays above the releases, where its style reused below made every release a subsection
+    of "Core and Builtins"), unless it and the next heading, in one style, name releases:
+    strace's NEWS opens with the first of 48 ("Noteworthy changes in release 6.1")."""
+    if 0 not in found:
+        return None
+    opening, style = found[0]
+    later = [found[i] for i in sorted(found) if i > 0]
+    releases = _RELEASED.search(opening) and later and later[0][1] == style \
+        and _RELEASED.search(later[0][0])  # the first two headings name two releases
+    return None if releases else opening
 
 
 def _furniture(paragraphs: list[str], running: dict[str, int]) -> set[int]:
@@ -173,6 +220,33 @@ def _typeset(raw: str) -> bool:
     """Whether ``raw`` is a formatter's output for a terminal (groff's bold and underline, as
     escape sequences or overstrikes): its justified lines break words with a hyphen."""
     return "\x1b[" in raw or "\x08" in raw
+
+
+MIN_LINE_ITEMS = 4
+_ENDS_OPEN = re.compile(r"(?:[,(\-/&]|\b(?:and|or|the|a|an|of|to|in|for|with|by))$")
+
+
+def _line_items(para: str) -> list[str]:
+    """``para`` as its blocks: one per line when it is a list written a line an item
+    (:data:`MIN_LINE_ITEMS` or more lines, all at one indentation, all but one in five
+    opening with a capital, a digit or an option's dash and not ending mid-phrase), else
+    itself. perf's
+    tips.txt is sixty tips a line each and no blank line: one block, whose sentences ran
+    together, so an answer quoted 1,000 characters of tips and cut one ("perf record -F")."""
+    lines = [line for line in para.split("\n") if line.strip()]
+    lead = lines[:1] if lines and lines[0].rstrip().endswith(":") else []
+    items = lines[len(lead):]
+    indents = {len(line) - len(line.lstrip()) for line in items}
+    if len(items) < MIN_LINE_ITEMS or len(indents) != 1 or \
+            sum("|" in line for line in items) * 2 >= len(items):  # a table's rows stay one
+        return [para]
+    odd = sum(1 for line in items if not _opens_item(line.lstrip())
+              or _ENDS_OPEN.search(line.rstrip()))  # "…: perf stat -x," is an item too
+    return [*lead, *items] if odd * 5 <= len(items) else [para]
+
+
+def _opens_item(line: str) -> bool:
+    return line[:1].isupper() or line[:1].isdigit() or line[:1] == "-"
 
 
 def _prose(para: str, words: frozenset[str] | None) -> str:

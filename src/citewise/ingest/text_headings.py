@@ -8,13 +8,15 @@ GDB 13" over "* item" entries (gdb). Others open each release with a bare line: 
 version added tui new-layout?" was answered with an entry from another release.
 
 A one-line paragraph at the margin is a heading when its kind recurs, and it opens a section
-(the next paragraph is not the next item of its outline marker: one-line "* Fix …" items with
-blank lines between are a list), and so do at least half of its kind:
+(the next paragraph is its text: not the next item of its outline marker, one-line "* Fix …"
+items with blank lines between being a list, nor a rule or the next underlined heading):
 
-- an outline line: one to four ``*``, a space and a title that does not end a sentence
-  (an entry "* MI version 1 is deprecated." is text), twice or more;
-- a release line: a version number ("2.40", "3.11.2") in a short line that does not end
-  a sentence, three or more times with the same first word ("Version …", "Changes in …").
+- an outline line: one to four ``*``, a space and a title that is no sentence (an entry
+  "* MI version 1 is deprecated." is text) and names no subject ("* win32: …"), twice or
+  more, more than half of them opening sections;
+- a release line: a version number ("2.40", "3.11.2") in a short line that is no sentence,
+  three or more times with the same first word ("Version …", "Changes in …"; a month's
+  name counts as one word).
 
 Each kind is its own style; the loader gives styles their levels in the order they first
 appear, as it does for underlines.
@@ -30,6 +32,14 @@ _OUTLINE = re.compile(r"(\*{1,4})[ \t]+(\S[^\n]{0,98}?)[ \t]*:?")
 _VERSION = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w])")
 _FIRST_WORD = re.compile(r"[A-Za-z][\w-]*")
 _SENTENCE_END = (".", ",", ";")
+_INNER_END = re.compile(r"[.!?]\s+[A-Z(]")  # a sentence ends inside the line
+_ENTRY = re.compile(r"[\w./+-]+:\s")  # "configure.ac: …", "win32: …": an entry's subject
+_ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_TAIL_WORD = re.compile(r"\b[a-z]+\b")
+"""After its number a release line says little: "released", "final", a date, "(…)";
+"Server 2.1 was upgraded on Monday" goes on as a sentence (a review)."""
+_MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                     "nov", "dec"})  # "Apr 08, 2022: libfoo 3.6.1 released": one style
 MAX_RELEASE_LINE = 80
 MIN_OUTLINE = 2
 MIN_RELEASE = 3
@@ -52,22 +62,37 @@ def marked_headings(paragraphs: list[str], skip: set[int] = frozenset()) \
     for style, titles in kinds.items():
         least = MIN_OUTLINE if style[1] == "outline" else MIN_RELEASE
         opening = [index for index in titles if _opens(index, style, paragraphs)]
-        if len(titles) >= least and len(opening) * 2 >= len(titles):
+        if len(titles) >= least and len(opening) >= 2 and len(opening) * 2 > len(titles):
             found.update((index, (titles[index], style)) for index in opening)
     return found
 
 
 def _marked(line: str) -> tuple[str, Style] | None:
-    """``(title, style)`` when ``line`` reads as an outline or release heading."""
-    if line.endswith(_SENTENCE_END):
+    """``(title, style)`` when ``line`` reads as an outline or release heading: not a
+    sentence ("… with Eiffel support. (Hiebert)" in Vim's version5.txt), nor an entry
+    naming what it changed ("* configure.ac: pre-release version bump")."""
+    if line.endswith(_SENTENCE_END) or _INNER_END.search(line):
         return None
     outline = _OUTLINE.fullmatch(line)
     if outline is not None:
-        return collapse(outline.group(2)), (outline.group(1), "outline")
+        title = collapse(outline.group(2))
+        return None if _ENTRY.match(title) else (title, (outline.group(1), "outline"))
     word = _FIRST_WORD.match(line)
-    if len(line) <= MAX_RELEASE_LINE and word is not None and _VERSION.search(line):
-        return collapse(line.rstrip(":")), (word.group(0).lower(), "release")
+    versions = list(_VERSION.finditer(line))
+    if len(line) <= MAX_RELEASE_LINE and word is not None and versions \
+            and len(_TAIL_WORD.findall(_ASIDE.sub("", line[versions[-1].end():]))) <= 2:
+        first = word.group(0).lower()
+        return collapse(line.rstrip(":")), ("month" if first[:3] in _MONTHS else first,
+                                            "release")
     return None
+
+
+def _underlined(para: str) -> bool:
+    """Whether ``para`` is a line over a rule ("Overview of changes in 1.0.8" / "=====")."""
+    lines = para.split("\n")
+    rule = lines[-1].strip()
+    return len(lines) in (2, 3) and len(rule) >= 3 and rule == rule[0] * len(rule) \
+        and rule[0] in "=-~^*#+"
 
 
 def _opens(index: int, style: Style, paragraphs: list[str]) -> bool:
@@ -75,6 +100,6 @@ def _opens(index: int, style: Style, paragraphs: list[str]) -> bool:
     not a rule, and it is not the next item of the same outline marker ("* Fix …" after
     "* Fix …")."""
     after = paragraphs[index + 1].strip() if index + 1 < len(paragraphs) else ""
-    if not after or after == after[0] * len(after):  # the end, or a rule ("=====")
-        return False
+    if not after or after == after[0] * len(after) or _underlined(after):  # the end, a rule
+        return False  # or the next section's heading (libfribidi's last entry)
     return style[1] != "outline" or not after.startswith(style[0] + " ")
