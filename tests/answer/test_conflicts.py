@@ -75,3 +75,28 @@ def test_a_generated_answer_citing_one_side_gets_the_other(engine: Engine) -> No
                                 "other 20 weeks of paid parental leave [{sid:20 weeks}].")
     kept = engine.ask(Q, STAFF, generator=citing_both)
     assert kept.answer.count("disagree") == 1 and not kept.notes
+
+
+def test_two_releases_entries_are_no_conflict_but_two_policies_are() -> None:
+    """A new user's "When was Python 3.4.6 released?" was told the sources disagree between
+    3.4.6's "Release date: 2017-01-17" and 3.6.5rc1's; "Update macOS installer to SQLite
+    3.39.4" (3.11.1) and "… to 3.8.3" (3.4.0rc1) too."""
+    from citewise.answer.conflicts import conflict_text
+    from citewise.types import ContextPassage
+
+    def under(text, doc_id, *heading):
+        return ContextPassage(doc_id, make_hit(text, 1, doc_id=doc_id, heading=heading), text, 9)
+
+    dates = [under("Release date: 2017-01-17", "S1", "History", "What's New in Python 3.4.6?"),
+             under("Release date: 2018-03-13", "S2", "News", "What's New in Python 3.6.5rc1?")]
+    assert find_conflicts("When was Python 3.4.6 released?", dates) == []
+    sqlite = [under("- Update macOS installer to SQLite 3.39.4.", "S1", "News",
+                    "What's New in Python 3.11.1 final?", "macOS"),
+              under("- Update SQLite shipped with OS X installer to 3.8.3.", "S2", "History",
+                    "What's New in Python 3.4.0 release candidate 1?", "Build")]
+    assert find_conflicts("Which release updated the installer to SQLite 3.39.4?", sqlite) == []
+    policies = [under(OLD, "S1", "Parental leave policy (2023)"),
+                under(NEW, "S2", "Parental leave policy (2024)")]
+    (c,) = find_conflicts(Q, policies)  # dated versions of one policy still disagree
+    assert "- - " not in conflict_text(find_conflicts(Q, [  # a list item's own bullet goes
+        under("- " + OLD, "S1", "Policy"), under("- " + NEW, "S2", "Policy")])[0])

@@ -3,7 +3,10 @@ flagged, supported claims not flagged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
+from citewise.cite.enforce import enforce
 from citewise.cite.support import SUPPORT_THRESHOLD, support_score
 from citewise.cite.validate import is_claim, validate
 from citewise.types import Chunk, ContextPassage, Document, Hit, SentenceIssue
@@ -196,3 +199,20 @@ def test_a_code_span_of_a_letter_must_be_a_word_of_its_source_in_its_case() -> N
     assert not validate(claim.replace("`q`", "`U`"), passages(commands)).ok  # no 'U' there
     assert validate("Changes not saved with the `w` command are lost on quitting [S1].",
                     passages(overview)).ok
+
+
+def test_a_claim_is_checked_against_its_passages_headings_too() -> None:
+    """Release notes name the release only in a heading, which the prompt shows the model:
+    "In Python 3.11.0 alpha 1, math.cbrt() was added" was removed as unsupported by the
+    entry alone, and an unrelated quote stood in for it (a new user's)."""
+    entry = "- gh-issue-44357: Add math.cbrt(): return the cube root of x."
+    (plain,) = passages(entry)
+    headed = ContextPassage(sid="S1", hit=Hit(1, 1.0, replace(plain.hit.chunk, heading_path=(
+        "Python News", "What's New in Python 3.11.0 alpha 1?", "Library")), plain.hit.document),
+        text=entry, tokens=plain.tokens)
+    claim = "In Python 3.11.0 alpha 1, the function math.cbrt() was added [S1]."
+    assert validate(claim, [plain]).unsupported != ()
+    assert validate(claim, [headed]).unsupported == ()
+    wrong = enforce(claim.replace("alpha 1", "alpha 4"), [headed])  # the number checks
+    assert not wrong.answered, wrong  # read the headings too: another release is unsupported
+    assert enforce(claim, [headed]).answered

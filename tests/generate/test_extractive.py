@@ -399,3 +399,19 @@ def test_what_changed_in_a_release_quotes_the_entries_of_its_section() -> None:
     assert "Enhanced decoding of PTP_* ioctl commands [S1]" in text, text
     assert "Updated decoding of setns syscall [S1]" in text and "[S2]" not in text, text
     assert "Improvements" not in text, text
+
+
+def test_short_items_are_quoted_and_a_dates_number_names_no_release() -> None:
+    """A review: "* Dark theme" among short items was taken for a label and declined; the
+    "10" of "(2019-10-05)" named GDB 10 and brought strace's entries into the answer."""
+    items = passage("S1", "New in this release:\n* Parquet export\n* Faster startup\n"
+                    "* Dark theme", heading=("Version 3.0",))
+    text = ExtractiveGenerator().generate(build_prompt("Is there a dark theme?", [items])).text
+    assert "Dark theme [S1]" in text, text
+    gdb = passage("S1", "* Added the tui new-layout command.", chunk_id="g",
+                  heading=("Changes in GDB 10",))
+    strace = passage("S2", "* Enhanced decoding of PTP_* ioctl commands.", chunk_id="s",
+                     heading=("Noteworthy changes in release 5.3 (2019-10-05)",))
+    text = ExtractiveGenerator().generate(build_prompt("What changed in GDB 10?",
+                                                       [gdb, strace])).text
+    assert "tui new-layout" in text and "[S2]" not in text, text

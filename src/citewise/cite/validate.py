@@ -257,9 +257,18 @@ def _opens_with(text: str, at: int, lead: str) -> bool:
 
 
 def passage_texts(passages: Sequence[ContextPassage]) -> dict[str, str]:
-    """Each passage's text by its upper-cased id, without its instructions to the assistant
-    (:mod:`citewise.cite.instructions`): what a sentence is checked against."""
-    return {p.sid.upper(): without_instructions(p.text) for p in passages}
+    """Each passage's text by its upper-cased id, under its section's headings (the prompt's
+    ``section``: the model reads them), without its instructions to the assistant
+    (:mod:`citewise.cite.instructions`): what a sentence is checked against. Release notes
+    name the release only in a heading: "In Python 3.11.0 alpha 1, math.cbrt was added"
+    was removed, checked against the entry "gh-issue-44357: Add math.cbrt()" alone, and an
+    unrelated quote stood in for it (a new user's)."""
+    return {p.sid.upper(): without_instructions(_with_headings(p)) for p in passages}
+
+
+def _with_headings(passage: ContextPassage) -> str:
+    path = passage.hit.chunk.heading_path
+    return "\n".join((" › ".join(path), passage.text)) if path else passage.text
 
 
 def evidence_text(texts: Mapping[str, str], ids: Sequence[str]) -> str:

@@ -63,7 +63,6 @@ from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
-from citewise.cite.terms import labels, numbers
 from citewise.cite.validate import source_line
 from citewise.generate.companions import (
     BULLET,
@@ -82,6 +81,7 @@ from citewise.generate.entries import (
 )
 from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
 from citewise.generate.labelled import off_label
+from citewise.generate.releases import is_label, release_weight
 from citewise.generate.repeated import sources_of, unique
 from citewise.generate.table_rows import is_history, table_rows
 from citewise.text import STOPWORDS
@@ -160,7 +160,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     terms = asked_terms(question, [p.text for p in passages])
     scoring = _Scoring(weights, {w for w in q_words if any(c.isdigit() for c in w)},
                        content_words(" ".join(terms)) & weights.keys())
-    scoring.releases(labels(question if asked is None else asked), passages)
+    scoring.release = release_weight(question if asked is None else asked, passages)
     scored: list[ScoredSentence] = []
     block = 0
     for passage in in_reading_order(passages, terms):
@@ -188,9 +188,6 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     return scoring.leads.first(scored)
 
 
-_LABEL = re.compile(r"\s*[-*•]\s+[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}:?\s*")
-"""A bullet of one to three words and no sentence, "* Improvements", "* Bug fixes": a label
-over the entries that follow (strace's NEWS), quoted alone as "* Improvements [1]."."""
 _NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
 """A heading's section number ("2.13. Content types for volumes"): its text, quoted alone
 as a sentence, was an answer's "Content types for volumes [1]." (a new user's)."""
@@ -205,22 +202,7 @@ class _Scoring:
         self.weights, self.numbers, self.named = weights, numbers, named
         self.top = 1.0 + 2 * math.fsum(weights.values())
         self.leads = Leads(self.top)
-        self.labelled: set[str] = set()
-        self.bonus = 0.0
-
-    def releases(self, asked: set[str], passages: Sequence[ContextPassage]) -> None:
-        """Weigh the sections whose headings name a release the question asks about
-        (:func:`~citewise.cite.terms.labels`: "strace 6.0"), as a number it holds counts:
-        twice its idf among the passages' headings. "What changed in strace 6.0?" shares no
-        word with the entries of the section "Noteworthy changes in release 6.0", and was
-        declined with that section first in the context."""
-        named = sum(1 for p in passages if asked & numbers(" ".join(p.hit.chunk.heading_path)))
-        self.labelled = asked if named else set()
-        self.bonus = 2 * math.log(1 + len(passages) / named) if named else 0.0
-
-    def _release_bonus(self, passage: ContextPassage) -> float:
-        heading = " ".join(passage.hit.chunk.heading_path)
-        return self.bonus if self.labelled and self.labelled & numbers(heading) else 0.0
+        self.release: Callable[[ContextPassage], float] = lambda passage: 0.0
 
     def score(self, text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
         shared = (content_words(text) & self.weights.keys()) - given
@@ -248,13 +230,13 @@ class _Scoring:
         if prose:
             rows = [(s, self.score(s)) for s in split_sentences(part)]
         subject = section_subject(passage, self.named)
-        release = self._release_bonus(passage)
+        release = self.release(passage)  # under a heading naming the asked release
         item: set[str] = set()  # the words of the list item's first sentence
         out: list[tuple[str, float]] = []
         for k, (text, value) in enumerate(rows):
             item = content_words(text) if BULLET.match(text) else item
             bare = _NUMBERING.sub("", text.strip().rstrip(".:").lower() + " ").strip()
-            if not bare or bare in headings or is_instruction(text) or _LABEL.fullmatch(text):
+            if not bare or bare in headings or is_instruction(text) or is_label(rows, k):
                 continue  # "5.8." is no sentence, nor "* Improvements" over its entries
             if value > 0:
                 # what the sentence need not repeat: its section's subject, and for a
