@@ -83,3 +83,16 @@ def test_a_heading_path_picks_the_section_among_same_named_ones():
     assert section_around(blocks, "Changes in GDB 12 › New commands") == (3, 5)
     assert section_around(blocks, "changes in gdb 12 > new commands") == (3, 5)
     assert section_around(blocks, "Changes in GDB 99 › New commands") is None
+
+
+def test_a_heading_with_a_greater_than_sign_is_one_heading():
+    """A review: "Edit > Preferences" read as a path of two steps, and `ask`'s own hint
+    (its path "Spanner app manual › Edit > Preferences") was refused."""
+    blocks = [Block("heading", "Spanner app manual", 0, 1, level=1,
+                    heading_path=("Spanner app manual",)),
+              Block("heading", "Edit > Preferences", 0, 1, level=2,
+                    heading_path=("Spanner app manual", "Edit > Preferences")),
+              Block("text", "Set the torque.", 0, 1,
+                    heading_path=("Spanner app manual", "Edit > Preferences"))]
+    assert section_around(blocks, "Edit > Preferences") == (1, 3)
+    assert section_around(blocks, "Spanner app manual › Edit > Preferences") == (1, 3)

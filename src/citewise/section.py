@@ -39,19 +39,18 @@ _PATH_STEP = re.compile(r"\s+[›>]\s+")
 
 
 def _heading_at(blocks: Sequence[Block], anchor: str, wanted: set[str]) -> int | None:
-    """The first heading whose words are ``anchor``'s, or whose path ends with its steps
-    ("Changes in GDB 12 › New commands", as a citation prints it: gdb's NEWS has a "New
-    commands" section in each of 40 releases, and the first was GDB 13's)."""
-    steps = [loose(step) for step in _PATH_STEP.split(anchor.strip()) if step.strip()]
-    for i, block in enumerate(blocks):
-        if block.kind != "heading":
-            continue
-        if len(steps) > 1:
-            if [loose(h) for h in block.heading_path[-len(steps):]] == steps:
-                return i
-        elif loose(block.text) in wanted:
-            return i
-    return None
+    """The first heading whose words are ``anchor``'s, else the first whose path ends with
+    its steps ("Changes in GDB 12 › New commands", as a citation prints it: gdb's NEWS has
+    a "New commands" section in each of 40 releases, and the first was GDB 13's). A
+    heading's own words come first: "Edit > Preferences" is one heading (a review)."""
+    headings = [i for i, b in enumerate(blocks) if b.kind == "heading"]
+    own = next((i for i in headings if loose(blocks[i].text) in wanted), None)
+    parts = anchor.split("›") if "›" in anchor else _PATH_STEP.split(anchor.strip())
+    steps = [loose(step) for step in parts if step.strip()]  # a path "›" (or " > ") apart
+    if own is not None or len(steps) < 2:
+        return own
+    return next((i for i in headings if [loose(h) for h in blocks[i].heading_path[
+        -len(steps):]] == steps), None)
 
 
 def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:

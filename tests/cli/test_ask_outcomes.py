@@ -279,3 +279,18 @@ def test_the_waiting_line_is_cleared_and_never_comes_back() -> None:
     with Waiting(False, after_s=0.0, every_s=0.01, write=quiet.append):
         time.sleep(0.05)
     assert quiet == []
+
+
+def test_pruned_quotes_are_not_called_a_generated_answer() -> None:
+    """A new user read "(the generated answer without its unsupported sentences)" over an
+    extractive answer, with no model run."""
+    from citewise.trace import AnswerTrace, GenerationTrace
+    from citewise.types import Answer
+
+    def line(model: str) -> str:
+        trace = AnswerTrace(generation=GenerationTrace(model, 0, 9, "stop", 0.1, 10.0))
+        return ask_module._outcome_line(Answer("q", "a [1].", False, None, trace=trace,
+                                               outcome="pruned"))
+
+    assert line("extractive-v1") == "source sentences (extractive), less those the check removed"
+    assert line("qwen2.5-coder-1.5b-instruct@x") == ask_module.OUTCOMES["pruned"]

@@ -56,6 +56,7 @@ def test_a_compressed_source_is_read_with_show(tmp_path: Path) -> None:
     assert code == 0, shown  # paste left out the ask's --db and --groups
     assert "## Calibrating the torque" in shown and "40 newton metres" in shown
     assert "Unpack the archive" not in shown  # the cited section, not the whole manual
+    assert shown.startswith("Spanner manual ("), shown  # the title once (a review)
     code, hidden = run(*shlex.split(hint.group(1))[1:3], "--groups", "staff", "--db", db)
     assert code == 1 and "not in the index" in hidden and "newton" not in hidden
 

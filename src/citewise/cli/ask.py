@@ -54,6 +54,17 @@ OUTCOMES = {"answered": "", "pruned": "the generated answer without its unsuppor
             "raw": "raw model output, NOT checked (cite.policy flag)", "declined": ""}
 
 
+def _outcome_line(answer: Answer) -> str:
+    """What the reader gets, said of the generator that ran: quotes the extractive
+    generator chose, less one that did not hold, are no "generated answer" (a new user
+    read "(the generated answer without its unsupported sentences)" with no model run)."""
+    generation = answer.trace.generation
+    if answer.outcome == "pruned" and generation is not None \
+            and generation.model.startswith("extractive"):
+        return "source sentences (extractive), less those the check removed"
+    return OUTCOMES[answer.outcome]
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
@@ -101,7 +112,7 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):
-        echo(f"({OUTCOMES[answer.outcome]})")
+        echo(f"({_outcome_line(answer)})")
     if not shown:
         echo(answer.answer)
     if answer.citations:

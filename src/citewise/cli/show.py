@@ -60,6 +60,8 @@ def print_section(section: DocumentSection) -> None:
     own, subsections = _own_blocks(section.blocks, section.anchor)
     first = section.blocks[0] if section.blocks else None
     within = first.heading_path[:-1] if first is not None and first.kind == "heading" else ()
+    if within and within[0] == doc.title:  # a manual's first heading is often its title
+        within = within[1:]
     place = " › ".join((doc.title, *within))  # whose "New commands": "… › Changes in GDB 12"
     echo(f"{place} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
     for block in own:
