@@ -23,6 +23,7 @@ from citewise.config import Settings
 from citewise.errors import IngestError
 from citewise.ingest.ownership import HOME, UPLOADED, another_file, takes_over
 from citewise.protocols import DocumentWrite, Embedder, Store
+from citewise.source_claims import SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
 
 STATUSES = ("new", "changed", "updated", "unchanged", "failed")
@@ -311,8 +312,10 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     Exceptions from the embedder or the store propagate after rolling back the current batch
     (earlier batches stay committed, each complete). Per-file problems become ``failed``
     outcomes in the report, as does a file whose doc_id an earlier file of the run already
-    gave (:class:`DocIdClaims`). ``vectors``: vectors already made for some chunks, by embed
-    hash (:func:`citewise.prime.prime`), used instead of embedding those texts again.
+    gave (:class:`DocIdClaims`), or a new one read from a file the index holds under another
+    id (:class:`~citewise.source_claims.SourceClaims`). ``vectors``: vectors already made
+    for some chunks, by embed hash (:func:`citewise.prime.prime`), used instead of embedding
+    those texts again.
     """
     report = IngestReport()
     started = time.perf_counter()
@@ -333,8 +336,14 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
             on_progress(done)
         prepared, done = [], 0
 
+    sources = SourceClaims(store)
     for item in items:
-        take(claims.check(_prepare(store, item, settings, count_tokens)), report, prepared)
+        result = claims.check(_prepare(store, item, settings, count_tokens))
+        if isinstance(result, Prepared) and result.status == "new" and \
+                (holder := sources.holder(result.document)) is not None:
+            result = Outcome(result.pending.label, result.document.doc_id, "failed",
+                             error=SourceClaims.problem(result.document.doc_id, holder))
+        take(result, report, prepared)
         done += 1
         if done >= batch_docs or sum(len(p.chunks) for p in prepared) >= batch_chunks:
             flush()

@@ -181,6 +181,9 @@ class _LiveRecords:
     def get_document(self, doc_id: str) -> Document | None:
         return None
 
+    def list_documents(self) -> list[Document]:
+        return []  # nothing is stored yet: no file is indexed under another id
+
     def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
         return self._store.cached_vectors(embed_hashes, tenant)
 

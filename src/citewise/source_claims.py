@@ -1,0 +1,43 @@
+"""One file, one document: a file already indexed under another id is not indexed again.
+
+Ids are paths relative to the folder ingested, so the same file has another id when its
+folder is ingested on its own after an ingest of several folders (``yq/cli-doc.txt``, then
+``cli-doc.txt``): a new user's second ``citewise ingest /usr/share/doc/yq`` indexed its two
+files again beside the first two, every answer could cite either, and ``citewise delete
+/usr/share/doc/yq/cli-doc.txt`` became ambiguous. :class:`SourceClaims` fails such a new
+document, by its ``file://`` link, naming the id it has and the ``--id-prefix`` that updates
+it; nothing stored changes.
+"""
+
+from __future__ import annotations
+
+from citewise.protocols import Store
+from citewise.types import Document
+
+
+class SourceClaims:
+    """The local files the index holds, by tenant and ``file://`` link (read once, when the
+    first new document of an ingest comes)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._ids: dict[tuple[str, str], str] | None = None
+
+    def holder(self, document: Document) -> str | None:
+        """The id of another stored document read from the same local file, or None."""
+        link = document.source_url or ""
+        if not link.startswith("file://"):
+            return None
+        if self._ids is None:
+            self._ids = {(d.tenant, d.source_url): d.doc_id for d in self.store.list_documents()
+                         if d.source_url and d.source_url.startswith("file://")}
+        holder = self._ids.get((document.tenant, link))
+        return holder if holder != document.doc_id else None
+
+    @staticmethod
+    def problem(doc_id: str, holder: str) -> str:
+        prefix = holder[:-len(doc_id)] if holder.endswith("/" + doc_id) else None
+        fix = (f"ingest its folder with --id-prefix {prefix} to update it" if prefix else
+               f"`citewise delete {holder}` first to index it as {doc_id}")
+        return (f"this file is indexed already, as {holder!r}; not indexed again as "
+                f"{doc_id!r}. Fix: {fix}")

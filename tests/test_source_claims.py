@@ -1,0 +1,27 @@
+"""One file, one document (:mod:`citewise.source_claims`): a new user ingested several Debian
+doc folders at once, then one of them on its own, and its files were indexed a second time
+under shorter ids (``cli-doc.txt`` beside ``yq/cli-doc.txt``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewise.engine import Engine
+from citewise.testing import FakeEmbedder
+
+
+def test_a_file_indexed_under_another_id_is_not_indexed_again(tmp_path: Path) -> None:
+    for name, text in (("yq", "yq transcodes YAML."), ("perf", "perf records samples.")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.md").write_text(f"# {name}\n\n{text}\n")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        first = engine.ingest_paths([tmp_path / "yq", tmp_path / "perf"], {"groups": ["staff"]})
+        assert sorted(o.doc_id for o in first.outcomes) == ["perf/README.md", "yq/README.md"]
+        again = engine.ingest_paths([tmp_path / "yq"], {"groups": ["staff"]})
+        (outcome,) = again.outcomes
+        assert outcome.status == "failed" and "--id-prefix yq/" in outcome.error, outcome
+        assert "'yq/README.md'" in outcome.error and "\n" not in outcome.error
+        updated = engine.ingest_paths([tmp_path / "yq"], {"groups": ["staff"]}, id_prefix="yq/")
+        assert [o.status for o in updated.outcomes] == ["unchanged"]
+        assert sorted(d.doc_id for d in engine.store.list_documents()) == [
+            "perf/README.md", "yq/README.md"]
