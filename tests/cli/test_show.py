@@ -237,6 +237,19 @@ def test_an_anchor_is_listed_with_its_own_heading_not_the_last_one_under_it(tmp_
     assert "Spelling" not in out, out
 
 
+def ask_then_show(db: str, question: str) -> tuple[str, str]:
+    """``(ask's output, what the show command it names prints)``, both exit 0: the ask is
+    extractive, as the ``public`` group; the show is pasted as printed."""
+    code, out = run("ask", question, "--groups", "public", "--db", db,
+                    "--generator", "extractive")
+    assert code == 0, out
+    hint = re.search(r"`(citewise show [^`]+)`", out)
+    assert hint, out
+    code, shown = run(*shlex.split(hint.group(1))[1:])
+    assert code == 0, shown
+    return out, shown
+
+
 def test_a_plain_text_citation_names_the_show_that_opens_its_section(tmp_path: Path) -> None:
     """A new user's citation of Git's 511-line release notes read "› Updates since v2.28",
     but its link opens the file at its top (plain text has no anchors) and no hint said
@@ -246,13 +259,9 @@ def test_a_plain_text_citation_names_the_show_that_opens_its_section(tmp_path: P
              "-------------------\n\n * \"git maintenance\" is a new command that runs "
              "housekeeping tasks on a schedule.\n")
     _, db = indexed(tmp_path, "2.29.0.txt", notes)
-    code, out = run("ask", "Which command runs housekeeping tasks on a schedule?", "--groups",
-                    "public", "--db", db, "--generator", "extractive")
-    assert code == 0 and "git maintenance" in out, out
-    assert "a browser opens this file at its top" in out, out
-    hint = re.search(r"`(citewise show [^`]+)`", out)
-    code, shown = run(*shlex.split(hint.group(1))[1:])
-    assert code == 0 and "git maintenance" in shown and "Nothing changed" not in shown, shown
+    out, shown = ask_then_show(db, "Which command runs housekeeping tasks on a schedule?")
+    assert "git maintenance" in out and "a browser opens this file at its top" in out, out
+    assert "git maintenance" in shown and "Nothing changed" not in shown, shown
 
 
 GDB_NEWS = """\t\tWhat has changed in GDB?
@@ -287,11 +296,8 @@ def test_a_debian_news_file_is_read_and_its_citation_opens_the_right_release(
     docs.mkdir()
     (docs / "NEWS.gz").write_bytes(gzip.compress(GDB_NEWS.encode()))
     assert run("ingest", str(docs), "--groups", "public", "--db", db, "--no-progress")[0] == 0
-    code, out = run("ask", "Which command adjusts the width of a tui window?", "--groups",
-                    "public", "--db", db, "--generator", "extractive")
-    assert code == 0 and "tui window width" in out, out
+    out, shown = ask_then_show(db, "Which command adjusts the width of a tui window?")
+    assert "tui window width" in out, out
     assert "gdb NEWS › Changes in GDB 12 › New commands" in out, out
-    hint = re.search(r"`(citewise show [^`]+)`", out)
-    code, shown = run(*shlex.split(hint.group(1))[1:])
-    assert code == 0 and shown.startswith("gdb NEWS › Changes in GDB 12 ("), shown
+    assert shown.startswith("gdb NEWS › Changes in GDB 12 ("), shown
     assert "tui window width" in shown and "prologue" not in shown, shown

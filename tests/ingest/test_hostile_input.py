@@ -23,6 +23,7 @@ from citewise.answer.context import build_context
 from citewise.config import ChunkSettings, ContextSettings
 from citewise.engine import Engine
 from citewise.testing import FakeEmbedder
+from citewise.testing.pdf import raw_pdf
 from citewise.types import Principal
 
 MAX_CHARS_PER_TOKEN = 16  # citewise.chunk.tokens.MAX_CHARS_PER_TOKEN
@@ -247,16 +248,7 @@ def _two_font_pdf(lines: int) -> bytes:
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>"]
-    pdf, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, obj in enumerate(objects, 1):
-        offsets.append(len(pdf))
-        pdf += b"%d 0 obj\n" % number + obj + b"\nendobj\n"
-    xref = len(pdf)
-    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    pdf += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    return bytes(pdf)
+    return raw_pdf(objects)
 
 
 def test_a_pdf_of_lines_in_two_fonts_by_turns_loads_in_linear_time(tmp_path):
