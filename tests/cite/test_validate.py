@@ -201,18 +201,31 @@ def test_a_code_span_of_a_letter_must_be_a_word_of_its_source_in_its_case() -> N
                     passages(overview)).ok
 
 
-def test_a_claim_is_checked_against_its_passages_headings_too() -> None:
+def test_a_claims_numbers_are_checked_under_its_passages_headings_not_its_words() -> None:
     """Release notes name the release only in a heading, which the prompt shows the model:
-    "In Python 3.11.0 alpha 1, math.cbrt() was added" was removed as unsupported by the
-    entry alone, and an unrelated quote stood in for it (a new user's)."""
-    entry = "- gh-issue-44357: Add math.cbrt(): return the cube root of x."
-    (plain,) = passages(entry)
-    headed = ContextPassage(sid="S1", hit=Hit(1, 1.0, replace(plain.hit.chunk, heading_path=(
-        "Python News", "What's New in Python 3.11.0 alpha 1?", "Library")), plain.hit.document),
-        text=entry, tokens=plain.tokens)
+    "In Python 3.11.0 alpha 1, math.cbrt() was added" was removed for numbers its entry
+    lacks (a new user's). A heading's words are no evidence, though (a review: "Can
+    employees carry over 10 unused vacation days?" supported "Yes, they can" over a body
+    saying no)."""
+    def under(text: str, *heading: str) -> ContextPassage:
+        (plain,) = passages(text)
+        return ContextPassage(sid="S1", hit=Hit(1, 1.0, replace(
+            plain.hit.chunk, heading_path=heading), plain.hit.document), text=text,
+            tokens=plain.tokens)
+
+    entry = under("- bpo-44357: Added a function that returns the cube root of the given "
+                  "number, math.cbrt().", "Python News",
+                  "What's New in Python 3.11.0 alpha 1?", "Library")
     claim = "In Python 3.11.0 alpha 1, the function math.cbrt() was added [S1]."
-    assert validate(claim, [plain]).unsupported != ()
-    assert validate(claim, [headed]).unsupported == ()
-    wrong = enforce(claim.replace("alpha 1", "alpha 4"), [headed])  # the number checks
-    assert not wrong.answered, wrong  # read the headings too: another release is unsupported
-    assert enforce(claim, [headed]).answered
+    assert enforce(claim, [entry]).answered
+    assert not enforce(claim.replace("alpha 1", "alpha 4"), [entry]).answered
+    faq = under("No. Unused days expire on 31 December of each year.", "Vacation FAQ",
+                "Can employees carry over 10 unused vacation days into next year?")
+    assert not enforce("Yes, employees can carry over 10 unused vacation days into next "
+                       "year [S1].", [faq]).answered
+    numbered = under("Volumes can hold files of any type.", "Storage guide",
+                     "2.13. Content types")
+    assert not enforce("Volumes support 2.13 content types [S1].", [numbered]).answered
+    withdrawn = under("This option was withdrawn in 2023.", "Handbook",
+                      "Remote work allowed for contractors")
+    assert not enforce("Remote work is allowed for contractors [S1].", [withdrawn]).answered

@@ -338,7 +338,8 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                     else v for v in verdicts]
         verdicts = _marked(verdicts, texts, "unfounded", _unfounded(question))
         verdicts = _marked(verdicts, texts, "unsupported", _own_words_missing(question))
-    verdicts = _marked(verdicts, texts, "unsupported", _unstated(question or ""))
+    verdicts = _marked(verdicts, passage_texts(passages, headings=True), "unsupported",
+                       _unstated(question or ""))  # a release named in a heading counts
     verdicts = _marked(verdicts, texts, "swapped", lambda s, e: bool(swapped_name(s, e)))
     verdicts = [replace(v, status="title") if v.status == "supported" and v.segment.kind ==
                 "sentence" and only_a_title(v.segment.text, passages) else v for v in verdicts]

@@ -53,12 +53,14 @@ from citewise.cite.terms import (
     code_spans,
     content_stems,
     holds_word,
+    labels,
     letter_names,
     named_identifiers,
     numbers,
     quoted_names,
 )
 from citewise.protocols import Embedder
+from citewise.text import release_numbers
 from citewise.types import ContextPassage, SentenceIssue, ValidationReport
 
 MIN_CLAIM_WORDS = 3
@@ -256,19 +258,24 @@ def _opens_with(text: str, at: int, lead: str) -> bool:
                                           and _SIGIL.match(before[-len(lead) - 1]))
 
 
-def passage_texts(passages: Sequence[ContextPassage]) -> dict[str, str]:
-    """Each passage's text by its upper-cased id, under its section's headings (the prompt's
-    ``section``: the model reads them), without its instructions to the assistant
-    (:mod:`citewise.cite.instructions`): what a sentence is checked against. Release notes
-    name the release only in a heading: "In Python 3.11.0 alpha 1, math.cbrt was added"
-    was removed, checked against the entry "gh-issue-44357: Add math.cbrt()" alone, and an
-    unrelated quote stood in for it (a new user's)."""
-    return {p.sid.upper(): without_instructions(_with_headings(p)) for p in passages}
+def passage_texts(passages: Sequence[ContextPassage], *,
+                  headings: bool = False) -> dict[str, str]:
+    """Each passage's text by its upper-cased id, without its instructions to the assistant
+    (:mod:`citewise.cite.instructions`): what a sentence is checked against, under those of
+    its section's headings that name a release (the prompt shows the model the headings,
+    and release notes name the release only there: "In Python 3.11.0 alpha 1, math.cbrt
+    was added" was removed, checked against the entry alone, a new user's). Other headings
+    are no evidence (a review: the heading "Can employees carry over 10 unused vacation
+    days?" supported "Yes, they can" over a body saying no), but for a claim's numbers,
+    ``headings`` (every heading)."""
+    return {p.sid.upper(): without_instructions(_with_headings(p, every=headings))
+            for p in passages}
 
 
-def _with_headings(passage: ContextPassage) -> str:
-    path = passage.hit.chunk.heading_path
-    return "\n".join((" › ".join(path), passage.text)) if path else passage.text
+def _with_headings(passage: ContextPassage, every: bool) -> str:
+    shown = [h for h in passage.hit.chunk.heading_path
+             if every or labels(h, written=True) & set(release_numbers(h))]
+    return "\n".join((" › ".join(shown), passage.text)) if shown else passage.text
 
 
 def evidence_text(texts: Mapping[str, str], ids: Sequence[str]) -> str:
