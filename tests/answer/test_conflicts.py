@@ -98,5 +98,8 @@ def test_two_releases_entries_are_no_conflict_but_two_policies_are() -> None:
     policies = [under(OLD, "S1", "Parental leave policy (2023)"),
                 under(NEW, "S2", "Parental leave policy (2024)")]
     (c,) = find_conflicts(Q, policies)  # dated versions of one policy still disagree
+    for a, b in (("Staff handbook", "3.2.1 Parental leave"),  # a review: numbered sections
+                 ("HR policy 2.1.0", "HR policy 2.2.0")):  # and versions of one policy
+        assert len(find_conflicts(Q, [under(OLD, "S1", a), under(NEW, "S2", b)])) == 1
     assert "- - " not in conflict_text(find_conflicts(Q, [  # a list item's own bullet goes
         under("- " + OLD, "S1", "Policy"), under("- " + NEW, "S2", "Policy")])[0])

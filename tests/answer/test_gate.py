@@ -19,6 +19,9 @@ def test_coverage_by_hand() -> None:
     assert term_coverage("How many vacation days do employees get?",
                          "Each employee receives 25 vacation weeks.") == pytest.approx(2 / 5)
     assert term_coverage("the of and", "anything") == 0.0
+    # a release number is a search term, not a word the coverage counts (a review)
+    assert term_coverage("When was Python 3.4.6 released?",
+                         "Python 3.4.6 final was released on 2017-01-17.") == 1.0
 
 
 def test_signals_by_hand() -> None:

@@ -195,3 +195,6 @@ def test_a_trackers_number_is_named_by_its_number() -> None:
     hits = [make_hit("- gh-issue-101400: Fix wrong lineno in exception message.", 1)]
     assert missing_terms("What does gh-101400 fix?", hits, kinds=ALL_KINDS) == []
     assert missing_terms("What does gh-101401 fix?", hits, kinds=ALL_KINDS) == ["gh-101401"]
+    hits = [make_hit("The player decodes h264 video at up to 265 frames per second.", 1)]
+    assert missing_terms("Does the player decode h265 video?", hits, kinds=ALL_KINDS) == [
+        "h265"]  # a review: no tracker's number

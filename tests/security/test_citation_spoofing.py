@@ -67,10 +67,11 @@ def test_inert_citations_and_numbers_leave_code_links_and_intervals_alone():
 def test_a_footnote_number_after_a_word_or_a_parenthesis_is_no_citation(tmp_path: Path):
     """A security review: "…52 weeks at full pay (see the HR policy)[1]." quoted from a
     wiki page kept its ``[1]``, the number of the real HR policy in that answer: the rule
-    read ``)[1]`` as an index in code."""
-    assert inert_numbers("full pay (see the HR policy)[1]. At full pay.[3]") \
-        == "full pay (see the HR policy)(1). At full pay.(3)"
-    code = "sys.argv[1], argv[0], items[2], my_list[0], x1[3], ${arr[4]}, g(x)[5], m[0][1]"
+    read ``)[1]`` and ``pay[1].`` as indexes in code."""
+    assert inert_numbers("full pay (see the HR policy)[1]. At full pay.[3] Pay[2]. It "
+                         "decided[4], Then") == ("full pay (see the HR policy)(1). At full "
+                                                 "pay.(3) Pay(2). It decided(4), Then")
+    code = "sys.argv[1], argv[0], items[2] and my_list[0], x1[3], ${arr[4]}, g(x)[5], m[0][1]"
     assert inert_numbers(code) == code  # a review: argv[1] came out argv(1)
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -5,10 +5,9 @@ share a content word with the question, say nearly the same thing in words (Jacc
 their content-word stems, numbers left out, at least :data:`MIN_OVERLAP`, with at least
 :data:`MIN_SHARED` stems in common) and state different numbers (each has a number the other
 lacks): "Parental leave is 16 weeks" vs "Parental leave is 20 weeks", an old and a new version
-of a policy; not when the question names a release that only one of their sections' headings
-names, or when their sections' headings name two releases (another release's "Release date:
-…" is no disagreement). Values written as words, or
-contradictions without numbers, are not detected.
+of a policy; not when the question names a release that only one of them names, in the
+sentence or its section's headings (another release's "Release date: …" is no
+disagreement). Values written as words, or contradictions without numbers, are not detected.
 
 citewise shows a conflict instead of resolving it: the extractive answer quotes both sides, and
 a generated answer that cites only one side gets a paragraph quoting both
@@ -23,7 +22,6 @@ from dataclasses import dataclass
 
 from citewise.cite.instructions import is_instruction
 from citewise.cite.terms import content_stems, labels, numbers
-from citewise.text import release_numbers
 from citewise.types import ContextPassage
 
 _BULLET = re.compile(r"^[-*•][ \t]+")
@@ -54,7 +52,7 @@ def _sentences(passage: ContextPassage) -> list[str]:
 
 def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Conflict]:
     """Pairs of conflicting sentences (module docstring), strongest overlap first."""
-    wanted, asked = content_stems(question), labels(question)
+    wanted, asked = content_stems(question), labels(question, written=True)
     rows = []
     for p in passages:
         for sentence in _sentences(p):
@@ -66,7 +64,7 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
     for i, (pa, sa, ta, na) in enumerate(rows):
         for pb, sb, tb, nb in rows[i + 1:]:
             if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb \
-                    or _other_editions(asked, pa, pb):
+                    or _other_editions(asked, pa, pb, (sa, sb)):
                 continue
             shared = ta & tb
             overlap = len(shared) / len(ta | tb)
@@ -76,20 +74,19 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
     return [c for _, c in found]
 
 
-def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage) -> bool:
-    """Whether one passage's headings name a release the question asks about
-    (:func:`~citewise.cite.terms.labels`) and the other's do not: "What's New in Python
-    3.4.6?" and "… 3.6.5 release candidate 1?" each say "Release date: …", of two releases,
-    and a new user's "When was Python 3.4.6 released?" was told the sources disagree; or
-    both headings name releases (:func:`~citewise.text.release_numbers`), and not the same:
-    "Update macOS installer to SQLite 3.39.4" (3.11.1) and "… to 3.8.3" (3.4.0rc1) are two
-    releases' entries. Two versions of one policy, dated or asked about without a version,
-    still disagree."""
-    headings = [" ".join(p.hit.chunk.heading_path) for p in (a, b)]
-    releases = [set(release_numbers(h)) for h in headings]
-    if all(releases) and releases[0] != releases[1]:  # release notes: entries of two releases
-        return True
-    marks = [asked & numbers(h) for h in headings]
+def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage,
+                    sentences: tuple[str, str]) -> bool:
+    """Whether the question names a release (:func:`~citewise.cite.terms.labels`, as
+    written) that one side names, in its sentence or its section's headings, and the other
+    does not: "What's New in Python 3.4.6?" and "… 3.6.5 release candidate 1?" each say
+    "Release date: …", and a new user's "When was Python 3.4.6 released?" was told the
+    sources disagree; so were "Update macOS installer to SQLite 3.39.4" and "… to 3.8.3" of
+    two releases. Two versions of one policy, asked about without a version, still
+    disagree (a review: numbered sections and versions of a policy must)."""
+    if not asked:
+        return False
+    marks = [asked & labels(" ".join((*p.hit.chunk.heading_path, said)), written=True)
+             for p, said in zip((a, b), sentences, strict=True)]
     return marks[0] != marks[1]
 
 

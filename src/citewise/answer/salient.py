@@ -165,11 +165,13 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
         or _squash(_stem(t)) in squashed or _numbered(t, text)))]
 
 
-_TRACKED = re.compile(r"[a-z]{1,6}[-#]?(\d{3,9})")
+_TRACKED = re.compile(r"(?:gh|bpo|bug|issue|pr|mr|ticket)[-#]?(\d{3,9})")
+"""A tracker's number: a known prefix and three digits or more, not "h265" nor "sha512" (a
+review: "Does the player decode h265 video?" was answered from "h264 … at 265 frames")."""
 
 
 def _numbered(term: str, text: str) -> bool:
-    """Whether ``term``, a tracker's number ("gh-101400", "bpo-45515", "#28648"), is named by
+    """Whether ``term``, a tracker's number ("gh-101400", "bpo-45515"), is named by
     its number: Python's NEWS writes "gh-issue-101400", and a new user's "What does gh-101400
     fix?" was declined as naming something no passage mentions, its entry first in the
     hits."""

@@ -50,9 +50,11 @@ _NUMBER = re.compile(r"\[\s*(\d{1,4})\s*\](?!\()")  # not a link's "[1](…)"
 _FOOTNOTE_AFTER = re.compile(r"(?:\([^()\n]*\s[^()\n]*\)|[.,;:!?])$")
 """What a footnote mark follows, not an index: a parenthesis of prose (with a space in it)
 or punctuation. "…52 weeks at full pay (see the HR policy)[1]." quoted from a wiki page
-kept its ``[1]``, the real HR policy's number in that answer (a security review). After a
-word, ``argv[1]``, ``items[0]``, or a call, ``f(x)[0]``, a number is an index (kept); so
-is "decided[1]", which no rule tells from ``row[1]`` (left as is)."""
+kept its ``[1]``, the real HR policy's number in that answer (a security review). After an
+identifier or a call, ``f(x)[0]``, a number is an index (kept), and after a plain word when
+the sentence goes on (``argv[1] is``), not when its clause ends there (:func:`_indexes`)."""
+_WORD_BEFORE = re.compile(r"(?<![\w$.])[A-Za-z][a-z]+$")  # a plain word, no code in it
+_CLAUSE_END = re.compile(r"[.,;:!?]?(?:\s+[A-Z\[(]|\s*$)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(\[A-Z0-9])")
@@ -125,15 +127,21 @@ def inert_numbers(text: str) -> str:
     ``argv[1]``; a footnote after a parenthesis of prose is one) in parentheses, outside
     fenced code blocks and inline code."""
     return _outside_code(text, lambda prose: _NUMBER.sub(
-        lambda m: m.group(0) if _indexes(prose, m.start()) else f"({m.group(1)})", prose))
+        lambda m: m.group(0) if _indexes(prose, m.start(), m.end()) else f"({m.group(1)})",
+        prose))
 
 
-def _indexes(prose: str, at: int) -> bool:
-    """Whether the brackets at ``at`` index what is right before them: a word, a call or
-    another index, not a footnote's place (:data:`_FOOTNOTE_AFTER`)."""
+def _indexes(prose: str, at: int, end: int) -> bool:
+    """Whether the brackets at ``prose[at:end]`` index what is right before them: an
+    identifier, a call or another index, or a plain word when prose goes on after them
+    ("argv[1] is the script"); not a footnote's place (:data:`_FOOTNOTE_AFTER`, and a plain
+    word's mark that ends its clause, "…at full pay[1]. The board decided[2]," a review)."""
     if at == 0 or not (prose[at - 1].isalnum() or prose[at - 1] in "_$)]"):
         return False
-    return _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is None
+    if _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is not None:
+        return False
+    word = _WORD_BEFORE.search(prose, max(0, at - 80), at)
+    return word is None or _CLAUSE_END.match(prose, end) is None
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:
