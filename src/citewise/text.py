@@ -162,7 +162,7 @@ _RELEASE = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?![\w-
 "man-db 2.11.1" as the word "11" (one-letter words are no terms), and a new user's "what
 security fix came in 2.11.1?" found man-db's 2.11.1 entry 70th and was declined. Two parts
 are values as often ("2.5 seconds"): taken only as a :data:`_NAMED_RELEASE`."""
-_NAMED_RELEASE = re.compile(r"([^\W\d_][\w+#-]*)[ \t]+(\d{1,4}\.\d{1,4})(?![\w-]|\.\d)"
+_NAMED_RELEASE = re.compile(r"(?<![\w+#-])([^\W\d_][\w+#-]*)[ \t]+(\d{1,4}\.\d{1,4})(?![\w-]|\.\d)"
                             r"(?:[ \t]+([^\W\d_]+))?")
 """A two-part number after a name and before no unit, "strace 6.0", "Python 3.11 release",
 "version 2.5 of": a new user's "What changed in strace 6.0?" searched for "changed" and

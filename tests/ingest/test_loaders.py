@@ -625,3 +625,9 @@ def test_a_list_written_a_line_an_item_is_a_block_an_item(tmp_path, check_offset
     prose = ("The quick brown fox jumps over the lazy dog and then\nruns into the forest, "
              "where it meets\nAnother fox who has been waiting there for\nhours, maybe days.\n")
     assert len(load_file(_write(tmp_path, "prose.txt", prose)).blocks) == 1
+    capitals = ("Run the installer and wait until\nWindows restarts. Then open\nControl Panel "
+                "and choose\nPrograms and Features, and check that\nMicrosoft Visual C++ is "
+                "listed.\n")  # a review: each line opens with a capital, by chance
+    assert len(load_file(_write(tmp_path, "capitals.txt", capitals)).blocks) == 1
+    assert len(load_file(_write(tmp_path, "q.txt", "SELECT name\nFROM users\nWHERE id = 1\n"
+                                                   "ORDER BY name\n")).blocks) == 1

@@ -94,6 +94,9 @@ def test_gnu_outline_levels_follow_their_stars(tmp_path):
 
 
 def test_bare_release_lines_open_sections_when_three_share_their_first_word(tmp_path):
+    fixes = "".join(f"Version 2.{n}.0 (2023-05-0{n}) - bug fix release\n\n* Fixed {n}.\n\n"
+                    for n in (3, 2, 1))  # a review: words after the number, no verb
+    assert len(_headings(load_file(_write(tmp_path / "f" / "NEWS", fixes)))) == 3
     text = "".join(f"Version 0.{n} - May 20{10 + n}\n\n* Fixed bug {n} in the parser.\n\n"
                    for n in (3, 2, 1))
     parsed = load_file(_write(tmp_path / "gettext" / "NEWS", text))
@@ -150,6 +153,8 @@ def test_doc_names_and_titles():
     assert name_title(Path("NEWS")) == "NEWS"
     # an API upload is read from a temporary folder: no folder of the document's
     assert name_title(Path("/tmp/citewise-upload-rjznxws9/README.txt")) == "README"
+    assert name_title(Path("/usr/share/doc/tmpreaper/README.Debian")) == \
+        "tmpreaper README.Debian"  # a review: only the upload's folder is anonymous
     assert set(SUPPORTED_SUFFIXES) == FORMAT_SUFFIXES
 
 

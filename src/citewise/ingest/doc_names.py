@@ -25,7 +25,8 @@ _PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp
                       "cmd", "ps1", "exe", "in", "am", "ac", "m4", "mk", "ps", "dvi", "tex",
                       "db", "json", "xml", "yml", "yaml", "toml", "css", "png", "jpg", "gif",
                       "svg", "log", "diff", "patch", "bz2", "xz", "zip", "tar", "tgz", "zst",
-                      "lz", "lzma", "7z", "rar", "z", "deb", "rpm"})
+                      "lz", "lzma", "7z", "rar", "z", "deb", "rpm", "lz4", "tbz2", "txz",
+                      "sig", "gpg", "asc", "jar", "so", "o", "a", "bin"})
 UPLOAD_PREFIX = "citewise-upload-"
 """The prefix of the temporary folder an API upload is read from: no folder of the
 document's (a review's uploaded README was titled "citewise-upload-rjznxws9 README", and
@@ -53,5 +54,5 @@ def name_title(path: Path) -> str:
     if not is_doc_name(name):
         return path.stem
     folder = path.parent.name
-    anonymous = not folder or folder.startswith(UPLOAD_PREFIX) or folder.startswith("tmp")
+    anonymous = not folder or folder.startswith(UPLOAD_PREFIX)
     return name if anonymous else f"{folder} {name}"

@@ -229,7 +229,8 @@ _ENDS_OPEN = re.compile(r"(?:[,(\-/&]|\b(?:and|or|the|a|an|of|to|in|for|with|by)
 def _line_items(para: str) -> list[str]:
     """``para`` as its blocks: one per line when it is a list written a line an item
     (:data:`MIN_LINE_ITEMS` or more lines, all at one indentation, all but one in five
-    opening with a capital, a digit or an option's dash and not ending mid-phrase), else
+    opening with a capital, a digit or an option's dash and not ending mid-phrase, three in
+    five of an item's shape, :data:`_ITEM_SHAPE`, and none ending a sentence inside), else
     itself. perf's
     tips.txt is sixty tips a line each and no blank line: one block, whose sentences ran
     together, so an answer quoted 1,000 characters of tips and cut one ("perf record -F")."""
@@ -242,7 +243,19 @@ def _line_items(para: str) -> list[str]:
         return [para]
     odd = sum(1 for line in items if not _opens_item(line.lstrip())
               or _ENDS_OPEN.search(line.rstrip()))  # "…: perf stat -x," is an item too
-    return [*lead, *items] if odd * 5 <= len(items) else [para]
+    listed = sum(1 for line in items if _ITEM_SHAPE.search(line))
+    if odd * 5 > len(items) or listed * 5 < len(items) * 3 or \
+            any(_INNER_END.search(line) for line in items):  # wrapped prose, not a list
+        return [para]
+    return [*lead, *items]
+
+
+_ITEM_SHAPE = re.compile(r"^\s*(?:\d|-)|\S: \S|\S(?:\t| {2,})\S")
+"""An item's shape: a number or an option first ("136059 Ctrl-navigation …", "-c  compact"),
+a label and its value ("To change sampling frequency to 100 Hz: perf record -F 100"), or
+columns. A review's wrapped prose, its lines by chance each opening with a capital ("Run the
+installer and wait until / Windows restarts. Then open / …"), has none of them."""
+_INNER_END = re.compile(r"[.!?]\s+[A-Z]")
 
 
 def _opens_item(line: str) -> bool:

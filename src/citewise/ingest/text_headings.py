@@ -36,8 +36,11 @@ _INNER_END = re.compile(r"[.!?]\s+[A-Z(]")  # a sentence ends inside the line
 _ENTRY = re.compile(r"[\w./+-]+:\s")  # "configure.ac: …", "win32: …": an entry's subject
 _ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _TAIL_WORD = re.compile(r"\b[a-z]+\b")
-"""After its number a release line says little: "released", "final", a date, "(…)";
-"Server 2.1 was upgraded on Monday" goes on as a sentence (a review)."""
+MAX_TAIL_WORDS = 4
+_VERBS = frozenset({"is", "are", "was", "were", "will", "would", "has", "have", "had", "can",
+                    "could", "should", "still", "does", "did", "be", "been", "runs", "must"})
+"""After its number a release line says little: "released", "final", "- bug fix release",
+a date, "(…)"; "Server 2.1 was upgraded on Monday" goes on as a sentence (a review)."""
 _MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
                      "nov", "dec"})  # "Apr 08, 2022: libfoo 3.6.1 released": one style
 MAX_RELEASE_LINE = 80
@@ -79,8 +82,9 @@ def _marked(line: str) -> tuple[str, Style] | None:
         return None if _ENTRY.match(title) else (title, (outline.group(1), "outline"))
     word = _FIRST_WORD.match(line)
     versions = list(_VERSION.finditer(line))
+    tail = _TAIL_WORD.findall(_ASIDE.sub("", line[versions[-1].end():])) if versions else []
     if len(line) <= MAX_RELEASE_LINE and word is not None and versions \
-            and len(_TAIL_WORD.findall(_ASIDE.sub("", line[versions[-1].end():]))) <= 2:
+            and len(tail) <= MAX_TAIL_WORDS and not _VERBS.intersection(tail):
         first = word.group(0).lower()
         return collapse(line.rstrip(":")), ("month" if first[:3] in _MONTHS else first,
                                             "release")
