@@ -279,3 +279,12 @@ def test_a_page_with_an_empty_svg_icon_before_its_script_still_loads(tmp_path):
     path.write_text(f"<html><body><h1>Icons</h1><svg width=\"0\" height=\"0\"/><p>Click to "
                     f"save your work.</p><script>{script}</script><p>The end.</p></body></html>")
     assert ingest_bounded(path)["status"] == "new"
+
+
+def test_a_greater_than_sign_in_an_attribute_does_not_close_an_svg_tag():
+    """A review: '<svg a="/>">' read as self-closed, so 1,024 nested SVGs passed the guard."""
+    from citewise.errors import LimitExceededError
+    from citewise.ingest.html_guard import check_nesting
+
+    with pytest.raises(LimitExceededError):
+        check_nesting('<svg a="/>">' * 1024, 256)

@@ -160,3 +160,12 @@ def test_an_upload_under_a_root_path_or_a_mount_is_still_an_editors(tmp_path: Pa
                                  files=page, data={"groups": "staff"})
             assert editor.status_code == 201, (path, editor.text)
     assert app.state.citewise.uploads._running == {}  # every slot given back
+    with serving(outer) as url:  # and KeyFirst refuses the reader before the body is sent
+        host, port = url.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=5)
+        sock.sendall(b"POST /citewise/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                     b"Bearer " + keys["sam"].encode() + b"\r\nContent-Type: multipart/"
+                     b"form-data; boundary=b\r\nContent-Length: 24000000\r\n\r\n--b\r\n")
+        got, _ = _read_until_closed(sock, 3.0)
+        sock.close()
+        assert got.startswith(b"HTTP/1.1 403"), got[:200]

@@ -27,6 +27,7 @@ _CLOSES_P = frozenset({
     "hr", "main", "menu", "nav", "ol", "p", "pre", "section", "table", "ul", "li", "dd", "dt"})
 _TAG = re.compile(r"<!--|<(/?)([A-Za-z][^\s/>]*)")
 _COMMENT_END = re.compile(r"--!?>")
+_TAG_REST = re.compile(r"""(?:[^>"']|"[^"]*"|'[^']*')*>""")
 _FOREIGN = frozenset({"svg", "math"})
 """Inside SVG or MathML, ``<style>`` and ``<title>`` are elements, not raw text: the guard
 must not skip what they hold."""
@@ -81,8 +82,8 @@ def _self_closed(text: str, start: int) -> bool:
     """Whether the start tag whose name ends at ``start`` closes itself ("<svg …/>"): in
     SVG and MathML it does (a review's page with an empty ``<svg/>`` icon then had its
     script read as tags, and was refused)."""
-    end = text.find(">", start, start + 4096)
-    return end > 0 and text[end - 1] == "/"
+    end = _TAG_REST.match(text, start, start + 4096)  # quoted values may hold ">"
+    return end is not None and end.group().endswith("/>")
 
 
 def _comment_end(text: str, start: int, none_left: bool = False) -> int:

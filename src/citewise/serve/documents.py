@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
-from citewise.indexing import Pending
+from citewise.indexing import IngestReport, Pending
 from citewise.ingest.doc_names import UPLOAD_PREFIX
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.ingest.normalize import drop_controls
@@ -140,7 +140,33 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
 
 async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
                   form: dict[str, Any]) -> dict:
-    """The upload route's work, once the upload is admitted."""
+    """The upload route's work, once the upload is admitted: its metadata checked, then the
+    file parsed outside the write lock and written under it."""
+    name, doc_id, side = _upload_metadata(st, who, file, form)
+    data = await file.read()
+    received = time.time()
+
+    def parse() -> Primed:  # outside the write lock: deletes and ACL changes need not wait
+        with tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX) as tmp:
+            path = Path(tmp) / name
+            path.write_bytes(data)
+            item = Pending(label=doc_id, doc_id=doc_id,
+                           load=FileLoad(path, st.engine.settings.limits, {}, side,
+                                         local=False))
+            with st.upload_lock:  # one upload parses and embeds at a time
+                return st.engine.prime(item)
+
+    from starlette.concurrency import run_in_threadpool
+
+    primed = await run_in_threadpool(parse)
+    report = await run_in_threadpool(
+        st.write, lambda: st.engine.ingest([primed.item], primed=primed))
+    return _uploaded(st, name, doc_id, report, received)
+
+
+def _upload_metadata(st: ServerState, who: ApiPrincipal, file: UploadFile,
+                     form: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """``(file name, doc_id, metadata)`` of an upload, or a one-line :class:`ConfigError`."""
     doc_id, groups, title, tenant = form["doc_id"], form["groups"], form["title"], form["tenant"]
     source_url, updated_at, metadata = form["source_url"], form["updated_at"], form["metadata"]
     if tenant and tenant != who.tenant and not who.can("operator"):
@@ -174,24 +200,12 @@ async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
     side["groups"] = sorted(normalize_groups(groups))
     side["tenant"] = tenant or who.tenant
     side.setdefault("owner", who.name)
-    data = await file.read()
-    received = time.time()
+    return name, doc_id, side
 
-    def parse() -> Primed:  # outside the write lock: deletes and ACL changes need not wait
-        with tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX) as tmp:
-            path = Path(tmp) / name
-            path.write_bytes(data)
-            item = Pending(label=doc_id, doc_id=doc_id,
-                           load=FileLoad(path, st.engine.settings.limits, {}, side,
-                                         local=False))
-            with st.upload_lock:  # one upload parses and embeds at a time
-                return st.engine.prime(item)
 
-    from starlette.concurrency import run_in_threadpool
-
-    primed = await run_in_threadpool(parse)
-    report = await run_in_threadpool(
-        st.write, lambda: st.engine.ingest([primed.item], primed=primed))
+def _uploaded(st: ServerState, name: str, doc_id: str, report: IngestReport,
+              received: float) -> dict:
+    """The upload's response (or its one-line error), its index lag observed."""
     failed = [o for o in report.outcomes if o.status == "failed"]
     if failed:
         from citewise.errors import IngestError

@@ -85,6 +85,16 @@ class KeySlots:
 UPLOAD = ("POST", "/v1/documents")
 
 
+def route_path(scope: dict) -> str:
+    """The path the app routes on: the request's path less the server's ``root_path``
+    (``uvicorn --root-path /api``, or a mount), which Starlette strips when it routes. A
+    review's reader key uploaded through ``/api/v1/documents``, which KeyFirst did not
+    recognise while the route had stopped checking the role, and an editor's upload there
+    had the JSON body limit."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
+
+
 class BodyLimit:
     """Refuse an upload's body over ``max_bytes``, any other body over ``json_bytes``, with a
     413 problem naming the setting to raise."""
@@ -96,7 +106,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        upload = (scope.get("method"), scope.get("path")) == UPLOAD
+        upload = (scope.get("method"), route_path(scope)) == UPLOAD
         limit, setting = ((self.max_bytes, "serve.max_body_bytes") if upload
                           else (self.json_bytes, "serve.max_json_bytes"))
         length = dict(scope.get("headers") or []).get(b"content-length")

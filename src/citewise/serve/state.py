@@ -18,7 +18,7 @@ from citewise.reqlog import RequestLog, open_log
 from citewise.reqlog.record import LogRecord
 from citewise.serve.cache import PermissionCache, store_generation
 from citewise.serve.keys import ApiPrincipal, KeyFile
-from citewise.serve.limits import KeySlots, TokenBuckets
+from citewise.serve.limits import KeySlots, TokenBuckets, route_path
 from citewise.serve.metrics import Metrics
 from citewise.serve.problems import ApiError, problem
 
@@ -155,15 +155,6 @@ UPLOAD_PATH = "/v1/documents"  # POST: an upload, admitted before its body (KeyF
 ADMITTED = "citewise_upload_admitted"  # set in the request's state once KeyFirst admitted it
 
 
-def _route_path(scope: dict) -> str:
-    """The path the app routes on: the request's path less the server's ``root_path``
-    (``uvicorn --root-path /api``, or a mount), which Starlette strips when it routes. A
-    review's reader key uploaded through ``/api/v1/documents``, which KeyFirst did not
-    recognise while the route had stopped checking the role."""
-    path, root = scope.get("path", ""), scope.get("root_path", "")
-    return path[len(root):] if root and path.startswith(root) else path
-
-
 class KeyFirst:
     """ASGI middleware: a ``/v1`` request without a valid key is answered 401 before its body
     is read. A route's dependencies run after FastAPI has read and parsed the body, so a
@@ -177,7 +168,7 @@ class KeyFirst:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         release: Callable[[], None] | None = None
-        path = _route_path(scope)
+        path = route_path(scope)
         if scope["type"] == "http" and path.startswith("/v1/") \
                 and scope.get("method") != "OPTIONS":
             try:
