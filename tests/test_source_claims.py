@@ -25,3 +25,23 @@ def test_a_file_indexed_under_another_id_is_not_indexed_again(tmp_path: Path) ->
         assert [o.status for o in updated.outcomes] == ["unchanged"]
         assert sorted(d.doc_id for d in engine.store.list_documents()) == [
             "perf/README.md", "yq/README.md"]
+
+
+def test_files_are_told_apart_by_the_file_read_not_by_their_link(tmp_path: Path) -> None:
+    """A review: two exports whose sidecar names one original .docx as their source_url are
+    two files (the second was refused, and the fix offered deleted the first); under
+    --base-url the same file has two links, and was indexed twice."""
+    share = tmp_path / "share"
+    (share / "yq").mkdir(parents=True)
+    (share / "yq" / "README.md").write_text("# yq\n\nyq transcodes YAML.\n")
+    (share / "handbook.md").write_text("# Handbook\n\nLeave is 20 weeks.\n")
+    sidecar = {"handbook.md": {"source_url": "https://intranet.example/handbook.docx"},
+               "handbook-faq.md": {"source_url": "https://intranet.example/handbook.docx"}}
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([share], {"groups": ["staff"]}, sidecar)
+        (share / "handbook-faq.md").write_text("# Handbook FAQ\n\nAsk HR.\n")
+        faq = engine.ingest_paths([share], {"groups": ["staff"]}, sidecar)
+        assert {o.doc_id: o.status for o in faq.outcomes}["handbook-faq.md"] == "new"
+        again = engine.ingest_paths([share / "yq"], {"groups": ["staff"]},
+                                    base_url="https://x.example/")
+        assert [o.status for o in again.outcomes] == ["failed"], again.outcomes

@@ -338,18 +338,25 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 
     sources = SourceClaims(store)
     for item in items:
-        result = claims.check(_prepare(store, item, settings, count_tokens))
-        if isinstance(result, Prepared) and result.status == "new" and \
-                (holder := sources.holder(result.document)) is not None:
-            result = Outcome(result.pending.label, result.document.doc_id, "failed",
-                             error=SourceClaims.problem(result.document.doc_id, holder))
-        take(result, report, prepared)
+        take(_unclaimed(sources, claims.check(_prepare(store, item, settings, count_tokens))),
+             report, prepared)
         done += 1
         if done >= batch_docs or sum(len(p.chunks) for p in prepared) >= batch_chunks:
             flush()
     flush()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | Outcome:
+    """``result``, or a ``failed`` outcome when it is a new document read from a file the
+    index holds under another id (:mod:`citewise.source_claims`)."""
+    if isinstance(result, Prepared) and result.status == "new" and \
+            (holder := sources.holder(result.document)) is not None:
+        doc_id = result.document.doc_id
+        return Outcome(result.pending.label, doc_id, "failed",
+                       error=SourceClaims.problem(doc_id, holder))
+    return result
 
 
 def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepared]) -> None:

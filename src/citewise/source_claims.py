@@ -5,18 +5,20 @@ folder is ingested on its own after an ingest of several folders (``yq/cli-doc.t
 ``cli-doc.txt``): a new user's second ``citewise ingest /usr/share/doc/yq`` indexed its two
 files again beside the first two, every answer could cite either, and ``citewise delete
 /usr/share/doc/yq/cli-doc.txt`` became ambiguous. :class:`SourceClaims` fails such a new
-document, by its ``file://`` link, naming the id it has and the ``--id-prefix`` that updates
-it; nothing stored changes.
+document, by the file each document records (not its link: two exports may name one
+original as their ``source_url``, and ``--base-url`` links differ by id), naming the id it
+has and the ``--id-prefix`` that updates it; nothing stored changes.
 """
 
 from __future__ import annotations
 
+from citewise.ingest.ownership import HOME
 from citewise.protocols import Store
 from citewise.types import Document
 
 
 class SourceClaims:
-    """The local files the index holds, by tenant and ``file://`` link (read once, when the
+    """The local files the index holds, by tenant and recorded file (read once, when the
     first new document of an ingest comes)."""
 
     def __init__(self, store: Store) -> None:
@@ -24,14 +26,15 @@ class SourceClaims:
         self._ids: dict[tuple[str, str], str] | None = None
 
     def holder(self, document: Document) -> str | None:
-        """The id of another stored document read from the same local file, or None."""
-        link = document.source_url or ""
-        if not link.startswith("file://"):
-            return None
+        """The id of another stored document read from the same local file (the file each
+        records, :func:`~citewise.ingest.ownership.file_of`), or None."""
+        home = document.metadata.get(HOME)
+        if not home:
+            return None  # an upload, or a document with no file of its own
         if self._ids is None:
-            self._ids = {(d.tenant, d.source_url): d.doc_id for d in self.store.list_documents()
-                         if d.source_url and d.source_url.startswith("file://")}
-        holder = self._ids.get((document.tenant, link))
+            self._ids = {(d.tenant, str(d.metadata[HOME])): d.doc_id
+                         for d in self.store.list_documents() if d.metadata.get(HOME)}
+        holder = self._ids.get((document.tenant, str(home)))
         return holder if holder != document.doc_id else None
 
     @staticmethod
