@@ -187,6 +187,9 @@ def test_a_release_label_without_its_trailing_zero_is_found_as_written() -> None
                         hits=tens) == ["3.1"]
     assert absent_terms("What changed in Foo 3.10?", nothing_found, ("label",),
                         hits=tens) == []
+    series = [make_hit("What's New in Python 3.11.0 alpha 5? bpo-46383: zoneinfo fix.", 1)]
+    assert absent_terms("What changed in zoneinfo during the Python 3.11 alphas?",
+                        nothing_found, ("label",), hits=series) == []  # a series' release
 
 
 def test_a_trackers_number_is_named_by_its_number() -> None:

@@ -242,7 +242,9 @@ def _named(term: str, text: str) -> bool:
     question writes it (``labels(written=True)``): "strace 6.0" was the value "6", no whole
     token of "release 6.0" (a new user's question was declined as
     naming a 6.0 that no passage mentions, its section first in the hits)."""
-    return re.search(rf"(?<![\w.-]){re.escape(term)}(?![\w-]|\.\w)", text) is not None
+    series = r"(?:\.\d+)*" if "." in term and term.replace(".", "").isdigit() else ""
+    return re.search(rf"(?<![\w.-]){re.escape(term)}{series}(?![\w-]|\.\w)",
+                     text) is not None  # "Python 3.11" names the series: "3.11.0 alpha 5"
 
 
 def salient_missing(question: str, hits: Sequence[Hit], has_word: Callable[[str], bool],
