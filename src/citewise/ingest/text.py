@@ -359,6 +359,8 @@ def _running_lines(paragraphs: list[str]) -> dict[str, int]:
         if line and "\n" not in line and _COLUMNS.search(line):
             seen.setdefault(line, []).append(index)
     return {line: at[0] for line, at in seen.items() if len(at) >= 3}
+
+
 _OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
 _TAG = re.compile(r"\*[^*\s]+\*")
 
