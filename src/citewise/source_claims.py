@@ -27,7 +27,7 @@ class SourceClaims:
 
     def holder(self, document: Document) -> str | None:
         """The id of another stored document read from the same local file (the file each
-        records, :func:`~citewise.ingest.ownership.file_of`), or None."""
+        records as :data:`~citewise.ingest.ownership.HOME`), or None."""
         home = document.metadata.get(HOME)
         if not home:
             return None  # an upload, or a document with no file of its own

@@ -229,11 +229,16 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
     if not kinds:
         return []
     terms = [t for t in salient_terms(question, kinds) if t not in known]
-    unindexed = [t for t in terms if not query_terms(t) or (  # "3.10" looks up "10" alone
-        t not in query_terms(t) and t.replace(".", "").isdigit())]
+    unindexed = [t for t in terms if _dotted(t) and t not in query_terms(t)  # "3.10" looks
+                 or not query_terms(t)]  # up "10" alone; "c-r" no word at all
     text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if unindexed else ""
     gone = {t for t in unindexed if not _named(t, text)}
     return [t for t in terms if t in gone or (t not in unindexed and not has_word(t))]
+
+
+def _dotted(term: str) -> bool:
+    """Whether ``term`` is a number with dots: a release ("3.10", "2.11.1")."""
+    return "." in term and term.replace(".", "").isdigit()
 
 
 def _named(term: str, text: str) -> bool:
@@ -242,7 +247,7 @@ def _named(term: str, text: str) -> bool:
     question writes it (``labels(written=True)``): "strace 6.0" was the value "6", no whole
     token of "release 6.0" (a new user's question was declined as
     naming a 6.0 that no passage mentions, its section first in the hits)."""
-    series = r"(?:\.\d+)*" if "." in term and term.replace(".", "").isdigit() else ""
+    series = r"(?:\.\d+)*" if _dotted(term) else ""
     return re.search(rf"(?<![\w.-]){re.escape(term)}{series}(?![\w-]|\.\w)",
                      text) is not None  # "Python 3.11" names the series: "3.11.0 alpha 5"
 

@@ -25,15 +25,12 @@ def release_weight(question: str, passages: Sequence[ContextPassage]) \
         -> Callable[[ContextPassage], float]:
     """The weight of each passage's sentences for the releases ``question`` names."""
     asked = labels(question, written=True)
-
-    def named(passage: ContextPassage) -> bool:
-        return bool(asked & labels(" ".join(passage.hit.chunk.heading_path), written=True))
-
-    count = sum(1 for p in passages if named(p)) if asked else 0
-    if not count:
+    named = {p.sid for p in passages if asked and asked & labels(
+        " ".join(p.hit.chunk.heading_path), written=True)}  # once, not per scored block
+    if not named:
         return lambda passage: 0.0
-    weight = 2 * math.log(1 + len(passages) / count)
-    return lambda passage: weight if named(passage) else 0.0
+    weight = 2 * math.log(1 + len(passages) / len(named))
+    return lambda passage: weight if passage.sid in named else 0.0
 
 
 _LABEL = re.compile(r"\s*[-*•]\s+[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,2}:?\s*")

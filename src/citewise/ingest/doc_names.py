@@ -31,10 +31,19 @@ UPLOAD_PREFIX = "citewise-upload-"
 """The prefix of the temporary folder an API upload is read from: no folder of the
 document's (a review's uploaded README was titled "citewise-upload-rjznxws9 README", and
 each upload of the same bytes was a new version)."""
-FORMAT_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".txt", ".text", ".rst",
-                             ".rest", ".pdf", ".info", ".docx"})
-"""The suffixes a loader reads (``registry.FORMAT_BY_SUFFIX``'s keys; a test keeps them
-equal): "README.md" is titled "README", "README.Debian" keeps its qualifier."""
+FORMAT_BY_SUFFIX: dict[str, str] = {
+    ".md": "markdown", ".markdown": "markdown",
+    ".html": "html", ".htm": "html",
+    ".txt": "text", ".text": "text", ".rst": "rst", ".rest": "rst",
+    ".pdf": "pdf",
+    ".info": "info",
+    ".docx": "docx",
+}
+"""The format each suffix a loader reads names (:func:`~citewise.ingest.registry.format_of`),
+kept here, below the loaders, so that :func:`name_title` knows them too."""
+FORMAT_SUFFIXES = frozenset(FORMAT_BY_SUFFIX)
+"""The suffixes a loader reads: "README.md" is titled "README", "README.Debian" keeps its
+qualifier."""
 
 
 def is_doc_name(name: str) -> bool:

@@ -26,7 +26,7 @@ from pathlib import Path
 from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.content import GZIP_MAGIC, PDF_MAGIC, describe_binary, looks_like_html
-from citewise.ingest.doc_names import is_doc_name
+from citewise.ingest.doc_names import FORMAT_BY_SUFFIX, is_doc_name
 from citewise.ingest.html import HtmlLoader
 from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
@@ -38,14 +38,6 @@ from citewise.ingest.word import DocxLoader
 from citewise.protocols import Loader
 from citewise.types import ParsedDocument
 
-FORMAT_BY_SUFFIX: dict[str, str] = {
-    ".md": "markdown", ".markdown": "markdown",
-    ".html": "html", ".htm": "html",
-    ".txt": "text", ".text": "text", ".rst": "rst", ".rest": "rst",
-    ".pdf": "pdf",
-    ".info": "info",
-    ".docx": "docx",
-}
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
 GZIP_SUFFIX = ".gz"
 _INFO_PART = re.compile(r"\.info-\d{1,4}")

@@ -36,10 +36,9 @@ from citewise.ingest.pdf_layout import (
     is_toc_line,
     toc_title,
 )
-from citewise.ingest.text_headings import marked_headings
+from citewise.ingest.text_headings import is_rule, marked_headings
 from citewise.types import ParsedDocument
 
-_UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
 MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
 MAX_TITLE = 100
 
@@ -301,15 +300,15 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     many READMEs separate sections so: "=====" above "*05.1* The vimrc file")."""
     raw = para.strip("\n").expandtabs(8).split("\n")
     lines = [line.strip() for line in raw]
-    if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and _is_rule(lines[0]) \
-            and lines[0][0] != "_" and not _is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
+    if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and is_rule(lines[0]) \
+            and lines[0][0] != "_" and not is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
         # "____" above a line is a footnote's rule (groff: "5 writing portable software …")
         title = _tagless(collapse(lines[1]))
         return (title, (lines[0][0], "over")) if title else None
-    overlined = len(lines) == 3 and _is_rule(lines[0]) and lines[0] == lines[2]
+    overlined = len(lines) == 3 and is_rule(lines[0]) and lines[0] == lines[2]
     if overlined:
         lines = lines[1:]
-    if len(lines) != 2 or not _is_rule(lines[1]) or _is_rule(lines[0]):
+    if len(lines) != 2 or not is_rule(lines[1]) or is_rule(lines[0]):
         return None
     title = collapse(lines[0])
     if not title or len(lines[1]) < min(len(title), 3):
@@ -391,6 +390,3 @@ def _tagless(title: str) -> str:
         words.pop()
     return " ".join(w[1:-1] if _TAG.fullmatch(w) else w for w in words)
 
-
-def _is_rule(line: str) -> bool:
-    return len(line) >= 3 and line[0] in _UNDERLINE_CHARS and line == line[0] * len(line)

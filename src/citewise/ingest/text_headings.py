@@ -91,12 +91,19 @@ def _marked(line: str) -> tuple[str, Style] | None:
     return None
 
 
+_UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
+
+
+def is_rule(line: str) -> bool:
+    """Whether ``line`` (stripped) is a rule: three or more of one underline character."""
+    return len(line) >= 3 and line[0] in _UNDERLINE_CHARS and line == line[0] * len(line)
+
+
 def _underlined(para: str) -> bool:
     """Whether ``para`` is a line over a rule ("Overview of changes in 1.0.8" / "=====")."""
     lines = para.split("\n")
     rule = lines[-1].strip()
-    return len(lines) in (2, 3) and len(rule) >= 3 and rule == rule[0] * len(rule) \
-        and rule[0] in "=-~^*#+"
+    return len(lines) in (2, 3) and is_rule(rule) and rule[0] in "=-~^*#+"
 
 
 def _opens(index: int, style: Style, paragraphs: list[str]) -> bool:
