@@ -82,6 +82,18 @@ def test_a_sentence_several_documents_say_is_quoted_once_citing_them_all():
     assert gen.text == "Colour printing is limited to 200 pages per person per month [S1, S3]."
 
 
+def test_a_sentence_one_copy_sets_in_quotes_is_the_same_sentence():
+    """A new user's "can libffi pass structs that contain bit-fields?" quoted "Note that
+    libffi has no special support for bit-fields [1]. Note that 'libffi' has no special
+    support for bit-fields [2].": the manual's HTML and Info copies."""
+    passages = [passage("S1", "Note that libffi has no special support for bit-fields."),
+                passage("S2", "Note that 'libffi' has no special support for bit-fields.",
+                        doc_id="info")]
+    text = ExtractiveGenerator().generate(build_prompt(
+        "can libffi pass structs that contain bit-fields?", passages)).text
+    assert text.count("special support") == 1 and "[S1, S2]" in text, text
+
+
 def test_two_chunks_of_one_section_saying_a_sentence_are_one_source():
     """systemd's UID ranges: overlapping chunks of one section gave "61184…65519 → UIDs for
     dynamic users… [1]. 2. 61184…65519 → UIDs for dynamic users… [2].", and once quoted
@@ -399,6 +411,37 @@ def test_what_changed_in_a_release_quotes_the_entries_of_its_section() -> None:
     assert "Enhanced decoding of PTP_* ioctl commands [S1]" in text, text
     assert "Updated decoding of setns syscall [S1]" in text and "[S2]" not in text, text
     assert "Improvements" not in text, text
+
+
+def test_a_release_number_is_one_word_and_released_is_release() -> None:
+    """"When was Python 3.11.2 released?" quoted "Release date: 2022-09-11" (3.11.0rc2's: the
+    question's "11" was a word of its date) or the README's "Copyright © 2001-2023 Python
+    Software Foundation" ("python"), never 3.11.2's date, whose "Release" was no "released"."""
+    news = ("Python News", "What's New in Python 3.11.2 final?")
+    passages = [
+        passage("S1", "This is Python version 3.11.2\n\nCopyright © 2001-2023 Python Software "
+                "Foundation. All rights reserved.", title="This is Python version 3.11.2",
+                heading=("This is Python version 3.11.2",), doc_id="readme", chunk_id="a"),
+        passage("S2", "*Release date: 2022-09-11*", title="Python News", doc_id="news",
+                heading=("Python News", "What's New in Python 3.11.0 release candidate 2?"),
+                chunk_id="b"),
+        passage("S3", "*Release date: 2023-02-07*", title="Python News", heading=news,
+                doc_id="news", chunk_id="c"),
+        passage("S4", "*Release date: 2022-08-05*", title="Python News", doc_id="news",
+                heading=("Python News", "What's New in Python 3.11.0 release candidate 1?"),
+                chunk_id="d")]
+    for question in ("When was Python 3.11.2 released?", "When was 3.11.2 released?"):
+        text = ExtractiveGenerator().generate(build_prompt(question, passages)).text
+        assert "2023-02-07* [S3]" in text and "2022-09-11" not in text, (question, text)
+
+
+def test_a_series_names_its_releases_but_not_a_longer_number() -> None:
+    """"3.11" asked is in "3.11.0" and "3.11.2" (a series), not in "3.1" or "3.110"."""
+    from citewise.generate.extractive import content_words, passage_words
+    assert content_words("When was 3.11.2 released? v18.0.0") >= {"3.11.2", "18.0.0"}
+    assert "11" not in content_words("When was 3.11.2 released?")
+    assert "3.11" in passage_words("Changed in 3.11.0.") and "3.11" in passage_words("3.11.2")
+    assert "3.1" not in passage_words("3.11.2") and "3.11" not in passage_words("3.110")
 
 
 def test_short_items_are_quoted_and_a_dates_number_names_no_release() -> None:
