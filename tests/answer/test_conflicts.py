@@ -37,6 +37,17 @@ def test_find_conflicts_needs_same_fact_different_values_different_documents() -
     assert find_conflicts(Q, passages((NEW, "a"), (other, "b"))) == []  # another fact
 
 
+def test_two_lines_of_one_example_are_no_conflict() -> None:
+    """A new user's "how do I describe my own struct type to libffi?" was answered "The
+    sources disagree:" with two lines of one example, from the manual's Info and HTML copies."""
+    example = ("Here is the corresponding code to describe this struct to 'libffi':\n\n"
+               "    {\n      ffi_type tm_type;\n      ffi_type *tm_type_elements[12];\n"
+               "      int i;\n\n      tm_type.size = tm_type.alignment = 0;\n\n"
+               "      for (i = 0; i < 9; i++)\n          tm_type_elements[i] = &ffi_type_sint;\n")
+    question = "how do I describe my own struct type to libffi with ffi_type?"
+    assert find_conflicts(question, passages((example, "info"), (example, "html"))) == []
+
+
 @pytest.fixture
 def engine(tmp_path: Path):
     docs = tmp_path / "docs"

@@ -43,11 +43,15 @@ class Conflict:
 
 
 def _sentences(passage: ContextPassage) -> list[str]:
+    """The passage's prose sentences: code is no statement of a fact (a new user's two lines
+    of one example, "ffi_type *tm_type_elements[12];" and "for (i = 0; i < 9; i++)", from
+    the Info and HTML copies of libffi's manual, were shown as "The sources disagree")."""
+    from citewise.generate.examples import blocks
     from citewise.generate.extractive import split_sentences
 
     headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-    return [s for s in split_sentences(passage.text) if not is_instruction(s)
-            and s.strip().rstrip(".:").lower() not in headings]
+    return [s for part, code in blocks(passage) if not code for s in split_sentences(part)
+            if not is_instruction(s) and s.strip().rstrip(".:").lower() not in headings]
 
 
 def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Conflict]:

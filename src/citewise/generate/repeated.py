@@ -12,13 +12,16 @@ if TYPE_CHECKING:
 
 
 _MARKER = re.compile(r"^(?:[-*•+]|\(?\d{1,3}[.)])\s+")
+_QUOTES = str.maketrans("", "", "'\"`‘’“”«»")
 
 
 def _key(text: str) -> str:
-    """A sentence as compared: case, spacing, a list item's marker and the final stop aside
-    (systemd's UID ranges quoted "61184…65519 → UIDs for dynamic users… [1]. 2. 61184…65519 →
-    UIDs for dynamic users… [2].", two overlapping chunks cutting the list apart)."""
-    return _MARKER.sub("", " ".join(text.lower().split())).rstrip(".!?")
+    """A sentence as compared: case, spacing, quote marks, a list item's marker and the final
+    stop aside (systemd's UID ranges quoted "61184…65519 → UIDs for dynamic users… [1]. 2.
+    61184…65519 → UIDs for dynamic users… [2].", two overlapping chunks cutting the list apart;
+    "Note that libffi has no special support for bit-fields [1]. Note that 'libffi' has…
+    [2].", a manual's HTML and Info copies, code set in quotes in one of them)."""
+    return _MARKER.sub("", " ".join(text.lower().translate(_QUOTES).split())).rstrip(".!?")
 
 
 def unique(ranked: Sequence[ScoredSentence]) -> list[ScoredSentence]:
