@@ -424,6 +424,18 @@ def test_html_heading_permalinks_are_not_heading_text(tmp_path):
     assert [h.anchor for h in headings[:3]] == ["example-read", "setup", "csharp"]
 
 
+def test_a_permalink_after_a_definition_is_not_its_text(tmp_path):
+    """Texinfo ends each function's signature in ``<a class='copiable-anchor'> &para;</a>``:
+    a new user's answer quoted "…ffi_type **argtypes) ¶"."""
+    page = """<html><body><dl class="def"><dt id="index-ffi"><span><strong>ffi_status</strong>
+<em>ffi_prep_cif (ffi_cif *cif)</em><a href='#index-ffi' class='copiable-anchor'> &para;</a>
+</span></dt><dd><p>This initializes cif.</p>
+<p>See <a href="#n5">#5</a> here.</p></dd></dl></body></html>"""
+    text = load_file(_write(tmp_path, "basics.html", page)).text
+    assert "ffi_prep_cif (ffi_cif *cif)" in text and "This initializes cif." in text
+    assert "¶" not in text and "See #5 here." in text, text
+
+
 def test_html_heading_source_links_are_not_heading_text(tmp_path):
     """Node.js links each module's heading to its source, ``<a class="srclink">[src]</a>``:
     a new user's citations read "Stream › Stream[src]". A bracketed word of one's own

@@ -8,7 +8,8 @@ list of other pages' titles, which an answer quoted as if a title said something
 previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the tables of a
 generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every identifier of
 the manual with a link, which retrieval ranked for identifier questions), ``¶`` header
-links, rustdoc's since/source column (``rightside``), source links and "Expand description"
+links and Texinfo's ``copiable-anchor`` (a definition's ``¶``), rustdoc's since/source column
+(``rightside``), source links and "Expand description"
 toggles, DocBook navigation tables and TOCs, Texinfo node headers and node menus (``<table
 class="menu">``: "• Description", "• Command Line Options"), mdBook menu bars), and the
 example lines mdBook hides (``<span class="boring">`` inside ``<pre>``: the
@@ -75,7 +76,8 @@ CHROME_CLASSES = frozenset({
     "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
     "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
-    "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme"})
+    "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
+    "copiable-anchor", "copiable-link"})
 _INDEX_SUFFIX = "-printindex"
 """Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
