@@ -66,6 +66,23 @@ def test_a_heading_inside_a_node_stays_in_its_section(tmp_path):
     assert twice.heading_path == ("1 Invoking acme", "Examples")
 
 
+def test_a_line_over_dots_or_a_rule_of_another_length_is_no_heading(tmp_path):
+    """libtasn1's "The file with assignments must have this syntax:" then "nameString
+    value" over "...": a new user's citations read "Invoking asn1Coding › nameString value"."""
+    text = INFO.replace(
+        "Run acme with a file name.\n\n",
+        "Run acme with a file name.\n\nInstanceName  Asn1Definition\n\nnameString  value\n"
+        "...\n\nCommand     outcome\n=====================================\n\n"
+        "     I. BACKGROUND\n     =============\n\nStill invoking.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    parsed = load_file(path)
+    headings = [b.text for b in parsed.blocks if b.kind == "heading"]
+    assert headings == ["Acme Frobnicator", "1 Invoking acme", "1.1 Proxy settings", "Index"]
+    still = next(b for b in parsed.blocks if b.text == "Still invoking.")
+    assert still.heading_path == ("1 Invoking acme",)
+
+
 def test_a_table_items_terms_stay_with_what_they_do(tmp_path):
     """GnuPG's '--enable-ssh-support' ended one chunk and what it does began the next (a
     blank line between a @table item's terms and its description)."""

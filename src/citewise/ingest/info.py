@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import unicodedata
 from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
@@ -182,5 +183,14 @@ def _heading(para: str) -> tuple[str, int] | None:
     rule, title = lines[1], collapse(lines[0])
     if rule != rule[0] * len(rule) or len(rule) < 3 or not title:
         return None
+    if lines[0][:1].isspace() or abs(len(rule) - _width(lines[0])) > 1:
+        return None  # "nameString  value" over "...": an example's lines, not a heading
     return title, HEADING_LEVELS[rule[0]]
+
+
+def _width(line: str) -> int:
+    """Columns ``line`` takes: ``makeinfo`` underlines a heading to its width (1,665 of the
+    1,690 underlined lines of the manuals on a Debian machine; the other 25 were examples,
+    tables and an indented report's sections, none a heading)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
 
