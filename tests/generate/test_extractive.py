@@ -262,6 +262,18 @@ def test_a_quote_naming_this_option_comes_with_the_sentence_it_names() -> None:
     assert _leans_back("They begin with the build keyword.")
     assert not _leans_back("The --sort-output option sorts the output by msgid.")
     assert not _leans_back("Note that msgmerge sorts nothing by default.")
+    assert _leans_back("Members of this group can read many log files in /var/log.")
+    assert not _leans_back("Members of the adm group can read many log files in /var/log.")
+
+
+def test_a_quote_naming_this_group_comes_with_the_sentence_naming_it() -> None:
+    """A new user's "which group do I add someone to so they can read the logs in /var/log?"
+    was answered "Members of this group can read many log files in /var/log…", no group."""
+    adm = ("adm\n\nGroup adm is used for system monitoring tasks. Members of this group can "
+           "read many log files in /var/log, and can use xconsole.")
+    text = _answer("which group do I add someone to so they can read the logs in /var/log?",
+                   adm).text
+    assert "Group adm is used for system monitoring tasks [S1]. Members of this group" in text
 
 
 def test_a_quote_ending_inside_a_bracket_is_cited_after_it() -> None:

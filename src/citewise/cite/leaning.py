@@ -35,8 +35,12 @@ DEMONSTRATIVE = re.compile(
 """Openings that name what the sentence before said ("This option…", "To do this,…", "Both
 methods…", "The latter…"). "Both A and B…" names its own antecedents and is not one."""
 _NAMED_THING = re.compile(r"\b(?:this|these|such(?: an?)?)\s+(?:option|flag|command|setting|"
-                          r"variable|program|function|macro|keyword|switch)s?\b",
-                          re.IGNORECASE)
+                          r"variable|program|function|macro|keyword|switch|group|user|account|"
+                          r"package|module|class|method|parameter|argument|field|attribute|"
+                          r"property)s?\b", re.IGNORECASE)
+"""What "this option" names (a new user's "Members of this group can read many log files
+in /var/log", quoted without "Group adm is used for system monitoring tasks.", never
+named the group asked for)."""
 NAMES_BACK_WORDS = 8
 
 
