@@ -71,14 +71,15 @@ class DocxLoader:
         builder = DocumentBuilder(self.max_blocks)
         items: list[str] = []
         title_text = None
+        styles = _Styles(document)
         for block in document.iter_inner_content():
             if hasattr(block, "rows"):  # a table
                 _flush(builder, items)
                 rows, header = _rows(block)
                 builder.add("table", "\n".join(rows), header_lines=header)
                 continue
-            level, text = _heading_level(block), collapse(block.text)
-            if level is None and _is_list(block):
+            level, text = _heading_level(block, styles), collapse(block.text)
+            if level is None and _is_list(block, styles):
                 if text:
                     items.append(f"- {text}")
                 continue
@@ -121,23 +122,42 @@ def _open(data: bytes, max_inflated: int) -> Any:
         raise IngestError(f"cannot read this .docx ({one_line(exc, 120)}); {_FIX}") from None
 
 
-def _style_chain(paragraph: Any) -> list[Any]:
-    """The paragraph's style and the styles it is based on (at most 10: no cycles)."""
-    chain, style = [], paragraph.style
-    while style is not None and len(chain) < 10:
-        chain.append(style)
-        style = style.base_style
-    return chain
+class _Styles:
+    """The names of each paragraph style and of the styles it is based on (at most 10: no
+    cycles), read from ``styles.xml`` in one pass. python-docx's ``paragraph.style`` scans
+    every style for each lookup, and a base style again: a security review's 35 KB file, 4,000
+    empty paragraphs in 4,000 styles, read for over a minute while an upload slot waited."""
+
+    def __init__(self, document: Any) -> None:
+        from docx.enum.style import WD_STYLE_TYPE
+
+        self.styles: dict[str, tuple[str, str | None]] = {}
+        self.default: str | None = None
+        try:
+            found = document.styles.element.xpath("w:style")
+        except (KeyError, ValueError, AttributeError):
+            found = []
+        for style in found:
+            self.styles.setdefault(style.styleId or "", (style.name_val or "", style.basedOn_val))
+            if self.default is None and style.type == WD_STYLE_TYPE.PARAGRAPH and style.default:
+                self.default = style.styleId
+        self.chains: dict[str | None, tuple[str, ...]] = {}
+
+    def names(self, paragraph: Any) -> tuple[str, ...]:
+        """The paragraph's style name and its base styles' names, lowercased."""
+        key = paragraph._p.style or self.default  # no w:pStyle: the default style
+        if key not in self.chains:
+            names, at = [], key
+            while at is not None and at in self.styles and len(names) < 10:
+                name, at = self.styles[at]
+                names.append(name.strip().lower())
+            self.chains[key] = tuple(names)
+        return self.chains[key]
 
 
-def _heading_level(paragraph: Any) -> int | None:
+def _heading_level(paragraph: Any, styles: _Styles) -> int | None:
     """0 for a Title paragraph, N for Heading N (or an outline level N-1), else None."""
-    try:
-        chain = _style_chain(paragraph)
-    except (KeyError, ValueError, AttributeError):
-        chain = []
-    for style in chain:
-        name = (style.name or "").strip().lower()
+    for name in styles.names(paragraph):
         if name == "title":
             return 0
         found = _HEADING.fullmatch(name)
@@ -149,11 +169,11 @@ def _heading_level(paragraph: Any) -> int | None:
     return None
 
 
-def _is_list(paragraph: Any) -> bool:
+def _is_list(paragraph: Any, styles: _Styles) -> bool:
     if paragraph._p.xpath("./w:pPr/w:numPr"):
         return True
-    name = (paragraph.style.name if paragraph.style is not None else "") or ""
-    return name.lower().startswith("list")
+    names = styles.names(paragraph)
+    return bool(names) and names[0].startswith("list")
 
 
 def _flush(builder: DocumentBuilder, items: list[str]) -> None:
