@@ -327,3 +327,24 @@ def test_a_docx_of_many_styled_empty_paragraphs_loads_in_linear_time(tmp_path):
     held."""
     outcome = ingest_bounded(_docx_of_styles(tmp_path / "styles.docx", 8000, 4000))
     assert outcome["status"] == "new" and outcome["chunks"] == 1, outcome
+
+
+@pytest.mark.parametrize("unit", ["`a ", "|a| ", "a_ "])
+def test_dense_inline_rst_markup_is_read_as_text_in_bounded_time(tmp_path, unit):
+    """docutils' inline parser scans the rest of a paragraph for each markup start: a
+    security review's 344-byte .rst.gz of 100,000 backticks would have parsed for hours,
+    every other .rst parse of the process waiting on its lock."""
+    path = tmp_path / "tick.rst.gz"
+    path.write_bytes(gzip.compress(f"Title\n=====\n\n{unit * 100_000}\n".encode()))
+    outcome = ingest_bounded(path)
+    assert outcome["status"] == "new" and outcome["chunks"] > 0, outcome
+
+
+def test_ordinary_rst_markup_is_still_parsed() -> None:
+    from citewise.ingest.rst import MAX_MARKUP_COST, RstLoader, markup_cost
+
+    page = ("Use ``--check`` (see `the guide <https://x.example>`_ and :ref:`setup`) for "
+            "*every* file_ named in [1]_.\n\n") * 2000
+    assert markup_cost(page) < MAX_MARKUP_COST / 10
+    parsed = RstLoader().load(page[:40_000].encode(), Path("guide.rst"))
+    assert "_notes" not in parsed.metadata and "``" not in parsed.text, parsed.metadata

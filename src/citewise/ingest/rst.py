@@ -63,10 +63,11 @@ class RstLoader:
     def load(self, data: bytes, path: Path) -> ParsedDocument:
         text = decode_text(data, "reStructuredText")
         if len(text) > MAX_CHARS:  # docutils takes ~25 s per MB, holding the parse lock
-            parsed = TextLoader(self.max_blocks).load(data, path)
-            note = (f"{path.name}: over {MAX_CHARS // 1_000_000} MB of reStructuredText, read "
-                    "as plain text (headings kept, markup not)")
-            return replace(parsed, metadata={**parsed.metadata, "_notes": [note]})
+            return self._as_text(data, path, f"over {MAX_CHARS // 1_000_000} MB of "
+                                 "reStructuredText")
+        if markup_cost(text) > MAX_MARKUP_COST:
+            return self._as_text(data, path, "inline markup too dense to parse in bounded "
+                                 "time")
         settings = dict(_SETTINGS, warning_stream=io.StringIO())
         try:
             with lenient(text):
@@ -90,6 +91,31 @@ class RstLoader:
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "
                                         "citewise does not run, such as include)")
+
+
+    def _as_text(self, data: bytes, path: Path, why: str) -> ParsedDocument:
+        parsed = TextLoader(self.max_blocks).load(data, path)
+        note = f"{path.name}: {why}, read as plain text (headings kept, markup not)"
+        return replace(parsed, metadata={**parsed.metadata, "_notes": [note]})
+
+
+_MARKUP = re.compile(r"(?<![^\s\-:/'\"<(\[{])(?:\*\*|\*|``|`|\||_`|\[)(?=\S)"
+                     r"|\w__?(?=[\s.,;:!?)\]'\"]|$)")
+"""What opens inline markup for docutils (a start-string after a space or an opening
+punctuation mark, before a non-space) or ends a reference ("name_")."""
+MAX_MARKUP_COST = 100_000_000
+"""The most :func:`markup_cost` docutils is given. Its inline parser scans the rest of a
+paragraph for each markup start (and copies it for each reference), so one paragraph of
+unmatched openers costs their number times its length: a security review's 344-byte
+``.rst.gz`` (100,000 backticks) would have parsed for hours, the parse lock held. The 8,122
+``.rst`` files on a Debian machine (Python packages, CMake's manuals) cost at most 3.3
+million; 100 million is about 2 s of the worst markup (backticks, 15 KB: 75 million, 1.7 s)."""
+
+
+def markup_cost(text: str) -> int:
+    """Σ over paragraphs (split at blank lines) of its length × its :data:`_MARKUP` count."""
+    return sum(len(block) * len(_MARKUP.findall(block))
+               for block in re.split(r"\n[ \t]*\n", text))
 
 
 class _Walker:
