@@ -122,6 +122,38 @@ def test_drift_refuses_windows_of_too_many_buckets(tmp_path: Path) -> None:
             assert "bucket" in r.json()["detail"] and r.json()["fix"]
 
 
+def test_drift_reads_no_traces_and_runs_one_at_a_time_per_tenant(tmp_path: Path) -> None:
+    """A security review's admin asked for a month of drift over 10,000 records ten times at
+    once: each read every record's trace (about 7 KB) under the log's lock, which every
+    request's write waits on, and another tenant's search took 20 s."""
+    import threading
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    st = app.state.citewise
+    with serving(app) as url:
+        ada = Served(url, keys, "", app).client("ada")
+        ada.post("/v1/ask", json={"question": "How long is parental leave?"})
+        read, started, go = st.log.records, threading.Event(), threading.Event()
+
+        def slow(*args, **kwargs):
+            started.set()
+            go.wait(10)
+            return read(*args, **kwargs)
+
+        st.log.records = slow
+        first: list[httpx.Response] = []
+        thread = threading.Thread(target=lambda: first.append(ada.get("/v1/admin/drift")))
+        thread.start()
+        assert started.wait(10)
+        second = ada.get("/v1/admin/drift")
+        go.set()
+        thread.join(10)
+        assert second.status_code == 429 and "one at a time" in second.json()["fix"]
+        assert first[0].status_code == 200 and first[0].json()["total"]["asks"] == 1
+        (light,) = [r for r in read(light=True) if r.kind == "ask"]
+        assert light.trace == {} and light.query == "" and light.latencies_ms
+
+
 def test_cache_scope_principal_keeps_each_askers_entries_apart(tmp_path: Path) -> None:
     """``serve.cache_scope: principal``: a colleague with the same permissions no longer
     gets a (fast, ``cached``) hit that tells them someone asked the same question; the

@@ -101,8 +101,8 @@ def monitor(window, factor, floor, min_requests, as_json, db, config_path):
 
     log = _log(db, config_path)
     span, now = parse_window(window), time.time()
-    current = rates(log.records(since=now - span))
-    baseline = rates(log.records(since=now - 2 * span, until=now - span))
+    current = rates(log.records(since=now - span, light=True))
+    baseline = rates(log.records(since=now - 2 * span, until=now - span, light=True))
     found = alerts(current, baseline, factor=factor, floor=floor, min_requests=min_requests)
     if as_json:
         echo_json({"window": window, "current": current.to_dict(),

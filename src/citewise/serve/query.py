@@ -321,9 +321,14 @@ def drift(request: Request, window: str = "7d", bucket: str = "1d") -> dict:
     st.require(who, "admin")
     span, step = parse_window(window), parse_window(bucket)
     end = time.time()
-    records = st.log.records(since=end - span, tenant=who.tenant) if st.log else []
-    return {"window": window, "bucket": bucket, "total": rates(records).to_dict(),
-            "series": series(records, end - span, end, step)}
+    release = st.drifts.take(who.tenant)  # a review's ten at once held the log for 25 s
+    try:
+        records = st.log.records(since=end - span, tenant=who.tenant, light=True) \
+            if st.log else []
+        return {"window": window, "bucket": bucket, "total": rates(records).to_dict(),
+                "series": series(records, end - span, end, step)}
+    finally:
+        release()
 
 
 @router.get("/v1/me", tags=["query"])
