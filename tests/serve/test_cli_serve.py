@@ -133,6 +133,8 @@ def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:
     assert rows and all(r["unconfirmed"] and r["relevant"][0]["doc"] == "doc-a" for r in rows)
     assert {r["kind"] for r in rows} <= {"feedback:thumbs_down", "feedback:declined"}
     assert len({r["question"] for r in rows}) == len(rows)
+    refused = run("calibrate", "--questions", str(target), "--db", db, check=False)
+    assert refused.returncode != 0 and "unconfirmed candidate" in refused.stderr, refused
 
 
 def test_masking_a_huge_word_takes_linear_time() -> None:

@@ -148,6 +148,11 @@ def parse_question(obj: Any, where: str) -> Question:
     """One eval-set row; ``where`` (``file line N``) prefixes every error."""
     if not isinstance(obj, dict):
         raise ConfigError(f"{where}: expected a JSON object. Fix: one question object per line")
+    if obj.get("unconfirmed"):  # a security review: readers' thumbs-down steering calibrate
+        raise ConfigError(f"{where}: an unconfirmed candidate of `citewise feedback export` "
+                          "(its relevant documents are only what the request retrieved). Fix: "
+                          "confirm or fix \"relevant\" and the answer, then drop "
+                          "\"unconfirmed\" and \"source\"")
     warnings: list[str] = []
     notes = _annotations(obj, _QUESTION_KEYS, QUESTION_ANNOTATIONS, "the question", where,
                          warnings)
