@@ -134,6 +134,11 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
             "exists; not replaced. Fix: ingest this folder with its own ids (--id-prefix "
             "NAME/), or its own index (--db), or remove the other first with `citewise "
             f"delete {shlex.quote(doc_id)}`")
+    if meta.get("_uploaded") and previous is not None and previous.metadata.get(HOME):
+        raise IngestError(  # a security review: silent, and the next ingest of it failed
+            f"doc_id {doc_id!r} is a document `citewise ingest` read from a file; an upload "
+            "does not replace it. Fix: upload it under another doc_id, or delete that "
+            f"document first (DELETE /v1/documents/{doc_id})")
     digest = content_hash(parsed)
     if previous is None:
         version = 1

@@ -202,6 +202,24 @@ def test_an_uploads_link_cannot_take_an_operators_path_or_name_server_files(
         assert engine.resolve_documents(["decoy-0.md"]) == ["decoy-0.md"]  # its id still
 
 
+def test_an_upload_does_not_replace_a_document_read_from_a_file(served: Served) -> None:
+    """A security review: an editor's upload named the hr-only document read from
+    corpus/compensation-bands.md and silently replaced it with staff-readable text (201, no
+    warning); the operator's next ingest of the folder then failed for that file."""
+    from tests.serve.conftest import SECRET_DOC
+
+    eddie, hana = served.client("eddie"), served.client("hana")
+    before = hana.get(f"/v1/documents/{SECRET_DOC}").json()
+    files = {"file": ("fake.md", b"# Bands\n\nEveryone earns the same.\n", "text/markdown")}
+    up = eddie.post("/v1/documents", files=files, data={"groups": "staff",
+                                                         "doc_id": SECRET_DOC})
+    assert 400 <= up.status_code < 500 and "read from a file" in up.text, up.text
+    assert hana.get(f"/v1/documents/{SECRET_DOC}").json() == before
+    mine = eddie.post("/v1/documents", files=files, data={"groups": "staff", "doc_id": "b.md"})
+    again = eddie.post("/v1/documents", files=files, data={"groups": "eng", "doc_id": "b.md"})
+    assert mine.status_code == 201 and again.status_code == 201, again.text
+
+
 def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(
         served: Served) -> None:
     """A robustness review: a 5,000-digit integer in ``metadata`` was an HTTP 500, and 100,000
