@@ -83,6 +83,21 @@ def test_a_line_over_dots_or_a_rule_of_another_length_is_no_heading(tmp_path):
     assert still.heading_path == ("1 Invoking acme",)
 
 
+def test_a_shell_prompt_line_at_the_margin_is_code(tmp_path):
+    """libtasn1's "the following invocation will decode the DER data." then "$ asn1Decoding
+    pkix.asn assign.out PKIX1.Dss-Sig-Value" at the margin: read as prose, a new user's
+    answer quoted the lead-in and left the command out."""
+    text = INFO.replace(
+        "Run acme with a file name.\n\n",
+        "Run acme with a file name. The following invocation decodes it.\n\n"
+        "$ acme-decode pkix.asn assign.out\n\n$5 a month buys support.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    kinds = {b.text: b.kind for b in load_file(path).blocks}
+    assert kinds["$ acme-decode pkix.asn assign.out"] == "code"
+    assert kinds["$5 a month buys support."] == "text"
+
+
 def test_a_table_items_terms_stay_with_what_they_do(tmp_path):
     """GnuPG's '--enable-ssh-support' ended one chunk and what it does began the next (a
     blank line between a @table item's terms and its description)."""

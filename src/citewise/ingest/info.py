@@ -120,8 +120,13 @@ def _is_example(para: str, base: int) -> bool:
     option), outside ‘quoted’ terms. Read as prose, "printf (ngettext (…), n);" was quoted
     as a sentence with a citation after it."""
     lines = [ln for ln in para.split("\n") if ln.strip()]
+    if all(_PROMPT.match(ln) for ln in lines):  # libtasn1's "$ asn1Decoding pkix.asn …"
+        return True  # at the margin: quoted as a sentence, or "the following invocation" alone
     return min(map(_indent, lines)) >= base + 5 and any(
         CODE_LINE.search(_QUOTED.sub("", ln)) for ln in lines)
+
+
+_PROMPT = re.compile(r"\s*\$ [\w./-]+(?:\s|$)")
 
 
 def _prose_indent(para: str) -> int:
