@@ -170,6 +170,16 @@ def test_a_sentence_ending_on_a_colon_leads_into_its_example():
     assert "$ pip install httpx[socks]" in kept.text
 
 
+def test_a_sentence_naming_the_following_invocation_brings_it() -> None:
+    """libtasn1's "…the following invocation will decode the DER data." ends on a full stop;
+    a new user's answer quoted it without "$ asn1Decoding pkix.asn assign.out …"."""
+    der = ("For example, after generating the assign.out file, the following invocation will "
+           "decode the DER data.\n\n$ asn1Decoding pkix.asn assign.out PKIX1.Dss-Sig-Value")
+    text, passages = _answer("how do I decode DER data on the command line?", der)
+    assert text.endswith("\n```\n$ asn1Decoding pkix.asn assign.out PKIX1.Dss-Sig-Value\n```")
+    assert enforce(text, passages).removed == ()
+
+
 def test_the_example_follows_the_paragraph_it_illustrates():
     text, passages = _answer("is digest authentication supported?", DIGEST,
                              heading=("Digest authentication",))

@@ -83,7 +83,8 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     """``chosen`` with the code example that follows a chosen sentence's paragraph in its
     passage (:mod:`citewise.generate.examples`), at most ``limit`` examples in all, when the
     sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
-    using pip:" is quoted with ``$ pip install httpx[socks]``) or the example has several
+    using pip:" is quoted with ``$ pip install httpx[socks]``; or says "the following
+    invocation…", :data:`_POINTS_AHEAD`) or the example has several
     lines and a word of the question. Not a one-line block after a full stop: in an option
     reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
     example of this one. (A code block chosen for its own words comes with the sentence
@@ -98,11 +99,17 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
         after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
         if after is not None and after.code and after.sid == s.sid and not s.code \
                 and after.part == s.part + 1 and after.order not in picked and shown < limit \
-                and (leads_in(s.text) or (after.score > 0 and "\n" in after.text)):
+                and (leads_in(s.text) or _POINTS_AHEAD.search(s.text)
+                     or (after.score > 0 and "\n" in after.text)):
             out.append(after)
             picked.add(after.order)
             shown += 1
     return out
+
+
+_POINTS_AHEAD = re.compile(r"\b(?:the following|as follows)\b", re.IGNORECASE)
+"""A sentence naming what comes next though it ends on a full stop: libtasn1's "…the
+following invocation will decode the DER data." was quoted without its command."""
 
 
 def _is_title(text: str) -> bool:
