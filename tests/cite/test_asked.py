@@ -39,6 +39,9 @@ def test_asks_quantity_finds_the_question_own_clause(question, kind) -> None:
     "Records are kept for a year [1].", "There is no limit [2].",
     "Use `borg info` to see it [1].", "You can see the entire length of the lake [1].",
     "Two thirds of the flow [1].",
+    # libtasn1 (Info quotes code 'so'): a new user's "how large must the errorDescription
+    # buffer be?" was declined, no sentence giving a quantity
+    "It points to a pre-allocated buffer of at least 'ASN1_MAX_ERROR_DESCRIPTION_SIZE' bytes.",
 ])
 def test_quantities_in_numbers_words_bounds_and_code(text) -> None:
     assert states_quantity(text)
@@ -47,6 +50,7 @@ def test_quantities_in_numbers_words_bounds_and_code(text) -> None:
 def test_a_definition_and_a_citation_number_give_no_quantity() -> None:
     assert not states_quantity(CONNECT)  # "until" is in it, and [1] is no value
     assert not states_quantity("The password changes often [S12].")
+    assert not states_quantity("The buffer holds the description in bytes [1].")
 
 
 def test_a_whole_is_no_value_in_units() -> None:
