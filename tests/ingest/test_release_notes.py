@@ -107,6 +107,25 @@ def test_bare_release_lines_open_sections_when_three_share_their_first_word(tmp_
     assert _headings(load_file(_write(tmp_path / "x" / "NEWS", two))) == []
 
 
+def test_a_release_line_over_its_indented_entries_is_a_heading(tmp_path):
+    """bc's NEWS: "Changes in bc from 1.06 to 1.07." then its entries indented, no blank line
+    between: no release of bc 1.05-1.07.1 was a section, and "what changed in bc 1.07?" was
+    answered with the two lines naming it. gdb's "GDB now uses readline 2.2" over its
+    wrapped lines is an entry."""
+    text = ("This is GNU bc version 1.07.1.\n\nChanges in bc from 1.07 to 1.07.1.\n    Fixed "
+            "ibase.\n    Fixed parallel make.\n\nChanges in dc 1.4 to 1.4.1.\n    Fixed Q.\n\n"
+            "Changes in bc from 1.06 to 1.07.\n    Added void functions.\n\nChanges from 1.03"
+            "\n\n\treorganization of source tree\n\nGDB now uses readline 2.2\n  and more.\n\n"
+            "GDB now works with Solaris 2.5\n  too.\n\nGDB now works with Irix 5.2\n  too.\n")
+    parsed = load_file(_write(tmp_path / "bc" / "NEWS", text))
+    assert [t for _, t in _headings(parsed)] == [
+        "Changes in bc from 1.07 to 1.07.1", "Changes in dc 1.4 to 1.4.1",
+        "Changes in bc from 1.06 to 1.07", "Changes from 1.03"]
+    void = next(b for b in parsed.blocks if "void functions" in b.text)
+    assert void.heading_path == ("Changes in bc from 1.06 to 1.07",)
+    assert "Changes in" not in void.text
+
+
 @pytest.mark.parametrize("text", [
     "* Fix a crash on empty input\n\n* Add the --quiet option\n\n* Faster start-up\n",
     "Intro text.\n\n* See the manual\n\n=====\n\n* Bug fixes\n\n=====\n",

@@ -36,7 +36,7 @@ from citewise.ingest.pdf_layout import (
     is_toc_line,
     toc_title,
 )
-from citewise.ingest.text_headings import is_rule, marked_headings
+from citewise.ingest.text_headings import heads_apart, is_rule, marked_headings
 from citewise.types import ParsedDocument
 
 MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
@@ -59,7 +59,7 @@ class TextLoader:
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
         example = False  # inside a Vim help example: indented paragraphs after a ">"
-        paragraphs = _PARAGRAPHS.split(text)
+        paragraphs = heads_apart(_PARAGRAPHS.split(text))
         running = _running_lines(paragraphs)
         numbered = _numbers_sections(paragraphs)
         furniture = _furniture(paragraphs, running)

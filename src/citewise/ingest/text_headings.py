@@ -33,6 +33,7 @@ _VERSION = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w])")
 _FIRST_WORD = re.compile(r"[A-Za-z][\w-]*")
 _SENTENCE_END = (".", ",", ";")
 _INNER_END = re.compile(r"[.!?]\s+[A-Z(]")  # a sentence ends inside the line
+_ENDS_ON_VERSION = re.compile(r"(\d\.\d{1,4})\.$")  # bc's "Changes in bc from 1.06 to 1.07."
 _ENTRY = re.compile(r"[\w./+-]+:\s")  # "configure.ac: …", "win32: …": an entry's subject
 _ASIDE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _TAIL_WORD = re.compile(r"\b[a-z]+\b")
@@ -68,6 +69,39 @@ def marked_headings(paragraphs: list[str], skip: set[int] = frozenset()) \
         if len(titles) >= least and len(opening) >= 2 and len(opening) * 2 > len(titles):
             found.update((index, (titles[index], style)) for index in opening)
     return found
+
+
+def heads_apart(paragraphs: list[str]) -> list[str]:
+    """``paragraphs`` with a release line at the margin over indented lines (bc's
+    "Changes in bc from 1.06 to 1.07." then "    Added void functions.", no blank line
+    between) as two paragraphs, when that line is a heading (:func:`marked_headings`). Not an
+    outline line: "* Fix …" over its wrapped "  interface." is one entry (at-spi2-core)."""
+    split: list[str] = []
+    heads: dict[int, tuple[int, str]] = {}  # index in split -> (index in paragraphs, head)
+    for index, para in enumerate(paragraphs):
+        head, _, rest = para.partition("\n")
+        head = _ENDS_ON_VERSION.sub(r"\1", head.strip())  # "… to 1.07." over its entries
+        if rest.strip() and head and para[:1] not in " \t" and _release_head(head) \
+                and all(not ln.strip() or ln[:1] in " \t" for ln in rest.split("\n")):
+            heads[len(split)] = (index, head)
+            split.extend((head, rest))
+        else:
+            split.append(para)
+    found = marked_headings(split) if heads else {}
+    kept = dict(heads[i] for i in heads if i in found)
+    return [part for index, para in enumerate(paragraphs)
+            for part in ((kept[index], para.partition("\n")[2]) if index in kept else (para,))]
+
+
+_SAYS = frozenset({"now", "uses", "works", "requires", "supports", "adds", "fixes"})
+
+
+def _release_head(line: str) -> bool:
+    """A release line over its entries, no sentence of one: "GDB now uses readline 2.2" over
+    its wrapped lines is an entry of gdb's NEWS."""
+    marked = _marked(line)
+    return marked is not None and marked[1][1] == "release" \
+        and not (_VERBS | _SAYS).intersection(_TAIL_WORD.findall(line.lower()))
 
 
 def _marked(line: str) -> tuple[str, Style] | None:
