@@ -211,6 +211,18 @@ def test_a_weak_decline_also_names_the_terms_no_passage_mentions(run, tmp_path: 
     assert result.exit_code == 3, result.output
     assert ("(declined: the best matching passages are too weak to answer from, and none of "
             "them mentions --turbo-leave)") in result.output
+    assert "hint:" not in result.output  # the missing term is the plainer reason
+
+
+def test_a_weak_decline_says_how_to_word_it_again(run, tmp_path: Path) -> None:
+    """A new user read "the available sources do not answer this question" as final for
+    "how can I stop readline from beeping at me?", where "turn off the bell" passes."""
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"gate": {"threshold": 0.99}}))
+    result = run("Anything [S1].", "how long is parental leave?", "--config", str(config))
+    assert result.exit_code == 3, result.output
+    assert "hint: a typo, or words the documents do not use" in result.output
+    assert "`citewise search`" in result.output
 
 
 def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:

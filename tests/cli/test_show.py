@@ -128,6 +128,23 @@ def test_an_unknown_anchor_lists_the_sections_instead_of_printing_everything(
     assert code == 0 and "Unpack the archive" in shown and "newton" not in shown, shown
 
 
+def test_the_fix_for_an_unknown_anchor_pastes_and_a_heading_needs_no_number(
+        tmp_path: Path) -> None:
+    """A new user pasted the fix `citewise show bc.html --anchor Introduction-1` without the
+    --groups they had given (refused: not in the index), and `--anchor Limits` was refused
+    for the heading "9 Limits" (Texinfo's anchor is "Limits-1")."""
+    page = ("<html><body><h2 id='Intro-1'>1 Introduction</h2><p>Hello there.</p>"
+            "<h2 id='Limits-1'>9 Limits</h2><p>BC_BASE_MAX is 16.</p></body></html>")
+    _, db = indexed(tmp_path, "bc.html", page)
+    code, out = run("show", "bc.html", "--anchor", "nope", "--groups", "public", "--db", db)
+    fix = re.search(r"`(citewise show [^`]+)`", out)
+    assert code == 1 and fix, out
+    again = run(*shlex.split(fix.group(1))[1:])
+    assert again[0] == 0 and "Hello there." in again[1], again
+    code, out = run("show", "bc.html", "--anchor", "Limits", "--groups", "public", "--db", db)
+    assert code == 0 and "BC_BASE_MAX is 16." in out and "Hello" not in out, out
+
+
 def test_opaque_anchors_are_listed_with_their_headings(tmp_path: Path) -> None:
     """A new user of fontconfig's DocBook page was told its sections were "#AEN1, #AEN5,
     #AEN8, …"."""

@@ -15,7 +15,6 @@ from citewise.answer.citations import format_citation, joined_trailing, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
-    default_db,
     echo,
     echo_json,
     engine_from,
@@ -23,7 +22,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
-from citewise.cli.show import opens_nowhere
+from citewise.cli.show import opens_nowhere, show_options
 from citewise.cli.stream import NumberedStream, Waiting
 from citewise.engine import Engine
 from citewise.trace import GateTrace
@@ -43,6 +42,10 @@ REASONS = {
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence says what it claimed or answers the question",
 }
+WEAK_HINT = ("hint: a typo, or words the documents do not use, weaken the match: try their "
+             "words, or see what matches with `citewise search` and the same question")
+"""A new user's "how can I stop readline from beeping at me?" was declined as weak (0.456 vs
+0.468) where "turn off the bell" passes, and "do not answer this question" read as final."""
 _ASKED_TOKEN = re.compile(r"[\w-]+(?:[./:][\w-]+)*")
 _VERSION_NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _VERSION_WORDS = frozenset({"version", "release", "edition"})
@@ -109,6 +112,8 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         elif answer.reason == "weak_evidence" and missing:  # both held: say the plainer one
             why += f", and none of them mentions {missing}"
         echo(f"(declined: {why})")
+        if answer.reason == "weak_evidence" and not missing:
+            echo(WEAK_HINT)
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):
@@ -144,18 +149,6 @@ def _opens_at_top(citation: Citation) -> bool:
     citation of Git's 511-line 2.29.0.txt, "› Updates since v2.28", opened at its top)."""
     return citation.source.lower().startswith("file:") and "#" not in citation.source \
         and bool(citation.heading_path)
-
-
-def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> list[str]:
-    """The options of this ask that ``citewise show`` takes too, as given: a new user pasted
-    the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
-    then "not in the index" for a document that is. Files are named absolutely, so the hint
-    works from another folder too."""
-    index = db if "://" in db else os.path.abspath(db)
-    given = [("--db", None if db == default_db() == index else index),
-             ("--groups", groups or None), ("--tenant", tenant if tenant != "default" else None),
-             ("--config", config_path and os.path.abspath(config_path))]
-    return [part for option, value in given if value for part in (option, value)]
 
 
 def _answer(engine, question: str, principal: Principal, history_path: str | None,

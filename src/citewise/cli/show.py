@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+from collections.abc import Sequence
 
 import click
 
 from citewise.cli.common import (
     TextCommand,
     db_option,
+    default_db,
     echo,
     echo_json,
     engine_from,
@@ -41,7 +44,19 @@ def block_text(block: Block) -> str:
     return block.text
 
 
-def print_section(section: DocumentSection) -> None:
+def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> list[str]:
+    """The options of this ask that ``citewise show`` takes too, as given: a new user pasted
+    the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
+    then "not in the index" for a document that is. Files are named absolutely, so the hint
+    works from another folder too."""
+    index = db if "://" in db else os.path.abspath(db)
+    given = [("--db", None if db == default_db() == index else index),
+             ("--groups", groups or None), ("--tenant", tenant if tenant != "default" else None),
+             ("--config", config_path and os.path.abspath(config_path))]
+    return [part for option, value in given if value for part in (option, value)]
+
+
+def print_section(section: DocumentSection, show_args: Sequence[str] = ()) -> None:
     doc = section.document
     shown = len(section.blocks)
     where = (f"blocks {section.first_block + 1}-{section.first_block + shown} of "
@@ -52,8 +67,9 @@ def print_section(section: DocumentSection) -> None:
         for block in section.blocks:  # an anchor's own heading, not the last one under it
             if block.kind == "heading":
                 names.setdefault(block.anchor, block.text)
+        ref = " ".join([ref, *map(shlex.quote, show_args)])  # a new user pasted it without
         example = (f"`citewise show {ref} --anchor {shlex.quote(anchors[0])}`" if anchors
-                   else f"`citewise show {ref}` (the whole document)")
+                   else f"`citewise show {ref}` (the whole document)")  # --groups: refused
         raise NotFoundError(f"no section of {doc.doc_id} has the anchor #{section.anchor}. "
                             f"Fix: pass one of its sections, e.g. {example}; its sections: "
                             f"{_listed(anchors, names)}")
@@ -143,4 +159,4 @@ def show(ref, anchor, groups, tenant, as_json, db, config_path, model, threads):
     if as_json:
         echo_json(section.to_dict())
     else:
-        print_section(section)
+        print_section(section, show_options(db, groups, tenant, config_path))
