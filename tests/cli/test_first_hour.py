@@ -60,6 +60,20 @@ def test_ingest_counts_and_names_unsupported_files(manual):
         "index.js", "mono.woff2", "search.js", "site.css"]
 
 
+def test_changelogs_and_licences_are_said_to_be_left_out_on_purpose(manual):
+    """A new user of /usr/share/doc/bc read AUTHORS, copyright and changelog.Debian.gz counted
+    among "file(s) of a type citewise does not read (2 (no suffix), 1 .debian.gz, …)"."""
+    import gzip
+
+    for name in ("AUTHORS", "copyright"):
+        (manual / name).write_text("Ann Author\n")
+    (manual / "changelog.Debian.gz").write_bytes(gzip.compress(b"bc (1.07) unstable\n"))
+    result = invoke("ingest", "../manual", "--groups", "staff", "--db", "t.db", "--threads", "1")
+    assert "left out 3 changelog, author or licence file(s)" in result.stderr, result.stderr
+    assert "skipped 4 file(s)" in result.stderr and "no suffix" not in result.stderr
+    assert ".debian" not in result.stderr.lower()
+
+
 def test_reingest_still_reports_documents_nobody_can_read(manual):
     first = json.loads(invoke("ingest", "../manual", "--db", "t.db", "--json").stdout)
     assert sorted(first["no_groups"]) == ["commands/publish.html", "commands/yank.html",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
+from citewise.ingest.doc_names import is_left_out
 from citewise.ingest.metadata import is_openable_link
 from citewise.results import IngestResult
 from citewise.types import Principal
@@ -118,14 +120,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  f"indexed (a generator's index.html or untranslated copy), e.g. "
                  f"{report.duplicates[0][0]} = {report.duplicates[0][1]}; name one to ingest "
                  "it", err=True, one_line=True)
-        if report.skipped:
-            echo(f"skipped {len(report.skipped)} file(s) of a type citewise does not "
-                 f"read ({_by_suffix(report.skipped)}); supported: "
-                 f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
-                 "(.md.gz), and NEWS, README and such by name"
-                 + ("; name a file with no suffix (changelog.gz) to read it as plain text"
-                    if any(_suffix(Path(p)) in ("", ".gz") for p in report.skipped) else ""),
-                 err=True)
+        _print_skipped(report.skipped)
         echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
              "{unchanged} unchanged, {failed} failed; chunks: {chunks} "
              "({chunks_embedded} embedded) in {seconds}s".format(**summary))
@@ -133,6 +128,25 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         sys.exit(1)  # every file failed: nothing was done, whatever --strict says
     if strict and report.sidecar_problems:
         sys.exit(1)
+
+
+def _print_skipped(skipped: Sequence[str]) -> None:
+    """The files a walk did not read: changelogs, author lists and licences on purpose
+    (:func:`~citewise.ingest.doc_names.is_left_out`), the others for their type."""
+    by_name = [p for p in skipped if is_left_out(Path(p).name)]
+    if by_name:
+        echo(f"left out {len(by_name)} changelog, author or licence file(s) (e.g. "
+             f"{Path(by_name[0]).name}); name one to read it as plain text", err=True,
+             one_line=True)
+    others = [p for p in skipped if p not in set(by_name)]
+    if others:
+        echo(f"skipped {len(others)} file(s) of a type citewise does not "
+             f"read ({_by_suffix(others)}); supported: "
+             f"{', '.join(SUPPORTED_SUFFIXES)}, each also gzip-compressed "
+             "(.md.gz), and NEWS, README and such by name"
+             + ("; name a file with no suffix (changelog.gz) to read it as plain text"
+                if any(_suffix(Path(p)) in ("", ".gz") for p in others) else ""),
+             err=True)
 
 
 def _by_suffix(paths: list[str]) -> str:

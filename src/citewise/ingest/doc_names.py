@@ -55,6 +55,17 @@ def is_doc_name(name: str) -> bool:
     return not any(q.lower() in _PROGRAM for q in match.group(1).split(".")[1:])
 
 
+_LEFT_OUT = re.compile(r"(?:changelog|authors|thanks|copying|copyright|licen[cs]e)"
+                       r"(?:\.[A-Za-z0-9]+){0,3}", re.IGNORECASE)
+
+
+def is_left_out(name: str) -> bool:
+    """Whether a file ``name`` is one a walk leaves out on purpose (module docstring):
+    ``changelog.Debian.gz``, ``AUTHORS``, ``copyright`` (a new user read them counted among
+    "files of a type citewise does not read")."""
+    return _LEFT_OUT.fullmatch(name) is not None and not is_doc_name(name.removesuffix(".gz"))
+
+
 def name_title(path: Path) -> str:
     """A title for a document that has none of its own: its name without the suffix
     (``guide``), or, for a conventional name, the name after its folder's ("gdb NEWS",
