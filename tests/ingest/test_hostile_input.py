@@ -329,7 +329,7 @@ def test_a_docx_of_many_styled_empty_paragraphs_loads_in_linear_time(tmp_path):
     assert outcome["status"] == "new" and outcome["chunks"] == 1, outcome
 
 
-@pytest.mark.parametrize("unit", ["`a ", "|a| ", "a_ "])
+@pytest.mark.parametrize("unit", ["`a ", "|a| ", "a_ ", "«`a ", "x_– "])
 def test_dense_inline_rst_markup_is_read_as_text_in_bounded_time(tmp_path, unit):
     """docutils' inline parser scans the rest of a paragraph for each markup start: a
     security review's 344-byte .rst.gz of 100,000 backticks would have parsed for hours,
