@@ -10,7 +10,6 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import hashlib
-import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,7 +20,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import IngestError
-from citewise.ingest.ownership import HOME, UPLOADED, another_file, takes_over
+from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
 from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.source_claims import SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
@@ -108,37 +107,10 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
     source) supplies governance fields; the version grows when the content hash changes."""
     meta = parsed.metadata
     tenant = str(meta.get("tenant") or "default")
-    if previous is not None and previous.tenant != tenant:
-        raise IngestError(
-            f"doc_id {doc_id!r} is another tenant's document; not replaced (ids are shared "
-            "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line or "
-            f"front matter), or move the existing one first with `citewise acl "
-            f"{shlex.quote(doc_id)} --groups GROUPS --tenant {shlex.quote(tenant)}`")
     groups = _groups(meta.get("groups"))
-    if takes_over(previous, meta, groups):
-        raise IngestError(
-            f"doc_id {doc_id!r}, named by this file's own metadata, is a document not read "
-            "from this file, and this ingest would change who may read it; not replaced. Fix: "
-            "remove the doc_id line from this file's front matter (or <meta>), or set that "
-            f"document's groups first with `citewise acl {shlex.quote(doc_id)} --groups ...`")
-    other = another_file(previous, meta)
-    if other is not None and meta.get("_own_doc_id"):
-        raise IngestError(
-            f"doc_id {doc_id!r}, named by this file's own metadata, is already indexed from "
-            f"{other}, another file that still exists; not replaced. Fix: remove the doc_id "
-            "line from this file's front matter (or <meta>), or remove the other first with "
-            f"`citewise delete {shlex.quote(doc_id)}`")
-    if other is not None:
-        raise IngestError(
-            f"doc_id {doc_id!r} is already indexed from {other}, another file that still "
-            "exists; not replaced. Fix: ingest this folder with its own ids (--id-prefix "
-            "NAME/), or its own index (--db), or remove the other first with `citewise "
-            f"delete {shlex.quote(doc_id)}`")
-    if meta.get("_uploaded") and previous is not None and previous.metadata.get(HOME):
-        raise IngestError(  # a security review: silent, and the next ingest of it failed
-            f"doc_id {doc_id!r} is a document `citewise ingest` read from a file; an upload "
-            "does not replace it. Fix: upload it under another doc_id, or delete that "
-            f"document first (DELETE /v1/documents/{doc_id})")
+    problem = replace_problem(doc_id, previous, meta, tenant, groups)
+    if problem is not None:
+        raise IngestError(problem)
     digest = content_hash(parsed)
     if previous is None:
         version = 1

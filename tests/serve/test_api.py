@@ -213,7 +213,8 @@ def test_an_upload_does_not_replace_a_document_read_from_a_file(served: Served) 
     files = {"file": ("fake.md", b"# Bands\n\nEveryone earns the same.\n", "text/markdown")}
     up = eddie.post("/v1/documents", files=files, data={"groups": "staff",
                                                          "doc_id": SECRET_DOC})
-    assert 400 <= up.status_code < 500 and "read from a file" in up.text, up.text
+    assert up.status_code == 409 and "read from a file" in up.json()["detail"], up.text
+    assert up.json()["fix"] == "upload under another doc_id"
     assert hana.get(f"/v1/documents/{SECRET_DOC}").json() == before
     mine = eddie.post("/v1/documents", files=files, data={"groups": "staff", "doc_id": "b.md"})
     again = eddie.post("/v1/documents", files=files, data={"groups": "eng", "doc_id": "b.md"})

@@ -10,6 +10,7 @@ never shown to readers), and an ingest that would replace it from another file i
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,13 @@ from citewise.types import Document
 HOME = "_home"
 #: The metadata key marking a document uploaded through the API: no file of its own.
 UPLOADED = "_uploaded"
+UPLOAD_OVER_FILE = (
+    "doc_id {doc_id!r} is a document `citewise ingest` read from a file; an upload does not "
+    "replace it (that ingest would then fail for its file).")
+UPLOAD_OVER_FILE_FIX = "upload under another doc_id"
+"""An upload naming a document read from a file (a security review's: replaced silently, and
+the operator's next ingest failed for that file). Not an access boundary: an editor may
+change that document's groups or delete it; this keeps the upload and the ingest apart."""
 
 
 def file_of(doc: Document) -> str | None:
@@ -72,3 +80,34 @@ def takes_over(previous: Document | None, meta: Mapping[str, Any],
     if home is not None and Path(str(home)) == Path(str(meta.get("_file_path"))):
         return False
     return previous.acl_groups != groups
+
+
+def replace_problem(doc_id: str, previous: Document | None, meta: Mapping[str, Any],
+                     tenant: str, groups: frozenset[str]) -> str | None:
+    """Why a document read with ``meta`` (its merged metadata) may not replace ``previous``,
+    the stored document of its id, or None."""
+    quoted = shlex.quote(doc_id)
+    if previous is not None and previous.tenant != tenant:
+        return (f"doc_id {doc_id!r} is another tenant's document; not replaced (ids are shared "
+                "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line "
+                f"or front matter), or move the existing one first with `citewise acl {quoted} "
+                f"--groups GROUPS --tenant {shlex.quote(tenant)}`")
+    if takes_over(previous, meta, groups):
+        return (f"doc_id {doc_id!r}, named by this file's own metadata, is a document not read "
+                "from this file, and this ingest would change who may read it; not replaced. "
+                "Fix: remove the doc_id line from this file's front matter (or <meta>), or set "
+                f"that document's groups first with `citewise acl {quoted} --groups ...`")
+    other = another_file(previous, meta)
+    if other is not None and meta.get("_own_doc_id"):
+        return (f"doc_id {doc_id!r}, named by this file's own metadata, is already indexed "
+                f"from {other}, another file that still exists; not replaced. Fix: remove the "
+                "doc_id line from this file's front matter (or <meta>), or remove the other "
+                f"first with `citewise delete {quoted}`")
+    if other is not None:
+        return (f"doc_id {doc_id!r} is already indexed from {other}, another file that still "
+                "exists; not replaced. Fix: ingest this folder with its own ids (--id-prefix "
+                "NAME/), or its own index (--db), or remove the other first with `citewise "
+                f"delete {quoted}`")
+    if meta.get("_uploaded") and previous is not None and file_of(previous) is not None:
+        return f"{UPLOAD_OVER_FILE.format(doc_id=doc_id)} Fix: {UPLOAD_OVER_FILE_FIX}"
+    return None

@@ -18,10 +18,12 @@ from citewise.indexing import IngestReport, Pending
 from citewise.ingest.doc_names import UPLOAD_PREFIX
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.ingest.normalize import drop_controls
+from citewise.ingest.ownership import UPLOAD_OVER_FILE, UPLOAD_OVER_FILE_FIX, file_of
 from citewise.prime import Primed
 from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
+from citewise.serve.problems import ApiError
 from citewise.serve.state import ADMITTED, ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
@@ -189,6 +191,8 @@ def _upload_metadata(st: ServerState, who: ApiPrincipal, file: UploadFile,
     existing = st.engine.store.get_document(doc_id)
     if existing is not None and existing.tenant != who.tenant:  # admins too: as _managed
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
+    if existing is not None and file_of(existing) is not None:  # before its body is parsed
+        raise ApiError(409, UPLOAD_OVER_FILE.format(doc_id=doc_id), UPLOAD_OVER_FILE_FIX)
     side = _metadata(metadata)
     link = fields.get("source_url") or doc_id  # the link defaults to the id
     if not is_web_or_relative_link(link):  # file: or a path would name server files
