@@ -116,7 +116,9 @@ def test_a_release_line_over_its_indented_entries_is_a_heading(tmp_path):
             "ibase.\n    Fixed parallel make.\n\nChanges in dc 1.4 to 1.4.1.\n    Fixed Q.\n\n"
             "Changes in bc from 1.06 to 1.07.\n    Added void functions.\n\nChanges from 1.03"
             "\n\n\treorganization of source tree\n\nGDB now uses readline 2.2\n  and more.\n\n"
-            "GDB now works with Solaris 2.5\n  too.\n\nGDB now works with Irix 5.2\n  too.\n")
+            "GDB now works with Solaris 2.5\n  too.\n\nGDB now works with Irix 5.2\n  too.\n\n"
+            "Crash in the 1.2 parser\n  when empty.\n\nCrash in the 1.3 lexer\n  when "
+            "empty.\n\nCrash in the 1.4 docs\n  when empty.\n")
     parsed = load_file(_write(tmp_path / "bc" / "NEWS", text))
     assert [t for _, t in _headings(parsed)] == [
         "Changes in bc from 1.07 to 1.07.1", "Changes in dc 1.4 to 1.4.1",

@@ -82,7 +82,8 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
         head, _, rest = para.partition("\n")
         head = _ENDS_ON_VERSION.sub(r"\1", head.strip())  # "… to 1.07." over its entries
         if rest.strip() and head and para[:1] not in " \t" and _release_head(head) \
-                and all(not ln.strip() or ln[:1] in " \t" for ln in rest.split("\n")):
+                and all(not ln.strip() or ln[:1] in " \t" for ln in rest.split("\n")) \
+                and _ENTRY_START.match(rest.lstrip()):
             heads[len(split)] = (index, head)
             split.extend((head, rest))
         else:
@@ -93,7 +94,11 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
             for part in ((kept[index], para.partition("\n")[2]) if index in kept else (para,))]
 
 
-_SAYS = frozenset({"now", "uses", "works", "requires", "supports", "adds", "fixes"})
+_SAYS = frozenset({"now", "uses", "works", "requires", "supports", "adds", "fixes", "fixed",
+                   "added", "removed", "updated", "changed", "improved", "dropped"})
+_ENTRY_START = re.compile(r"[-*•+]\s|[A-Z0-9]")
+"""What a release's first entry opens with: "Fixed crash in the 1.2 parser" over "  when
+the input is empty." is one entry wrapped (a review), not a release over its entries."""
 
 
 def _release_head(line: str) -> bool:
