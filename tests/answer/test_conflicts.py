@@ -46,6 +46,11 @@ def test_two_lines_of_one_example_are_no_conflict() -> None:
                "      for (i = 0; i < 9; i++)\n          tm_type_elements[i] = &ffi_type_sint;\n")
     question = "how do I describe my own struct type to libffi with ffi_type?"
     assert find_conflicts(question, passages((example, "info"), (example, "html"))) == []
+    settings = "Log retention: {} days\nMax upload size: 50 MB"  # settings are facts
+    for form in (settings, "    log_retention_days = {}\n    max_upload_mb = 50"):
+        found = find_conflicts("How many days is the log retention?",
+                               passages((form.format(30), "a"), (form.format(90), "b")))
+        assert len(found) == 1, form
 
 
 @pytest.fixture
