@@ -86,6 +86,30 @@ def test_custom_heading_styles_and_outline_levels(tmp_path):
     assert [b.level for b in doc.blocks if b.kind == "heading"] == [1, 2, 3]
 
 
+def test_styles_read_as_python_docx_reads_them(tmp_path):
+    """A review of the one-pass style table: an unused style whose XML lacks a value failed
+    the whole file, and a character style named "heading 2", or a table style named "List
+    Table 1", made a paragraph naming it a heading or a list item."""
+    d = docx.Document()
+    char = d.styles.add_style("Heading Seven", 2)  # WD_STYLE_TYPE.CHARACTER
+    char.element.find(qn("w:name")).set(qn("w:val"), "heading 7")  # as a heading's name
+    table = d.styles.add_style("List Table 1 Light", 3)  # WD_STYLE_TYPE.TABLE
+    broken = OxmlElement("w:style")
+    broken.set(qn("w:type"), "paragraph")
+    broken.set(qn("w:styleId"), "Broken")
+    broken.append(OxmlElement("w:name"))  # no w:val
+    d.styles.element.append(broken)
+    for text, style_id in (("Intro", char.style_id), ("Body.", table.style_id),
+                           ("Missing.", "NoSuchStyle")):
+        para = d.add_paragraph(text)
+        ref = OxmlElement("w:pStyle")
+        ref.set(qn("w:val"), style_id)
+        para._p.get_or_add_pPr().append(ref)
+    doc = load_file(_save(d, tmp_path / "styles.docx"))
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("text", "Intro"), ("text", "Body."), ("text", "Missing.")]
+
+
 def test_a_docx_is_searchable_with_its_section(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
