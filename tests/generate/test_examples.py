@@ -178,6 +178,10 @@ def test_a_sentence_naming_the_following_invocation_brings_it() -> None:
     text, passages = _answer("how do I decode DER data on the command line?", der)
     assert text.endswith("\n```\n$ asn1Decoding pkix.asn assign.out PKIX1.Dss-Sig-Value\n```")
     assert enforce(text, passages).removed == ()
+    vgdb = ("--vgdb=<no|yes|full> [default: yes]\n\nEnables the gdbserver; the following "
+            "section explains the vgdb modes.\n\n--vgdb-prefix=<prefix>")
+    text, _ = _answer("what does --vgdb do?", vgdb)
+    assert "--vgdb-prefix" not in text, text
 
 
 def test_the_example_follows_the_paragraph_it_illustrates():

@@ -107,9 +107,12 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     return out
 
 
-_POINTS_AHEAD = re.compile(r"\b(?:the following|as follows)\b", re.IGNORECASE)
-"""A sentence naming what comes next though it ends on a full stop: libtasn1's "…the
-following invocation will decode the DER data." was quoted without its command."""
+_POINTS_AHEAD = re.compile(
+    r"\bthe following (?:invocation|command|example|code|call|snippet|line|program|session|"
+    r"statement)s?\b|\bas follows\W*$", re.IGNORECASE)
+"""A sentence naming the code that comes next though it ends on a full stop: libtasn1's
+"…the following invocation will decode the DER data." was quoted without its command. Not
+"the following section explains…": the next option's synopsis is no example (a review)."""
 
 
 def _is_title(text: str) -> bool:
