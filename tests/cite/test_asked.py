@@ -51,6 +51,7 @@ def test_a_definition_and_a_citation_number_give_no_quantity() -> None:
     assert not states_quantity(CONNECT)  # "until" is in it, and [1] is no value
     assert not states_quantity("The password changes often [S12].")
     assert not states_quantity("The buffer holds the description in bytes [1].")
+    assert not states_quantity("The user_id bytes are hashed before storage [1].")  # a review
 
 
 def test_a_whole_is_no_value_in_units() -> None:

@@ -264,6 +264,7 @@ def test_a_quote_naming_this_option_comes_with_the_sentence_it_names() -> None:
     assert not _leans_back("Note that msgmerge sorts nothing by default.")
     assert _leans_back("Members of this group can read many log files in /var/log.")
     assert not _leans_back("Members of the adm group can read many log files in /var/log.")
+    assert not _leans_back("Read this user guide before installing the server.")
 
 
 def test_a_quote_naming_this_group_comes_with_the_sentence_naming_it() -> None:
@@ -449,11 +450,12 @@ def test_a_release_number_is_one_word_and_released_is_release() -> None:
 
 def test_a_series_names_its_releases_but_not_a_longer_number() -> None:
     """"3.11" asked is in "3.11.0" and "3.11.2" (a series), not in "3.1" or "3.110"."""
-    from citewise.generate.extractive import content_words, passage_words
+    from citewise.generate.words import content_words, passage_words
     assert content_words("When was 3.11.2 released? v18.0.0") >= {"3.11.2", "18.0.0"}
     assert "11" not in content_words("When was 3.11.2 released?")
     assert "3.11" in passage_words("Changed in 3.11.0.") and "3.11" in passage_words("3.11.2")
     assert "3.1" not in passage_words("3.11.2") and "3.11" not in passage_words("3.110")
+    assert "13" in passage_words("GDB 13.1 fixed it") and "18" in passage_words("v18.0.0")
 
 
 def test_short_items_are_quoted_and_a_dates_number_names_no_release() -> None:

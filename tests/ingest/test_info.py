@@ -90,12 +90,13 @@ def test_a_shell_prompt_line_at_the_margin_is_code(tmp_path):
     text = INFO.replace(
         "Run acme with a file name.\n\n",
         "Run acme with a file name. The following invocation decodes it.\n\n"
-        "$ acme-decode pkix.asn assign.out\n\n$5 a month buys support.\n\n")
+        "$ acme-decode pkix.asn assign.out\n\n$5 a month buys support.\n\n"
+        "$ 100 is the fee.\n\n")
     path = tmp_path / "acme.info"
     path.write_text(text)
     kinds = {b.text: b.kind for b in load_file(path).blocks}
     assert kinds["$ acme-decode pkix.asn assign.out"] == "code"
-    assert kinds["$5 a month buys support."] == "text"
+    assert kinds["$5 a month buys support."] == kinds["$ 100 is the fee."] == "text"
 
 
 def test_a_table_items_terms_stay_with_what_they_do(tmp_path):

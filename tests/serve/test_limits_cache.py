@@ -149,6 +149,7 @@ def test_drift_reads_no_traces_and_runs_one_at_a_time_per_tenant(tmp_path: Path)
         go.set()
         thread.join(10)
         assert second.status_code == 429 and "one at a time" in second.json()["fix"]
+        assert "of this tenant are still running" in second.json()["detail"]
         assert first[0].status_code == 200 and first[0].json()["total"]["asks"] == 1
         (light,) = [r for r in read(light=True) if r.kind == "ask"]
         assert light.trace == {} and light.query == "" and light.latencies_ms

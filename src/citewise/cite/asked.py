@@ -42,7 +42,7 @@ _QUANTITY = re.compile(
     r"|\b(?:unlimited|unbounded|infinite(?:ly)?|indefinitely|forever|never|always|"
     r"as (?:long|many|much|often) as|any number|no (?:limit|maximum|cap|bound|timeout)"
     r"|not limited)\b|%|`"  # a named constant's units: "at least 'ASN1_MAX_ERROR_…' bytes"
-    rf"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+['’]?\s+(?:{_UNITS})\b", re.IGNORECASE)
+    rf"|\b(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)['’]?\s+(?:{_UNITS})\b", re.IGNORECASE)
 _IN_UNITS = re.compile(
     r"^\W*what(?:'s|\s+is|\s+are|\s+was)\b(?![^?]*\b(?:measured|expressed|given|specified|"
     r"stated|written|counted|reported|shown)\s+in\b)[^?]*\bin\s+(?:(?:milli|micro)?seconds|minutes|"

@@ -37,10 +37,11 @@ methods…", "The latter…"). "Both A and B…" names its own antecedents and i
 _NAMED_THING = re.compile(r"\b(?:this|these|such(?: an?)?)\s+(?:option|flag|command|setting|"
                           r"variable|program|function|macro|keyword|switch|group|user|account|"
                           r"package|module|class|method|parameter|argument|field|attribute|"
-                          r"property)s?\b", re.IGNORECASE)
+                          r"property)s?\b(?!\s+(?:guide|manual|documentation|docs|interface|"
+                          r"name|id|page|section)s?\b)", re.IGNORECASE)
 """What "this option" names (a new user's "Members of this group can read many log files
 in /var/log", quoted without "Group adm is used for system monitoring tasks.", never
-named the group asked for)."""
+named the group asked for); not a compound ("this user guide", a review)."""
 NAMES_BACK_WORDS = 8
 
 

@@ -43,7 +43,7 @@ REASONS = {
                    "source sentence says what it claimed or answers the question",
 }
 WEAK_HINT = ("hint: a typo, or words the documents do not use, weaken the match: try their "
-             "words, or see what matches with `citewise search` and the same question")
+             "words, or see what matches with `citewise search {search}`")
 """A new user's "how can I stop readline from beeping at me?" was declined as weak (0.456 vs
 0.468) where "turn off the bell" passes, and "do not answer this question" read as final."""
 _ASKED_TOKEN = re.compile(r"[\w-]+(?:[./:][\w-]+)*")
@@ -112,8 +112,9 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         elif answer.reason == "weak_evidence" and missing:  # both held: say the plainer one
             why += f", and none of them mentions {missing}"
         echo(f"(declined: {why})")
-        if answer.reason == "weak_evidence" and not missing:
-            echo(WEAK_HINT)
+        if answer.reason == "weak_evidence" and not missing:  # the ask's options: pasted
+            search = " ".join(map(shlex.quote, (answer.question, *show_args)))  # as given
+            echo(WEAK_HINT.format(search=search))
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):

@@ -43,14 +43,13 @@ from citewise.generate.entries import asked_terms
 from citewise.generate.extractive import (
     ExtractiveGenerator,
     ScoredSentence,
-    content_words,
-    question_words,
     render,
     score_sentences,
     section_subject,
     split_sentences,
 )
 from citewise.generate.labelled import off_label
+from citewise.generate.words import content_words, question_words
 from citewise.types import Prompt
 
 _BRACKET = re.compile(r"\[[^\]\n]*\]")

@@ -90,7 +90,7 @@ from citewise.generate.labelled import off_label
 from citewise.generate.releases import is_label, release_weight
 from citewise.generate.repeated import sources_of, unique
 from citewise.generate.table_rows import is_history, table_rows
-from citewise.text import STOPWORDS, stem
+from citewise.generate.words import content_words, idf_weights, passage_words, question_words
 from citewise.types import ContextPassage, Generation, Prompt
 
 MIN_COVERAGE = 0.15
@@ -103,7 +103,6 @@ largest floor that costs at most two points of false declines on both (SQuAD dev
 9.9 %, httpx 6 % vs 4 %); SQuAD test half: 20.0 % / 9.2 %, 75.9 % of answerable answers contain
 a reference answer. It still declines answers that share only a name with the question."""
 
-_WORD = re.compile(r"v?\d+(?:\.\d+)+|[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 
@@ -118,34 +117,6 @@ class ScoredSentence:
     part: int = 0  # the block of the prompt it is in (blocks are split at blank lines)
 
 
-def content_words(text: str) -> set[str]:
-    """Lowercased word tokens minus stopwords and one-letter tokens; a dotted number is one
-    word, without a "v" ("3.11.2", "v18.0.0" is "18.0.0"). Split at its dots, "When was
-    3.11.2 released?" asked for "11", and "Release date: 2022-09-11" (3.11.0rc2's) was quoted
-    over 3.11.2's "Release date: 2023-02-07"."""
-    words = set()
-    for word in _WORD.findall(text.lower()):
-        if "." in word:
-            words.add(word.removeprefix("v"))
-        elif len(word) > 1 and word not in STOPWORDS:
-            words.add(stem(word))
-    return words
-
-
-def passage_words(text: str) -> set[str]:
-    """:func:`content_words` of a passage, and the series each dotted number is in: "3.11.0"
-    is in "3.11" ("What changed in Python 3.11?"), "3.10" is not in "3.1"."""
-    words = content_words(text)
-    return words | {".".join(parts[:k]) for parts in (w.split(".") for w in words if "." in w)
-                    for k in range(2, len(parts))}
-
-
-def question_words(question: str) -> set[str]:
-    """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
-    CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
-    return content_words(question) - {stem(asks_quantity(question) or "")}
-
-
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``: cut at blank lines and before list bullets, whitespace inside
     collapsed, then at the sentence ends the citation checker sees
@@ -155,18 +126,6 @@ def split_sentences(text: str) -> list[str]:
     was quoted as one sentence and the checker cut it in two, the first half uncited."""
     blocks = (" ".join(p.split()) for p in _BLOCK_END.split(text))
     return [s for block in blocks if block for s in line_sentences(block)]
-
-
-def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, float]:
-    """``ln(1 + N / df(w))`` for each question word found in at least one passage."""
-    bags = [passage_words(p) for p in passages]
-    total = len(bags)
-    weights: dict[str, float] = {}
-    for word in question_words:
-        df = sum(word in bag for bag in bags)
-        if df:
-            weights[word] = math.log(1 + total / df)
-    return weights
 
 
 def score_sentences(question: str, passages: Sequence[ContextPassage],

@@ -126,7 +126,7 @@ def _is_example(para: str, base: int) -> bool:
         CODE_LINE.search(_QUOTED.sub("", ln)) for ln in lines)
 
 
-_PROMPT = re.compile(r"\s*\$ [\w./-]+(?:\s|$)")
+_PROMPT = re.compile(r"\s*\$ [A-Za-z./][\w./-]*(?:\s|$)")  # not "$ 5 per month" (a review)
 
 
 def _prose_indent(para: str) -> int:

@@ -51,8 +51,11 @@ class KeySlots:
     def __init__(self, per_key: int, what: str = "ask(s)",
                  fix: str = "wait for an answer before asking again, or raise "
                             "serve.asks_per_key in the --config file of `citewise serve`",
-                 total: int | None = None) -> None:
+                 total: int | None = None, holder: str = "key",
+                 total_fix: str = "retry in a few seconds, or raise serve.asks_total in the "
+                                  "--config file of `citewise serve`") -> None:
         self.per_key, self.what, self.fix, self.total = per_key, what, fix, total
+        self.holder, self.total_fix = holder, total_fix
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -61,13 +64,11 @@ class KeySlots:
         the slot's release, which may be called any number of times (it acts once)."""
         with self._lock:
             if self._running.get(key, 0) >= self.per_key:
-                raise ApiError(429, f"{self.per_key} {self.what} of this key are still "
-                                    "running.", self.fix, {"Retry-After": "5"})
+                raise ApiError(429, f"{self.per_key} {self.what} of this {self.holder} are "
+                                    "still running.", self.fix, {"Retry-After": "5"})
             if self.total is not None and sum(self._running.values()) >= self.total:
                 raise ApiError(429, f"the server is running {self.total} {self.what}, its "
-                                    "most at once.", "retry in a few seconds, or raise "
-                                    "serve.asks_total in the --config file of `citewise "
-                                    "serve`", {"Retry-After": "5"})
+                                    "most at once.", self.total_fix, {"Retry-After": "5"})
             self._running[key] = self._running.get(key, 0) + 1
         released = threading.Event()
 

@@ -44,7 +44,8 @@ class ServerState:
         self.uploads = KeySlots(1, "upload(s)", "wait for its response before uploading "
                                                 "again (uploads are parsed one at a time)")
         self.drifts = KeySlots(1, "drift request(s)", "wait for its response: a tenant's "
-                               "drift rates are computed one at a time", total=2)
+                               "drift rates are computed one at a time", total=2,
+                               holder="tenant", total_fix="retry in a few seconds")
         self.write_lock = threading.Lock()
         self.upload_lock = threading.Lock()  # uploads parse and embed one at a time, unlocked
         self.rebuild_lock = threading.Lock()

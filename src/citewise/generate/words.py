@@ -1,0 +1,62 @@
+"""The words the extractive answer matches: stemmed as BM25 stems them, a release number whole.
+
+"When was 3.11.2 released?" asked for "11" and "2" once split at its dots, and "released"
+was no "Release": 3.11.0rc2's "Release date: 2022-09-11" was quoted over 3.11.2's "Release
+date: 2023-02-07". Weights are ``ln(1 + N / df)`` over the prompt's passages
+(:mod:`citewise.generate.extractive`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from citewise.cite.asked import asks_quantity
+from citewise.text import STOPWORDS, stem
+
+_WORD = re.compile(r"v?\d+(?:\.\d+)+|[^\W_]+", re.UNICODE)
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased word tokens minus stopwords and one-letter tokens, stemmed; a dotted number
+    is one word, without a "v" ("3.11.2", "v18.0.0" is "18.0.0")."""
+    words = set()
+    for word in _WORD.findall(text.lower()):
+        if "." in word:
+            words.add(word.removeprefix("v"))
+        elif len(word) > 1 and word not in STOPWORDS:
+            words.add(stem(word))
+    return words
+
+
+def passage_words(text: str) -> set[str]:
+    """:func:`content_words` of a passage, and the series each dotted number is in: "3.11.0"
+    is in "3.11" ("What changed in Python 3.11?"), "3.10" is not in "3.1"; a major number of
+    two digits or more too ("GDB 13" is "13.1", "Node 18" is "v18.0.0"; a review: the split
+    had found them)."""
+    words = content_words(text)
+    series = set()
+    for parts in (w.split(".") for w in words if "." in w):
+        series.update(".".join(parts[:k]) for k in range(2, len(parts)))
+        if len(parts[0]) > 1:
+            series.add(parts[0])
+    return words | series
+
+
+def question_words(question: str) -> set[str]:
+    """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
+    CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
+    return content_words(question) - {stem(asks_quantity(question) or "")}
+
+
+def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, float]:
+    """``ln(1 + N / df(w))`` for each question word found in at least one passage."""
+    bags = [passage_words(p) for p in passages]
+    total = len(bags)
+    weights: dict[str, float] = {}
+    for word in question_words:
+        df = sum(word in bag for bag in bags)
+        if df:
+            weights[word] = math.log(1 + total / df)
+    return weights
