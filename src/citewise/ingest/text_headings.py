@@ -19,7 +19,9 @@ items with blank lines between being a list, nor a rule or the next underlined h
   name counts as one word).
 
 Each kind is its own style; the loader gives styles their levels in the order they first
-appear, as it does for underlines.
+appear, as it does for underlines. A release line over its entries indented, with no blank
+line between (bc's "Changes in bc from 1.06 to 1.07." then "    Added void functions."), is
+read apart first (:func:`heads_apart`).
 """
 
 from __future__ import annotations
