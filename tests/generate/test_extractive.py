@@ -110,6 +110,18 @@ BANDS = ("Base salary bands\n\nLevel | Title examples | Minimum | Maximum\n"
          "| 88,000\nL5 | Staff Engineer | 84,000 | 109,000")
 
 
+def test_a_row_whose_last_cell_is_empty_is_a_row():
+    """The demo's leave table has "Bereavement (other relatives) | 2 | ": one cell short once
+    stripped, it made the table no table, quoted flattened whole after the parental leave."""
+    from citewise.generate.table_rows import table_rows
+
+    table = ("Type of leave | Paid days | Notes\nBereavement (partner) | 5 | Within 4 weeks\n"
+             "Bereavement (other relatives) | 2 | \nMoving house | 1 | Once a year")
+    rows = [shown for shown, _ in table_rows(table)]
+    assert rows[1] == "Type of leave: Bereavement (other relatives); Paid days: 2", rows
+    assert len(rows) == 3
+
+
 def test_a_table_row_is_quoted_with_its_header():
     gen = _answer("What is the maximum salary for level L4?", BANDS)
     assert gen.text == ("Level: L4; Title examples: Senior Engineer, Team Lead; Minimum: 68,000; "
