@@ -46,6 +46,10 @@ def test_two_lines_of_one_example_are_no_conflict() -> None:
                "      for (i = 0; i < 9; i++)\n          tm_type_elements[i] = &ffi_type_sint;\n")
     question = "how do I describe my own struct type to libffi with ffi_type?"
     assert find_conflicts(question, passages((example, "info"), (example, "html"))) == []
+    code = "Set the client timeout like this:\n\n    client = httpx.Client(timeout={})\n" \
+           "    r = client.get(url)"  # a second review: no ';' yet no fact
+    assert find_conflicts("How do I set the timeout of the client?",
+                          passages((code.format(10.0), "a"), (code.format(30.0), "b"))) == []
     settings = "Log retention: {} days\nMax upload size: 50 MB"  # settings are facts
     for form in (settings, "    log_retention_days = {}\n    max_upload_mb = 50"):
         found = find_conflicts("How many days is the log retention?",

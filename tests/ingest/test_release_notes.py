@@ -123,6 +123,9 @@ def test_a_release_line_over_its_indented_entries_is_a_heading(tmp_path):
     assert [t for _, t in _headings(parsed)] == [
         "Changes in bc from 1.07 to 1.07.1", "Changes in dc 1.4 to 1.4.1",
         "Changes in bc from 1.06 to 1.07", "Changes from 1.03"]
+    styles = "".join(f"Version 1.{n}\n  {entry}\n  Second entry.\n\n" for n, entry in enumerate(
+        ("o Added a.", '"make check" passes.', "[core] Added c.", "libfoo: added d.")))
+    assert len(_headings(load_file(_write(tmp_path / "x" / "NEWS", styles)))) == 4
     void = next(b for b in parsed.blocks if "void functions" in b.text)
     assert void.heading_path == ("Changes in bc from 1.06 to 1.07",)
     assert "Changes in" not in void.text

@@ -42,22 +42,23 @@ class Conflict:
     b: Side
 
 
-_PROGRAM = re.compile(r"^\s*(?:\$ |>>> |[{}])|[;{]\s*$", re.MULTILINE)
-"""A line of a program or a session (a statement's ``;``, a brace, a prompt): no statement
-of a fact. A new user's two lines of one example, "ffi_type *tm_type_elements[12];" and
-"for (i = 0; i < 9; i++)", from the Info and HTML copies of libffi's manual, were shown as
-"The sources disagree". Settings ("Log retention: 30 days", "retention_days = 30") are
-facts: a review."""
+_SETTING = re.compile(r"\s*[\w.\- ]+\s*[=:]\s*[^()\[\]{};]*")
+"""A line of settings ("Log retention: 30 days", "retention_days = 30"): a fact, though the
+block reads as code (a review). Other code is no statement of a fact: a new user's two lines
+of one example, "ffi_type *tm_type_elements[12];" and "for (i = 0; i < 9; i++)", from the
+Info and HTML copies of libffi's manual, were shown as "The sources disagree", and so were
+two documents' "client = httpx.Client(timeout=10.0)" (a second review)."""
 
 
 def _sentences(passage: ContextPassage) -> list[str]:
-    """The passage's sentences, but a program's lines (:data:`_PROGRAM`)."""
+    """The passage's sentences, but code other than settings (:data:`_SETTING`)."""
     from citewise.generate.examples import blocks
     from citewise.generate.extractive import split_sentences
 
     headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-    return [s for part, code in blocks(passage) if not (code and _PROGRAM.search(part))
-            for s in split_sentences(part)
+    facts = [part for part, code in blocks(passage) if not code or all(
+        _SETTING.fullmatch(line) for line in part.split("\n") if line.strip())]
+    return [s for part in facts for s in split_sentences(part)
             if not is_instruction(s) and s.strip().rstrip(".:").lower() not in headings]
 
 

@@ -98,6 +98,15 @@ def _named_version(question: str, said: str) -> str:
     return said
 
 
+def _search_args(answer: Answer, show_args: Sequence[str]) -> str:
+    """What `citewise search` needs to see what matched: the ask's options as given (a pasted
+    hint without --groups was refused), then the query searched (a follow-up's rewrite, a
+    second review) after ``--``, which keeps "-v …" a question."""
+    talk = answer.trace.conversation
+    query = talk.query if talk is not None else answer.question
+    return " ".join(map(shlex.quote, (*show_args, "--", query)))
+
+
 def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str] = ()) -> None:
     """The answer, its citations, warnings and notes (``shown``: the text was streamed to
     this terminal as it is, so only what follows it is printed; ``show_args``: the options a
@@ -112,9 +121,8 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         elif answer.reason == "weak_evidence" and missing:  # both held: say the plainer one
             why += f", and none of them mentions {missing}"
         echo(f"(declined: {why})")
-        if answer.reason == "weak_evidence" and not missing:  # the ask's options: pasted
-            search = " ".join(map(shlex.quote, (answer.question, *show_args)))  # as given
-            echo(WEAK_HINT.format(search=search))
+        if answer.reason == "weak_evidence" and not missing:
+            echo(WEAK_HINT.format(search=_search_args(answer, show_args)))
         print_notes(answer)
         return
     if OUTCOMES.get(answer.outcome):

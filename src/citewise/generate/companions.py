@@ -108,8 +108,9 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
 
 
 _POINTS_AHEAD = re.compile(
-    r"\bthe following (?:invocation|command|example|code|call|snippet|line|program|session|"
-    r"statement)s?\b|\bas follows\W*$", re.IGNORECASE)
+    r"\bthe following (?:[\w-]+ ){0,2}?(?:invocation|command|example|code|call|snippet|"
+    r"line|program|session|statement|script|configuration|query)s?\b|\bas follows\W*$",
+    re.IGNORECASE)
 """A sentence naming the code that comes next though it ends on a full stop: libtasn1's
 "…the following invocation will decode the DER data." was quoted without its command. Not
 "the following section explains…": the next option's synopsis is no example (a review)."""

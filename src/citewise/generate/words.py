@@ -32,14 +32,17 @@ def content_words(text: str) -> set[str]:
 
 def passage_words(text: str) -> set[str]:
     """:func:`content_words` of a passage, and the series each dotted number is in: "3.11.0"
-    is in "3.11" ("What changed in Python 3.11?"), "3.10" is not in "3.1"; a major number of
-    two digits or more too ("GDB 13" is "13.1", "Node 18" is "v18.0.0"; a review: the split
-    had found them)."""
+    is in "3.11" ("What changed in Python 3.11?"), "3.10" is not in "3.1"; a version's major
+    number of two digits or more too ("Node 18" is "v18.0.0", "GCC 12" is "12.2.0"; a
+    review), not a decimal's ("10.5 seconds" is no "10", a second review)."""
     words = content_words(text)
     series = set()
-    for parts in (w.split(".") for w in words if "." in w):
+    for token in _WORD.findall(text.lower()):
+        parts = token.removeprefix("v").split(".")
+        if len(parts) < 2:
+            continue
         series.update(".".join(parts[:k]) for k in range(2, len(parts)))
-        if len(parts[0]) > 1:
+        if len(parts[0]) > 1 and (token[0] == "v" or len(parts) > 2):
             series.add(parts[0])
     return words | series
 

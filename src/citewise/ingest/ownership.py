@@ -24,11 +24,13 @@ HOME = "_home"
 UPLOADED = "_uploaded"
 UPLOAD_OVER_FILE = (
     "doc_id {doc_id!r} is a document `citewise ingest` read from a file; an upload does not "
-    "replace it (that ingest would then fail for its file).")
+    "replace it (that file's next ingest would overwrite it, or be refused).")
 UPLOAD_OVER_FILE_FIX = "upload under another doc_id"
-"""An upload naming a document read from a file (a security review's: replaced silently, and
-the operator's next ingest failed for that file). Not an access boundary: an editor may
-change that document's groups or delete it; this keeps the upload and the ingest apart."""
+"""An upload naming a document read from a file (a security review's: replaced silently, then
+overwritten by the file's next ingest, or that ingest refused). Not an access boundary: an
+editor may change that document's groups or delete it; this keeps upload and ingest apart.
+A document known by its ``file://`` link only (an index made before :data:`HOME`) counts as
+read from that file (:func:`file_of`)."""
 
 
 def file_of(doc: Document) -> str | None:

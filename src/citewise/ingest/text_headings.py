@@ -85,7 +85,7 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
         head = _ENDS_ON_VERSION.sub(r"\1", head.strip())  # "… to 1.07." over its entries
         if rest.strip() and head and para[:1] not in " \t" and _release_head(head) \
                 and all(not ln.strip() or ln[:1] in " \t" for ln in rest.split("\n")) \
-                and _ENTRY_START.match(rest.lstrip()):
+                and not _wrapped(rest.lstrip()):
             heads[len(split)] = (index, head)
             split.extend((head, rest))
         else:
@@ -98,9 +98,12 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
 
 _SAYS = frozenset({"now", "uses", "works", "requires", "supports", "adds", "fixes", "fixed",
                    "added", "removed", "updated", "changed", "improved", "dropped"})
-_ENTRY_START = re.compile(r"[-*•+]\s|[A-Z0-9]")
-"""What a release's first entry opens with: "Fixed crash in the 1.2 parser" over "  when
-the input is empty." is one entry wrapped (a review), not a release over its entries."""
+def _wrapped(rest: str) -> bool:
+    """Whether the lines under a release line go on from it: "Fixed crash in the 1.2 parser"
+    over "  when the input is empty." (a review). A lower-case word opens no entry, but a
+    component's ("libfoo: added …"); bullets (an "o " too), quotes and brackets do (a second
+    review)."""
+    return rest[:1].islower() and rest[:2] != "o " and _ENTRY.match(rest) is None
 
 
 def _release_head(line: str) -> bool:
