@@ -221,7 +221,7 @@ def test_a_weak_decline_says_how_to_word_it_again(run, tmp_path: Path) -> None:
     config.write_text(json.dumps({"gate": {"threshold": 0.99}}))
     result = run("Anything [S1].", "how long is parental leave?", "--config", str(config))
     assert result.exit_code == 3, result.output
-    assert "hint: a typo, or words the documents do not use" in result.output
+    assert "hint: if the documents should answer this, a typo" in result.output
     assert "`citewise search --db " in result.output, result.output
     assert " -- 'how long is parental leave?'`" in result.output, result.output
 

@@ -349,5 +349,5 @@ def test_ordinary_rst_markup_is_still_parsed() -> None:
     parsed = RstLoader().load(page[:40_000].encode(), Path("guide.rst"))
     assert "_notes" not in parsed.metadata and "``" not in parsed.text, parsed.metadata
     rule = "+" + "+".join(["-" * 12] * 5) + "+"  # a second review: a grid table's borders
-    rows = [rule] + [f"| {'cell %03d' % i:<10} " * 5 + "|\n" + rule for i in range(350)]
+    rows = [rule] + [f"| {f'cell {i:03d}':<10} " * 5 + "|\n" + rule for i in range(350)]
     assert markup_cost("\n".join(rows)) == 0

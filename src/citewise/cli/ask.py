@@ -42,8 +42,9 @@ REASONS = {
     "unsupported": "no sentence of the answer was supported by the sources it cites, and no "
                    "source sentence says what it claimed or answers the question",
 }
-WEAK_HINT = ("hint: a typo, or words the documents do not use, weaken the match: try their "
-             "words, or see what matches with `citewise search {search}`")
+WEAK_HINT = ("hint: if the documents should answer this, a typo or words they do not use may "
+             "have weakened the match: try their words, or see what matches with "
+             "`citewise search {search}`")
 """A new user's "how can I stop readline from beeping at me?" was declined as weak (0.456 vs
 0.468) where "turn off the bell" passes, and "do not answer this question" read as final."""
 _ASKED_TOKEN = re.compile(r"[\w-]+(?:[./:][\w-]+)*")
