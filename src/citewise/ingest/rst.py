@@ -110,7 +110,7 @@ MAX_MARKUP_COST = 100_000_000
 paragraph for each markup start (and copies it for each reference), so one paragraph of
 unmatched openers costs their number times its length: a security review's 344-byte
 ``.rst.gz`` (100,000 backticks) would have parsed for hours, the parse lock held. The 8,122
-``.rst`` files on a Debian machine (Python packages, CMake's manuals) cost at most 13.5
+``.rst`` files on a Debian machine (Python packages, CMake's manuals) cost at most 5.6
 million; 100 million is about 2 s of the worst markup (backticks, 15 KB: 75 million, 1.7 s)."""
 
 
