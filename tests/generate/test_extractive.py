@@ -120,6 +120,8 @@ def test_a_row_whose_last_cell_is_empty_is_a_row():
     rows = [shown for shown, _ in table_rows(table)]
     assert rows[1] == "Type of leave: Bereavement (other relatives); Paid days: 2", rows
     assert len(rows) == 3
+    first = table_rows("Type | Days | Notes\nMoving | 1 | Once\n| 20 | carried over")
+    assert [shown for shown, _ in first][1] == "Days: 20; Notes: carried over", first
 
 
 def test_a_table_row_is_quoted_with_its_header():

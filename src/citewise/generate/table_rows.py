@@ -14,8 +14,10 @@ from citewise.cite.terms import labels
 
 _CELL = " | "
 _EMPTY_LAST = re.compile(r" \|$")
-"""A row whose last cell is empty ("Bereavement (other relatives) | 2 | ", stripped to "… | 2
-|"): one cell short, it made the demo's leave table no table, quoted flattened whole."""
+_EMPTY_FIRST = re.compile(r"^\| ")
+"""A row whose last (or first) cell is empty ("Bereavement (other relatives) | 2 | ",
+stripped to "… | 2 |"): one cell short, it made the demo's leave table no table, quoted
+flattened whole."""
 _NUMBER = re.compile(r"[-+]?[\d.,]+%?")
 _CODE_CHARS = re.compile(r"[$={};<>\\`]")
 
@@ -29,7 +31,8 @@ def table_rows(part: str) -> list[tuple[str, str]]:
     ``[]`` otherwise, e.g. for a term/description table (``recompact | recompact the
     .ninja_deps file.``), which is read as sentences."""
     lines = [line.strip() for line in part.split("\n") if line.strip()]
-    cells = [[c.strip() for c in _EMPTY_LAST.sub(" | ", line).split(_CELL)] for line in lines]
+    cells = [[c.strip() for c in _EMPTY_FIRST.sub(" | ", _EMPTY_LAST.sub(" | ", line)).split(_CELL)]
+             for line in lines]
     if len(lines) < 2 or len(cells[0]) < 2 or any(len(c) != len(cells[0]) for c in cells):
         return []
     if len(cells[0]) == 2 and all(row[0].endswith(":") for row in cells):
