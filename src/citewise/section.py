@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote
 
+from citewise.text import SECTION_NUMBER
 from citewise.types import Block
 
 MAX_BLOCKS = 120
@@ -36,7 +37,6 @@ def loose_forms(anchor: str) -> set[str]:
 
 
 _PATH_STEP = re.compile(r"\s+[›>]\s+")
-_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
 
 
 def _heading_at(blocks: Sequence[Block], anchor: str, wanted: set[str]) -> int | None:
@@ -48,7 +48,7 @@ def _heading_at(blocks: Sequence[Block], anchor: str, wanted: set[str]) -> int |
     own = next((i for i in headings if loose(blocks[i].text) in wanted), None)
     if own is None:  # "Limits" for "9 Limits" (bc.html's anchor is "Limits-1": a new user's
         own = next((i for i in headings  # --anchor Limits was refused)
-                    if loose(_SECTION_NUMBER.sub("", blocks[i].text)) in wanted), None)
+                    if loose(SECTION_NUMBER.sub("", blocks[i].text)) in wanted), None)
     parts = anchor.split("›") if "›" in anchor else _PATH_STEP.split(anchor.strip())
     steps = [loose(step) for step in parts if step.strip()]  # a path "›" (or " > ") apart
     if own is not None or len(steps) < 2:

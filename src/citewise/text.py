@@ -118,6 +118,12 @@ aren couldn didn doesn don hadn hasn haven isn ll mustn needn shan shouldn ve wa
 """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 
+SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+"""A heading's section number ("2.13. Content types for volumes", "9 Limits"): the extractive
+answer compares headings without it (quoted alone as a sentence, a heading's text was a new
+user's answer "Content types for volumes [1]."), and ``show --anchor`` matches a heading's
+words without it."""
+
 STEMMER_ALGORITHM = "english"
 """The Snowball algorithm :func:`stem` runs (PyStemmer): Porter2, Porter's own successor."""
 

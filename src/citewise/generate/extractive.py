@@ -91,6 +91,7 @@ from citewise.generate.releases import is_label, release_weight
 from citewise.generate.repeated import sources_of, unique
 from citewise.generate.table_rows import is_history, table_rows
 from citewise.generate.words import content_words, idf_weights, passage_words, question_words
+from citewise.text import SECTION_NUMBER
 from citewise.types import ContextPassage, Generation, Prompt
 
 MIN_COVERAGE = 0.15
@@ -147,7 +148,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     block = 0
     for passage in in_reading_order(passages, terms):
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
-        headings = {_NUMBERING.sub("", h.strip().lower()) for path in (chunk.heading_path, *(
+        headings = {SECTION_NUMBER.sub("", h.strip().lower()) for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
         parts = blocks(passage)
         entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
@@ -156,7 +157,7 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
             if is_history(part, question if asked is None else asked):
                 continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
-            if code and all(_NUMBERING.sub("", line.strip().lower()) in headings
+            if code and all(SECTION_NUMBER.sub("", line.strip().lower()) in headings
                             for line in part.splitlines() if line.strip()):
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
@@ -168,11 +169,6 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                                                  len(scored)):
                 scored.append(ScoredSentence(passage.sid, len(scored), text, value, part=block))
     return scoring.leads.first(scored)
-
-
-_NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
-"""A heading's section number ("2.13. Content types for volumes"): its text, quoted alone
-as a sentence, was an answer's "Content types for volumes [1]." (a new user's)."""
 
 
 class _Scoring:
@@ -217,7 +213,7 @@ class _Scoring:
         out: list[tuple[str, float]] = []
         for k, (text, value) in enumerate(rows):
             item = content_words(text) if BULLET.match(text) else item
-            bare = _NUMBERING.sub("", text.strip().rstrip(".:").lower() + " ").strip()
+            bare = SECTION_NUMBER.sub("", text.strip().rstrip(".:").lower() + " ").strip()
             if not bare or bare in headings or is_instruction(text) or is_label(rows, k):
                 continue  # "5.8." is no sentence, nor "* Improvements" over its entries
             if value > 0:

@@ -21,13 +21,7 @@ _WORD = re.compile(r"v?\d+(?:\.\d+)+|[^\W_]+", re.UNICODE)
 def content_words(text: str) -> set[str]:
     """Lowercased word tokens minus stopwords and one-letter tokens, stemmed; a dotted number
     is one word, without a "v" ("3.11.2", "v18.0.0" is "18.0.0")."""
-    words = set()
-    for word in _WORD.findall(text.lower()):
-        if "." in word:
-            words.add(word.removeprefix("v"))
-        elif len(word) > 1 and word not in STOPWORDS:
-            words.add(stem(word))
-    return words
+    return _words(text, series=False)
 
 
 def passage_words(text: str) -> set[str]:
@@ -35,16 +29,25 @@ def passage_words(text: str) -> set[str]:
     is in "3.11" ("What changed in Python 3.11?"), "3.10" is not in "3.1"; a version's major
     number of two digits or more too ("Node 18" is "v18.0.0", "GCC 12" is "12.2.0"; a
     review), not a decimal's ("10.5 seconds" is no "10", a second review)."""
-    words = content_words(text)
-    series = set()
+    return _words(text, series=True)
+
+
+def _words(text: str, series: bool) -> set[str]:
+    """The words of ``text`` in one pass over its tokens (passages are scored sentence by
+    sentence: :func:`passage_words` runs on every one)."""
+    words = set()
     for token in _WORD.findall(text.lower()):
-        parts = token.removeprefix("v").split(".")
-        if len(parts) < 2:
+        if "." not in token:
+            if len(token) > 1 and token not in STOPWORDS:
+                words.add(stem(token))
             continue
-        series.update(".".join(parts[:k]) for k in range(2, len(parts)))
-        if len(parts[0]) > 1 and (token[0] == "v" or len(parts) > 2):
-            series.add(parts[0])
-    return words | series
+        parts = token.removeprefix("v").split(".")
+        words.add(".".join(parts))
+        if series:
+            words.update(".".join(parts[:k]) for k in range(2, len(parts)))
+            if len(parts[0]) > 1 and (token[0] == "v" or len(parts) > 2):
+                words.add(parts[0])
+    return words
 
 
 def question_words(question: str) -> set[str]:

@@ -79,21 +79,20 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
     between) as two paragraphs, when that line is a heading (:func:`marked_headings`). Not an
     outline line: "* Fix …" over its wrapped "  interface." is one entry (at-spi2-core)."""
     split: list[str] = []
-    heads: dict[int, tuple[int, str]] = {}  # index in split -> (index in paragraphs, head)
+    heads: dict[int, int] = {}  # index in split -> index in paragraphs
     for index, para in enumerate(paragraphs):
         head, _, rest = para.partition("\n")
         head = _ENDS_ON_VERSION.sub(r"\1", head.strip())  # "… to 1.07." over its entries
         if rest.strip() and head and para[:1] not in " \t" and _release_head(head) \
                 and all(not ln.strip() or ln[:1] in " \t" for ln in rest.split("\n")) \
                 and not _wrapped(rest.lstrip()):
-            heads[len(split)] = (index, head)
+            heads[len(split)] = index
             split.extend((head, rest))
         else:
             split.append(para)
     found = marked_headings(split) if heads else {}
-    kept = dict(heads[i] for i in heads if i in found)
-    return [part for index, para in enumerate(paragraphs)
-            for part in ((kept[index], para.partition("\n")[2]) if index in kept else (para,))]
+    kept = {heads[i]: (split[i], split[i + 1]) for i in heads if i in found}
+    return [part for index, para in enumerate(paragraphs) for part in kept.get(index, (para,))]
 
 
 _SAYS = frozenset({"now", "uses", "works", "requires", "supports", "adds", "fixes", "fixed",
