@@ -33,7 +33,7 @@ METRICS = ("ndcg@10", "section_ndcg@10", "mrr@10")
 def scores(docs: str, questions: str, personas: str, meta: str | None, remove: bool):
     with tempfile.TemporaryDirectory() as tmp:
         patches = [] if remove else [
-            mock.patch.object(html_loader, "_drop_chrome", lambda tree: None),
+            mock.patch.object(html_loader, "drop_chrome", lambda tree: None),
             mock.patch("citewise.sources.profile", lambda pages: SiteProfile())]
         for p in patches:
             p.start()

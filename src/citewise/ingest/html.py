@@ -2,14 +2,14 @@
 
 Dropped: ``script style noscript template svg iframe`` everywhere; page chrome ``nav aside
 form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; elements whose
-ARIA ``role`` or a ``class`` names generated-site chrome (:data:`CHROME_ROLES`,
-:data:`CHROME_CLASSES`: Sphinx sidebars, in-page tables of contents (``toctree-wrapper``: a
-list of other pages' titles, which an answer quoted as if a title said something), themes'
-previous/next page buttons (``footer-relations``, Furo's ``related-pages``), the tables of a
-generated index (Sphinx's ``genindex.html``, Texinfo's ``@printindex``: every identifier of
-the manual with a link, which retrieval ranked for identifier questions), ``¶`` header
-links and Texinfo's ``copiable-anchor`` (a definition's ``¶``), rustdoc's since/source column
-(``rightside``), source links and "Expand description"
+ARIA ``role`` or a ``class`` names generated-site chrome
+(:mod:`citewise.ingest.html_chrome`: Sphinx sidebars, in-page tables of contents
+(``toctree-wrapper``: a list of other pages' titles, which an answer quoted as if a title
+said something), themes' previous/next page buttons (``footer-relations``, Furo's
+``related-pages``), the tables of a generated index (Sphinx's ``genindex.html``, Texinfo's
+``@printindex``: every identifier of the manual with a link, which retrieval ranked for
+identifier questions), ``¶`` header links and Texinfo's ``copiable-anchor`` (a definition's
+``¶``), rustdoc's since/source column (``rightside``), source links and "Expand description"
 toggles, DocBook navigation tables and TOCs, Texinfo node headers and node menus (``<table
 class="menu">``: "• Description", "• Command Line Options"), mdBook menu bars), and the
 example lines mdBook hides (``<span class="boring">`` inside ``<pre>``: the
@@ -22,13 +22,13 @@ content=noindex>`` gets ``robots: noindex``. Kept: headings h1–h6, paragraphs,
 loose text in containers. A table that lays the page out (:func:`is_layout_table`) is read
 cell by cell as containers.
 
-Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or
-of its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside
-the heading), whichever starts later in the document; an ``<a name>`` marker (or an empty
+Anchors: a block's anchor is the ``id`` of its nearest enclosing element that has one, or of
+its nearest enclosing *heading* that has one (``<h2 id>``, or an ``<a id|name>`` inside the
+heading), whichever starts later in the document; an ``<a name>`` marker (or an empty
 ``<span id>`` where no id encloses it: Texinfo 6) acts as an id for the rest of its
 container. Ids of page wrappers and chrome (``menu-bar``, ``content``, ``page-wrapper``…,
-:data:`CHROME_ID_WORDS`) are never anchors: text above the first heading then has ``None``
-(the page's top), so ``page.html#anchor`` always points at the block's own section.
+:mod:`citewise.ingest.html_chrome`) are never anchors: text above the first heading then has
+``None`` (the page's top), so ``page.html#anchor`` always points at the block's own section.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
+from citewise.ingest.html_chrome import drop_chrome, is_chrome_id
 from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
@@ -68,31 +69,10 @@ INLINE_TAGS = frozenset({
     "em", "font", "i", "img", "ins", "kbd", "label", "mark", "q", "s", "samp", "small",
     "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "picture"})
 _KEEP_HEADER_IN = ("article", "main")
-CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
-CHROME_CLASSES = frozenset({
-    "nav", "navbar", "navheader", "navfooter", "nav-panel", "navigation", "related",
-    "sphinxsidebar", "sidebar", "breadcrumb", "breadcrumbs", "menu-bar", "toc", "section-toc",
-    "headerlink", "footer", "md-header", "md-footer", "md-sidebar", "edit-page", "prev-next",
-    "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
-    "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
-    "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
-    "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
-    "copiable-anchor", "copiable-link"})
-_INDEX_SUFFIX = "-printindex"
-"""Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
-CHROME_ID_WORDS = frozenset((
-    "mdbook", "menu", "bar", "menubar", "sidebar", "side", "nav", "navbar", "navigation",
-    "header", "footer", "content", "main", "page", "wrapper", "container", "body", "root", "app",
-    "search", "searchbar", "toolbar", "breadcrumb", "breadcrumbs", "layout", "skip", "top",
-    "site", "document", "documentwrapper", "bodywrapper", "inner", "outer", "left", "right",
-    "buttons", "theme", "popup", "help", "sticky", "wy", "md", "bd"))
-"""An id made only of these words (split at ``-``/``_``) names a page wrapper or chrome
-(``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
 _PERMALINK = re.compile(r"[#¶§\U0001F517\u2693\u200b\s]+")
 """Text of a heading's permalink (``#``, ``¶``, ``§``, a link or anchor emoji)."""
 _LINK_WORD = re.compile(r"\[\w+\]")
 """A link's text that is one word in brackets: in a heading, a link to somewhere else."""
-_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\";]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 300
 _MAX_DEPTH = 200
@@ -119,7 +99,7 @@ class HtmlLoader:
         tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)
         tree.strip_tags(STRIP_TAGS)
-        _drop_chrome(tree)
+        drop_chrome(tree)
         _spell_out_links(tree)
         for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
             hidden.decompose()
@@ -158,47 +138,6 @@ def _spell_out_links(tree: LexborHTMLParser) -> None:
         text = spelled_out(link.text(deep=True), link.attrs.get("href") or "")
         if text is not None:
             link.replace_with(text)
-
-
-def _drop_chrome(tree: LexborHTMLParser) -> None:
-    """Remove elements whose role or class marks them as site chrome (module docstring)."""
-    doomed: dict[int, LexborNode] = {}
-    for node in tree.css("[role], [class], [id]"):  # document order: ancestors come first
-        if _is_chrome(node):
-            doomed[node.mem_id] = node
-    tops = []
-    for node in doomed.values():  # decide everything before freeing any node
-        parent, inside = node.parent, False
-        while parent is not None and not inside:
-            inside = parent.mem_id in doomed
-            parent = parent.parent
-        if not inside:
-            tops.append(node)
-    for node in tops:
-        node.decompose()
-
-
-def _is_popup(node: LexborNode) -> bool:
-    """A help or popup box named by its id alone (mdBook's ``mdbook-help-container``: its
-    "Keyboard shortcuts / Press ← or → to navigate between chapters" opened every page's
-    text when one page was ingested alone, where no repetition across pages shows it is
-    chrome). A section called just ``help`` stays."""
-    words = set(re.split(r"[-_]", (node.attrs.get("id") or "").lower()))
-    return bool(words & {"help", "popup"}) and len(words) > 1 and words <= CHROME_ID_WORDS
-
-
-def _is_chrome(node: LexborNode) -> bool:
-    """Whether ``node``'s role or class names site chrome (module docstring). A Sphinx
-    ``toctree-wrapper`` holding headings is not: a ``singlehtml`` build puts the whole
-    manual inside it (Debian's Python policy: 88 kB of page, five blocks kept)."""
-    role = (node.attrs.get("role") or "").strip().lower()
-    classes = set((node.attrs.get("class") or "").lower().split())
-    if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
-        return False
-    return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
-            or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
-            or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
-            or any(c.endswith(_INDEX_SUFFIX) for c in classes))
 
 
 def _head_metadata(tree: LexborHTMLParser) -> dict[str, str]:
@@ -277,7 +216,7 @@ def _is_permalink(node: LexborNode) -> bool:
 def _anchor_of(node: LexborNode) -> str | None:
     """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
     value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
-    if not value or not value.strip() or _is_chrome_id(value):
+    if not value or not value.strip() or is_chrome_id(value):
         return None
     return value.strip()
 
@@ -297,11 +236,6 @@ def _is_top_node(node: LexborNode, text: str) -> bool:
     bc's manual): it put "Top" in every section's heading path, between the manual's title
     and its chapters."""
     return text == "Top" and "node-heading" in (node.attrs.get("class") or "").split()
-
-
-def _is_chrome_id(value: str) -> bool:
-    words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
-    return bool(words) and all(w in CHROME_ID_WORDS for w in words)
 
 
 def _is_element(node: LexborNode) -> bool:

@@ -1,0 +1,82 @@
+"""Site chrome in an HTML page: what :mod:`citewise.ingest.html` removes before reading.
+
+An element is chrome when its ARIA ``role`` or a ``class`` names generated-site chrome
+(:data:`CHROME_ROLES`, :data:`CHROME_CLASSES`; the HTML loader's docstring lists what they
+cover), or its ``id`` names a help or popup box; an ``id`` made only of wrapper words
+(:data:`CHROME_ID_WORDS`) is never a section's anchor.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+CHROME_CLASSES = frozenset({
+    "nav", "navbar", "navheader", "navfooter", "nav-panel", "navigation", "related",
+    "sphinxsidebar", "sidebar", "breadcrumb", "breadcrumbs", "menu-bar", "toc", "section-toc",
+    "headerlink", "footer", "md-header", "md-footer", "md-sidebar", "edit-page", "prev-next",
+    "rst-footer-buttons", "wy-nav-side", "bd-sidebar", "bd-header", "toctree-wrapper",
+    "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
+    "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
+    "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
+    "copiable-anchor", "copiable-link"})
+_INDEX_SUFFIX = "-printindex"
+"""Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
+CHROME_ID_WORDS = frozenset((
+    "mdbook", "menu", "bar", "menubar", "sidebar", "side", "nav", "navbar", "navigation",
+    "header", "footer", "content", "main", "page", "wrapper", "container", "body", "root", "app",
+    "search", "searchbar", "toolbar", "breadcrumb", "breadcrumbs", "layout", "skip", "top",
+    "site", "document", "documentwrapper", "bodywrapper", "inner", "outer", "left", "right",
+    "buttons", "theme", "popup", "help", "sticky", "wy", "md", "bd"))
+"""An id made only of these words (split at ``-``/``_``) names a page wrapper or chrome
+(``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
+_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
+
+
+def drop_chrome(tree: LexborHTMLParser) -> None:
+    """Remove elements whose role or class marks them as site chrome (module docstring)."""
+    doomed: dict[int, LexborNode] = {}
+    for node in tree.css("[role], [class], [id]"):  # document order: ancestors come first
+        if _is_chrome(node):
+            doomed[node.mem_id] = node
+    tops = []
+    for node in doomed.values():  # decide everything before freeing any node
+        parent, inside = node.parent, False
+        while parent is not None and not inside:
+            inside = parent.mem_id in doomed
+            parent = parent.parent
+        if not inside:
+            tops.append(node)
+    for node in tops:
+        node.decompose()
+
+
+def _is_popup(node: LexborNode) -> bool:
+    """A help or popup box named by its id alone (mdBook's ``mdbook-help-container``: its
+    "Keyboard shortcuts / Press ← or → to navigate between chapters" opened every page's
+    text when one page was ingested alone, where no repetition across pages shows it is
+    chrome). A section called just ``help`` stays."""
+    words = set(re.split(r"[-_]", (node.attrs.get("id") or "").lower()))
+    return bool(words & {"help", "popup"}) and len(words) > 1 and words <= CHROME_ID_WORDS
+
+
+def _is_chrome(node: LexborNode) -> bool:
+    """Whether ``node``'s role or class names site chrome (module docstring). A Sphinx
+    ``toctree-wrapper`` holding headings is not: a ``singlehtml`` build puts the whole
+    manual inside it (Debian's Python policy: 88 kB of page, five blocks kept)."""
+    role = (node.attrs.get("role") or "").strip().lower()
+    classes = set((node.attrs.get("class") or "").lower().split())
+    if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
+        return False
+    return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
+            or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
+            or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
+            or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+def is_chrome_id(value: str) -> bool:
+    """Whether an ``id`` names a page wrapper or chrome (:data:`CHROME_ID_WORDS`)."""
+    words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
+    return bool(words) and all(w in CHROME_ID_WORDS for w in words)
