@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from citewise.errors import UnsupportedFormatError
 from citewise.ingest import SUPPORTED_SUFFIXES, format_of, load_file
 from citewise.ingest.doc_names import FORMAT_SUFFIXES, is_doc_name, name_title
 from citewise.ingest.walk import discover
@@ -238,3 +239,44 @@ def test_the_last_entry_before_the_next_release_is_no_heading(tmp_path):
     parsed = load_file(_write(tmp_path / "fribidi" / "NEWS", text))
     assert [t for _, t in _headings(parsed)] == [
         f"Overview of changes between 1.0.{n} and 1.0.{n + 1}" for n in (8, 7, 6)]
+
+
+def test_release_notes_named_after_their_release_are_read(tmp_path):
+    """util-linux ships ``releases/v2.38-ReleaseNotes.gz``: a new user's folder ingest
+    skipped all 27 ("a type citewise does not read"), and naming one failed with
+    "unsupported file type .38-releasenotes"."""
+    docs = tmp_path / "releases"
+    for name in ("v2.38-ReleaseNotes.gz", "v2.38.1-ReleaseNotes", "2.1_NEWS", "v2-notes.sh"):
+        _write(docs / name, "Util-linux 2.38 Release Notes\n=============================\n\n"
+               "mount(8) now supports a new option --mkdir.\n")
+    assert is_doc_name("v2.38-ReleaseNotes") and is_doc_name("2.1_NEWS")
+    assert not is_doc_name("releasenotes") and not is_doc_name("v2.38-ReleaseNotes.py")
+    assert is_doc_name("README.bug-usertags")  # dpkg's: was titled "README"
+    assert name_title(Path("/d/dpkg/README.bug-usertags")) == "dpkg README.bug-usertags"
+    assert name_title(Path("/d/v2.40.1-notes")) == "v2.40.1-notes"
+    found = [f.name for _, f in discover([docs], skipped=[])]
+    assert found == ["2.1_NEWS", "v2.38-ReleaseNotes.gz", "v2.38.1-ReleaseNotes"]
+    named = _write(tmp_path / "v2.40.1-notes", "Some notes.\n")  # named: a release's dot
+    assert load_file(named).blocks[0].text == "Some notes."
+    with pytest.raises(UnsupportedFormatError, match="unsupported file type .sh"):
+        load_file(docs / "v2-notes.sh")
+
+
+def test_release_lines_that_open_on_their_number(tmp_path):
+    """XZ Utils' NEWS opens each release with "5.4.1 (2023-01-11)": its 441 blocks were one
+    section, and "what changed in 5.4.0?" was answered with fragments. A numbered section
+    ("2.1 Primitive Types") is no release line."""
+    releases = "".join(f"{v}\n\n    * liblzma:\n\n        - Fixed bug {i}.\n\n"
+                       for i, v in enumerate(("5.4.1 (2023-01-11)", "5.3.5beta (2022-12-01)",
+                                              "2.9.7: Nov 02 2017", "5.2.0")))
+    parsed = load_file(_write(tmp_path / "xz-utils" / "NEWS.gz",
+                              "XZ Utils Release Notes\n======================\n\n" + releases))
+    fix = next(b for b in parsed.blocks if "bug 1." in b.text)
+    assert fix.heading_path == ("XZ Utils Release Notes", "5.3.5beta (2022-12-01)")
+    numbered = "".join(f"{n} {t}\n\nText of {t}.\n\n" for n, t in (
+        ("1", "Introduction"), ("2", "Data Types"), ("2.1", "Primitive Types"),
+        ("2.2", "Picture Types"), ("2.3", "Colors")))  # libXrender.txt: was lost whole
+    parsed = load_file(_write(tmp_path / "libXrender.txt", numbered))
+    assert [(b.level, b.text) for b in parsed.blocks if b.kind == "heading"][1:] == [
+        (1, "2 Data Types"), (2, "2.1 Primitive Types"), (2, "2.2 Picture Types"),
+        (2, "2.3 Colors")]

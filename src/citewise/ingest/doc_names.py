@@ -4,7 +4,8 @@ A Debian package's documentation folder (``/usr/share/doc/gdb``) holds ``NEWS.gz
 ``README.gz`` and ``README.Debian``: no suffix a loader knows, so a folder walk skipped all
 of them and a new user's ``citewise ingest /usr/share/doc/gdb`` indexed nothing. A name of
 this list (upper case, as projects write them), alone or with qualifiers (``README.Debian``,
-``README.Debian.amd64``, ``RELEASE-NOTES``), is plain text; a qualifier that names a
+``README.Debian.amd64``, dpkg's ``README.bug-usertags``, ``RELEASE-NOTES``; after a release
+number: util-linux's ``v2.38-ReleaseNotes.gz``), is plain text; a qualifier that names a
 program or a binary format (``INSTALL.sh``, ``TODO.py``) is not. ``AUTHORS``, ``THANKS``,
 ``COPYING`` and ``changelog`` are left out: lists of names, licences and commit logs answer
 few questions and crowd the ones that do (name such a file to read it as text).
@@ -18,9 +19,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_NAME = re.compile(r"(?:README|NEWS|FAQ|INSTALL|CHANGES|HISTORY|TODO|BUGS|HACKING|USAGE|NOTES"
-                   r"|CONTRIBUTING|RELEASE[-_]NOTES)(?:[-_][A-Z][A-Z0-9_]*)?"
-                   r"((?:\.[A-Za-z][A-Za-z0-9]*){0,3})")
+_NAME = re.compile(r"(?:v?\d+(?:\.\d+)*[-_])?"  # a release first: util-linux's v2.38-ReleaseNotes
+                   r"(?:README|NEWS|FAQ|INSTALL|CHANGES|HISTORY|TODO|BUGS|HACKING|USAGE|NOTES"
+                   r"|CONTRIBUTING|RELEASE[-_]NOTES|ReleaseNotes)(?:[-_][A-Z][A-Z0-9_]*)?"
+                   r"((?:\.[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*){0,3})")
 _PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp", "bat",
                       "cmd", "ps1", "exe", "in", "am", "ac", "m4", "mk", "ps", "dvi", "tex",
                       "db", "json", "xml", "yml", "yaml", "toml", "css", "png", "jpg", "gif",
@@ -42,6 +44,10 @@ FORMAT_BY_SUFFIX: dict[str, str] = {
 """The format each suffix a loader reads names (:func:`~citewise.ingest.registry.format_of`),
 kept here, below the loaders, so that :func:`name_title` knows them too."""
 FORMAT_SUFFIXES = frozenset(FORMAT_BY_SUFFIX)
+FILE_TYPE = re.compile(r"\.[a-z][a-z0-9]{0,9}")
+"""What a suffix that names a file type looks like: not ".1-notes" in "v2.38.1-notes", which
+is a name's dot (named on the command line, such a file is read as text, like one with no
+suffix, and titled by its whole name)."""
 """The suffixes a loader reads: "README.md" is titled "README", "README.Debian" keeps its
 qualifier."""
 
@@ -72,7 +78,7 @@ def name_title(path: Path) -> str:
     "gdb README.Debian"; not a temporary folder's)."""
     name = path.stem if path.suffix.lower() in FORMAT_SUFFIXES else path.name
     if not is_doc_name(name):
-        return path.stem
+        return path.stem if FILE_TYPE.fullmatch(path.suffix.lower()) else path.name
     folder = path.parent.name
     anonymous = not folder or folder.startswith(UPLOAD_PREFIX)
     return name if anonymous else f"{folder} {name}"

@@ -4,7 +4,8 @@
 (nothing is read when it is over ``limits.max_file_bytes``), chooses the loader from the
 suffix, and lets the loader validate the bytes (decodable text, ``%PDF-`` header, a Word zip
 package). A file without a known suffix is sniffed: PDF by its magic bytes, HTML by its
-doctype, and a file with no suffix at all as plain text.
+doctype, and a file with no suffix at all (or a dot that is no file type's: ``v2.38.1-notes``)
+as plain text.
 
 A gzip-compressed file (``user_guide.rst.gz``: Debian compresses most files in
 ``/usr/share/doc``) is read as the file inside it: decompressed up to
@@ -26,7 +27,7 @@ from pathlib import Path
 from citewise.config import LimitSettings
 from citewise.errors import IngestError, LimitExceededError, UnsupportedFormatError
 from citewise.ingest.content import GZIP_MAGIC, PDF_MAGIC, describe_binary, looks_like_html
-from citewise.ingest.doc_names import FORMAT_BY_SUFFIX, is_doc_name
+from citewise.ingest.doc_names import FILE_TYPE, FORMAT_BY_SUFFIX, is_doc_name
 from citewise.ingest.html import HtmlLoader
 from citewise.ingest.info import InfoLoader
 from citewise.ingest.markdown import MarkdownLoader
@@ -41,6 +42,7 @@ from citewise.types import ParsedDocument
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
 GZIP_SUFFIX = ".gz"
 _INFO_PART = re.compile(r"\.info-\d{1,4}")
+
 
 
 def format_of(path: Path) -> str | None:
@@ -134,7 +136,7 @@ def sniff_format(data: bytes, path: Path) -> str:
     if known is None and b"\x00" not in data[:8192]:
         if looks_like_html(data[:4096].decode("utf-8", errors="ignore")):
             return "html"
-        if not suffix:
+        if not FILE_TYPE.fullmatch(suffix):  # none, or a release's dot: "v2.38.1-notes"
             return "text"
     what = f" ({known})" if known else ""
     raise UnsupportedFormatError(

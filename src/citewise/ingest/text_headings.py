@@ -16,7 +16,8 @@ items with blank lines between being a list, nor a rule or the next underlined h
   more, more than half of them opening sections;
 - a release line: a version number ("2.40", "3.11.2") in a short line that is no sentence,
   three or more times with the same first word ("Version …", "Changes in …"; a month's
-  name counts as one word).
+  name counts as one word; so does the number itself, first: XZ Utils' "5.4.1
+  (2023-01-11)", whose ``NEWS`` was one section of 441 blocks).
 
 Each kind is its own style; the loader gives styles their levels in the order they first
 appear, as it does for underlines. A release line over its entries indented, with no blank
@@ -31,7 +32,8 @@ import re
 from citewise.ingest.normalize import collapse
 
 _OUTLINE = re.compile(r"(\*{1,4})[ \t]+(\S[^\n]{0,98}?)[ \t]*:?")
-_VERSION = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}(?:\.\d{1,4})*(?![\w])")
+_VERSION = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}(?:\.\d{1,4})*"
+                      r"(?:-?(?:alpha|beta|rc|pre)\d*)?(?![\w])")  # "5.3.5beta"
 _FIRST_WORD = re.compile(r"[A-Za-z][\w-]*")
 _SENTENCE_END = (".", ",", ";")
 _INNER_END = re.compile(r"[.!?]\s+[A-Z(]")  # a sentence ends inside the line
@@ -47,6 +49,8 @@ a date, "(…)"; "Server 2.1 was upgraded on Monday" goes on as a sentence (a re
 _MONTHS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
                      "nov", "dec"})  # "Apr 08, 2022: libfoo 3.6.1 released": one style
 MAX_RELEASE_LINE = 80
+_NUMBER_FIRST = "#"
+"""The first word of a release line that opens on its number: XZ Utils' "5.4.1 (2023-01-11)"."""
 MIN_OUTLINE = 2
 MIN_RELEASE = 3
 
@@ -126,14 +130,25 @@ def _marked(line: str) -> tuple[str, Style] | None:
     word = _FIRST_WORD.match(line)
     versions = list(_VERSION.finditer(line))
     tail = _TAIL_WORD.findall(_ASIDE.sub("", line[versions[-1].end():])) if versions else []
-    if len(line) <= MAX_RELEASE_LINE and word is not None and versions \
+    first = word.group(0).lower() if word is not None else \
+        _NUMBER_FIRST if versions and _dated(line, versions[0]) else None
+    if len(line) <= MAX_RELEASE_LINE and first is not None and versions \
             and len(tail) <= MAX_TAIL_WORDS and not _VERBS.intersection(tail):
-        first = word.group(0).lower()
         return collapse(line.rstrip(":")), ("month" if first[:3] in _MONTHS else first,
                                             "release")
     return None
 
 
+def _dated(line: str, version: re.Match[str]) -> bool:
+    """Whether ``line`` opens on ``version`` and says no more than a date: "5.4.1
+    (2023-01-11)", "2.9.7: Nov 02 2017"; not a numbered section ("2.1 Primitive Types") nor
+    an entry ("1.07<tab>Fix test failures")."""
+    rest = _ASIDE.sub("", line[version.end():])
+    return version.start() == 0 and all(w[:3].lower() in _MONTHS
+                                        for w in _LETTERS.findall(rest))
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
 _UNDERLINE_CHARS = frozenset("=-~^*#+_`:.'\"")
 
 
