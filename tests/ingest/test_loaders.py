@@ -643,3 +643,23 @@ def test_a_list_written_a_line_an_item_is_a_block_an_item(tmp_path, check_offset
     assert len(load_file(_write(tmp_path, "capitals.txt", capitals)).blocks) == 1
     assert len(load_file(_write(tmp_path, "q.txt", "SELECT name\nFROM users\nWHERE id = 1\n"
                                                    "ORDER BY name\n")).blocks) == 1
+
+
+def test_numbered_steps_under_underlined_headings_are_no_sections(tmp_path):
+    """util-linux's howto-pull-request underlines its sections and numbers the steps in each:
+    "6. Push a backup of your branch 'textual' to 'yourgit', then" and "4.1 Github pull
+    request" were headings of their own. XZ Utils' README numbers its underlined sections,
+    and "1.1. Overall documentation" under "1. Documentation" stays a subsection."""
+    steps = ("Setup\n-----\n\n1. Find a git server that can be reached\nfrom anywhere.\n\n"
+             "6. Push a backup of your branch to 'yourgit', then\n\ngit push yourgit\n\n"
+             "Sending\n-------\n\n4.1 Github pull request\n\nOpen one.\n\n"
+             "4.2. Send your work to the mailing list\n\nMail it.\n")
+    parsed = load_file(_write(tmp_path, "howto.txt", steps.encode()))
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Setup", "Sending"]
+    readme = ("0. Overview\n-----------\n\nXZ Utils compress.\n\n1. Documentation\n"
+              "----------------\n\n1.1. Overall documentation\n\n    README   This file\n\n"
+              "1.2. Documentation for command-line tools\n\n    xz.1   The manual\n")
+    parsed = load_file(_write(tmp_path, "README.txt", readme.encode()))
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == [
+        "0. Overview", "1. Documentation", "1.1 Overall documentation",
+        "1.2 Documentation for command-line tools"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
@@ -61,14 +62,14 @@ class TextLoader:
         example = False  # inside a Vim help example: indented paragraphs after a ">"
         paragraphs = heads_apart(_PARAGRAPHS.split(text))
         running = _running_lines(paragraphs)
-        numbered = _numbers_sections(paragraphs)
+        numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
         found = _headings(paragraphs, furniture, numbered)
         title = _title(found)
         for index, para in enumerate(paragraphs):
             if not para.strip() or index in furniture:
                 continue
-            section = _numbered_heading(para) if numbered else None
+            section = numbered(para)
             if section is not None:
                 example = False
                 builder.heading(*section)
@@ -99,13 +100,14 @@ TITLE = ("", "title")  # the style of a heading that titles the file: its level 
 
 
 def _headings(paragraphs: list[str], furniture: set[int],
-              numbered: bool) -> dict[int, tuple[str, tuple[str, str]]]:
+              numbered: Callable[[str], tuple[str, int] | None]) \
+        -> dict[int, tuple[str, tuple[str, str]]]:
     """``{paragraph index: (title, style)}`` of the underlined, outline and release headings
     (numbered section headings are read apart, furniture is not read)."""
     marked = marked_headings(paragraphs, furniture)
     found = {}
     for index, para in enumerate(paragraphs):
-        if index in furniture or (numbered and _numbered_heading(para) is not None):
+        if index in furniture or numbered(para) is not None:
             continue
         if (heading := marked.get(index) or _underlined_heading(para)) is not None:
             found[index] = heading
@@ -329,12 +331,27 @@ _SECTION = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,4})\.?[ \t]{1,4}([^\W\d_][^\n]{0
 _COLUMNS = re.compile(r"\S[ \t]{3,}\S")
 
 
-def _numbers_sections(paragraphs: list[str]) -> bool:
-    """Whether the text numbers its sections: two or more one-line paragraphs carry a
-    numbered heading with a sub-level ("1.1.  man-db"). A numbered list ("1.  Install it")
-    alone does not make its items headings."""
+def _numbering(paragraphs: list[str]) -> Callable[[str], tuple[str, int] | None]:
+    """How the text's one-line numbered paragraphs read: as section headings
+    (:func:`_numbered_heading`) when two or more carry a sub-level ("1.1.  man-db"), else
+    never (a numbered list, "1.  Install it", alone does not make its items headings). In a
+    text whose sections are underlined, only a subsection of an underlined numbered section
+    ("1.1. Overall documentation" under XZ Utils' "1. Documentation" / "----"): util-linux's
+    howto-pull-request numbers steps under its underlined headings ("6. Push a backup of
+    your branch 'textual' to 'yourgit', then"), which were headings of their own."""
     deep = sum(1 for p in paragraphs if (h := _numbered_heading(p)) is not None and h[1] > 1)
-    return deep >= 2
+    if deep < 2:
+        return lambda para: None
+    under = [h[0] for p in paragraphs if (h := _underlined_heading(p)) is not None]
+    if len(under) < 2:
+        return _numbered_heading
+    parents = {m.group(1) for title in under if (m := _SECTION.fullmatch(title))}
+
+    def nested(para: str) -> tuple[str, int] | None:
+        heading = _numbered_heading(para)
+        number = heading[0].split()[0] if heading is not None else ""
+        return heading if number.rpartition(".")[0] in parents else None
+    return nested
 
 
 def _numbered_heading(para: str) -> tuple[str, int] | None:
