@@ -487,3 +487,16 @@ def test_short_items_are_quoted_and_a_dates_number_names_no_release() -> None:
     text = ExtractiveGenerator().generate(build_prompt("What changed in GDB 10?",
                                                        [gdb, strace])).text
     assert "tui new-layout" in text and "[S2]" not in text, text
+
+
+def test_a_question_in_the_sources_is_not_quoted_the_answer_after_it_is():
+    """XZ Utils' FAQ: "Can I recover parts of a broken .xz file?" was answered with the FAQ's
+    own "Q: Can I recover parts of a broken .xz file (e.g. a corrupted CD-R)?"."""
+    faq = ("Q:  Can I recover parts of a broken .xz file (e.g. a corrupted CD-R)?\n\n"
+           "A:  It may be possible if the file consists of multiple blocks. There is no "
+           "recovery program yet.\n\nQ:  Is XZ Utils patented?\n\nA:  Not that anyone knows.")
+    gen = _answer("Can I recover parts of a broken .xz file?", faq,
+                  "Use xz -t to test a file.")
+    assert gen.text.startswith("A: It may be possible if the file consists of multiple "
+                               "blocks [S1].")
+    assert "?" not in gen.text

@@ -40,7 +40,8 @@ best, in the order they appear in the prompt; each is followed by its ``[Sn]``, 
 opens by pointing back ("They begin with…") brings the sentence before it, and a "Default:
 2." the first sentence of its list item (:mod:`citewise.generate.companions`). A sentence
 that is only a heading of its passage, or an instruction to the assistant
-(:mod:`citewise.cite.instructions`), is never quoted. When a chosen sentence conflicts with
+(:mod:`citewise.cite.instructions`), is never quoted, nor is a question (a FAQ's "Q: …?"):
+the sentence after it gets its score when higher. When a chosen sentence conflicts with
 another passage (:mod:`citewise.answer.conflicts`: same fact, different number), the answer
 is both sides, each cited, under "The sources disagree:".
 Deterministic: ties keep prompt order.
@@ -106,6 +107,7 @@ a reference answer. It still declines answers that share only a name with the qu
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
+_ASKS = re.compile(r"\?[\"')\]]*$")  # a sentence that asks: "Q: Can I …?"
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
                 if not is_instruction(part) and not starts_midway(part):
-                    scored.append(ScoredSentence(passage.sid, len(scored), part, scoring.code(
-                        part, entry.get(j)), code=True, part=block))
+                    value = scoring.answering(passage.sid, scoring.code(part, entry.get(j)))
+                    scored.append(ScoredSentence(passage.sid, len(scored), part, value,
+                                                 code=True, part=block))
                 continue
             for text, value in scoring.sentences(passage, part, entry.get(j), headings,
                                                  len(scored)):
@@ -181,6 +184,14 @@ class _Scoring:
         self.top = 1.0 + 2 * math.fsum(weights.values())
         self.leads = Leads(self.top)
         self.release: Callable[[ContextPassage], float] = lambda passage: 0.0
+        self.asked: tuple[str, float] | None = None  # a question's passage and score
+
+    def answering(self, sid: str, value: float) -> float:
+        """``value``, or the score of the question just before it in passage ``sid`` when
+        higher: a question is never quoted (a FAQ's "Q: Can I recover parts of a broken .xz
+        file?" was the whole answer), what follows it answers it."""
+        asked, self.asked = self.asked, None
+        return max(value, asked[1]) if asked is not None and asked[0] == sid else value
 
     def score(self, text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
         shared = (passage_words(text) & self.weights.keys()) - given
@@ -225,6 +236,10 @@ class _Scoring:
             if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
                 value = self.score(text, self.named)  # given, the rest of the question counts
             value += release
+            if prose and _ASKS.search(text):
+                self.asked = (passage.sid, value)
+                continue
+            value = self.answering(passage.sid, value)
             listed = BULLET.match(text) is not None
             if offset is not None and not (listed and value <= 0):  # the asked term's entry,
                 if prose and not listed:  # in order (entries.py); not "- original <Function>"
