@@ -500,3 +500,11 @@ def test_a_question_in_the_sources_is_not_quoted_the_answer_after_it_is():
     assert gen.text.startswith("A: It may be possible if the file consists of multiple "
                                "blocks [S1].")
     assert "?" not in gen.text
+
+
+def test_a_smiley_at_a_sentence_end_is_kept():
+    """util-linux's notes: "…don't try to rewrite it :-)" was quoted "…rewrite it :- [S1]."
+    (a closing bracket without its opening one is dropped, not a smiley's)."""
+    gen = _answer("What is the codeword for the mount rewrite?",
+                  "The mount rewrite codeword is libmount, don't try to rewrite it :-)")
+    assert gen.text == "The mount rewrite codeword is libmount, don't try to rewrite it :-) [S1]."

@@ -107,6 +107,7 @@ a reference answer. It still declines answers that share only a name with the qu
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
+_SMILEY = re.compile(r"[:;]-?\)$")  # util-linux's "don't try to rewrite it :-)" ended ":-"
 _ASKS = re.compile(r"\?[\"')\]]*$")  # a sentence that asks: "Q: Can I …?"
 
 
@@ -388,8 +389,9 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
     if lead_in and leads_in(text):
         return f"{text.rstrip(':.…').rstrip()} [{', '.join(sids)}]:"
     text = _STOP_IN_CLOSER.sub(r"\1", text)  # "… variable name.)": "name) [S1]." not ".) [S1]."
-    if text.endswith(")") and text.count("(") < text.count(")"):  # its "(" opened the one
-        text = text[:-1]  # before it
+    if text.endswith(")") and text.count("(") < text.count(")") \
+            and not _SMILEY.search(text):  # its "(" opened the one before it; ":-)" stays
+        text = text[:-1]
     body = text.rstrip(".!?…").rstrip() or text
     if re.search(r"\s\.[.!?]$", text):  # "incompatible with pip install -e .." (setuptools):
         body = text[:-1]  # the command's "." is a word, kept
