@@ -663,3 +663,34 @@ def test_numbered_steps_under_underlined_headings_are_no_sections(tmp_path):
     assert [b.text for b in parsed.blocks if b.kind == "heading"] == [
         "0. Overview", "1. Documentation", "1.1 Overall documentation",
         "1.2 Documentation for command-line tools"]
+
+
+def test_indented_code_boxes_and_tables_in_plain_text_stay_verbatim(tmp_path):
+    """XZ Utils' xz-file-format.txt: its C example lost its indentation, split at blank
+    lines into prose; a header box was quoted as a sentence ("+---+---+ | Header Magic
+    Bytes | …"); its check-ID table ran into one line. Release notes' indented entries,
+    a list whose items end on ";", and prose with a double space stay prose."""
+    text = ("1.2. Multibyte Integers\n\n        The encoding is shown below.\n\n"
+            "            size_t\n            encode(uint8_t buf[static 9], uint64_t num)\n"
+            "            {\n                    if (num > UINT64_MAX / 2)\n"
+            "                            return 0;\n\n"
+            "        The header:\n\n            +---+---+---+\n"
+            "            | Header Magic  | Flags |\n            +---+---+---+\n\n"
+            "            Check ID    Size      Type\n            0x00        0 bytes   None\n"
+            "            0x01        4 bytes   CRC32\n\n"
+            "    * liblzma:\n\n        - Fixed the return value of lzma_encoder() if the\n"
+            "          LZMA options are invalid;\n          made the function return.\n\n"
+            "        * the exact version of GCC;\n        * the system type;\n\n"
+            "            Monochrome is a special case of  StaticGray in which\n"
+            "            there are only two colormap entries.\n")
+    parsed = load_file(_write(tmp_path, "xz-file-format.txt", text.encode()))
+    code = [b.text for b in parsed.blocks if b.kind == "code"]
+    assert code == [
+        "size_t\nencode(uint8_t buf[static 9], uint64_t num)\n{\n        if (num > UINT64_MAX"
+        " / 2)\n                return 0;",
+        "+---+---+---+\n| Header Magic  | Flags |\n+---+---+---+",
+        "Check ID    Size      Type\n0x00        0 bytes   None\n0x01        4 bytes   CRC32"]
+    prose = [b.text for b in parsed.blocks if b.kind == "text"]
+    assert any(t.startswith("- Fixed the return value") for t in prose)
+    assert any(t.startswith("* the exact version of GCC;") for t in prose)
+    assert any(t.startswith("Monochrome is a special case") for t in prose)

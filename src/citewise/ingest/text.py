@@ -6,7 +6,9 @@ reStructuredText and setext Markdown, and so is one line under a long rule alone
 files), and so are release notes' outline and release lines (:mod:`text_headings`: "***
 Changes in GDB 13", "Version 0.21 - July 2020"); levels follow the order the styles first
 appear, and a Vim help heading's ``*tags*`` are not part of its title. A Vim help example (a
-line ending in ``>`` or only ``>``, then indented lines) is code. The title is a heading that
+line ending in ``>`` or only ``>``, then indented lines) is code, and so is a paragraph
+indented deeper than the prose before it that reads as code, a diagram or a table
+(:mod:`text_layout`). The title is a heading that
 opens the file in a style used once, else the file's name (``name_title``: "gdb NEWS").
 Plain text has no deep links, so anchors are None.
 
@@ -38,6 +40,7 @@ from citewise.ingest.pdf_layout import (
     toc_title,
 )
 from citewise.ingest.text_headings import heads_apart, is_rule, marked_headings
+from citewise.ingest.text_layout import indent_of, is_layout, line_items
 from citewise.types import ParsedDocument
 
 MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
@@ -60,6 +63,7 @@ class TextLoader:
         builder = DocumentBuilder(self.max_blocks)
         styles: list[tuple[str, str]] = []
         example = False  # inside a Vim help example: indented paragraphs after a ">"
+        prose_indent = 0  # of the last prose paragraph: deeper layout is code (text_layout)
         paragraphs = heads_apart(_PARAGRAPHS.split(text))
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
@@ -79,9 +83,13 @@ class TextLoader:
                 if example and para[:1] in " \t":
                     builder.add("code", _example(para))
                     continue
+                if words is None and is_layout(para, prose_indent):  # code, a box, a table
+                    builder.add("code", verbatim(textwrap.dedent(para.expandtabs(8))))
+                    continue
                 lead, code = _split_example(para)
-                for item in _line_items(lead) if lead.strip() else ():
+                for item in line_items(lead) if lead.strip() else ():
                     builder.add("text", _prose(item, words))
+                prose_indent = indent_of(lead) if lead.strip() else prose_indent
                 example = code is not None
                 if code and code.strip():
                     builder.add("code", _example(code))
@@ -221,46 +229,6 @@ def _typeset(raw: str) -> bool:
     """Whether ``raw`` is a formatter's output for a terminal (groff's bold and underline, as
     escape sequences or overstrikes): its justified lines break words with a hyphen."""
     return "\x1b[" in raw or "\x08" in raw
-
-
-MIN_LINE_ITEMS = 4
-_ENDS_OPEN = re.compile(r"(?:[,(\-/&]|\b(?:and|or|the|a|an|of|to|in|for|with|by))$")
-
-
-def _line_items(para: str) -> list[str]:
-    """``para`` as its blocks: one per line when it is a list written a line an item
-    (:data:`MIN_LINE_ITEMS` or more lines, all at one indentation, all but one in five
-    opening with a capital, a digit or an option's dash and not ending mid-phrase, three in
-    five of an item's shape, :data:`_ITEM_SHAPE`, and none ending a sentence inside), else
-    itself. perf's
-    tips.txt is sixty tips a line each and no blank line: one block, whose sentences ran
-    together, so an answer quoted 1,000 characters of tips and cut one ("perf record -F")."""
-    lines = [line for line in para.split("\n") if line.strip()]
-    lead = lines[:1] if lines and lines[0].rstrip().endswith(":") else []
-    items = lines[len(lead):]
-    indents = {len(line) - len(line.lstrip()) for line in items}
-    if len(items) < MIN_LINE_ITEMS or len(indents) != 1 or \
-            sum("|" in line for line in items) * 2 >= len(items):  # a table's rows stay one
-        return [para]
-    odd = sum(1 for line in items if not _opens_item(line.lstrip())
-              or _ENDS_OPEN.search(line.rstrip()))  # "…: perf stat -x," is an item too
-    listed = sum(1 for line in items if _ITEM_SHAPE.search(line))
-    if odd * 5 > len(items) or listed * 5 < len(items) * 3 or \
-            any(_INNER_END.search(line) for line in items):  # wrapped prose, not a list
-        return [para]
-    return [*lead, *items]
-
-
-_ITEM_SHAPE = re.compile(r"^\s*(?:\d|-)|\S: \S|\S(?:\t| {2,})\S")
-"""An item's shape: a number or an option first ("136059 Ctrl-navigation …", "-c  compact"),
-a label and its value ("To change sampling frequency to 100 Hz: perf record -F 100"), or
-columns. A review's wrapped prose, its lines by chance each opening with a capital ("Run the
-installer and wait until / Windows restarts. Then open / …"), has none of them."""
-_INNER_END = re.compile(r"[.!?]\s+[A-Z]")
-
-
-def _opens_item(line: str) -> bool:
-    return line[:1].isupper() or line[:1].isdigit() or line[:1] == "-"
 
 
 def _prose(para: str, words: frozenset[str] | None) -> str:
