@@ -47,10 +47,12 @@ _DIR_ENTRY = re.compile(
 _TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
 _NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
 _PARAGRAPHS = re.compile(r"\n(?:[^\S\n]*\n)+")
-_TERMS = re.compile(r"(?:['‘`][^\n]{1,200}['’][^\n]{0,80})(?:\n['‘`][^\n]{1,200}['’][^\n]{0,80})*")
-"""A ``@table`` item's terms: unindented quoted lines ('--enable-ssh-support'), whose
-description follows indented. Kept with the description's first paragraph: the option
-ended one chunk and what it does began the next, and an answer never named it."""
+_TERM = re.compile(r"['‘`][^\n]{1,200}['’][^\n]{0,80}")
+"""A line of a ``@table`` item's terms: unindented quoted lines ('--enable-ssh-support'),
+whose description follows indented. Kept with the description's first paragraph: the option
+ended one chunk and what it does began the next, and an answer never named it. Matched line
+by line: one pattern over all the lines tried every split of every line at its quotes, and a
+security review's 668-byte paragraph of quotes held a server for hours."""
 
 
 class InfoLoader:
@@ -166,18 +168,23 @@ def cross_references(text: str) -> str:
 
 def _with_terms_joined(paras: list[str]) -> list[str]:
     """``paras`` (indentation kept) with each ``@table`` item's terms joined to the indented
-    paragraph after them, what they do (:data:`_TERMS`)."""
+    paragraph after them, what they do (:data:`_TERM`)."""
     out: list[str] = []
     index = 0
     while index < len(paras):
         para = paras[index]
-        if _TERMS.fullmatch(para.strip("\n")) and index + 1 < len(paras) and \
+        if _terms(para) and index + 1 < len(paras) and \
                 paras[index + 1].startswith(" "):
             index += 1
             para = para + "\n" + paras[index]
         out.append(para)
         index += 1
     return out
+
+
+def _terms(para: str) -> bool:
+    """Whether every line of ``para`` is a term line (:data:`_TERM`)."""
+    return all(_TERM.fullmatch(line) for line in para.strip("\n").split("\n"))
 
 
 def _heading(para: str) -> tuple[str, int] | None:
