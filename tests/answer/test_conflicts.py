@@ -3,6 +3,9 @@ same fact are both quoted and cited, by the extractive answer and after a genera
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -123,3 +126,19 @@ def test_two_releases_entries_are_no_conflict_but_two_policies_are() -> None:
         assert len(find_conflicts(Q, [under(OLD, "S1", a), under(NEW, "S2", b)])) == 1
     assert "- - " not in conflict_text(find_conflicts(Q, [  # a list item's own bullet goes
         under("- " + OLD, "S1", "Policy"), under("- " + NEW, "S2", "Policy")])[0])
+
+
+def test_a_line_of_spaces_in_a_code_block_costs_linear_time() -> None:
+    """A security review planted a code line of 2,000 spaces and an "x": the settings
+    pattern, whose key and the blanks around it could each take the spaces, cost 20 s of
+    every ask that retrieved the passage, every tenant's requests waiting."""
+    child = textwrap.dedent("""
+        from citewise.answer.conflicts import find_conflicts
+        from tests.answer.test_conflicts import passages
+        code = "Retention is 30 days:\\n\\n" + " " * 4 + " " * 4000 + "x\\n    y = 1\\n"
+        print(find_conflicts("How many days is the retention?",
+                             passages((code, "a"), (code.replace("30", "90"), "b"))))
+    """)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=60, check=False, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-500:]
