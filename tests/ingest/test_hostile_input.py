@@ -290,9 +290,9 @@ def test_a_greater_than_sign_in_an_attribute_does_not_close_an_svg_tag():
         check_nesting('<svg a="/>">' * 1024, 256)
 
 
-def _docx_of_styles(path: Path, paragraphs: int, styles: int) -> Path:
+def _docx_of_styles(path: Path, paragraphs: int, styles: int, body: str = "") -> Path:
     """A .docx whose empty paragraphs use the last of ``styles`` styles, each based on the
-    next (a security review's: 35 KB for 4,000 of each)."""
+    next (a security review's: 35 KB for 4,000 of each), then ``body``."""
     import zipfile
 
     w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
@@ -317,7 +317,7 @@ def _docx_of_styles(path: Path, paragraphs: int, styles: int) -> Path:
                    "</Relationships>")
         z.writestr("word/styles.xml", f"<w:styles {w}>{chain}</w:styles>")
         z.writestr("word/document.xml", f"<w:document {w}><w:body><w:p><w:r><w:t>Hello</w:t>"
-                   f"</w:r></w:p>{para * paragraphs}</w:body></w:document>")
+                   f"</w:r></w:p>{para * paragraphs}{body}</w:body></w:document>")
     return path
 
 
@@ -351,3 +351,26 @@ def test_ordinary_rst_markup_is_still_parsed() -> None:
     rule = "+" + "+".join(["-" * 12] * 5) + "+"  # a second review: a grid table's borders
     rows = [rule] + [f"| {f'cell {i:03d}':<10} " * 5 + "|\n" + rule for i in range(350)]
     assert markup_cost("\n".join(rows)) == 0
+
+
+def test_an_info_paragraph_of_quotes_loads_in_linear_time(tmp_path):
+    """A security review's 668-byte .info: five lines of 150 quotes and an "X". The
+    pattern for a table item's terms tried every split of every line at its quotes
+    (about 70 times more per line); an upload of it held a server for hours."""
+    quotes = "\n".join(["'" * 150] * 40) + "\nX"
+    path = tmp_path / "bomb.info"
+    path.write_text("\x1f\nFile: bomb.info,  Node: Top,  Next: A,  Up: (dir)\n\nTop\n***\n\n"
+                    f"{quotes}\n\n  Described.\n")
+    assert ingest_bounded(path)["status"] == "new"
+
+
+def test_a_docx_table_of_vertically_merged_rows_loads_in_linear_time(tmp_path):
+    """A security review's 1.4 KB .docx, 400 rows x 4 columns each merged with the row
+    above, read for 37 s, every other upload waiting: python-docx looks up a merged cell's
+    first row again from each row below it, recursively."""
+    cell = '<w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc>'
+    first = ('<w:tr>' + '<w:tc><w:tcPr><w:vMerge w:val="restart"/></w:tcPr><w:p><w:r><w:t>'
+             'Band</w:t></w:r></w:p></w:tc>' * 4 + '</w:tr>')
+    table = f"<w:tbl>{first}{('<w:tr>' + cell * 4 + '</w:tr>') * 3000}</w:tbl>"
+    outcome = ingest_bounded(_docx_of_styles(tmp_path / "merged.docx", 1, 12, table))
+    assert outcome["status"] == "new", outcome

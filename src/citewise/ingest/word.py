@@ -202,20 +202,26 @@ def _lines(text: str) -> str:
 
 
 def _rows(table: Any) -> tuple[list[str], int]:
-    """``a | b`` rows (a merged cell once) and 1 when the first row repeats as a header."""
+    """``a | b`` rows (a merged cell once in a row, in each row it spans) and 1 when the
+    first row repeats as a header."""
     from docx.oxml.ns import qn
 
     for tc in table._tbl.iter(qn("w:tc")):  # python-docx yields a cell once per column it
         if tc.grid_span > MAX_GRID_SPAN:  # spans: a review's 1 KB file claiming 2e9 took
             tc.grid_span = MAX_GRID_SPAN  # 13 GB and a minute and more
+    from docx.table import _Cell
+
     rows: list[str] = []
-    for row in table.rows:
-        cells, seen = [], set()
-        for cell in row.cells:
-            if id(cell._tc) in seen:
-                continue
-            seen.add(id(cell._tc))
-            cells.append(collapse(cell.text))
+    above: dict[int, str] = {}  # grid column -> text of the vertical merge that starts there
+    for tr in table._tbl.tr_lst:
+        cells, column = [], tr.grid_before
+        for tc in tr.tc_lst:  # python-docx's row.cells looks up each merged cell's first
+            if tc.vMerge == "continue":  # row again, from the row above, recursively: 1.4
+                cells.append(above.get(column, ""))  # KB of merged rows read for 37 s
+            else:
+                cells.append(collapse(_Cell(tc, table).text))
+                above[column] = cells[-1]
+            column += tc.grid_span
         if any(cells):
             rows.append(" | ".join(cells))
     first = table.rows[0]._tr.xpath("./w:trPr/w:tblHeader") if len(table.rows) else []
