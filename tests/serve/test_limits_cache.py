@@ -432,3 +432,16 @@ def test_reading_the_request_log_is_rate_limited_and_paged(tmp_path: Path) -> No
         assert sam.get("/v1/traces/x").status_code == 429
         assert sam.post("/v1/feedback", json={"request_id": "x", "rating": "up"}
                         ).status_code == 429
+
+
+def test_the_search_cache_keeps_the_query_s_case() -> None:
+    """A security review: "-S" was served the cached ranking of a colleague's "-s" (exact
+    identifiers match as written), while blanks still do not make another query."""
+    from citewise.config import Settings
+    from citewise.serve.cache import PermissionCache
+    from citewise.types import Principal
+
+    cache, staff = PermissionCache(8), Principal.of("staff")
+    key = lambda query: cache.key("search", 1, staff, query, Settings())  # noqa: E731
+    assert key("what does tar -s do?") != key("what does tar -S do?")
+    assert key("what does  tar -s do?") == key("what does tar -s do? ")

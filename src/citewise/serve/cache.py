@@ -31,7 +31,10 @@ def permission_hash(principal: Principal) -> str:
 
 
 def normalise(query: str) -> str:
-    return " ".join(query.casefold().split())
+    """``query`` with its blanks collapsed, its case kept: an identifier matches as written
+    (``-S`` is not ``-s``), so a colleague's search for one must not be served the other's
+    ranking (a security review)."""
+    return " ".join(query.split())
 
 
 def settings_hash(settings: Settings) -> str:
