@@ -30,7 +30,7 @@ from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
-from citewise.ingest.precedence import merge_metadata
+from citewise.ingest.precedence import ACL_KEYS, merge_metadata
 from citewise.ingest.source_copies import source_copies
 from citewise.ingest.walk import discover
 from citewise.types import Block, ParsedDocument
@@ -62,6 +62,16 @@ class SidecarMatch:
                 self.path_hits[key] = self.path_hits.get(key, 0) + 1
                 side.update(self.by_path[key])
         return side
+
+    def readers(self, rel: str, from_cwd: str, doc_id: str) -> str:
+        """Who the sidecar lets read the file (its tenant and groups, as a key; "" when no
+        line names them), without counting the lines as matched."""
+        side: dict[str, Any] = {}
+        for key in dict.fromkeys((from_cwd, rel)):
+            side.update(self.by_path.get(key) or {})
+        side.update(self.by_doc_id.get(str(side.get("doc_id") or doc_id)) or {})
+        acl = {k: side[k] for k in ACL_KEYS if k in side}
+        return json.dumps(acl, sort_keys=True, default=str) if acl else ""
 
     def _where(self, key: str) -> str:
         line = self.lines.get(key)
@@ -119,14 +129,14 @@ class FileBatch:
     :mod:`citewise.ingest.source_copies`), ``noindex`` (pages marked so, and 404 pages, not
     indexed: :class:`Survey`), ``duplicates`` (``(path, page)``: a page with the same text as
     ``page``, not indexed: :mod:`citewise.ingest.duplicates`), the boilerplate found per root
-    (``sites``)."""
+    and readers (``sites``: :class:`Survey`)."""
 
     items: list[Pending]
     redirects: list[tuple[str, str]] = field(default_factory=list)
     copies: list[tuple[str, str]] = field(default_factory=list)
     noindex: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
-    sites: dict[str, SiteProfile] = field(default_factory=dict)
+    sites: dict[tuple[str, str], SiteProfile] = field(default_factory=dict)
     languages: dict[str, str] = field(default_factory=dict)  # page id: its <html lang>
 
 
@@ -169,14 +179,18 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
     prefixes = id_prefixes(paths, id_prefix)
-    stubs, twins = _left_out(found, named, limits, batch, prefixes)
     cwd = Path.cwd()
+    where = {path: (path.relative_to(root).as_posix(),
+                    Path(os.path.relpath(path.absolute(), cwd)).as_posix())
+             for root, path in found}
+    readers = {path: match.readers(*where[path], prefixes[root] + where[path][0])
+               for root, path in found}
+    stubs, twins = _left_out(found, named, limits, batch, prefixes, readers)
     listed = []
     for root, path in found:
         if path in stubs:
             continue
-        rel = path.relative_to(root).as_posix()
-        from_cwd = Path(os.path.relpath(path.absolute(), cwd)).as_posix()
+        rel, from_cwd = where[path]
         side = match.for_file(rel, from_cwd)
         doc_id = str(side.get("doc_id") or prefixes[root] + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
@@ -187,7 +201,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     known = {doc_id for *_, doc_id, _ in listed}
     floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
     for root, path, rel, doc_id, side in listed:
-        site = batch.sites.get(root.as_posix())
+        site = batch.sites.get((root.as_posix(), readers[path]))
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
             trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
@@ -216,7 +230,8 @@ def _readers(side: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
-              batch: FileBatch, prefixes: Mapping[Path, str]) -> tuple[set[Path], dict[Path, Path]]:
+              batch: FileBatch, prefixes: Mapping[Path, str],
+              readers: Mapping[Path, str]) -> tuple[set[Path], dict[Path, Path]]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
     indexed when it was named on its own (``named``), not found in a folder. Also returned:
@@ -232,10 +247,9 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
         files = [f for r, f in found if r == root]
         pages = [f for f in files if is_page(f)]  # no folder of the batch walked this root:
         also = neighbours(pages) if pages and all(f in named for f in files) else []
-        seen = survey(files, limits, also=also)
-        if also:
-            seen.site = chrome_only(seen.site)
-        batch.sites[root.as_posix()] = seen.site
+        seen = survey(files, limits, also=also, readers=readers)
+        for who, site in seen.sites.items():
+            batch.sites[root.as_posix(), who] = chrome_only(site) if also else site
         for path, target in seen.redirects:
             out.add(path)
             batch.redirects.append((_rel(path, roots, prefixes), target))
@@ -274,7 +288,10 @@ def id_prefixes(paths: Sequence[str | Path], id_prefix: str = "") -> dict[Path, 
 
 @dataclass
 class Survey:
-    """What the read-ahead of one root's HTML pages found: its boilerplate (``site``), its
+    """What the read-ahead of one root's HTML pages found: its boilerplate, per set of
+    readers (``sites``: a security review's contractors-only notes, each repeating a
+    sentence of a staff policy page, made that sentence boilerplate and removed it from the
+    policy; a page's boilerplate is what pages its own readers read repeat), its
     redirect stubs (``(page, target)``), the pages that ask search engines not to index
     them (``<meta name="robots" content="noindex">``: mdBook's ``print.html``, the whole book
     again on one page, and its ``toc.html``), are the site's ``404.html`` or repeat its other
@@ -282,18 +299,24 @@ class Survey:
     single_page_editions`) (``noindex``),
     and pages with the same text as another (``duplicates``, ``{page: kept}``)."""
 
-    site: SiteProfile
+    sites: dict[str, SiteProfile]
     redirects: list[tuple[Path, str]]
     noindex: list[Path]
     duplicates: dict[Path, Path] = field(default_factory=dict)
     languages: dict[Path, str] = field(default_factory=dict)  # pages' <html lang>
 
 
-def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = ()) -> Survey:
+def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = (),
+           readers: Mapping[Path, str] | None = None) -> Survey:
     """The :class:`Survey` of the HTML ``files`` of one root, and the redirect stubs among
     its reStructuredText files (Sphinx's "This page has moved"; files that fail to load are
     left to the real pass, which reports them). The pages ``also`` (a lone page's
-    :func:`~citewise.ingest.neighbours.neighbours`) count for the boilerplate only."""
+    :func:`~citewise.ingest.neighbours.neighbours`) count for the boilerplate only, as
+    pages the lone page's readers read. ``readers``: who may read each file (its sidecar's
+    tenant and groups, :meth:`SidecarMatch.readers`): a page's boilerplate is what both the
+    batch and the pages its own readers read repeat (:meth:`SiteProfile.within`), so pages
+    others read never remove a page's text; a set of readers with fewer pages than a
+    profile needs keeps its repeated text."""
     pages, redirects, noindex = [], [], []
     for path in [*files, *also]:
         fmt = format_of(inner_path(path))
@@ -311,17 +334,31 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
             noindex.append(path)
         else:
             pages.append((path, parsed))
-    site = profile([p for _, p in pages], [str(path.parent) for path, _ in pages])
-    editions = single_page_editions(pages, site.blocks)
-    if editions:  # an edition holds every page's repeated lines again: profile without it
-        pages = [(path, p) for path, p in pages if path not in editions]
-        site = profile([p for _, p in pages], [str(path.parent) for path, _ in pages])
+    everyone, editions = _profile(pages)
+    pages = [(path, p) for path, p in pages if path not in editions]
+    who = dict(readers or {})
+    who.update({path: who.get(files[0], "") for path in also} if files else {})
+    keys = list(dict.fromkeys(who.get(path, "") for path, _ in pages))
+    sites = {key: everyone for key in keys} if len(keys) <= 1 else {
+        key: _profile([(path, p) for path, p in pages if who.get(path, "") == key])[0]
+        .within(everyone) for key in keys}
     extra = set(also)
     pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     noindex += [path for path in editions if path not in extra]
-    return Survey(site, [r for r in redirects if r[0] not in extra],
+    return Survey(sites, [r for r in redirects if r[0] not in extra],
                   [n for n in noindex if n not in extra], duplicate_pages(pages), languages)
+
+
+def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, list[Path]]:
+    """The boilerplate of ``pages`` and the pages that repeat the others whole (an edition
+    holds every page's repeated lines again: profiled without it)."""
+    site = profile([p for _, p in pages], [str(path.parent) for path, _ in pages])
+    editions = single_page_editions(pages, site.blocks)
+    if editions:
+        rest = [(path, p) for path, p in pages if path not in editions]
+        site = profile([p for _, p in rest], [str(path.parent) for path, _ in rest])
+    return site, list(editions)
 
 
 @dataclass(frozen=True)

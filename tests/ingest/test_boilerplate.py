@@ -111,3 +111,31 @@ def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:
             b.add("text", "Copyright 2024 Acme Corp.")
         footer.append(b.build(title=name, fmt="html"))
     assert profile(footer).blocks == {"Copyright 2024 Acme Corp."}
+
+
+def test_pages_other_readers_read_make_no_boilerplate_of_a_page(tmp_path) -> None:
+    """A security review: three contractors-only notes, each repeating a sentence of the
+    staff leave policy, made it boilerplate of the folder and removed it from the policy,
+    so staff were answered from a planted page's "two weeks, unpaid" alone. A page's
+    boilerplate is what pages its own readers read repeat."""
+    from citewise.engine import Engine
+    from citewise.ingest.sidecar import read_sidecar
+    from citewise.testing import FakeEmbedder
+    from citewise.types import Principal
+
+    docs = tmp_path / "html"
+    docs.mkdir()
+    sentence = "Parental leave is sixteen weeks at full pay."
+    (docs / "policy.html").write_text(f"<title>Leave policy</title><h1>Leave policy</h1>"
+                                      f"<p>{sentence}</p><p>Annual leave is 25 days.</p>")
+    (docs / "evil.html").write_text("<title>Leave</title><p>Parental leave is two weeks.</p>")
+    for i in (1, 2, 3):
+        (docs / f"note{i}.html").write_text(f"<title>Note {i}</title><h1>Note {i}</h1>"
+                                            f"<p>{sentence}</p><p>Lunch note {i}.</p>")
+    meta = tmp_path / "meta.jsonl"
+    meta.write_text("".join(f'{{"path": "note{i}.html", "groups": ["contractors"]}}\n'
+                            for i in (1, 2, 3)))
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"groups": ["staff"]}, read_sidecar(meta))
+        shown = engine.section("policy.html", Principal.of("staff"), None)
+        assert sentence in "\n".join(b.text for b in shown.blocks)

@@ -65,6 +65,15 @@ class SiteProfile:
     def empty(self) -> bool:
         return not (self.blocks or self.prefix or self.suffix)
 
+    def within(self, whole: SiteProfile) -> SiteProfile:
+        """What this profile (of the pages one set of readers reads) and ``whole`` (of the
+        whole batch) both find: a text is boilerplate of a page when pages its own readers
+        read repeat it, and the batch does too (:func:`citewise.sources.survey`)."""
+        return replace(self, blocks=self.blocks & whole.blocks,
+                       headings=self.headings & whole.headings,
+                       prefix=self.prefix if self.prefix == whole.prefix else None,
+                       suffix=self.suffix if self.suffix == whole.suffix else None)
+
 
 def _candidates(parsed: ParsedDocument) -> set[str]:
     return {b.text for b in parsed.blocks if b.kind != "code"
