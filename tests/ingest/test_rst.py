@@ -188,3 +188,23 @@ def test_plain_markdown_with_braces_and_code_cells_is_not_read_as_myst():
     assert [(b.kind, b.text) for b in parsed.blocks] == [
         ("heading", "API"), ("text", "Call GET /users/{id} or ${PLAN}."),
         ("text", "%APPDATA%\\pip.ini is read."), ("code", "# Compute the mean\nmean(x)")]
+
+
+def test_cmake_s_version_notes_conditions_and_placeholder_names_read_as_sphinx_shows_them():
+    """A new user of CMake's manuals: 110 version notes with their text on the directive's
+    lines read "New in version 3.2 Added the ``UTF-16LE`` … encodings.:", markup and all;
+    ``.. only:: html`` left a line "html" in 21 pages; a role naming
+    ``CMAKE_DISABLE_FIND_PACKAGE_<PackageName>`` read "CMAKE_DISABLE_FIND_PACKAGE_" (a
+    variable that does not exist), and one with a bracketed target was shown raw."""
+    page = ("Reading\n=======\n\n.. versionadded:: 3.2\n  Added the ``UTF-16LE`` and "
+            ":variable:`CMAKE_X` encodings.\n\n.. versionchanged:: 3.19\n\n  Several "
+            "configurations.\n\n.. only:: html\n\n  Shown in HTML.\n\nSet "
+            ":variable:`CMAKE_DISABLE_FIND_PACKAGE_<PackageName>` or "
+            ":variable:`CMAKE_CXX_COMPILER <CMAKE_<LANG>_COMPILER>` or "
+            ":data:`ssl.OP_X<python:ssl.OP_X>`, see :ref:`here <Pre Release>`.\n")
+    parsed = load_bytes(page.encode(), Path("file.rst"), LIMITS)
+    assert [b.text for b in parsed.blocks if b.kind != "heading"] == [
+        "New in version 3.2: Added the UTF-16LE and CMAKE_X encodings.",
+        "Changed in version 3.19:", "Several configurations.", "Shown in HTML.",
+        "Set CMAKE_DISABLE_FIND_PACKAGE_<PackageName> or CMAKE_CXX_COMPILER or ssl.OP_X, "
+        "see here."]

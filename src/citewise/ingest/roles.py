@@ -29,7 +29,17 @@ DESCRIBED = frozenset({"option", "cmdoption", "envvar", "describe", "object", "f
 """Directives whose arguments name what their content describes (kept even alone)."""
 VERSIONS = {"versionadded": "New in version", "versionchanged": "Changed in version",
             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-_TARGET = re.compile(r"\s*<[^<>]*>\s*$")
+CONDITIONS = frozenset({"only", "ifconfig", "rst-class", "cssclass"})
+"""Directives whose arguments are a condition or a class, not text: CMake's ``.. only::
+html`` put a line "html" in 21 pages."""
+_TITLED = re.compile(r"(\S.*?)\s+<(.+)>\s*$", re.DOTALL)
+"""A role's explicit title before its ``<target>``, a blank between: not CMake's
+``CMAKE_DISABLE_FIND_PACKAGE_<PackageName>``, a name with a placeholder (it read
+"CMAKE_DISABLE_FIND_PACKAGE_", a variable that does not exist), and a target may hold
+brackets (``CMAKE_CXX_COMPILER <CMAKE_<LANG>_COMPILER>``). Without the blank, a target
+that names a place (``ssl.OP_ENABLE_MIDDLEBOX_COMPAT<python:ssl.OP_…>``: a ``:``, ``.``,
+``/`` or ``#`` in it) still is one."""
+_GLUED = re.compile(r"(\S.*?)<([^<>\s]*[:./#][^<>\s]*)>\s*$", re.DOTALL)
 
 
 def directive_kind(name: str) -> str:
@@ -50,6 +60,8 @@ def directive_label(name: str, arguments: str, has_content: bool) -> str:
     short = name.lower().rsplit(":", 1)[-1]
     if short in VERSIONS:
         return f"{VERSIONS[short]} {arguments}".strip() + ":"
+    if short in CONDITIONS:
+        return ""
     if describes(name) or has_content:
         return arguments
     return ""  # a directive of arguments alone generates its text from elsewhere
@@ -57,9 +69,9 @@ def directive_label(name: str, arguments: str, has_content: bool) -> str:
 
 def role_text(name: str, text: str) -> str:
     """The text a reader sees of a role (see the module docstring)."""
-    shown = _TARGET.sub("", text) or text
-    if shown != text:
-        return shown
+    titled = _TITLED.fullmatch(text) or _GLUED.fullmatch(text)
+    if titled is not None:
+        return titled.group(1)
     shown = text.lstrip("!")
     if shown.startswith("~"):
         shown = shown[1:].rsplit(".", 1)[-1]

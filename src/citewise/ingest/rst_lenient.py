@@ -18,7 +18,13 @@ from docutils import nodes
 from docutils.parsers.rst import Directive, directives, roles
 from docutils.parsers.rst.languages import en
 
-from citewise.ingest.roles import describes, directive_kind, directive_label, role_text
+from citewise.ingest.roles import (
+    VERSIONS,
+    describes,
+    directive_kind,
+    directive_label,
+    role_text,
+)
 
 _LOCK = threading.Lock()
 _NAME = r"[A-Za-z0-9][\w+.-]{0,60}(?::[A-Za-z0-9][\w+.-]{0,60}){0,3}"  # bounded: linear
@@ -94,6 +100,8 @@ class _StandIn(Directive):
         if self.kind == "code":
             text = "\n".join(self.content)
             return [nodes.literal_block(text, text)] if text.strip() else []
+        if self.name.lower().rsplit(":", 1)[-1] in VERSIONS:
+            return self._version()
         label = directive_label(self.name, " ".join(self.arguments), bool(self.content))
         if label and describes(self.name):  # the option with what it does, in one block
             definition = nodes.definition()
@@ -103,6 +111,22 @@ class _StandIn(Directive):
         out: list[nodes.Node] = []
         if label:
             out.append(nodes.paragraph(label, label))
+        if self.content:
+            box = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, box)
+            out.append(box)
+        return out
+
+
+    def _version(self) -> list[nodes.Node]:
+        """Sphinx's ``versionadded`` (``versionchanged``, ``deprecated``…) as Sphinx shows
+        it: "New in version 3.2: Added the UTF-16LE encoding." The text may follow the
+        version on the directive's own lines, where docutils gives it as arguments, unparsed:
+        CMake's 110 such notes read "``UTF-16LE`` … encodings.:", markup and all."""
+        version, _, said = " ".join(self.arguments).partition(" ")
+        lead = directive_label(self.name, version, bool(self.content))
+        inline, _ = self.state.inline_text(f"{lead} {said}".strip(), self.lineno)
+        out: list[nodes.Node] = [nodes.paragraph("", "", *inline)]
         if self.content:
             box = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, box)
