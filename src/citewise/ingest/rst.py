@@ -40,6 +40,11 @@ from citewise.types import BlockKind, ParsedDocument
 MAX_CHARS = 1_000_000
 """Larger files are read by the plain-text loader: docutils parses about 40 KB a second,
 and a review's 20 MB table would have held every .rst parse of the process for minutes."""
+MAX_LINES = 50_000
+"""Longer files are read as plain text too: docutils' cost follows lines as well as
+characters, and a security review's 1 KB .rst.gz of one-character lines (500,000 section
+titles) parsed for a minute before it was refused for its blocks. This machine's 8,122
+.rst files have at most 1,819 lines."""
 _SETTINGS = {"line_length_limit": MAX_CHARS, "report_level": 5, "halt_level": 5,
              "file_insertion_enabled": False, "raw_enabled": False, "doctitle_xform": False,
              "docinfo_xform": False, "sectsubtitle_xform": False, "syntax_highlight": "none",
@@ -65,6 +70,8 @@ class RstLoader:
         if len(text) > MAX_CHARS:  # docutils takes ~25 s per MB, holding the parse lock
             return self._as_text(data, path, f"over {MAX_CHARS // 1_000_000} MB of "
                                  "reStructuredText")
+        if text.count("\n") > MAX_LINES:
+            return self._as_text(data, path, f"over {MAX_LINES:,} lines of reStructuredText")
         if markup_cost(text) > MAX_MARKUP_COST:
             return self._as_text(data, path, "inline markup too dense to parse in bounded "
                                  "time")
