@@ -694,3 +694,14 @@ def test_indented_code_boxes_and_tables_in_plain_text_stay_verbatim(tmp_path):
     assert any(t.startswith("- Fixed the return value") for t in prose)
     assert any(t.startswith("* the exact version of GCC;") for t in prose)
     assert any(t.startswith("Monochrome is a special case") for t in prose)
+
+
+def test_a_text_opening_with_an_introduction_is_titled_by_its_name(tmp_path):
+    """util-linux's howto-pull-request opens with "Introduction" / "----" then "Setup":
+    it was titled "Introduction" and its citations read "Introduction › Setup"."""
+    text = "Introduction\n------------\n\nThese instructions.\n\nSetup\n-----\n\nClone it.\n"
+    parsed = load_file(_write(tmp_path, "howto-pull-request.txt", text.encode()))
+    assert parsed.title == "howto-pull-request"
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Introduction", "Setup"]
+    titled = "Vim for Debian\n==============\n\nIntro.\n\nSetup\n-----\n\nRun it.\n"
+    assert load_file(_write(tmp_path, "README.txt", titled.encode())).title == "Vim for Debian"

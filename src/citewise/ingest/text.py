@@ -132,7 +132,6 @@ def _shape(title: str) -> str:
     return re.sub(r"\d+(?:\.\d+)*", "#", title.lower())
 
 
-_RELEASED = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}")
 
 
 def _above(found: dict[int, tuple[str, tuple[str, str]]]) -> bool:
@@ -147,15 +146,26 @@ def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
     """The heading that opens the file, which titles it (Python's HISTORY: "Python
     History" underlined with "-", then releases with "=", then "Library" with "-" again: it
     stays above the releases, where its style reused below made every release a subsection
-    of "Core and Builtins"), unless it and the next heading, in one style, name releases:
-    strace's NEWS opens with the first of 48 ("Noteworthy changes in release 6.1")."""
+    of "Core and Builtins"), unless it and the next heading, in one style, name releases
+    (strace's NEWS opens with the first of 48: "Noteworthy changes in release 6.1"), or it
+    names a part of a document (:data:`SECTION_NAMES`)."""
     if 0 not in found:
         return None
     opening, style = found[0]
     later = [found[i] for i in sorted(found) if i > 0]
     releases = _RELEASED.search(opening) and later and later[0][1] == style \
         and _RELEASED.search(later[0][0])  # the first two headings name two releases
-    return None if releases else opening
+    return None if releases or opening.lower().rstrip(":") in SECTION_NAMES else opening
+
+
+_RELEASED = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}")
+SECTION_NAMES = frozenset({
+    "introduction", "overview", "general information", "about", "description",
+    "project description", "background", "summary", "preface", "contents",
+    "table of contents", "synopsis", "getting started", "abstract"})
+"""Headings that name a part of a document, never the document: util-linux's
+howto-pull-request opens with "Introduction", bash's README too, GTK's with "General
+Information"; each was the file's title, and its citations read "Introduction › Setup"."""
 
 
 def _furniture(paragraphs: list[str], running: dict[str, int]) -> set[int]:
