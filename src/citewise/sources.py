@@ -180,17 +180,17 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     named = {Path(p) for p in paths if Path(p).is_file()}
     prefixes = id_prefixes(paths, id_prefix)
     cwd = Path.cwd()
-    where = {path: (path.relative_to(root).as_posix(),
-                    Path(os.path.relpath(path.absolute(), cwd)).as_posix())
-             for root, path in found}
-    readers = {path: match.readers(*where[path], prefixes[root] + where[path][0])
-               for root, path in found}
+    where = {(root, path): (path.relative_to(root).as_posix(),  # a file under two roots
+                            Path(os.path.relpath(path.absolute(), cwd)).as_posix())  # is
+             for root, path in found}  # listed twice, each with its own path (a review)
+    readers = {found: match.readers(*at, prefixes[found[0]] + at[0])
+               for found, at in where.items()}
     stubs, twins = _left_out(found, named, limits, batch, prefixes, readers)
     listed = []
     for root, path in found:
         if path in stubs:
             continue
-        rel, from_cwd = where[path]
+        rel, from_cwd = where[root, path]
         side = match.for_file(rel, from_cwd)
         doc_id = str(side.get("doc_id") or prefixes[root] + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
@@ -201,7 +201,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     known = {doc_id for *_, doc_id, _ in listed}
     floating = {k: v for k, v in match.by_doc_id.items() if k not in known}
     for root, path, rel, doc_id, side in listed:
-        site = batch.sites.get((root.as_posix(), readers[path]))
+        site = batch.sites.get((root.as_posix(), readers[root, path]))
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
             trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
@@ -231,7 +231,7 @@ def _readers(side: Mapping[str, Any]) -> dict[str, Any]:
 
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
               batch: FileBatch, prefixes: Mapping[Path, str],
-              readers: Mapping[Path, str]) -> tuple[set[Path], dict[Path, Path]]:
+              readers: Mapping[tuple[Path, Path], str]) -> tuple[set[Path], dict[Path, Path]]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
     indexed when it was named on its own (``named``), not found in a folder. Also returned:
@@ -247,7 +247,8 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
         files = [f for r, f in found if r == root]
         pages = [f for f in files if is_page(f)]  # no folder of the batch walked this root:
         also = neighbours(pages) if pages and all(f in named for f in files) else []
-        seen = survey(files, limits, also=also, readers=readers)
+        seen = survey(files, limits, also=also,
+                      readers={f: readers[root, f] for f in files})
         for who, site in seen.sites.items():
             batch.sites[root.as_posix(), who] = chrome_only(site) if also else site
         for path, target in seen.redirects:

@@ -192,3 +192,22 @@ def test_front_matter_may_name_its_own_group():
     there (only a sidecar, whose purpose is access, refuses a misspelt ``groups``)."""
     meta = parse_front_matter("title: Intro\ngroup: getting-started\n")
     assert meta["group"] == "getting-started" and "groups" not in meta
+
+
+def test_a_file_under_two_roots_of_one_ingest_keeps_its_sidecar_acl(tmp_path, monkeypatch):
+    """A review: `ingest docs docs/sub` with the sidecar line "sub/a.txt: groups secret"
+    indexed the secret file a second time, public, under the outer root with the inner
+    root's path (each file's paths were kept once, by path, whichever root came last)."""
+    from citewise.engine import Engine
+    from citewise.testing import FakeEmbedder
+    from citewise.types import Principal
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "b.txt").write_text("Other.\n")
+    (tmp_path / "docs" / "sub" / "a.txt").write_text("The vault combination is 4417.\n")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths(["docs", "docs/sub"], {"groups": ["staff"]},
+                            {"sub/a.txt": {"groups": ["secret"]}})
+        seen = engine.search("vault combination", Principal.of("staff"), mode="bm25").hits
+        assert [h.chunk.text for h in seen] == []
