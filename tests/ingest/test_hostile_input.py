@@ -384,3 +384,13 @@ def test_an_rst_file_of_half_a_million_short_lines_is_read_as_text(tmp_path):
     path.write_bytes(gzip.compress(b"Title\n=====\n\n" + b">\n" * 490_000))
     outcome = ingest_bounded(path)
     assert outcome["status"] == "new", outcome
+
+
+def test_a_role_of_one_open_bracket_and_many_colons_parses_in_linear_time(tmp_path):
+    """The review of this stop: the patterns for a role's explicit title tried each "<"
+    against the rest of the text; a 147-byte .rst.gz of ``:ref:`a<::::…``` parsed for 70 s
+    under the reST lock."""
+    path = tmp_path / "role.rst.gz"
+    path.write_bytes(gzip.compress(b"Title\n=====\n\nSee :ref:`a<" + b":" * 80_000
+                                   + b"` and :ref:`b" + b" <c" * 20_000 + b"`.\n"))
+    assert ingest_bounded(path)["status"] == "new"

@@ -208,3 +208,13 @@ def test_cmake_s_version_notes_conditions_and_placeholder_names_read_as_sphinx_s
         "Changed in version 3.19:", "Several configurations.", "Shown in HTML.",
         "Set CMAKE_DISABLE_FIND_PACKAGE_<PackageName> or CMAKE_CXX_COMPILER or ssl.OP_X, "
         "see here."]
+
+
+def test_a_glued_explicit_title_is_a_title_but_a_placeholder_is_part_of_the_name():
+    from citewise.ingest.roles import role_text
+
+    assert role_text("ref", "pip install Examples<pip install Examples>") == \
+        "pip install Examples"  # Sphinx reads a title glued to its target (the review)
+    assert role_text("ref", "file(REAL_PATH)<REAL_PATH>") == "file(REAL_PATH)"
+    for name in ("CMAKE_DISABLE_FIND_PACKAGE_<PackageName>", "$<CONFIG>", "<LANG>"):
+        assert role_text("variable", name) == name
