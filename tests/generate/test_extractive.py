@@ -508,3 +508,18 @@ def test_a_smiley_at_a_sentence_end_is_kept():
     gen = _answer("What is the codeword for the mount rewrite?",
                   "The mount rewrite codeword is libmount, don't try to rewrite it :-)")
     assert gen.text == "The mount rewrite codeword is libmount, don't try to rewrite it :-) [S1]."
+
+
+def test_only_a_faq_s_marked_question_gives_its_score_to_its_answer():
+    """The review of this stop: a FAQ's list of its questions at the top gave the last
+    one's score to the next sentence, which answered another question; a second question
+    in a row replaced the first's score; a hedged statement ending in "?" made the sentence
+    after it the answer. Only a "Q:" block's questions pass their score, to its "A:"."""
+    two = ("Q: Can I recover parts of a broken .xz file? What about a truncated one?\n\n"
+           "A: It may be possible if the file has several blocks.\n\n"
+           "A broken .xz file makes xz exit with status 1.")
+    assert _answer("Can I recover parts of a broken .xz file?", two).text.startswith(
+        "A: It may be possible if the file has several blocks [S1].")
+    toc = ("- How do I install frob?\n- How do I remove frob completely?\n\n"
+           "Run make install as root to install it.\n\nTo remove it, run make uninstall.")
+    assert "make install" not in _answer("How do I remove frob completely?", toc).text

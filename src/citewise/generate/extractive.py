@@ -40,8 +40,8 @@ best, in the order they appear in the prompt; each is followed by its ``[Sn]``, 
 opens by pointing back ("They begin with…") brings the sentence before it, and a "Default:
 2." the first sentence of its list item (:mod:`citewise.generate.companions`). A sentence
 that is only a heading of its passage, or an instruction to the assistant
-(:mod:`citewise.cite.instructions`), is never quoted, nor is a question (a FAQ's "Q: …?"):
-the sentence after it gets its score when higher. When a chosen sentence conflicts with
+(:mod:`citewise.cite.instructions`), is never quoted, nor is a FAQ's question ("Q: …?"):
+its "A: …" gets its score when higher. When a chosen sentence conflicts with
 another passage (:mod:`citewise.answer.conflicts`: same fact, different number), the answer
 is both sides, each cited, under "The sources disagree:".
 Deterministic: ties keep prompt order.
@@ -108,7 +108,8 @@ a reference answer. It still declines answers that share only a name with the qu
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 _SMILEY = re.compile(r"[:;]-?\)$")  # util-linux's "don't try to rewrite it :-)" ended ":-"
-_ASKS = re.compile(r"\?[\"')\]]*$")  # a sentence that asks: "Q: Can I …?"
+_FAQ_Q = re.compile(r"(?:Q|Question)\s*[:.)]\s", re.IGNORECASE)  # a FAQ's "Q: Can I …?"
+_FAQ_A = re.compile(r"(?:A|Answer)\s*[:.)]\s", re.IGNORECASE)  # and its "A: It may be …"
 
 
 @dataclass(frozen=True)
@@ -165,9 +166,9 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 continue  # "Using fs.writeFile() with file descriptors" reads as code
             if code:
                 if not is_instruction(part) and not starts_midway(part):
-                    value = scoring.answering(passage.sid, scoring.code(part, entry.get(j)))
-                    scored.append(ScoredSentence(passage.sid, len(scored), part, value,
-                                                 code=True, part=block))
+                    scoring.asked = None  # a FAQ's question carries to its "A:" alone
+                    scored.append(ScoredSentence(passage.sid, len(scored), part, scoring.code(
+                        part, entry.get(j)), code=True, part=block))
                 continue
             for text, value in scoring.sentences(passage, part, entry.get(j), headings,
                                                  len(scored)):
@@ -185,14 +186,21 @@ class _Scoring:
         self.top = 1.0 + 2 * math.fsum(weights.values())
         self.leads = Leads(self.top)
         self.release: Callable[[ContextPassage], float] = lambda passage: 0.0
-        self.asked: tuple[str, float] | None = None  # a question's passage and score
+        self.asked: tuple[str, float] | None = None  # a FAQ question's passage and score
 
-    def answering(self, sid: str, value: float) -> float:
-        """``value``, or the score of the question just before it in passage ``sid`` when
-        higher: a question is never quoted (a FAQ's "Q: Can I recover parts of a broken .xz
-        file?" was the whole answer), what follows it answers it."""
-        asked, self.asked = self.asked, None
-        return max(value, asked[1]) if asked is not None and asked[0] == sid else value
+    def faq(self, sid: str, part: str) -> tuple[bool, float]:
+        """(whether block ``part`` of passage ``sid`` is a FAQ's question, the score its
+        answer takes): a question ("Q: Can I recover parts of a broken .xz file?") is never
+        quoted, and was the whole answer; the "A: …" block after it answers it and takes its
+        score when higher. Only so marked: a list of a FAQ's questions, or a hedged
+        statement ending in "?", gave their score to a sentence that answered something
+        else (the review of this stop)."""
+        carried, self.asked = self.asked, None
+        if _FAQ_Q.match(part):
+            self.asked = (sid, carried[1] if carried and carried[0] == sid else 0.0)
+            return True, 0.0
+        answers = carried is not None and carried[0] == sid and _FAQ_A.match(part)
+        return False, carried[1] if answers and carried else 0.0
 
     def score(self, text: str, given: set[str] | frozenset[str] = frozenset()) -> float:
         shared = (passage_words(text) & self.weights.keys()) - given
@@ -219,6 +227,7 @@ class _Scoring:
         prose = not any(value > 0 for _, value in rows) and not (rows and offset is not None)
         if prose:
             rows = [(s, self.score(s)) for s in split_sentences(part)]
+        asks, carried = self.faq(passage.sid, part)
         subject = section_subject(passage, self.named)
         release = self.release(passage)  # under a heading naming the asked release
         item: set[str] = set()  # the words of the list item's first sentence
@@ -237,10 +246,10 @@ class _Scoring:
             if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
                 value = self.score(text, self.named)  # given, the rest of the question counts
             value += release
-            if prose and _ASKS.search(text):
-                self.asked = (passage.sid, value)
+            if asks:  # the question's best sentence score, for its answer
+                self.asked = (passage.sid, max(self.asked[1] if self.asked else 0.0, value))
                 continue
-            value = self.answering(passage.sid, value)
+            value, carried = (max(value, carried), 0.0) if carried else (value, carried)
             listed = BULLET.match(text) is not None
             if offset is not None and not (listed and value <= 0):  # the asked term's entry,
                 if prose and not listed:  # in order (entries.py); not "- original <Function>"
