@@ -312,8 +312,11 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     """The :class:`Survey` of the HTML ``files`` of one root, and the redirect stubs among
     its reStructuredText files (Sphinx's "This page has moved"; files that fail to load are
     left to the real pass, which reports them). The pages ``also`` (a lone page's
-    :func:`~citewise.ingest.neighbours.neighbours`) count for the boilerplate only, as
-    pages the lone page's readers read. ``readers``: who may read each file (its sidecar's
+    :func:`~citewise.ingest.neighbours.neighbours`) count for the boilerplate only; who
+    may read them is not known (they are not ingested), so they count as the lone page's
+    readers' pages: a short text (:func:`~citewise.ingest.neighbours.chrome_only`, 12 words
+    at most) that files beside it on disk repeat is still removed from a page ingested
+    alone (the review of this stop). ``readers``: who may read each file (its sidecar's
     tenant and groups, :meth:`SidecarMatch.readers`): a page's boilerplate is what both the
     batch and the pages its own readers read repeat (:meth:`SiteProfile.within`), so pages
     others read never remove a page's text; a set of readers with fewer pages than a

@@ -647,15 +647,18 @@ def test_a_list_written_a_line_an_item_is_a_block_an_item(tmp_path, check_offset
 
 def test_numbered_steps_under_underlined_headings_are_no_sections(tmp_path):
     """util-linux's howto-pull-request underlines its sections and numbers the steps in each:
-    "6. Push a backup of your branch 'textual' to 'yourgit', then" and "4.1 Github pull
-    request" were headings of their own. XZ Utils' README numbers its underlined sections,
-    and "1.1. Overall documentation" under "1. Documentation" stays a subsection."""
+    "6. Push a backup of your branch 'textual' to 'yourgit', then" was a heading of its own
+    (its sub-levels, "4.1 Github pull request", stay). XZ Utils' README numbers its
+    underlined sections, and "1.1. Overall documentation" under "1. Documentation" stays a
+    subsection."""
     steps = ("Setup\n-----\n\n1. Find a git server that can be reached\nfrom anywhere.\n\n"
              "6. Push a backup of your branch to 'yourgit', then\n\ngit push yourgit\n\n"
-             "Sending\n-------\n\n4.1 Github pull request\n\nOpen one.\n\n"
+             "Sending\n-------\n\n1. When you are happy with your changes sleep\nover "
+             "night.\n\n4.1 Github pull request\n\nOpen one.\n\n"
              "4.2. Send your work to the mailing list\n\nMail it.\n")
     parsed = load_file(_write(tmp_path, "howto.txt", steps.encode()))
-    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Setup", "Sending"]
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == [
+        "Setup", "Sending", "4.1 Github pull request", "4.2 Send your work to the mailing list"]
     readme = ("0. Overview\n-----------\n\nXZ Utils compress.\n\n1. Documentation\n"
               "----------------\n\n1.1. Overall documentation\n\n    README   This file\n\n"
               "1.2. Documentation for command-line tools\n\n    xz.1   The manual\n")
@@ -705,3 +708,30 @@ def test_a_text_opening_with_an_introduction_is_titled_by_its_name(tmp_path):
     assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Introduction", "Setup"]
     titled = "Vim for Debian\n==============\n\nIntro.\n\nSetup\n-----\n\nRun it.\n"
     assert load_file(_write(tmp_path, "README.txt", titled.encode())).title == "Vim for Debian"
+
+
+def test_numbered_sections_numbered_once_stay_headings_beside_underlined_ones(tmp_path):
+    """The review of this stop: under the rule for steps numbered anew in each underlined
+    section, a manual that numbers its sections once lost "1.1.1 Compilers on Solaris",
+    and a text with two unrelated underlined headings lost all its numbered sections."""
+    text = ("Frobnicator Manual\n==================\n\nRelease notes\n-------------\n\n"
+            "Fixed.\n\n1. Installation\n\nInstall it.\n\n1.1 Requirements\n\nA compiler.\n\n"
+            "1.1.1 Compilers on Solaris\n\nSun Studio.\n\n2. Configuration\n\nEdit it.\n")
+    parsed = load_file(_write(tmp_path, "manual.txt", text.encode()))
+    assert [b.text for b in parsed.blocks if b.kind == "heading"][2:] == [
+        "1 Installation", "1.1 Requirements", "1.1.1 Compilers on Solaris", "2 Configuration"]
+
+
+def test_a_paragraph_with_one_column_before_an_option_list_stays_prose(tmp_path):
+    """The review of this stop: libjpeg's usage.txt paragraph "If the JPEG image was
+    compressed using a quality level of 85…" ran into the next option with one aligned
+    column and was read as code; a dump of the option list was the answer."""
+    text = ("Switches:\n\n" + " " * 24 + "If the JPEG image was compressed using a quality\n"
+            + " " * 24 + "level of 85 or below, there is little difference.\n"
+            + " " * 24 + "With images compressed using quality=97, the fast\n"
+            + " " * 24 + "method loses more.\n"
+            + " " * 8 + "-dct float      Use floating-point DCT method.\n"
+            + " " * 24 + "The float method does not produce more accurate\n"
+            + " " * 24 + "results than the int method.\n")
+    parsed = load_file(_write(tmp_path, "usage.txt", text.encode()))
+    assert not [b for b in parsed.blocks if b.kind == "code"]

@@ -280,3 +280,20 @@ def test_release_lines_that_open_on_their_number(tmp_path):
     assert [(b.level, b.text) for b in parsed.blocks if b.kind == "heading"][1:] == [
         (1, "2 Data Types"), (2, "2.1 Primitive Types"), (2, "2.2 Picture Types"),
         (2, "2.3 Colors")]
+
+
+def test_a_man_page_named_on_the_command_line_is_still_refused(tmp_path):
+    """The review of this stop: "FileCheck-14.1.gz" (a man page, troff) was indexed as text
+    once a suffix starting with a digit stopped counting as a file type."""
+    page = _write(tmp_path / "FileCheck-14.1.gz", '.\\" Man page generated\n.TH FileCheck\n')
+    with pytest.raises(UnsupportedFormatError, match="unsupported file type .1"):
+        load_file(page)
+
+
+def test_addresses_alone_on_their_lines_are_no_releases(tmp_path):
+    """The review of this stop: three resolvers, "10.0.0.1" to "10.0.0.3", each alone on
+    its line, were three sections, and the prose after them was filed under the last."""
+    text = "Resolvers\n=========\n\n" + "".join(f"10.0.0.{i}\n\nServer {i}.\n\n"
+                                                for i in (1, 2, 3)) + "If all fail, retry.\n"
+    parsed = load_file(_write(tmp_path / "resolv" / "README", text))
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Resolvers"]

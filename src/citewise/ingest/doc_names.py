@@ -44,12 +44,13 @@ FORMAT_BY_SUFFIX: dict[str, str] = {
 """The format each suffix a loader reads names (:func:`~citewise.ingest.registry.format_of`),
 kept here, below the loaders, so that :func:`name_title` knows them too."""
 FORMAT_SUFFIXES = frozenset(FORMAT_BY_SUFFIX)
-FILE_TYPE = re.compile(r"\.[a-z][a-z0-9]{0,9}")
-"""What a suffix that names a file type looks like: not ".1-notes" in "v2.38.1-notes", which
-is a name's dot (named on the command line, such a file is read as text, like one with no
-suffix, and titled by its whole name)."""
 """The suffixes a loader reads: "README.md" is titled "README", "README.Debian" keeps its
 qualifier."""
+FILE_TYPE = re.compile(r"\.[a-z0-9]{1,10}")
+"""What a suffix that names a file type looks like (a man page's ".1", ".3pm" too: refused
+when named, as before): not ".1-notes" in "v2.38.1-notes", which is a name's dot (named on
+the command line, such a file is read as text, like one with no suffix, and titled by its
+whole name)."""
 
 
 def is_doc_name(name: str) -> bool:

@@ -313,23 +313,29 @@ def _numbering(paragraphs: list[str]) -> Callable[[str], tuple[str, int] | None]
     """How the text's one-line numbered paragraphs read: as section headings
     (:func:`_numbered_heading`) when two or more carry a sub-level ("1.1.  man-db"), else
     never (a numbered list, "1.  Install it", alone does not make its items headings). In a
-    text whose sections are underlined, only a subsection of an underlined numbered section
-    ("1.1. Overall documentation" under XZ Utils' "1. Documentation" / "----"): util-linux's
-    howto-pull-request numbers steps under its underlined headings ("6. Push a backup of
-    your branch 'textual' to 'yourgit', then"), which were headings of their own."""
+    text whose sections are underlined and whose numbers start again (:func:`_restarts`),
+    only the sub-levels ("4.1 Github pull request"): util-linux's howto-pull-request numbers
+    steps under its underlined headings, and "6. Push a backup of your branch 'textual' to
+    'yourgit', then" was a heading of its own."""
     deep = sum(1 for p in paragraphs if (h := _numbered_heading(p)) is not None and h[1] > 1)
     if deep < 2:
         return lambda para: None
-    under = [h[0] for p in paragraphs if (h := _underlined_heading(p)) is not None]
-    if len(under) < 2:
+    under = sum(1 for p in paragraphs if _underlined_heading(p) is not None)
+    if under < 2 or not _restarts(paragraphs):
         return _numbered_heading
-    parents = {m.group(1) for title in under if (m := _SECTION.fullmatch(title))}
+    return lambda para: h if (h := _numbered_heading(para)) is not None and h[1] > 1 else None
 
-    def nested(para: str) -> tuple[str, int] | None:
-        heading = _numbered_heading(para)
-        number = heading[0].split()[0] if heading is not None else ""
-        return heading if number.rpartition(".")[0] in parents else None
-    return nested
+
+_OPENS_NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,2})*)\.?[ \t]")
+
+
+def _restarts(paragraphs: list[str]) -> bool:
+    """Whether a number opens two paragraphs of several lines at the margin: steps numbered
+    anew in each section (howto-pull-request's "1. Find a git server…" five times), not
+    sections numbered once, nor a bundle of licences, each numbered from "1. Definitions"."""
+    seen = Counter(m.group(1) for p in paragraphs
+                   if "\n" in p.strip() and (m := _OPENS_NUMBERED.match(p)))
+    return any(n > 1 for n in seen.values())
 
 
 def _numbered_heading(para: str) -> tuple[str, int] | None:

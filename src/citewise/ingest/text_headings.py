@@ -141,11 +141,14 @@ def _marked(line: str) -> tuple[str, Style] | None:
 
 def _dated(line: str, version: re.Match[str]) -> bool:
     """Whether ``line`` opens on ``version`` and says no more than a date: "5.4.1
-    (2023-01-11)", "2.9.7: Nov 02 2017"; not a numbered section ("2.1 Primitive Types") nor
-    an entry ("1.07<tab>Fix test failures")."""
+    (2023-01-11)", "2.9.7: Nov 02 2017", "3.29.90"; not a numbered section ("2.1 Primitive
+    Types"), an entry ("1.07<tab>Fix test failures") nor an address alone ("10.0.0.1", the
+    review of this stop: three resolvers were three sections)."""
     rest = _ASIDE.sub("", line[version.end():])
-    return version.start() == 0 and all(w[:3].lower() in _MONTHS
-                                        for w in _LETTERS.findall(rest))
+    said = line[version.end():].strip(" \t:-")  # a date, or a number alone of at most three
+    parts = version.group().count(".") + 1  # parts (adwaita's "3.29.90"): not 10.0.0.1
+    return version.start() == 0 and (bool(said) or parts <= 3) and all(
+        w[:3].lower() in _MONTHS for w in _LETTERS.findall(rest))
 
 
 _LETTERS = re.compile(r"[A-Za-z]+")

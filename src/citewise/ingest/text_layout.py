@@ -7,9 +7,9 @@ boxes (``+---+---+``) and aligns its tables in columns. Read as prose, each line
 indentation, a box was quoted as a sentence ("+---+---+ | Header Magic Bytes | Stream Flags
 |…") and a table ran into one line. Such a paragraph is kept verbatim, as code, when it is
 indented deeper than the prose before it, has two lines or more, and reads as layout: half
-its lines or more, two at least, carry a mark of code or layout (:func:`_marked`), or its
-lines after the first step in and out (code's nesting; not a list's items and their hanging
-indents) with one mark at least.
+its lines or more, two at least, carry a mark of code or layout (:func:`_marked`), or two
+do and its lines after the first step in and out (code's nesting; not a list's items and
+their hanging indents; with one mark, libjpeg's paragraph before an option list was code).
 An entry of release notes ("- Fixed the return value of lzma_microlzma_encoder() if the" /
 "  LZMA options …") has no mark and stays prose.
 """
@@ -44,7 +44,7 @@ def is_layout(para: str, prose_indent: int) -> bool:
     marks = sum(1 for line in stripped if _marked(line))
     listed = any(_ITEM.match(line) for line in stripped)
     nested = not listed and len({len(ln) - len(ln.lstrip()) for ln in lines[1:]}) > 1
-    return (marks >= MIN_MARKS and marks * 2 >= len(lines)) or (nested and marks >= 1)
+    return marks >= MIN_MARKS and (marks * 2 >= len(lines) or nested)
 
 
 def _marked(line: str) -> bool:

@@ -212,16 +212,17 @@ def _rows(table: Any) -> tuple[list[str], int]:
     from docx.table import _Cell
 
     rows: list[str] = []
-    above: dict[int, str] = {}  # grid column -> text of the vertical merge that starts there
+    above: dict[int, str] = {}  # grid column -> text of the cell the row above has there
     for tr in table._tbl.tr_lst:
-        cells, column = [], tr.grid_before
+        cells, column, here = [], tr.grid_before, {}
         for tc in tr.tc_lst:  # python-docx's row.cells looks up each merged cell's first
             if tc.vMerge == "continue":  # row again, from the row above, recursively: 1.4
                 cells.append(above.get(column, ""))  # KB of merged rows read for 37 s
             else:
                 cells.append(collapse(_Cell(tc, table).text))
-                above[column] = cells[-1]
+            here[column] = cells[-1]
             column += tc.grid_span
+        above = here  # only the row just above: never a cell two rows up (a review)
         if any(cells):
             rows.append(" | ".join(cells))
     first = table.rows[0]._tr.xpath("./w:trPr/w:tblHeader") if len(table.rows) else []
