@@ -109,3 +109,20 @@ def test_another_tenants_document_written_while_a_batch_is_prepared_is_kept(tmp_
             "b.md") is None
         acme = engine.search("private text", Principal.of("staff", tenant="acme"))
         assert [h.chunk.text for h in acme.hits] == ["ACME-PRIVATE text."]
+
+
+def test_a_re_ingest_that_changes_who_may_read_a_document_says_so(tmp_path):
+    """A new user edited a maintainers-only file and re-ingested its folder with
+    ``--groups users``: it became readable by users, reported only as "metadata-only"
+    for the file they had not edited."""
+    docs = tmp_path / "dev"
+    docs.mkdir()
+    (docs / "authors.rst").write_text("Authors.\n")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"groups": ["maintainers"]})
+        assert engine.ingest_paths([docs], {"groups": ["maintainers"]}).warnings == []
+        report = engine.ingest_paths([docs], {"groups": ["users"]})
+        assert report.warnings == [
+            "authors.rst: this ingest changes who may read it, from groups maintainers in "
+            "tenant default to groups users in tenant default; if that was not meant, run "
+            "`citewise acl authors.rst --groups maintainers --tenant default`"]

@@ -10,6 +10,7 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import hashlib
+import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -178,7 +179,24 @@ def _prepare(store: Store, item: Pending, settings: Settings,
     except Exception as exc:  # a loader bug must not abort the batch either
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
+    if previous is not None and (previous.acl_groups, previous.tenant) != (
+            document.acl_groups, document.tenant):
+        parsed = replace(parsed, metadata={**parsed.metadata, "_notes": [
+            *parsed.metadata.get("_notes", ()), readers_changed(previous, document)]})
     return Prepared(item, document, chunks, write_status(previous, document), parsed)
+
+
+def readers_changed(previous: Document, document: Document) -> str:
+    """The warning for a re-ingest that changes who may read a document: a new user edited
+    a maintainers-only file, re-ingested its folder with ``--groups users`` as the refusal
+    before told them to, and it was readable by users, reported only as "metadata-only"."""
+    def who(d: Document) -> str:
+        return f"groups {','.join(sorted(d.acl_groups)) or '(none)'} in tenant {d.tenant}"
+    back = " ".join(shlex.quote(part) for part in (
+        document.doc_id, "--groups", ",".join(sorted(previous.acl_groups)), "--tenant",
+        previous.tenant))
+    return (f"{document.doc_id}: this ingest changes who may read it, from {who(previous)} "
+            f"to {who(document)}; if that was not meant, run `citewise acl {back}`")
 
 
 class DocIdClaims:
