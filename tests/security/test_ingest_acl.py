@@ -250,6 +250,8 @@ def test_a_tenants_ingest_never_replaces_another_tenants_document(
     out = ingest(db, str(beta), "--tenant", "beta", "--groups", "staff", *extra)
     refused = [line for line in out.splitlines() if "another tenant's document" in line]
     assert len(refused) == 2 and all("Fix:" in line for line in refused), out
+    # another file's document: moving it would show acme's text to beta (a new user did)
+    assert all("--id-prefix" in line and "citewise acl" not in line for line in refused), out
     assert acl_of(db) == {"README.md": ("acme", ["staff"]), "own.md": ("beta", ["staff"])}
     code, found = cli("search", "launch code", "--groups", "staff", "--tenant", "acme",
                       "--db", str(db), "--json")

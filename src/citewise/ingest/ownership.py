@@ -90,10 +90,14 @@ def replace_problem(doc_id: str, previous: Document | None, meta: Mapping[str, A
     the stored document of its id, or None."""
     quoted = shlex.quote(doc_id)
     if previous is not None and previous.tenant != tenant:
+        home = previous.metadata.get(HOME)
+        same = home is not None and Path(str(home)) == Path(str(meta.get("_file_path")))
+        move = (f", or, since it was read from this very file, move it first with `citewise "
+                f"acl {quoted} --groups GROUPS --tenant {shlex.quote(tenant)}`") if same else ""
         return (f"doc_id {doc_id!r} is another tenant's document; not replaced (ids are shared "
-                "by all tenants). Fix: give this file its own doc_id (its --meta sidecar line "
-                f"or front matter), or move the existing one first with `citewise acl {quoted} "
-                f"--groups GROUPS --tenant {shlex.quote(tenant)}`")
+                "by all tenants). Fix: ingest this folder under ids of its own (--id-prefix "
+                "NAME/), or give this file its own doc_id (its --meta sidecar line or front "
+                f"matter){move}")  # moving another file's document would show it (a new user)
     if takes_over(previous, meta, groups):
         return (f"doc_id {doc_id!r}, named by this file's own metadata, is a document not read "
                 "from this file, and this ingest would change who may read it; not replaced. "
