@@ -50,3 +50,18 @@ def test_a_named_file_whose_name_is_not_utf8_is_a_one_line_error(tmp_path: Path)
         pytest.skip("this file system refuses names that are not UTF-8")
     with pytest.raises(ConfigError, match=r"bad\\xff.md: its name is not valid UTF-8. Fix: "):
         discover([path])
+
+
+def test_a_sphinx_theme_s_templates_are_not_walked(tmp_path):
+    """A new user's requests docs: ``_templates/sidebarintro.html``, a Jinja template titled
+    "Useful Links", was cited for which packages are recommended. Named, it is read."""
+    (tmp_path / "docs" / "_templates").mkdir(parents=True)
+    (tmp_path / "docs" / "_themes" / "kr").mkdir(parents=True)
+    (tmp_path / "docs" / "_templates" / "sidebarintro.html").write_text("<p>Useful Links</p>")
+    (tmp_path / "docs" / "_themes" / "kr" / "layout.html").write_text("<p>{{ body }}</p>")
+    (tmp_path / "docs" / "install.rst").write_text("Install\n=======\n\nRun pip.\n")
+    notes: list[str] = []
+    found = [f.name for _, f in discover([tmp_path / "docs"], notes=notes)]
+    assert found == ["install.rst"] and len(notes) == 2, notes
+    named = [f.name for _, f in discover([tmp_path / "docs" / "_templates"])]
+    assert named == ["sidebarintro.html"]

@@ -16,6 +16,11 @@ from pathlib import Path
 from citewise.errors import ConfigError
 from citewise.ingest.registry import is_supported
 
+TEMPLATE_DIRS = frozenset({"_templates", "_themes"})
+"""Folders of a Sphinx source tree that hold its theme's Jinja templates: a new user's
+requests docs had ``_templates/sidebarintro.html`` cited as "Useful Links" for which
+packages are recommended. Named on its own, such a folder is read."""
+
 
 def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
              notes: list[str] | None = None,
@@ -109,6 +114,11 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                     continue
                 if is_dir and (target in seen or (inside and not follow)):
                     continue  # a cycle, or a folder the walk reaches anyway
+            if is_dir and entry.name in TEMPLATE_DIRS:
+                if notes is not None:
+                    notes.append(f"{path}: a Sphinx theme's templates, not documentation; "
+                                 "skipped. Fix: ingest the folder itself to index it")
+                continue
             if is_dir:
                 seen.add(path.resolve())
                 stack.append(path)
