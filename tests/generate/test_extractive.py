@@ -523,3 +523,16 @@ def test_only_a_faq_s_marked_question_gives_its_score_to_its_answer():
     toc = ("- How do I install frob?\n- How do I remove frob completely?\n\n"
            "Run make install as root to install it.\n\nTo remove it, run make uninstall.")
     assert "make install" not in _answer("How do I remove frob completely?", toc).text
+
+
+def test_an_example_that_also_titles_its_section_is_quoted_after_its_lead_in():
+    """A new user's requests docs: install.rst titles a section "$ python -m pip install
+    requests" and shows the same command under "To install Requests, simply run this
+    simple command…:"; the command was skipped as a heading, and the lead-in removed as an
+    incomplete sentence, leaving "Requests is installed" as the answer."""
+    command = "$ python -m pip install requests"
+    text = ("To install Requests, simply run this simple command in your terminal of "
+            f"choice:\n\n    {command}")
+    gen = ExtractiveGenerator().generate(build_prompt("How do I install requests?", [
+        passage("S1", text, heading=("Installation of Requests", command))]))
+    assert command in gen.text and gen.text.startswith("To install Requests")

@@ -162,8 +162,10 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
                 continue
             code = code and not (j in entry and is_term_line(part))  # read as a sentence
             if code and all(SECTION_NUMBER.sub("", line.strip().lower()) in headings
-                            for line in part.splitlines() if line.strip()):
-                continue  # "Using fs.writeFile() with file descriptors" reads as code
+                            for line in part.splitlines() if line.strip()) \
+                    and not (j and leads_in(parts[j - 1][0])):  # requests' "$ python -m pip
+                continue  # install requests" titles its section and is the example the
+                # sentence before leads into; "Using fs.writeFile() with …" reads as code
             if code:
                 if not is_instruction(part) and not starts_midway(part):
                     scoring.asked = None  # a FAQ's question carries to its "A:" alone
