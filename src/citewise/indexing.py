@@ -179,24 +179,36 @@ def _prepare(store: Store, item: Pending, settings: Settings,
     except Exception as exc:  # a loader bug must not abort the batch either
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
-    if previous is not None and (previous.acl_groups, previous.tenant) != (
-            document.acl_groups, document.tenant):
+    return ready_to_write(item, document, chunks, previous, parsed)
+
+
+def ready_to_write(item: Pending, document: Document, chunks: list[Chunk],
+             previous: Document | None, parsed: ParsedDocument) -> Prepared:
+    """The :class:`Prepared` write of ``document``; a re-ingest that changes who may read it
+    carries a warning (:func:`readers_changed`), on the serial and the parallel path."""
+    if previous is not None and previous.acl_groups != document.acl_groups:
         parsed = replace(parsed, metadata={**parsed.metadata, "_notes": [
             *parsed.metadata.get("_notes", ()), readers_changed(previous, document)]})
     return Prepared(item, document, chunks, write_status(previous, document), parsed)
 
 
 def readers_changed(previous: Document, document: Document) -> str:
-    """The warning for a re-ingest that changes who may read a document: a new user edited
-    a maintainers-only file, re-ingested its folder with ``--groups users`` as the refusal
-    before told them to, and it was readable by users, reported only as "metadata-only"."""
+    """The warning for a re-ingest that changes who may read a document (a re-ingest never
+    moves one to another tenant: :func:`~citewise.ingest.ownership.replace_problem`): a new
+    user edited a maintainers-only file, re-ingested its folder with ``--groups users`` as
+    the refusal before told them to, and it was readable by users, reported only as
+    "metadata-only". How to set the groups back names the CLI and the API (an upload's
+    editor reads it too), on this index (the review: a command without ``--db`` acted on
+    another index's document of the same id)."""
     def who(d: Document) -> str:
-        return f"groups {','.join(sorted(d.acl_groups)) or '(none)'} in tenant {d.tenant}"
-    back = " ".join(shlex.quote(part) for part in (
-        document.doc_id, "--groups", ",".join(sorted(previous.acl_groups)), "--tenant",
-        previous.tenant))
-    return (f"{document.doc_id}: this ingest changes who may read it, from {who(previous)} "
-            f"to {who(document)}; if that was not meant, run `citewise acl {back}`")
+        return ",".join(sorted(d.acl_groups)) or "(none)"
+    doc = shlex.quote(document.doc_id)
+    groups = shlex.quote(",".join(sorted(previous.acl_groups)))
+    return (f"{document.doc_id}: this ingest changes who may read it, from groups "
+            f"{who(previous)} to {who(document)}; if that was not meant, set them back on this "
+            f"index (`citewise acl --groups {groups} --db INDEX -- {doc}`, or PUT "
+            f"/v1/documents/{document.doc_id}/acl) and give the same groups to its next "
+            "ingest (--groups or its --meta line)")
 
 
 class DocIdClaims:

@@ -41,10 +41,10 @@ from citewise.indexing import (
     one_line,
     outcomes_of,
     own_vectors,
+    ready_to_write,
     same_record,
     take,
     texts_to_embed,
-    write_status,
 )
 from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
@@ -122,8 +122,7 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
                        no_groups=not document.acl_groups)
     if result.chunk_error is not None:
         return Outcome(item.label, item.doc_id, "failed", error=result.chunk_error)
-    return Prepared(item, document, list(result.chunks), write_status(previous, document),
-                    result.parsed)
+    return ready_to_write(item, document, list(result.chunks), previous, result.parsed)
 
 
 def _embed_missing(store: Store, backend: Backend, prepared: Sequence[Prepared],
