@@ -536,3 +536,13 @@ def test_an_example_that_also_titles_its_section_is_quoted_after_its_lead_in():
     gen = ExtractiveGenerator().generate(build_prompt("How do I install requests?", [
         passage("S1", text, heading=("Installation of Requests", command))]))
     assert command in gen.text and gen.text.startswith("To install Requests")
+
+
+def test_a_faq_answer_on_the_line_under_its_question_is_quoted():
+    """The second review: "Q: …?" with its "A: …" on the next line (one block, the common
+    Markdown style) was skipped whole as a question, and another sentence answered."""
+    faq = ("Q: How do I remove frob completely?\nA: Run make uninstall and delete the frobrc "
+           "file.\n\nQ: How do I upgrade frob?\nA: Download the new tarball and run make "
+           "install again.\n\nFrob is removed from the menu when you log out.")
+    gen = _answer("How do I upgrade frob?", faq)
+    assert "A: Download the new tarball and run make install again [S1]." in gen.text

@@ -193,10 +193,10 @@ class _Scoring:
     def faq(self, sid: str, part: str) -> tuple[bool, float]:
         """(whether block ``part`` of passage ``sid`` is a FAQ's question, the score its
         answer takes): a question ("Q: Can I recover parts of a broken .xz file?") is never
-        quoted, and was the whole answer; the "A: …" block after it answers it and takes its
-        score when higher. Only so marked: a list of a FAQ's questions, or a hedged
-        statement ending in "?", gave their score to a sentence that answered something
-        else (the review of this stop)."""
+        quoted, and was the whole answer; its "A: …" (the next block, or the line under it)
+        answers it and takes its score when higher. Only so marked: a list of a FAQ's
+        questions, or a hedged statement ending in "?", gave their score to a sentence that
+        answered something else (the review of this stop)."""
         carried, self.asked = self.asked, None
         if _FAQ_Q.match(part):
             self.asked = (sid, carried[1] if carried and carried[0] == sid else 0.0)
@@ -248,6 +248,8 @@ class _Scoring:
             if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
                 value = self.score(text, self.named)  # given, the rest of the question counts
             value += release
+            if asks and _FAQ_A.match(text):  # the answer on the line under its question
+                asks, carried, self.asked = False, self.asked[1] if self.asked else 0.0, None
             if asks:  # the question's best sentence score, for its answer
                 self.asked = (passage.sid, max(self.asked[1] if self.asked else 0.0, value))
                 continue
