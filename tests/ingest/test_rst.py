@@ -218,3 +218,14 @@ def test_a_glued_explicit_title_is_a_title_but_a_placeholder_is_part_of_the_name
     assert role_text("ref", "file(REAL_PATH)<REAL_PATH>") == "file(REAL_PATH)"
     for name in ("CMAKE_DISABLE_FIND_PACKAGE_<PackageName>", "$<CONFIG>", "<LANG>"):
         assert role_text("variable", name) == name
+
+
+def test_escaped_brackets_and_cmake_s_placeholders_stay_in_a_role_s_text():
+    """The second review: CMake's ``:ref:`Linking Object Libraries via \\$\\<TARGET_OBJECTS\\>```
+    read "… via $", and ``:variable:`CMAKE_POLICY_DEFAULT_CMP<NNNN>``` "…_CMP", a variable
+    that does not exist (CMake's roles take a title only before a blank and ``<``)."""
+    page = ("T\n=\n\nSee :ref:`Linking via \\$\\<TARGET_OBJECTS\\>` and "
+            ":variable:`CMAKE_POLICY_DEFAULT_CMP<NNNN>` and :ref:`x<y>`.\n")
+    parsed = load_bytes(page.encode(), Path("file.rst"), LIMITS)
+    assert parsed.blocks[-1].text == (
+        "See Linking via $<TARGET_OBJECTS> and CMAKE_POLICY_DEFAULT_CMP<NNNN> and x.")

@@ -59,10 +59,10 @@ def directive_label(name: str, arguments: str, has_content: bool) -> str:
 
 def role_text(name: str, text: str) -> str:
     """The text a reader sees of a role (see the module docstring)."""
-    title = explicit_title(text)
+    title = explicit_title(text, glued=name.lower().rsplit(":", 1)[-1] not in CMAKE_ROLES)
     if title is not None:
         return title
-    shown = text.lstrip("!")
+    shown = text.replace(ESCAPED, "").lstrip("!")
     if shown.startswith("~"):
         shown = shown[1:].rsplit(".", 1)[-1]
     if name.lower().rsplit(":", 1)[-1] == "doc":
@@ -70,25 +70,41 @@ def role_text(name: str, text: str) -> str:
     return shown
 
 
-def explicit_title(text: str) -> str | None:
+ESCAPED = "\x00"
+"""docutils' mark before a backslash-escaped character in a role's text (``\\<``)."""
+CMAKE_ROLES = frozenset({
+    "command", "cpack_gen", "envvar", "generator", "genex", "guide", "manual", "module",
+    "policy", "prop_cache", "prop_dir", "prop_gbl", "prop_inst", "prop_sf", "prop_test",
+    "prop_tgt", "variable"})
+"""CMake's own roles, whose names hold placeholders (``CMAKE_POLICY_DEFAULT_CMP<NNNN>``):
+as CMake's Sphinx extension reads them, a title needs a blank before its ``<target>``."""
+
+
+def explicit_title(text: str, glued: bool = True) -> str | None:
     """A role's title before its ``<target>`` (Sphinx's ``title <target>``, also glued:
     ``pip install Examples<pip install Examples>``), or None. Not a placeholder of a name,
     glued after an underscore (CMake's ``CMAKE_DISABLE_FIND_PACKAGE_<PackageName>`` read
     "CMAKE_DISABLE_FIND_PACKAGE_", a variable that does not exist); a target may hold
     brackets (``CMAKE_CXX_COMPILER <CMAKE_<LANG>_COMPILER>``). One backward scan for the
     ``<`` that opens the final ``>``: two patterns tried each ``<`` against the rest of the
-    text, a 147-byte .rst.gz cost 70 s (a review)."""
+    text, a 147-byte .rst.gz cost 70 s (a review). Escaped brackets (docutils'
+    :data:`ESCAPED`) are text; ``glued``: whether a title may touch its ``<`` (not in
+    CMake's roles, :data:`CMAKE_ROLES`)."""
     body = text.rstrip()
     if not body.endswith(">"):
         return None
+    if body[-2:-1] == ESCAPED:  # "… via \\$\\<TARGET_OBJECTS\\>": no target
+        return None
     depth = 0
     for at in range(len(body) - 1, -1, -1):
+        if at and body[at - 1] == ESCAPED:
+            continue
         depth += {">": 1, "<": -1}.get(body[at], 0)
         if depth == 0:
             break
     else:
         return None
-    title = body[:at]
+    title = body[:at].replace(ESCAPED, "")
     if not any(c.isalnum() for c in title) or title.endswith("_"):
         return None  # "$<CONFIG>", "<LANG>", "XCODE_EMBED_<type>": one name
-    return title.strip()
+    return title.strip() if glued or title[-1:].isspace() else None
