@@ -711,12 +711,14 @@ def test_a_text_opening_with_an_introduction_is_titled_by_its_name(tmp_path):
 
 
 def test_numbered_sections_numbered_once_stay_headings_beside_underlined_ones(tmp_path):
-    """The review of this stop: under the rule for steps numbered anew in each underlined
-    section, a manual that numbers its sections once lost "1.1.1 Compilers on Solaris",
-    and a text with two unrelated underlined headings lost all its numbered sections."""
+    """The reviews of this stop: rules for steps numbered anew under underlined headings
+    made a manual that numbers its sections once, with a numbered list in each, lose "1.1.1
+    Compilers on Solaris", then its top-level sections; a step is told by its open end."""
     text = ("Frobnicator Manual\n==================\n\nRelease notes\n-------------\n\n"
-            "Fixed.\n\n1. Installation\n\nInstall it.\n\n1.1 Requirements\n\nA compiler.\n\n"
-            "1.1.1 Compilers on Solaris\n\nSun Studio.\n\n2. Configuration\n\nEdit it.\n")
+            "Fixed.\n\n1. Installation\n\nInstall it as follows:\n\n1. Download the tarball "
+            "from the\n   project's web site.\n\n2. Unpack it.\n\n1.1 Requirements\n\n"
+            "A compiler.\n\n1.1.1 Compilers on Solaris\n\nSun Studio.\n\n2. Configuration\n\n"
+            "To configure:\n\n1. Copy the sample file to\n   /etc/frob.conf.\n\n2. Edit it.\n")
     parsed = load_file(_write(tmp_path, "manual.txt", text.encode()))
     assert [b.text for b in parsed.blocks if b.kind == "heading"][2:] == [
         "1 Installation", "1.1 Requirements", "1.1.1 Compilers on Solaris", "2 Configuration"]

@@ -312,30 +312,9 @@ _COLUMNS = re.compile(r"\S[ \t]{3,}\S")
 def _numbering(paragraphs: list[str]) -> Callable[[str], tuple[str, int] | None]:
     """How the text's one-line numbered paragraphs read: as section headings
     (:func:`_numbered_heading`) when two or more carry a sub-level ("1.1.  man-db"), else
-    never (a numbered list, "1.  Install it", alone does not make its items headings). In a
-    text whose sections are underlined and whose numbers start again (:func:`_restarts`),
-    only the sub-levels ("4.1 Github pull request"): util-linux's howto-pull-request numbers
-    steps under its underlined headings, and "6. Push a backup of your branch 'textual' to
-    'yourgit', then" was a heading of its own."""
+    never (a numbered list, "1.  Install it", alone does not make its items headings)."""
     deep = sum(1 for p in paragraphs if (h := _numbered_heading(p)) is not None and h[1] > 1)
-    if deep < 2:
-        return lambda para: None
-    under = sum(1 for p in paragraphs if _underlined_heading(p) is not None)
-    if under < 2 or not _restarts(paragraphs):
-        return _numbered_heading
-    return lambda para: h if (h := _numbered_heading(para)) is not None and h[1] > 1 else None
-
-
-_OPENS_NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,2})*)\.?[ \t]")
-
-
-def _restarts(paragraphs: list[str]) -> bool:
-    """Whether a number opens two paragraphs of several lines at the margin: steps numbered
-    anew in each section (howto-pull-request's "1. Find a git server…" five times), not
-    sections numbered once, nor a bundle of licences, each numbered from "1. Definitions"."""
-    seen = Counter(m.group(1) for p in paragraphs
-                   if "\n" in p.strip() and (m := _OPENS_NUMBERED.match(p)))
-    return any(n > 1 for n in seen.values())
+    return _numbered_heading if deep >= 2 else lambda para: None
 
 
 def _numbered_heading(para: str) -> tuple[str, int] | None:
@@ -345,7 +324,12 @@ def _numbered_heading(para: str) -> tuple[str, int] | None:
     if match is None:
         return None
     number, title = match.groups()
+    if _GOES_ON.search(title):  # a step that goes on below: util-linux's howto-pull-request
+        return None  # "6. Push a backup of your branch 'textual' to 'yourgit', then"
     return f"{number} {collapse(title)}", min(number.count(".") + 1, 6)
+
+
+_GOES_ON = re.compile(r"\S\s+(?:then|and|or|to|of|the|a|an|with|by|for|in)$", re.IGNORECASE)
 
 
 def _running_lines(paragraphs: list[str]) -> dict[str, int]:
