@@ -55,19 +55,21 @@ class SidecarMatch:
                           if self.kinds.get(k, "doc_id") == "doc_id"}
         self.path_hits: dict[str, int] = {}
 
-    def for_file(self, rel: str, from_cwd: str) -> dict[str, Any]:
+    def for_file(self, rel: str, from_cwd: str, others: Sequence[str] = ()) -> dict[str, Any]:
+        """The sidecar lines naming a file by its path from the current folder, from other
+        roots of the ingest that hold it (``others``) or from its root (which wins)."""
         side: dict[str, Any] = {}
-        for key in dict.fromkeys((from_cwd, rel)):  # relative to the root wins
+        for key in dict.fromkeys((from_cwd, *others, rel)):
             if key in self.by_path:
                 self.path_hits[key] = self.path_hits.get(key, 0) + 1
                 side.update(self.by_path[key])
         return side
 
-    def readers(self, rel: str, from_cwd: str, doc_id: str) -> str:
+    def readers(self, rel: str, from_cwd: str, others: Sequence[str], doc_id: str) -> str:
         """Who the sidecar lets read the file (its tenant and groups, as a key; "" when no
         line names them), without counting the lines as matched."""
         side: dict[str, Any] = {}
-        for key in dict.fromkeys((from_cwd, rel)):
+        for key in dict.fromkeys((from_cwd, *others, rel)):
             side.update(self.by_path.get(key) or {})
         side.update(self.by_doc_id.get(str(side.get("doc_id") or doc_id)) or {})
         acl = {k: side[k] for k in ACL_KEYS if k in side}
@@ -180,18 +182,25 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     named = {Path(p) for p in paths if Path(p).is_file()}
     prefixes = id_prefixes(paths, id_prefix)
     cwd = Path.cwd()
-    where = {(root, path): (path.relative_to(root).as_posix(),  # a file under two roots
-                            Path(os.path.relpath(path.absolute(), cwd)).as_posix())  # is
-             for root, path in found}  # listed twice, each with its own path (a review)
-    readers = {found: match.readers(*at, prefixes[found[0]] + at[0])
-               for found, at in where.items()}
+    roots_of: dict[Path, list[Path]] = {}
+    for root, path in found:
+        roots_of.setdefault(path, []).append(root)
+    found = [(root, path) for root, path in dict.fromkeys(found)  # a file under two roots:
+             if root == max(roots_of[path], key=lambda r: len(r.parts))]  # once, innermost
+    where = {(root, path): (path.relative_to(root).as_posix(),
+                            Path(os.path.relpath(path.absolute(), cwd)).as_posix(),
+                            tuple(path.relative_to(r).as_posix() for r in roots_of[path]
+                                  if r != root))  # a sidecar line may name it from any root
+             for root, path in found}  # (the reviews: one listing lost the other's line)
+    readers = {key: match.readers(*at, prefixes[key[0]] + at[0])
+               for key, at in where.items()}
     stubs, twins = _left_out(found, named, limits, batch, prefixes, readers)
     listed = []
     for root, path in found:
         if path in stubs:
             continue
-        rel, from_cwd = where[root, path]
-        side = match.for_file(rel, from_cwd)
+        rel, from_cwd, others = where[root, path]
+        side = match.for_file(rel, from_cwd, others)
         doc_id = str(side.get("doc_id") or prefixes[root] + rel)
         side.update(match.by_doc_id.get(doc_id) or {})
         listed.append((root, path, rel, doc_id, side))

@@ -194,10 +194,15 @@ def test_front_matter_may_name_its_own_group():
     assert meta["group"] == "getting-started" and "groups" not in meta
 
 
-def test_a_file_under_two_roots_of_one_ingest_keeps_its_sidecar_acl(tmp_path, monkeypatch):
+@pytest.mark.parametrize("line", ["sub/a.txt", "a.txt"])
+@pytest.mark.parametrize("order", [["docs", "docs/sub"], ["docs/sub", "docs"]])
+def test_a_file_under_two_roots_of_one_ingest_keeps_its_sidecar_acl(tmp_path, monkeypatch,
+                                                                    line, order):
     """A review: `ingest docs docs/sub` with the sidecar line "sub/a.txt: groups secret"
     indexed the secret file a second time, public, under the outer root with the inner
-    root's path (each file's paths were kept once, by path, whichever root came last)."""
+    root's path; the second review: a line naming it from the inner root ("a.txt") lost
+    the same way, depending on the order of the folders. Such a file is listed once, and a
+    line may name it from either root."""
     from citewise.engine import Engine
     from citewise.testing import FakeEmbedder
     from citewise.types import Principal
@@ -207,7 +212,10 @@ def test_a_file_under_two_roots_of_one_ingest_keeps_its_sidecar_acl(tmp_path, mo
     (tmp_path / "docs" / "b.txt").write_text("Other.\n")
     (tmp_path / "docs" / "sub" / "a.txt").write_text("The vault combination is 4417.\n")
     with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths(["docs", "docs/sub"], {"groups": ["staff"]},
-                            {"sub/a.txt": {"groups": ["secret"]}})
+        report = engine.ingest_paths(order, {"groups": ["staff"]},
+                                     {line: {"groups": ["secret"]}})
+        assert [o.status for o in report.outcomes] == ["new", "new"]
         seen = engine.search("vault combination", Principal.of("staff"), mode="bm25").hits
         assert [h.chunk.text for h in seen] == []
+        kept = engine.search("vault combination", Principal.of("secret"), mode="bm25").hits
+        assert len(kept) == 1
