@@ -70,6 +70,8 @@ def check_command(text: str) -> str | None:
     command: click.Command = cli
     path = ["citewise"]
     for i, token in enumerate(tokens):
+        if token == "--":  # the end of the options: arguments follow, whatever they look like
+            break
         if token.startswith("-"):
             option = token.split("=", 1)[0]
             if option.startswith("--") and option not in command_options(command):
