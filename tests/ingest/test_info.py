@@ -180,3 +180,20 @@ def test_cross_references_read_as_text() -> None:
                             "AM_XGETTEXT_OPTION::.") == \
         "is described in po/Makevars and AM_XGETTEXT_OPTION."
     assert cross_references("a *b* c and a note:: here") == "a *b* c and a note:: here"
+
+
+def test_an_example_s_blank_lines_of_spaces_keep_it_one_example(tmp_path):
+    """nettle's SHA1 program: makeinfo writes an @example's blank lines as its five spaces;
+    split there, ``#define BUF_SIZE 1000`` alone read as prose, set the prose indent to five,
+    and the rest of the program was prose, flush left. The 37 spaces between the rows of
+    coreutils' join table still part them."""
+    program = ("     #include <stdio.h>\n     \n     #define BUF_SIZE 1000\n     \n"
+               "     static void\n     display_hex(unsigned length)\n     {\n"
+               "       unsigned i;\n     }\n")
+    text = INFO.replace("Run acme with a file name.\n\n",
+                        f"Run acme with a file name.\n\n{program}\nThen it prints.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    assert code == ["#include <stdio.h>\n\n#define BUF_SIZE 1000\n\nstatic void\n"
+                    "display_hex(unsigned length)\n{\n  unsigned i;\n}"]

@@ -46,7 +46,39 @@ _DIR_ENTRY = re.compile(
     re.MULTILINE | re.DOTALL)
 _TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
 _NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
-_PARAGRAPHS = re.compile(r"\n(?:[^\S\n]*\n)+")
+EXAMPLE_INDENT = 5
+
+
+def node_paragraphs(body: str) -> list[str]:
+    """``body``'s paragraphs, apart at blank lines; not at lines of five spaces alone (ten,
+    fifteen: :func:`_example_blank`), the blank lines inside an ``@example`` (nettle's SHA1
+    program was split there: its ``#define`` line, read as prose, set the prose indent to
+    five, and the rest of the program was prose, flush left). One pass over the lines (no
+    pattern that could try every split of a run of blank lines)."""
+    out: list[str] = []
+    current: list[str] = []
+    gap: list[str] = []
+    for line in body.split("\n"):
+        if not line.strip():
+            gap.append(line)
+            continue
+        if gap and current and not all(_example_blank(g) for g in gap):
+            out.append("\n".join(current))
+            current = []
+        elif current:
+            current.extend(gap)
+        gap = []
+        current.append(line)
+    if current:
+        out.append("\n".join(current))
+    return out
+
+
+def _example_blank(line: str) -> bool:
+    """A blank line as ``makeinfo`` writes one inside an ``@example``: its indentation, five
+    spaces a level; not the 37 spaces between the rows of coreutils' ``join`` table."""
+    width = len(line.expandtabs(8))
+    return width in (EXAMPLE_INDENT, 2 * EXAMPLE_INDENT, 3 * EXAMPLE_INDENT)
 _TERM = re.compile(r"['‘`][^\n]{1,200}['’][^\n]{0,80}")
 """A line of a ``@table`` item's terms: unindented quoted lines ('--enable-ssh-support'),
 whose description follows indented. Kept with the description's first paragraph: the option
@@ -90,7 +122,7 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     anchor = slugify(header.group(1)) if header else None
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
     own: int | None = None  # the level of the node's own heading, its first paragraph
-    paras = _with_terms_joined([p for p in _PARAGRAPHS.split(body) if p.strip()])
+    paras = _with_terms_joined(node_paragraphs(body))
     base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
     for index, para in enumerate(paras):
         heading = _heading(para)
