@@ -33,10 +33,11 @@ from citewise.index.follow import pinned
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.ingest.languages import mixed_languages
+from citewise.ingest.sidecar import SidecarMatch
 from citewise.prime import Primed, prime
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
-from citewise.sources import SidecarMatch, file_batch
+from citewise.sources import file_batch
 from citewise.trace import IndexInfo
 from citewise.types import Answer, Manifest, Principal, SearchResult
 

@@ -7,17 +7,23 @@ read), plus any metadata keys (normalised like front matter, see
 itself says. Example line::
 
     {"path": "compensation-bands.md", "groups": ["hr"], "owner": "people-ops@example.com"}
+
+Which lines matched which files is :class:`SidecarMatch`'s: every line must match exactly
+one document.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from citewise.errors import IngestError
 from citewise.ingest.metadata import check_depth, normalize_metadata
 from citewise.ingest.normalize import one_line
+from citewise.ingest.precedence import ACL_KEYS
 from citewise.text import json_problem
 
 
@@ -104,3 +110,78 @@ def _relative_key(rel: Any, where: str, path: Path) -> str:
             f"{where}: \"path\" {rel!r} must be relative to the ingest root, "
             "without '..'", path=str(path))
     return posix.as_posix()
+
+
+class SidecarMatch:
+    """Which sidecar lines matched which files: every line must match exactly one document.
+    Path lines are matched when the files are listed, ``doc_id`` lines once each document's
+    final id is known (after its front matter): :meth:`problems` takes those ids."""
+
+    def __init__(self, sidecar: Mapping[str, Mapping[str, Any]]) -> None:
+        self.kinds: Mapping[str, str] = getattr(sidecar, "kinds", {})
+        self.lines: Mapping[str, int] = getattr(sidecar, "lines", {})
+        self.name: str = getattr(sidecar, "name", "the sidecar")
+        self.by_path = {k: dict(v) for k, v in sidecar.items()
+                        if self.kinds.get(k, "path") == "path"}
+        self.by_doc_id = {k: dict(v) for k, v in sidecar.items()
+                          if self.kinds.get(k, "doc_id") == "doc_id"}
+        self.path_hits: dict[str, int] = {}
+
+    def for_file(self, rel: str, from_cwd: str, others: Sequence[str] = ()) -> dict[str, Any]:
+        """The sidecar lines naming a file by its path from the current folder, from other
+        roots of the ingest that hold it (``others``) or from its root (which wins)."""
+        side: dict[str, Any] = {}
+        for key in dict.fromkeys((from_cwd, *others, rel)):
+            if key in self.by_path:
+                self.path_hits[key] = self.path_hits.get(key, 0) + 1
+                side.update(self.by_path[key])
+        return side
+
+    def readers(self, rel: str, from_cwd: str, others: Sequence[str], doc_id: str) -> str:
+        """Who the sidecar lets read the file (its tenant and groups, as a key; "" when no
+        line names them), without counting the lines as matched."""
+        side: dict[str, Any] = {}
+        for key in dict.fromkeys((from_cwd, *others, rel)):
+            side.update(self.by_path.get(key) or {})
+        side.update(self.by_doc_id.get(str(side.get("doc_id") or doc_id)) or {})
+        acl = {k: side[k] for k in ACL_KEYS if k in side}
+        return json.dumps(acl, sort_keys=True, default=str) if acl else ""
+
+    def _where(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.name} line {line}" if line else f"{self.name} entry"
+
+    def path_problems(self) -> list[str]:
+        """Path lines that matched no file, or several (known before anything is loaded)."""
+        out = []
+        for key in self.by_path:
+            if self.kinds.get(key) != "path":
+                continue  # a plain mapping's key may also be a doc_id: see problems()
+            hits = self.path_hits.get(key, 0)
+            if hits != 1:
+                out.append(self._problem(key, "path", hits))
+        return out
+
+    def problems(self, doc_ids: Sequence[str]) -> list[str]:
+        """Every line that matched no document or several, given the documents' final ids
+        (a key of a plain mapping, without line kinds, may match either way)."""
+        counts = Counter(doc_ids)
+        out = []
+        for key in dict.fromkeys([*self.by_path, *self.by_doc_id]):
+            kind = self.kinds.get(key)
+            as_path = self.path_hits.get(key, 0)
+            hits = {"path": as_path, "doc_id": counts.get(key, 0)}.get(
+                kind or "", max(as_path, counts.get(key, 0)))
+            if hits != 1:
+                out.append(self._problem(key, kind or "path or doc_id", hits))
+        return out
+
+    def _problem(self, key: str, kind: str, hits: int) -> str:
+        if hits:
+            return (f"{self._where(key)}: {kind} {key!r} matches {hits} documents; its metadata "
+                    "went to each. Fix: give one doc_id per line")
+        how = {"path": "relative to the ingest root or the current directory, exact case",
+               "doc_id": "a doc_id, from front matter, the sidecar or the file path"}.get(
+                   kind, "exact case")
+        return (f"{self._where(key)}: {kind} {key!r} matches no document ({how}); its metadata "
+                "(groups, tenant, ...) was NOT applied. Fix: correct the line")
