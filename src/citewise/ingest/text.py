@@ -40,7 +40,7 @@ from citewise.ingest.pdf_layout import (
     toc_title,
 )
 from citewise.ingest.text_headings import heads_apart, is_rule, marked_headings
-from citewise.ingest.text_layout import indent_of, is_layout, line_items
+from citewise.ingest.text_layout import OPEN_WORDS, indent_of, is_layout, line_items
 from citewise.types import ParsedDocument
 
 MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
@@ -329,7 +329,7 @@ def _numbered_heading(para: str) -> tuple[str, int] | None:
     return f"{number} {collapse(title)}", min(number.count(".") + 1, 6)
 
 
-_GOES_ON = re.compile(r"\S\s+(?:then|and|or|to|of|the|a|an|with|by|for|in)$", re.IGNORECASE)
+_GOES_ON = re.compile(rf"\S\s+(?:then|{OPEN_WORDS})$", re.IGNORECASE)
 
 
 def _running_lines(paragraphs: list[str]) -> dict[str, int]:

@@ -58,7 +58,10 @@ def _marked(line: str) -> bool:
 
 
 MIN_LINE_ITEMS = 4
-_ENDS_OPEN = re.compile(r"(?:[,(\-/&]|\b(?:and|or|the|a|an|of|to|in|for|with|by))$")
+OPEN_WORDS = "and|or|the|a|an|of|to|in|for|with|by"
+"""Words a line that goes on below ends with ("… the", "… and"): a list item's line, a
+numbered step (:mod:`citewise.ingest.text`)."""
+_ENDS_OPEN = re.compile(rf"(?:[,(\-/&]|\b(?:{OPEN_WORDS}))$")
 
 
 def line_items(para: str) -> list[str]:
