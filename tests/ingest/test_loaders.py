@@ -53,6 +53,10 @@ def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
+def _headings(parsed) -> list[str]:
+    return [b.text for b in parsed.blocks if b.kind == "heading"]
+
+
 def _kinds(parsed):
     return [b.kind for b in parsed.blocks]
 
@@ -657,13 +661,13 @@ def test_numbered_steps_under_underlined_headings_are_no_sections(tmp_path):
              "night.\n\n4.1 Github pull request\n\nOpen one.\n\n"
              "4.2. Send your work to the mailing list\n\nMail it.\n")
     parsed = load_file(_write(tmp_path, "howto.txt", steps.encode()))
-    assert [b.text for b in parsed.blocks if b.kind == "heading"] == [
+    assert _headings(parsed) == [
         "Setup", "Sending", "4.1 Github pull request", "4.2 Send your work to the mailing list"]
     readme = ("0. Overview\n-----------\n\nXZ Utils compress.\n\n1. Documentation\n"
               "----------------\n\n1.1. Overall documentation\n\n    README   This file\n\n"
               "1.2. Documentation for command-line tools\n\n    xz.1   The manual\n")
     parsed = load_file(_write(tmp_path, "README.txt", readme.encode()))
-    assert [b.text for b in parsed.blocks if b.kind == "heading"] == [
+    assert _headings(parsed) == [
         "0. Overview", "1. Documentation", "1.1 Overall documentation",
         "1.2 Documentation for command-line tools"]
 
@@ -705,7 +709,7 @@ def test_a_text_opening_with_an_introduction_is_titled_by_its_name(tmp_path):
     text = "Introduction\n------------\n\nThese instructions.\n\nSetup\n-----\n\nClone it.\n"
     parsed = load_file(_write(tmp_path, "howto-pull-request.txt", text.encode()))
     assert parsed.title == "howto-pull-request"
-    assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Introduction", "Setup"]
+    assert _headings(parsed) == ["Introduction", "Setup"]
     titled = "Vim for Debian\n==============\n\nIntro.\n\nSetup\n-----\n\nRun it.\n"
     assert load_file(_write(tmp_path, "README.txt", titled.encode())).title == "Vim for Debian"
 
@@ -720,7 +724,7 @@ def test_numbered_sections_numbered_once_stay_headings_beside_underlined_ones(tm
             "A compiler.\n\n1.1.1 Compilers on Solaris\n\nSun Studio.\n\n2. Configuration\n\n"
             "To configure:\n\n1. Copy the sample file to\n   /etc/frob.conf.\n\n2. Edit it.\n")
     parsed = load_file(_write(tmp_path, "manual.txt", text.encode()))
-    assert [b.text for b in parsed.blocks if b.kind == "heading"][2:] == [
+    assert _headings(parsed)[2:] == [
         "1 Installation", "1.1 Requirements", "1.1.1 Compilers on Solaris", "2 Configuration"]
 
 
