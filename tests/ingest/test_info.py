@@ -197,3 +197,20 @@ def test_an_example_s_blank_lines_of_spaces_keep_it_one_example(tmp_path):
     code = [b.text for b in load_file(path).blocks if b.kind == "code"]
     assert code == ["#include <stdio.h>\n\n#define BUF_SIZE 1000\n\nstatic void\n"
                     "display_hex(unsigned length)\n{\n  unsigned i;\n}"]
+
+
+def test_an_example_s_empty_lines_keep_its_indentation(tmp_path):
+    """nettle's ARCFOUR key setup: an ``@example`` whose blank lines are empty is read in
+    paragraphs; dedented one at a time, the function body after each blank line lost its
+    indentation (``sha256_init(&hash);`` at the margin). It is one code block, dedented
+    together."""
+    program = ("     void\n     set_key(struct ctx *ctx)\n     {\n"
+               "       struct sha256_ctx hash;\n\n       sha256_init(&hash);\n"
+               "       sha256_update(&hash, 1, key);\n     }\n")
+    text = INFO.replace("Run acme with a file name.\n\n",
+                        f"Run acme with a file name.\n\n{program}\nThen it prints.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    assert code[0] == ("void\nset_key(struct ctx *ctx)\n{\n  struct sha256_ctx hash;\n\n"
+                       "  sha256_init(&hash);\n  sha256_update(&hash, 1, key);\n}")

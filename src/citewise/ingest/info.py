@@ -124,11 +124,13 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     own: int | None = None  # the level of the node's own heading, its first paragraph
     paras = _with_terms_joined(node_paragraphs(body))
     base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
+    example: list[str] = []  # an example's paragraphs, apart at its blank lines
     for index, para in enumerate(paras):
         heading = _heading(para)
         if heading is None and _is_example(para, base):
-            builder.add("code", textwrap.dedent(para).strip("\n"), anchor=anchor)
+            example.append(para)
             continue
+        _add_example(builder, example, anchor)
         if heading is None:
             builder.add("text", clean_lines(cross_references(para)), anchor=anchor)
             base = _prose_indent(para)
@@ -139,6 +141,16 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         elif level <= (own or 1):  # a heading inside the node (makeinfo's @heading "Examples"
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
+    _add_example(builder, example, anchor)
+
+
+def _add_example(builder: DocumentBuilder, example: list[str], anchor: str | None) -> None:
+    """One code block of an example's paragraphs (then ``example`` emptied), dedented
+    together: nettle's ARCFOUR key setup, dedented a paragraph at a time, lost the
+    indentation of its function body after each blank line."""
+    if example:
+        builder.add("code", textwrap.dedent("\n\n".join(example)).strip("\n"), anchor=anchor)
+        example.clear()
 
 
 _QUOTED = re.compile(r"‘[^’\n]*’")
