@@ -68,6 +68,7 @@ def test_code_blocks(block):
     "98756 Cannot valgrind signal-heavy kdrive X server 98966 valgrinding the JVM fails with a "
     "sanity check assertion 99035 Valgrind crashes while profiling (using QThread::start) x=1",
     "Stability: 0 - Deprecated: Use Buffer.from(array) instead.",  # Node's banner: a sentence
+    "0\nSuccessful completion.",  # sed's exit status table: a term and what it means
 ])
 def test_prose_lists_tables_and_unfenceable_blocks_are_not_code(block):
     assert not is_code(block)

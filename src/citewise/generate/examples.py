@@ -47,8 +47,8 @@ def is_code(part: str) -> bool:
     * Code: a line starts at a prompt (``$``, ``>>>``); the last line is a call statement
       (``f (x);``); some lines are comments and some are not (``# pkgconfig MUST be
       available…`` / ``pip install pkgconfig``); or half its lines look like code (a code
-      mark such as ``=``, ``f(``, ``--x``, or indented); or it is several short lines (a
-      config file: ``machine example.org`` / ``login …``).
+      mark such as ``=``, ``f(``, ``--x``, or indented); or it is several short lines, the
+      last no sentence (a config file: ``machine example.org`` / ``login …``).
     * Not code: a list (half its lines bullets) or a table; a block that reads as prose
       (:func:`reads_as_prose`), unless it has several lines, each with a code mark (comments
       make code read like prose: ``client = httpx.Client()  # Use a default 5s timeout.``;
@@ -74,7 +74,16 @@ def is_code(part: str) -> bool:
             any(map(_prose_line, lines)):
         return False
     short = all(len(line.split()) <= 6 for line in lines)
-    return marked * 2 >= len(lines) or (short and len(lines) > 1)
+    return marked * 2 >= len(lines) or (short and len(lines) > 1 and not _sentence(lines[-1]))
+
+
+def _sentence(line: str) -> bool:
+    """Two plain words or more ending as a sentence: a table item's description under its
+    term (sed's exit status "0" / "Successful completion."), not a config file's line. Read
+    as code, the first item was quoted after "sed returns the following exit status error
+    values:" and a new user asking which status an unreadable file gives got only "0"."""
+    return len(line.split()) >= 2 and _plain_share(line) >= 0.8 and \
+        bool(_SENTENCE_END.search(line.rstrip()))
 
 
 def reads_as_prose(part: str) -> bool:
