@@ -192,6 +192,11 @@ def ready_to_write(item: Pending, document: Document, chunks: list[Chunk],
     return Prepared(item, document, chunks, write_status(previous, document), parsed)
 
 
+INDEX_OPTION = "--db INDEX"
+"""Where :func:`readers_changed`'s command names the index; the CLI writes its own
+``--db`` there (:func:`citewise.cli.ingest.on_this_index`)."""
+
+
 def readers_changed(previous: Document, document: Document) -> str:
     """The warning for a re-ingest that changes who may read a document (a re-ingest never
     moves one to another tenant: :func:`~citewise.ingest.ownership.replace_problem`): a new
@@ -206,7 +211,7 @@ def readers_changed(previous: Document, document: Document) -> str:
     groups = shlex.quote(",".join(sorted(previous.acl_groups)))
     return (f"{document.doc_id}: this ingest changes who may read it, from groups "
             f"{who(previous)} to {who(document)}; if that was not meant, set them back on this "
-            f"index (`citewise acl --groups {groups} --db INDEX -- {doc}`, or PUT "
+            f"index (`citewise acl --groups {groups} {INDEX_OPTION} -- {doc}`, or PUT "
             f"/v1/documents/{document.doc_id}/acl) and give the same groups to its next "
             "ingest (--groups or its --meta line)")
 

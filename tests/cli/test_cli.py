@@ -191,3 +191,16 @@ def test_exclude_leaves_out_a_folders_translations_and_says_so(tmp_path):
     listed = invoke("status", "--documents", "--db", db).output
     assert "intro.md" in listed and "ch/c.md" in listed and "es/" not in listed
     assert "LICENSE" not in listed
+
+
+def test_the_readers_changed_warning_names_this_index(tmp_path):
+    """A new user re-ingested with ``--db`` and was told to run ``citewise acl … --db INDEX``,
+    a placeholder to fill in; the command names the index the ingest wrote."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "po.md").write_text("# PO files\n\nTranslators edit PO files.\n")
+    db = tmp_path / "my index.db"
+    for groups in ("i18n", "users"):
+        result = invoke("ingest", str(tmp_path / "docs"), "--groups", groups, "--db", str(db),
+                        "--no-progress")
+    assert f"citewise acl --groups i18n --db '{db}' -- po.md" in result.output
+    assert "INDEX" not in result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -18,6 +19,8 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
+from citewise.cli.show import show_options
+from citewise.indexing import INDEX_OPTION
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.doc_names import is_left_out
 from citewise.ingest.metadata import is_openable_link
@@ -95,7 +98,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         echo_json(IngestResult.of(report).to_dict())
     else:
         for line in report.warnings:
-            echo(f"warning: {line}", err=True, one_line=True)
+            echo(f"warning: {on_this_index(line, db)}", err=True, one_line=True)
         for o in failures:
             echo(f"failed: {o.label}: {o.error}", err=True, one_line=True)
         if report.unreadable:
@@ -128,6 +131,13 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         sys.exit(1)  # every file failed: nothing was done, whatever --strict says
     if strict and report.sidecar_problems:
         sys.exit(1)
+
+
+def on_this_index(warning: str, db: str) -> str:
+    """``warning`` with this ingest's index where its command says ``--db INDEX``: a new
+    user given ``--db`` was shown the placeholder to fill in."""
+    given = show_options(db, "", "default", None)
+    return warning.replace(" " + INDEX_OPTION, "".join(" " + shlex.quote(p) for p in given))
 
 
 def _print_skipped(skipped: Sequence[str]) -> None:
