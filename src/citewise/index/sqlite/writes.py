@@ -23,6 +23,7 @@ from citewise.index.checks import (
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
 from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
+from citewise.index.sqlite.fts_stats import restore_statistics
 from citewise.index.sqlite.tenancy import Layout, layout_of
 from citewise.index.sqlite.vectors import to_blob
 from citewise.protocols import DocumentWrite
@@ -170,6 +171,8 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
         drop_orphan_vectors(conn, {r[0] for r in conn.execute(
             "SELECT embed_hash FROM chunks WHERE doc_rowid = ?", (doc_rowid,))})
     rebuild_fts_rows(conn, doc_rowid, layout.fts_table(new_tenant_id))
+    for table in {layout.fts_table(old_tenant_id), layout.fts_table(new_tenant_id)}:
+        restore_statistics(conn, table)  # its rows were written again: N counted them twice
     bump_generation(conn, [doc_rowid])
 
 
