@@ -67,6 +67,20 @@ def test_format_citation() -> None:
     assert format_citation(c) == "[1] Guide › Setup (docs/d2.md#setup, updated 2026-03-01)"
 
 
+def test_a_citation_names_the_outermost_heading_too() -> None:
+    """Rust's release notes were cited "Language › 2018 edition": which release, the
+    outermost heading, said only what the 93 other "Language" sections say."""
+    from citewise.answer.citations import place
+
+    assert place("Rust Release Notes", ("Version 1.32.0 (2019-01-17)", "Language",
+                                        "2018 edition")) == \
+        "Rust Release Notes › Version 1.32.0 (2019-01-17) › Language › 2018 edition"
+    assert place("Nettle", ("7 Reference", "7.1 Hash functions", "7.1.1 Recommended",
+                            "7.1.1.1 SHA256")) == \
+        "Nettle › 7 Reference › … › 7.1.1 Recommended › 7.1.1.1 SHA256"
+    assert place("Guide", ("Guide", "Setup")) == "Guide › Setup"
+
+
 def test_an_unclosed_run_of_ids_does_not_hang_renumbering() -> None:
     """A bracket of ids that never closes ("[S1 S1 S1 …", a looping model's or an injected
     passage's) took the old pattern 0.14 s at 20 ids and four times as long for each two

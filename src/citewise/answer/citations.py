@@ -106,11 +106,16 @@ def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
 
 
 def place(title: str, heading_path: Sequence[str]) -> str:
-    """``Title › Section › Heading``: the two innermost headings, as a heading alone
-    ("Compiler") is one of many in a release-notes file, where "Version 1.47.0 › Compiler"
-    was cited as the title's "Version 1.95 › Compiler"."""
+    """``Title › Section › Heading``: the outermost heading and the two innermost, as a
+    heading alone ("Compiler") is one of many in a release-notes file, where "Version 1.47.0
+    › Compiler" was cited as the title's "Version 1.95 › Compiler"; and so is a pair ("2018
+    edition" under "Language"): Rust's release notes were cited "Language › 2018 edition",
+    without the version ("Version 1.32.0 (2019-01-17) › Language › 2018 edition"). Headings
+    between are "…"."""
     heading = [h for h in heading_path if h and h != title]
-    return " › ".join([title, *heading[-2:]])
+    if len(heading) > 3:
+        heading = [heading[0], "…", *heading[-2:]]
+    return " › ".join([title, *heading])
 
 
 def format_citation(c: Citation) -> str:
