@@ -214,3 +214,17 @@ def test_an_example_s_empty_lines_keep_its_indentation(tmp_path):
     code = [b.text for b in load_file(path).blocks if b.kind == "code"]
     assert code[0] == ("void\nset_key(struct ctx *ctx)\n{\n  struct sha256_ctx hash;\n\n"
                        "  sha256_init(&hash);\n  sha256_update(&hash, 1, key);\n}")
+
+
+def test_the_footnotes_rule_is_not_text(tmp_path):
+    """sed's manual: "---------- Footnotes ----------" was a block of its own, shown by
+    search as a passage's text; the footnotes under it are kept."""
+    text = INFO.replace("Run acme with a file name.\n\n",
+                        "Run acme with a file name.(1)\n\n   ---------- Footnotes ----------\n\n"
+                        "   (1) Or standard input.\n\n")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    texts = [b.text for b in load_file(path).blocks]
+    assert "(1) Or standard input." in texts
+    assert not any("Footnotes" in t for t in texts)
+

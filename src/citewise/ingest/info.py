@@ -10,14 +10,14 @@ after a node's own one is always below it (``@heading Examples`` inside a sectio
 underlined like a chapter, and took the rest of GnuPG's chapter 9). Five spaces mark both
 ``@example`` code and the body of a ``@table`` item, so a paragraph is code only when it is
 indented five more than the prose around it and a line reads like code (:func:`_is_example`);
-other indented paragraphs stay text. Not
-indexed, being navigation rather than content: the preamble (file name, copyright,
-directory entry), the node headers, each node's menu (from ``* Menu:`` to its end:
-``makeinfo`` puts menus last), the tag tables, and the ``\0\b[index\0\b]`` markers
-Info readers use. Cross-references read as text ("see Startup File",
-:func:`cross_references`). The index file of a split manual (``find.info``: its nodes are in
-``find.info-1``, ``-2``) has no node text, so its preamble is what it holds ("This manual
-documents version 4.9.0 of the GNU utilities for finding files…"). Each block is
+other indented paragraphs stay text. Not indexed, being navigation rather than content:
+the preamble (file name, copyright, directory entry), the node headers, each node's menu
+(from ``* Menu:`` to its end: ``makeinfo`` puts menus last), the line above its footnotes,
+the tag tables, and the ``\0\b[index\0\b]`` markers Info readers use.
+Cross-references read as text ("see Startup File", :func:`cross_references`). The index file
+of a split manual (``find.info``: its nodes are in ``find.info-1``, ``-2``) has no node text,
+so its preamble is what it holds ("This manual documents version 4.9.0 of the GNU utilities
+for finding files…"). Each block is
 anchored at its node's name, slugged ("Regular Expressions" -> ``regular-expressions``). The
 title is the Top node's ("GNU Findutils"), else the manual's file name ("gnupg" for the part
 ``gnupg.info-2``).
@@ -47,6 +47,9 @@ _DIR_ENTRY = re.compile(
 _TOP_TITLE = re.compile(r"\x1f\nFile: [^,\n]*,\s+Node: Top,[^\n]*\n\n([^\n]+)\n\*{3,}\n")
 _NOT_NODES = ("Tag Table:", "Indirect:", "End Tag Table", "Local Variables:")
 EXAMPLE_INDENT = 5
+FOOTNOTES = "---------- Footnotes ----------"
+"""The line ``makeinfo`` puts above a node's footnotes: not indexed (a new user's search
+showed it as a passage's text); the footnotes, "(1) …", are."""
 
 
 def node_paragraphs(body: str) -> list[str]:
@@ -126,6 +129,8 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
     example: list[str] = []  # an example's paragraphs, apart at its blank lines
     for index, para in enumerate(paras):
+        if para.strip() == FOOTNOTES:
+            continue
         heading = _heading(para)
         if heading is None and _is_example(para, base):
             example.append(para)
