@@ -185,6 +185,21 @@ def test_a_sentence_naming_the_following_invocation_brings_it() -> None:
     assert "--vgdb-prefix" not in text, text
 
 
+def test_a_sentence_ending_on_a_colon_brings_the_short_list_it_leads_into():
+    """The Rustonomicon's "Which obey the following rules:" was quoted without its list,
+    removed as an incomplete sentence, and "what are the rules for aliasing?" declined."""
+    rules = ("There are two kinds of references:\n\n- Shared reference: &\n- Mutable "
+             "reference: &mut\n\nWhich obey the following rules:\n\n- A reference cannot "
+             "outlive its referent\n- A mutable reference cannot be aliased\n\nThat's it.")
+    text, passages = _answer("what are the rules for aliasing?", rules,
+                             heading=("References",))
+    assert text.startswith("Which obey the following rules: [S1].\n- A reference cannot "
+                           "outlive its referent [S1].\n- A mutable reference cannot be "
+                           "aliased [S1].")
+    kept = enforce(text, passages)
+    assert kept.answered and kept.removed == (), kept.removed
+
+
 def test_the_example_follows_the_paragraph_it_illustrates():
     text, passages = _answer("is digest authentication supported?", DIGEST,
                              heading=("Digest authentication",))

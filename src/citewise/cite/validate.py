@@ -309,17 +309,21 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
         ids = own or closing.get(seg.paragraph, ())
         valid = tuple(sid for sid in ids if sid in texts)
         fake = tuple(sid for sid in own if sid not in texts)
+        shows = quoted.get(i + 1, False) or (  # its value follows: code, or a list
+            i + 1 < len(items) and items[i + 1].kind != "code"
+            and LIST_MARKER.match(items[i + 1].text) is not None)
         verdict = _sentence_verdict(seg, valid, bool(ids), texts, embedder, limit,
-                                    shows_code=quoted.get(i + 1, False))
+                                    shows_value=shows)
         out.append(replace(verdict, fabricated=fake, inherited=bool(ids) and not own))
     return out
 
 
 def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
                       texts: Mapping[str, str], embedder: Embedder | None,
-                      limit: float, shows_code: bool = False) -> Verdict:
-    """``shows_code``: a code block quoted from the sources follows, so a sentence ending
-    on a colon ("You can install it using pip [S1]:") is complete: the code is its value."""
+                      limit: float, shows_value: bool = False) -> Verdict:
+    """``shows_value``: a code block quoted from the sources or a list follows, so a
+    sentence ending on a colon ("You can install it using pip [S1]:", "Which obey the
+    following rules [S1]:") is complete: the code or the list is its value."""
     if not has_content(seg.text) or _HEADING.match(seg.text) or DECLINE_PATTERN.search(
             seg.text) or _is_lead_in(seg.text):
         return Verdict(seg, "connective", valid)
@@ -328,7 +332,7 @@ def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
     if not valid:
         return Verdict(seg, "fabricated")
     if is_incomplete(seg.text) and not (
-            shows_code and strip_citations(seg.text).rstrip(" .").endswith(":")):
+            shows_value and strip_citations(seg.text).rstrip(" .").endswith(":")):
         return Verdict(seg, "incomplete", valid)
     evidence = evidence_text(texts, valid)
     claim = LIST_MARKER.sub("", strip_citations(seg.text))

@@ -1,8 +1,9 @@
 """What a chosen sentence is quoted with, so that it says what it says where it stood: the
 sentence it points back to (:func:`antecedent`: "They begin with the build keyword…"), the
-first sentence of the list item a "Default: 2." ends, and the example it leads into
-(:func:`with_examples`). Used by the extractive answer and the claim quotes
-(:mod:`citewise.generate.extractive`, :mod:`citewise.generate.claim_quotes`)."""
+first sentence of the list item a "Default: 2." ends, and the example
+(:func:`with_examples`) or the list (:func:`with_lists`) it leads into. Used by the
+extractive answer and the claim quotes (:mod:`citewise.generate.extractive`,
+:mod:`citewise.generate.claim_quotes`)."""
 
 from __future__ import annotations
 
@@ -104,6 +105,39 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
             out.append(after)
             picked.add(after.order)
             shown += 1
+    return out
+
+
+MAX_LIST_ITEMS = 8
+MAX_LIST_CHARS = 800
+
+
+def with_lists(chosen: Sequence[ScoredSentence],
+               scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
+    """``chosen`` with the list a chosen sentence leads into, when the list is short (at
+    most :data:`MAX_LIST_ITEMS` items, :data:`MAX_LIST_CHARS` characters), whole and in its
+    order: the Rustonomicon's "Which obey the following rules:" was quoted without "- A
+    reference cannot outlive its referent" and "- A mutable reference cannot be aliased",
+    removed as an incomplete sentence, and a new user asking for the rules of aliasing was
+    declined."""
+    picked = {s.order for s in chosen}
+    out: list[ScoredSentence] = []
+    for s in chosen:
+        out.append(s)
+        if s.code or not leads_in(s.text):
+            continue
+        items: list[ScoredSentence] = []
+        for t in scored[s.order + 1:]:
+            if t.sid != s.sid or t.part != s.part + 1 or t.code:
+                break
+            items.append(t)
+        if not items or len(items) > MAX_LIST_ITEMS or not BULLET.match(items[0].text) or \
+                sum(len(t.text) for t in items) > MAX_LIST_CHARS:
+            continue
+        for t in items:
+            if t.order not in picked:
+                out.append(t)
+                picked.add(t.order)
     return out
 
 

@@ -76,6 +76,7 @@ from citewise.generate.companions import (
     DEFAULT,
     with_antecedents,
     with_examples,
+    with_lists,
 )
 from citewise.generate.entries import (
     MAX_PARTS,
@@ -334,7 +335,7 @@ def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
     of; :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when nothing is chosen."""
     if not chosen:
         return INSUFFICIENT_EVIDENCE
-    chosen = with_examples(with_antecedents(chosen, scored), scored)
+    chosen = with_examples(with_lists(with_antecedents(chosen, scored), scored), scored)
     labels = {p.sid: source_line(p) for p in prompt.passages}
     places = {p.sid: (p.hit.chunk.doc_id, tuple(p.hit.chunk.heading_path))
               for p in prompt.passages}
