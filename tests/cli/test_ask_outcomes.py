@@ -296,7 +296,8 @@ def test_the_waiting_line_is_cleared_and_never_comes_back() -> None:
 
 def test_pruned_quotes_are_not_called_a_generated_answer() -> None:
     """A new user read "(the generated answer without its unsupported sentences)" over an
-    extractive answer, with no model run."""
+    extractive answer, with no model run; the next read "(source sentences (extractive),
+    less those the check removed)" as jargon: checked quotes are what extractive gives."""
     from citewise.trace import AnswerTrace, GenerationTrace
     from citewise.types import Answer
 
@@ -305,5 +306,5 @@ def test_pruned_quotes_are_not_called_a_generated_answer() -> None:
         return ask_module._outcome_line(Answer("q", "a [1].", False, None, trace=trace,
                                                outcome="pruned"))
 
-    assert line("extractive-v1") == "source sentences (extractive), less those the check removed"
+    assert line("extractive-v1") == ""
     assert line("qwen2.5-coder-1.5b-instruct@x") == ask_module.OUTCOMES["pruned"]

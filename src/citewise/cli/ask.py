@@ -59,13 +59,15 @@ OUTCOMES = {"answered": "", "pruned": "the generated answer without its unsuppor
 
 
 def _outcome_line(answer: Answer) -> str:
-    """What the reader gets, said of the generator that ran: quotes the extractive
-    generator chose, less one that did not hold, are no "generated answer" (a new user
-    read "(the generated answer without its unsupported sentences)" with no model run)."""
+    """What the reader gets, said of the generator that ran, or nothing: quotes the
+    extractive generator chose, less one that did not hold, are no "generated answer" (a
+    new user read "(the generated answer without its unsupported sentences)" with no model
+    run), and are what an extractive answer always is, checked quotes: the next new user
+    read "(source sentences (extractive), less those the check removed)" as jargon."""
     generation = answer.trace.generation
     if answer.outcome == "pruned" and generation is not None \
             and generation.model.startswith("extractive"):
-        return "source sentences (extractive), less those the check removed"
+        return ""
     return OUTCOMES[answer.outcome]
 
 
@@ -126,8 +128,8 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
             echo(WEAK_HINT.format(search=_search_args(answer, show_args)))
         print_notes(answer)
         return
-    if OUTCOMES.get(answer.outcome):
-        echo(f"({_outcome_line(answer)})")
+    if line := _outcome_line(answer):
+        echo(f"({line})")
     if not shown:
         echo(answer.answer)
     if answer.citations:
