@@ -228,3 +228,18 @@ def test_the_footnotes_rule_is_not_text(tmp_path):
     assert "(1) Or standard input." in texts
     assert not any("Footnotes" in t for t in texts)
 
+
+
+def test_a_lead_in_above_its_example_is_text(tmp_path):
+    """sed's table items: "Example: Replace the 2nd to 9th lines with the word ‘hello’:"
+    over its indented session, one paragraph; the answer quoted the sentence inside the
+    code. The lead-in is text, the session code."""
+    item = ("‘c TEXT’\n     Replaces the line(s) with TEXT.\n\n"
+            "     Example: Replace the 2nd to 9th lines with the word ‘hello’:\n"
+            "          $ seq 10 | sed '2,9c hello'\n          1\n          hello\n\n")
+    text = INFO.replace("Run acme with a file name.\n\n", f"Run acme with a file name.\n\n{item}")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    blocks = [(b.kind, b.text) for b in load_file(path).blocks]
+    i = blocks.index(("text", "Example: Replace the 2nd to 9th lines with the word ‘hello’:"))
+    assert blocks[i + 1] == ("code", "$ seq 10 | sed '2,9c hello'\n1\nhello")

@@ -132,6 +132,11 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
         if para.strip() == FOOTNOTES:
             continue
         heading = _heading(para)
+        lead, code = _lead_in(para) if heading is None else ("", "")
+        if lead and not _is_example(para, base) and _is_example(code, base):
+            _add_example(builder, example, anchor)
+            builder.add("text", clean_lines(cross_references(lead)), anchor=anchor)
+            para = code
         if heading is None and _is_example(para, base):
             example.append(para)
             continue
@@ -147,6 +152,19 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
     _add_example(builder, example, anchor)
+
+
+def _lead_in(para: str) -> tuple[str, str]:
+    """``(lead-in, rest)`` of a paragraph whose first line ends on a colon above lines
+    indented deeper (sed's "Example: Replace the 2nd to 9th lines with the word ‘hello’:"
+    over ``$ seq 10 | sed '2,9c hello'``: read as one example, the sentence was quoted inside
+    the code), else ``("", para)``."""
+    first, _, rest = para.partition("\n")
+    lines = [ln for ln in rest.split("\n") if ln.strip()]
+    if not lines or not first.rstrip().endswith(":") or \
+            min(map(_indent, lines)) <= _indent(first):
+        return "", para
+    return first, rest
 
 
 def _add_example(builder: DocumentBuilder, example: list[str], anchor: str | None) -> None:
