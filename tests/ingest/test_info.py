@@ -243,3 +243,25 @@ def test_a_lead_in_above_its_example_is_text(tmp_path):
     blocks = [(b.kind, b.text) for b in load_file(path).blocks]
     i = blocks.index(("text", "Example: Replace the 2nd to 9th lines with the word ‘hello’:"))
     assert blocks[i + 1] == ("code", "$ seq 10 | sed '2,9c hello'\n1\nhello")
+
+
+def test_a_command_under_its_lead_in_and_an_example_s_comments_are_code(tmp_path):
+    """wget's manual: ``wget http://fly.srk.fer.hr/`` under "Just type:" has no mark of
+    code and was prose, flush left; its Sample Wgetrc's paragraphs of comments were 29
+    paragraphs of prose. A quotation under a lead-in stays text."""
+    body = ("   • Say you want to download a URL.  Just type:\n\n"
+            "          wget http://fly.srk.fer.hr/\n\n"
+            "   The sample file:\n\n     ###\n     ### Sample .wgetrc\n     ###\n"
+            "     tries = 20\n\n"
+            "     ## You can use this file to change the default behaviour.\n     ##\n\n"
+            "     #waitretry = 10\n\n"
+            "   Spencer said it well:\n\n     Thou shalt check the array bounds of all strings\n"
+            "     (indeed, all arrays), for surely where thou typest foo.\n\n")
+    text = INFO.replace("Run acme with a file name.\n\n", f"Run acme with a file name.\n\n{body}")
+    path = tmp_path / "acme.info"
+    path.write_text(text)
+    blocks = [(b.kind, b.text) for b in load_file(path).blocks]
+    assert ("code", "wget http://fly.srk.fer.hr/") in blocks
+    assert ("code", "###\n### Sample .wgetrc\n###\ntries = 20\n\n## You can use this file to "
+            "change the default behaviour.\n##\n\n#waitretry = 10") in blocks
+    assert [k for k, t in blocks if t.startswith("Thou shalt check")] == ["text"]

@@ -128,6 +128,7 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     paras = _with_terms_joined(node_paragraphs(body))
     base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
     example: list[str] = []  # an example's paragraphs, apart at its blank lines
+    led = False  # the last text ends on a colon: what follows is what it leads into
     for index, para in enumerate(paras):
         if para.strip() == FOOTNOTES:
             continue
@@ -137,10 +138,11 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
             _add_example(builder, example, anchor)
             builder.add("text", clean_lines(cross_references(lead)), anchor=anchor)
             para = code
-        if heading is None and _is_example(para, base):
+        if heading is None and _in_example(para, base, example, led):
             example.append(para)
             continue
         _add_example(builder, example, anchor)
+        led = heading is None and para.rstrip().endswith(":")
         if heading is None:
             builder.add("text", clean_lines(cross_references(para)), anchor=anchor)
             base = _prose_indent(para)
@@ -152,6 +154,23 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
             level = min((own or 1) + 1, 6)  # underlined like a chapter) stays in its section
         builder.heading(title, level, anchor=anchor)
     _add_example(builder, example, anchor)
+
+
+def _in_example(para: str, base: int, example: list[str], led: bool) -> bool:
+    """Whether ``para`` is an example (:func:`_is_example`) or goes on the one before it:
+    comment lines at its indentation (wget's Sample Wgetrc, "### Sample Wget initialization
+    file .wgetrc", was 29 paragraphs of prose); or short lines indented under a sentence
+    leading into them, ``led`` (wget's "Say you want to download a URL. Just type:" over
+    ``wget http://fly.srk.fer.hr/``, which was prose flush left)."""
+    if _is_example(para, base):
+        return True
+    lines = [ln for ln in para.split("\n") if ln.strip()]
+    indent = min(map(_indent, lines))
+    if example and all(ln.lstrip().startswith("#") for ln in lines) and indent == min(
+            _indent(ln) for ln in example[-1].split("\n") if ln.strip()):
+        return True
+    return led and indent >= base + EXAMPLE_INDENT and not para.rstrip().endswith(".") and \
+        all(len(ln.split()) <= 8 for ln in lines)
 
 
 def _lead_in(para: str) -> tuple[str, str]:
