@@ -170,6 +170,18 @@ def test_a_debian_doc_folder_gives_its_conventional_files_and_no_scripts(tmp_pat
     assert format_of(Path("README.Debian")) == "text" and format_of(Path("TODO.py")) is None
 
 
+def test_a_licence_named_after_what_it_licenses_is_left_out():
+    """mdBook puts OPEN-SANS-LICENSE.txt beside a book's fonts; a new user's question about
+    the Rustonomicon was answered from it."""
+    from citewise.ingest.doc_names import is_left_out
+
+    for name in ("OPEN-SANS-LICENSE.txt", "SOURCE-CODE-PRO-LICENSE.txt", "LICENSE-MIT",
+                 "LICENSE-APACHE", "LICENSE", "COPYING.gz"):
+        assert is_left_out(name), name
+    for name in ("license-faq.md", "licensing.txt", "LICENSE-guide.md", "NEWS", "guide.txt"):
+        assert not is_left_out(name), name
+
+
 def test_doc_names_and_titles():
     assert is_doc_name("NEWS") and is_doc_name("README_MISSING_SYSCALL_OR_IOCTL")
     assert not is_doc_name("news") and not is_doc_name("INSTALL.sh")

@@ -66,11 +66,20 @@ _LEFT_OUT = re.compile(r"(?:changelog|authors|thanks|copying|copyright|licen[cs]
                        r"(?:\.[A-Za-z0-9]+){0,3}", re.IGNORECASE)
 
 
+_NAMED_LICENCE = re.compile(r"(?:[A-Z0-9]+[-_])*LICEN[CS]E(?:[-_][A-Z0-9]+)*(?:\.txt)?")
+"""A licence named after what it licenses, in capitals: mdBook's ``OPEN-SANS-LICENSE.txt``
+and ``SOURCE-CODE-PRO-LICENSE.txt`` beside a book's fonts (a new user's question about the
+Rustonomicon was answered from one), Rust's ``LICENSE-MIT``; not a page about licences
+(``license-faq.md``)."""
+
+
 def is_left_out(name: str) -> bool:
     """Whether a file ``name`` is one a walk leaves out on purpose (module docstring):
     ``changelog.Debian.gz``, ``AUTHORS``, ``copyright`` (a new user read them counted among
-    "files of a type citewise does not read")."""
-    return _LEFT_OUT.fullmatch(name) is not None and not is_doc_name(name.removesuffix(".gz"))
+    "files of a type citewise does not read"), ``SOURCE-CODE-PRO-LICENSE.txt``."""
+    bare = name.removesuffix(".gz")
+    return (_LEFT_OUT.fullmatch(name) is not None or _NAMED_LICENCE.fullmatch(bare) is not None) \
+        and not is_doc_name(bare)
 
 
 def name_title(path: Path) -> str:
