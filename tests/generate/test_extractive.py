@@ -440,6 +440,26 @@ def test_what_changed_in_a_release_quotes_the_entries_of_its_section() -> None:
     assert "Improvements" not in text, text
 
 
+def test_a_release_asked_without_its_patch_number_is_its_section() -> None:
+    """"what changed in Rust 1.70?": as values "1.70" was 1.7 and the heading's "1.70.0"
+    1.70, so every passage was off the asked release and the answer declined, though the
+    first was "Version 1.70.0 › Language". 1.7.0's section is not 1.70's."""
+    from citewise.cite.terms import names_release
+
+    passages = [
+        passage("S1", "- Relax ordering rules for asm! operands\n- Lint ambiguous glob "
+                "re-exports", heading=("Version 1.70.0 (2023-06-01)", "Language"),
+                chunk_id="a"),
+        passage("S2", "- Stabilize let else", heading=("Version 1.7.0 (2016-03-03)",
+                                                        "Language"), chunk_id="b")]
+    text = ExtractiveGenerator().generate(build_prompt("what changed in Rust 1.70?",
+                                                       passages)).text
+    assert "Relax ordering rules for asm! operands [S1]" in text and "[S2]" not in text, text
+    assert names_release("1.70", "1.70.0") and names_release("1.70", "1.70.1")
+    assert names_release("1.70.0", "1.70") and names_release("2", "2.0.0")
+    assert not names_release("1.7", "1.70.0") and not names_release("3.1", "3.10")
+
+
 def test_a_release_number_is_one_word_and_released_is_release() -> None:
     """"When was Python 3.11.2 released?" quoted "Release date: 2022-09-11" (3.11.0rc2's: the
     question's "11" was a word of its date) or the README's "Copyright © 2001-2023 Python

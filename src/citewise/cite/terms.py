@@ -85,6 +85,25 @@ def labels(text: str, *, written: bool = False) -> set[str]:
     return out
 
 
+def written_numbers(text: str) -> list[str]:
+    """The numbers of ``text`` as written ("1.70.0", "2023"), for :func:`names_release`."""
+    return _NUMBER.findall(text)
+
+
+def names_release(asked: str, written: str) -> bool:
+    """Whether the number ``written`` names the release ``asked`` (both as written): the
+    same once trailing ``.0`` parts go, or one of its releases ("1.70" is named by
+    "1.70.0" and "1.70.1"). Not as values: "1.70" became "1.7" and "1.70.0" "1.70", so "what
+    changed in Rust 1.70?" found no passage of "Version 1.70.0" and was declined; "3.1" is
+    not "3.10"."""
+    def bare(v: str) -> str:
+        while v.endswith(".0") and v.count(".") > 1:
+            v = v[:-2]
+        return v
+    a, w = bare(asked), bare(written)
+    return w == a or w.startswith(a + ".")
+
+
 def _entity_like(token: str) -> bool:
     """An acronym, gene/protein name or code: a capital after the first character (UK,
     mRNA, PD-1) or letters mixed with digits (BRCA1, p53)."""

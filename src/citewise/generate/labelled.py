@@ -14,19 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citewise.cite.terms import labels, numbers
+from citewise.cite.terms import labels, names_release, numbers, written_numbers
 from citewise.types import ContextPassage
 
 
 def off_label(question: str, passages: Sequence[ContextPassage]) -> frozenset[str]:
     """The ids of ``passages`` lacking a label of ``question`` (module docstring)."""
-    wanted = labels(question)
+    wanted = labels(question, written=True)
     if not wanted:
         return frozenset()
     out = set()
     for passage in passages:
         hit = passage.hit
         said = " ".join([hit.document.title or "", *hit.chunk.heading_path, passage.text])
-        if wanted - numbers(said):
+        values, written = numbers(said), written_numbers(said)
+        if not all(numbers(w) <= values or any(names_release(w, n) for n in written)
+                   for w in wanted):
             out.add(passage.sid)
     return frozenset(out)
