@@ -1,11 +1,12 @@
-"""What keeping BM25's row count true costs: one rewrite of the FTS5 table from the stored
-chunks (:func:`citewise.index.sqlite.fts_stats.restore_statistics`), at several index sizes.
+"""What keeping BM25's counts true costs: the averages record of the FTS5 table written again
+from its ``_docsize`` rows (:func:`citewise.index.sqlite.fts_stats.restore_statistics`), at
+several index sizes.
 
-The rewrite comes once the deleted rows an FTS5 ``contentless_delete`` table still counts
-exceed a tenth of those it holds (after the write that deleted them). This builds an index of
+An FTS5 ``contentless_delete`` table keeps counting the rows it deleted; after a write that
+replaced or deleted rows the record is set to the rows held. This builds an index of
 ``--chunks`` synthetic chunks of 120 words (a 30,000-word vocabulary; 10 chunks a document),
-deletes the FTS rows of 11 % of them as re-ingests do, and prints the seconds of the rewrite
-and the row count before and after::
+writes the FTS rows of 11 % of them again as re-ingests do, and prints the seconds of the
+restore and the row count before and after::
 
     .venv/bin/python benchmarks/fts_stats.py [--chunks 2000 20000 100000] [--dir /tmp]
 """
@@ -48,7 +49,7 @@ def build(path: Path, chunks: int, seed: int = 0):
 
 
 def measure(path: Path, chunks: int) -> tuple[float, int, int]:
-    """(rewrite seconds, N before, N after) once 11 % of the documents were written again."""
+    """(restore seconds, N before, N after) once 11 % of the documents were written again."""
     conn = build(path, chunks)
     conn.execute("BEGIN")
     for doc in range(1, chunks // 10 // 9 + 2):  # a re-ingest: delete the rows, insert them
@@ -75,7 +76,7 @@ def main() -> None:
     for n in args.chunks:
         with tempfile.TemporaryDirectory(dir=args.dir) as folder:
             seconds, before, after = measure(Path(folder) / "stats.db", n)
-        print(f"{n:>7} chunks: rewrite {seconds:6.3f} s (row count {before} -> {after})")
+        print(f"{n:>7} chunks: restore {seconds:6.3f} s (row count {before} -> {after})")
 
 
 if __name__ == "__main__":

@@ -108,12 +108,12 @@ def purge_fts(conn: Any, tables: Iterable[str] | None = None) -> None:
     the file until segments merge (FTS5's ``secure-delete`` option does not apply to such
     tables). A security review read a deleted document back, word by word, from a copy of
     the file. Cost: the table is rewritten, 0.06 s at 2,000 chunks and 1.6 s at 100,000 on
-    this 2-core machine (``benchmarks/purge.py``). A table that still counts the rows it
-    lost is first written again (:func:`~citewise.index.sqlite.fts_stats.restore_statistics`),
-    so BM25 scores what it holds."""
+    this 2-core machine (``benchmarks/purge.py``). Then BM25's counts, which kept the rows,
+    are set to those it holds (:func:`~citewise.index.sqlite.fts_stats.restore_statistics`;
+    in a transaction that writes no rows)."""
     for table in fts_tables(conn) if tables is None else sorted(tables):
-        restore_statistics(conn, table)
         conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        restore_statistics(conn, table)
 
 
 class Purger:
@@ -150,6 +150,17 @@ class Purger:
             tables, self._local.held = self._local.held, None
             if tables:
                 self._purge(tables)
+
+    def recount(self, tables: Iterable[str]) -> None:
+        """Set BM25's counts of ``tables`` to the rows they hold, after a write that replaced
+        rows and removed no text (an ACL change), as a best effort like a purge."""
+        try:
+            with self.database.writing() as conn:
+                for table in sorted(t for t in tables if fts_table_exists(conn, t)):
+                    restore_statistics(conn, table)
+        except Exception as exc:  # noqa: BLE001 - best effort: the write itself is done
+            log.warning("could not recount %s (%s); the next delete or `citewise versions "
+                        "--gc` does", self.database.path, exc)
 
     def _purge(self, tables: set[str]) -> None:
         try:

@@ -52,9 +52,8 @@ JOIN chunks AS c ON c.id = hits.rowid
 ORDER BY hits.score, hits.rowid"""
 SPARSE_SQL = SPARSE_TEMPLATE.format(fts=SHARED_FTS)
 
-# One FTS row per chunk, built from the stored rows (a document's: write and set_acl; a
-# table's: :func:`citewise.index.sqlite.fts_stats.restore_statistics`).
-FTS_INSERT = """INSERT INTO {fts}(rowid, title, body, acl, tenant)
+# One FTS row per chunk of a document, built from the stored rows (used by write and set_acl).
+FTS_ROWS_TEMPLATE = """INSERT INTO {fts}(rowid, title, body, acl, tenant)
 SELECT c.id,
        d.title || ' ' || COALESCE((SELECT group_concat(value, ' ') FROM json_each(c.heading_path)),
                                   ''),
@@ -62,8 +61,8 @@ SELECT c.id,
        COALESCE((SELECT group_concat('g' || dg.group_id, ' ') FROM doc_groups AS dg
                  WHERE dg.doc_rowid = d.id), ''),
        't' || d.tenant_id
-FROM chunks AS c JOIN documents AS d ON d.id = c.doc_rowid"""
-FTS_ROWS_TEMPLATE = FTS_INSERT + "\nWHERE c.doc_rowid = ?"
+FROM chunks AS c JOIN documents AS d ON d.id = c.doc_rowid
+WHERE c.doc_rowid = ?"""
 FTS_ROWS_SQL = FTS_ROWS_TEMPLATE.format(fts=SHARED_FTS)
 
 DELETE_FTS_ROWS_TEMPLATE = """DELETE FROM {fts}

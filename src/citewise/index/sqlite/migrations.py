@@ -41,7 +41,7 @@ so an in-memory dense matrix catches up by re-reading those documents alone
 ``chunks_fts`` is contentless (``content=''``): the text lives once, in ``chunks``; measured on
 100k chunks it is 38 MB vs 86 MB for a regular FTS table, inserts 85k vs 61k rows/s, and the
 same query latency. ``contentless_delete=1`` (SQLite >= 3.43) allows DELETE of single rows,
-which BM25's row count keeps counting (:mod:`.fts_stats` writes the table again).
+which BM25's row count keeps counting (:mod:`.fts_stats` sets it right).
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from citewise.index.checks import (
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
 from citewise.index.sqlite.fts import delete_fts_rows, rebuild_fts_rows
-from citewise.index.sqlite.fts_stats import restore_statistics
 from citewise.index.sqlite.tenancy import Layout, layout_of
 from citewise.index.sqlite.vectors import to_blob
 from citewise.protocols import DocumentWrite
@@ -151,9 +150,11 @@ def delete_documents(conn: Any, doc_ids: Sequence[str], tables: set[str]) -> int
     return len(removed)
 
 
-def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str | None) -> None:
+def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str],
+                     tenant: str | None) -> set[str]:
     """New groups (and optionally tenant) for one document; its vectors are not re-embedded
-    (under isolated tenancy a tenant move copies them into the new tenant's cache)."""
+    (under isolated tenancy a tenant move copies them into the new tenant's cache). Returns
+    the FTS tables its rows were deleted from and written to."""
     row = conn.execute("SELECT id, tenant, tenant_id FROM documents WHERE doc_id = ?",
                        (doc_id,)).fetchone()
     if row is None:
@@ -171,9 +172,8 @@ def set_document_acl(conn: Any, doc_id: str, groups: Sequence[str], tenant: str 
         drop_orphan_vectors(conn, {r[0] for r in conn.execute(
             "SELECT embed_hash FROM chunks WHERE doc_rowid = ?", (doc_rowid,))})
     rebuild_fts_rows(conn, doc_rowid, layout.fts_table(new_tenant_id))
-    for table in {layout.fts_table(old_tenant_id), layout.fts_table(new_tenant_id)}:
-        restore_statistics(conn, table)  # its rows were written again: N counted them twice
     bump_generation(conn, [doc_rowid])
+    return {layout.fts_table(old_tenant_id), layout.fts_table(new_tenant_id)}
 
 
 def drop_orphan_vectors(conn: Any, hashes: Iterable[str]) -> None:
