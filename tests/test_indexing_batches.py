@@ -131,3 +131,22 @@ def test_a_re_ingest_that_changes_who_may_read_a_document_says_so(tmp_path, work
             "--groups maintainers --db INDEX -- -authors.rst`, or PUT "
             "/v1/documents/-authors.rst/acl) and give the same groups to its next ingest "
             "(--groups or its --meta line)"]
+
+
+def test_folders_named_together_link_under_base_url_with_their_folder(tmp_path):
+    """A new user's ``ingest rustc edition-guide --base-url https://doc.rust-lang.org/``:
+    ids were ``rustc/…`` but every link dropped the book's folder, a 404. With
+    ``--id-prefix`` (one book, its own base URL) the link is the path in the folder."""
+    for book in ("rustc", "edition-guide"):
+        (tmp_path / book / "ch").mkdir(parents=True)
+        (tmp_path / book / "ch" / "index.html").write_text(f"<h1>{book}</h1><p>Text.</p>")
+    folders = [tmp_path / "rustc", tmp_path / "edition-guide"]
+    urls = {i.doc_id: i.load.url for i in file_batch(
+        folders, Settings().limits, OPERATOR, None, "https://doc.rust-lang.org/").items}
+    assert urls == {"rustc/ch/index.html": "https://doc.rust-lang.org/rustc/ch/index.html",
+                    "edition-guide/ch/index.html":
+                        "https://doc.rust-lang.org/edition-guide/ch/index.html"}
+    one = file_batch(folders[:1], Settings().limits, OPERATOR, None,
+                     "https://doc.rust-lang.org/rustc/", id_prefix="rustc/").items
+    assert [(i.doc_id, i.load.url) for i in one] == [
+        ("rustc/ch/index.html", "https://doc.rust-lang.org/rustc/ch/index.html")]

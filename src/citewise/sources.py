@@ -99,8 +99,11 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     :func:`discover` (``skipped``: unsupported files of a folder). ``id_prefix`` goes before
     each doc_id taken from a path (``borg/`` + ``index.html``), so two folders' files with
     the same relative path are two documents; without it, a batch of several folders puts
-    each folder's path before its files' ids (:func:`id_prefixes`). The paths in ``batch``'s
-    lists are the ids' paths."""
+    each folder's path before its files' ids (:func:`id_prefixes`), and before their paths
+    under ``base_url``: a new user's ``ingest rustc edition-guide --base-url
+    https://doc.rust-lang.org/`` linked every citation without its book's folder
+    (``…/codegen-options/index.html``, a 404). The paths in ``batch``'s lists are the ids'
+    paths."""
     match = match or SidecarMatch(sidecar or {})
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped, exclude=exclude)
@@ -139,7 +142,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         site = batch.sites.get((root.as_posix(), readers[root, path]))
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
-            trust_file_acl=trust_file_acl, rel=rel, url=link_for(base_url, path, rel),
+            trust_file_acl=trust_file_acl, rel=rel,
+            url=link_for(base_url, path, ("" if id_prefix else prefixes[root]) + rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
     return batch
