@@ -200,6 +200,45 @@ def test_a_sentence_ending_on_a_colon_brings_the_short_list_it_leads_into():
     assert kept.answered and kept.removed == (), kept.removed
 
 
+def test_only_a_quoted_lead_in_is_completed_by_the_list_after_it():
+    """A review: "These files are safe to delete [S2]:" before a list its source says never
+    to delete passed the word checks once any list followed; a lead-in whose one item did
+    not hold, or whose list cites another passage, stood as the answer."""
+    ps = [passage("S1", "Which obey the following rules:\n\n- A reference cannot outlive "
+                  "its referent\n- A mutable reference cannot be aliased", heading=("Refs",)),
+          passage("S2", "Never delete these files:\n\n- /etc/passwd\n- /etc/shadow\n\n"
+                  "Temporary files in /tmp are safe to delete.", heading=("Maintenance",),
+                  doc_id="doc-2", chunk_id="c2")]
+
+    def statuses(answer: str) -> list[str]:
+        return [v.status for v in judge(answer, ps)]
+
+    assert statuses("Which obey the following rules [S1]:\n- A mutable reference cannot be "
+                    "aliased [S1].") == ["supported", "supported"]
+    assert statuses("These files are safe to delete [S2]:\n- /etc/passwd [S2]")[0] == \
+        "incomplete"
+    assert statuses("Which obey the following rules [S1]:\n- Shared references must be "
+                    "zeroed on drop by the allocator [S1].")[0] == "incomplete"
+    assert statuses("Which obey the following rules [S1]:\n\n1. Temporary files in /tmp are "
+                    "safe to delete [S2].")[0] == "incomplete"
+
+
+def test_a_lead_in_brings_a_tight_or_loose_list_but_not_a_nested_or_unasked_one():
+    """A review: a list right under its lead-in, or with blank lines between items, came
+    with one item or none; a list sharing no word with the question is not quoted."""
+    tight = ("Which obey the following rules:\n- A reference cannot outlive its referent\n"
+             "- A mutable reference cannot be aliased\n\nThat's it.")
+    loose = tight.replace(":\n-", ":\n\n-").replace("referent\n", "referent\n\n")
+    for rules in (tight, loose):
+        text, _ = _answer("what are the rules for aliasing?", rules, heading=("References",))
+        assert text.startswith("Which obey the following rules: [S1].\n- A reference cannot "
+                               "outlive its referent [S1].\n- A mutable reference cannot be "
+                               "aliased [S1]."), text
+    text, _ = _answer("what rules do references obey?", "References obey the following "
+                      "rules:\n\n- A borrow ends at its last use\n\n- Moves invalidate it")
+    assert "- A borrow" not in text, text
+
+
 def test_the_example_follows_the_paragraph_it_illustrates():
     text, passages = _answer("is digest authentication supported?", DIGEST,
                              heading=("Digest authentication",))

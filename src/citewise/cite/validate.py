@@ -295,6 +295,7 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
               for i, seg in enumerate(items) if seg.kind == "code"}
     labels = {source_line(p).upper(): p.sid.upper() for p in passages}
     out: list[Verdict] = []
+    leads: list[int] = []  # the verdicts of lead-ins complete by the list after them
     for i, seg in enumerate(items):
         if seg.kind == "code":
             out.append(Verdict(seg, "supported" if quoted[i] else "not_quoted"))
@@ -309,21 +310,44 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
         ids = own or closing.get(seg.paragraph, ())
         valid = tuple(sid for sid in ids if sid in texts)
         fake = tuple(sid for sid in own if sid not in texts)
-        shows = quoted.get(i + 1, False) or (  # its value follows: code, or a list
-            i + 1 < len(items) and items[i + 1].kind != "code"
-            and LIST_MARKER.match(items[i + 1].text) is not None)
+        listed = not quoted.get(i + 1, False) and _quoted_lead_in(items, i, valid, closing,
+                                                                  texts)
         verdict = _sentence_verdict(seg, valid, bool(ids), texts, embedder, limit,
-                                    shows_value=shows)
+                                    shows_value=quoted.get(i + 1, False) or listed)
+        if listed:
+            leads.append(len(out))
         out.append(replace(verdict, fabricated=fake, inherited=bool(ids) and not own))
+    for k in leads:  # a lead-in whose list did not hold ends where its value should be
+        if out[k].status == "supported" and out[k + 1].status != "supported":
+            out[k] = replace(out[k], status="incomplete")
     return out
+
+
+def _quoted_lead_in(items: Sequence[Segment], i: int, valid: tuple[str, ...],
+                    closing: Mapping[int, tuple[str, ...]], texts: Mapping[str, str]) -> bool:
+    """Whether sentence ``i`` ends on a colon before a list item citing one of its passages
+    (``valid``), and is its passage's own sentence, word for word: the list is its value
+    (the Rustonomicon's "Which obey the following rules:"). Only as quoted: a model's "These
+    files are safe to delete [S1]:" before a list its source says never to delete passed the
+    word checks (a review)."""
+    if i + 1 >= len(items) or items[i + 1].kind == "code" or not valid or \
+            LIST_MARKER.match(items[i + 1].text) is None:
+        return False
+    lead = strip_citations(items[i].text).rstrip(" .")
+    if not lead.endswith(":"):
+        return False
+    after = citation_ids(items[i + 1].text) or closing.get(items[i + 1].paragraph, ())
+    return bool(set(after) & set(valid)) and \
+        _norm(lead.rstrip(":")) in _norm(evidence_text(texts, valid))
 
 
 def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,
                       texts: Mapping[str, str], embedder: Embedder | None,
                       limit: float, shows_value: bool = False) -> Verdict:
-    """``shows_value``: a code block quoted from the sources or a list follows, so a
-    sentence ending on a colon ("You can install it using pip [S1]:", "Which obey the
-    following rules [S1]:") is complete: the code or the list is its value."""
+    """``shows_value``: a code block quoted from the sources or a list follows
+    (:func:`_quoted_lead_in`), so a sentence ending on a colon ("You can install it using pip
+    [S1]:", "Which obey the following rules [S1]:") is complete: the code or the list is its
+    value."""
     if not has_content(seg.text) or _HEADING.match(seg.text) or DECLINE_PATTERN.search(
             seg.text) or _is_lead_in(seg.text):
         return Verdict(seg, "connective", valid)

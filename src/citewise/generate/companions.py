@@ -114,31 +114,53 @@ MAX_LIST_CHARS = 800
 
 def with_lists(chosen: Sequence[ScoredSentence],
                scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """``chosen`` with the list a chosen sentence leads into, when the list is short (at
-    most :data:`MAX_LIST_ITEMS` items, :data:`MAX_LIST_CHARS` characters), whole and in its
-    order: the Rustonomicon's "Which obey the following rules:" was quoted without "- A
-    reference cannot outlive its referent" and "- A mutable reference cannot be aliased",
-    removed as an incomplete sentence, and a new user asking for the rules of aliasing was
-    declined."""
-    picked = {s.order for s in chosen}
+    """``chosen`` with the list a chosen sentence leads into (:func:`list_after`), whole and
+    in its order: the Rustonomicon's "Which obey the following rules:" was quoted without
+    "- A reference cannot outlive its referent" and "- A mutable reference cannot be
+    aliased", removed as an incomplete sentence, and a new user asking for the rules of
+    aliasing was declined. An item also chosen on its own is quoted once, in the list."""
+    attached: set[int] = set()
     out: list[ScoredSentence] = []
     for s in chosen:
+        if s.order in attached:
+            continue
         out.append(s)
         if s.code or not leads_in(s.text):
             continue
-        items: list[ScoredSentence] = []
-        for t in scored[s.order + 1:]:
-            if t.sid != s.sid or t.part != s.part + 1 or t.code:
-                break
-            items.append(t)
-        if not items or len(items) > MAX_LIST_ITEMS or not BULLET.match(items[0].text) or \
-                sum(len(t.text) for t in items) > MAX_LIST_CHARS:
-            continue
-        for t in items:
-            if t.order not in picked:
+        for t in list_after(s, scored):
+            if t.order not in attached:
                 out.append(t)
-                picked.add(t.order)
+                attached.add(t.order)
     return out
+
+
+def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
+    """The list ``lead`` leads into, in its passage: bullet items from the sentence after it
+    (in its block or the next; blank lines between items too), with an item's further
+    sentences, up to the first block or trailing sentence that is no item. Empty when the
+    list is long (over :data:`MAX_LIST_ITEMS` items or :data:`MAX_LIST_CHARS` characters),
+    nested (items indented apart: flattened, a sub-item read as its parent's sibling), or
+    shares no word with the question (a planted "works as follows:" brought eight unscored
+    lines: a review)."""
+    items: list[ScoredSentence] = []
+    part = lead.part
+    for t in scored[lead.order + 1:]:
+        if t.sid != lead.sid or t.code or t.part > part + 1:
+            break
+        bullet = BULLET.match(t.text) is not None
+        if t.part != part and not bullet or not items and not bullet:
+            break  # a block that opens with no item, or no item right after the lead-in
+        part = t.part
+        items.append(t)
+    while items and not BULLET.match(items[-1].text):
+        items.pop()  # prose after the list's last item, in its block
+    bullets = [t for t in items if BULLET.match(t.text)]
+    indents = {len(t.text) - len(t.text.lstrip()) for t in bullets}
+    if not bullets or len(bullets) > MAX_LIST_ITEMS or len(indents) > 1 or \
+            sum(len(t.text) for t in items) > MAX_LIST_CHARS or \
+            not any(t.score > 0 for t in items):
+        return []
+    return items
 
 
 _POINTS_AHEAD = re.compile(
