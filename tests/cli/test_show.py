@@ -318,3 +318,20 @@ def test_a_debian_news_file_is_read_and_its_citation_opens_the_right_release(
     assert "gdb NEWS › Changes in GDB 12 › New commands" in out, out
     assert shown.startswith("gdb NEWS › Changes in GDB 12 ("), shown
     assert "tui window width" in shown and "prologue" not in shown, shown
+
+
+def test_hints_name_the_index_but_not_its_password_and_only_in_the_command():
+    """A review: the readers-changed warning's ``--db INDEX`` was replaced in a document id
+    holding those words too, and a PostgreSQL ``--db`` was printed with its password."""
+    from citewise.cli.ingest import on_this_index
+    from citewise.cli.show import show_options
+
+    url = "postgresql://cw:s3cret@db.example:5432/cw"
+    assert show_options(url, "", "default", None) == [
+        "--db", "postgresql://cw:***@db.example:5432/cw"]
+    warning = ("odd --db INDEX id: this ingest changes who may read it, from groups a to b; "
+               "if that was not meant, set them back on this index (`citewise acl --groups a "
+               "--db INDEX -- 'odd --db INDEX id'`, or PUT …)")
+    out = on_this_index(warning, "/tmp/x.db")
+    assert out.startswith("odd --db INDEX id: this ingest")
+    assert "`citewise acl --groups a --db /tmp/x.db -- 'odd --db INDEX id'`" in out

@@ -134,10 +134,12 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
 
 
 def on_this_index(warning: str, db: str) -> str:
-    """``warning`` with this ingest's index where its command says ``--db INDEX``: a new
-    user given ``--db`` was shown the placeholder to fill in."""
-    given = show_options(db, "", "default", None)
-    return warning.replace(" " + INDEX_OPTION, "".join(" " + shlex.quote(p) for p in given))
+    """``warning`` with this ingest's index where its ``citewise acl`` command says ``--db
+    INDEX``: a new user given ``--db`` was shown the placeholder to fill in. Only in the
+    command (a document id may hold the words too: a review)."""
+    head, command, tail = warning.partition("`citewise acl ")
+    given = "".join(" " + shlex.quote(p) for p in show_options(db, "", "default", None))
+    return head + command + tail.replace(" " + INDEX_OPTION, given, 1) if command else warning
 
 
 def _print_skipped(skipped: Sequence[str]) -> None:

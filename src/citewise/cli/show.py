@@ -21,6 +21,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.hints import warn_without_groups
 from citewise.errors import NotFoundError
+from citewise.index.postgres.connection import redact
 from citewise.results import DocumentSection
 from citewise.section import loose, loose_forms
 from citewise.types import Block, Principal
@@ -48,8 +49,8 @@ def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> 
     """The options of this ask that ``citewise show`` takes too, as given: a new user pasted
     the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
     then "not in the index" for a document that is. Files are named absolutely, so the hint
-    works from another folder too."""
-    index = db if "://" in db else os.path.abspath(db)
+    works from another folder too; a PostgreSQL URL's password is not shown (a review)."""
+    index = redact(db) if "://" in db else os.path.abspath(db)
     given = [("--db", None if db == default_db() == index else index),
              ("--groups", groups or None), ("--tenant", tenant if tenant != "default" else None),
              ("--config", config_path and os.path.abspath(config_path))]
