@@ -79,6 +79,9 @@ def test_a_citation_names_the_outermost_heading_too() -> None:
                             "7.1.1.1 SHA256")) == \
         "Nettle › 7 Reference › … › 7.1.1 Recommended › 7.1.1.1 SHA256"
     assert place("Guide", ("Guide", "Setup")) == "Guide › Setup"
+    assert place("Advanced Usage — HTTPX 0.28 documentation", (
+        "Advanced Usage", "Timeouts", "Fine tuning", "Disabling timeouts")) == \
+        "Advanced Usage — HTTPX 0.28 documentation › Timeouts › Fine tuning › Disabling timeouts"
 
 
 def test_an_unclosed_run_of_ids_does_not_hang_renumbering() -> None:

@@ -227,6 +227,12 @@ def test_the_footnotes_rule_is_not_text(tmp_path):
     texts = [b.text for b in load_file(path).blocks]
     assert "(1) Or standard input." in texts
     assert not any("Footnotes" in t for t in texts)
+    text = INFO.replace("Run acme with a file name.\n\n",  # it ends the example before it
+                        "Run acme with a file name:\n\n     acme --fast in.txt\n\n"
+                        "   ---------- Footnotes ----------\n\n          acme --slow=2 in.txt\n\n")
+    path.write_text(text)
+    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    assert code[:2] == ["acme --fast in.txt", "acme --slow=2 in.txt"], code
 
 
 

@@ -111,8 +111,11 @@ def place(title: str, heading_path: Sequence[str]) -> str:
     › Compiler" was cited as the title's "Version 1.95 › Compiler"; and so is a pair ("2018
     edition" under "Language"): Rust's release notes were cited "Language › 2018 edition",
     without the version ("Version 1.32.0 (2019-01-17) › Language › 2018 edition"). Headings
-    between are "…"."""
+    between are "…". A first heading the title opens with is the title's ("Advanced Usage"
+    under "Advanced Usage — HTTPX 0.28 documentation": a review)."""
     heading = [h for h in heading_path if h and h != title]
+    if heading and title.casefold().startswith(heading[0].casefold()):
+        heading = heading[1:]
     if len(heading) > 3:
         heading = [heading[0], "…", *heading[-2:]]
     return " › ".join([title, *heading])

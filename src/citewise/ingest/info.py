@@ -130,7 +130,8 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     example: list[str] = []  # an example's paragraphs, apart at its blank lines
     led = False  # the last text ends on a colon: what follows is what it leads into
     for index, para in enumerate(paras):
-        if para.strip() == FOOTNOTES:
+        if para.strip() == FOOTNOTES:  # ends the example before it (a review)
+            _add_example(builder, example, anchor)
             continue
         heading = _heading(para)
         lead, code = _lead_in(para) if heading is None else ("", "")
