@@ -96,3 +96,23 @@ def test_a_heading_with_a_greater_than_sign_is_one_heading():
                     heading_path=("Spanner app manual", "Edit > Preferences"))]
     assert section_around(blocks, "Edit > Preferences") == (1, 3)
     assert section_around(blocks, "Spanner app manual › Edit > Preferences") == (1, 3)
+
+
+def test_an_anchor_of_spaces_is_read_in_linear_time():
+    """A security review: any reader's ``?anchor=a`` + 120,000 spaces + ``b`` held the
+    server 116 s (each run of spaces was tried at each of its places by ``\\s+[›>]\\s+``);
+    the alarm turns a regression into a failure instead of a hung suite."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("the anchor's path split backtracked")
+
+    blocks = _blocks(("heading", 1, "intro"), ("text", 0, None))
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(20)
+    try:
+        assert section_around(blocks, "a" + " " * 120_000 + "b") is None
+        assert section_around(blocks, "a " + "> " * 60_000 + "b") is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
