@@ -394,3 +394,46 @@ def test_a_role_of_one_open_bracket_and_many_colons_parses_in_linear_time(tmp_pa
     path.write_bytes(gzip.compress(b"Title\n=====\n\nSee :ref:`a<" + b":" * 80_000
                                    + b"` and :ref:`b" + b" <c" * 20_000 + b"`.\n"))
     assert ingest_bounded(path)["status"] == "new"
+
+
+@pytest.mark.parametrize("name, text", [
+    # a security review's 84-byte text file: a header line repeated (page furniture), then a
+    # line of "page", spaces, "1", spaces: the page-number pattern was cubic (94 s)
+    ("pagenum.txt", "Acme manual    page\n\n" * 3 + "Intro.\n\n" + "page" + " " * 3000 + "1"
+     + " " * 3000 + "x\n"),
+    # every format's sentence split, on a run of dots: quadratic (40,000 dots: 30 s)
+    ("dots.md", "# Notes\n\nSome text.\n\n" + "." * 200_000 + "\n"),
+    # a grid table 8,000 columns wide: docutils is quadratic in columns (46 s)
+    ("grid.rst", "Title\n=====\n\n" + ("+" + "---+" * 8000 + "\n" + "|" + " x |" * 8000
+                                       + "\n") * 2 + "+" + "---+" * 8000 + "\n"),
+    # the HTML guard read 4,096 characters after each <svg (36 µs a byte)
+    ("svg.html", "<html><body>" + "<svg " * 400_000 + "</body></html>"),
+])
+def test_a_security_review_s_inputs_load_in_linear_time(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    assert ingest_bounded(path)["status"] in ("new", "failed")
+
+
+def _tiny_courier_pdf(size: str) -> bytes:
+    """Two lines of Courier at ``size`` points, "a" at the left and "b" at the right: each
+    piece's column was (x - left) / glyph width, millions of columns apart."""
+    ops = "\n".join(f"BT /F1 {size} Tf 1 0 0 1 {x} {700 - i * 12} Tm ({c}) Tj ET"
+                    for i in range(4) for x, c in ((20, "a"), (580, "b")))
+    body = zlib.compress(("BT /F2 10 Tf 1 0 0 1 20 780 Tm (Run this:) Tj ET\n" + ops).encode())
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    return raw_pdf(objects)
+
+
+def test_a_pdf_of_code_in_a_microscopic_font_loads_in_bounded_memory(tmp_path):
+    """A security review's 1.5 KB PDF in Courier at 1e-5 points: 116 s and 3.2 GB, and the
+    server's memory at 1e-6 (the child's 2 GB cap fails it)."""
+    path = tmp_path / "tiny.pdf"
+    path.write_bytes(_tiny_courier_pdf("0.000001"))
+    assert ingest_bounded(path)["status"] == "new"

@@ -75,6 +75,8 @@ class RstLoader:
         if markup_cost(text) > MAX_MARKUP_COST:
             return self._as_text(data, path, "inline markup too dense to parse in bounded "
                                  "time")
+        if table_columns(text) > MAX_TABLE_COLUMNS:
+            return self._as_text(data, path, f"a table over {MAX_TABLE_COLUMNS} columns wide")
         settings = dict(_SETTINGS, warning_stream=io.StringIO())
         try:
             with lenient(text):
@@ -119,6 +121,24 @@ unmatched openers costs their number times its length: a security review's 344-b
 ``.rst.gz`` (100,000 backticks) would have parsed for hours, the parse lock held. The 8,122
 ``.rst`` files on a Debian machine (Python packages, CMake's manuals) cost at most 5.6
 million; 100 million is about 2 s of the worst markup (backticks, 15 KB: 75 million, 1.7 s)."""
+
+
+MAX_TABLE_COLUMNS = 256
+"""The widest grid or simple table docutils is given: it parses a table in time quadratic in
+its columns, the parse lock held (a security review's 228-byte ``.rst.gz``, two rows of
+8,000 columns: 46 s; 500 columns take 0.2 s)."""
+_TABLE_BORDER = re.compile(r"[ \t]*(?:\+[-=]*)+\+[ \t]*|[ \t]*=+(?:[ \t]+=+)+[ \t]*")
+
+
+def table_columns(text: str) -> int:
+    """The most columns a grid table's border (``+---+---+``) or a simple table's (``===
+    ===``) gives a table of ``text``; 0 without one. One pass over the lines, in C but for
+    the lines that are borders."""
+    widest = 0
+    for line in text.split("\n"):
+        if line.lstrip()[:1] in ("+", "=") and _TABLE_BORDER.fullmatch(line):
+            widest = max(widest, line.count("+") - 1 if "+" in line else len(line.split()))
+    return widest
 
 
 def markup_cost(text: str) -> int:
