@@ -45,3 +45,27 @@ def test_files_are_told_apart_by_the_file_read_not_by_their_link(tmp_path: Path)
         again = engine.ingest_paths([share / "yq"], {"groups": ["staff"]},
                                     base_url="https://x.example/")
         assert [o.status for o in again.outcomes] == ["failed"], again.outcomes
+
+
+def test_the_fix_keeps_the_link_a_base_url_gave(tmp_path: Path) -> None:
+    """A new user edited one page of the rustc book and followed the fix ("ingest its folder
+    with --id-prefix rustc/codegen-options/") with the book's --base-url: the page's link
+    became ``…/rustc/index.html#linker``. The fix names the base URL that keeps its link."""
+    for book in ("rustc", "edition-guide"):
+        (tmp_path / book / "codegen").mkdir(parents=True)
+        (tmp_path / book / "codegen" / "index.md").write_text(f"# {book}\n\nLinker flags.\n")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path / "rustc", tmp_path / "edition-guide"],
+                            {"groups": ["staff"]}, base_url="https://doc.rust-lang.org/")
+        (outcome,) = engine.ingest_paths([tmp_path / "rustc" / "codegen"],
+                                         {"groups": ["staff"]}).outcomes
+        assert outcome.status == "failed", outcome
+        fix = ("--id-prefix rustc/codegen/ --base-url https://doc.rust-lang.org/rustc/codegen/ "
+               "to update it, or the folders it was ingested with, as then")
+        assert fix in outcome.error, outcome.error
+        updated = engine.ingest_paths([tmp_path / "rustc" / "codegen"], {"groups": ["staff"]},
+                                      id_prefix="rustc/codegen/",
+                                      base_url="https://doc.rust-lang.org/rustc/codegen/")
+        assert [o.status for o in updated.outcomes] == ["unchanged"]
+        assert engine.store.get_document("rustc/codegen/index.md").source_url == \
+            "https://doc.rust-lang.org/rustc/codegen/index.md"

@@ -367,7 +367,7 @@ def _unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | 
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id
         return Outcome(result.pending.label, doc_id, "failed",
-                       error=SourceClaims.problem(doc_id, holder))
+                       error=sources.problem(doc_id, holder))
     return result
 
 

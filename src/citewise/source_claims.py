@@ -24,6 +24,7 @@ class SourceClaims:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._ids: dict[tuple[str, str], str] | None = None
+        self._links: dict[str, str] = {}
 
     def holder(self, document: Document) -> str | None:
         """The id of another stored document read from the same local file (the file each
@@ -32,15 +33,26 @@ class SourceClaims:
         if not home:
             return None  # an upload, or a document with no file of its own
         if self._ids is None:
-            self._ids = {(d.tenant, str(d.metadata[HOME])): d.doc_id
-                         for d in self.store.list_documents() if d.metadata.get(HOME)}
+            held = [d for d in self.store.list_documents() if d.metadata.get(HOME)]
+            self._ids = {(d.tenant, str(d.metadata[HOME])): d.doc_id for d in held}
+            self._links = {d.doc_id: d.source_url or "" for d in held}
         holder = self._ids.get((document.tenant, str(home)))
         return holder if holder != document.doc_id else None
 
-    @staticmethod
-    def problem(doc_id: str, holder: str) -> str:
+    def problem(self, doc_id: str, holder: str) -> str:
+        """Why the file of ``doc_id`` is refused, and the ingest that updates ``holder``: its
+        folder with the ``--id-prefix`` and, where it links under a web base, the
+        ``--base-url`` that keep its id and link (a new user who followed the fix without
+        the second got the link ``…/rustc/index.html#linker`` for a page of
+        ``…/rustc/codegen-options/``), or the folders it was ingested with."""
         prefix = holder[:-len(doc_id)] if holder.endswith("/" + doc_id) else None
-        fix = (f"ingest its folder with --id-prefix {prefix} to update it" if prefix else
+        link = self._links.get(holder, "") if self._ids is not None else ""
+        base = link[:-len(doc_id)] if link.startswith(("http://", "https://")) and \
+            link.endswith("/" + doc_id) else None
+        fix = (f"ingest its folder with --id-prefix {prefix}"
+               + (f" --base-url {base}" if base else "")
+               + " to update it, or the folders it was ingested with, as then (unchanged "
+               "files are not read again)" if prefix else
                f"`citewise delete {holder}` first to index it as {doc_id}")
         return (f"this file is indexed already, as {holder!r}; not indexed again as "
                 f"{doc_id!r}. Fix: {fix}")
