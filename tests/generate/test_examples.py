@@ -221,6 +221,11 @@ def test_only_a_quoted_lead_in_is_completed_by_the_list_after_it():
                     "zeroed on drop by the allocator [S1].")[0] == "incomplete"
     assert statuses("Which obey the following rules [S1]:\n\n1. Temporary files in /tmp are "
                     "safe to delete [S2].")[0] == "incomplete"
+    # the second review: a part of a sentence is not its passage's sentence
+    assert statuses("delete these files [S2]:\n- /etc/passwd [S2]")[0] == "incomplete"
+    values = [passage("S3", "Valid values are:\n\n- on\n- off", heading=("Bell",))]
+    assert [v.status for v in judge("Valid values are [S3]:\n- on [S3]\n- off [S3]",
+                                    values)][0] == "supported"  # short values: connectives
 
 
 def test_a_lead_in_brings_a_tight_or_loose_list_but_not_a_nested_or_unasked_one():
@@ -237,6 +242,9 @@ def test_a_lead_in_brings_a_tight_or_loose_list_but_not_a_nested_or_unasked_one(
     text, _ = _answer("what rules do references obey?", "References obey the following "
                       "rules:\n\n- A borrow ends at its last use\n\n- Moves invalidate it")
     assert "- A borrow" not in text, text
+    text, _ = _answer("which values does the compression option take?", "The compression "
+                      "option takes one of:\n\n- gzip\n- zstd\n- none")
+    assert text.endswith("- gzip [S1].\n- zstd [S1].\n- none [S1]."), text  # values
 
 
 def test_the_example_follows_the_paragraph_it_illustrates():

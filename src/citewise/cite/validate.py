@@ -45,6 +45,7 @@ from citewise.cite.parse import (
     citation_ids,
     paragraph_citations,
     segments,
+    split_sentences,
     strip_citations,
     without_brackets,
 )
@@ -318,7 +319,8 @@ def judge(answer_text: str, passages: Sequence[ContextPassage],
             leads.append(len(out))
         out.append(replace(verdict, fabricated=fake, inherited=bool(ids) and not own))
     for k in leads:  # a lead-in whose list did not hold ends where its value should be
-        if out[k].status == "supported" and out[k + 1].status != "supported":
+        if out[k].status == "supported" and out[k + 1].status not in ("supported",
+                                                                       "connective"):
             out[k] = replace(out[k], status="incomplete")
     return out
 
@@ -337,8 +339,12 @@ def _quoted_lead_in(items: Sequence[Segment], i: int, valid: tuple[str, ...],
     if not lead.endswith(":"):
         return False
     after = citation_ids(items[i + 1].text) or closing.get(items[i + 1].paragraph, ())
-    return bool(set(after) & set(valid)) and \
-        _norm(lead.rstrip(":")) in _norm(evidence_text(texts, valid))
+    if not set(after) & set(valid):
+        return False
+    said = _norm(lead).rstrip(":").casefold()  # a whole sentence of it, not a part: "Python
+    # 3.6 supports these features:" cut from "Neither Python 2 nor Python 3.6 supports…"
+    return any(_norm(sentence).rstrip(":").casefold() == said  # (the second review)
+               for sentence in split_sentences(evidence_text(texts, valid)))
 
 
 def _sentence_verdict(seg: Segment, valid: tuple[str, ...], cites: bool,

@@ -141,7 +141,7 @@ def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[S
     list is long (over :data:`MAX_LIST_ITEMS` items or :data:`MAX_LIST_CHARS` characters),
     nested (items indented apart: flattened, a sub-item read as its parent's sibling), or
     shares no word with the question (a planted "works as follows:" brought eight unscored
-    lines: a review)."""
+    lines: a review) unless its items are values of a few words ("- gzip", "- zstd")."""
     items: list[ScoredSentence] = []
     part = lead.part
     for t in scored[lead.order + 1:]:
@@ -156,9 +156,10 @@ def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[S
         items.pop()  # prose after the list's last item, in its block
     bullets = [t for t in items if BULLET.match(t.text)]
     indents = {len(t.text) - len(t.text.lstrip()) for t in bullets}
+    values = all(len(t.text.split()) <= 4 for t in items)  # "- gzip", "- zstd", "- none"
     if not bullets or len(bullets) > MAX_LIST_ITEMS or len(indents) > 1 or \
             sum(len(t.text) for t in items) > MAX_LIST_CHARS or \
-            not any(t.score > 0 for t in items):
+            not (values or any(t.score > 0 for t in items)):
         return []
     return items
 
