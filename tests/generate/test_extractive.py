@@ -458,6 +458,7 @@ def test_a_release_asked_without_its_patch_number_is_its_section() -> None:
     assert names_release("1.70", "1.70.0") and names_release("1.70", "1.70.1")
     assert names_release("1.70.0", "1.70") and names_release("2", "2.0.0")
     assert not names_release("1.7", "1.70.0") and not names_release("3.1", "3.10")
+    assert not names_release("1.70.0", "1.70.1")  # the second review
 
 
 def test_a_release_number_is_one_word_and_released_is_release() -> None:
