@@ -79,6 +79,7 @@ def test_a_citation_names_the_outermost_heading_too() -> None:
                             "7.1.1.1 SHA256")) == \
         "Nettle › 7 Reference › … › 7.1.1 Recommended › 7.1.1.1 SHA256"
     assert place("Guide", ("Guide", "Setup")) == "Guide › Setup"
+    assert place("Goals of the project", ("Go", "Install")) == "Goals of the project › Go › Install"
     assert place("Advanced Usage — HTTPX 0.28 documentation", (
         "Advanced Usage", "Timeouts", "Fine tuning", "Disabling timeouts")) == \
         "Advanced Usage — HTTPX 0.28 documentation › Timeouts › Fine tuning › Disabling timeouts"

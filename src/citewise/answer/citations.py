@@ -114,7 +114,9 @@ def place(title: str, heading_path: Sequence[str]) -> str:
     between are "…". A first heading the title opens with is the title's ("Advanced Usage"
     under "Advanced Usage — HTTPX 0.28 documentation": a review)."""
     heading = [h for h in heading_path if h and h != title]
-    if heading and title.casefold().startswith(heading[0].casefold()):
+    first = heading[0].casefold() if heading else ""
+    if first and title.casefold().startswith(first) and \
+            not title[len(first):len(first) + 1].isalnum():  # not "Go" under "Goals…"
         heading = heading[1:]
     if len(heading) > 3:
         heading = [heading[0], "…", *heading[-2:]]
