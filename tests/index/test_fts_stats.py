@@ -101,3 +101,24 @@ def test_an_index_that_drifted_before_is_set_right_by_versions_gc(tmp_path):
     conn.close()
     with _engine(tmp_path / "old.db") as engine:
         assert _scores(engine) == fresh
+
+
+def test_an_unreadable_or_empty_table_record_is_left_alone():
+    """The second review: a damaged averages record raised IndexError in the repair, and a
+    record of no rows made every bm25() call read the file as damaged."""
+    from citewise.index.sqlite.fts_stats import restore_statistics
+    from citewise.index.sqlite.migrations import connect
+
+    conn = connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(a, content='', contentless_delete=1)")
+    conn.execute("INSERT INTO t(rowid, a) VALUES (1, 'x y'), (2, 'y z')")
+    conn.execute("DELETE FROM t WHERE rowid IN (1, 2)")
+    assert restore_statistics(conn, "t") is False  # nothing held: left as FTS5 wrote it
+    conn.execute("INSERT INTO t(rowid, a) VALUES (3, 'x y')")
+    conn.execute("UPDATE t_data SET block = x'' WHERE id = 1")
+    assert counted_rows(conn, "t") == 0
+    conn.execute("UPDATE t_data SET block = x'ff' WHERE id = 1")  # a varint never ended
+    assert counted_rows(conn, "t") == -1 and restore_statistics(conn, "t") is True
+    assert counted_rows(conn, "t") == 1
+    assert conn.execute("SELECT rowid FROM t WHERE t MATCH 'x'").fetchall() == [(3,)]
+

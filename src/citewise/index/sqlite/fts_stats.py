@@ -33,15 +33,26 @@ def counted_rows(conn: Any, table: str) -> int:
     """N as ``bm25()`` reads it: the first varint of the table's averages record (rowid 1 of
     its ``_data`` table; FTS5's file format), 0 before its first write."""
     row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
-    return _varints(bytes(row[0]))[0] if row and row[0] else 0
+    return (_varints(bytes(row[0])) or [-1])[0] if row and row[0] else 0  # -1: unreadable
 
 
 def restore_statistics(conn: Any, table: str) -> bool:
     """Write FTS table ``table``'s averages record again from its ``_docsize`` rows when it
-    counts other rows than the table holds (module docstring); whether it did. One
-    statement: atomic also outside a transaction (``citewise versions --gc``)."""
+    counts other rows than the table holds (module docstring); whether it did. Outside a
+    transaction (``citewise versions --gc``) in one of its own, so no other process's rows
+    come between the count and the write (the second review). An empty table is left as
+    it is: FTS5 reads a record of no rows as a damaged file."""
+    if not conn.in_transaction:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = restore_statistics(conn, table)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return done
     held = conn.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
-    if counted_rows(conn, table) == held:
+    if held == 0 or counted_rows(conn, table) == held:
         return False
     totals: list[int] = []
     for (sizes,) in conn.execute(f"SELECT sz FROM {table}_docsize"):
