@@ -406,6 +406,10 @@ def test_a_role_of_one_open_bracket_and_many_colons_parses_in_linear_time(tmp_pa
     # a grid table 8,000 columns wide: docutils is quadratic in columns (46 s)
     ("grid.rst", "Title\n=====\n\n" + ("+" + "---+" * 8000 + "\n" + "|" + " x |" * 8000
                                        + "\n") * 2 + "+" + "---+" * 8000 + "\n"),
+    # the same, lines parted by \x1e and a border ending in \v, which docutils reads as
+    # line breaks (the second review: past a guard that split at "\n")
+    ("grid2.rst", "Title\n=====\n\n" + ("+" + "---+" * 8000 + "\v\x1e" + "|" + " x |" * 8000
+                                        + "\x1e") * 2 + "+" + "---+" * 8000 + "\n"),
     # the HTML guard read 4,096 characters after each <svg (36 µs a byte: 40,000 tags 10 s)
     ("svg.html", "<html><body><p>x</p>" + "<svg </svg " * 500_000 + "</body></html>"),
 ])

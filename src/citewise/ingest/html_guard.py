@@ -88,8 +88,8 @@ def _self_closed(text: str, start: int) -> bool:
         return False
     if not _QUOTE.search(text, start, close):
         return text[close - 1] == "/"
-    end = _TAG_REST.match(text, start, start + 4096)  # quoted values may hold ">"
-    return end is not None and end.group().endswith("/>")
+    end = _TAG_REST.match(text, start, start + 1024)  # quoted values may hold ">"; a
+    return end is not None and end.group().endswith("/>")  # start tag is shorter (a review)
 
 
 def _comment_end(text: str, start: int, none_left: bool = False) -> int:

@@ -70,7 +70,7 @@ class RstLoader:
         if len(text) > MAX_CHARS:  # docutils takes ~25 s per MB, holding the parse lock
             return self._as_text(data, path, f"over {MAX_CHARS // 1_000_000} MB of "
                                  "reStructuredText")
-        if text.count("\n") > MAX_LINES:
+        if len(text.splitlines()) > MAX_LINES:  # every break docutils reads (a review)
             return self._as_text(data, path, f"over {MAX_LINES:,} lines of reStructuredText")
         if markup_cost(text) > MAX_MARKUP_COST:
             return self._as_text(data, path, "inline markup too dense to parse in bounded "
@@ -127,17 +127,19 @@ MAX_TABLE_COLUMNS = 256
 """The widest grid or simple table docutils is given: it parses a table in time quadratic in
 its columns, the parse lock held (a security review's 228-byte ``.rst.gz``, two rows of
 8,000 columns: 46 s; 500 columns take 0.2 s)."""
-_TABLE_BORDER = re.compile(r"[ \t]*(?:\+[-=]*)+\+[ \t]*|[ \t]*=+(?:[ \t]+=+)+[ \t]*")
+_TABLE_BORDER = re.compile(r"(?:\+[-=]*)+\+|=+(?:\s+=+)+")
 
 
 def table_columns(text: str) -> int:
     """The most columns a grid table's border (``+---+---+``) or a simple table's (``===
-    ===``) gives a table of ``text``; 0 without one. One pass over the lines, in C but for
-    the lines that are borders."""
+    ===``) gives a table of ``text``; 0 without one. Lines as docutils reads them (split at
+    every line break Python knows, stripped of any space: a border ending in a no-break
+    space, or lines parted by ``\x1e``, got past a split at "\n" alone: the second review)."""
     widest = 0
-    for line in text.split("\n"):
-        if line.lstrip()[:1] in ("+", "=") and _TABLE_BORDER.fullmatch(line):
-            widest = max(widest, line.count("+") - 1 if "+" in line else len(line.split()))
+    for line in text.splitlines():
+        line = line.strip()
+        if line[:1] in ("+", "=") and _TABLE_BORDER.fullmatch(line):
+            widest = max(widest, line.count("+") - 1 if line[0] == "+" else len(line.split()))
     return widest
 
 
