@@ -37,7 +37,8 @@ from citewise.types import Principal
               help="JSONL sidecar: per-file metadata (path or doc_id, groups, tenant, ...).")
 @click.option("--base-url", default=None, metavar="URL",
               help="Where the files are published, so citations are links: URL + the path "
-                   "relative to the folder, or a template with {path} / {stem} (e.g. "
+                   "relative to the folder (folders named together: to their common parent), "
+                   "or a template with {path} / {stem} (e.g. "
                    "'https://docs.example.com/{stem}/'). Default: the file's file:// URI.")
 @click.option("--id-prefix", default="", metavar="PREFIX",
               help="Put PREFIX before each document id taken from a path (e.g. --id-prefix "
