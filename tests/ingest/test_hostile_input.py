@@ -239,15 +239,20 @@ def test_html_nesting_behind_an_empty_comment_or_foreign_style_is_refused(tmp_pa
 def _two_font_pdf(lines: int) -> bytes:
     """One page of ``lines`` text lines in Helvetica and Courier by turns: a code run a line."""
     ops = "\n".join(f"BT /F{1 + i % 2} 10 Tf 1 0 0 1 50 {800 - i * 12} Tm (line {i} x) Tj ET"
-                    for i in range(lines)).encode()
-    body = zlib.compress(ops)
+                    for i in range(lines))
+    return _page_in_two_fonts(ops, b"Helvetica", b"Courier")
+
+
+def _page_in_two_fonts(ops: str, f1: bytes, f2: bytes) -> bytes:
+    """A one-page PDF drawing ``ops`` with fonts /F1 (``f1``) and /F2 (``f2``)."""
+    body = zlib.compress(ops.encode())
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>"]
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /%s >>" % f1,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /%s >>" % f2]
     return raw_pdf(objects)
 
 
@@ -424,15 +429,8 @@ def _tiny_courier_pdf(size: str) -> bytes:
     piece's column was (x - left) / glyph width, millions of columns apart."""
     ops = "\n".join(f"BT /F1 {size} Tf 1 0 0 1 {x} {700 - i * 12} Tm ({c}) Tj ET"
                     for i in range(4) for x, c in ((20, "a"), (580, "b")))
-    body = zlib.compress(("BT /F2 10 Tf 1 0 0 1 20 780 Tm (Run this:) Tj ET\n" + ops).encode())
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    return raw_pdf(objects)
+    return _page_in_two_fonts("BT /F2 10 Tf 1 0 0 1 20 780 Tm (Run this:) Tj ET\n" + ops,
+                              b"Courier", b"Helvetica")
 
 
 def test_a_pdf_of_code_in_a_microscopic_font_loads_in_bounded_memory(tmp_path):

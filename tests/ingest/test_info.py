@@ -32,6 +32,14 @@ INFO = (
     "\x1f\nTag Table:\nNode: Top\x7f200\nNode: Invoking\x7f400\n\x1f\nEnd Tag Table\n")
 
 
+
+def _blocks(tmp_path: Path, text: str, after: str = "Run acme with a file name.\n\n") -> list:
+    """``(kind, text)`` of the blocks of :data:`INFO` with ``after`` + ``text`` in place of
+    its first paragraph of prose."""
+    path = tmp_path / "acme.info"
+    path.write_text(INFO.replace("Run acme with a file name.\n\n", after + text))
+    return [(b.kind, b.text) for b in load_file(path).blocks]
+
 def test_nodes_headings_and_no_navigation(tmp_path):
     path = tmp_path / "acme.info.gz"
     path.write_bytes(gzip.compress(INFO.encode()))
@@ -190,11 +198,7 @@ def test_an_example_s_blank_lines_of_spaces_keep_it_one_example(tmp_path):
     program = ("     #include <stdio.h>\n     \n     #define BUF_SIZE 1000\n     \n"
                "     static void\n     display_hex(unsigned length)\n     {\n"
                "       unsigned i;\n     }\n")
-    text = INFO.replace("Run acme with a file name.\n\n",
-                        f"Run acme with a file name.\n\n{program}\nThen it prints.\n\n")
-    path = tmp_path / "acme.info"
-    path.write_text(text)
-    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    code = [t for k, t in _blocks(tmp_path, f"{program}\nThen it prints.\n\n") if k == "code"]
     assert code == ["#include <stdio.h>\n\n#define BUF_SIZE 1000\n\nstatic void\n"
                     "display_hex(unsigned length)\n{\n  unsigned i;\n}"]
 
@@ -207,11 +211,7 @@ def test_an_example_s_empty_lines_keep_its_indentation(tmp_path):
     program = ("     void\n     set_key(struct ctx *ctx)\n     {\n"
                "       struct sha256_ctx hash;\n\n       sha256_init(&hash);\n"
                "       sha256_update(&hash, 1, key);\n     }\n")
-    text = INFO.replace("Run acme with a file name.\n\n",
-                        f"Run acme with a file name.\n\n{program}\nThen it prints.\n\n")
-    path = tmp_path / "acme.info"
-    path.write_text(text)
-    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    code = [t for k, t in _blocks(tmp_path, f"{program}\nThen it prints.\n\n") if k == "code"]
     assert code[0] == ("void\nset_key(struct ctx *ctx)\n{\n  struct sha256_ctx hash;\n\n"
                        "  sha256_init(&hash);\n  sha256_update(&hash, 1, key);\n}")
 
@@ -219,19 +219,15 @@ def test_an_example_s_empty_lines_keep_its_indentation(tmp_path):
 def test_the_footnotes_rule_is_not_text(tmp_path):
     """sed's manual: "---------- Footnotes ----------" was a block of its own, shown by
     search as a passage's text; the footnotes under it are kept."""
-    text = INFO.replace("Run acme with a file name.\n\n",
-                        "Run acme with a file name.(1)\n\n   ---------- Footnotes ----------\n\n"
-                        "   (1) Or standard input.\n\n")
-    path = tmp_path / "acme.info"
-    path.write_text(text)
-    texts = [b.text for b in load_file(path).blocks]
+    texts = [t for _, t in _blocks(tmp_path, "   ---------- Footnotes ----------\n\n"
+                                   "   (1) Or standard input.\n\n",
+                                   after="Run acme with a file name.(1)\n\n")]
     assert "(1) Or standard input." in texts
     assert not any("Footnotes" in t for t in texts)
-    text = INFO.replace("Run acme with a file name.\n\n",  # it ends the example before it
-                        "Run acme with a file name:\n\n     acme --fast in.txt\n\n"
-                        "   ---------- Footnotes ----------\n\n          acme --slow=2 in.txt\n\n")
-    path.write_text(text)
-    code = [b.text for b in load_file(path).blocks if b.kind == "code"]
+    code = [t for k, t in _blocks(  # it ends the example before it
+        tmp_path, "     acme --fast in.txt\n\n   ---------- Footnotes ----------\n\n"
+        "          acme --slow=2 in.txt\n\n", after="Run acme with a file name:\n\n")
+        if k == "code"]
     assert code[:2] == ["acme --fast in.txt", "acme --slow=2 in.txt"], code
 
 
@@ -243,10 +239,7 @@ def test_a_lead_in_above_its_example_is_text(tmp_path):
     item = ("‘c TEXT’\n     Replaces the line(s) with TEXT.\n\n"
             "     Example: Replace the 2nd to 9th lines with the word ‘hello’:\n"
             "          $ seq 10 | sed '2,9c hello'\n          1\n          hello\n\n")
-    text = INFO.replace("Run acme with a file name.\n\n", f"Run acme with a file name.\n\n{item}")
-    path = tmp_path / "acme.info"
-    path.write_text(text)
-    blocks = [(b.kind, b.text) for b in load_file(path).blocks]
+    blocks = _blocks(tmp_path, item)
     i = blocks.index(("text", "Example: Replace the 2nd to 9th lines with the word ‘hello’:"))
     assert blocks[i + 1] == ("code", "$ seq 10 | sed '2,9c hello'\n1\nhello")
 
@@ -263,10 +256,7 @@ def test_a_command_under_its_lead_in_and_an_example_s_comments_are_code(tmp_path
             "     #waitretry = 10\n\n"
             "   Spencer said it well:\n\n     Thou shalt check the array bounds of all strings\n"
             "     (indeed, all arrays), for surely where thou typest foo.\n\n")
-    text = INFO.replace("Run acme with a file name.\n\n", f"Run acme with a file name.\n\n{body}")
-    path = tmp_path / "acme.info"
-    path.write_text(text)
-    blocks = [(b.kind, b.text) for b in load_file(path).blocks]
+    blocks = _blocks(tmp_path, body)
     assert ("code", "wget http://fly.srk.fer.hr/") in blocks
     assert ("code", "###\n### Sample .wgetrc\n###\ntries = 20\n\n## You can use this file to "
             "change the default behaviour.\n##\n\n#waitretry = 10") in blocks
