@@ -141,3 +141,20 @@ def test_the_checker_catches_what_issue_12_found():
     assert check_command("citewise eval run --questions Q") is None
     assert check_command("citewise acl DOC --groups hr --tenant t") is None
     assert check_command("citewise acl DOC --group hr") is not None
+
+
+def test_every_command_starts_without_the_postgres_extra():
+    """A plain install (``make demo``) has no psycopg: a hint's import of the PostgreSQL
+    module crashed every command on start. The CLI and each command's help load without
+    it, in a process where importing psycopg fails."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['psycopg'] = None; sys.modules['psycopg_pool'] = None\n"
+            "from click.testing import CliRunner\nfrom citewise.cli.main import cli\n"
+            "for name in sorted(cli.commands):\n"
+            "    r = CliRunner().invoke(cli, [name, '--help'])\n"
+            "    assert r.exit_code == 0, (name, r.output, r.exception)\nprint('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
