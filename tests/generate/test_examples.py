@@ -228,7 +228,7 @@ def test_only_a_quoted_lead_in_is_completed_by_the_list_after_it():
                                     values)][0] == "supported"  # short values: connectives
 
 
-def test_a_lead_in_brings_a_tight_or_loose_list_but_not_a_nested_or_unasked_one():
+def test_a_lead_in_brings_a_tight_or_loose_list_but_not_an_unasked_one():
     """A review: a list right under its lead-in, or with blank lines between items, came
     with one item or none; a list sharing no word with the question is not quoted."""
     tight = ("Which obey the following rules:\n- A reference cannot outlive its referent\n"

@@ -138,10 +138,10 @@ def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[S
     """The list ``lead`` leads into, in its passage: bullet items from the sentence after it
     (in its block or the next; blank lines between items too), with an item's further
     sentences, up to the first block or trailing sentence that is no item. Empty when the
-    list is long (over :data:`MAX_LIST_ITEMS` items or :data:`MAX_LIST_CHARS` characters),
-    nested (items indented apart: flattened, a sub-item read as its parent's sibling), or
+    list is long (over :data:`MAX_LIST_ITEMS` items or :data:`MAX_LIST_CHARS` characters) or
     shares no word with the question (a planted "works as follows:" brought eight unscored
-    lines: a review) unless its items are values of a few words ("- gzip", "- zstd")."""
+    lines: a review) unless its items are values of a few words ("- gzip", "- zstd"). A nested
+    list is quoted flat: the sentences scored have lost their indentation (a review)."""
     items: list[ScoredSentence] = []
     part = lead.part
     for t in scored[lead.order + 1:]:
@@ -155,9 +155,8 @@ def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[S
     while items and not BULLET.match(items[-1].text):
         items.pop()  # prose after the list's last item, in its block
     bullets = [t for t in items if BULLET.match(t.text)]
-    indents = {len(t.text) - len(t.text.lstrip()) for t in bullets}
     values = all(len(t.text.split()) <= 4 for t in items)  # "- gzip", "- zstd", "- none"
-    if not bullets or len(bullets) > MAX_LIST_ITEMS or len(indents) > 1 or \
+    if not bullets or len(bullets) > MAX_LIST_ITEMS or \
             sum(len(t.text) for t in items) > MAX_LIST_CHARS or \
             not (values or any(t.score > 0 for t in items)):
         return []
