@@ -284,6 +284,17 @@ def test_code_alone_too_long_is_split_between_lines_without_overlap(make_doc, wo
     assert [c.kind for c in chunks] == ["code", "code"]
 
 
+def test_a_long_line_cut_by_characters_gives_no_blank_chunk(make_doc, words):
+    # a fuzz case: 274 spaces before "00" in an indented code block; the character cut of a
+    # line too long for the budget gave a chunk of 257 spaces
+    code = " " * 274 + "00"
+    doc = make_doc(("code", code))
+    chunks = chunk_document(doc, "d", settings(), words)
+    assert chunks and all(c.text.strip() for c in chunks)
+    assert "".join(c.text for c in chunks).strip() == "00"
+    assert all(doc.text[c.start:c.end] == c.text for c in chunks)
+
+
 def test_long_code_is_cut_between_statements_never_inside_one(make_doc, words):
     code = ("client = make(\n    a,\n)\n"  # 4 words: one statement over three lines
             "# send it\nfor r in rs {\n    send r\n} else {\n    drop r\n}\n"  # comment: 15

@@ -101,10 +101,13 @@ def refine(text: str, span: Span, tokens: int, splitters: Sequence[Splitter], bu
 def cut_chars(text: str, span: Span, tokens: int, budget: int,
               count: Count) -> list[tuple[Span, int]]:
     """Cut ``span`` (``tokens`` long) into equal runs of characters expected to hold about
-    ``budget`` tokens each; the last resort for text without a space or line break."""
+    ``budget`` tokens each; the last resort for text without a space or line break. A run
+    that is only whitespace is left out: it would be a chunk with no text (a fuzz case, 276
+    spaces before "00" in an indented code block, cut into 257 spaces and the rest)."""
     start, end = span
     width = max(1, (end - start) * budget // max(tokens, 1))
-    pieces = [(s, min(s + width, end)) for s in range(start, end, width)]
+    pieces = [(s, min(s + width, end)) for s in range(start, end, width)
+              if not text[s:min(s + width, end)].isspace()]
     return [(p, count(text[p[0]:p[1]])) for p in pieces]
 
 
