@@ -25,6 +25,11 @@ def test_postgres_split_url_strips_schema() -> None:
         "postgresql://u@h:5/db?sslmode=disable", "citewise_v2")
     assert split_url("postgresql+psycopg://u@h/db") == ("postgresql://u@h/db", None)
     assert redact("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
+    assert redact("postgresql://u@h/db?password=secret&sslmode=disable") == (
+        "postgresql://u@h/db?password=***&sslmode=disable")
+    assert redact("postgresql://u:a@h/db?sslmode=disable&PASSWORD=b") == (
+        "postgresql://u:***@h/db?sslmode=disable&PASSWORD=***")
+    assert redact("postgresql://u@h/db?passwordless=1") == "postgresql://u@h/db?passwordless=1"
 
 
 def test_postgres_identifiers_are_checked() -> None:
