@@ -150,3 +150,21 @@ def test_folders_named_together_link_under_base_url_with_their_folder(tmp_path):
                      "https://doc.rust-lang.org/rustc/", id_prefix="rustc/").items
     assert [(i.doc_id, i.load.url) for i in one] == [
         ("rustc/ch/index.html", "https://doc.rust-lang.org/rustc/ch/index.html")]
+
+
+def test_two_folders_with_an_id_prefix_and_a_file_beside_them_keep_their_paths(tmp_path):
+    """``ingest a b misc/notes.md --id-prefix docs/ --base-url …``: the id prefix replaced
+    the folders' paths, so b/index.md met a/index.md's id and failed; the file named beside
+    the folders linked as ``notes.md``, without its folder (a 404)."""
+    for name in ("a", "b", "misc"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "a" / "index.md").write_text("# A\n\nApples.\n")
+    (tmp_path / "b" / "index.md").write_text("# B\n\nBananas.\n")
+    (tmp_path / "misc" / "notes.md").write_text("# N\n\nNuts.\n")
+    paths = [tmp_path / "a", tmp_path / "b", tmp_path / "misc" / "notes.md"]
+    items = file_batch(paths, Settings().limits, OPERATOR, None, "https://ex.org/",
+                       id_prefix="docs/").items
+    assert sorted((i.doc_id, i.load.url) for i in items) == [
+        ("docs/a/index.md", "https://ex.org/a/index.md"),
+        ("docs/b/index.md", "https://ex.org/b/index.md"),
+        ("docs/notes.md", "https://ex.org/misc/notes.md")]

@@ -98,18 +98,18 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     ``trust_file_acl``/``follow_symlinks``: see :mod:`citewise.ingest.precedence` and
     :func:`discover` (``skipped``: unsupported files of a folder). ``id_prefix`` goes before
     each doc_id taken from a path (``borg/`` + ``index.html``), so two folders' files with
-    the same relative path are two documents; without it, a batch of several folders puts
-    each folder's path before its files' ids (:func:`id_prefixes`), and before their paths
-    under ``base_url``: a new user's ``ingest rustc edition-guide --base-url
-    https://doc.rust-lang.org/`` linked every citation without its book's folder
-    (``…/codegen-options/index.html``, a 404). The paths in ``batch``'s lists are the ids'
-    paths."""
+    the same relative path are two documents; a batch of several folders puts each
+    folder's path before its files' ids (after ``id_prefix``: :func:`id_prefixes`), and
+    before their paths under ``base_url`` (:func:`link_prefixes`): a new user's ``ingest
+    rustc edition-guide --base-url https://doc.rust-lang.org/`` linked every citation
+    without its book's folder (``…/codegen-options/index.html``, a 404). The paths in
+    ``batch``'s lists are the ids' paths."""
     match = match or SidecarMatch(sidecar or {})
     found = discover(paths, follow_symlinks=follow_symlinks, notes=notes,
                      skipped=skipped, exclude=exclude)
     batch = FileBatch(items=[])
     named = {Path(p) for p in paths if Path(p).is_file()}
-    prefixes = id_prefixes(paths, id_prefix)
+    prefixes, links = id_prefixes(paths, id_prefix), link_prefixes(paths)
     cwd = Path.cwd()
     roots_of: dict[Path, list[Path]] = {}
     for root, path in found:
@@ -143,7 +143,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
             trust_file_acl=trust_file_acl, rel=rel,
-            url=link_for(base_url, path, ("" if id_prefix else prefixes[root]) + rel),
+            url=link_for(base_url, path, links[root] + rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
     return batch
@@ -208,22 +208,49 @@ def _rel(path: Path, roots: Mapping[Path, Path], prefixes: Mapping[Path, str]) -
 
 
 def id_prefixes(paths: Sequence[str | Path], id_prefix: str = "") -> dict[Path, str]:
-    """What goes before the ids taken from each folder's file paths: ``id_prefix`` when
-    given; else, when ``paths`` name two or more folders, each folder's path from the
-    folders' common parent (``book/``, ``reference/`` for ``…/html/book …/html/reference``):
-    ingesting the Rust books in one command failed on 14 files, two books' ``destructors.html``
-    and every book's font licences, because ids were relative to each folder. A file named
-    on its own keeps its name."""
-    folders = list(dict.fromkeys(Path(p) for p in paths if Path(p).is_dir()))
-    out = dict.fromkeys(folders, id_prefix)
-    if not id_prefix and len(folders) >= 2:
-        common = Path(os.path.commonpath([str(f.absolute()) for f in folders]))
-        for folder in folders:
-            rel = folder.absolute().relative_to(common).as_posix()
-            out[folder] = "" if rel == "." else rel + "/"
+    """What goes before the ids taken from each folder's file paths: ``id_prefix``, then,
+    when ``paths`` name two or more folders, each folder's path from the folders' common
+    parent (``book/``, ``reference/`` for ``…/html/book …/html/reference``): ingesting the
+    Rust books in one command failed on 14 files, two books' ``destructors.html`` and every
+    book's font licences, because ids were relative to each folder (and so did two folders
+    with ``--id-prefix``). A file named on its own keeps its name after ``id_prefix``."""
+    out = {folder: id_prefix + part for folder, part in _folder_parts(paths).items()}
     for path in (Path(p) for p in paths if Path(p).is_file()):
         out.setdefault(path.parent, id_prefix)  # a file's root is its folder (discover)
     return out
+
+
+def link_prefixes(paths: Sequence[str | Path]) -> dict[Path, str]:
+    """What goes before each root's file paths under ``--base-url``: each folder's path
+    from the common parent of two or more folders named together (:func:`id_prefixes`
+    without ``--id-prefix``), and so the path of a file named beside them, from that
+    parent too (``misc/notes.md`` linked as ``notes.md`` was a 404)."""
+    out = _folder_parts(paths)
+    common = _common_parent(paths)
+    for path in (Path(p) for p in paths if Path(p).is_file()):
+        parent = path.parent.absolute()
+        part = ""
+        if common is not None and parent.is_relative_to(common) and parent != common:
+            part = parent.relative_to(common).as_posix() + "/"
+        out.setdefault(path.parent, part)
+    return out
+
+
+def _folder_parts(paths: Sequence[str | Path]) -> dict[Path, str]:
+    folders = list(dict.fromkeys(Path(p) for p in paths if Path(p).is_dir()))
+    common = _common_parent(paths)
+    if common is None:
+        return dict.fromkeys(folders, "")
+    return {folder: ("" if (rel := folder.absolute().relative_to(common).as_posix()) == "."
+                     else rel + "/") for folder in folders}
+
+
+def _common_parent(paths: Sequence[str | Path]) -> Path | None:
+    """The common parent of two or more folders in ``paths``; None for fewer."""
+    folders = list(dict.fromkeys(Path(p).absolute() for p in paths if Path(p).is_dir()))
+    if len(folders) < 2:
+        return None
+    return Path(os.path.commonpath([str(f) for f in folders]))
 
 
 @dataclass
