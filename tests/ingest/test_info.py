@@ -10,7 +10,8 @@ import pytest
 
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.ingest import is_supported, load_file
+from citewise.errors import IngestError
+from citewise.ingest import is_supported, load_bytes, load_file
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -141,18 +142,61 @@ def test_an_example_is_code_and_a_table_items_body_is_not(tmp_path):
     assert ("text", "'--ssh'\nSpeak the ssh-agent protocol; see below.") in blocks
 
 
-def test_split_manual_parts_and_their_index_file(tmp_path):
+def _split_manual(folder: Path, indirect: str = "acme.info-1: 200\n",
+                  gz: bool = False) -> Path:
+    """:data:`INFO` split as ``makeinfo`` does: ``acme.info`` holds the preamble and the
+    tables, ``acme.info-1`` the nodes (after a preamble of its own)."""
+    preamble, nodes = INFO.split("\x1f", 1)
+    write = ((lambda p, t: p.with_name(p.name + ".gz").write_bytes(gzip.compress(t.encode())))
+             if gz else (lambda p, t: p.write_text(t)))
+    write(folder / "acme.info-1", preamble + "\x1f" + nodes.rsplit("\x1f\nTag Table", 1)[0])
+    write(folder / "acme.info", preamble + f"\x1f\nIndirect:\n{indirect}\x1f\nTag Table:\n"
+          "(Indirect)\nNode: Top\x7f200\n\x1f\nEnd Tag Table\n")
+    return folder / ("acme.info.gz" if gz else "acme.info")
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_split_manual_is_read_from_its_index_file_with_its_parts(tmp_path, gz):
+    """A new user's ``ingest find.info.gz`` indexed only its copyright lines: the nodes
+    are in ``find.info-1.gz`` and ``-2.gz``."""
     assert is_supported(Path("find.info-2.gz")) and is_supported(Path("grep.info"))
     assert not is_supported(Path("dir")) and not is_supported(Path("find.info-x.gz"))
-    part = tmp_path / "acme.info-1"
-    part.write_text(INFO.split("\x1f", 1)[0] + "\x1f" + INFO.split("\x1f", 2)[2])
-    assert load_file(part).title == "acme"  # no Top node in this part: the manual's name
-    index = tmp_path / "acme.info"
-    index.write_text(INFO.split("\x1f")[0] + "After the entry.\n\x1f\nIndirect:\nacme.info-1: 200\n"
-                     "\x1f\nTag Table:\n(Indirect)\nNode: Top\x7f200\n\x1f\nEnd Tag Table\n")
-    parsed = load_file(index)  # no node text: the preamble is what it holds
-    assert "Copyright (C) 2026 Acme." in parsed.text and "INFO-DIR" not in parsed.text
-    assert "After the entry." in parsed.text and "Frobnicate" not in parsed.text
+    parsed = load_file(_split_manual(tmp_path, gz=gz))
+    assert parsed.title == "Acme Frobnicator"
+    assert "Send every request through the proxy at URL." in parsed.text
+    assert "Copyright" not in parsed.text and "Indirect" not in parsed.text
+    part = tmp_path / ("acme.info-1.gz" if gz else "acme.info-1")
+    assert "through the proxy" in load_file(part).text  # a part alone is a document
+
+
+def test_a_split_manual_without_its_parts_is_refused_in_one_line(tmp_path):
+    index = _split_manual(tmp_path)
+    with pytest.raises(IngestError, match=r"index of a split Info manual.*Fix: ingest it"):
+        load_bytes(index.read_bytes(), Path("acme.info"))  # an upload: no folder to read
+    (tmp_path / "acme.info-1").unlink()
+    with pytest.raises(IngestError, match=r"acme.info-1 is missing\. Fix:"):
+        load_file(index)
+
+
+def test_an_indirect_table_names_only_parts_of_its_own_manual(tmp_path):
+    (tmp_path / "secret.txt").write_text("server secret")
+    for name in ("../secret.txt", "secret.txt", "other.info-1", "/etc/passwd"):
+        index = _split_manual(tmp_path, indirect=f"{name}: 200\n")
+        with pytest.raises(IngestError, match="not a part of acme.info; not read"):
+            load_file(index)
+
+
+def test_a_restricted_split_manual_is_restricted_in_all_its_parts(tmp_path):
+    """The same user's sidecar line for ``find.info.gz`` restricted the header only: the
+    parts took the batch's groups and staff were quoted the restricted manual."""
+    _split_manual(tmp_path, gz=True)
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([tmp_path], {"groups": ["staff"]},
+                                     {"acme.info.gz": {"groups": ["ops"]}})
+        assert [d.doc_id for d in engine.store.list_documents()] == ["acme.info.gz"]
+        assert any("acme.info-1.gz (in acme.info.gz)" in w for w in report.warnings)
+        assert not engine.search("proxy", Principal.of("staff"), mode="bm25").hits
+        assert engine.search("proxy", Principal.of("ops"), mode="bm25").hits
 
 
 @pytest.mark.slow

@@ -15,9 +15,9 @@ the preamble (file name, copyright, directory entry), the node headers, each nod
 (from ``* Menu:`` to its end: ``makeinfo`` puts menus last), the line above its footnotes,
 the tag tables, and the ``\0\b[index\0\b]`` markers Info readers use.
 Cross-references read as text ("see Startup File", :func:`cross_references`). The index file
-of a split manual (``find.info``: its nodes are in ``find.info-1``, ``-2``) has no node text,
-so its preamble is what it holds ("This manual documents version 4.9.0 of the GNU utilities
-for finding files…"). Each block is
+of a split manual (``find.info``: its nodes are in ``find.info-1``, ``-2``) is read with its
+parts from its folder (:mod:`~citewise.ingest.info_parts`); given alone (an upload), it has
+no node text and is refused with a one-line error. Each block is
 anchored at its node's name, slugged ("Regular Expressions" -> ``regular-expressions``). The
 title is the Top node's ("GNU Findutils"), else the manual's file name ("gnupg" for the part
 ``gnupg.info-2``).
@@ -30,8 +30,10 @@ import textwrap
 import unicodedata
 from pathlib import Path
 
+from citewise.errors import IngestError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
+from citewise.ingest.info_parts import indirect_parts
 from citewise.ingest.normalize import clean_lines, collapse, paragraphs
 from citewise.ingest.slug import slugify
 from citewise.text import CODE_LINE
@@ -105,7 +107,12 @@ class InfoLoader:
         nodes = text.split(NODE_SEPARATOR)
         for node in nodes[1:] if len(nodes) > 1 else nodes:
             _add_node(builder, node.strip("\n"))
-        if not builder.has_blocks():  # the index file of a split manual: its preamble
+        if not builder.has_blocks() and (parts := indirect_parts(data)):
+            raise IngestError(
+                f"it is the index of a split Info manual, its text in {', '.join(parts[:3])}"
+                f"{', …' if len(parts) > 3 else ''}, which were not read with it. Fix: "
+                "ingest it from its folder with `citewise ingest`, or upload the parts")
+        if not builder.has_blocks():  # no nodes: the preamble is what it holds
             for para in paragraphs(_DIR_ENTRY.sub("", nodes[0])):
                 builder.add("text", clean_lines(para))
         top = _TOP_TITLE.search(text)  # the Top node's title names the manual

@@ -19,7 +19,6 @@ import errno
 import gzip
 import io
 import os
-import re
 import stat
 import zlib
 from pathlib import Path
@@ -30,6 +29,7 @@ from citewise.ingest.content import GZIP_MAGIC, PDF_MAGIC, describe_binary, look
 from citewise.ingest.doc_names import FILE_TYPE, FORMAT_BY_SUFFIX, is_doc_name
 from citewise.ingest.html import HtmlLoader
 from citewise.ingest.info import InfoLoader
+from citewise.ingest.info_parts import PART_SUFFIX, indirect_parts, is_part_name, join_parts
 from citewise.ingest.markdown import MarkdownLoader
 from citewise.ingest.normalize import one_line
 from citewise.ingest.pdf import PdfLoader
@@ -41,7 +41,6 @@ from citewise.types import ParsedDocument
 
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(sorted(FORMAT_BY_SUFFIX))
 GZIP_SUFFIX = ".gz"
-_INFO_PART = re.compile(r"\.info-\d{1,4}")
 
 
 
@@ -52,7 +51,7 @@ def format_of(path: Path) -> str | None:
     suffix = path.suffix.lower()
     if format_ := FORMAT_BY_SUFFIX.get(suffix):
         return format_
-    if _INFO_PART.fullmatch(suffix):
+    if PART_SUFFIX.fullmatch(suffix):
         return "info"
     return "text" if is_doc_name(path.name) else None
 
@@ -105,6 +104,7 @@ def load_file(path: Path, limits: LimitSettings | None = None,
     path = Path(path)
     try:
         data = _read_limited(path, limits.max_file_bytes, within)
+        data, path = _with_info_parts(data, path, limits, within)
         return load_bytes(data, path, limits)
     except IngestError as exc:
         if exc.path is None:
@@ -125,6 +125,44 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
                                          "and ingest the result")
     fmt = format_of(path) or sniff_format(data, path)
     return make_loader(fmt, limits).load(data, path)
+
+
+def _with_info_parts(data: bytes, path: Path, limits: LimitSettings,
+                     within: Path | None) -> tuple[bytes, Path]:
+    """An Info index file's bytes with its parts' nodes after them (and its name without
+    ``.gz``), read from its folder (:mod:`~citewise.ingest.info_parts`); other files as
+    they are. A part missing, or named outside the manual, is a one-line error."""
+    inner = inner_path(path)
+    if inner.suffix.lower() != ".info":
+        return data, path
+    if path != inner and data.startswith(GZIP_MAGIC):
+        data = gunzip(data, limits.max_file_bytes)
+    elif path != inner:
+        return data, path  # not gzip after all: load_bytes says so
+    names = indirect_parts(data)
+    if not names:
+        return data, inner
+    folder = within or path.parent.resolve()
+    parts, total = [], len(data)
+    for name in names:
+        if not is_part_name(inner.name, name):
+            raise IngestError(f"its Indirect table names {name[:80]!r}, not a part of "
+                              f"{inner.name}; not read. Fix: ingest the parts themselves")
+        found = next((p for p in (path.parent / name, path.parent / f"{name}.gz")
+                      if p.is_file()), None)
+        if found is None:
+            raise IngestError(
+                f"it is the index of a split Info manual whose text is in {', '.join(names)} "
+                f"beside it, and {name} is missing. Fix: ingest it from the folder makeinfo "
+                "wrote its parts to")
+        part = _read_limited(found, limits.max_file_bytes, folder)
+        if found.name != name:
+            part = gunzip(part, limits.max_file_bytes)
+        total += len(part)
+        if total > limits.max_file_bytes:
+            raise _too_big(total, limits.max_file_bytes, path)
+        parts.append(part)
+    return join_parts(data, parts), inner
 
 
 def sniff_format(data: bytes, path: Path) -> str:

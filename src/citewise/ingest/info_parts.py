@@ -1,0 +1,60 @@
+"""Split GNU Info manuals: one document read from the index file and its parts.
+
+``makeinfo`` splits a large manual: ``find.info`` holds the preamble, an ``Indirect:`` table
+naming ``find.info-1`` and ``find.info-2`` and the tag table; the nodes are in the parts.
+Read as three documents, a new user's ``ingest find.info.gz --groups ops`` indexed only the
+copyright lines (exit 0, no warning), and with the parts named too, a sidecar line for
+``find.info.gz`` restricted only the header: the parts took the batch's groups and every
+staff member was quoted the restricted manual. So the manual is one document: its index
+file is read with its parts (:func:`indirect_parts`, :func:`join_parts`; the reading is
+:func:`citewise.ingest.registry.load_file`'s), and a folder walk or a named path leaves a
+part out when its index file is beside it (:func:`manual_of`). A part's name must be the
+index file's name and ``-N`` (an ``Indirect:`` table is the file's own text: it names no
+other file).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_INDIRECT = re.compile(rb"\x1f\r?\nIndirect:\r?\n((?:[^\x1f\n]{1,300}: \d{1,12}\r?\n){1,1000})")
+_PART_LINE = re.compile(rb"([^\x1f\n:]{1,255}): \d{1,12}")
+PART_SUFFIX = re.compile(r"\.info-\d{1,4}")
+"""The suffix of a part of a split manual (``.info-2``)."""
+
+
+def indirect_parts(text: bytes) -> list[str]:
+    """The part names an Info index file's ``Indirect:`` table lists, in order; ``[]`` for
+    a manual that is not split (or a part)."""
+    table = _INDIRECT.search(text)
+    if table is None:
+        return []
+    return [m.group(1).decode("utf-8", "replace").strip()
+            for m in _PART_LINE.finditer(table.group(1))]
+
+
+def is_part_name(manual: str, name: str) -> bool:
+    """Whether ``name`` is a part of the manual whose index file is named ``manual``
+    (``find.info`` -> ``find.info-1``); never a path."""
+    return re.fullmatch(re.escape(manual) + r"-\d{1,4}", name) is not None
+
+
+def join_parts(index: bytes, parts: list[bytes]) -> bytes:
+    """The index file's bytes, then each part's nodes (its own preamble, the copyright
+    lines each part repeats, left out)."""
+    return index + b"".join(part[part.find(b"\x1f"):] for part in parts if b"\x1f" in part)
+
+
+def manual_of(path: Path) -> Path | None:
+    """The index file beside ``path`` when ``path`` is a part of a split manual
+    (``find.info-1.gz`` -> ``find.info.gz`` or ``find.info``); None otherwise."""
+    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+    suffix = Path(name).suffix
+    if not PART_SUFFIX.fullmatch(suffix):
+        return None
+    manual = name[: len(name) - len(suffix)] + suffix.split("-", 1)[0]
+    for candidate in (path.with_name(manual), path.with_name(manual + ".gz")):
+        if candidate.is_file():
+            return candidate
+    return None
