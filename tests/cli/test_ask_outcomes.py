@@ -226,6 +226,16 @@ def test_a_weak_decline_says_how_to_word_it_again(run, tmp_path: Path) -> None:
     assert " -- 'how long is parental leave?'`" in result.output, result.output
 
 
+def test_an_option_named_after_a_value_names_the_option_it_belongs_to(tmp_path: Path) -> None:
+    """A new user's ``ask --extractive "x"`` was told to ask for the text "--extractive"."""
+    db = leave_index(tmp_path)
+    asked = CliRunner().invoke(cli, ["ask", "--extractive", "x", "--db", str(db)])
+    assert asked.exit_code == 2 and "Did you mean --generator extractive?" in asked.output
+    assert " -- --extractive" not in asked.output
+    searched = CliRunner().invoke(cli, ["search", "--bm25", "x", "--db", str(db)])
+    assert "Did you mean --mode bm25?" in searched.output, searched.output
+
+
 def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
     """A new user's `citewise search "--mirror"` (wget's option) was refused with only
     "No such option '--mirror'"; a misspelt option keeps click's "Did you mean"."""

@@ -191,6 +191,18 @@ def safe_json(value: Any, indent: int | None = None) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def _choice_named(command: click.Command, name: str) -> str | None:
+    """``--generator extractive`` for ``--extractive``: the option one of whose values the
+    unknown option ``name`` names (a new user's guess, answered with a hint to put the
+    question after ``--``)."""
+    value = name.lstrip("-")
+    for param in command.params:
+        if (isinstance(param, click.Option) and isinstance(param.type, click.Choice)
+                and value in param.type.choices and param.opts):
+            return f"{max(param.opts, key=len)} {value}"
+    return None
+
+
 class TextCommand(click.Command):
     """A command whose first argument is free text: text that looks like an option ("--mirror",
     a new user's search for wget's option) is refused by click with "No such option"; the
@@ -201,7 +213,9 @@ class TextCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
-            if not exc.possibilities:  # not a misspelt option
+            if choice := _choice_named(self, exc.option_name or ""):
+                exc.message += f" Did you mean {choice}?"
+            elif not exc.possibilities:  # not a misspelt option
                 name = exc.option_name or ""  # the whole text, not click's "-k" of "-k 2,2n"
                 text = next((a for a in given if name and a.startswith(name)), name)
                 rest = [a for a in given if a != text] if text in given else ["--db", "DB"]
