@@ -30,6 +30,7 @@ from citewise.errors import (
 from citewise.facade import EngineVerbs
 from citewise.index import open_store
 from citewise.index.follow import pinned
+from citewise.index.location import shown
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.ingest.languages import mixed_languages
@@ -220,7 +221,7 @@ class Engine(EngineVerbs):
         if stored is None:
             return
         self._follow(stored, version)
-        check_manifest(stored, self.expected_manifest(), f"index {self.db}", QUERY_FIELDS)
+        check_manifest(stored, self.expected_manifest(), f"index {shown(self.db)}", QUERY_FIELDS)
         self._checked_model = version
 
     def _observe(self) -> None:

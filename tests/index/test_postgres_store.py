@@ -476,3 +476,17 @@ def test_postgres_index_made_before_tenancy_is_shared(schema: str,
         assert store.get_chunks([chunk.chunk_id], staff)[chunk.chunk_id][0].sections == ()
         store.delete(["old"])
         assert store.count().vectors == 0
+
+
+def test_postgres_status_shows_the_url_without_its_secrets(schema: str) -> None:
+    """A security review: ``status`` printed ``index: postgresql://u:S3cret@…`` (so did the
+    server's banner and calibrate's "stored in"); a ``?password=`` was never masked."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+
+    with_password = PG_URL.replace("://postgres@", "://postgres:S3cretA@", 1)
+    db = f"{with_password}?schema={schema}&passfile=/nonexistent/S3cretB"
+    result = CliRunner().invoke(cli, ["status", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "S3cret" not in result.output and "index: postgresql://" in result.output

@@ -4,16 +4,17 @@ version check, the wire format of vectors, ts_rank weights and the migration's s
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from citewise.errors import ConfigError, StoreError
+from citewise.index.location import redact, shown
 from citewise.index.migrate import score_overlap
 from citewise.index.postgres.connection import (
     check_identifier,
     check_pgvector_version,
-    redact,
     split_url,
     vector_bytes,
 )
@@ -30,6 +31,9 @@ def test_postgres_split_url_strips_schema() -> None:
     assert redact("postgresql://u:a@h/db?sslmode=disable&PASSWORD=b") == (
         "postgresql://u:***@h/db?sslmode=disable&PASSWORD=***")
     assert redact("postgresql://u@h/db?passwordless=1") == "postgresql://u@h/db?passwordless=1"
+    assert redact("postgresql:///db?host=/run&sslpassword=k&passfile=/home/u/.pgpass") == (
+        "postgresql:///db?host=/run&sslpassword=***&passfile=***")
+    assert shown(Path("i.db")) == "i.db" and shown("postgresql://u:p@h/d") == "postgresql://u:***@h/d"
 
 
 def test_postgres_identifiers_are_checked() -> None:

@@ -12,6 +12,7 @@ from citewise.cli.common import (
     friendly_errors,
     load_settings,
 )
+from citewise.index.location import shown
 from citewise.types import Principal
 
 
@@ -75,7 +76,7 @@ def status(documents, as_json, db):
     if as_json:
         echo_json(out)
         return
-    echo(f"index: {db}\ndocuments: {report.documents}  chunks: {report.chunks}  "
+    echo(f"index: {shown(db)}\ndocuments: {report.documents}  chunks: {report.chunks}  "
          f"vectors: {report.vectors}")
     manifest = report.manifest
     if manifest:

@@ -16,6 +16,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.errors import ConfigError
+from citewise.index.location import shown
 from citewise.private import write_private_text
 from citewise.types import Principal
 
@@ -163,4 +164,4 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
     if not result.stored and not no_store:  # refused: printed, the index keeps its gate
         raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
     if result.stored and not as_json:
-        echo(f"stored in {db} (gate.signal, gate.threshold, gate.reader)")
+        echo(f"stored in {shown(db)} (gate.signal, gate.threshold, gate.reader)")

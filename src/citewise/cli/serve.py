@@ -52,7 +52,7 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     sockets = _listen(host, port)
     port = sockets[0].getsockname()[1]  # --port 0: the free port it got
     shown = f"[{host}]" if ":" in host else host
-    echo(f"citewise serve: {db}, {len(keys.entries)} key(s) from {keys_path}; "
+    echo(f"citewise serve: {shown(db)}, {len(keys.entries)} key(s) from {keys_path}; "
          f"http://{shown}:{port}/ (API: /openapi.json)", err=True)
     if not _loopback(host):
         echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "

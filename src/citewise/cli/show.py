@@ -21,6 +21,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.hints import warn_without_groups
 from citewise.errors import NotFoundError
+from citewise.index.location import shown
 from citewise.results import DocumentSection
 from citewise.section import loose, loose_forms
 from citewise.types import Block, Principal
@@ -49,11 +50,7 @@ def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> 
     the hint, without the ask's ``--db`` and ``--groups``, and got "no index at citewise.db",
     then "not in the index" for a document that is. Files are named absolutely, so the hint
     works from another folder too; a PostgreSQL URL's password is not shown (a review)."""
-    if "://" in db:  # PostgreSQL's module only then: psycopg is an extra a plain install
-        from citewise.index.postgres.connection import redact  # lacks (every command
-        index = redact(db)  # crashed on import in a fresh `make demo`)
-    else:
-        index = os.path.abspath(db)
+    index = shown(db) if "://" in db else os.path.abspath(db)
     given = [("--db", None if db == default_db() == index else index),
              ("--groups", groups or None), ("--tenant", tenant if tenant != "default" else None),
              ("--config", config_path and os.path.abspath(config_path))]

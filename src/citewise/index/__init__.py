@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.errors import BackendUnavailable, ConfigError
+from citewise.index.location import redact
 from citewise.index.manifest import make_manifest
 from citewise.index.sqlite import SQLiteStore
 from citewise.protocols import Store
@@ -72,7 +73,7 @@ def _postgres_store(url: str) -> Store:
                                  "install 'citewise[postgres]', or use a SQLite path.") from exc
     if url.startswith("postgres://"):
         url = "postgresql://" + url[len("postgres://"):]
-    from citewise.index.postgres.connection import redact, split_url
+    from citewise.index.postgres.connection import split_url
 
     if split_url(url)[1] is not None:  # ?schema=...: that one version, read only if listed
         from citewise.index.postgres.catalog import version_of_schema

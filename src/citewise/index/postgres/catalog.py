@@ -32,10 +32,10 @@ from psycopg import sql
 from citewise.errors import StoreError, VersionError
 from citewise.index import gate
 from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
+from citewise.index.location import redact
 from citewise.index.postgres import changes
 from citewise.index.postgres.connection import (
     psycopg_modules,
-    redact,
     server_lost,
     split_url,
 )

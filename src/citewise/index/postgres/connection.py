@@ -65,21 +65,6 @@ def check_identifier(name: str, what: str = "schema name") -> str:
     return name
 
 
-_QUERY_PASSWORD = re.compile(r"(^|&)(password=)[^&]*", re.IGNORECASE)
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages: the one in the user part
-    (``u:secret@host``) and libpq's ``?password=secret`` parameter."""
-    parts = urlsplit(url)
-    netloc, query = parts.netloc, _QUERY_PASSWORD.sub(r"\1\2***", parts.query)
-    if parts.password is not None:
-        netloc = netloc.replace(f":{parts.password}@", ":***@")
-    if (netloc, query) == (parts.netloc, parts.query):
-        return url
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
-
-
 def psycopg_modules() -> tuple[Any, Any]:
     """``(psycopg, psycopg_pool)`` or :class:`BackendUnavailable` naming the install."""
     try:

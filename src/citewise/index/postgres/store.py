@@ -26,6 +26,7 @@ import numpy as np
 
 from citewise.errors import BusyError, CitewiseError, StoreError
 from citewise.index.checks import acl_groups, check_search_args, check_vector, delete_ids
+from citewise.index.location import redact
 from citewise.index.manifest import (
     check_manifest,
     manifest_from_rows,
@@ -37,7 +38,6 @@ from citewise.index.postgres.connection import (
     check_identifier,
     ensure_pgvector,
     psycopg_modules,
-    redact,
     register_vector_dumper,
     server_lost,
     split_url,
