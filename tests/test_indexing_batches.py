@@ -12,6 +12,7 @@ from citewise import indexing
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.indexing import index_documents
+from citewise.ingest import read_sidecar
 from citewise.sources import file_batch
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
@@ -168,3 +169,24 @@ def test_two_folders_with_an_id_prefix_and_a_file_beside_them_keep_their_paths(t
         ("docs/a/index.md", "https://ex.org/a/index.md"),
         ("docs/b/index.md", "https://ex.org/b/index.md"),
         ("docs/notes.md", "https://ex.org/misc/notes.md")]
+
+
+def test_a_sidecar_line_may_name_a_file_by_its_id_path_from_the_folders_common_parent(
+        tmp_path):
+    """A new user's ``ingest std/collections std/sync --groups public --meta meta.jsonl``
+    with lines ``{"path": "sync/mpsc/index.html", "groups": ["sync-team"]}``: the ids'
+    own paths, yet every line matched no file and the pages were indexed for everyone."""
+    for page in ("collections/index.html", "sync/mpsc/index.html"):
+        (tmp_path / "std" / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "std" / page).write_text(f"<h1>{page}</h1><p>Channels and maps.</p>")
+    meta = tmp_path / "meta.jsonl"
+    meta.write_text('{"path": "sync/mpsc/index.html", "groups": ["sync-team"]}\n')
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths(
+            [tmp_path / "std" / "collections", tmp_path / "std" / "sync"],
+            {"groups": ["public"]}, read_sidecar(meta))
+        assert report.warnings == []
+        public = engine.search("channels", Principal.of("public"), mode="bm25").hits
+        assert [h.chunk.doc_id for h in public] == ["collections/index.html"]
+        team = engine.search("channels", Principal.of("sync-team"), mode="bm25").hits
+        assert [h.chunk.doc_id for h in team] == ["sync/mpsc/index.html"]

@@ -119,8 +119,9 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
     where = {(root, path): (path.relative_to(root).as_posix(),
                             Path(os.path.relpath(path.absolute(), cwd)).as_posix(),
                             tuple(path.relative_to(r).as_posix() for r in roots_of[path]
-                                  if r != root))  # a sidecar line may name it from any root
-             for root, path in found}  # (the reviews: one listing lost the other's line)
+                                  if r != root)  # a sidecar line may name it from any root
+                            + _from_common(root, path, links))  # (the reviews: one listing
+             for root, path in found}  # lost the other's line)
     readers = {key: match.readers(*at, prefixes[key[0]] + at[0])
                for key, at in where.items()}
     stubs, twins = _left_out(found, named, limits, batch, prefixes, readers)
@@ -147,6 +148,14 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
     return batch
+
+
+def _from_common(root: Path, path: Path, links: Mapping[Path, str]) -> tuple[str, ...]:
+    """The file's path from the common parent of the folders named together, as its id has
+    it (``sync/mpsc/index.html`` for ``…/std/collections …/std/sync``): a new user's sidecar
+    lines in that form, the ids' own, matched no file and the pages they restricted were
+    indexed for everyone."""
+    return (links[root] + path.relative_to(root).as_posix(),) if links.get(root) else ()
 
 
 def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],
