@@ -180,6 +180,9 @@ class Engine(EngineVerbs):
         if strict and match.path_problems():
             raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                               "ingested)")
+        if lost := match.lost_acl():  # known before anything is read: stop, not warn after
+            raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must "
+                              "match a file: nothing was ingested)")
         if on_total is not None:
             on_total(len(batch.items))
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,

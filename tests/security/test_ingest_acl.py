@@ -46,14 +46,24 @@ def ingest(db: Path, *args: str, code: int = 0) -> str:
 
 
 def test_sidecar_case_mismatch_is_reported_with_its_line(tmp_path: Path) -> None:
+    """A line that sets groups and matches no file stops the batch before anything is
+    written: the file it meant to restrict would be read by the batch's groups (a new
+    user's 14 restricted pages were indexed for everyone, said in a warning after a
+    20-minute ingest). A line that sets no ACL stays a warning."""
     root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
     meta = sidecar(tmp_path, {"path": "travel.md", "owner": "finance"},
                    {"path": "Salary.md", "groups": ["hr"]})
     db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta),
+                 code=1)
+    assert "meta.jsonl line 2: path 'Salary.md' matches no document" in out
+    assert "nothing was ingested" in out and "line 1" not in out
+    code, _ = cli("status", "--json", "--db", str(db))
+    assert code != 0 or acl_of(db) == {}
+    meta = sidecar(tmp_path, {"path": "Travel.md", "owner": "finance"})
     out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta))
-    assert "warning: meta.jsonl line 2: path 'Salary.md' matches no document" in out
-    assert "line 1" not in out
-    assert acl_of(db)["salary.md"] == ("acme", ["staff"])  # the batch groups: said loudly
+    assert "warning: meta.jsonl line 1: path 'Travel.md' matches no document" in out
+    assert acl_of(db)["salary.md"] == ("acme", ["staff"])
 
 
 def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> None:

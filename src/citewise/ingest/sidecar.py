@@ -162,6 +162,14 @@ class SidecarMatch:
                 out.append(self._problem(key, "path", hits))
         return out
 
+    def lost_acl(self) -> list[str]:
+        """Path lines that set who may read (groups, tenant) and matched no file: the
+        documents they meant to restrict would take the batch's readers (a new user's
+        sidecar, in a form that matched nothing, left 14 restricted pages to everyone)."""
+        return [self._problem(key, "path", 0) for key in self.by_path
+                if self.kinds.get(key) == "path" and not self.path_hits.get(key)
+                and any(k in self.by_path[key] for k in ACL_KEYS)]
+
     def problems(self, doc_ids: Sequence[str]) -> list[str]:
         """Every line that matched no document or several, given the documents' final ids
         (a key of a plain mapping, without line kinds, may match either way)."""
@@ -180,7 +188,8 @@ class SidecarMatch:
         if hits:
             return (f"{self._where(key)}: {kind} {key!r} matches {hits} documents; its metadata "
                     "went to each. Fix: give one doc_id per line")
-        how = {"path": "relative to the ingest root or the current directory, exact case",
+        how = {"path": "relative to the ingest root, the current directory or the common "
+                       "parent of folders named together, exact case",
                "doc_id": "a doc_id, from front matter, the sidecar or the file path"}.get(
                    kind, "exact case")
         return (f"{self._where(key)}: {kind} {key!r} matches no document ({how}); its metadata "
