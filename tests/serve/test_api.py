@@ -79,6 +79,10 @@ def test_traces_and_feedback_belong_to_the_asker(served: Served) -> None:
     for other in ("sam", "ada"):  # an admin reads the trace but does not rate for its asker
         _problem(served.client(other).post("/v1/feedback", json={"request_id": rid,
                                                                  "rating": "down"}), 404)
+    for odd in ("\\ud800", "x" * 32, rid.upper()):  # a review: a lone surrogate (JSON's
+        body = f'{{"request_id": "{odd}", "rating": "up"}}'  # escape) was a 503 blaming the db
+        _problem(served.client("hana").post("/v1/feedback", content=body, headers={
+            "Content-Type": "application/json"}), 422)
     ok = served.client("hana").post("/v1/feedback", json={"request_id": rid, "rating": "down",
                                                           "comment": "wrong band, mail "
                                                           "hana@corp.example"})

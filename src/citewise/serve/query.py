@@ -67,7 +67,8 @@ class AskBody(BaseModel):
 
 class FeedbackBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    request_id: str
+    request_id: str = Field(pattern=r"^[0-9a-f]{32}$", description="The request_id an ask or "
+                            "search answered with (32 hex digits).")
     rating: Literal["up", "down"]
     comment: str | None = Field(None, max_length=2000)
 
