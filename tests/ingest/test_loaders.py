@@ -552,6 +552,34 @@ def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_pat
     assert blocks[-1].heading_path == ("Struct TokenStream", "pub fn new() -> TokenStream")
 
 
+def test_rustdoc_generated_impls_and_copied_trait_docs_are_not_indexed(tmp_path):
+    """A new user's std/collections and std/sync: every type page repeats its "Auto Trait
+    Implementations" and "Blanket Implementations" (``impl<T, U> TryFrom<U> for T``…) and
+    each trait impl copies the trait's summaries ("Formats the value using the given
+    formatter. Read more"; Iterator's 75 methods on 58 pages): 65 % of the chunks. The
+    type's own trait impls, and methods it documents itself, stay."""
+    def method(name: str, docs: str, kind: str = "method trait-impl") -> str:
+        return (f'<details class="toggle method-toggle" open><summary><section '
+                f'id="method.{name}" class="{kind}"><a href="#method.{name}" class="anchor">'
+                f'§</a><h4 class="code-header">fn {name}(&amp;self)</h4></section></summary>'
+                f'<div class="docblock">{docs}</div></details>')
+    html = ('<body><main><section id="main-content" class="content"><h1>Struct Iter</h1>'
+            '<h2 id="trait-implementations" class="section-header">Trait Implementations</h2>'
+            '<div id="trait-implementations-list"><h3 class="code-header">impl Iterator for '
+            'Iter</h3>' + method("next", 'Advances the iterator. <a href="../iter/trait.'
+                                 'Iterator.html#tymethod.next">Read more</a>')
+            + method("len", "<p>Iter knows its length exactly.</p>") + '</div>'
+            '<h2 id="blanket-implementations" class="section-header">Blanket '
+            'Implementations</h2><div id="blanket-implementations-list"><h3 class='
+            '"code-header">impl&lt;T, U&gt; TryFrom&lt;U&gt; for T</h3><p>Performs the '
+            'conversion.</p></div></section></main></body>')
+    text = load_file(_write(tmp_path, "struct.Iter.html", html)).text
+    assert "impl Iterator for Iter" in text and "Iter knows its length exactly." in text
+    for copied in ("Advances the iterator", "Read more", "Blanket", "TryFrom",
+                   "Performs the conversion"):
+        assert copied not in text, copied
+
+
 def test_a_pandoc_title_block_is_the_title_not_text(tmp_path):
     """Rust's ``releases.md`` opens with ``% Rust Release Notes``: it was indexed as a line of
     text and the first version's heading became the title of every release's notes."""

@@ -22,6 +22,13 @@ CHROME_CLASSES = frozenset({
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
     "copiable-anchor", "copiable-link"})
+GENERATED_SECTION_IDS = frozenset({
+    "synthetic-implementations", "synthetic-implementations-list",
+    "blanket-implementations", "blanket-implementations-list"})
+"""rustdoc's "Auto Trait Implementations" and "Blanket Implementations" (heading and list):
+the same generated impls (``Send``, ``Sync``, ``From<T> for T``, ``TryFrom<U> for T``…) on
+every type's page, a new user's std/collections and std/sync pages' largest share of chunks,
+in answers about anything. A type's own "Trait Implementations" stay."""
 _INDEX_SUFFIX = "-printindex"
 """Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
@@ -73,7 +80,23 @@ def _is_chrome(node: LexborNode) -> bool:
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
+            or (node.attrs.get("id") or "") in GENERATED_SECTION_IDS
+            or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+def _copied_trait_method(node: LexborNode) -> bool:
+    """A rustdoc trait method under a type's trait impl whose text is the trait's summary,
+    "Read more" linking to the trait's page (``Iterator``'s 75 methods on each of 58 iterator
+    pages, "Formats the value using the given formatter. Read more" on 174): a copy."""
+    section = node.css_first("summary > section")
+    docs = node.css_first("div.docblock")
+    if section is None or docs is None:
+        return False
+    if "trait-impl" not in (section.attrs.get("class") or "").split():
+        return False
+    links = docs.css("a")
+    return bool(links) and links[-1].text(strip=True) == "Read more"
 
 
 def is_chrome_id(value: str) -> bool:
