@@ -334,6 +334,14 @@ def test_a_docx_of_many_styled_empty_paragraphs_loads_in_linear_time(tmp_path):
     assert outcome["status"] == "new" and outcome["chunks"] == 1, outcome
 
 
+def test_a_docx_of_a_million_empty_paragraphs_is_refused_before_it_is_read(tmp_path):
+    """python-docx reads each paragraph (six lookups), empty ones too, which make no block:
+    a security review's 36 KB of 200,000 empty paragraphs held the upload lock 45 s; a
+    million is 43 KB (minutes), ten million about an hour."""
+    path = _docx_of_styles(tmp_path / "empty.docx", 0, 20, body="<w:p/>" * 1_000_000)
+    assert_one_line_error(ingest_bounded(path), "limits.max_blocks")
+
+
 @pytest.mark.parametrize("unit", ["`a ", "|a| ", "a_ ", "«`a ", "x_– "])
 def test_dense_inline_rst_markup_is_read_as_text_in_bounded_time(tmp_path, unit):
     """docutils' inline parser scans the rest of a paragraph for each markup start: a
@@ -415,6 +423,10 @@ def test_a_role_of_one_open_bracket_and_many_colons_parses_in_linear_time(tmp_pa
     # line breaks (the second review: past a guard that split at "\n")
     ("grid2.rst", "Title\n=====\n\n" + ("+" + "---+" * 8000 + "\v\x1e" + "|" + " x |" * 8000
                                         + "\x1e") * 2 + "+" + "---+" * 8000 + "\n"),
+    # docutils' link and markup-start patterns, at each character of a run without spaces:
+    # quadratic (a 48 KB upload froze the server 64 s; this one would take hours)
+    ("slashes.rst", "Title\n=====\n\nSome text here " + "a/b/" * 240_000 + " end.\n"),
+    ("dashes.rst", "Title\n=====\n\n  Quoted " + "a-" * 480_000 + " end.\n"),
     # the HTML guard read 4,096 characters after each <svg (36 µs a byte: 40,000 tags 10 s)
     ("svg.html", "<html><body><p>x</p>" + "<svg </svg " * 500_000 + "</body></html>"),
 ])
