@@ -21,7 +21,7 @@ CHROME_CLASSES = frozenset({
     "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
-    "copiable-anchor", "copiable-link"})
+    "copiable-anchor", "copiable-link", "skip-main-content"})
 GENERATED_SECTION_IDS = frozenset({
     "synthetic-implementations", "synthetic-implementations-list",
     "blanket-implementations", "blanket-implementations-list"})
@@ -45,7 +45,7 @@ _HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
 def drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
     doomed: dict[int, LexborNode] = {}
-    for node in tree.css("[role], [class], [id]"):  # document order: ancestors come first
+    for node in tree.css("[role], [class], [id], rustdoc-topbar"):  # ancestors first
         if _is_chrome(node):
             doomed[node.mem_id] = node
     tops = []
@@ -80,6 +80,7 @@ def _is_chrome(node: LexborNode) -> bool:
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
+            or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
             or (node.attrs.get("id") or "") in GENERATED_SECTION_IDS
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
