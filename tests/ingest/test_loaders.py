@@ -532,7 +532,8 @@ def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_pat
     """rustdoc (``cargo doc``) puts a "Copy item path" button in every page's ``<h1>``, a
     "Skip to main content" link and a top bar naming the item again before it, a
     since/source column and a ``§`` link before each item's heading, and an "Expand
-    description" toggle: they were in every heading path and at the end of every section."""
+    description" toggle: they were in every heading path and at the end of every section.
+    A signature's ``where`` clause (a ``<div>``) was glued to it ("TokenStreamwhere")."""
     html = ('<body><a class="skip-main-content" href="#main-content">Skip to main content'
             '</a><rustdoc-topbar><h2><a href="#">TokenStream</a></h2></rustdoc-topbar>'
             '<main><section id="main-content" class="content">'
@@ -545,14 +546,16 @@ def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_pat
             '<section id="method.new" class="method"><span class="rightside">'
             '<span class="since">1.29.0</span> · <a class="src" href="#">Source</a></span>'
             '<a href="#method.new" class="anchor">§</a><h4 class="code-header">'
-            'pub fn new() -&gt; TokenStream</h4></section>'
+            'pub fn new() -&gt; TokenStream<a href="#" class="tooltip" data-notable-ty='
+            '"TokenStream">ⓘ</a><div class="where">where\n    T: Clone</div></h4></section>'
             '<div class="docblock"><p>Returns an empty stream.</p></div></section></main></body>')
     blocks = load_file(_write(tmp_path, "struct.TokenStream.html", html)).blocks
     assert [(b.kind, b.text, b.anchor) for b in blocks] == [
         ("heading", "Struct TokenStream", None), ("text", "A stream of tokens.", None),
-        ("heading", "pub fn new() -> TokenStream", "method.new"),
+        ("heading", "pub fn new() -> TokenStream where T: Clone", "method.new"),
         ("text", "Returns an empty stream.", "method.new")]
-    assert blocks[-1].heading_path == ("Struct TokenStream", "pub fn new() -> TokenStream")
+    assert blocks[-1].heading_path == ("Struct TokenStream",
+                                       "pub fn new() -> TokenStream where T: Clone")
 
 
 def test_rustdoc_generated_impls_and_copied_trait_docs_are_not_indexed(tmp_path):

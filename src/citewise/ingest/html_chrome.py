@@ -81,6 +81,7 @@ def _is_chrome(node: LexborNode) -> bool:
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
+            or "data-notable-ty" in node.attrs  # its "ⓘ" after a returned type
             or (node.attrs.get("id") or "") in GENERATED_SECTION_IDS
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
