@@ -71,7 +71,8 @@ def test_greedy_decoding_is_deterministic(generator):
 
 
 def test_timeout_raises_generation_error(generator):
-    with pytest.raises(GenerationError, match="timeout.*Fix:"):
+    with pytest.raises(GenerationError,  # a new user: where is generate.timeout_s set?
+                       match=r"timeout.*Fix: raise generate.timeout_s \(in a --config"):
         generator.generate(build_prompt("Write a long essay on rivers.", []), max_tokens=400,
                            timeout_s=0.05)
 

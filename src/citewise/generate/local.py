@@ -63,7 +63,8 @@ def _turn(server: Any, timeout_s: float | None) -> Iterator[None]:
     if not lock.acquire(timeout=-1 if timeout_s is None else max(timeout_s, 0.0)):
         raise GenerationError(f"The local model stayed busy with other requests for its "
                               f"{timeout_s:g} s timeout. Fix: retry, run fewer requests at "
-                              "once, or raise generate.timeout_s.")
+                              "once, or raise generate.timeout_s (in a --config file; `citewise "
+                              "config` prints one to edit).")
     try:
         yield
     finally:
@@ -163,7 +164,8 @@ def chat(server: Any, messages: Sequence[Mapping[str, str]], *, max_tokens: int,
                               "context (context.budget_tokens) or raise generate.context_tokens.")
     if stream.timed_out:
         raise GenerationError(f"The local model ran past its {timeout_s:g} s timeout after "
-                              f"{time.monotonic() - start:.1f} s. Fix: raise generate.timeout_s, "
+                              f"{time.monotonic() - start:.1f} s. Fix: raise generate.timeout_s "
+                              "(in a --config file; `citewise config` prints one to edit), "
                               "lower generate.max_tokens, or use a smaller model.",
                               partial="".join(stream.pieces))
     return "".join(stream.pieces), stream.usage, stream.finish_reason

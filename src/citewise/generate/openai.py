@@ -108,7 +108,8 @@ class OpenAIGenerator:
                 return resp.json()
         except httpx.TimeoutException as exc:
             raise GenerationError(f"{self._where()} did not answer within {timeout:g} s. Fix: "
-                                  "raise generate.timeout_s / generate.openai.timeout_s, or "
+                                  "raise generate.timeout_s / generate.openai.timeout_s (in a "
+                                  "--config file; `citewise config` prints one to edit), or "
                                   "lower generate.max_tokens.") from exc
         except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise _Retryable(f"connection error ({type(exc).__name__})") from exc
