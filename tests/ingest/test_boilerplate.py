@@ -139,3 +139,26 @@ def test_pages_other_readers_read_make_no_boilerplate_of_a_page(tmp_path) -> Non
         engine.ingest_paths([docs], {"groups": ["staff"]}, read_sidecar(meta))
         shown = engine.section("policy.html", Principal.of("staff"), None)
         assert sentence in "\n".join(b.text for b in shown.blocks)
+
+
+def test_a_page_restricted_alone_keeps_the_sites_title_suffix_cut(tmp_path) -> None:
+    """A new user restricted one page of the rustdoc book to a group of its own: its
+    readers' pages were too few to find the title suffix, so it was retitled "Unstable
+    features - The rustdoc book" and every chunk embedded again. A title's affix is the
+    batch's."""
+    from citewise.engine import Engine
+    from citewise.ingest.sidecar import read_sidecar
+    from citewise.testing import FakeEmbedder
+
+    docs = tmp_path / "book"
+    docs.mkdir()
+    for name in ("intro", "lints", "tests", "unstable"):
+        (docs / f"{name}.html").write_text(f"<title>{name.title()} - The rustdoc book</title>"
+                                           f"<h1>{name.title()}</h1><p>About {name}.</p>")
+    meta = tmp_path / "meta.jsonl"
+    meta.write_text('{"path": "unstable.html", "groups": ["core"]}\n')
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"groups": ["staff"]}, read_sidecar(meta))
+        titles = {d.doc_id: d.title for d in engine.store.list_documents()}
+    assert titles == {"intro.html": "Intro", "lints.html": "Lints", "tests.html": "Tests",
+                      "unstable.html": "Unstable"}
