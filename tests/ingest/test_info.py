@@ -58,6 +58,19 @@ def test_nodes_headings_and_no_navigation(tmp_path):
     assert "acme --proxy http://proxy:3128 data.txt" in parsed.text
 
 
+def test_a_table_without_blank_lines_is_one_block_per_item(tmp_path):
+    """coreutils' ``date`` formats are a ``@table`` with no blank line between items: one
+    paragraph, quoted as one sentence ("‘%d’ day of month (e.g., ‘01’) ‘%D’ date; …")."""
+    table = ("‘%d’\n     day of month (e.g., ‘01’)\n‘%D’\n     date; same as ‘%m/%d/%y’\n"
+             "‘-b’\n‘--bytes’\n     Count bytes.\n\n")
+    blocks = _blocks(tmp_path, table)
+    assert ("text", "‘%d’\nday of month (e.g., ‘01’)") in blocks
+    assert ("text", "‘%D’\ndate; same as ‘%m/%d/%y’") in blocks
+    assert ("text", "‘-b’\n‘--bytes’\nCount bytes.") in blocks
+    prose = "‘acme’ is short for Acme.\nIt frobnicates.\n\n"  # no indented description
+    assert ("text", "‘acme’ is short for Acme.\nIt frobnicates.") in _blocks(tmp_path, prose)
+
+
 def test_a_heading_inside_a_node_stays_in_its_section(tmp_path):
     """makeinfo underlines ``@heading Examples`` like a chapter: in GnuPG's manual the rest
     of chapter 9 was filed under "Examples" (cited as "gnupg › Examples › 9.4 …")."""

@@ -132,7 +132,8 @@ def _add_node(builder: DocumentBuilder, node: str) -> None:
     anchor = slugify(header.group(1)) if header else None
     body = re.split(r"^\* Menu:", body, maxsplit=1, flags=re.MULTILINE)[0]
     own: int | None = None  # the level of the node's own heading, its first paragraph
-    paras = _with_terms_joined(node_paragraphs(body))
+    paras = _with_terms_joined([item for para in node_paragraphs(body)
+                                for item in _items_apart(para)])
     base = 0  # the indentation of the prose around: 0, or 5 in a table item's description
     example: list[str] = []  # an example's paragraphs, apart at its blank lines
     led = False  # the last text ends on a colon: what follows is what it leads into
@@ -274,6 +275,21 @@ def _with_terms_joined(paras: list[str]) -> list[str]:
         out.append(para)
         index += 1
     return out
+
+
+def _items_apart(para: str) -> list[str]:
+    """A ``@table`` written without blank lines between its items (coreutils' ``date``
+    formats: "‘%d’" over "     day of month", "‘%D’" over "     date; same as…") as one
+    paragraph per item, so that an answer quotes an item, not the table as one sentence
+    ("‘%d’ day of month (e.g., ‘01’) ‘%D’ date; …"); other paragraphs as they are."""
+    lines = para.split("\n")
+    starts = [i for i, line in enumerate(lines)
+              if line[:1] not in ("", " ") and _TERM.fullmatch(line)
+              and (i == 0 or lines[i - 1][:1] == " ")]
+    if len(starts) < 2 or starts[0] != 0 or lines[-1][:1] != " ":
+        return [para]
+    return ["\n".join(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)],
+                                                    strict=True)]
 
 
 def _terms(para: str) -> bool:
