@@ -3,7 +3,7 @@ answer does, however the model's tokens split a bracket."""
 
 from __future__ import annotations
 
-from citewise.cli.stream import NumberedStream
+from citewise.answer.citations import NumberedStream
 
 
 def shown(*pieces: str) -> tuple[str, list[str]]:

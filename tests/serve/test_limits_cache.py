@@ -445,3 +445,24 @@ def test_the_search_cache_keeps_the_query_s_case() -> None:
     key = lambda query: cache.key("search", 1, staff, query, Settings())  # noqa: E731
     assert key("what does tar -s do?") != key("what does tar -S do?")
     assert key("what does  tar -s do?") == key("what does tar -s do? ")
+
+
+def test_a_streamed_model_answer_cites_numbers_as_its_answer_does(tmp_path: Path) -> None:
+    """A new user's streaming ``/v1/ask``: the ``token`` events carried the model's ``[S1]``
+    and the ``answer`` event ``[1]``, the same answer in two numberings."""
+    from citewise.testing import FakeGenerator
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    app.state.citewise.engine._generator = FakeGenerator(  # type: ignore[attr-defined]
+        "Parental leave is 20 weeks of fully paid leave [{sid:20 weeks}].")
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        with s.client("sam").stream("POST", "/v1/ask", json={
+                "question": "How many weeks of parental leave?", "stream": True}) as r:
+            events = [(block.split("\n")[0][7:], json.loads(block.split("\n")[1][6:]))
+                      for block in r.read().decode().strip().split("\n\n")
+                      if block.startswith("event:")]
+    final = events[-1][1]
+    drafted = "".join(data["text"] for kind, data in events if kind == "token")
+    assert not final["declined"] and "[1]" in final["answer"], final
+    assert "[S" not in drafted and drafted.strip() == final["answer"].strip()

@@ -127,3 +127,45 @@ def format_citation(c: Citation) -> str:
     """``[1] Title › Section › Heading (source#anchor, updated 2026-…)`` (:func:`place`)."""
     updated = f", updated {c.updated_at[:10]}" if c.updated_at else ""
     return f"[{c.id}] {place(c.title, c.heading_path)} ({c.source}{updated})"
+
+
+_OPEN = re.compile(r"\[[Ss\d\s,;]*$")  # a bracket that may still close as a citation
+HOLD_CHARS = 40
+
+
+class NumberedStream:
+    """The model's streamed text with its source ids as citation numbers. The final answer
+    numbers ids ``[1]``, ``[2]``… in order of first use (:func:`renumber`); streamed as
+    written, a terminal's draft read "… in case of error. [S1]" above a final "… [1]", and
+    an API client's ``token`` events carried ``[S1]`` beside an answer event's ``[1]`` (a new
+    user). This numbers ids the same way as they arrive, holding back a bracket until it
+    closes (a token may end in ``[S``), so a draft the checks keep word for word is the
+    final answer already shown. Feed the pieces; show what :meth:`feed` and :meth:`close`
+    return (``shown`` is everything returned so far)."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, str] = {}
+        self.pending = ""
+        self.shown = ""
+
+    def feed(self, piece: str) -> str:
+        text = self.pending + piece
+        held = _OPEN.search(text)
+        if held is not None and len(text) - held.start() <= HOLD_CHARS:
+            text, self.pending = text[:held.start()], text[held.start():]
+        else:
+            self.pending = ""
+        return self._show(text)
+
+    def close(self) -> str:
+        text, self.pending = self.pending, ""
+        return self._show(text)
+
+    def _show(self, text: str) -> str:
+        out = number_brackets(text, self._number)
+        self.shown += out
+        return out
+
+    def _number(self, sid: str) -> str:
+        """The number of ``sid`` (``S03`` is ``S3``), the next one the first time."""
+        return self.numbers.setdefault(f"S{int(sid[1:])}", str(len(self.numbers) + 1))

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from citewise.answer.citations import format_citation, joined_trailing, place
+from citewise.answer.citations import NumberedStream, format_citation, joined_trailing, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
@@ -23,7 +23,7 @@ from citewise.cli.common import (
 )
 from citewise.cli.hints import warn_nothing_readable, warn_without_groups
 from citewise.cli.show import opens_nowhere, show_options
-from citewise.cli.stream import NumberedStream, Waiting
+from citewise.cli.stream import Waiting
 from citewise.engine import Engine
 from citewise.trace import GateTrace
 from citewise.types import SEARCH_MODES, Answer, Citation, Principal

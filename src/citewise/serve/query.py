@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from citewise.answer.citations import NumberedStream
 from citewise.errors import CitewiseError, NotFoundError
 from citewise.reqlog.monitor import CUT, parse_window, rates, series
 from citewise.reqlog.record import (
@@ -217,14 +218,17 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         if cached is not None:
             yield _sse("token", {"text": cached.answer})
         else:
+            numbered = NumberedStream()  # [S1] as the answer's [1] (a new user saw both)
             for event in st.engine.ask_stream(body.question, who.principal, body.turns(),
                                               gone=gone, dry_run=body.dry_run):
-                if event.kind == "token":
-                    yield _sse("token", {"text": event.text})
+                if event.kind == "token" and (text := numbered.feed(event.text)):
+                    yield _sse("token", {"text": text})
                 elif event.kind == "held":  # an SSE comment: clients ignore it, and writing
                     yield ": held\n\n"  # it lets the server notice a client that left
-                else:
+                elif event.kind != "token":
                     answer = event.answer
+            if rest := numbered.close():
+                yield _sse("token", {"text": rest})
             if key and answer is not None:
                 st.cache.put(key, answer)
         assert answer is not None
