@@ -530,14 +530,16 @@ def test_texinfo6_span_markers_anchor_sections_and_node_menus_are_dropped(tmp_pa
 
 def test_rustdoc_pages_lose_their_buttons_source_links_and_section_marks(tmp_path):
     """rustdoc (``cargo doc``) puts a "Copy item path" button in every page's ``<h1>``, a
-    "Skip to main content" link and a top bar naming the item again before it, a
-    since/source column and a ``§`` link before each item's heading, and an "Expand
+    "Skip to main content" link, a top bar naming the item again and its module's path
+    (quoted alone as an answer's sentence, "std::sync::oneshot [2]."; the title names it)
+    before it, a since/source column and a ``§`` link before each item's heading, and an "Expand
     description" toggle: they were in every heading path and at the end of every section.
     A signature's ``where`` clause (a ``<div>``) was glued to it ("TokenStreamwhere")."""
     html = ('<body><a class="skip-main-content" href="#main-content">Skip to main content'
             '</a><rustdoc-topbar><h2><a href="#">TokenStream</a></h2></rustdoc-topbar>'
-            '<main><section id="main-content" class="content">'
-            '<div class="main-heading"><h1>Struct <span class="struct">Token<wbr>Stream</span>'
+            '<main><section id="main-content" class="content"><div class="main-heading">'
+            '<div class="rustdoc-breadcrumbs"><a href="../index.html">proc_macro</a></div>'
+            '<h1>Struct <span class="struct">Token<wbr>Stream</span>'
             '&nbsp;<button id="copy-path" title="Copy item path">Copy item path</button></h1>'
             '<span class="sub-heading"><a class="src" href="../src/lib.rs.html#1">Source</a>'
             '</span></div><details class="toggle top-doc" open><summary class="hideme">'
