@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 from citewise.config import Settings
 from citewise.errors import ConfigError, NotFoundError
+from citewise.index.location import shown
 from citewise.results import (
     CalibrationResult,
     DocumentInfo,
@@ -86,7 +87,7 @@ class EngineVerbs:
         counts = self.store.count()
         manifest = self.store.manifest()
         docs = tuple(self.documents()) if documents else None
-        return StatusReport(str(self.db), counts.documents, counts.chunks, counts.vectors,
+        return StatusReport(shown(self.db), counts.documents, counts.chunks, counts.vectors,
                             manifest, docs)
 
     def documents(self: Engine, principal: Principal | None = None) -> list[DocumentInfo]:

@@ -490,3 +490,5 @@ def test_postgres_status_shows_the_url_without_its_secrets(schema: str) -> None:
     result = CliRunner().invoke(cli, ["status", "--db", db])
     assert result.exit_code == 0, result.output
     assert "S3cret" not in result.output and "index: postgresql://" in result.output
+    as_json = CliRunner().invoke(cli, ["status", "--json", "--db", db])  # the review after
+    assert as_json.exit_code == 0 and "S3cret" not in as_json.output  # the fix: its "db"

@@ -33,6 +33,9 @@ def test_postgres_split_url_strips_schema() -> None:
     assert redact("postgresql://u@h/db?passwordless=1") == "postgresql://u@h/db?passwordless=1"
     assert redact("postgresql:///db?host=/run&sslpassword=k&passfile=/home/u/.pgpass") == (
         "postgresql:///db?host=/run&sslpassword=***&passfile=***")
+    for url in ("postgresql://u:s3cr#et@h:1/db", "postgresql://u:s3?cret@h/db",  # as libpq
+                "postgresql://u:p@ss@h/db", "postgresql://u@h/db?%70assword=s3cret"):  # reads
+        assert "s3cr" not in redact(url) and "ss@" not in redact(url), redact(url)  # them
     assert shown(Path("i.db")) == "i.db" and shown("postgresql://u:p@h/d") == "postgresql://u:***@h/d"
 
 

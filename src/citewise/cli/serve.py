@@ -16,6 +16,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.errors import ConfigError
+from citewise.index.location import shown
 from citewise.serve.keys import ROLES, KeyFile
 from citewise.types import Principal
 
@@ -51,9 +52,9 @@ def serve(keys_path, host, port, log_level, db, config_path, model, threads):
     app = create_app(engine, keys)
     sockets = _listen(host, port)
     port = sockets[0].getsockname()[1]  # --port 0: the free port it got
-    shown = f"[{host}]" if ":" in host else host
+    where = f"[{host}]" if ":" in host else host
     echo(f"citewise serve: {shown(db)}, {len(keys.entries)} key(s) from {keys_path}; "
-         f"http://{shown}:{port}/ (API: /openapi.json)", err=True)
+         f"http://{where}:{port}/ (API: /openapi.json)", err=True)
     if not _loopback(host):
         echo(f"warning: listening on {host} over plain HTTP: API keys are bearer tokens and "
              "travel in clear text. Fix: keep --host 127.0.0.1 behind a TLS reverse proxy "

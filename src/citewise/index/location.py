@@ -7,27 +7,28 @@ from __future__ import annotations
 
 import re
 from os import PathLike
-from urllib.parse import urlsplit
+from urllib.parse import unquote
 
-_USER_PASSWORD = re.compile(r"://[^/:@?#]*:([^@/?#]*)@")
-_SECRET_PARAMS = re.compile(r"(^|&)((?:password|sslpassword|passfile)=)[^&]*", re.IGNORECASE)
+_USER_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^/@:?#]*:)[^/]*@")
+"""The password of ``scheme://user:password@host`` as libpq reads it: up to the ``@``, any
+``#``, ``?`` or ``@`` in it included (a review: ``u:s3cr#et@`` was shown whole)."""
+SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile"})
 
 
 def redact(url: str) -> str:
     """The URL without its secrets, for messages: the password in the user part
     (``u:secret@host``) and libpq's ``password``, ``sslpassword`` and ``passfile``
-    parameters (``?password=secret``)."""
-    try:
-        password = urlsplit(url).password
-    except ValueError:  # "[" without "]": still no password shown
-        password = m.group(1) if (m := _USER_PASSWORD.search(url)) else None
-    head, mark, rest = url.partition("?")
-    if mark:
-        query, hash_mark, fragment = rest.partition("#")
-        rest = _SECRET_PARAMS.sub(r"\1\2***", query) + hash_mark + fragment
-    if password is not None:
-        head = head.replace(f":{password}@", ":***@", 1)
-    return head + mark + rest
+    parameters (``?password=secret``, also with the name percent-encoded)."""
+    url = _USER_PASSWORD.sub(r"\1***@", url, count=1)
+    head, mark, query = url.partition("?")
+    if not mark:
+        return url
+    parts = []
+    for part in query.split("&"):
+        key, equals, _ = part.partition("=")
+        secret = equals and unquote(key).strip().lower() in SECRET_PARAMS
+        parts.append(f"{key}=***" if secret else part)
+    return head + mark + "&".join(parts)
 
 
 def shown(db: str | PathLike[str]) -> str:
