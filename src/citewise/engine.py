@@ -195,12 +195,27 @@ class Engine(EngineVerbs):
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
-        report.warnings[:0] = notes + self._stale(left_out) + report.sidecar_problems
+        report.warnings[:0] = (notes + self._stale(left_out) + self._parts_read(batch.parts, report)
+                               + report.sidecar_problems)
         skipped_ids = set(left_out)
         mixed = mixed_languages({p: lang for p, lang in batch.languages.items()
                                  if p not in skipped_ids})
         report.warnings.extend([mixed] if mixed else [])
         return report
+
+    def _parts_read(self, parts: Sequence[tuple[str, str]], report: IngestReport) -> list[str]:
+        """Delete the documents an earlier ingest made of split Info manual parts once their
+        manual, which now holds their text, is indexed: left, they kept their own readers (a
+        review: staff still read the parts of a manual restricted to ops)."""
+        indexed = {o.doc_id for o in report.outcomes if o.status != "failed"}
+        old = [part for part, manual in parts if manual in indexed
+               and self.store.get_document(part) is not None]
+        if not old:
+            return []
+        self.store.delete(old)
+        return [f"deleted {len(old)} document(s) an earlier ingest made of split Info manual "
+                f"parts ({', '.join(old[:3])}{', …' if len(old) > 3 else ''}): their text is "
+                "in their manual's document now, read by its readers"]
 
     def _stale(self, left_out: Sequence[str]) -> list[str]:
         """A line when files this ingest leaves out (source copies, pages marked noindex,

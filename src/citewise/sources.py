@@ -29,6 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
+from citewise.ingest.info_parts import manual_of
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
@@ -66,6 +67,9 @@ class FileBatch:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     sites: dict[tuple[str, str], SiteProfile] = field(default_factory=dict)
     languages: dict[str, str] = field(default_factory=dict)  # page id: its <html lang>
+    parts: list[tuple[str, str]] = field(default_factory=list)
+    """``(part id, manual id)``: parts of split Info manuals, read with their manual, which
+    is in the batch (:func:`without_info_parts`)."""
 
 
 def link_for(base_url: str | None, path: Path, rel: str) -> str:
@@ -116,6 +120,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         roots_of.setdefault(path, []).append(root)
     found = [(root, path) for root, path in dict.fromkeys(found)  # a file under two roots:
              if root == max(roots_of[path], key=lambda r: len(r.parts))]  # once, innermost
+    found = without_info_parts(found, prefixes, batch, notes)
     where = {(root, path): (path.relative_to(root).as_posix(),
                             Path(os.path.relpath(path.absolute(), cwd)).as_posix(),
                             tuple(path.relative_to(r).as_posix() for r in roots_of[path]
@@ -148,6 +153,30 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
     return batch
+
+
+def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, str],
+                       batch: FileBatch, notes: list[str] | None) -> list[tuple[Path, Path]]:
+    """``found`` less the parts of split Info manuals whose index file is in the batch too:
+    it reads them (:mod:`~citewise.ingest.info_parts`); their ids go to ``batch.parts``. A
+    part whose manual is not in the batch (named alone, or its manual excluded) is read as
+    a document of its own, as before."""
+    ids = {path.resolve(): prefixes[root] + path.relative_to(root).as_posix()
+           for root, path in found}
+    kept = []
+    for root, path in found:
+        manual = manual_of(path) if ".info-" in path.name else None
+        manual_id = ids.get(manual.resolve()) if manual is not None else None
+        if manual_id is None:
+            kept.append((root, path))
+        else:
+            batch.parts.append((ids[path.resolve()], manual_id))
+    if batch.parts and notes is not None:
+        shown = ", ".join(f"{p} (in {m})" for p, m in batch.parts[:3])
+        notes.append(f"{len(batch.parts)} part(s) of split Info manuals are read with the "
+                     f"manual that lists them, not as documents of their own: {shown}"
+                     + (", …" if len(batch.parts) > 3 else ""))
+    return kept
 
 
 def _from_common(root: Path, path: Path, links: Mapping[Path, str]) -> tuple[str, ...]:

@@ -199,6 +199,44 @@ def test_an_indirect_table_names_only_parts_of_its_own_manual(tmp_path):
             load_file(index)
 
 
+def test_parts_without_their_manual_in_the_batch_are_documents_of_their_own(tmp_path):
+    """The review of this stop: a part named alone, or with its manual excluded, was left
+    out as "read with the manual", and nothing was indexed."""
+    _split_manual(tmp_path, gz=True)
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path / "acme.info-1.gz"], {"groups": ["staff"]})
+        engine.ingest_paths([tmp_path], {"groups": ["staff"]}, exclude=["acme.info.gz"])
+        assert [d.doc_id for d in engine.store.list_documents()] == ["acme.info-1.gz"]
+
+
+def test_parts_indexed_before_are_deleted_once_their_manual_holds_them(tmp_path):
+    """The review of this stop: parts an earlier ingest indexed as documents kept their
+    staff readers after the manual, restricted to ops, was indexed with their text."""
+    _split_manual(tmp_path, gz=True)
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path], {"groups": ["staff"]}, exclude=["acme.info.gz"])
+        report = engine.ingest_paths([tmp_path], {"groups": ["ops"]})
+        assert [d.doc_id for d in engine.store.list_documents()] == ["acme.info.gz"]
+        assert any(w.startswith("deleted 1 document(s) an earlier ingest made of split Info")
+                   for w in report.warnings), report.warnings
+        assert not engine.search("proxy", Principal.of("staff"), mode="bm25").hits
+
+
+def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
+    """The review of this stop: --follow-symlinks was ignored for a manual's parts."""
+    shelf, docs = tmp_path / "shelf", tmp_path / "docs"
+    shelf.mkdir()
+    docs.mkdir()
+    _split_manual(shelf)
+    (docs / "acme.info").write_bytes((shelf / "acme.info").read_bytes())
+    (docs / "acme.info-1").symlink_to(shelf / "acme.info-1")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([docs], {"groups": ["staff"]}, follow_symlinks=True)
+        assert [o.status for o in report.outcomes] == ["new"], report.outcomes
+        refused = engine.ingest_paths([docs], {"groups": ["staff"]})
+        assert "acme.info-1" in (refused.outcomes[0].error or ""), refused.outcomes
+
+
 def test_a_restricted_split_manual_is_restricted_in_all_its_parts(tmp_path):
     """The same user's sidecar line for ``find.info.gz`` restricted the header only: the
     parts took the batch's groups and staff were quoted the restricted manual."""

@@ -142,12 +142,11 @@ def _with_info_parts(data: bytes, path: Path, limits: LimitSettings,
     names = indirect_parts(data)
     if not names:
         return data, inner
-    folder = within or path.parent.resolve()
     parts, total = [], len(data)
     for name in names:
         if not is_part_name(inner.name, name):
             raise IngestError(f"its Indirect table names {name[:80]!r}, not a part of "
-                              f"{inner.name}; not read. Fix: ingest the parts themselves")
+                              f"{inner.name}; not read. Fix: ingest its parts without it")
         found = next((p for p in (path.parent / name, path.parent / f"{name}.gz")
                       if p.is_file()), None)
         if found is None:
@@ -155,9 +154,12 @@ def _with_info_parts(data: bytes, path: Path, limits: LimitSettings,
                 f"it is the index of a split Info manual whose text is in {', '.join(names)} "
                 f"beside it, and {name} is missing. Fix: ingest it from the folder makeinfo "
                 "wrote its parts to")
-        part = _read_limited(found, limits.max_file_bytes, folder)
-        if found.name != name:
-            part = gunzip(part, limits.max_file_bytes)
+        try:  # from the manual's folder, as the manual itself is read (``within``)
+            part = _read_limited(found, limits.max_file_bytes, within)
+            if found.name != name:
+                part = gunzip(part, limits.max_file_bytes)
+        except IngestError as exc:  # the part at fault named, not only the manual
+            raise type(exc)(f"its part {found.name}: {exc}") from None
         total += len(part)
         if total > limits.max_file_bytes:
             raise _too_big(total, limits.max_file_bytes, path)

@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError
-from citewise.ingest.info_parts import manual_of
 from citewise.ingest.registry import is_supported
 
 TEMPLATE_DIRS = frozenset({"_templates", "_themes"})
@@ -54,24 +53,7 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     if left and notes is not None:
         notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
                      + ", ".join(str(p) for p in left[:3]) + (", …" if len(left) > 3 else ""))
-    return _without_info_parts(found, notes)
-
-
-def _without_info_parts(found: list[tuple[Path, Path]],
-                        notes: list[str] | None) -> list[tuple[Path, Path]]:
-    """``found`` less the parts of split Info manuals whose index file is beside them: the
-    index file reads them (:mod:`~citewise.ingest.info_parts`)."""
-    kept, parts = [], []
-    for root, path in found:
-        manual = manual_of(path) if ".info-" in path.name else None
-        (parts if manual is not None else kept).append((path, manual) if manual else
-                                                         (root, path))
-    if parts and notes is not None:
-        shown = ", ".join(f"{p.name} (in {m.name})" for p, m in parts[:3])
-        notes.append(f"{len(parts)} part(s) of split Info manuals are read with the manual "
-                     f"that lists them, not as documents of their own: {shown}"
-                     + (", …" if len(parts) > 3 else ""))
-    return kept
+    return found
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
