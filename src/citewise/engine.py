@@ -10,6 +10,7 @@ process its next search reads, and its next write reaches, the version live then
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -180,7 +181,7 @@ class Engine(EngineVerbs):
         if strict and match.path_problems():
             raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                               "ingested)")
-        if lost := match.lost_acl():  # known before anything is read: stop, not warn after
+        if lost := match.lost_acl(lambda key: _names_a_file(key, paths)):  # stop before
             raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must "
                               "match a file: nothing was ingested)")
         if on_total is not None:
@@ -398,3 +399,14 @@ class Engine(EngineVerbs):
 
         tenant = None if tenant is None else drop_controls(tenant).strip() or None
         self.store.set_acl(doc_id, normalize_groups(list(groups)), tenant)
+
+
+def _names_a_file(key: str, paths: Sequence[str | Path]) -> bool:
+    """Whether a sidecar path line's ``key`` names a file from the current folder, a folder
+    of ``paths``, a named file's folder or the folders' common parent: a file this ingest
+    does not take (another folder's, an excluded one) loses no ACL."""
+    bases = [Path.cwd(), *(Path(p) if Path(p).is_dir() else Path(p).parent for p in paths)]
+    folders = [str(Path(p).absolute()) for p in paths if Path(p).is_dir()]
+    if len(folders) >= 2:
+        bases.append(Path(os.path.commonpath(folders)))
+    return any((base / key).is_file() for base in bases)

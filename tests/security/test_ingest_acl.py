@@ -64,6 +64,14 @@ def test_sidecar_case_mismatch_is_reported_with_its_line(tmp_path: Path) -> None
     out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta))
     assert "warning: meta.jsonl line 1: path 'Travel.md' matches no document" in out
     assert acl_of(db)["salary.md"] == ("acme", ["staff"])
+    # a line for a file this ingest does not take (excluded, or another folder's) loses no
+    # ACL: a warning, as before (the review of this stop)
+    meta = sidecar(tmp_path, {"path": "salary.md", "groups": ["hr"]},
+                   {"path": "travel.md", "groups": ["staff"]})
+    out = ingest(db, str(root), "--tenant", "acme", "--groups", "staff", "--meta", str(meta),
+                 "--exclude", "travel.md")
+    assert "path 'travel.md' matches no document" in out
+    assert acl_of(db)["salary.md"] == ("acme", ["hr"])
 
 
 def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -162,13 +162,15 @@ class SidecarMatch:
                 out.append(self._problem(key, "path", hits))
         return out
 
-    def lost_acl(self) -> list[str]:
-        """Path lines that set who may read (groups, tenant) and matched no file: the
-        documents they meant to restrict would take the batch's readers (a new user's
-        sidecar, in a form that matched nothing, left 14 restricted pages to everyone)."""
+    def lost_acl(self, exists: Callable[[str], bool]) -> list[str]:
+        """Path lines that set who may read (groups, tenant), matched no file of the batch
+        and name no file that ``exists`` elsewhere (one this ingest does not take, or
+        leaves out): the documents they meant to restrict would take the batch's readers
+        (a new user's sidecar, in a form that matched nothing, left 14 restricted pages to
+        everyone)."""
         return [self._problem(key, "path", 0) for key in self.by_path
                 if self.kinds.get(key) == "path" and not self.path_hits.get(key)
-                and any(k in self.by_path[key] for k in ACL_KEYS)]
+                and any(k in self.by_path[key] for k in ACL_KEYS) and not exists(key)]
 
     def problems(self, doc_ids: Sequence[str]) -> list[str]:
         """Every line that matched no document or several, given the documents' final ids
