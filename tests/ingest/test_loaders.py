@@ -583,6 +583,9 @@ def test_rustdoc_generated_impls_and_copied_trait_docs_are_not_indexed(tmp_path)
             'conversion.</p></div></section></main></body>')
     text = load_file(_write(tmp_path, "struct.Iter.html", html)).text
     assert "impl Iterator for Iter" in text and "Iter knows its length exactly." in text
+    sphinx = ('<body><h1>Traits</h1><section id="blanket-implementations"><h2>Blanket '
+              'implementations</h2><p>Our own text about them.</p></section></body>')
+    assert "Our own text" in load_file(_write(tmp_path, "traits.html", sphinx)).text
     for copied in ("Advances the iterator", "Read more", "Blanket", "TryFrom",
                    "Performs the conversion"):
         assert copied not in text, copied

@@ -82,9 +82,20 @@ def _is_chrome(node: LexborNode) -> bool:
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
             or "data-notable-ty" in node.attrs  # its "ⓘ" after a returned type
-            or (node.attrs.get("id") or "") in GENERATED_SECTION_IDS
+            or _generated_section(node, classes)
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+def _generated_section(node: LexborNode, classes: set[str]) -> bool:
+    """rustdoc's generated impl sections (:data:`GENERATED_SECTION_IDS`): its heading
+    (``h2.section-header``) and list (``div#…-list``) only; a Sphinx page's own section
+    with such an id is content (the review of this stop)."""
+    ident = node.attrs.get("id") or ""
+    if ident not in GENERATED_SECTION_IDS:
+        return False
+    return (node.tag == "h2" and "section-header" in classes) or \
+        (node.tag == "div" and ident.endswith("-list"))
 
 
 def _copied_trait_method(node: LexborNode) -> bool:
