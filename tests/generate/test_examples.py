@@ -69,6 +69,8 @@ def test_code_blocks(block):
     "sanity check assertion 99035 Valgrind crashes while profiling (using QThread::start) x=1",
     "Stability: 0 - Deprecated: Use Buffer.from(array) instead.",  # Node's banner: a sentence
     "0\nSuccessful completion.",  # sed's exit status table: a term and what it means
+    "‘nonblock’\nUse non-blocking I/O.",  # an Info table item after dd's example: quoted
+    "'-b'\n'--bytes'\nCount bytes.",  # inside its fence
 ])
 def test_prose_lists_tables_and_unfenceable_blocks_are_not_code(block):
     assert not is_code(block)

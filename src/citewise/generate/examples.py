@@ -67,7 +67,7 @@ def is_code(part: str) -> bool:
             _STATEMENT.match(lines[-1]):
         return True
     bullets = sum(bool(_BULLET.match(line)) for line in lines)
-    if bullets * 2 >= len(lines) or all(_CELL in line for line in lines):
+    if bullets * 2 >= len(lines) or all(_CELL in line for line in lines) or _item(lines):
         return False
     marked = sum(bool(_CODE_MARK.search(line) or line[:1].isspace()) for line in lines)
     if reads_as_prose(part) and (len(lines) == 1 or marked < len(lines)) or \
@@ -75,6 +75,18 @@ def is_code(part: str) -> bool:
         return False
     short = all(len(line.split()) <= 6 for line in lines)
     return marked * 2 >= len(lines) or (short and len(lines) > 1 and not _sentence(lines[-1]))
+
+
+_TERM_LINE = re.compile(r"[‘'`][^‘’'`\n]{1,80}[’'`]")
+_DESCRIBED = re.compile(r"[A-Z][^\n]*\s[^\n]*\.")
+
+
+def _item(lines: list[str]) -> bool:
+    """A table item: a quoted term alone on its first line, then what it does, a sentence
+    ("‘nonblock’" / "Use non-blocking I/O."): read as code, it was quoted inside the dd
+    example above it, in one fenced block."""
+    return len(lines) > 1 and bool(_TERM_LINE.fullmatch(lines[0].strip())) and \
+        bool(_DESCRIBED.fullmatch(lines[-1].strip()))
 
 
 def _sentence(line: str) -> bool:
