@@ -591,6 +591,23 @@ def test_rustdoc_generated_impls_and_copied_trait_docs_are_not_indexed(tmp_path)
         assert copied not in text, copied
 
 
+def test_the_rust_references_rule_markers_and_test_lists_are_not_indexed(tmp_path):
+    """The Reference marks each rule ("[destructors.intro]", 5,849 of them) with a link, a
+    "Tests" button and a "Tests with this rule:" list: they were quoted in answers, inside
+    code blocks, and ranked first for "temporary lifetime extension"."""
+    html = ('<body><main><h1 id="destructors">Destructors</h1><div class="rule" '
+            'id="r-destructors.intro"><a class="rule-link" href="#r-destructors.intro">'
+            '<span>[destructors<wbr>.intro]</span></a><br><div class="test-link"><a href='
+            '"javascript:void(0)"><span>Tests</span></a></div></div><div id="tests-'
+            'destructors.intro" class="tests-popup popup-hidden">Tests with this rule:<ul>'
+            '<li><a href="https://github.com/x.rs">tests/ui/x.rs</a></li></ul></div>'
+            '<p>When a variable goes out of scope, its destructor runs.</p></main></body>')
+    blocks = load_file(_write(tmp_path, "destructors.html", html)).blocks
+    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+        ("heading", "Destructors", "destructors"),
+        ("text", "When a variable goes out of scope, its destructor runs.", "destructors")]
+
+
 def test_a_pandoc_title_block_is_the_title_not_text(tmp_path):
     """Rust's ``releases.md`` opens with ``% Rust Release Notes``: it was indexed as a line of
     text and the first version's heading became the title of every release's notes."""

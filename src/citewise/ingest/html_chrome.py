@@ -21,7 +21,8 @@ CHROME_CLASSES = frozenset({
     "footer-relations", "related-pages", "prev-next-area", "prev-next-footer",
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
-    "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs"})
+    "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs",
+    "rule-link", "test-link", "tests-popup"})
 GENERATED_SECTION_IDS = frozenset({
     "synthetic-implementations", "synthetic-implementations-list",
     "blanket-implementations", "blanket-implementations-list"})
