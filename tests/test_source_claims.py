@@ -15,13 +15,18 @@ def test_a_file_indexed_under_another_id_is_not_indexed_again(tmp_path: Path) ->
         (tmp_path / name).mkdir()
         (tmp_path / name / "README.md").write_text(f"# {name}\n\n{text}\n")
     with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
-        first = engine.ingest_paths([tmp_path / "yq", tmp_path / "perf"], {"groups": ["staff"]})
+        first = engine.ingest_paths([tmp_path / "yq", tmp_path / "perf"],
+                                    {"groups": ["staff"], "tenant": "acme"})
         assert sorted(o.doc_id for o in first.outcomes) == ["perf/README.md", "yq/README.md"]
-        again = engine.ingest_paths([tmp_path / "yq"], {"groups": ["staff"]})
+        engine.set_acl("yq/README.md", ["ops", "staff"])
+        again = engine.ingest_paths([tmp_path / "yq"], {"groups": ["public"], "tenant": "acme"})
         (outcome,) = again.outcomes
         assert outcome.status == "failed" and "--id-prefix yq/" in outcome.error, outcome
+        # its readers come with the fix (a new user's --groups public opened a restricted page)
+        assert "--id-prefix yq/ --groups ops,staff --tenant acme to update" in outcome.error
         assert "'yq/README.md'" in outcome.error and "\n" not in outcome.error
-        updated = engine.ingest_paths([tmp_path / "yq"], {"groups": ["staff"]}, id_prefix="yq/")
+        updated = engine.ingest_paths([tmp_path / "yq"], {"groups": ["ops", "staff"],
+                                                           "tenant": "acme"}, id_prefix="yq/")
         assert [o.status for o in updated.outcomes] == ["unchanged"]
         assert sorted(d.doc_id for d in engine.store.list_documents()) == [
             "perf/README.md", "yq/README.md"]
@@ -61,6 +66,7 @@ def test_the_fix_keeps_the_link_a_base_url_gave(tmp_path: Path) -> None:
                                          {"groups": ["staff"]}).outcomes
         assert outcome.status == "failed", outcome
         fix = ("--id-prefix rustc/codegen/ --base-url https://doc.rust-lang.org/rustc/codegen/ "
+               "--groups staff "
                "to update it, or the folders it was ingested with, as then")
         assert fix in outcome.error, outcome.error
         updated = engine.ingest_paths([tmp_path / "rustc" / "codegen"], {"groups": ["staff"]},

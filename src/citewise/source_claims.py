@@ -39,6 +39,17 @@ class SourceClaims:
         holder = self._ids.get((document.tenant, str(home)))
         return holder if holder != document.doc_id else None
 
+    def _readers(self, holder: str) -> str:
+        """`` --groups …`` (and ``--tenant``) of ``holder`` as stored: a new user who
+        followed the fix with the batch's ``--groups public`` made a page restricted to
+        ``nightly`` readable by everyone."""
+        document = self.store.get_document(holder)
+        if document is None:
+            return ""
+        tenant = f" --tenant {document.tenant}" if document.tenant != "default" else ""
+        groups = ",".join(sorted(document.acl_groups))
+        return f" --groups {groups}{tenant}" if groups else tenant
+
     def problem(self, doc_id: str, holder: str) -> str:
         """Why the file of ``doc_id`` is refused, and the ingest that updates ``holder``: its
         folder with the ``--id-prefix`` and, where it links under a web base, the
@@ -50,7 +61,7 @@ class SourceClaims:
         base = link[:-len(doc_id)] if link.startswith(("http://", "https://")) and \
             link.endswith("/" + doc_id) else None
         fix = (f"ingest its folder with --id-prefix {prefix}"
-               + (f" --base-url {base}" if base else "")
+               + (f" --base-url {base}" if base else "") + self._readers(holder)
                + " to update it, or the folders it was ingested with, as then (unchanged "
                "files are not read again)" if prefix else
                f"`citewise delete {holder}` first to index it as {doc_id}")
