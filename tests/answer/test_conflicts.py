@@ -128,6 +128,25 @@ def test_two_releases_entries_are_no_conflict_but_two_policies_are() -> None:
         under("- " + OLD, "S1", "Policy"), under("- " + NEW, "S2", "Policy")])[0])
 
 
+def test_the_same_sentence_about_another_named_thing_is_no_conflict() -> None:
+    """The Unstable Book's pages each say "The tracking issue for this feature is: #…": a
+    new user's question about box_patterns was told box_patterns', deref_patterns' and
+    box_take's issue numbers disagree. Two versions of a page that both name it still do."""
+    from citewise.types import ContextPassage
+
+    def page(feature, number, sid):
+        text = f"The tracking issue for this feature is: #{number}"
+        return ContextPassage(sid, make_hit(text, int(sid[1:]), doc_id=feature, title=feature,
+                                            heading=(feature,)), text, 9)
+
+    q = "what does the box_patterns feature let me do?"
+    assert find_conflicts(q, [page("box_patterns", 29641, "S1"),
+                              page("deref_patterns", 87121, "S2"),
+                              page("box_take", 147212, "S3")]) == []
+    assert len(find_conflicts(q, [page("box_patterns", 29641, "S1"),
+                                  page("box_patterns (old)", 12345, "S2")])) == 1
+
+
 def test_a_line_of_spaces_in_a_code_block_costs_linear_time() -> None:
     """A security review planted a code line of 2,000 spaces and an "x": the settings
     pattern, whose key and the blanks around it could each take the spaces, cost 20 s of

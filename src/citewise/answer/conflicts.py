@@ -78,7 +78,8 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
     for i, (pa, sa, ta, na) in enumerate(rows):
         for pb, sb, tb, nb in rows[i + 1:]:
             if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb \
-                    or _other_editions(asked, pa, pb, (sa, sb)):
+                    or _other_editions(asked, pa, pb, (sa, sb)) \
+                    or _other_subjects(question, pa, pb, (sa, sb)):
                 continue
             shared = ta & tb
             overlap = len(shared) / len(ta | tb)
@@ -102,6 +103,25 @@ def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage,
     marks = [asked & labels(" ".join((*p.hit.chunk.heading_path, said)), written=True)
              for p, said in zip((a, b), sentences, strict=True)]
     return marks[0] != marks[1]
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z]\w*_\w+\b")
+
+
+def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
+                    sentences: tuple[str, str]) -> bool:
+    """Whether the question names an identifier (``box_patterns``) that one side names, in
+    its title, its section's headings or its sentence, and the other does not, or neither
+    side names any it names: the Unstable Book's pages each say "The tracking issue for
+    this feature is: #…", and a new user's "what does the box_patterns feature let me do?"
+    was told that box_patterns', deref_patterns' and box_take's issue numbers disagree."""
+    asked = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
+    if not asked:
+        return False
+    marks = [{name for name in asked if name in " ".join(
+        (p.hit.document.title, *p.hit.chunk.heading_path, said)).lower()}
+        for p, said in zip((a, b), sentences, strict=True)]
+    return marks[0] != marks[1] or not marks[0]
 
 
 def _cited(side: Side) -> str:
