@@ -182,6 +182,25 @@ def test_a_licence_named_after_what_it_licenses_is_left_out():
         assert not is_left_out(name), name
 
 
+def test_a_folder_walk_reads_no_font_licence(tmp_path):
+    """The test above checked the name only: the walk still read mdBook's font licences
+    (two new users of stop 52 found OPEN-SANS-LICENSE.txt indexed, and answering)."""
+    from citewise.ingest.walk import discover
+
+    (tmp_path / "fonts").mkdir()
+    for name in ("fonts/OPEN-SANS-LICENSE.txt", "fonts/SOURCE-CODE-PRO-LICENSE.txt.gz",
+                 "guide.txt", "license-faq.md"):
+        (tmp_path / name).write_text("text")
+    skipped: list[Path] = []
+    found = [p.relative_to(tmp_path).as_posix() for _, p in discover([tmp_path],
+                                                                    skipped=skipped)]
+    assert sorted(found) == ["guide.txt", "license-faq.md"]
+    assert sorted(p.name for p in skipped) == ["OPEN-SANS-LICENSE.txt",
+                                               "SOURCE-CODE-PRO-LICENSE.txt.gz"]
+    named = tmp_path / "fonts" / "OPEN-SANS-LICENSE.txt"  # named on its own: read
+    assert [p for _, p in discover([named])] == [named]
+
+
 def test_doc_names_and_titles():
     assert is_doc_name("NEWS") and is_doc_name("README_MISSING_SYSCALL_OR_IOCTL")
     assert not is_doc_name("news") and not is_doc_name("INSTALL.sh")

@@ -73,6 +73,12 @@ Rustonomicon was answered from one), Rust's ``LICENSE-MIT``; not a page about li
 (``license-faq.md``)."""
 
 
+def is_named_licence(name: str) -> bool:
+    """Whether ``name`` is a licence named after what it licenses (:data:`_NAMED_LICENCE`),
+    gzipped or not: a folder walk leaves it out though its suffix is read (``.txt``)."""
+    return _NAMED_LICENCE.fullmatch(name.removesuffix(".gz")) is not None
+
+
 def is_left_out(name: str) -> bool:
     """Whether a file ``name`` is one a walk leaves out on purpose (module docstring):
     ``changelog.Debian.gz``, ``AUTHORS``, ``copyright`` (a new user read them counted among
