@@ -74,6 +74,16 @@ def test_sidecar_case_mismatch_is_reported_with_its_line(tmp_path: Path) -> None
     assert acl_of(db)["salary.md"] == ("acme", ["hr"])
 
 
+def test_a_pattern_line_says_lines_name_one_file(tmp_path: Path) -> None:
+    """A new user wrote ``{"path": "unstable-book/*", "groups": ["nightly"]}`` and was told
+    only to "correct the line"."""
+    root = docs_with(tmp_path, {"salary.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "*.md", "groups": ["hr"]})
+    out = ingest(tmp_path / "i.db", str(root), "--groups", "staff", "--meta", str(meta), code=1)
+    assert "Fix: name one file per line (a line is no pattern), or give a folder its " \
+           "readers by ingesting it in a command of its own with --groups" in out, out
+
+
 def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> None:
     root = docs_with(tmp_path, {"salary.md": SALARY})
     meta = sidecar(tmp_path, {"path": "Salary.md", "groups": ["hr"]})

@@ -15,6 +15,7 @@ one document.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -112,6 +113,9 @@ def _relative_key(rel: Any, where: str, path: Path) -> str:
     return posix.as_posix()
 
 
+_PATTERN = re.compile(r"[*?\[]")
+
+
 class SidecarMatch:
     """Which sidecar lines matched which files: every line must match exactly one document.
     Path lines are matched when the files are listed, ``doc_id`` lines once each document's
@@ -194,5 +198,8 @@ class SidecarMatch:
                        "parent of folders named together, exact case",
                "doc_id": "a doc_id, from front matter, the sidecar or the file path"}.get(
                    kind, "exact case")
+        fix = ("correct the line" if not _PATTERN.search(key) else "name one file per line "
+               "(a line is no pattern), or give a folder its readers by ingesting it in a "
+               "command of its own with --groups")  # a new user's "unstable-book/*"
         return (f"{self._where(key)}: {kind} {key!r} matches no document ({how}); its metadata "
-                "(groups, tenant, ...) was NOT applied. Fix: correct the line")
+                f"(groups, tenant, ...) was NOT applied. Fix: {fix}")
