@@ -29,7 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
-from citewise.ingest.info_parts import manual_of
+from citewise.ingest.info_parts import listed_parts, manual_of
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
@@ -69,7 +69,8 @@ class FileBatch:
     languages: dict[str, str] = field(default_factory=dict)  # page id: its <html lang>
     parts: list[tuple[str, str]] = field(default_factory=list)
     """``(part id, manual id)``: parts of split Info manuals, read with their manual, which
-    is in the batch (:func:`without_info_parts`)."""
+    is in the batch and lists them (:func:`without_info_parts`)."""
+    part_files: dict[str, Path] = field(default_factory=dict)  # part id: its file
 
 
 def link_for(base_url: str | None, path: Path, rel: str) -> str:
@@ -167,10 +168,12 @@ def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, s
     for root, path in found:
         manual = manual_of(path) if ".info-" in path.name else None
         manual_id = ids.get(manual.resolve()) if manual is not None else None
-        if manual_id is None:
-            kept.append((root, path))
+        bare = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+        if manual_id is None or bare not in listed_parts(manual):  # a file the manual does
+            kept.append((root, path))  # not list is no part of it (the second review)
         else:
             batch.parts.append((ids[path.resolve()], manual_id))
+            batch.part_files[ids[path.resolve()]] = path.resolve()
     if batch.parts and notes is not None:
         shown = ", ".join(f"{p} (in {m})" for p, m in batch.parts[:3])
         notes.append(f"{len(batch.parts)} part(s) of split Info manuals are read with the "

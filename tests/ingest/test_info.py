@@ -222,6 +222,50 @@ def test_parts_indexed_before_are_deleted_once_their_manual_holds_them(tmp_path)
         assert not engine.search("proxy", Principal.of("staff"), mode="bm25").hits
 
 
+def test_only_a_part_read_from_that_file_in_that_tenant_is_deleted(tmp_path):
+    """The second review: another tenant's document with a part's id was deleted when a
+    tenant ingested the manual; so was a file beside a manual that does not list it."""
+    from citewise.config import IndexSettings
+
+    _split_manual(tmp_path, gz=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "acme.info-1.gz").write_bytes((tmp_path / "acme.info-1.gz").read_bytes())
+    settings = Settings(index=IndexSettings(tenancy="shared"))
+    with Engine(tmp_path / "i.db", settings, embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([other], {"groups": ["secret"], "tenant": "bee"})
+        report = engine.ingest_paths([tmp_path], {"groups": ["ops"], "tenant": "ay"},
+                                     exclude=["other"])
+        docs = {d.doc_id: d.tenant for d in engine.store.list_documents()}
+        assert docs == {"acme.info-1.gz": "bee", "acme.info.gz": "ay"}, docs
+        assert any("not read from it (another tenant's, an upload); left as they are" in w
+                   for w in report.warnings), report.warnings
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / "time.info").write_text(INFO)  # not split
+    (lone / "time.info-1").write_text(INFO.replace("acme 2.1", "salary bands"))
+    with Engine(tmp_path / "j.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([lone / "time.info-1"], {"groups": ["hr"]})
+        report = engine.ingest_paths([lone], {"groups": ["hr"]})
+        assert sorted(d.doc_id for d in engine.store.list_documents()) == [
+            "time.info", "time.info-1"], report.warnings
+
+
+def test_a_sidecar_line_for_a_part_stops_the_ingest(tmp_path):
+    """The second review: a line restricting a part (read with its manual, under the
+    manual's readers) was a warning, and staff read the part's text through the manual."""
+    from citewise.errors import ConfigError
+    from citewise.ingest.sidecar import read_sidecar
+
+    _split_manual(tmp_path, gz=True)
+    meta = tmp_path / "meta.jsonl"
+    meta.write_text('{"path": "acme.info-1.gz", "groups": ["hr"]}\n')
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        with pytest.raises(ConfigError, match="give the line to the manual"):
+            engine.ingest_paths([tmp_path], {"groups": ["staff"]}, read_sidecar(meta))
+        assert engine.store.list_documents() == []
+
+
 def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
     """The review of this stop: --follow-symlinks was ignored for a manual's parts."""
     shelf, docs = tmp_path / "shelf", tmp_path / "docs"

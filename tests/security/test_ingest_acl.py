@@ -84,6 +84,14 @@ def test_a_pattern_line_says_lines_name_one_file(tmp_path: Path) -> None:
            "readers by ingesting it in a command of its own with --groups" in out, out
 
 
+def test_a_path_line_too_long_for_the_file_system_is_one_line(tmp_path: Path) -> None:
+    """The second review: a name over 255 bytes crashed the ingest (File name too long)."""
+    root = docs_with(tmp_path, {"salary.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "x" * 300 + ".md", "groups": ["hr"]})
+    out = ingest(tmp_path / "i.db", str(root), "--groups", "staff", "--meta", str(meta), code=1)
+    assert "matches no document" in out and "Traceback" not in out
+
+
 def test_strict_stops_before_writing_on_an_unmatched_path(tmp_path: Path) -> None:
     root = docs_with(tmp_path, {"salary.md": SALARY})
     meta = sidecar(tmp_path, {"path": "Salary.md", "groups": ["hr"]})

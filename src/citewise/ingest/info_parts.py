@@ -46,6 +46,20 @@ def join_parts(index: bytes, parts: list[bytes]) -> bytes:
     return index + b"".join(part[part.find(b"\x1f"):] for part in parts if b"\x1f" in part)
 
 
+def listed_parts(manual: Path, max_bytes: int = 1 << 20) -> set[str]:
+    """The part names ``manual``'s ``Indirect:`` table lists, read from at most the first
+    ``max_bytes`` of the file (gzipped or not: the table follows the preamble); an empty set
+    when it cannot be read or lists none."""
+    import gzip
+
+    try:
+        with (gzip.open(manual, "rb") if manual.name.lower().endswith(".gz")
+              else manual.open("rb")) as handle:
+            return set(indirect_parts(handle.read(max_bytes)))
+    except (OSError, EOFError, ValueError):
+        return set()
+
+
 def manual_of(path: Path) -> Path | None:
     """The index file beside ``path`` when ``path`` is a part of a split manual
     (``find.info-1.gz`` -> ``find.info.gz`` or ``find.info``); None otherwise."""
