@@ -430,7 +430,7 @@ def test_reading_the_request_log_is_rate_limited_and_paged(tmp_path: Path) -> No
         assert older["records"][0]["at"] < page["records"][0]["at"]
         assert len(sam.get("/v1/log", params={"limit": 1000}).json()["records"]) == 3  # <= 200
         assert sam.get("/v1/traces/x").status_code == 429
-        assert sam.post("/v1/feedback", json={"request_id": "x", "rating": "up"}
+        assert sam.post("/v1/feedback", json={"request_id": "0" * 32, "rating": "up"}
                         ).status_code == 429
 
 
