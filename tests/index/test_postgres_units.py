@@ -88,3 +88,23 @@ def test_postgres_url_tuning_parameters() -> None:
     assert (store.ef_search, store.exact_max, store.schema) == (200, 5000, "citewise_v2")
     with pytest.raises(ConfigError, match="ef_search"):
         url_tuning("postgresql://u@h/db?ef_search=lots")
+
+
+def test_a_password_libpq_reads_reaches_it_as_written_and_no_message_shows_it() -> None:
+    """The second review: split_url rebuilt ``u:s3?cret@host`` into a query libpq quoted
+    back ("invalid URI query parameter: \\"cret@127.0.0.1…\\""), and ``50%off`` was echoed
+    as an invalid percent-encoding."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+    from citewise.index.location import scrub
+
+    url = "postgresql://u:s3?cret@127.0.0.1:1/db"
+    assert split_url(url) == (url, None)
+    assert split_url(url + "?schema=citewise_v2&sslmode=disable") == (
+        url + "?sslmode=disable", "citewise_v2")
+    assert scrub('bad "s3?cret" and s3%3Fcret', url) == 'bad "***" and ***'
+    for url in ("postgresql://u:s3?cret@127.0.0.1:1/db", "postgresql://u:50%off@127.0.0.1:1/db",
+                "postgresql://u:s3cr#et@127.0.0.1:1/db?schema=x"):
+        out = CliRunner().invoke(cli, ["status", "--db", url]).output
+        assert "Error:" in out and "cret" not in out and "50%off" not in out, out

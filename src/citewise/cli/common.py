@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.errors import CitewiseError, ConfigError
+from citewise.index.location import scrub
 from citewise.ingest.normalize import BIDI_CONTROLS, BREAK_CHARS, CONTROL_CHARS
 from citewise.text import json_problem
 
@@ -174,7 +175,11 @@ def friendly_errors(f: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return f(*args, **kwargs)
         except CitewiseError as exc:
-            raise click.ClickException(terminal_safe(" ".join(str(exc).split()))) from exc
+            said = str(exc)
+            for value in kwargs.values():  # a --db URL's password, however libpq quoted it
+                if isinstance(value, str) and "://" in value:
+                    said = scrub(said, value)
+            raise click.ClickException(terminal_safe(" ".join(said.split()))) from exc
     return wrapper
 
 

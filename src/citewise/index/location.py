@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from os import PathLike
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
-_USER_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^/@:?#]*:)[^/]*@")
+_USER_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^/@:?#]*:)([^/]*)@")
 """The password of ``scheme://user:password@host`` as libpq reads it: up to the ``@``, any
 ``#``, ``?`` or ``@`` in it included (a review: ``u:s3cr#et@`` was shown whole)."""
 SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile"})
@@ -29,6 +29,27 @@ def redact(url: str) -> str:
         secret = equals and unquote(key).strip().lower() in SECRET_PARAMS
         parts.append(f"{key}=***" if secret else part)
     return head + mark + "&".join(parts)
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` (a message) with every secret of ``url`` masked, as written, decoded or
+    encoded: a URL libpq cannot parse is quoted back in its error ("invalid URI query
+    parameter: \"cret@127.0.0.1…\"" for a password with a ``?`` in it; the second review),
+    and the URL a message names may be a rebuilt one the masking of :func:`redact` no longer
+    reads."""
+    secrets = []
+    if (m := _USER_PASSWORD.search(url)) is not None:
+        secrets.append(m.group(2))
+    _, mark, query = url.partition("?")
+    for part in query.split("&") if mark else ():
+        key, equals, value = part.partition("=")
+        if equals and unquote(key).strip().lower() in SECRET_PARAMS:
+            secrets.append(value)
+    for secret in sorted({s for raw in secrets if raw
+                          for s in (raw, unquote(raw), quote(raw, safe=""),
+                                    quote(unquote(raw), safe=""))}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def shown(db: str | PathLike[str]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import struct
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 
@@ -34,21 +34,36 @@ _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
 def split_url(url: str) -> tuple[str, str | None]:
-    """``(libpq URL, schema or None)``; ``postgresql+psycopg://`` is accepted as an alias."""
+    """``(libpq URL, schema or None)``; ``postgresql+psycopg://`` is accepted as an alias.
+    Only the query is rebuilt: a password as libpq reads it (with a ``?``, ``#`` or ``%`` in
+    it) reaches libpq as written, not re-encoded into a query libpq quotes back in its error
+    (the second review)."""
     if url.startswith("postgresql+psycopg://"):
         url = "postgresql://" + url[len("postgresql+psycopg://"):]
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    schema = next((v for k, v in query if k == SCHEMA_PARAM), None)
+    base, query = _split_query(url)
+    pairs = parse_qsl(query, keep_blank_values=True)
+    schema = next((v for k, v in pairs if k == SCHEMA_PARAM), None)
     ours = (SCHEMA_PARAM, *TUNING_PARAMS)
-    rest = urlencode([(k, v) for k, v in query if k not in ours])
-    return urlunsplit(parts._replace(query=rest)), schema
+    if not any(k in ours for k, _ in pairs):
+        return url, schema
+    rest = urlencode([(k, v) for k, v in pairs if k not in ours])
+    return base + (f"?{rest}" if rest else ""), schema
+
+
+def _split_query(url: str) -> tuple[str, str]:
+    """``(url before its query, the query)``, the query starting at the first ``?`` after
+    the user part, which ends at the last ``@`` before the path (as libpq reads a URL)."""
+    head = url.find("://") + 3 if "://" in url else 0
+    slash = url.find("/", head)
+    at = url.rfind("@", head, slash if slash >= 0 else len(url))
+    mark = url.find("?", at + 1 if at >= 0 else head)
+    return (url, "") if mark < 0 else (url[:mark], url[mark + 1:])
 
 
 def url_tuning(url: str) -> dict[str, int]:
     """The :data:`TUNING_PARAMS` given in ``url`` as positive integers."""
     out: dict[str, int] = {}
-    for key, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+    for key, value in parse_qsl(_split_query(url)[1], keep_blank_values=True):
         if key in TUNING_PARAMS:
             if not value.isdigit() or int(value) < 1:
                 raise ConfigError(f"URL parameter {key}={value!r} is not a positive integer. "
