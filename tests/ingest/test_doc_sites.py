@@ -445,3 +445,25 @@ def test_a_page_named_alone_keeps_the_paragraphs_its_neighbours_repeat(tmp_path:
         doc = engine.store.get_document("policy-2025.html")
         text = engine.store.get_parsed("policy-2025.html").text
     assert rule in text and "Skip to content" not in text and doc.title == "Travel 2025"
+
+
+def test_a_long_page_under_two_titles_is_one_page() -> None:
+    """rustdoc writes a re-exported type twice ("HashMap in std::collections" and "… in
+    std::collections::hash_map"), and a new user's answer cited both copies. A short page
+    under another title is no copy."""
+    from citewise.ingest.builder import DocumentBuilder
+    from citewise.ingest.duplicates import LONG_PAGE, duplicate_pages
+
+    def page(title: str, text: str):
+        builder = DocumentBuilder()
+        builder.add("text", text)
+        return builder.build(title=title, fmt="html")
+
+    body = "A hash map implemented with quadratic probing. " * (LONG_PAGE // 40)
+    pages = [(Path("collections/hash_map/struct.HashMap.html"),
+              page("HashMap in std::collections::hash_map", body)),
+             (Path("collections/struct.HashMap.html"), page("HashMap in std::collections", body)),
+             (Path("a.html"), page("Alpha", "Short text.")),
+             (Path("b.html"), page("Beta", "Short text."))]
+    assert duplicate_pages(pages) == {Path("collections/hash_map/struct.HashMap.html"):
+                                      Path("collections/struct.HashMap.html")}

@@ -29,9 +29,18 @@ def is_not_found_page(path: Path) -> bool:
     return inner_path(path).name.lower() in NOT_FOUND_PAGES
 
 
+LONG_PAGE = 1_000
+"""Characters of text from which two pages with the same text and metadata are copies
+whatever their titles: rustdoc writes a re-exported type's page twice, titled by each
+module ("HashMap in std::collections", "… in std::collections::hash_map"), and a new user's
+answer cited both (7 such pairs in std::collections). Shorter pages must share their title
+too."""
+
+
 def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, Path]:
-    """``{duplicate: kept}`` among ``pages`` with the same title, text and metadata but the
-    language they declare (pages without text are never duplicates). The kept page of a
+    """``{duplicate: kept}`` among ``pages`` with the same text and metadata but the
+    language they declare, and the same title unless the text is :data:`LONG_PAGE` or
+    longer (pages without text are never duplicates). The kept page of a
     group is the one a reader is sent to: not an ``index.html`` (mdBook's copy of its first
     chapter) if another is, then the shallowest path (``std/arc.html`` before
     ``es/std/arc.html``), then the first."""
@@ -39,7 +48,8 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
     for path, parsed in pages:
         if parsed.text.strip():
             said = {k: v for k, v in parsed.metadata.items() if k != "lang"}  # an
-            key = (parsed.title, parsed.text, repr(sorted(said.items())))  # untranslated copy
+            title = parsed.title if len(parsed.text) < LONG_PAGE else ""  # untranslated
+            key = (title, parsed.text, repr(sorted(said.items())))  # copy
             groups.setdefault(key, []).append(path)
     out: dict[Path, Path] = {}
     for paths in groups.values():
