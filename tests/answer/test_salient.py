@@ -40,6 +40,17 @@ def test_missing_terms_are_looked_up_in_the_top_passages() -> None:
     assert missing_terms("Is it in the Normans chapter?", HITS, kinds=ALL_KINDS) == ["normans"]
 
 
+def test_the_crate_a_path_is_in_must_be_in_the_passages() -> None:
+    """A new user's "How do I hold a tokio::sync::Mutex guard across an .await point?" of
+    the Rust standard library's docs (no word of tokio) was answered from std's Mutex."""
+    std = [make_hit("Mutex in std::sync: a mutual exclusion primitive.", 1, dense=0.6,
+                    title="Mutex in std::sync")]
+    question = "How do I hold a tokio::sync::Mutex guard across an .await point?"
+    assert salient_terms(question) == ["tokio"]
+    assert missing_terms(question, std) == ["tokio"]
+    assert missing_terms("When does std::sync::Mutex poison?", std) == []
+
+
 def test_a_name_spelled_with_or_without_a_hyphen_is_the_same_name() -> None:
     """Nettle's manual writes SHA256; "how do I compute a SHA-256 hash?" was declined as
     naming something no passage mentions. A flag keeps its dashes."""

@@ -85,6 +85,11 @@ _WORD_OPTION = re.compile(r"(?<![\w-])-(?=[a-z]*[aeiouy])[a-z][a-z0-9]{3,}(?:-[a
 "how do I use find -fuzzy to match similar file names?" passed the gate on its other words
 and was answered with shell pattern quotes. Four letters or more, one a vowel, so that
 bundled letters (``tar -xzvf``, ``ls -lah``) are not taken for a name."""
+_PATH_ROOT = re.compile(r"(?<![\w:])([A-Za-z_]\w*)::(?=\w)")
+"""The first name of a path (``tokio`` of ``tokio::sync::Mutex``, ``std`` of ``std::mem``):
+the crate or namespace it is in, which the passages that answer it name. A new user's "How
+do I hold a tokio::sync::Mutex guard across an .await point?" of the Rust standard library's
+docs (no word of tokio in them) was answered from std's Mutex."""
 
 
 _VALUE = re.compile(r"\d+(?:[.,]\d+)?(?:[kmgtp]i?b?|b|bytes?|ms|secs?|mins?|h|hrs?|d|px|x)"
@@ -129,6 +134,8 @@ def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
         text = MARKUP_ELEMENT.sub(" ", text)
         for option in _WORD_OPTION.findall(text):
             found.setdefault(option.lower(), None)
+        for root in _PATH_ROOT.findall(text):  # "tokio::sync::Mutex": tokio
+            found.setdefault(root.lower(), None)
     if "label" in kinds:
         for value in sorted(labels(text, written=True)):  # "3.10" is not "3.1"
             found.setdefault(value, None)
