@@ -179,17 +179,7 @@ class Engine(EngineVerbs):
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
-        if strict and match.path_problems():
-            raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
-                              "ingested)")
-        read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
-        read |= set(batch.part_files.values())
-        if lost := match.lost_acl(lambda key: _names_a_file(key, paths, read)):  # stop
-            raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must "
-                              "match a file: nothing was ingested; a part of a split Info "
-                              "manual is read with its manual: give the line to the manual)"
-                              if batch.part_files else " | ".join(lost) + " (a line that "
-                              "sets groups or tenant must match a file: nothing was ingested)")
+        _check_sidecar(match, batch, paths, strict)
         if on_total is not None:
             on_total(len(batch.items))
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,
@@ -416,6 +406,23 @@ class Engine(EngineVerbs):
 
         tenant = None if tenant is None else drop_controls(tenant).strip() or None
         self.store.set_acl(doc_id, normalize_groups(list(groups)), tenant)
+
+
+def _check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | Path],
+                   strict: bool) -> None:
+    """Stop the batch before anything is read (:class:`ConfigError`) on a path line that
+    matches no file, under ``strict``, and on one that sets who may read and names no file
+    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`)."""
+    if strict and match.path_problems():
+        raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
+                          "ingested)")
+    read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
+    read |= set(batch.part_files.values())
+    if lost := match.lost_acl(lambda key: _names_a_file(key, paths, read)):
+        part = ("; a part of a split Info manual is read with its manual: give the line to "
+                "the manual" if batch.part_files else "")
+        raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must match "
+                          f"a file: nothing was ingested{part})")
 
 
 def _names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:
