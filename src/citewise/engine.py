@@ -10,7 +10,6 @@ process its next search reads, and its next write reaches, the version live then
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -18,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from citewise.batch_checks import check_sidecar, delete_read_parts
 from citewise.cache_scope import cache_scope, scope_of
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
 from citewise.errors import (
-    ConfigError,
     GenerationError,
     IndexMismatchError,
     ModelError,
@@ -35,12 +34,11 @@ from citewise.index.location import shown
 from citewise.index.manifest import QUERY_FIELDS, check_manifest, make_manifest
 from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.ingest.languages import mixed_languages
-from citewise.ingest.ownership import file_of
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.prime import Primed, prime
 from citewise.protocols import Embedder, Generator, Reranker, Store
 from citewise.retrieve import search
-from citewise.sources import FileBatch, FileLoad, file_batch
+from citewise.sources import file_batch
 from citewise.trace import IndexInfo
 from citewise.types import Answer, Manifest, Principal, SearchResult
 
@@ -179,7 +177,7 @@ class Engine(EngineVerbs):
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
-        _check_sidecar(match, batch, paths, strict)
+        check_sidecar(match, batch, paths, strict)
         if on_total is not None:
             on_total(len(batch.items))
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,
@@ -192,38 +190,14 @@ class Engine(EngineVerbs):
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
-        report.warnings[:0] = (notes + self._stale(left_out) + self._parts_read(batch, report)
+        report.warnings[:0] = (notes + self._stale(left_out)
+                               + delete_read_parts(self.store, batch, report)
                                + report.sidecar_problems)
         skipped_ids = set(left_out)
         mixed = mixed_languages({p: lang for p, lang in batch.languages.items()
                                  if p not in skipped_ids})
         report.warnings.extend([mixed] if mixed else [])
         return report
-
-    def _parts_read(self, batch: FileBatch, report: IngestReport) -> list[str]:
-        """Delete the documents an earlier ingest made of split Info manual parts once their
-        manual, which now holds their text, is indexed: left, they kept their own readers (a
-        review: staff still read the parts of a manual restricted to ops). Only a document
-        read from that very part file, in the manual's tenant: another tenant's document of
-        the same id, or an upload, is named for `citewise delete` instead (the second
-        review)."""
-        indexed = {o.doc_id for o in report.outcomes if o.status != "failed"}
-        ours, others = [], []
-        for part, manual in batch.parts:
-            old, held = self.store.get_document(part), self.store.get_document(manual)
-            if manual not in indexed or old is None or held is None:
-                continue
-            same = old.tenant == held.tenant and file_of(old) == str(batch.part_files[part])
-            (ours if same else others).append(part)
-        if ours:
-            self.store.delete(ours)
-        said = [f"deleted {len(ours)} document(s) an earlier ingest made of split Info manual "
-                f"parts ({', '.join(ours[:3])}{', …' if len(ours) > 3 else ''}): their text "
-                "is in their manual's document now, read by its readers"] if ours else []
-        return said + ([f"{len(others)} document(s) with the id of a split Info manual's part "
-                        "are not read from it (another tenant's, an upload); left as they "
-                        f"are. Fix, if they are stale: citewise delete {' '.join(others)}"]
-                       if others else [])
 
     def _stale(self, left_out: Sequence[str]) -> list[str]:
         """A line when files this ingest leaves out (source copies, pages marked noindex,
@@ -406,39 +380,3 @@ class Engine(EngineVerbs):
 
         tenant = None if tenant is None else drop_controls(tenant).strip() or None
         self.store.set_acl(doc_id, normalize_groups(list(groups)), tenant)
-
-
-def _check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | Path],
-                   strict: bool) -> None:
-    """Stop the batch before anything is read (:class:`ConfigError`) on a path line that
-    matches no file, under ``strict``, and on one that sets who may read and names no file
-    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`)."""
-    if strict and match.path_problems():
-        raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
-                          "ingested)")
-    read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
-    read |= set(batch.part_files.values())
-    if lost := match.lost_acl(lambda key: _names_a_file(key, paths, read)):
-        part = ("; a part of a split Info manual is read with its manual: give the line to "
-                "the manual" if batch.part_files else "")
-        raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must match "
-                          f"a file: nothing was ingested{part})")
-
-
-def _names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:
-    """Whether a sidecar path line's ``key`` names a file from the current folder, a folder
-    of ``paths``, a named file's folder or the folders' common parent that this ingest does
-    not ``read``: a file it does not take (another folder's, an excluded one) loses no ACL;
-    one it reads under another name (a split Info manual's part, a path through a symlink)
-    does (the second review)."""
-    bases = [Path.cwd(), *(Path(p) if Path(p).is_dir() else Path(p).parent for p in paths)]
-    folders = [str(Path(p).absolute()) for p in paths if Path(p).is_dir()]
-    if len(folders) >= 2:
-        bases.append(Path(os.path.commonpath(folders)))
-    for base in bases:
-        try:
-            if (base / key).is_file() and (base / key).resolve() not in read:
-                return True
-        except OSError:  # a name too long for the file system names no file
-            continue
-    return False

@@ -29,6 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
+from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
 from citewise.ingest.info_parts import listed_parts, manual_of
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
@@ -126,7 +127,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                             Path(os.path.relpath(path.absolute(), cwd)).as_posix(),
                             tuple(path.relative_to(r).as_posix() for r in roots_of[path]
                                   if r != root)  # a sidecar line may name it from any root
-                            + _from_common(root, path, links))  # (the reviews: one listing
+                            + from_common(root, path, links))  # (the reviews: one listing
              for root, path in found}  # lost the other's line)
     readers = {key: match.readers(*at, prefixes[key[0]] + at[0])
                for key, at in where.items()}
@@ -180,14 +181,6 @@ def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, s
                      f"manual that lists them, not as documents of their own: {shown}"
                      + (", …" if len(batch.parts) > 3 else ""))
     return kept
-
-
-def _from_common(root: Path, path: Path, links: Mapping[Path, str]) -> tuple[str, ...]:
-    """The file's path from the common parent of the folders named together, as its id has
-    it (``sync/mpsc/index.html`` for ``…/std/collections …/std/sync``): a new user's sidecar
-    lines in that form, the ids' own, matched no file and the pages they restricted were
-    indexed for everyone."""
-    return (links[root] + path.relative_to(root).as_posix(),) if links.get(root) else ()
 
 
 def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],
@@ -246,52 +239,6 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
 
 def _rel(path: Path, roots: Mapping[Path, Path], prefixes: Mapping[Path, str]) -> str:
     return prefixes.get(roots[path], "") + path.relative_to(roots[path]).as_posix()
-
-
-def id_prefixes(paths: Sequence[str | Path], id_prefix: str = "") -> dict[Path, str]:
-    """What goes before the ids taken from each folder's file paths: ``id_prefix``, then,
-    when ``paths`` name two or more folders, each folder's path from the folders' common
-    parent (``book/``, ``reference/`` for ``…/html/book …/html/reference``): ingesting the
-    Rust books in one command failed on 14 files, two books' ``destructors.html`` and every
-    book's font licences, because ids were relative to each folder (and so did two folders
-    with ``--id-prefix``). A file named on its own keeps its name after ``id_prefix``."""
-    out = {folder: id_prefix + part for folder, part in _folder_parts(paths).items()}
-    for path in (Path(p) for p in paths if Path(p).is_file()):
-        out.setdefault(path.parent, id_prefix)  # a file's root is its folder (discover)
-    return out
-
-
-def link_prefixes(paths: Sequence[str | Path]) -> dict[Path, str]:
-    """What goes before each root's file paths under ``--base-url``: each folder's path
-    from the common parent of two or more folders named together (:func:`id_prefixes`
-    without ``--id-prefix``), and so the path of a file named beside them, from that
-    parent too (``misc/notes.md`` linked as ``notes.md`` was a 404)."""
-    out = _folder_parts(paths)
-    common = _common_parent(paths)
-    for path in (Path(p) for p in paths if Path(p).is_file()):
-        parent = path.parent.absolute()
-        part = ""
-        if common is not None and parent.is_relative_to(common) and parent != common:
-            part = parent.relative_to(common).as_posix() + "/"
-        out.setdefault(path.parent, part)
-    return out
-
-
-def _folder_parts(paths: Sequence[str | Path]) -> dict[Path, str]:
-    folders = list(dict.fromkeys(Path(p) for p in paths if Path(p).is_dir()))
-    common = _common_parent(paths)
-    if common is None:
-        return dict.fromkeys(folders, "")
-    return {folder: ("" if (rel := folder.absolute().relative_to(common).as_posix()) == "."
-                     else rel + "/") for folder in folders}
-
-
-def _common_parent(paths: Sequence[str | Path]) -> Path | None:
-    """The common parent of two or more folders in ``paths``; None for fewer."""
-    folders = list(dict.fromkeys(Path(p).absolute() for p in paths if Path(p).is_dir()))
-    if len(folders) < 2:
-        return None
-    return Path(os.path.commonpath([str(f) for f in folders]))
 
 
 @dataclass

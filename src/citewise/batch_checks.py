@@ -1,0 +1,78 @@
+"""What an ingest checks and tidies around its write: sidecar lines whose ACL would be lost
+stop it before anything is read (:func:`check_sidecar`), and documents an earlier ingest made
+of a split Info manual's parts go once the manual holds their text (:func:`delete_read_parts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from citewise.errors import ConfigError
+from citewise.indexing import IngestReport
+from citewise.ingest.ids import common_parent
+from citewise.ingest.ownership import file_of
+from citewise.ingest.sidecar import SidecarMatch
+from citewise.protocols import Store
+from citewise.sources import FileBatch, FileLoad
+
+
+def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | Path],
+                  strict: bool) -> None:
+    """Stop the batch before anything is read (:class:`ConfigError`) on a path line that
+    matches no file, under ``strict``, and on one that sets who may read and names no file
+    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`)."""
+    if strict and match.path_problems():
+        raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
+                          "ingested)")
+    read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
+    read |= set(batch.part_files.values())
+    if lost := match.lost_acl(lambda key: names_a_file(key, paths, read)):
+        part = ("; a part of a split Info manual is read with its manual: give the line to "
+                "the manual" if batch.part_files else "")
+        raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must match "
+                          f"a file: nothing was ingested{part})")
+
+
+def names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:
+    """Whether a sidecar path line's ``key`` names a file from the current folder, a folder
+    of ``paths``, a named file's folder or the folders' common parent that this ingest does
+    not ``read``: a file it does not take (another folder's, an excluded one) loses no ACL;
+    one it reads under another name (a split Info manual's part, a path through a symlink)
+    does (the second review)."""
+    bases = [Path.cwd(), *(Path(p) if Path(p).is_dir() else Path(p).parent for p in paths)]
+    if (common := common_parent(paths)) is not None:
+        bases.append(common)
+    for base in bases:
+        try:
+            if (base / key).is_file() and (base / key).resolve() not in read:
+                return True
+        except OSError:  # a name too long for the file system names no file
+            continue
+    return False
+
+
+def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> list[str]:
+    """Delete the documents an earlier ingest made of split Info manual parts once their
+    manual, which now holds their text, is indexed: left, they kept their own readers (a
+    review: staff still read the parts of a manual restricted to ops). Only a document
+    read from that very part file, in the manual's tenant: another tenant's document of
+    the same id, or an upload, is named for `citewise delete` instead (the second
+    review)."""
+    indexed = {o.doc_id for o in report.outcomes if o.status != "failed"}
+    ours, others = [], []
+    for part, manual in batch.parts:
+        old, held = store.get_document(part), store.get_document(manual)
+        if manual not in indexed or old is None or held is None:
+            continue
+        same = old.tenant == held.tenant and file_of(old) == str(batch.part_files[part])
+        (ours if same else others).append(part)
+    if ours:
+        store.delete(ours)
+    said = [f"deleted {len(ours)} document(s) an earlier ingest made of split Info manual "
+            f"parts ({', '.join(ours[:3])}{', …' if len(ours) > 3 else ''}): their text "
+            "is in their manual's document now, read by its readers"] if ours else []
+    return said + ([f"{len(others)} document(s) with the id of a split Info manual's part "
+                    "are not read from it (another tenant's, an upload); left as they "
+                    f"are. Fix, if they are stale: citewise delete {' '.join(others)}"]
+                   if others else [])
