@@ -282,3 +282,13 @@ def test_paragraphs_hidden_from_a_byte_count_are_counted_as_parsed(tmp_path, var
             z.writestr(name, body if name == "word/document.xml" else src.read(name))
     with pytest.raises(LimitExceededError, match="limits.max_blocks"):  # before the walk
         DocxLoader().load(out.getvalue(), Path("hidden.docx"))
+
+
+def test_a_comment_before_the_body_part_is_no_crash() -> None:
+    """The fuzz test: one byte cut from document.xml's declaration left a comment-like node
+    before the root, and the stream's memory trim failed on the root's missing parent."""
+    from citewise.ingest.word import _too_large
+
+    xml = (b'<?xml version="1.0"?><!-- c --><w:document xmlns:w="urn:w"><w:body><w:p/>'
+           b"</w:body></w:document>")
+    assert _too_large(xml, 10) is False

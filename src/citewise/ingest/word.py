@@ -133,8 +133,9 @@ def _too_large(xml: bytes, max_blocks: int) -> bool:
                     elements > MAX_ELEMENTS_PER_BLOCK * max_blocks:
                 return True
             element.clear(keep_tail=False)
-            while element.getprevious() is not None:  # memory kept flat
-                del element.getparent()[0]
+            parent = element.getparent()  # none for the root (a comment may precede it)
+            while parent is not None and element.getprevious() is not None:
+                del parent[0]  # memory kept flat
     except etree.LxmlError:
         return False  # a damaged part: python-docx says so, in one line
     return False
@@ -170,9 +171,9 @@ def _open(data: bytes, max_inflated: int, max_blocks: int = DEFAULT_MAX_BLOCKS) 
         raise IngestError(f"cannot read this .docx ({one_line(exc, 120)}); {_FIX}") from None
     from docx.oxml.ns import qn
 
-    found = document.element.body.iter(qn("w:p"))  # as parsed: the count of the bytes
-    if next(itertools.islice(found, max_blocks, None), None) is not None:  # above misses
-        raise _too_many(max_blocks)  # UTF-16 and odd prefixes (the review of this stop)
+    found = document.element.body.iter(qn("w:p"))  # a backstop, in C: a part the stream
+    if next(itertools.islice(found, max_blocks, None), None) is not None:  # above could
+        raise _too_many(max_blocks)  # not read (``_too_large`` lets python-docx judge it)
     return document
 
 
