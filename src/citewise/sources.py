@@ -165,13 +165,16 @@ def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, s
     a document of its own, as before."""
     ids = {path.resolve(): prefixes[root] + path.relative_to(root).as_posix()
            for root, path in found}
+    listed: dict[Path, set[str]] = {}  # each manual's table, read once
     kept = []
     for root, path in found:
         manual = manual_of(path) if ".info-" in path.name else None
         manual_id = ids.get(manual.resolve()) if manual is not None else None
         bare = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-        if manual_id is None or bare not in listed_parts(manual):  # a file the manual does
-            kept.append((root, path))  # not list is no part of it (the second review)
+        if manual is not None and manual_id is not None and manual not in listed:
+            listed[manual] = listed_parts(manual)
+        if manual_id is None or bare not in listed[manual]:  # a file the manual does not
+            kept.append((root, path))  # list is no part of it (the second review)
         else:
             batch.parts.append((ids[path.resolve()], manual_id))
             batch.part_files[ids[path.resolve()]] = path.resolve()

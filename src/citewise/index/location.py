@@ -15,20 +15,34 @@ _USER_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^/@:?#]*:)([^/]*)@")
 SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile"})
 
 
+def split_query(url: str) -> tuple[str, str]:
+    """``(url before its query, the query)``, the query starting at the first ``?`` after
+    the user part, which ends at the last ``@`` before the path (as libpq reads a URL: a
+    password may hold a ``?``)."""
+    head = url.find("://") + 3 if "://" in url else 0
+    slash = url.find("/", head)
+    at = url.rfind("@", head, slash if slash >= 0 else len(url))
+    mark = url.find("?", at + 1 if at >= 0 else head)
+    return (url, "") if mark < 0 else (url[:mark], url[mark + 1:])
+
+
+def _secret(part: str) -> str | None:
+    """The value of a query ``part`` (``key=value``) whose key names a secret, else None."""
+    key, equals, value = part.partition("=")
+    return value if equals and unquote(key).strip().lower() in SECRET_PARAMS else None
+
+
 def redact(url: str) -> str:
     """The URL without its secrets, for messages: the password in the user part
     (``u:secret@host``) and libpq's ``password``, ``sslpassword`` and ``passfile``
     parameters (``?password=secret``, also with the name percent-encoded)."""
-    url = _USER_PASSWORD.sub(r"\1***@", url, count=1)
-    head, mark, query = url.partition("?")
-    if not mark:
-        return url
-    parts = []
-    for part in query.split("&"):
-        key, equals, _ = part.partition("=")
-        secret = equals and unquote(key).strip().lower() in SECRET_PARAMS
-        parts.append(f"{key}=***" if secret else part)
-    return head + mark + "&".join(parts)
+    masked = _USER_PASSWORD.sub(r"\1***@", url, count=1)
+    head, query = split_query(masked)
+    if not query:
+        return masked
+    parts = [part if _secret(part) is None else f"{part.partition('=')[0]}=***"
+             for part in query.split("&")]
+    return f"{head}?{'&'.join(parts)}"
 
 
 def scrub(text: str, url: str) -> str:
@@ -37,14 +51,8 @@ def scrub(text: str, url: str) -> str:
     parameter: \"cret@127.0.0.1…\"" for a password with a ``?`` in it; the second review),
     and the URL a message names may be a rebuilt one the masking of :func:`redact` no longer
     reads."""
-    secrets = []
-    if (m := _USER_PASSWORD.search(url)) is not None:
-        secrets.append(m.group(2))
-    _, mark, query = url.partition("?")
-    for part in query.split("&") if mark else ():
-        key, equals, value = part.partition("=")
-        if equals and unquote(key).strip().lower() in SECRET_PARAMS:
-            secrets.append(value)
+    secrets = [m.group(2)] if (m := _USER_PASSWORD.search(url)) is not None else []
+    secrets += [v for part in split_query(url)[1].split("&") if (v := _secret(part))]
     for secret in sorted({s for raw in secrets if raw
                           for s in (raw, unquote(raw), quote(raw, safe=""),
                                     quote(unquote(raw), safe=""))}, key=len, reverse=True):

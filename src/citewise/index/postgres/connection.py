@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 
 from citewise.errors import BackendUnavailable, ConfigError, StoreError
+from citewise.index.location import split_query
 
 MIN_PGVECTOR = (0, 8, 0)
 SCHEMA_PARAM = "schema"
@@ -40,7 +41,7 @@ def split_url(url: str) -> tuple[str, str | None]:
     (the second review)."""
     if url.startswith("postgresql+psycopg://"):
         url = "postgresql://" + url[len("postgresql+psycopg://"):]
-    base, query = _split_query(url)
+    base, query = split_query(url)
     pairs = parse_qsl(query, keep_blank_values=True)
     schema = next((v for k, v in pairs if k == SCHEMA_PARAM), None)
     ours = (SCHEMA_PARAM, *TUNING_PARAMS)
@@ -50,20 +51,10 @@ def split_url(url: str) -> tuple[str, str | None]:
     return base + (f"?{rest}" if rest else ""), schema
 
 
-def _split_query(url: str) -> tuple[str, str]:
-    """``(url before its query, the query)``, the query starting at the first ``?`` after
-    the user part, which ends at the last ``@`` before the path (as libpq reads a URL)."""
-    head = url.find("://") + 3 if "://" in url else 0
-    slash = url.find("/", head)
-    at = url.rfind("@", head, slash if slash >= 0 else len(url))
-    mark = url.find("?", at + 1 if at >= 0 else head)
-    return (url, "") if mark < 0 else (url[:mark], url[mark + 1:])
-
-
 def url_tuning(url: str) -> dict[str, int]:
     """The :data:`TUNING_PARAMS` given in ``url`` as positive integers."""
     out: dict[str, int] = {}
-    for key, value in parse_qsl(_split_query(url)[1], keep_blank_values=True):
+    for key, value in parse_qsl(split_query(url)[1], keep_blank_values=True):
         if key in TUNING_PARAMS:
             if not value.isdigit() or int(value) < 1:
                 raise ConfigError(f"URL parameter {key}={value!r} is not a positive integer. "
