@@ -212,3 +212,28 @@ def test_a_trackers_number_is_named_by_its_number() -> None:
     hits = [make_hit("The player decodes h264 video at up to 265 frames per second.", 1)]
     assert missing_terms("Does the player decode h265 video?", hits, kinds=ALL_KINDS) == [
         "h265"]  # a review: no tracker's number
+
+
+def test_an_options_word_value_must_be_among_the_passages_words() -> None:
+    """mv's methods are none, numbered, existing and simple: "keep a backup with
+    --backup=git" passed the gate on the option alone and was answered with its description.
+    The value is a whole word ("git" is in "digits"); numbers and paths are the user's."""
+    mv = [make_hit("--backup[=METHOD] makes a backup of each file. none, off: never. "
+                   "numbered, t: numbered backups (digits). existing, nil. simple, never.", 1)]
+    question = "how do I make mv keep a backup with --backup=git?"
+    assert salient_terms(question) == ["--backup=git", "--backup"]
+    assert missing_terms(question, mv) == ["--backup=git"]
+    assert missing_terms("what does --backup=numbered keep?", mv) == []
+    assert salient_terms("build with --jobs=4 into --prefix=/opt") == ["--jobs", "--prefix"]
+
+
+def test_a_macro_is_looked_for_with_its_bang() -> None:
+    """std's docs have no select! macro: "How do I wait on two channels with tokio's select!
+    macro?" was answered from the mpsc docs, which say "select" elsewhere. An exclamation
+    ending a sentence names nothing."""
+    std = [make_hit("Receivers can be selected on; use println!(\"{x}\") to print.", 1)]
+    question = "How do I wait on two channels with tokio's select! macro?"
+    assert salient_terms(question) == ["select!"]
+    assert missing_terms(question, std) == ["select!"]
+    assert missing_terms("What does println!() print?", std) == []
+    assert salient_terms("It fails! what now?") == []
