@@ -66,7 +66,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(errors.CitewiseError)
     async def _citewise(request: Request, exc: errors.CitewiseError) -> JSONResponse:
         detail, fix = split_fix(str(exc))
-        shown = for_asker({"detail": detail, "fix": fix}, getattr(request.state, "who", None))
+        st = getattr(request.app.state, "citewise", None)  # the ServerState
+        shown = for_asker({"detail": detail, "fix": fix}, getattr(request.state, "who", None),
+                          st.engine.db if st is not None else "")
         return problem(status_of(exc), shown["detail"], shown["fix"])
 
     @app.exception_handler(RequestValidationError)

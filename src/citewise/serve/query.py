@@ -160,7 +160,7 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
         st.cache.put(key, answer)
     _log_ask(st, who, rid, body, answer, cached is not None, t)
     return JSONResponse({"request_id": rid, "cached": cached is not None,
-                         **for_asker(answer.to_dict(), who)})
+                         **for_asker(answer.to_dict(), who, st.engine.db)})
 
 
 def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody, answer: Answer,
@@ -235,7 +235,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         _log_ask(st, who, rid, body, answer, cached is not None, t)
         logged = True
         yield _sse("answer", {"request_id": rid, "cached": cached is not None,
-                              **for_asker(answer.to_dict(), who)})
+                              **for_asker(answer.to_dict(), who, st.engine.db)})
     except GeneratorExit:  # the client left: the ask that ran is still logged, off the
         if not logged:  # event loop's thread (the stream is closed there when collected)
             threading.Thread(target=_log_left, name="citewise-log-left", daemon=True,
@@ -244,7 +244,7 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
     except CitewiseError as exc:
         detail, fix = split_fix(str(exc))
         yield _sse("error", for_asker({"type": "about:blank", "status": status_of(exc),
-                                       "detail": detail, "fix": fix}, who))
+                                       "detail": detail, "fix": fix}, who, st.engine.db))
 
 
 def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: ANN202
@@ -270,7 +270,7 @@ def _as_seen(st: ServerState, record: LogRecord, who: ApiPrincipal) -> dict:
     """A log record as ``who`` may read it: server text scrubbed below operator; in someone
     else's record, chunk ids pseudonymous (:func:`pseudonymous_chunks`) and the scores a
     passage's text decides withheld (:func:`without_scores`)."""
-    data = for_asker(record.to_dict(), who)
+    data = for_asker(record.to_dict(), who, st.engine.db)
     if _mine(record, who) or who.can("operator"):
         return data
     return without_scores(pseudonymous_chunks(data, st.pseudonym_key))

@@ -11,6 +11,7 @@ import hmac
 import re
 from typing import Any
 
+from citewise.index.location import scrub as secrets_masked
 from citewise.serve.keys import ApiPrincipal
 from citewise.text import without_bodies
 
@@ -32,18 +33,23 @@ def scrub(text: str) -> str:
     return _PATH.sub("<path>", text)
 
 
-def for_asker(data: Any, who: ApiPrincipal | None, key: str = "") -> Any:
-    """``data`` (JSON: an answer, a log record, a problem) as ``who`` may see it: unchanged
-    for an operator; otherwise :func:`scrub` applied to the strings under
-    :data:`SERVER_KEYS`. ``who=None`` (not yet authenticated) sees it scrubbed."""
-    if who is not None and who.can("operator"):
+def for_asker(data: Any, who: ApiPrincipal | None, db: object = "", key: str = "") -> Any:
+    """``data`` (JSON: an answer, a log record, a problem) as ``who`` may see it: for an
+    operator, the strings under :data:`SERVER_KEYS` with the secrets of the index's URL
+    ``db`` masked (:func:`citewise.index.location.scrub`: the CLI masks them so; an
+    operator's API error had the password a driver quoted back); for anyone else, also
+    :func:`scrub`. ``who=None`` (not yet authenticated) sees it scrubbed."""
+    operator = who is not None and who.can("operator")
+    url = str(db) if "://" in str(db) else ""
+    if operator and not url:
         return data
     if isinstance(data, dict):
-        return {k: for_asker(v, who, k) for k, v in data.items()}
+        return {k: for_asker(v, who, db, k) for k, v in data.items()}
     if isinstance(data, list):
-        return [for_asker(v, who, key) for v in data]
+        return [for_asker(v, who, db, key) for v in data]
     if isinstance(data, str) and key in SERVER_KEYS:
-        return scrub(data)
+        masked = secrets_masked(data, url) if url else data
+        return masked if operator else scrub(masked)
     return data
 
 
