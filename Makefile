@@ -32,7 +32,7 @@ demo: install
 	bash examples/demo.sh
 
 test: dev
-	$(BIN)/python -m pytest -rA -q
+	$(BIN)/python -m pytest -rA -q --durations=25
 
 lint: dev
 	$(BIN)/ruff check src tests benchmarks
