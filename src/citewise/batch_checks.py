@@ -5,23 +5,29 @@ of a split Info manual's parts go once the manual holds their text (:func:`delet
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gzip
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from citewise.errors import ConfigError
+from citewise.errors import ConfigError, IngestError
 from citewise.indexing import IngestReport
+from citewise.ingest.content import decode_text
 from citewise.ingest.ids import common_parent
+from citewise.ingest.metadata import MAX_FRONT_MATTER_CHARS, split_front_matter
 from citewise.ingest.ownership import file_of
+from citewise.ingest.registry import GZIP_SUFFIX, format_of, inner_path
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.protocols import Store
 from citewise.sources import FileBatch, FileLoad
 
 
 def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | Path],
-                  strict: bool) -> None:
+                  strict: bool, indexed: Callable[[str], bool] = lambda doc_id: False) -> None:
     """Stop the batch before anything is read (:class:`ConfigError`) on a path line that
-    matches no file, under ``strict``, and on one that sets who may read and names no file
-    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`)."""
+    matches no file, under ``strict``; on one that sets who may read and names no file
+    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`); and on a ``doc_id`` line that
+    sets who may read and names no document of the batch nor one ``indexed`` already
+    (:meth:`SidecarMatch.lost_doc_acl`)."""
     if strict and match.path_problems():
         raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
                           "ingested)")
@@ -32,6 +38,44 @@ def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | P
                 "the manual" if batch.part_files else "")
         raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must match "
                           f"a file: nothing was ingested{part})")
+    if match.floating_acl():
+        ids = batch_ids(batch)
+        if lost := match.lost_doc_acl(lambda key: key in ids or indexed(key)
+                                      or names_a_file(key, paths, read)):
+            raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must "
+                              "match a document of this ingest or one already indexed: "
+                              "nothing was ingested; a document of another folder is "
+                              "matched when that folder is ingested in the same command)")
+
+
+def batch_ids(batch: FileBatch) -> set[str]:
+    """The ids of the batch's documents (from their paths, the sidecar, or the front matter
+    of its Markdown files: :func:`front_matter_id`) and of the pages it leaves out."""
+    ids = {item.doc_id for item in batch.items}
+    ids |= {i for item in batch.items if isinstance(item.load, FileLoad)
+            and (i := front_matter_id(item.load.path, item.load.within))}
+    left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates + batch.parts]
+    return ids | set(left_out) | set(batch.noindex)
+
+
+def front_matter_id(path: Path, within: Path | None = None) -> str | None:
+    """The ``doc_id`` the YAML front matter of a Markdown file sets (plain or gzipped),
+    read from its head only; None for any other file, one outside ``within`` (its load
+    refuses it) or one whose head does not parse (its load says why)."""
+    if format_of(inner_path(path)) != "markdown" or (
+            within is not None and not path.resolve().is_relative_to(within)):
+        return None
+    size = 4 * MAX_FRONT_MATTER_CHARS
+    try:
+        with (gzip.open(path) if path.suffix.lower() == GZIP_SUFFIX else path.open("rb")) as f:
+            head = f.read(size)
+        if len(head) == size:  # no character cut in two
+            head = head[: head.rfind(b"\n") + 1] or head
+        meta, _, _ = split_front_matter(decode_text(head, "Markdown"))
+    except (OSError, EOFError, gzip.BadGzipFile, IngestError):
+        return None
+    doc_id = meta.get("doc_id")
+    return str(doc_id) if doc_id else None
 
 
 def names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:

@@ -177,7 +177,8 @@ class Engine(EngineVerbs):
                            trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
-        check_sidecar(match, batch, paths, strict)
+        check_sidecar(match, batch, paths, strict,
+                      lambda doc_id: self.store.get_document(doc_id) is not None)
         if on_total is not None:
             on_total(len(batch.items))
         report = self.ingest(batch.items, on_progress=on_progress, workers=workers, ray=ray,

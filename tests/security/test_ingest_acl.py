@@ -119,13 +119,42 @@ def test_sidecar_path_relative_to_the_current_directory(tmp_path: Path,
 def test_doc_id_line_matches_after_front_matter(tmp_path: Path) -> None:
     root = docs_with(tmp_path, {"salary.md": "---\ndoc_id: hr-salary\n---\n" + SALARY})
     meta = sidecar(tmp_path, {"doc_id": "hr-salary", "groups": ["hr"]},
-                   {"doc_id": "no-such-doc", "groups": ["hr"]})
+                   {"doc_id": "no-such-doc", "owner": "hr"})
     db = tmp_path / "i.db"
     out = ingest(db, str(root), "--groups", "staff", "--meta", str(meta))
     assert acl_of(db) == {"hr-salary": ("default", ["hr"])}
     assert "meta.jsonl line 2: doc_id 'no-such-doc' matches no document" in out
     assert "line 1" not in out
     ingest(db, str(root), "--groups", "staff", "--meta", str(meta), "--strict", code=1)
+
+
+def test_a_doc_id_line_that_sets_readers_and_matches_nothing_stops_the_ingest(
+        tmp_path: Path) -> None:
+    """A line ``{"doc_id": "hr-handbook", "groups": ["hr"]}`` meant for ``salary.md`` (whose
+    id is its path) matched nothing: the ingest gave the page to staff and said so in a
+    warning afterwards (left open at stop 52). It now stops before anything is read; a
+    line for a document already indexed, or one of a folder ingested in the same command,
+    or one a Markdown file's front matter names (gzipped too), matches as before."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    db = tmp_path / "i.db"
+    lost = sidecar(tmp_path, {"doc_id": "hr-handbook", "groups": ["hr"]})
+    out = ingest(db, str(root), "--groups", "staff", "--meta", str(lost), code=1)
+    assert "doc_id 'hr-handbook' matches no document" in out and "nothing was ingested" in out
+    assert "Traceback" not in out
+    code, status = cli("status", "--documents", "--json", "--db", str(db))
+    assert code != 0 or json.loads(status)["document_list"] == []
+    ingest(db, str(root), "--groups", "staff")  # indexed: a line for it now matches
+    ingest(db, str(root), "--groups", "staff", "--meta",
+           str(sidecar(tmp_path, {"doc_id": "travel.md", "groups": ["sales"]})))
+    assert acl_of(db)["travel.md"] == ("default", ["sales"])
+    other = tmp_path / "other"
+    other.mkdir()
+    import gzip
+    with gzip.open(other / "hb.md.gz", "wt", encoding="utf-8") as f:
+        f.write("---\ndoc_id: hr-handbook\n---\n# Handbook\n\nBand L4 is zqband.\n")
+    lost = sidecar(tmp_path, {"doc_id": "hr-handbook", "groups": ["hr"]})  # (rewritten)
+    ingest(db, str(root), str(other), "--groups", "staff", "--meta", str(lost))
+    assert acl_of(db)["hr-handbook"] == ("default", ["hr"])
 
 
 def test_a_line_matching_two_documents_is_reported(tmp_path: Path) -> None:
