@@ -230,6 +230,12 @@ class LogSettings(_Section):
 class ServeSettings(_Section):
     max_body_bytes: int = Field(
         25 * 1024 * 1024, gt=0, description="Largest upload (POST /v1/documents) accepted.")
+    max_upload_chunks: int = Field(
+        2000, gt=0, description="Most passages an upload may need embedded (those the index "
+        "has no vector of); more is a 413 before any is. Uploads embed one at a time, so a "
+        "long one kept every tenant's waiting (a 2 MB text, 4,405 passages, held them 9 "
+        "minutes on two cores); a long manual is ingested on the server with `citewise "
+        "ingest`.")
     max_json_bytes: int = Field(
         256 * 1024, gt=0, description="Largest body of every other request (search, ask, "
                                       "feedback, ACL, versions: JSON of a few KiB).")

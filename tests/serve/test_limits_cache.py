@@ -466,3 +466,26 @@ def test_a_streamed_model_answer_cites_numbers_as_its_answer_does(tmp_path: Path
     drafted = "".join(data["text"] for kind, data in events if kind == "token")
     assert not final["declined"] and "[1]" in final["answer"], final
     assert "[S" not in drafted and drafted.strip() == final["answer"].strip()
+
+
+def test_an_upload_with_more_passages_to_embed_than_allowed_is_a_413(tmp_path: Path) -> None:
+    """Uploads embed one at a time: a security review's 2 MB text (4,405 passages) held
+    the one upload slot for 549 s, every tenant's uploads waiting. More than
+    ``serve.max_upload_chunks`` passages to embed is refused before any is embedded,
+    nothing stored; a re-upload embeds only the passages the index has no vector of."""
+    settings = {**SETTINGS, "serve": {"max_upload_chunks": 5}}
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
+    paragraphs = [f"Paragraph {i} on zqtopic{i}: " + " ".join(
+        f"w{i}x{j}" for j in range(60)) + "." for i in range(30)]
+    with serving(app) as url:
+        eddie = Served(url, keys, "", app).client("eddie")
+        r = eddie.post("/v1/documents", data={"groups": "staff"},
+                       files={"file": ("long.md", "\n\n".join(paragraphs).encode())})
+        assert r.status_code == 413, r.text
+        assert "serve.max_upload_chunks" in r.json()["fix"] and "long.md" in r.json()["detail"]
+        assert eddie.get("/v1/documents/long.md").status_code == 404
+        for end in (12, 24):  # 4 passages, then 8: the first 4 have vectors
+            r = eddie.post("/v1/documents", data={"groups": "staff"}, files={
+                "file": ("part.md", "\n\n".join(paragraphs[:end]).encode())})
+            assert r.status_code == 201, r.text
+        assert r.json()["ingest"]["chunks"] > 5

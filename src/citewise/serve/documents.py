@@ -155,8 +155,9 @@ async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
             item = Pending(label=doc_id, doc_id=doc_id,
                            load=FileLoad(path, st.engine.settings.limits, {}, side,
                                          local=False))
-            with st.upload_lock:  # one upload parses and embeds at a time
-                return st.engine.prime(item)
+            with st.upload_lock:  # one upload parses and embeds at a time, a bounded
+                return st.engine.prime(  # number of passages
+                    item, st.engine.settings.serve.max_upload_chunks)
 
     from starlette.concurrency import run_in_threadpool
 
