@@ -238,3 +238,19 @@ def test_an_upstream_body_hides_the_key_but_a_tiny_key_mangles_nothing():
     tiny = OpenAIGenerator(OpenAISettings(base_url="http://127.0.0.1:9/v1", model="m",
                                           api_key="x"))
     assert tiny._redact(body) == body
+
+
+def test_an_endpoints_credentials_are_never_in_a_message(serve):
+    """A security review's ``base_url`` with a password was printed in the answer's note
+    and stored in the request log; a key in its query would have gone the same way."""
+    server = serve(send_json(404, {"error": "no"}))
+    host = server.base_url.split("://", 1)[1]
+    for url in (f"http://svc:Sup3rS3cretPW@{host}/extra?api-key=qk3y9secret",
+                "http://svc:Sup3rS3cretPW@127.0.0.1:1/v1?token=qk3y9secret",
+                "http://svc:Sup3rS3cretPW@[::1/v1"):  # httpx quotes a bad URL back
+        gen, _ = generator(server, base_url=url, retries=0)
+        with pytest.raises(GenerationError) as info:
+            gen.generate(PROMPT)
+        message = str(info.value)
+        assert "Sup3rS3cretPW" not in message and "qk3y9secret" not in message, message
+        assert "svc:***@" in message, message

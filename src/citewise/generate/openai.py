@@ -21,6 +21,7 @@ import httpx
 from citewise.config import OpenAISettings
 from citewise.errors import GenerationError
 from citewise.generate.control_tokens import safe_messages
+from citewise.index.location import redact, scrub
 from citewise.types import Generation, Prompt
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -73,6 +74,9 @@ class OpenAIGenerator:
             try:
                 data = self._request(body, timeout, on_token, start)
                 return self._generation(data, time.monotonic() - start)
+            except GenerationError as exc:  # httpx quotes the URL back (InvalidURL, …)
+                raise GenerationError(scrub(str(exc), self.settings.base_url),
+                                      exc.partial) from exc
             except _Retryable as exc:
                 last = str(exc)
                 wait = exc.wait_s if exc.wait_s is not None else backoff_s(attempt)
@@ -85,7 +89,10 @@ class OpenAIGenerator:
                               "generate.openai.retries / timeout_s.")
 
     def _where(self) -> str:
-        return f"The chat endpoint {self.settings.base_url.rstrip('/')}/chat/completions"
+        """The endpoint as messages name it: without the secrets of ``base_url`` (a security
+        review's ``http://svc:PASSWORD@host/v1`` was printed in the answer's note, its JSON,
+        and stored in the request log)."""
+        return f"The chat endpoint {redact(self.settings.base_url.rstrip('/'))}/chat/completions"
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}

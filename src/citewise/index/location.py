@@ -1,4 +1,5 @@
-"""How an index's location is shown in messages: a PostgreSQL URL without its secrets.
+"""How an index's location is shown in messages: a PostgreSQL URL without its secrets
+(and an HTTP endpoint's URL, the same way: :func:`redact`, :func:`scrub`).
 
 Imports nothing of the PostgreSQL backend (psycopg is the ``postgres`` extra: a command that
 imported it to print a path crashed on start in a plain install)."""
@@ -12,7 +13,12 @@ from urllib.parse import quote, unquote
 _USER_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://[^/@:?#]*:)([^/]*)@")
 """The password of ``scheme://user:password@host`` as libpq reads it: up to the ``@``, any
 ``#``, ``?`` or ``@`` in it included (a review: ``u:s3cr#et@`` was shown whole)."""
-SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile"})
+SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile", "key", "apikey", "api_key",
+                           "sig", "signature", "auth", "code"})
+"""Query parameters whose value is a secret: libpq's, and an HTTP endpoint's key
+(``?api-key=…``, ``?key=…``); besides these, any name with a word of
+:data:`_SECRET_WORDS` (``access_token``, ``client_secret``; not ``passwordless``)."""
+_SECRET_WORDS = frozenset({"token", "secret", "password", "key", "apikey"})
 
 
 def split_query(url: str) -> tuple[str, str]:
@@ -29,7 +35,9 @@ def split_query(url: str) -> tuple[str, str]:
 def _secret(part: str) -> str | None:
     """The value of a query ``part`` (``key=value``) whose key names a secret, else None."""
     key, equals, value = part.partition("=")
-    return value if equals and unquote(key).strip().lower() in SECRET_PARAMS else None
+    name = unquote(key).strip().lower().replace("-", "_")
+    secret = name in SECRET_PARAMS or bool(_SECRET_WORDS & set(name.split("_")))
+    return value if equals and secret else None
 
 
 def redact(url: str) -> str:
