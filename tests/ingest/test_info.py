@@ -199,13 +199,22 @@ def test_an_indirect_table_names_only_parts_of_its_own_manual(tmp_path):
             load_file(index)
 
 
-def test_parts_without_their_manual_in_the_batch_are_documents_of_their_own(tmp_path):
-    """The review of this stop: a part named alone, or with its manual excluded, was left
-    out as "read with the manual", and nothing was indexed."""
+def test_a_part_ingested_without_its_manual_is_left_out_with_a_fix(tmp_path):
+    """A new user re-read the one part of the crypto-only GnuPG manual that changed
+    (``ingest gnupg.info-2.gz --groups eng``): read as a document of its own, it took the
+    batch's readers, and eng was quoted the manual. A part whose manual is beside it is
+    left out, said in a note naming the fix (stop 52 read it alone, silently: the review
+    then found nothing indexed); one with no manual beside it is a document of its own."""
     _split_manual(tmp_path, gz=True)
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([tmp_path / "acme.info-1.gz"], {"groups": ["staff"]})
-        engine.ingest_paths([tmp_path], {"groups": ["staff"]}, exclude=["acme.info.gz"])
+        for report in (engine.ingest_paths([tmp_path / "acme.info-1.gz"], {"groups": ["eng"]}),
+                       engine.ingest_paths([tmp_path], {"groups": ["eng"]},
+                                           exclude=["acme.info.gz"])):
+            assert any("acme.info-1.gz (of acme.info.gz)" in w and "Fix: ingest the manual"
+                       in w for w in report.warnings), report.warnings
+        assert engine.store.list_documents() == []
+        (tmp_path / "acme.info.gz").rename(tmp_path / "elsewhere.gz")
+        engine.ingest_paths([tmp_path / "acme.info-1.gz"], {"groups": ["eng"]})
         assert [d.doc_id for d in engine.store.list_documents()] == ["acme.info-1.gz"]
 
 
@@ -214,7 +223,9 @@ def test_parts_indexed_before_are_deleted_once_their_manual_holds_them(tmp_path)
     staff readers after the manual, restricted to ops, was indexed with their text."""
     _split_manual(tmp_path, gz=True)
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
-        engine.ingest_paths([tmp_path], {"groups": ["staff"]}, exclude=["acme.info.gz"])
+        (tmp_path / "acme.info.gz").rename(tmp_path / "away.gz")  # no manual beside them
+        engine.ingest_paths([tmp_path], {"groups": ["staff"]}, exclude=["away.gz"])
+        (tmp_path / "away.gz").rename(tmp_path / "acme.info.gz")
         report = engine.ingest_paths([tmp_path], {"groups": ["ops"]})
         assert [d.doc_id for d in engine.store.list_documents()] == ["acme.info.gz"]
         assert any(w.startswith("deleted 1 document(s) an earlier ingest made of split Info")
@@ -400,3 +411,17 @@ def test_a_command_under_its_lead_in_and_an_example_s_comments_are_code(tmp_path
     assert ("code", "###\n### Sample .wgetrc\n###\ntries = 20\n\n## You can use this file to "
             "change the default behaviour.\n##\n\n#waitretry = 10") in blocks
     assert [k for k, t in blocks if t.startswith("Thou shalt check")] == ["text"]
+
+
+def test_a_split_manuals_date_is_its_latest_files(tmp_path):
+    """A new user edited only ``gnupg.info-2.gz``: the manual's new version kept the index
+    file's older date."""
+    import os
+
+    index = _split_manual(tmp_path, gz=True)
+    os.utime(index, (1_600_000_000, 1_600_000_000))
+    os.utime(tmp_path / "acme.info-1.gz", (1_700_000_000, 1_700_000_000))
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path], {"groups": ["staff"]})
+        [doc] = engine.store.list_documents()
+        assert doc.updated_at.startswith("2023-11-14"), doc.updated_at

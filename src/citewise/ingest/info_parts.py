@@ -72,3 +72,17 @@ def manual_of(path: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def changed_at(path: Path) -> float:
+    """When ``path`` last changed (its mtime); for a split Info manual's index file, the
+    latest of it and the parts it lists (a new user edited only ``gnupg.info-2.gz``: the
+    manual's new version kept the index file's older date)."""
+    times = [path.stat().st_mtime]
+    if ".info" in path.name:
+        own = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+        for name in (n for n in listed_parts(path) if is_part_name(own, n)):
+            for part in (path.with_name(name), path.with_name(name + ".gz")):
+                if part.is_file():
+                    times.append(part.stat().st_mtime)
+    return max(times)
