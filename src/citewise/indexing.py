@@ -10,7 +10,6 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import hashlib
-import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,12 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import IngestError
+from citewise.ingest.hand_readers import (
+    INDEX_OPTION,
+    kept_note,
+    readers_changed,
+    with_hand_readers,
+)
 from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
 from citewise.protocols import DocumentWrite, Embedder, Store
 from citewise.source_claims import SourceClaims
@@ -55,6 +60,7 @@ class Outcome:
     embedded: int = 0
     error: str | None = None
     no_groups: bool = False  # an unchanged document that nobody can read (no ACL group)
+    note: str | None = None  # an unchanged document's warning (it keeps readers set by hand)
 
 
 @dataclass
@@ -130,17 +136,24 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
     if updated_at is None:
         updated_at = meta.get("_file_mtime")
-    return Document(
+    return with_hand_readers(Document(
         doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
         tenant=tenant, acl_groups=groups,
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
-        metadata=extra)
+        metadata=extra), previous)
 
 
 def same_record(a: Document, b: Document) -> bool:
     """True when re-writing ``b`` over ``a`` would change nothing (content and metadata)."""
     return replace(a, metadata=dict(a.metadata)) == replace(b, metadata=dict(b.metadata))
+
+
+def unchanged(label: str, document: Document) -> Outcome:
+    """The outcome of a document this ingest leaves as it is, with the note that it keeps
+    readers set by hand (:func:`~citewise.ingest.hand_readers.kept_note`)."""
+    return Outcome(label, document.doc_id, "unchanged", no_groups=not document.acl_groups,
+                   note=kept_note(document, INDEX_OPTION))
 
 
 def write_status(previous: Document | None, document: Document) -> str:
@@ -169,7 +182,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         previous = store.get_document(doc_id)
         document = make_document(parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
-            return Outcome(item.label, doc_id, "unchanged", no_groups=not document.acl_groups)
+            return unchanged(item.label, document)
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens,
                                 max_chunks=settings.limits.max_chunks)
         if not chunks:
@@ -186,34 +199,13 @@ def ready_to_write(item: Pending, document: Document, chunks: list[Chunk],
              previous: Document | None, parsed: ParsedDocument) -> Prepared:
     """The :class:`Prepared` write of ``document``; a re-ingest that changes who may read it
     carries a warning (:func:`readers_changed`), on the serial and the parallel path."""
-    if previous is not None and previous.acl_groups != document.acl_groups:
+    note = kept_note(document, INDEX_OPTION) or (
+        readers_changed(previous, document)
+        if previous is not None and previous.acl_groups != document.acl_groups else None)
+    if note is not None:
         parsed = replace(parsed, metadata={**parsed.metadata, "_notes": [
-            *parsed.metadata.get("_notes", ()), readers_changed(previous, document)]})
+            *parsed.metadata.get("_notes", ()), note]})
     return Prepared(item, document, chunks, write_status(previous, document), parsed)
-
-
-INDEX_OPTION = "--db INDEX"
-"""Where :func:`readers_changed`'s command names the index; the CLI writes its own
-``--db`` there (:func:`citewise.cli.ingest.on_this_index`)."""
-
-
-def readers_changed(previous: Document, document: Document) -> str:
-    """The warning for a re-ingest that changes who may read a document (a re-ingest never
-    moves one to another tenant: :func:`~citewise.ingest.ownership.replace_problem`): a new
-    user edited a maintainers-only file, re-ingested its folder with ``--groups users`` as
-    the refusal before told them to, and it was readable by users, reported only as
-    "metadata-only". How to set the groups back names the CLI and the API (an upload's
-    editor reads it too), on this index (the review: a command without ``--db`` acted on
-    another index's document of the same id)."""
-    def who(d: Document) -> str:
-        return ",".join(sorted(d.acl_groups)) or "(none)"
-    doc = shlex.quote(document.doc_id)
-    groups = shlex.quote(",".join(sorted(previous.acl_groups)))
-    return (f"{document.doc_id}: this ingest changes who may read it, from groups "
-            f"{who(previous)} to {who(document)}; if that was not meant, set them back on this "
-            f"index (`citewise acl --groups {groups} {INDEX_OPTION} -- {doc}`, or PUT "
-            f"/v1/documents/{document.doc_id}/acl) and give the same groups to its next "
-            "ingest (--groups or its --meta line)")
 
 
 class DocIdClaims:
@@ -378,6 +370,8 @@ def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepar
         report.outcomes.append(result)
         if result.no_groups:
             report.unreadable.append(result.doc_id)
+        if result.note:
+            report.warnings.append(result.note)
     else:
         prepared.append(result)
 

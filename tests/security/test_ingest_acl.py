@@ -484,3 +484,30 @@ def test_an_index_made_before_homes_were_recorded_still_re_ingests_a_linked_expo
     assert another_file(old, meta) is None
     assert another_file(old, {**meta, "_own_doc_id": True}) == str(original)  # a claim
     assert another_file(old, {**meta, "source_url": "https://x/"}) == str(original)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_readers_set_by_hand_outlive_a_routine_reingest(tmp_path: Path, workers: str) -> None:
+    """Two new users restricted a page with `citewise acl`, ran their routine ingest again
+    and the page was readable by staff (exit 0, even under --strict): a re-ingest gave back
+    the batch's readers with a warning only. It now keeps readers set by hand, edited or
+    not, says so with the command that changes them; setting them by hand to what the
+    ingest gives hands them back to the ingests."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    db = tmp_path / "i.db"
+    run = ("--groups", "staff", "--workers", workers)
+    ingest(db, str(root), *run)
+    code, out = cli("acl", "salary.md", "--groups", "hr", "--db", str(db))
+    assert code == 0, out
+    out = ingest(db, str(root), *run, "--strict")
+    assert "salary.md: keeps the readers set by hand since its last ingest (groups hr)" in out
+    assert f"`citewise acl --groups staff --db {db} -- salary.md`" in out
+    (root / "salary.md").write_text(SALARY + "\nLevel 6: 130,000.\n", encoding="utf-8")
+    ingest(db, str(root), *run)
+    assert acl_of(db) == {"salary.md": ("default", ["hr"]), "travel.md": ("default", ["staff"])}
+    code, out = cli("search", "zqsecretsalary", "--groups", "staff", "--db", str(db))
+    assert "zqsecretsalary" not in out
+    cli("acl", "salary.md", "--groups", "staff", "--db", str(db))
+    out = ingest(db, str(root), "--groups", "staff,sales", "--workers", workers)
+    assert "keeps the readers" not in out
+    assert acl_of(db)["salary.md"] == ("default", ["sales", "staff"])

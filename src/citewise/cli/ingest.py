@@ -20,9 +20,9 @@ from citewise.cli.common import (
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
 from citewise.cli.show import show_options
-from citewise.indexing import INDEX_OPTION
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.doc_names import is_left_out
+from citewise.ingest.hand_readers import INDEX_OPTION
 from citewise.ingest.metadata import is_openable_link
 from citewise.results import IngestResult
 from citewise.types import Principal

@@ -45,6 +45,7 @@ from citewise.indexing import (
     same_record,
     take,
     texts_to_embed,
+    unchanged,
 )
 from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
@@ -118,8 +119,7 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
     if previous is not None and same_record(previous, document):
-        return Outcome(item.label, result.doc_id, "unchanged",
-                       no_groups=not document.acl_groups)
+        return unchanged(item.label, document)
     if result.chunk_error is not None:
         return Outcome(item.label, item.doc_id, "failed", error=result.chunk_error)
     return ready_to_write(item, document, list(result.chunks), previous, result.parsed)
