@@ -117,3 +117,19 @@ def test_a_citation_past_a_sentences_full_stop_joins_its_own() -> None:
     # a citation that opens the next sentence is its subject, not a trailing one (a review)
     text, _ = renumber("Option A is in [S1]. [S2] describes option B.", report)
     assert text == "Option A is in [1]. [2] describes option B."
+
+
+def test_a_quote_is_a_whole_sentence_around_marks_inside_it() -> None:
+    """A new user's citations quoted "operator can only be used … the value the ?" and
+    "… inline assembly via the asm!": the quote was cut at every ".!?" and a space."""
+    from citewise.answer.citations import best_quote
+
+    text = ("The ? operator can only be used in functions whose return type is compatible "
+            "with the value the ? is used on. Rust provides support for inline assembly via "
+            "the asm! macro. It is used (e.g. for speed) rarely.")
+    words = {"operator", "return", "type", "compatible"}
+    assert best_quote(text, words).endswith("the value the ? is used on.")
+    assert best_quote(text, {"inline", "assembly", "macro"}) == (
+        "Rust provides support for inline assembly via the asm! macro.")
+    assert best_quote(text, {"used", "speed", "rarely"}) == (
+        "It is used (e.g. for speed) rarely.")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from citewise.cite.parse import (
     citation_ids,
     inert_numbers,
+    line_sentences,
     paragraph_citations,
     segments,
     strip_citations,
@@ -24,7 +25,7 @@ from citewise.types import Citation, ContextPassage, ValidationReport
 
 BRACKET = re.compile(r"\[\s*([Ss]\d+(?:\s*(?:[,;]\s*)?[Ss]\d+)*)\s*(?:[,;]\s*)?\]")
 _ID = re.compile(r"[Ss](\d+)")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")  # a passage's sentences; a heading is one
+_BLOCKS = re.compile(r"\n\s*\n")  # a passage's blocks; a heading is one
 QUOTE_CHARS = 300
 
 
@@ -63,10 +64,31 @@ def number_brackets(text: str, number: Callable[[str], str]) -> str:
     return BRACKET.sub(repl, text)
 
 
+def _sentences(text: str) -> list[str]:
+    """The sentences of a passage's ``text`` as :func:`~citewise.cite.parse.line_sentences`
+    cuts a line (not at "the ? operator", "asm! macro", "e.g."), per block between blank
+    lines, each as the text writes it (line breaks kept: a quote is found in its chunk to
+    place its anchor)."""
+    out = []
+    for block in _BLOCKS.split(text):
+        flat, at = block.replace("\n", " "), 0
+        for piece in line_sentences(flat):
+            start = flat.find(piece, at)
+            if start < 0:  # (a citation joined to it: not in a passage's text)
+                out.append(piece)
+                continue
+            out.append(block[start:start + len(piece)].strip())
+            at = start + len(piece)
+    return out
+
+
 def best_quote(passage_text: str, sentence_words: set[str]) -> str:
     """The passage sentence sharing most words with the citing sentences (first on ties):
-    those holding its id, and the uncited sentences of a paragraph it closes."""
-    sentences = [s.strip() for s in _SENTENCE.split(passage_text) if s.strip()]
+    those holding its id, and the uncited sentences of a paragraph it closes. Sentences as
+    the citation checker reads them (:func:`_sentences`): cut at every ".!?" and a space, a
+    new user's quotes were "operator can only be used … the value the ?" and "… inline
+    assembly via the asm!"."""
+    sentences = [s for s in _sentences(passage_text) if s]
     if not sentences:
         return ""
     def overlap(s: str) -> int:
