@@ -229,3 +229,35 @@ def test_escaped_brackets_and_cmake_s_placeholders_stay_in_a_role_s_text():
     parsed = load_bytes(page.encode(), Path("file.rst"), LIMITS)
     assert parsed.blocks[-1].text == (
         "See Linking via $<TARGET_OBJECTS> and CMAKE_POLICY_DEFAULT_CMP<NNNN> and x.")
+
+
+def test_a_console_session_in_a_directive_of_its_own_is_code():
+    """pip's own ``{pip-cli}`` fences ("$ pip install sampleproject", "[...]") were read as
+    Markdown: one line of prose a user could not copy. A body whose first line is a prompt
+    is code, whatever the directive's name; other text stays text."""
+    parsed = _load("# Install\n\n```{pip-cli}\n$ pip install sampleproject\n[...]\n"
+                   "Successfully installed sampleproject\n```\n\n```{note}\n$5 a month.\n```\n",
+                   "page.md")
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        ("heading", "Install"),
+        ("code", "$ pip install sampleproject\n[...]\nSuccessfully installed sampleproject"),
+        ("text", "$5 a month.")]
+    rst = _load("Run\n===\n\n.. pip-cli::\n\n   $ pip --version\n   pip 24.0\n")
+    assert ("code", "$ pip --version\npip 24.0") in [(b.kind, b.text) for b in rst.blocks]
+
+
+def test_code_in_a_list_items_tabs_keeps_its_lines_under_their_labels():
+    """pip's examples are "#. Generate a requirements file…" with ``.. tab:: Unix/macOS``
+    holding a ``code-block``: the label and both commands were one line of prose."""
+    parsed = _load("Examples\n========\n\n#. Generate a requirements file.\n\n"
+                   "   .. tab:: Unix/macOS\n\n      .. code-block:: shell\n\n"
+                   "         env1/bin/python -m pip freeze > requirements.txt\n"
+                   "         env2/bin/python -m pip install -r requirements.txt\n\n"
+                   "   .. tab:: Windows\n\n      .. code-block:: shell\n\n"
+                   "         py -m pip freeze > requirements.txt\n")
+    [listed] = [b.text for b in parsed.blocks if b.kind == "list"]
+    assert listed.split("\n") == [
+        "1. Generate a requirements file.", "  Unix/macOS",
+        "  env1/bin/python -m pip freeze > requirements.txt",
+        "  env2/bin/python -m pip install -r requirements.txt", "  Windows",
+        "  py -m pip freeze > requirements.txt"]

@@ -20,7 +20,7 @@ from mdit_py_plugins.myst_blocks import myst_block_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from citewise.ingest.normalize import verbatim
-from citewise.ingest.roles import directive_kind, directive_label
+from citewise.ingest.roles import directive_kind, directive_label, is_session
 
 _LANGUAGES = ("r", "python", "py", "julia", "bash", "sh", "sql", "ojs", "js", "javascript",
               "stan", "rcpp", "cpp", "c", "dot", "mermaid", "ruby", "perl", "octave", "matlab")
@@ -59,6 +59,6 @@ def fence_directive(token: Token) -> tuple[str, str, str] | None:
     while lines and (_OPTION.match(lines[0].strip()) or lines[0].strip() == "---"):
         lines.pop(0)  # :maxdepth: 1 (or a YAML options block's fence)
     body = verbatim("\n".join(lines))
-    if kind != "text":
-        return kind, "", body
+    if kind != "text" or is_session(body):
+        return ("code" if kind == "text" else kind), "", body
     return "text", directive_label(name, arguments, bool(body.strip())), body

@@ -11,6 +11,8 @@ describes a name (``.. option:: --no-cache-dir``)."""
 
 from __future__ import annotations
 
+import re
+
 DROPPED = frozenset({
     "toctree", "include", "literalinclude", "image", "figure", "index", "highlight",
     "currentmodule", "module", "default-role", "default-domain", "tabularcolumns",
@@ -38,6 +40,18 @@ def directive_kind(name: str) -> str:
     if short in DROPPED or short.startswith("auto"):
         return "dropped"
     return "code" if short in CODE else "text"
+
+
+_SESSION = re.compile(r"(?:\$|>>>|[A-Z]:\\[^>\n]*>|PS [^>\n]*>)[ \t]")
+
+
+def is_session(body: str) -> bool:
+    """Whether a directive's ``body`` is a console session: its first line a prompt (``$ ``,
+    ``>>> ``, ``C:\\> ``, ``PS C:\\> ``). pip's own ``{pip-cli}`` fences hold "$ pip install
+    sampleproject", "[...]", "Successfully installed sampleproject", and a directive of a
+    name no rule knows was read as Markdown: one line of prose a user could not copy."""
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return _SESSION.match(first + " ") is not None
 
 
 def describes(name: str) -> bool:

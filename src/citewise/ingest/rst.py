@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -236,19 +237,43 @@ def _list_lines(node: nodes.Element, depth: int) -> list[str]:
         if not isinstance(item, nodes.list_item):
             continue
         parts, nested = [], []
-        for child in item.children:
+        children = list(_item_children(item))
+        for k, child in enumerate(children):
             if isinstance(child, nodes.bullet_list | nodes.enumerated_list):
                 nested.extend(_list_lines(child, depth + 1))
             elif isinstance(child, nodes.literal_block):
                 nested.extend("  " * (depth + 1) + line
                               for line in verbatim(child.astext()).split("\n"))
-            elif not isinstance(child, _SKIP):
+            elif isinstance(child, _SKIP):
+                continue
+            elif parts and (nested or _code_next(children, k)):  # code's own lead-in
+                nested.append("  " * (depth + 1) + collapse(_visible(child)))
+            else:
                 parts.append(collapse(_visible(child)))
         marker = f"{number}." if ordered else "-"
         number += 1
         lines.append(f"{'  ' * depth}{marker} {' '.join(p for p in parts if p)}".rstrip())
         lines.extend(line.rstrip() for line in nested)
     return lines
+
+
+def _item_children(item: nodes.Element) -> Iterator[nodes.Node]:
+    """A list item's blocks, those inside containers (a Sphinx tab's code, read by
+    :mod:`~citewise.ingest.rst_lenient`) in their turn. A paragraph after the item's first
+    that leads into code, or follows it, is a line of its own above or among the code:
+    pip's examples are "#. Generate a requirements file…" with ``.. tab:: Unix/macOS``
+    holding a ``code-block``, and the label and both commands were read as one line of
+    prose, "… Unix/macOS env1/bin/python -m pip freeze > requirements.txt env2/bin/…"."""
+    for child in item.children:
+        if isinstance(child, nodes.container):
+            yield from _item_children(child)
+        else:
+            yield child
+
+
+def _code_next(children: list[nodes.Node], k: int) -> bool:
+    """Whether the block after ``children[k]`` is code."""
+    return k + 1 < len(children) and isinstance(children[k + 1], nodes.literal_block)
 
 
 def _visible(node: nodes.Node) -> str:

@@ -23,6 +23,7 @@ from citewise.ingest.roles import (
     describes,
     directive_kind,
     directive_label,
+    is_session,
     role_text,
 )
 
@@ -97,7 +98,7 @@ class _StandIn(Directive):
     def run(self) -> list[nodes.Node]:
         if self.kind == "dropped":
             return []
-        if self.kind == "code":
+        if self.kind == "code" or is_session("\n".join(self.content)):
             text = "\n".join(self.content)
             return [nodes.literal_block(text, text)] if text.strip() else []
         if self.name.lower().rsplit(":", 1)[-1] in VERSIONS:
