@@ -42,10 +42,12 @@ _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _KEYLIKE = re.compile(r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
                       r"[A-Za-z0-9_\-]{20,}\b")
 _TOKENLIKE = re.compile(r"\beyJ[\w-]{4,}(?:\.[\w-]*){1,2}|\b(?:sk|pk|rk)-[\w-]{8,}"
+                        r"|\b(?:xox[abprs]|gh[pousr]|github_pat)[-_][\w-]{8,}"
                         r"|(?<![\w/+=])(?=[\w/+=]*\d)(?=[\w/+=]*[a-z])(?=[\w/+=]*[A-Z])"
                         r"[\w/+=]{32,}(?![\w/+=])")
 """A JWT (``eyJ…``, all three parts), ``sk-``/``pk-`` style API keys shorter than a key-like
-string (a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the log), and a
+string (a security review's ``sk-SECRETKEY-123`` and most of a JWT stayed in the log), Slack
+and GitHub tokens (``xoxb-…``, ``ghp_…``: a review found a Slack token's tail kept), and a
 base64 secret of mixed case and digits (an AWS secret key's ``/`` split it for ``_KEYLIKE``)."""
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
                   re.S)
@@ -57,24 +59,38 @@ in it: a robustness review's 80,000-character word took 18 s to mask (20,000 hyp
 letters: 2.4 s in ``_KEYLIKE`` alone)."""
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+(?=[\w.~+/=-]*\d)[\w.~+/=-]{8,}")
 """A Bearer or Basic credential: one holding a digit ("basic authentication" stays)."""
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+"""An IBAN (``NL91ABNA0417164300``, also in groups of four): a review read one in a
+tenant admin's view of the request log."""
+_ENV_SECRET = re.compile(r"\b([A-Z][A-Z0-9]*(?:PASSWORD|PASSWD|SECRET|TOKEN|APIKEY)\s*=\s*)"
+                         r"(?!\[)([^\s\"',;]+)")
+"""An environment variable naming a secret, glued to its prefix (``PGPASSWORD=Hunter2``: a
+review found it kept; ``DB_PASSWORD=`` was already masked by :data:`_SECRET_AFTER`)."""
 _SECRET_WORD = (r"pass[\s_-]?(?:word|wd|phrase|code)|pwd|pw|pin|secret|token|api[ _-]?key"
+                r"|(?:private|secret|access|signing)[ _-]?key"
                 r"|passwor[dt]|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord")
 _SECRET_AFTER = re.compile(
     rf"(?i)(?<![A-Za-z])((?:{_SECRET_WORD})(?:[_-]?(?:key|id))?(?![A-Za-z])"
     r"(?:\s*(?:(?:is|was|ist|es|est)(?=[\s:=：])|[=:：])\s*[:=：]?\s*[\"']?"
-    r"|\s+(?=\S*?[^\w\s\[\]'’]\S|\S*[\d_])))(?!\[)([^\s\"',;]+)")
+    r"|\s+(?=\S*?[^\w\s\[\]'’]\S|\S*[\d_])))(?![\[:=：])([^\s\"',;]+)")
 """A value right after a word naming a secret (in a few languages, also inside a name:
 ``client_secret=``, ``DB_PASSWORD=``): after ``:``, ``=``, "is" or "was" ("token: abc",
 "my password is: hunter2", "the password is Hunter"), or one holding a digit or an inner
 symbol ("password hunter2", "pin p@ss"; "password reset", "password policy?", "password
 issues", "token issuer" stay)."""
+_SECRET_PHRASE = re.compile(
+    rf"(?i)(?<![A-Za-z])((?:{_SECRET_WORD})(?![A-Za-z])\s*(?:(?:is|was)\s*)?[:=：]\s*)"
+    r"(?!\[)([^\s\"',;?!.][^\n\"',;?!]*?)(?=\s*(?:$|[\n\"',;?!]|\.(?:\s|$)))")
+"""The whole value after a secret's word and a colon or equals sign, to the end of its
+clause: a passphrase of words ("my password: correct horse battery staple" kept "horse
+battery staple" after masking its first word, a review)."""
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
 
 def mask_personal(text: str, *, labels: bool = True) -> str:
-    """``text`` with emails, phone numbers, key-like strings and the value after a word
-    naming a secret as ``[email]``, ``[phone]``, ``[key]``, ``[secret]`` (``labels=False``:
-    as a space)."""
+    """``text`` with emails, phone numbers, IBANs, key-like strings and the value after a
+    word naming a secret as ``[email]``, ``[phone]``, ``[account]``, ``[key]``,
+    ``[secret]`` (``labels=False``: as a space)."""
     def mask(label: str) -> str:
         return f"[{label}]" if labels else " "
 
@@ -84,7 +100,10 @@ def mask_personal(text: str, *, labels: bool = True) -> str:
     text = _BEARER.sub(lambda m: m.group(1) + " " + mask("key"), text)
     text = _EMAIL.sub(mask("email"), text)
     text = _TOKENLIKE.sub(mask("key"), text)
-    text = _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), text))
+    text = _KEYLIKE.sub(mask("key"), _PHONE.sub(mask("phone"), _IBAN.sub(mask("account"),
+                                                                          text)))
+    text = _ENV_SECRET.sub(lambda m: m.group(1) + mask("secret"), text)
+    text = _SECRET_PHRASE.sub(lambda m: m.group(1) + mask("secret"), text)
     return _SECRET_AFTER.sub(lambda m: m.group(1) + mask("secret"), text)
 
 

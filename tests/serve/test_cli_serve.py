@@ -274,3 +274,17 @@ def test_serve_listens_on_every_address_its_host_names(monkeypatch) -> None:
     finally:
         for s in sockets:
             s.close()
+
+
+def test_redaction_masks_env_secrets_private_keys_ibans_tokens_and_passphrases() -> None:
+    """A security review read these in a tenant admin's view of the request log."""
+    from citewise.reqlog import redact_query
+
+    cases = {"PGPASSWORD=Hunter2 psql": "PGPASSWORD=[secret] psql",
+             "private_key: abcdEFGH1234": "private_key: [secret]",
+             "IBAN NL91ABNA0417164300 salary": "IBAN [account] salary",
+             "token xoxb-123456789012-1234567890123-abcdefghij": "token [key]",
+             "my password: correct horse battery staple": "my password: [secret]",
+             "my password is: hunter2": "my password is: [secret]",
+             "how do I reset my password?": "how do I reset my password?"}
+    assert {q: redact_query(q, "redact")[0] for q in cases} == cases
