@@ -25,6 +25,10 @@ purpose (:func:`release_numbers`: "3.4.6" is the phrase "3 4 6" to FTS5).
   with such a line, in a model's answer (:func:`citewise.cite.parse.segments`) as in an
   Info manual (:mod:`citewise.ingest.info`), where indentation alone also marks prose.
 
+* :func:`titles` says whether a page's title or a heading is about a name ("Error code
+  E0384" is E0384's): the exact run (:mod:`citewise.retrieve.exact`) and the extractive
+  answer's entries (:mod:`citewise.generate.entries`) read a titled page as the name's own.
+
 This module imports nothing from citewise: any layer (index backends included) may use it.
 """
 
@@ -208,6 +212,32 @@ def release_numbers(text: str) -> list[str]:
               if word.lower() not in STOPWORDS
               and (not after or after.lower() in STOPWORDS | _RELEASE_WORDS)]
     return list(dict.fromkeys(found))
+
+
+TITLE_WORDS = 4
+"""The most words a title (a page's, or a heading) has that *titles* a name it holds:
+"Error code E0384", "The --small flag"; not a sentence that mentions the name, as a paper's
+title or a FAQ's question ("Can I back up VMs stored on ext4 with borg?") does."""
+_TITLE_WORD = re.compile(r"\S+")
+_PUNCTUATION = "()[]{}<>:;,.!?'\"`*#"
+
+
+def titles(title: str, name: str) -> bool:
+    """Whether ``title`` (a page's title or a heading) is about ``name``: it holds it as a
+    whole token, case aside, in at most :data:`TITLE_WORDS` words, the others plain words.
+    The rustc error index titles each page by its code ("E0384", heading "Error code
+    E0384"), which no sentence of the page repeats: asked "what does error E0384 mean in
+    Rust?", the page was out of the top ten and the extractive answer quoted other pages'
+    "mean" and "error". A heading listing names ("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY") is
+    about none of them alone: httpx's "HTTP_PROXY is set … but calls to 127.0.0.1
+    shouldn't use it, how?" was answered from that section, not NO_PROXY's."""
+    if not name or len(_TITLE_WORD.findall(title)) > TITLE_WORDS:
+        return False
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    if pattern.search(title) is None:
+        return False
+    rest = (w.strip(_PUNCTUATION) for w in _TITLE_WORD.findall(pattern.sub(" ", title)))
+    return all(not w or w.isalpha() for w in rest)
 
 
 def json_problem(exc: ValueError) -> str:

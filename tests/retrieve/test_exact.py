@@ -9,7 +9,7 @@ from pathlib import Path
 
 from citewise.config import Settings
 from citewise.engine import Engine
-from citewise.retrieve.exact import exact_run, identifiers, phrase_options
+from citewise.retrieve.exact import exact_run, identifiers, phrase_options, titled_names
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -146,3 +146,39 @@ def test_the_exact_run_finds_the_chunk_of_each_called_name() -> None:
                            "I/O events' callbacks."}
     run = exact_run(identifiers(question), texts)
     assert {s.chunk_id for s in run} == {"nexttick", "immediate"}
+
+
+def test_a_name_of_letters_and_digits_counts_where_it_titles_the_page() -> None:
+    """The rustc error index titles each page by its code ("Error code E0384"): such a name
+    is looked up in titles and headings, not in text, where names like ``ext4`` or ``p53``
+    are mentioned in passing (the SciFact and borg measurements of ``_TOKEN``)."""
+    assert titled_names("what does error E0384 mean in Rust?") == ["E0384"]
+    assert titled_names("is 1GB or 30s or 3.11 or `E0382` or x86-64 a name?") == []
+    texts = {"a": "An immutable variable was reassigned.", "b": "Unlike E0384, this one…",
+             "c": "x", "d": "y", "e": "z"}
+    headings = {"a": ("E0384", "Error code E0384"), "b": ("E0383", "Error code E0383"),
+                "c": ("Can I reassign a variable like E0384 says it cannot?",)}
+    run = exact_run([], texts, ["E0384"], headings)
+    assert [s.chunk_id for s in run] == ["a"]
+
+
+def test_the_page_an_asked_code_titles_leads_the_hits(tmp_path: Path) -> None:
+    """A new user's "what does error E0384 mean in Rust?" of the rustc error index: BM25 had
+    the E0384 page first, the embedding not in its top 100, RRF out of the top ten, and the
+    gate declined the question as naming something no top passage mentions ("exact 0")."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(12):  # pages whose sentences say "error", "mean" and "Rust"
+        (docs / f"E01{i:02}.md").write_text(
+            f"# Error code E01{i:02}\n\nThis error means that Rust found an error. This means "
+            "the error in Rust code means what the error means.\n", encoding="utf-8")
+    (docs / "E0384.md").write_text("# Error code E0384\n\nAn immutable variable was "
+                                   "reassigned.\n", encoding="utf-8")
+    with Engine(tmp_path / "x.db", Settings.model_validate({}),
+                embedder=FakeEmbedder()) as engine:
+        engine.ingest_files([docs], {"groups": ["public"]})
+        result = engine.search("what does error E0384 mean in Rust?", Principal.of("public"),
+                               top_k=5)
+    assert result.hits[0].document.doc_id == "E0384.md", [h.document.doc_id
+                                                          for h in result.hits]
+    assert result.candidates["exact"] == 1

@@ -9,6 +9,9 @@ no top passage mentions. :func:`identifiers` takes the question's identifiers;
 :func:`exact_run` ranks the candidates both signals returned that contain one as a whole
 token (the most identifiers first, then the order they were found in), a third run for RRF
 (:mod:`citewise.retrieve.hybrid`). A question without identifiers has no such run.
+
+A name of letters and digits (``E0384``, ``ext4``) is no identifier to the text (below), but
+counts for a candidate whose page or section it *titles* (:func:`titled_names`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from citewise.text import MARKUP_ELEMENT, release_numbers
+from citewise.text import MARKUP_ELEMENT, release_numbers, titles
 from citewise.types import ScoredId
 
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -40,6 +43,9 @@ passages on top and was declined as naming something no top passage mentions, th
 ``setImmediate`` sections ranking 11th to 17th in BM25. A dotted call also names its last
 part (``response.raise_for_status()``: a page writes ``r.raise_for_status()``)."""
 MAX_IDENTIFIERS = 4
+_MIXED = re.compile(r"(?<![\w.-])[A-Za-z]+\d[A-Za-z\d]*(?![\w-]|\.\w)")
+"""A name of letters, then digits (``E0384``, ``ext4``, ``http2``): not a value (``30s``,
+``1GB``) nor part of a dotted or hyphenated name."""
 _SHORT = re.compile(r"-[A-Za-z]")
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
 MAX_PHRASES = 200
@@ -65,6 +71,19 @@ def identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
 
+def titled_names(query: str) -> list[str]:
+    """The names of letters and digits ``query`` holds outside backticks (:data:`_MIXED`),
+    each once, in order: looked up in the candidates' titles and headings alone
+    (:func:`~citewise.text.titles`), not their text, where such names are mentioned in
+    passing (the SciFact and borg measurements above). The rustc error index titles each
+    page by its code, "Error code E0384": BM25 ranked that page first for "what does error
+    E0384 mean in Rust?", the embedding did not have it in its top 100, and RRF left it out
+    of the top ten, so the gate declined the question as naming something no top passage
+    mentions."""
+    rest = MARKUP_ELEMENT.sub(" ", _CODE.sub(" ", query))
+    return list(dict.fromkeys(_MIXED.findall(rest)))[:MAX_IDENTIFIERS]
+
+
 def phrase_options(query: str) -> list[str]:
     """The long options two or three consecutive words of ``query`` would spell
     (``--ignore-case`` from "make diff ignore case"): a new user's "How do I make diff
@@ -80,13 +99,19 @@ def phrase_options(query: str) -> list[str]:
     return list(dict.fromkeys(found))[:MAX_PHRASES]
 
 
-def exact_run(names: Sequence[str], texts: Mapping[str, str]) -> list[ScoredId]:
+def exact_run(names: Sequence[str], texts: Mapping[str, str], titled: Sequence[str] = (),
+              headings: Mapping[str, Sequence[str]] | None = None) -> list[ScoredId]:
     """The chunks of ``texts`` (``chunk_id -> text``, in the order they were found) that hold
-    one of ``names`` as a whole token, case aside, ranked by the names they hold, each
-    weighted ``ln(1 + N / df)`` over the N candidates (the rarer, the more it tells: the
-    ``--small`` entry above every page naming ``bzip2``), then by that order. A name most
-    candidates hold tells none of them apart: not counted."""
+    one of ``names`` as a whole token, case aside, or whose ``headings`` (``chunk_id ->``
+    its page's title and its headings) title one of ``titled`` (:func:`titled_names`),
+    ranked by the names they hold, each weighted ``ln(1 + N / df)`` over the N candidates
+    (the rarer, the more it tells: the ``--small`` entry above every page naming ``bzip2``),
+    then by that order. A name most candidates hold tells none of them apart: not counted."""
     held = dict(zip(texts, _held(names, texts.values()), strict=True))
+    for cid, found in held.items():
+        found.update(len(names) + i for i, name in enumerate(titled)
+                     if any(titles(t, name) for t in (headings or {}).get(cid, ())))
+    names = [*names, *titled]
     df = [sum(i in h for h in held.values()) for i in range(len(names))]
     weight = [0.0 if not n or n > max(len(texts) // 2, 1)  # in most: tells none apart
               else math.log(1 + len(texts) / n) for n in df]

@@ -17,7 +17,7 @@ from citewise.config import RetrieveSettings
 from citewise.errors import ConfigError
 from citewise.fuse import rrf
 from citewise.protocols import Embedder, Store
-from citewise.retrieve.exact import exact_run, identifiers, phrase_options
+from citewise.retrieve.exact import exact_run, identifiers, phrase_options, titled_names
 from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
 
 
@@ -90,10 +90,11 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
     # A fixed run order: RRF breaks exact ties by run order, and the threads finish in any order.
     runs = {name: runs[name] for name in ("bm25", "dense") if name in runs}
     names = [*identifiers(query), *phrase_options(query)] if mode == "hybrid" else []
+    titled = titled_names(query) if mode == "hybrid" else []
     rows: dict[str, tuple[Any, Any]] = {}
-    if names:
+    if names or titled:
         t = time.perf_counter()
-        runs["exact"], rows = _exact(store, runs, names, principal)
+        runs["exact"], rows = _exact(store, runs, names, titled, principal)
         timings["exact"] = _ms(t)
     t = time.perf_counter()
     if mode == "hybrid":
@@ -105,13 +106,17 @@ def rank(store: Store, embedder: Embedder | None, query: str, principal: Princip
 
 
 def _exact(store: Store, runs: Mapping[str, Sequence[ScoredId]], names: Sequence[str],
-           principal: Principal) -> tuple[list[ScoredId], dict[str, tuple[Any, Any]]]:
+           titled: Sequence[str], principal: Principal
+           ) -> tuple[list[ScoredId], dict[str, tuple[Any, Any]]]:
     """``(run, rows)``: the candidates of both runs that name one of the question's
-    identifiers (:mod:`citewise.retrieve.exact`), and every candidate as read for it, as
-    ``principal`` (the ACL applies again)."""
+    identifiers, or whose title or headings title one of its ``titled`` names
+    (:mod:`citewise.retrieve.exact`), and every candidate as read for it, as ``principal``
+    (the ACL applies again)."""
     order = list(dict.fromkeys(s.chunk_id for run in runs.values() for s in run))
     rows = store.get_chunks(order, principal)
-    return exact_run(names, {cid: rows[cid][0].text for cid in order if cid in rows}), rows
+    read = [cid for cid in order if cid in rows]
+    headings = {cid: (rows[cid][1].title or "", *rows[cid][0].heading_path) for cid in read}
+    return exact_run(names, {cid: rows[cid][0].text for cid in read}, titled, headings), rows
 
 
 def _in_question_language(store: Store, ranked: Ranked, query: str, principal: Principal,
