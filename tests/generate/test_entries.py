@@ -11,7 +11,13 @@ from dataclasses import replace
 import pytest
 
 from citewise.answer.prompt import build_prompt
-from citewise.generate.entries import asked_terms, entries_first, entry_parts, terms_of
+from citewise.generate.entries import (
+    asked_terms,
+    entries_first,
+    entry_parts,
+    names_asked_term,
+    terms_of,
+)
 from citewise.generate.extractive import ExtractiveGenerator
 
 from .conftest import passage
@@ -245,3 +251,43 @@ def test_of_two_entries_of_the_asked_option_the_one_whose_headings_match_leads()
                            heading=("Manual", "Options to 'diff'")).hit, rank=2, score=0.5)
     hits = entries_first("What does the -u option do in diff?", [patch, diff])
     assert [h.chunk.chunk_id for h in hits] == ["chunk-S2", "chunk-S1"]
+
+
+# The rustc error index as a new user's index held it: each page titled by its code, which
+# no sentence of the page repeats; other pages' sentences say "error" and "means".
+E0133 = ("Error code E0133\n\nUnsafe code was used outside of an unsafe block.\n\n"
+         "Using unsafe functionality is potentially dangerous and disallowed by safety "
+         "checks.")
+E0001 = ("Error code E0001\n\nThis error suggests that the expression arm corresponding to "
+         "the noted pattern will never be reached. This means that perhaps some of the "
+         "preceding patterns are too general.")
+E0164 = ("Error code E0164\n\nThis error means that an attempt was made to match something "
+         "which is neither a tuple struct nor a tuple variant.")
+
+
+def _error_pages() -> list:
+    return [passage(sid, text, title=code, heading=(f"Error code {code}",), doc_id=code)
+            for sid, code, text in (("S1", "E0133", E0133), ("S2", "E0001", E0001),
+                                    ("S3", "E0164", E0164))]
+
+
+def test_the_page_an_asked_identifier_titles_is_quoted_from_its_first_sentence():
+    """A new user's "what does E0133 mean?" was answered with E0001's, E0164's and E0398's
+    sentences holding "mean" and "error", the E0133 page first in the context; "E0382"
+    alone, its page's six passages the whole context, was declined."""
+    text = _answer_of("what does E0133 mean?", *_error_pages())
+    assert text.startswith("Unsafe code was used outside of an unsafe block [S1]."), text
+    assert "[S2]" not in text and "[S3]" not in text
+    assert _answer_of("E0133", *_error_pages()).startswith("Unsafe code was used"), text
+
+
+def test_only_a_short_heading_holding_a_name_that_is_no_plain_word_titles_it():
+    """"--small" asks for "small", which "Small files" holds as a word; a heading that is a
+    sentence, or lists names, mentions a name, it is not about it."""
+    assert names_asked_term(("Error code E0384",), {"e0384"})
+    assert not names_asked_term(("Small files",), {"small"})
+    assert not names_asked_term(("Why does rustc report E0384 for my loop variable?",),
+                                {"e0384"})
+    # httpx's "HTTP_PROXY is set on our machines but calls to 127.0.0.1 shouldn't use it,
+    # how?" was answered from this section, not NO_PROXY's: a list is about none alone
+    assert not names_asked_term(("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY",), {"http_proxy"})

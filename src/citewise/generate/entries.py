@@ -36,6 +36,7 @@ from typing import Any
 from citewise.answer.salient import salient_terms
 from citewise.cite.terms import content_stems
 from citewise.generate.examples import BLOCK_BREAK
+from citewise.text import titles
 from citewise.types import Chunk, ContextPassage, Hit
 
 MAX_TERM_LINE = 100
@@ -173,12 +174,16 @@ def _continued(asked: set[str], parts: Sequence[str], headings: Sequence[str],
     term line or heading, after the blocks of the passage the heading opens (offsets from
     :data:`MAX_PARTS` on). "What does util.promisify do?" quoted the chunk holding the
     heading, "- original <Function>", not the next one's "Takes a function following the
-    common error-first callback style…"."""
+    common error-first callback style…". A section whose heading titles the term ("Error
+    code E0384") is its entry from the block after that heading."""
     if not names_asked_term(headings, asked):
         return {}
     out: dict[int, int] = {}
-    for j, part in enumerate(parts[:MAX_PARTS]):
+    opens = bool(parts) and _first_line(parts[0]).strip().lower() == headings[-1].strip().lower()
+    for j, part in enumerate(parts[:MAX_PARTS + opens]):
         first = _first_line(part)
+        if j == 0 and opens:
+            continue  # the heading itself, which the passage opens with ("Error code E0384")
         if terms_of(first) or first.strip().lower() in marks:
             break
         out[j] = MAX_PARTS + j
@@ -238,8 +243,15 @@ def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> lis
 
 def names_asked_term(headings: Sequence[str], asked: set[str]) -> bool:
     """Whether the last of ``headings`` is a term line naming a term of ``asked``
-    (``util.promisify(original)`` for "util.promisify")."""
-    return bool(headings) and bool(asked & terms_of(headings[-1]))
+    (``util.promisify(original)`` for "util.promisify"), or a title of one that is no plain
+    word (:func:`~citewise.text.titles`: "Error code E0384" for "e0384"). The rustc error
+    index's pages say what the error is in their first sentences and never repeat the
+    code: asked "what does E0133 mean?", with the E0133 page first in the context, the
+    answer quoted the sentences of three other pages that say "error" and "means"."""
+    if not headings:
+        return False
+    return bool(asked & terms_of(headings[-1])) or any(
+        not term.isalpha() and titles(headings[-1], term) for term in asked)
 
 
 def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
