@@ -230,6 +230,10 @@ class LogSettings(_Section):
 class ServeSettings(_Section):
     max_body_bytes: int = Field(
         25 * 1024 * 1024, gt=0, description="Largest upload (POST /v1/documents) accepted.")
+    eval_dir: str | None = Field(
+        None, description="Folder an operator's POST /v1/versions/reindex reads its eval set "
+        "(questions, personas) from, by a path inside it; unset: the API reads none (run "
+        "`citewise reindex --questions FILE` on the server).")
     max_upload_chunks: int = Field(
         2000, gt=0, description="Most passages an upload may need embedded (those the index "
         "has no vector of); more is a 413 before any is. Uploads embed one at a time, so a "

@@ -489,3 +489,35 @@ def test_an_upload_with_more_passages_to_embed_than_allowed_is_a_413(tmp_path: P
                 "file": ("part.md", "\n\n".join(paragraphs[:end]).encode())})
             assert r.status_code == 201, r.text
         assert r.json()["ingest"]["chunks"] > 5
+
+
+def test_reindex_through_the_api_reads_no_server_file_outside_serve_eval_dir(
+        tmp_path: Path) -> None:
+    """A security review's operator key sent ``{"questions": "/etc/shadow"}`` and was told
+    "shadow line 1: not valid JSON" (the server ran as root), and "No such file" for a
+    missing one: whether any file on the server exists and is readable. The API reads an
+    eval set only from ``serve.eval_dir``, and an embedder only by a shipped name."""
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    (evals / "broken.jsonl").write_text("not json\n")
+    (tmp_path / "outside.jsonl").write_text("not json either\n")
+    for n, eval_dir in enumerate((None, str(evals))):
+        settings = {**SETTINGS, "serve": {"eval_dir": eval_dir}}
+        (tmp_path / str(n)).mkdir()
+        keys, app = serve_index(str(tmp_path / f"i{n}.db"), tmp_path / str(n), settings)
+        with serving(app) as url:
+            otto = Served(url, keys, "", app).client("otto")
+            for body in ({"questions": "/etc/passwd"}, {"questions": "../outside.jsonl"},
+                         {"questions": "broken.jsonl", "personas": "/etc/shadow"},
+                         {"embedder": "/etc"}):
+                r = otto.post("/v1/versions/reindex", json={**body, "force": True})
+                if eval_dir is not None and body == {"questions": "broken.jsonl"}:
+                    continue
+                assert r.status_code == 400, (body, r.text)
+                text = r.json()["detail"]
+                assert "passwd" not in text.split("'")[0] and "No such file" not in text
+                assert "serve.eval_dir" in text or "shipped model" in text, text
+            if eval_dir is not None:
+                r = otto.post("/v1/versions/reindex",
+                              json={"questions": "broken.jsonl", "force": True}, timeout=120)
+                assert r.status_code in (400, 422) and "broken.jsonl" in r.text, r.text

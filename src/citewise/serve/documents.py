@@ -24,6 +24,7 @@ from citewise.results import DocumentInfo
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.metrics import epoch
 from citewise.serve.problems import ApiError
+from citewise.serve.server_files import reindex_arguments
 from citewise.serve.state import ADMITTED, ServerState, require_key, state_of
 from citewise.sources import FileLoad
 
@@ -40,7 +41,8 @@ class ReindexBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     embedder: str | None = None
     chunk_tokens: int | None = Field(None, ge=16, le=8192)
-    questions: str | None = Field(None, description="Eval set path on the server.")
+    questions: str | None = Field(None, description="Eval set: a path inside the server's "
+                                  "serve.eval_dir.")
     personas: str | None = None
     tolerance: float | None = Field(None, ge=0)
     force: bool = False
@@ -333,7 +335,8 @@ def reindex(body: ReindexBody, request: Request) -> dict:
     st = state_of(request)
     who = st.authenticate(request)
     st.require(who, "operator")
-    result = st.rebuild(lambda: st.engine.reindex(**body.model_dump()))
+    arguments = reindex_arguments(st.engine.settings, body.model_dump())
+    result = st.rebuild(lambda: st.engine.reindex(**arguments))
     return result.to_dict()
 
 
