@@ -96,21 +96,26 @@ def test_words_that_spell_a_long_option_find_the_chunk_naming_it(tmp_path: Path)
     long = ("When comparing two large directory trees recursively with diff is there an "
             "option that makes diff ignore case?")  # a review: a cap of 24 dropped it
     assert "--ignore-case" in phrase_options(long)
+    pages = {f"names-{i}.md": f"# Directories {i}\n\nWith --ignore-file-name-case, diff "
+             "ignores case in file names: case differences in names, upper case and lower "
+             "case.\n" for i in range(8)}  # pages about case in file names, both signals like
+    pages["case.md"] = "# Suppressing differences\n\nTo request this, use the -i or " \
+        "--ignore-case option.\n"
+    result = _searched(tmp_path, pages, "How do I make diff ignore case?", top_k=3)
+    assert result.hits[0].document.doc_id == "case.md", [h.document.doc_id
+                                                          for h in result.hits]
+
+
+def _searched(tmp_path: Path, pages: dict[str, str], query: str, top_k: int):  # noqa: ANN202
+    """``query``'s search over ``pages`` (name -> Markdown), readable by public."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    for i in range(8):  # pages about case in file names, which both signals like
-        (docs / f"names-{i}.md").write_text(
-            f"# Directories {i}\n\nWith --ignore-file-name-case, diff ignores case in file "
-            "names: case differences in names, upper case and lower case.\n", encoding="utf-8")
-    (docs / "case.md").write_text("# Suppressing differences\n\nTo request this, use the -i "
-                                  "or --ignore-case option.\n", encoding="utf-8")
+    for name, text in pages.items():
+        (docs / name).write_text(text, encoding="utf-8")
     with Engine(tmp_path / "x.db", Settings.model_validate({}),
                 embedder=FakeEmbedder()) as engine:
         engine.ingest_files([docs], {"groups": ["public"]})
-        result = engine.search("How do I make diff ignore case?", Principal.of("public"),
-                               top_k=3)
-    assert result.hits[0].document.doc_id == "case.md", [h.document.doc_id
-                                                          for h in result.hits]
+        return engine.search(query, Principal.of("public"), top_k=top_k)
 
 
 def test_a_markup_element_is_an_identifier_found_as_its_tag() -> None:
@@ -166,19 +171,11 @@ def test_the_page_an_asked_code_titles_leads_the_hits(tmp_path: Path) -> None:
     """A new user's "what does error E0384 mean in Rust?" of the rustc error index: BM25 had
     the E0384 page first, the embedding not in its top 100, RRF out of the top ten, and the
     gate declined the question as naming something no top passage mentions ("exact 0")."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for i in range(12):  # pages whose sentences say "error", "mean" and "Rust"
-        (docs / f"E01{i:02}.md").write_text(
-            f"# Error code E01{i:02}\n\nThis error means that Rust found an error. This means "
-            "the error in Rust code means what the error means.\n", encoding="utf-8")
-    (docs / "E0384.md").write_text("# Error code E0384\n\nAn immutable variable was "
-                                   "reassigned.\n", encoding="utf-8")
-    with Engine(tmp_path / "x.db", Settings.model_validate({}),
-                embedder=FakeEmbedder()) as engine:
-        engine.ingest_files([docs], {"groups": ["public"]})
-        result = engine.search("what does error E0384 mean in Rust?", Principal.of("public"),
-                               top_k=5)
+    pages = {f"E01{i:02}.md": f"# Error code E01{i:02}\n\nThis error means that Rust found "
+             "an error. This means the error in Rust code means what the error means.\n"
+             for i in range(12)}  # pages whose sentences say "error", "mean" and "Rust"
+    pages["E0384.md"] = "# Error code E0384\n\nAn immutable variable was reassigned.\n"
+    result = _searched(tmp_path, pages, "what does error E0384 mean in Rust?", top_k=5)
     assert result.hits[0].document.doc_id == "E0384.md", [h.document.doc_id
                                                           for h in result.hits]
     assert result.candidates["exact"] == 1
