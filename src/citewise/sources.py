@@ -28,7 +28,7 @@ from citewise.errors import ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
-from citewise.ingest.duplicates import duplicate_pages, is_not_found_page, single_page_editions
+from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
 from citewise.ingest.info_parts import changed_at, listed_parts, manual_of
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
@@ -266,7 +266,8 @@ class Survey:
     again on one page, and its ``toc.html``), are the site's ``404.html`` or repeat its other
     pages whole (Node's ``all.html``: :func:`~citewise.ingest.duplicates.
     single_page_editions`) (``noindex``),
-    and pages with the same text as another (``duplicates``, ``{page: kept}``)."""
+    and pages with the same text as another, or placeholders many pages of a folder share
+    (``duplicates``, ``{page: kept}``: :func:`~citewise.ingest.duplicates.repeated_pages`)."""
 
     sites: dict[str, SiteProfile]
     redirects: list[tuple[Path, str]]
@@ -319,7 +320,7 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     noindex += [path for path in editions if path not in extra]
     return Survey(sites, [r for r in redirects if r[0] not in extra],
-                  [n for n in noindex if n not in extra], duplicate_pages(pages), languages)
+                  [n for n in noindex if n not in extra], repeated_pages(pages, who), languages)
 
 
 def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, list[Path]]:

@@ -307,8 +307,9 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) with the same text as a page it indexed (a generator's "
-            "index.html or untranslated copy), e.g. es/errors.html = errors.html; name one to "
-            "ingest it") in out.output
+            "index.html, an untranslated copy, or a placeholder many pages of a folder share, "
+            "as a retired edition's), e.g. es/errors.html = errors.html; name one to ingest "
+            "it") in out.output
     assert "e.g. 404.html; name one to ingest it" in out.output
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert {d.doc_id for d in engine.store.list_documents()} == \

@@ -121,7 +121,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  f"{report.noindex[0]}; name one to ingest it", err=True, one_line=True)
         if report.duplicates:
             echo(f"skipped {len(report.duplicates)} page(s) with the same text as a page it "
-                 f"indexed (a generator's index.html or untranslated copy), e.g. "
+                 f"indexed (a generator's index.html, an untranslated copy, or a placeholder "
+                 f"many pages of a folder share, as a retired edition's), e.g. "
                  f"{report.duplicates[0][0]} = {report.duplicates[0][1]}; name one to ingest "
                  "it", err=True, one_line=True)
         _print_skipped(report.skipped)

@@ -6,7 +6,8 @@ mdBook writes its first chapter twice, as ``index.html`` and as the chapter's ow
 translated yet. Indexed as they are, each fact is in the index twice, two passages of the same
 text compete for one answer's context, and a citation may open the copy. Of pages with the
 same title, text and file metadata, one is kept (:func:`duplicate_pages` says which); the
-others are skipped and reported.
+others are skipped and reported. Of many pages of a folder with one text under different
+titles (a retired edition's placeholders: :func:`placeholder_pages`), one is kept too.
 
 A site's not-found page (``404.html``, as mdBook, MkDocs and Sphinx's notfound extension write
 it) is what a server shows for a broken link: "Document not found (404)" is not an answer to
@@ -15,7 +16,8 @@ anything (:func:`is_not_found_page`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from citewise.ingest.registry import inner_path
@@ -60,6 +62,75 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
 
 def _preference(path: Path) -> tuple[bool, int, str]:
     return inner_path(path).stem.lower() == "index", len(path.parts), path.as_posix()
+
+
+MIN_PLACEHOLDERS = 5
+"""Pages with one body text from which they may be placeholders (:func:`placeholder_pages`).
+The Rust book's retired editions are groups of 57, 101 and 101; below 5, a few pages left
+in cost little, and a folder's few pages with one text may be real ones (two of
+rust-by-example's untranslated ``es/`` pages under Spanish titles fill their folders; the
+unstable book's variables without documentation would, in a folder of their own)."""
+PLACEHOLDER_SHARE = 0.9
+"""Of the pages of the folders they are in, placeholders are at least this share (the
+measurements: :func:`placeholder_pages`)."""
+
+
+def placeholder_pages(pages: Sequence[tuple[Path, ParsedDocument]],
+                      readers: Mapping[Path, str] | None = None) -> dict[Path, Path]:
+    """``{placeholder: kept}``: pages whose body (the text less its headings) and metadata
+    but the language are the same, :data:`MIN_PLACEHOLDERS` or more of them and at least
+    :data:`PLACEHOLDER_SHARE` of ``pages`` in their folders. The Rust book ships its retired
+    editions as 259 pages (of the 370 documents its folder gave), each its old chapter's
+    heading over "The second edition of the book is no longer distributed with Rust's
+    documentation…": a new user's first two hits for "Rc reference counted smart pointer",
+    7 of the first 8 for "Are iterators lazy in Rust?". The kept page is the first in path
+    order, one per set of ``readers`` (a page's sidecar tenant and groups), so no reader
+    loses the text to a page they cannot read.
+
+    A count alone would drop real pages. Measured over this machine's HTML docs (Rust's
+    book, rust-by-example, reference, rustc, edition-guide, nomicon, embedded-book,
+    unstable-book, error_codes, rustdoc, clippy, style-guide, std, alloc, proc_macro, test,
+    std_detect, core; /usr/share/doc's borgbackup, libffi, libxslt, valgrind; docs-httpx's
+    one HTML page), the groups of 3 or more with one body under several titles are the
+    book's 57, 101 and 101 placeholders, each 100% of its folder, and, kept: the unstable
+    book's features and variables named by their titles (66 "This feature has no tracking
+    issue…", 13% of ``library-features/``; 24 "This feature is internal to the Rust
+    compiler…", 3%; 16 "This environment variable has no documentation…", 73% of its
+    folder; five groups of 3-4 sharing a tracking issue, 1%), valgrind's 5 manuals' title
+    pages (release and copyright, 12%) and one rust-by-example page in 3 languages (13%).
+    The others are pairs: a type re-exported under two module paths (488 in core, 121 in
+    std, 5 in test, 1 in alloc: at most 6% of their folders), rust-by-example's untranslated
+    pages (116, some filling their folders), the unstable book's (16), borg's index and
+    introduction."""
+    groups: dict[tuple[str, str], list[Path]] = {}
+    for path, parsed in pages:
+        body = "\n\n".join(b.text for b in parsed.blocks if b.kind != "heading")
+        if body.strip():
+            said = {k: v for k, v in parsed.metadata.items() if k != "lang"}
+            groups.setdefault((body, repr(sorted(said.items()))), []).append(path)
+    in_folder = Counter(path.parent for path, _ in pages)
+    who = readers or {}
+    out: dict[Path, Path] = {}
+    for paths in groups.values():
+        around = sum(in_folder[folder] for folder in {p.parent for p in paths})
+        if len(paths) < MIN_PLACEHOLDERS or len(paths) < PLACEHOLDER_SHARE * around:
+            continue
+        kept: dict[str, Path] = {}  # readers: their first page
+        for path in sorted(paths, key=Path.as_posix):
+            first = kept.setdefault(who.get(path, ""), path)
+            if first != path:
+                out[path] = first
+    return out
+
+
+def repeated_pages(pages: Sequence[tuple[Path, ParsedDocument]],
+                   readers: Mapping[Path, str] | None = None) -> dict[Path, Path]:
+    """``{page: kept}``: :func:`duplicate_pages`, then :func:`placeholder_pages` among the
+    pages that stay; a duplicate of a placeholder is mapped to the placeholder kept (the
+    book's ``second-edition/index.html`` is its ``foreword.html``, a placeholder)."""
+    twins = duplicate_pages(pages)
+    stubs = placeholder_pages([(p, d) for p, d in pages if p not in twins], readers)
+    return {**{p: stubs.get(k, k) for p, k in twins.items()}, **stubs}
 
 
 MIN_EDITION_BLOCKS = 50
