@@ -567,23 +567,22 @@ def test_readers_see_no_server_endpoints_paths_or_upstream_bodies() -> None:
         "note": "m failed after 3 attempt(s): HTTP 503"}
 
 
-def test_an_operator_sees_server_text_without_the_index_urls_secrets() -> None:
+def test_a_store_error_is_shown_without_the_index_urls_secrets() -> None:
     """The CLI masks the --db URL's password in every message; the API showed an operator
-    the error as the driver wrote it, a password it quoted back included (left open at
-    stop 52). Readers see the endpoint replaced, as before."""
-    from citewise.serve.keys import ApiPrincipal
-    from citewise.serve.scrub import for_asker
+    a store's error as the driver wrote it, a password it quoted back included (left open
+    at stop 52). Only a store's errors are masked: masking every message made a reader's
+    own input echoed back ("not in the index: hunter2" as "…: ***") a password oracle (the
+    review of this stop)."""
+    from citewise.errors import NotFoundError, StoreError
+    from citewise.serve.scrub import store_error_text
 
     db = "postgresql://svc:s3cr%3Ft@10.0.0.7:5432/docs?sslpassword=k3y"
-    error = {"detail": 'invalid URI query parameter: "s3cr?t@10.0.0.7" (key k3y)',
-             "answer": "the s3cr?t is in the documents' own text"}
-    operator = ApiPrincipal("otto", "acme", (), "operator")
-    shown = for_asker(error, operator, db)
-    assert shown == {"detail": 'invalid URI query parameter: "***@10.0.0.7" (key ***)',
-                     "answer": error["answer"]}
-    assert "s3cr" not in for_asker(error, ApiPrincipal("sam", "acme", (), "reader"),
-                                    db)["detail"]
-    assert for_asker(error, operator, "/srv/index.db") == error
+    said = 'invalid URI query parameter: "s3cr?t@10.0.0.7" (key k3y)'
+    assert store_error_text(StoreError(said), said, db) == (
+        'invalid URI query parameter: "***@10.0.0.7" (key ***)')
+    echoed = "not in the index: s3cr?t"
+    assert store_error_text(NotFoundError(echoed), echoed, db) == echoed
+    assert store_error_text(StoreError(said), said, "/srv/index.db") == said
 
 
 def test_a_nul_in_a_question_or_an_id_is_logged_and_a_404_on_both_backends(

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from citewise import errors
-from citewise.serve.scrub import for_asker
+from citewise.serve.scrub import for_asker, store_error_text
 
 PROBLEM = "application/problem+json"
 
@@ -65,10 +65,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(errors.CitewiseError)
     async def _citewise(request: Request, exc: errors.CitewiseError) -> JSONResponse:
-        detail, fix = split_fix(str(exc))
         st = getattr(request.app.state, "citewise", None)  # the ServerState
-        shown = for_asker({"detail": detail, "fix": fix}, getattr(request.state, "who", None),
-                          st.engine.db if st is not None else "")
+        detail, fix = split_fix(store_error_text(exc, str(exc),
+                                                 st.engine.db if st is not None else ""))
+        shown = for_asker({"detail": detail, "fix": fix}, getattr(request.state, "who", None))
         return problem(status_of(exc), shown["detail"], shown["fix"])
 
     @app.exception_handler(RequestValidationError)

@@ -28,7 +28,12 @@ from citewise.reqlog.record import (
 from citewise.reqlog.store import missing
 from citewise.serve.keys import ApiPrincipal
 from citewise.serve.problems import ApiError, split_fix, status_of
-from citewise.serve.scrub import for_asker, pseudonymous_chunks, without_scores
+from citewise.serve.scrub import (
+    for_asker,
+    pseudonymous_chunks,
+    store_error_text,
+    without_scores,
+)
 from citewise.serve.state import ServerState, require_key, state_of
 from citewise.types import Answer
 
@@ -160,7 +165,7 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
         st.cache.put(key, answer)
     _log_ask(st, who, rid, body, answer, cached is not None, t)
     return JSONResponse({"request_id": rid, "cached": cached is not None,
-                         **for_asker(answer.to_dict(), who, st.engine.db)})
+                         **for_asker(answer.to_dict(), who)})
 
 
 def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody, answer: Answer,
@@ -235,16 +240,16 @@ def _events(st: ServerState, who: ApiPrincipal, body: AskBody, key: tuple | None
         _log_ask(st, who, rid, body, answer, cached is not None, t)
         logged = True
         yield _sse("answer", {"request_id": rid, "cached": cached is not None,
-                              **for_asker(answer.to_dict(), who, st.engine.db)})
+                              **for_asker(answer.to_dict(), who)})
     except GeneratorExit:  # the client left: the ask that ran is still logged, off the
         if not logged:  # event loop's thread (the stream is closed there when collected)
             threading.Thread(target=_log_left, name="citewise-log-left", daemon=True,
                              args=(st, who, rid, body, answer, cached is not None, t)).start()
         raise
     except CitewiseError as exc:
-        detail, fix = split_fix(str(exc))
+        detail, fix = split_fix(store_error_text(exc, str(exc), st.engine.db))
         yield _sse("error", for_asker({"type": "about:blank", "status": status_of(exc),
-                                       "detail": detail, "fix": fix}, who, st.engine.db))
+                                       "detail": detail, "fix": fix}, who))
 
 
 def _own_record(st: ServerState, who: ApiPrincipal, request_id: str,  # noqa: ANN202
@@ -270,7 +275,7 @@ def _as_seen(st: ServerState, record: LogRecord, who: ApiPrincipal) -> dict:
     """A log record as ``who`` may read it: server text scrubbed below operator; in someone
     else's record, chunk ids pseudonymous (:func:`pseudonymous_chunks`) and the scores a
     passage's text decides withheld (:func:`without_scores`)."""
-    data = for_asker(record.to_dict(), who, st.engine.db)
+    data = for_asker(record.to_dict(), who)
     if _mine(record, who) or who.can("operator"):
         return data
     return without_scores(pseudonymous_chunks(data, st.pseudonym_key))

@@ -11,6 +11,7 @@ import hmac
 import re
 from typing import Any
 
+from citewise.errors import BackendUnavailable, NotFoundError, StoreError, VersionError
 from citewise.index.location import scrub as secrets_masked
 from citewise.serve.keys import ApiPrincipal
 from citewise.text import without_bodies
@@ -33,24 +34,33 @@ def scrub(text: str) -> str:
     return _PATH.sub("<path>", text)
 
 
-def for_asker(data: Any, who: ApiPrincipal | None, db: object = "", key: str = "") -> Any:
-    """``data`` (JSON: an answer, a log record, a problem) as ``who`` may see it: for an
-    operator, the strings under :data:`SERVER_KEYS` with the secrets of the index's URL
-    ``db`` masked (:func:`citewise.index.location.scrub`: the CLI masks them so; an
-    operator's API error had the password a driver quoted back); for anyone else, also
-    :func:`scrub`. ``who=None`` (not yet authenticated) sees it scrubbed."""
-    operator = who is not None and who.can("operator")
-    url = str(db) if "://" in str(db) else ""
-    if operator and not url:
+def for_asker(data: Any, who: ApiPrincipal | None, key: str = "") -> Any:
+    """``data`` (JSON: an answer, a log record, a problem) as ``who`` may see it: unchanged
+    for an operator; otherwise :func:`scrub` applied to the strings under
+    :data:`SERVER_KEYS`. ``who=None`` (not yet authenticated) sees it scrubbed."""
+    if who is not None and who.can("operator"):
         return data
     if isinstance(data, dict):
-        return {k: for_asker(v, who, db, k) for k, v in data.items()}
+        return {k: for_asker(v, who, k) for k, v in data.items()}
     if isinstance(data, list):
-        return [for_asker(v, who, db, key) for v in data]
+        return [for_asker(v, who, key) for v in data]
     if isinstance(data, str) and key in SERVER_KEYS:
-        masked = secrets_masked(data, url) if url else data
-        return masked if operator else scrub(masked)
+        return scrub(data)
     return data
+
+
+def store_error_text(exc: Exception, text: str, db: object) -> str:
+    """``text``, the message of ``exc``, with the secrets of the index's URL ``db`` masked
+    when the store or its driver wrote it (:class:`~citewise.errors.StoreError` but a
+    missing id or version, :class:`~citewise.errors.BackendUnavailable`: a driver quotes a
+    URL it cannot parse back; the CLI masks them so). Only there: masked in every message,
+    a reader's own input echoed back ("not in the index: hunter2" as "…: ***") told a
+    password guess right (the review of this stop)."""
+    url = str(db)
+    if "://" not in url or not isinstance(exc, StoreError | BackendUnavailable) \
+            or isinstance(exc, NotFoundError | VersionError):  # these name what was asked
+        return text
+    return secrets_masked(text, url)
 
 
 def pseudonymous_chunks(data: Any, key: bytes) -> Any:
