@@ -92,13 +92,6 @@ do I hold a tokio::sync::Mutex guard across an .await point?" of the Rust standa
 docs (no word of tokio in them) was answered from std's Mutex."""
 
 
-_OPTION_VALUE = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)=([A-Za-z][\w+-]*)(?![\w/.:=])")
-"""An option given a word for its value (``--backup=git``, ``--color=always``): the value
-is a name the manual lists among the option's values. A new user's "how do I make mv keep
-a backup with --backup=git?" of the coreutils manual (whose methods are none, numbered,
-existing and simple) passed the gate, the option being in the passages, and was answered
-with the option's description. The value is looked for as a whole word (``git`` is in
-"digits"); numbers, paths and URLs are values the user chose, not names."""
 _MACRO = re.compile(r"(?<![\w!])([a-z_][a-z0-9_]*!)(?=\s*[(\[{]|\s+macros?\b)")
 """A Rust macro, a lowercase name with its bang (``select!``, ``vec![]``), written as a
 call or followed by "macro": a new user's "How do I wait on two channels with tokio's
@@ -150,8 +143,6 @@ def salient_terms(question: str, kinds: Sequence[str] = KINDS) -> list[str]:
             found.setdefault(option.lower(), None)
         for root in _PATH_ROOT.findall(text):  # "tokio::sync::Mutex": tokio
             found.setdefault(root.lower(), None)
-        for option, value in _OPTION_VALUE.findall(text):  # "--backup=git"
-            found.setdefault(f"{option}={value}".lower(), None)
         for macro in _MACRO.findall(text):  # "select!"
             found.setdefault(macro.lower(), None)
     if "label" in kinds:
@@ -190,15 +181,12 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
 
 def _mentioned(term: str, text: str, squashed: str) -> bool:
     """Whether the top passages' lowercased ``text`` (``squashed``: :func:`_squash`)
-    mention ``term``: an element by its tag or word, an option's value as a whole word
-    beside the option, a macro with its bang, any other term as a part of a word, with a
-    light stem, hyphens or underscores."""
+    mention ``term``: an element by its tag or word, a macro with its bang, any other term
+    as a part of a word, with a light stem, hyphens or underscores. (An option's word value,
+    ``--backup=git``, is no term: the review of this stop found ``--name=web``,
+    ``--user=alice`` declined, values the user chooses.)"""
     if term.startswith("<"):
         return _element_named(term, text)
-    option, eq, value = term.partition("=")
-    if eq and _OPTION_VALUE.fullmatch(term):
-        return _mentioned(option, text, squashed) and re.search(
-            rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
     if term.endswith("!"):
         return re.search(rf"(?<![\w!]){re.escape(term)}", text) is not None
     return (term in text or _stem(term) in text or _squash(term) in squashed
