@@ -179,3 +179,13 @@ def test_the_page_an_asked_code_titles_leads_the_hits(tmp_path: Path) -> None:
     assert result.hits[0].document.doc_id == "E0384.md", [h.document.doc_id
                                                           for h in result.hits]
     assert result.candidates["exact"] == 1
+
+
+def test_a_short_name_with_a_version_titles_no_page_to_the_exact_run() -> None:
+    """The review of this stop: "how do I create an ext4 filesystem" was led by a page
+    titled "Release notes for ext4", "is md5 secure" by an MD5 page of history alone. Only
+    codes (letters, then three digits or more) count by title."""
+    from citewise.retrieve.exact import titled_names
+
+    assert titled_names("how do I create an ext4 filesystem with md5 sums over http2?") == []
+    assert titled_names("what does error E0384 or SC2086 mean?") == ["E0384", "SC2086"]

@@ -10,8 +10,9 @@ no top passage mentions. :func:`identifiers` takes the question's identifiers;
 token (the most identifiers first, then the order they were found in), a third run for RRF
 (:mod:`citewise.retrieve.hybrid`). A question without identifiers has no such run.
 
-A name of letters and digits (``E0384``, ``ext4``) is no identifier to the text (below), but
-counts for a candidate whose page or section it *titles* (:func:`titled_names`).
+A name of letters and digits (``E0384``, ``ext4``) is no identifier to the text (below); a
+code (``E0384``) counts for a candidate whose page or section it *titles*
+(:func:`titled_names`).
 """
 
 from __future__ import annotations
@@ -43,9 +44,12 @@ passages on top and was declined as naming something no top passage mentions, th
 ``setImmediate`` sections ranking 11th to 17th in BM25. A dotted call also names its last
 part (``response.raise_for_status()``: a page writes ``r.raise_for_status()``)."""
 MAX_IDENTIFIERS = 4
-_MIXED = re.compile(r"(?<![\w.-])[A-Za-z]+\d[A-Za-z\d]*(?![\w-]|\.\w)")
-"""A name of letters, then digits (``E0384``, ``ext4``, ``http2``): not a value (``30s``,
-``1GB``) nor part of a dotted or hyphenated name."""
+_MIXED = re.compile(r"(?<![\w.-])[A-Za-z]{1,3}\d{3,}(?![\w-]|\.\w)")
+"""A code: one to three letters, then three digits or more (``E0384``, ``SC2086``,
+``iso8601``): not a value (``30s``, ``1GB``), part
+of a dotted or hyphenated name, nor a short name with a version (``ext4``, ``md5``,
+``http2``): the review of this stop found "how do I create an ext4 filesystem" led by a page
+titled "Release notes for ext4", and "is md5 secure" by an MD5 page of history alone."""
 _SHORT = re.compile(r"-[A-Za-z]")
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
 MAX_PHRASES = 200
@@ -72,7 +76,7 @@ def identifiers(query: str) -> list[str]:
 
 
 def titled_names(query: str) -> list[str]:
-    """The names of letters and digits ``query`` holds outside backticks (:data:`_MIXED`),
+    """The codes ``query`` holds outside backticks (:data:`_MIXED`),
     each once, in order: looked up in the candidates' titles and headings alone
     (:func:`~citewise.text.titles`), not their text, where such names are mentioned in
     passing (the SciFact and borg measurements above). The rustc error index titles each
