@@ -83,11 +83,13 @@ _SECRET_AFTER = re.compile(
 symbol ("password hunter2", "pin p@ss"; "password reset", "password policy?", "password
 issues", "token issuer" stay)."""
 _SECRET_PHRASE = re.compile(
-    rf"(?i)(?<![A-Za-z])((?:{_SECRET_WORD})(?![A-Za-z])\s*(?:(?:is|was)\s*)?[:=：]\s*)"
-    r"(?!\[)([^\s\"',;?!.][^\n\"',;?!]*?)(?=\s*(?:$|[\n\"',;?!]|\.(?:\s|$)))")
-"""The whole value after a secret's word and a colon or equals sign, to the end of its
-clause: a passphrase of words ("my password: correct horse battery staple" kept "horse
-battery staple" after masking its first word, a review)."""
+    rf"(?i)(?<![A-Za-z])((?:{_SECRET_WORD})(?![A-Za-z])[ \t]*(?:(?:is|was)[ \t]*)?[:=：][ \t]*)"
+    r"(?![\[\s])([^\s\"',;?!]+(?:[ \t]+[^\s\"',;?!]+){0,7})")
+"""The value after a secret's word and a colon or equals sign, up to eight words to the end
+of its clause: a passphrase ("my password: correct horse battery staple" kept "horse battery
+staple" after masking its first word, a review). Words, not characters up to a lookahead:
+that read the rest of a run of spaces from each of its characters (the review of this stop:
+20 s on 40,000 spaces)."""
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
 
