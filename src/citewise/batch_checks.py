@@ -69,8 +69,9 @@ def front_matter_id(path: Path, within: Path | None = None) -> str | None:
     try:
         with (gzip.open(path) if path.suffix.lower() == GZIP_SUFFIX else path.open("rb")) as f:
             head = f.read(size)
-        if len(head) == size:  # no character cut in two
-            head = head[: head.rfind(b"\n") + 1] or head
+        if len(head) == size and head[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+            head = head[: head.rfind(b"\n") + 1] or head  # no UTF-8 character cut in two
+            # (UTF-16 is cut at an even size: a newline byte there splits a code unit)
         meta, _, _ = split_front_matter(decode_text(head, "Markdown"))
     except (OSError, EOFError, gzip.BadGzipFile, IngestError):
         return None

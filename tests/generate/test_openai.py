@@ -254,3 +254,14 @@ def test_an_endpoints_credentials_are_never_in_a_message(serve):
         message = str(info.value)
         assert "Sup3rS3cretPW" not in message and "qk3y9secret" not in message, message
         assert "svc:***@" in message, message
+
+
+def test_a_retried_error_body_quoting_the_endpoint_is_masked(serve):
+    """The review of this stop: a 5xx body that quotes the URL back reached the final
+    "failed after N attempts" message unmasked."""
+    server = serve(send_json(503, {"error": "upstream http://svc:Sup3rS3cretPW@x/v1 down"}))
+    host = server.base_url.split("://", 1)[1]
+    gen, _ = generator(server, base_url=f"http://svc:Sup3rS3cretPW@{host}", retries=1)
+    with pytest.raises(GenerationError) as info:
+        gen.generate(PROMPT)
+    assert "Sup3rS3cretPW" not in str(info.value) and "attempt(s)" in str(info.value)

@@ -511,3 +511,17 @@ def test_readers_set_by_hand_outlive_a_routine_reingest(tmp_path: Path, workers:
     out = ingest(db, str(root), "--groups", "staff,sales", "--workers", workers)
     assert "keeps the readers" not in out
     assert acl_of(db)["salary.md"] == ("default", ["sales", "staff"])
+
+
+def test_a_large_utf16_files_front_matter_id_is_read(tmp_path: Path) -> None:
+    """The review of this stop: the head of a UTF-16LE Markdown file over 256 KiB was cut
+    after a newline byte, splitting a code unit; its front matter's doc_id was missed and
+    the sidecar line naming it stopped the ingest."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    text = "---\ndoc_id: hr-handbook\n---\n# Handbook\n\n" + "Band L4 is zqband.\n" * 20_000
+    (root / "hb.md").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--groups", "staff", "--meta",
+           str(sidecar(tmp_path, {"doc_id": "hr-handbook", "groups": ["hr"]})))
+    assert acl_of(db) == {"hr-handbook": ("default", ["hr"])}

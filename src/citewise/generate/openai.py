@@ -84,9 +84,10 @@ class OpenAIGenerator:
                         timeout_s and time.monotonic() - start + wait > timeout_s):
                     break
                 self._sleep(wait)
-        raise GenerationError(f"{self._where()} failed after {self.settings.retries + 1} "
-                              f"attempt(s): {last}. Fix: check that the server is up, or raise "
-                              "generate.openai.retries / timeout_s.")
+        raise GenerationError(scrub(
+            f"{self._where()} failed after {self.settings.retries + 1} attempt(s): {last}. "
+            "Fix: check that the server is up, or raise generate.openai.retries / timeout_s.",
+            self.settings.base_url))  # a 5xx body may quote the URL back
 
     def _where(self) -> str:
         """The endpoint as messages name it: without the secrets of ``base_url`` (a security

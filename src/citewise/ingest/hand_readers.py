@@ -80,6 +80,7 @@ def kept_note(document: Document, index_option: str) -> str | None:
     ingest = ",".join(given) or "(none)"
     return (f"{document.doc_id}: keeps the readers set by hand since its last ingest (groups "
             f"{','.join(sorted(document.acl_groups)) or '(none)'}); this ingest gives groups "
-            f"{ingest}. Fix: if they should read it, `citewise acl --groups "
+            f"{ingest}. Fix: to give it this ingest's readers, `citewise acl --groups "
             f"{shlex.quote(','.join(given))} {index_option} -- {shlex.quote(document.doc_id)}`"
-            f" (or PUT /v1/documents/{document.doc_id}/acl)")
+            f" (or PUT /v1/documents/{document.doc_id}/acl); to keep these, give its ingest "
+            "the same groups (--groups or its --meta line)")

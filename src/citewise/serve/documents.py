@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import IngestReport, Pending
 from citewise.ingest.doc_names import UPLOAD_PREFIX
+from citewise.ingest.hand_readers import INDEX_OPTION
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.ingest.normalize import drop_controls
 from citewise.ingest.ownership import UPLOAD_OVER_FILE, UPLOAD_OVER_FILE_FIX, file_of
@@ -227,7 +228,8 @@ def _uploaded(st: ServerState, name: str, doc_id: str, report: IngestReport,
     updated = epoch(info.updated_at)
     if updated is not None and updated <= searchable:
         st.metrics.index_lag.labels("updated_at").observe(searchable - updated)
-    warnings = list(report.warnings)  # the file's own tenant/groups ignored or narrowed
+    warnings = [w.replace(" " + INDEX_OPTION, "")  # the server's own index (the CLI names
+                for w in report.warnings]  # its --db); the file's tenant/groups ignored…
     if not info.groups:
         warnings.append(f"nobody can read {doc_id}: it has no groups. Fix: PUT "
                         f'/v1/documents/{doc_id}/acl with {{"groups": ["staff"]}}, or upload '
