@@ -30,7 +30,7 @@ from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
-from citewise.ingest.info_parts import changed_at, listed_parts, manual_of
+from citewise.ingest.info_parts import changed_at, without_info_parts
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
@@ -71,7 +71,7 @@ class FileBatch:
     languages: dict[str, str] = field(default_factory=dict)  # page id: its <html lang>
     parts: list[tuple[str, str]] = field(default_factory=list)
     """``(part id, manual id)``: parts of split Info manuals, read with their manual, which
-    is in the batch and lists them (:func:`without_info_parts`)."""
+    is in the batch and lists them (:func:`~citewise.ingest.info_parts.without_info_parts`)."""
     part_files: dict[str, Path] = field(default_factory=dict)  # part id: its file
 
 
@@ -123,7 +123,9 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         roots_of.setdefault(path, []).append(root)
     found = [(root, path) for root, path in dict.fromkeys(found)  # a file under two roots:
              if root == max(roots_of[path], key=lambda r: len(r.parts))]  # once, innermost
-    found = without_info_parts(found, prefixes, batch, notes)
+    found, parts, part_files = without_info_parts(found, prefixes, notes)
+    batch.parts.extend(parts)
+    batch.part_files.update(part_files)
     where = {(root, path): (path.relative_to(root).as_posix(),
                             Path(os.path.relpath(path.absolute(), cwd)).as_posix(),
                             tuple(path.relative_to(r).as_posix() for r in roots_of[path]
@@ -156,45 +158,6 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
     return batch
-
-
-def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, str],
-                       batch: FileBatch, notes: list[str] | None) -> list[tuple[Path, Path]]:
-    """``found`` less the parts of split Info manuals whose index file is beside them: one
-    in the batch reads them (:mod:`~citewise.ingest.info_parts`; their ids go to
-    ``batch.parts``); a part named without its manual (alone, or its manual excluded) is
-    left out with a note: read as a document of its own, it took the batch's readers, and
-    a new user's ``ingest gnupg.info-2.gz --groups eng`` (re-reading the one part that
-    changed) opened a part of the crypto-only GnuPG manual to eng. A part with no manual
-    beside it is read as a document of its own, as before."""
-    ids = {path.resolve(): prefixes[root] + path.relative_to(root).as_posix()
-           for root, path in found}
-    listed: dict[Path, set[str]] = {}  # each manual's table, read once
-    kept, alone = [], []
-    for root, path in found:
-        manual = manual_of(path) if ".info-" in path.name else None
-        manual_id = ids.get(manual.resolve()) if manual is not None else None
-        bare = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-        if manual is not None and manual not in listed:
-            listed[manual] = listed_parts(manual)
-        if manual is None or bare not in listed[manual]:  # a file the manual does not
-            kept.append((root, path))  # list is no part of it (the second review)
-        elif manual_id is None:
-            alone.append(f"{path.name} (of {manual.name})")
-        else:
-            batch.parts.append((ids[path.resolve()], manual_id))
-            batch.part_files[ids[path.resolve()]] = path.resolve()
-    if alone and notes is not None:
-        notes.append(f"left out {len(alone)} part(s) of split Info manuals ingested without "
-                     f"their manual: {', '.join(alone[:3])}{', …' if len(alone) > 3 else ''}"
-                     "; the manual reads its parts, with its own readers. Fix: ingest the "
-                     "manual's file (or its folder)")
-    if batch.parts and notes is not None:
-        shown = ", ".join(f"{p} (in {m})" for p, m in batch.parts[:3])
-        notes.append(f"{len(batch.parts)} part(s) of split Info manuals are read with the "
-                     f"manual that lists them, not as documents of their own: {shown}"
-                     + (", …" if len(batch.parts) > 3 else ""))
-    return kept
 
 
 def _twin(entry: tuple[Any, ...], twins: Mapping[Path, Path],

@@ -55,10 +55,10 @@ def _given(document: Document) -> list[str] | None:
     return [str(g) for g in given] if isinstance(given, list) else None
 
 
-def set_by_hand(document: Document | None) -> bool:
+def set_by_hand(document: Document) -> bool:
     """Whether ``document``'s readers were changed since its last ingest."""
-    given = None if document is None else _given(document)
-    return given is not None and sorted(document.acl_groups) != given  # type: ignore[union-attr]
+    given = _given(document)
+    return given is not None and sorted(document.acl_groups) != given
 
 
 def with_hand_readers(document: Document, previous: Document | None) -> Document:
@@ -66,9 +66,9 @@ def with_hand_readers(document: Document, previous: Document | None) -> Document
     ``previous`` record's readers when they were set by hand (same tenant: an ingest never
     moves a document to another)."""
     meta = {**document.metadata, INGEST_READERS: sorted(document.acl_groups)}
-    keep = previous is not None and set_by_hand(previous) and previous.tenant == document.tenant
-    groups = previous.acl_groups if keep and previous is not None else document.acl_groups
-    return replace(document, acl_groups=groups, metadata=meta)
+    if previous is not None and set_by_hand(previous) and previous.tenant == document.tenant:
+        return replace(document, acl_groups=previous.acl_groups, metadata=meta)
+    return replace(document, metadata=meta)
 
 
 def kept_note(document: Document, index_option: str) -> str | None:

@@ -16,6 +16,7 @@ other file).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 _INDIRECT = re.compile(rb"\x1f\r?\nIndirect:\r?\n((?:[^\x1f\n]{1,300}: \d{1,12}\r?\n){1,1000})")
@@ -86,3 +87,46 @@ def changed_at(path: Path) -> float:
                 if part.is_file():
                     times.append(part.stat().st_mtime)
     return max(times)
+
+
+def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, str],
+                       notes: list[str] | None
+                       ) -> tuple[list[tuple[Path, Path]], list[tuple[str, str]],
+                                  dict[str, Path]]:
+    """``(found less the parts of split Info manuals whose index file is beside them, the
+    parts a manual of the batch reads as (part id, manual id), each such part's file)``:
+    ``found`` is a folder walk's (root, path) pairs, ``prefixes`` each root's id prefix. A
+    part named without its manual (alone, or its manual excluded) is
+    left out with a note: read as a document of its own, it took the batch's readers, and
+    a new user's ``ingest gnupg.info-2.gz --groups eng`` (re-reading the one part that
+    changed) opened a part of the crypto-only GnuPG manual to eng. A part with no manual
+    beside it is read as a document of its own, as before."""
+    ids = {path.resolve(): prefixes[root] + path.relative_to(root).as_posix()
+           for root, path in found}
+    listed: dict[Path, set[str]] = {}  # each manual's table, read once
+    kept, alone, parts = [], [], []
+    part_files: dict[str, Path] = {}
+    for root, path in found:
+        manual = manual_of(path) if ".info-" in path.name else None
+        manual_id = ids.get(manual.resolve()) if manual is not None else None
+        bare = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+        if manual is not None and manual not in listed:
+            listed[manual] = listed_parts(manual)
+        if manual is None or bare not in listed[manual]:  # a file the manual does not
+            kept.append((root, path))  # list is no part of it (the second review)
+        elif manual_id is None:
+            alone.append(f"{path.name} (of {manual.name})")
+        else:
+            parts.append((ids[path.resolve()], manual_id))
+            part_files[ids[path.resolve()]] = path.resolve()
+    if alone and notes is not None:
+        notes.append(f"left out {len(alone)} part(s) of split Info manuals ingested without "
+                     f"their manual: {', '.join(alone[:3])}{', …' if len(alone) > 3 else ''}"
+                     "; the manual reads its parts, with its own readers. Fix: ingest the "
+                     "manual's file (or its folder)")
+    if parts and notes is not None:
+        shown = ", ".join(f"{p} (in {m})" for p, m in parts[:3])
+        notes.append(f"{len(parts)} part(s) of split Info manuals are read with the manual "
+                     f"that lists them, not as documents of their own: {shown}"
+                     + (", …" if len(parts) > 3 else ""))
+    return kept, parts, part_files
