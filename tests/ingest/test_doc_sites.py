@@ -184,6 +184,13 @@ def test_text_above_the_first_heading_is_not_anchored_to_chrome(tmp_path: Path) 
     assert doc.source_url == (site / "install.html").resolve().as_uri()  # a link that opens
 
 
+def skipped_copies(count: int, example: str) -> str:
+    """The ingest's line for ``count`` pages left out as copies, ending on ``example``."""
+    return (f"skipped {count} page(s) with the same text as a page it indexed (a generator's "
+            "index.html, an untranslated copy, or a placeholder many pages of a folder share, "
+            f"as a retired edition's), e.g. {example}")
+
+
 def ingest_cli(db: Path, monkeypatch) -> Callable[..., Result]:
     """``citewise ingest ARGS --db db`` through the CLI, on the fake embedder."""
     from click.testing import CliRunner
@@ -306,10 +313,8 @@ def test_a_page_twice_and_the_404_page_are_indexed_once(tmp_path: Path, monkeypa
     ingest = ingest_cli(db, monkeypatch)
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
-    assert ("skipped 2 page(s) with the same text as a page it indexed (a generator's "
-            "index.html, an untranslated copy, or a placeholder many pages of a folder share, "
-            "as a retired edition's), e.g. es/errors.html = errors.html; name one to ingest "
-            "it") in out.output
+    assert skipped_copies(2, "es/errors.html = errors.html; name one to ingest it") \
+        in out.output
     assert "e.g. 404.html; name one to ingest it" in out.output
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert {d.doc_id for d in engine.store.list_documents()} == \

@@ -53,6 +53,11 @@ def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
+def _kinds_texts_anchors(tmp_path: Path, name: str, html: str) -> list[tuple]:
+    """The blocks of ``html`` written as ``name`` and loaded: (kind, text, anchor) each."""
+    return [(b.kind, b.text, b.anchor) for b in load_file(_write(tmp_path, name, html)).blocks]
+
+
 def _headings(parsed) -> list[str]:
     return [b.text for b in parsed.blocks if b.kind == "heading"]
 
@@ -502,8 +507,7 @@ def test_sphinx_singlehtml_keeps_the_manual_inside_its_toctree(tmp_path):
             "<p>Packages must use Python 3.</p></section></div>"
             "<div class='toctree-wrapper compound'><ul><li class='toctree-l1'>"
             "<a href='other.html'>Other page</a></li></ul></div>")
-    blocks = load_file(_write(tmp_path, "policy.html", html)).blocks
-    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+    assert _kinds_texts_anchors(tmp_path, "policy.html", html) == [
         ("heading", "Contents", "contents"), ("heading", "1. Intro", "intro"),
         ("text", "Packages must use Python 3.", "intro")]  # not the label span's id
 
@@ -602,8 +606,7 @@ def test_the_rust_references_rule_markers_and_test_lists_are_not_indexed(tmp_pat
             'destructors.intro" class="tests-popup popup-hidden">Tests with this rule:<ul>'
             '<li><a href="https://github.com/x.rs">tests/ui/x.rs</a></li></ul></div>'
             '<p>When a variable goes out of scope, its destructor runs.</p></main></body>')
-    blocks = load_file(_write(tmp_path, "destructors.html", html)).blocks
-    assert [(b.kind, b.text, b.anchor) for b in blocks] == [
+    assert _kinds_texts_anchors(tmp_path, "destructors.html", html) == [
         ("heading", "Destructors", "destructors"),
         ("text", "When a variable goes out of scope, its destructor runs.", "destructors")]
 
