@@ -131,6 +131,13 @@ def test_docx_loader_raises_only_ingest_errors(data):
     _loads_or_fails_in_one_line(data, "fuzz.docx")
 
 
+def test_a_docx_whose_root_is_no_document_fails_in_one_line():
+    """The fuzz case `make test` found in this stop's re-read: one byte cut from the root's
+    tag, and python-docx's element had no ``body`` for the paragraph-count backstop (an
+    AttributeError, not a one-line error)."""
+    _loads_or_fails_in_one_line(_mutated_docx([(790, 1, b"")], []), "fuzz.docx")
+
+
 @BOUND
 @given(text=any_text, suffix=st.sampled_from([".md", ".html", ".txt", ".rst", ""]))
 def test_text_loaders_raise_only_ingest_errors(text, suffix):

@@ -171,7 +171,10 @@ def _open(data: bytes, max_inflated: int, max_blocks: int = DEFAULT_MAX_BLOCKS) 
         raise IngestError(f"cannot read this .docx ({one_line(exc, 120)}); {_FIX}") from None
     from docx.oxml.ns import qn
 
-    found = document.element.body.iter(qn("w:p"))  # a backstop, in C: a part the stream
+    body = getattr(document.element, "body", None)  # a root python-docx did not take for
+    if body is None:  # a document (a fuzz case's one-byte cut of its tag): no body to read
+        raise IngestError(f"cannot read this .docx (its document part has no body); {_FIX}")
+    found = body.iter(qn("w:p"))  # a backstop, in C: a part the stream
     if next(itertools.islice(found, max_blocks, None), None) is not None:  # above could
         raise _too_many(max_blocks)  # not read (``_too_large`` lets python-docx judge it)
     return document
