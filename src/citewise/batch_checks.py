@@ -104,7 +104,7 @@ def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> l
     read from that very part file, in the manual's tenant: another tenant's document of
     the same id, or an upload, is named for `citewise delete` instead (the second
     review)."""
-    indexed = {o.doc_id for o in report.outcomes if o.status != "failed"}
+    indexed = {o.doc_id for o in report.outcomes if o.indexed}
     ours, others = [], []
     for part, manual in batch.parts:
         old, held = store.get_document(part), store.get_document(manual)

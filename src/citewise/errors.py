@@ -40,6 +40,16 @@ class UnsupportedFormatError(IngestError):
     """The file's content does not match any format citewise reads."""
 
 
+class OnlyIncludesError(IngestError):
+    """The file has no text of its own: it only includes others (a Reference-style
+    ``index.rst`` of ``.. include::`` lines). Not a failure: the included files are read on
+    their own when ingested. ``included``: the names it includes."""
+
+    def __init__(self, message: str, included: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.included = included
+
+
 class LimitExceededError(IngestError):
     """The file is over a configured limit (size, pages, blocks)."""
 

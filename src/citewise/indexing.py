@@ -19,7 +19,7 @@ import numpy as np
 
 from citewise.chunk import chunk_document
 from citewise.config import Settings
-from citewise.errors import IngestError
+from citewise.errors import IngestError, OnlyIncludesError
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
     kept_note,
@@ -32,6 +32,11 @@ from citewise.source_claims import SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
 
 STATUSES = ("new", "changed", "updated", "unchanged", "failed")
+INCLUDES = "includes"
+"""The status of a file left out because it only includes other files (no text of its own:
+:class:`~citewise.errors.OnlyIncludesError`); reported apart, neither written nor failed. A
+new user's Sphinx tree had its include-only ``index.rst`` reported as a failure, and
+``--strict`` exit 1 for it."""
 BATCH_CHUNKS = 1024
 """Chunks after which a batch is written even with fewer than ``batch_docs`` documents: a
 folder of long pages (or one 8 MB page) would otherwise embed for many minutes before the
@@ -62,6 +67,11 @@ class Outcome:
     no_groups: bool = False  # an unchanged document that nobody can read (no ACL group)
     note: str | None = None  # an unchanged document's warning (it keeps readers set by hand)
 
+    @property
+    def indexed(self) -> bool:
+        """Whether the document is in the index after this ingest (written or unchanged)."""
+        return self.status not in ("failed", INCLUDES)
+
 
 @dataclass
 class IngestReport:
@@ -76,6 +86,8 @@ class IngestReport:
     # ACL values in files that were ignored, sidecar lines that matched no document
     sidecar_problems: list[str] = field(default_factory=list)  # also in warnings
     skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
+    includes_only: list[tuple[str, str]] = field(default_factory=list)  # (file, what it
+    # includes): no text of its own, left out (INCLUDES)
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -187,12 +199,19 @@ def _prepare(store: Store, item: Pending, settings: Settings,
                                 max_chunks=settings.limits.max_chunks)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
-    except IngestError as exc:
-        return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
     except Exception as exc:  # a loader bug must not abort the batch either
-        return Outcome(item.label, item.doc_id, "failed",
-                       error=one_line(f"{type(exc).__name__}: {exc}"))
+        return load_failure(item, exc)
     return ready_to_write(item, document, chunks, previous, parsed)
+
+
+def load_failure(item: Pending, exc: Exception) -> Outcome:
+    """The outcome of ``item`` whose load or chunking raised ``exc``: ``failed`` with its
+    one-line message (a loader bug's type named), or :data:`INCLUDES` (not a failure: what
+    it includes is read on its own)."""
+    if isinstance(exc, OnlyIncludesError):
+        return Outcome(item.label, item.doc_id, INCLUDES, error=one_line(exc))
+    message = exc if isinstance(exc, IngestError) else f"{type(exc).__name__}: {exc}"
+    return Outcome(item.label, item.doc_id, "failed", error=one_line(message))
 
 
 def ready_to_write(item: Pending, document: Document, chunks: list[Chunk],
@@ -219,8 +238,8 @@ class DocIdClaims:
     def check(self, result: Prepared | Outcome) -> Prepared | Outcome:
         """``result``, or a ``failed`` outcome when an earlier file claimed its doc_id."""
         if isinstance(result, Outcome):
-            if result.status == "failed":
-                return result  # a failed file claims nothing
+            if not result.indexed:
+                return result  # a failed file claims nothing, nor one left out
             doc_id, label = result.doc_id, result.label
         else:
             doc_id, label = result.document.doc_id, result.pending.label
@@ -364,9 +383,12 @@ def _unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | 
 
 
 def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepared]) -> None:
-    """File one document's result: an outcome (unchanged, failed) goes to the report, noting
-    a document nobody can read; a prepared document waits in ``prepared`` for its batch."""
-    if isinstance(result, Outcome):
+    """File one document's result: an outcome (unchanged, failed, left out) goes to the
+    report, noting a document nobody can read; a prepared document waits in ``prepared``
+    for its batch."""
+    if isinstance(result, Outcome) and result.status == INCLUDES:
+        report.includes_only.append((result.label, result.error or ""))
+    elif isinstance(result, Outcome):
         report.outcomes.append(result)
         if result.no_groups:
             report.unreadable.append(result.doc_id)

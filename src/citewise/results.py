@@ -112,13 +112,16 @@ class IngestResult:
     source_copies: tuple[tuple[str, str], ...] = ()  # (a page's source copy, the page)
     noindex: tuple[str, ...] = ()  # pages marked noindex (robots meta), 404s, single-page copies
     duplicates: tuple[tuple[str, str], ...] = ()  # (a page, the page with its text, indexed)
+    includes_only: tuple[tuple[str, str], ...] = ()  # (a file with no text of its own, what
+    # it includes): left out, not failed
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
         failed = tuple((o.label, o.error or "") for o in report.outcomes if o.status == "failed")
         return cls(report.summary(), failed, tuple(report.unreadable),
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
-                   tuple(report.copies), tuple(report.noindex), tuple(report.duplicates))
+                   tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
+                   tuple(report.includes_only))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -128,7 +131,8 @@ class IngestResult:
                 "warnings": list(self.warnings), "skipped_files": list(self.skipped_files),
                 "source_copies": [{"path": p, "page": t} for p, t in self.source_copies],
                 "noindex": list(self.noindex),
-                "duplicates": [{"path": p, "page": t} for p, t in self.duplicates]}
+                "duplicates": [{"path": p, "page": t} for p, t in self.duplicates],
+                "includes_only": [{"path": p, "note": n} for p, n in self.includes_only]}
 
 
 @dataclass(frozen=True)

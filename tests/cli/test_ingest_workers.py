@@ -86,3 +86,24 @@ def test_missing_ray_is_one_line_with_the_install_command(monkeypatch, tmp_path)
     assert result.output.strip().splitlines() == [
         "Error: --ray needs the Ray package, which is not installed. "
         "Fix: pip install 'citewise[ray]'"]
+
+
+@pytest.mark.parametrize("workers", [[], ["--workers", "2"]])
+def test_a_file_of_include_lines_only_is_left_out_not_failed(tmp_path, workers):
+    """A Sphinx ``index.rst`` that only includes other files has no text of its own: it is
+    left out, named with what it includes, and ``--strict`` passes (it was a failure)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "part.rst").write_text("Part\n====\n\nWidgets are blue.\n")
+    (docs / "index.rst").write_text(".. include:: part.rst\n")
+    args = ["ingest", str(docs), "--db", str(tmp_path / "x.db"), "--groups", "staff",
+            "--no-progress", "--strict", "--threads", "1", *workers]
+    shown = CliRunner().invoke(cli, args)
+    assert shown.exit_code == 0, shown.output
+    assert (f"left out 1 file(s) with no text of their own, e.g. {docs / 'index.rst'}: "
+            "only includes part.rst") in shown.output
+    assert "0 failed" in shown.output
+    summary = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    assert summary["includes_only"] == [{"path": str(docs / "index.rst"),
+                                         "note": "only includes part.rst"}]
+    assert summary["failed"] == 0 and summary["unchanged"] == 1

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from docutils.parsers.rst import directives, roles
 
 from citewise.config import LimitSettings, Settings
+from citewise.errors import IngestError, OnlyIncludesError
 from citewise.ingest.registry import load_bytes
 from citewise.sources import file_batch
 
@@ -261,3 +263,14 @@ def test_code_in_a_list_items_tabs_keeps_its_lines_under_their_labels():
         "  env1/bin/python -m pip freeze > requirements.txt",
         "  env2/bin/python -m pip install -r requirements.txt", "  Windows",
         "  py -m pip freeze > requirements.txt"]
+
+
+def test_a_file_of_include_lines_only_is_left_out_naming_what_it_includes():
+    """A new user's Sphinx tree had its ``index.rst`` of ``.. include::`` lines reported as a
+    failed file (``--strict``: exit 1), though the files it includes are read on their own."""
+    with pytest.raises(OnlyIncludesError, match=r"only includes part\.rst, \.\./README\.rst"):
+        _load(".. include:: part.rst\n\n.. include:: ../README.rst\n   :start-line: 2\n")
+    with pytest.raises(IngestError, match="no extractable text") as empty:
+        _load(".. comment only\n")
+    assert not isinstance(empty.value, OnlyIncludesError)
+    assert _load("Title\n=====\n\n.. include:: part.rst\n").title == "Title"  # text of its own

@@ -853,3 +853,15 @@ def test_scrubbing_removes_psycopg_server_names() -> None:
             " role \"svc\" does not exist; database \"secretdb\" does not exist")
     assert not any(s in scrub(said) for s in ("10.0.0.5", "5432", "db.internal", "10.255",
                                                 "svc", "secretdb")), scrub(said)
+
+
+def test_an_upload_of_include_lines_only_says_to_upload_what_it_includes(
+        served: Served) -> None:
+    """An uploaded ``.rst`` of ``.. include::`` lines has no text of its own (the server never
+    reads other files): a 422 naming what it includes and the fix, nothing stored."""
+    eddie = served.client("eddie")
+    files = {"file": ("index.rst", b".. include:: part.rst\n", "text/x-rst")}
+    body = _problem(eddie.post("/v1/documents", files=files, data={"groups": "eng"}), 422)
+    assert body["detail"].startswith("index.rst: only includes part.rst. Fix: upload the "
+                                     "files it includes"), body
+    assert eddie.get("/v1/documents/index.rst").status_code == 404

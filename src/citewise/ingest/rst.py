@@ -28,7 +28,7 @@ from typing import Any
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from citewise.errors import IngestError
+from citewise.errors import IngestError, OnlyIncludesError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
@@ -53,6 +53,7 @@ _SETTINGS = {"line_length_limit": MAX_CHARS, "report_level": 5, "halt_level": 5,
              "pep_references": False, "rfc_references": False, "embed_stylesheet": False}
 _SKIP = (nodes.comment, nodes.system_message, nodes.target, nodes.substitution_definition,
          nodes.raw, nodes.pending, nodes.image, nodes.transition, nodes.docinfo)
+_INCLUDE = re.compile(r"^\s*\.\.\s+(?:literal)?include::\s*(\S+)", re.MULTILINE)
 _REFRESH = re.compile(r"url\s*=\s*['\"]?([^'\"\s]+)", re.IGNORECASE)
 REDIRECT_MAX_CHARS = 400
 """A page that refreshes elsewhere and holds no more text than this is a redirect stub."""
@@ -99,6 +100,10 @@ class RstLoader:
         target = _refresh_target(tree)
         if target and len(builder.text_so_far()) <= REDIRECT_MAX_CHARS:
             metadata["redirect_to"] = target
+        included = _INCLUDE.findall(text)
+        if included and not builder.has_blocks():
+            raise OnlyIncludesError(f"only includes {', '.join(included[:3])}"
+                                    + (" …" if len(included) > 3 else ""), tuple(included))
         title = pick_title(builder.first_heading(), fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "

@@ -36,7 +36,7 @@ def shippable(item: Pending) -> Pending | Outcome:
         return item
     except Exception:  # lambdas, closures, open handles: load here instead
         pass
-    from citewise.parallel.worker import load_failure
+    from citewise.indexing import load_failure
 
     try:
         parsed = item.load()

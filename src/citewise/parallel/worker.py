@@ -16,7 +16,7 @@ import numpy as np
 from citewise.chunk import chunk_document
 from citewise.config import ChunkSettings
 from citewise.errors import IngestError
-from citewise.indexing import Outcome, Pending, one_line, token_counter
+from citewise.indexing import Outcome, Pending, load_failure, one_line, token_counter
 from citewise.protocols import Embedder
 from citewise.types import Chunk, ParsedDocument
 
@@ -51,12 +51,6 @@ def embedder() -> Embedder:
             raise RuntimeError("worker used before init_worker(factory) was called")
         _embedder = _factory()
     return _embedder
-
-
-def load_failure(item: Pending, exc: Exception) -> Outcome:
-    """The ``failed`` outcome of a document that could not be loaded (as the serial path)."""
-    message = exc if isinstance(exc, IngestError) else f"{type(exc).__name__}: {exc}"
-    return Outcome(item.label, item.doc_id, "failed", error=one_line(message))
 
 
 def prepare(item: Pending, chunking: ChunkSettings) -> Parsed | Outcome:

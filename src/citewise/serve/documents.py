@@ -215,10 +215,11 @@ def _uploaded(st: ServerState, name: str, doc_id: str, report: IngestReport,
               received: float) -> dict:
     """The upload's response (or its one-line error), its index lag observed."""
     failed = [o for o in report.outcomes if o.status == "failed"]
-    if failed:
+    if failed or report.includes_only:
         from citewise.errors import IngestError
 
-        error = str(failed[0].error)
+        error = (str(failed[0].error) if failed else
+                 f"{report.includes_only[0][1]}. Fix: upload the files it includes")
         raise IngestError(f"{name}: {error}" + ("" if "Fix:" in error else
                           ". Fix: upload it as a type citewise reads (.md, .html, .txt, .rst, "
                           ".pdf, .docx, .info, each also .gz), or correct the file"))
