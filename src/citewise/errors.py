@@ -79,6 +79,17 @@ class IndexMismatchError(StoreError):
     """The index was built with a different embedder or chunker than the one configured."""
 
 
+class ChangedSinceReadError(StoreError):
+    """Documents of a write batch changed (readers, version, deleted) after the writer read
+    them; nothing of the batch was written. ``doc_ids``: those documents."""
+
+    def __init__(self, doc_ids: tuple[str, ...]) -> None:
+        shown = ", ".join(doc_ids[:3]) + (" …" if len(doc_ids) > 3 else "")
+        super().__init__(f"{len(doc_ids)} document(s) changed by another command while this "
+                         f"write was prepared ({shown}). Fix: run it again")
+        self.doc_ids = doc_ids
+
+
 class NotFoundError(StoreError):
     """A document id is not in the index."""
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from citewise.chunk import chunk_document
 from citewise.config import Settings
-from citewise.errors import IngestError, OnlyIncludesError
+from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
     kept_note,
@@ -27,7 +27,7 @@ from citewise.ingest.hand_readers import (
     with_hand_readers,
 )
 from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
-from citewise.protocols import DocumentWrite, Embedder, Store
+from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
 from citewise.source_claims import SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
 
@@ -177,13 +177,16 @@ def write_status(previous: Document | None, document: Document) -> str:
 
 @dataclass
 class Prepared:
-    """A document ready to write: its record, chunks, write status and parsed body."""
+    """A document ready to write: its record, chunks, write status and parsed body, and the
+    record it was decided on (``read``: None for a new document)."""
 
     pending: Pending
     document: Document
     chunks: list[Chunk]
     status: str
     parsed: ParsedDocument
+    read: Document | None = None
+    note: str | None = None  # a warning on who may read it (kept_note, readers_changed)
 
 
 def _prepare(store: Store, item: Pending, settings: Settings,
@@ -221,10 +224,8 @@ def ready_to_write(item: Pending, document: Document, chunks: list[Chunk],
     note = kept_note(document, INDEX_OPTION) or (
         readers_changed(previous, document)
         if previous is not None and previous.acl_groups != document.acl_groups else None)
-    if note is not None:
-        parsed = replace(parsed, metadata={**parsed.metadata, "_notes": [
-            *parsed.metadata.get("_notes", ()), note]})
-    return Prepared(item, document, chunks, write_status(previous, document), parsed)
+    return Prepared(item, document, chunks, write_status(previous, document), parsed, previous,
+                    note)
 
 
 class DocIdClaims:
@@ -351,10 +352,7 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
         nonlocal prepared, done
         if prepared:
             made = _embed_missing(store, embedder, prepared, report, on_embedded, vectors)
-            store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, made),
-                                       p.parsed, same_tenant=True) for p in prepared])
-            report.outcomes.extend(outcomes_of(prepared, made))
-            note_written(report, prepared)
+            write_prepared(store, prepared, made, report)
         if on_progress and done:
             on_progress(done)
         prepared, done = [], 0
@@ -398,11 +396,68 @@ def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepar
         prepared.append(result)
 
 
+WRITE_TRIES = 3
+"""Writes of a batch whose documents keep changing under it (:func:`write_prepared`)."""
+
+
+def write_prepared(store: Store, prepared: Sequence[Prepared],
+                   vectors: Mapping[str, np.ndarray], report: IngestReport) -> None:
+    """Write ``prepared`` (its new ``vectors``) and report it. Each document is written
+    only if it is still as it was read (:class:`~citewise.protocols.ReadAs`): one changed
+    meanwhile by another command (``citewise acl``, a delete, another ingest or upload) is
+    decided again on what the index holds now (:func:`redecide`), and the batch retried."""
+    batch, tries = list(prepared), 0
+    while batch:
+        try:
+            store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
+                                       p.parsed, same_tenant=True, read_as=ReadAs.of(p.read))
+                         for p in batch])
+            break
+        except ChangedSinceReadError as exc:  # nothing of the batch was written
+            tries += 1
+            again = [redecide(store, p, give_up=tries >= WRITE_TRIES)
+                     if p.document.doc_id in exc.doc_ids else p for p in batch]
+            for result in again:
+                if isinstance(result, Outcome):
+                    take(result, report, [])
+            batch = [p for p in again if isinstance(p, Prepared)]
+    report.outcomes.extend(outcomes_of(batch, vectors))
+    note_written(report, batch)
+
+
+def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepared | Outcome:
+    """``prepared`` decided again on its document as the index holds it now: not written
+    back when deleted since it was read (a delete is never undone by an ingest already
+    under way), unchanged when the index already holds its record, else its new write
+    (readers set by hand meanwhile are kept: :func:`make_document`). ``give_up``: it
+    changed under every try (:data:`WRITE_TRIES`), so it fails."""
+    item, doc_id = prepared.pending, prepared.document.doc_id
+    if give_up:
+        return Outcome(item.label, doc_id, "failed", error=(
+            "changed by other commands during each of this ingest's writes. Fix: run the "
+            "ingest again"))
+    now = store.get_document(doc_id)
+    if now is None and prepared.read is not None:
+        return Outcome(item.label, doc_id, "failed", error=(
+            "deleted by another command while this ingest read it; not written back. Fix: "
+            "ingest it again to index it"))
+    try:
+        document = make_document(prepared.parsed, doc_id, now)
+    except IngestError as exc:  # moved to another tenant meanwhile, say
+        return Outcome(item.label, doc_id, "failed", error=one_line(exc))
+    if now is not None and same_record(now, document):
+        return unchanged(item.label, document)
+    return ready_to_write(item, document, prepared.chunks, now, prepared.parsed)
+
+
 def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:
     """Report the written documents nobody can read, and the notes their loads left
-    (``_notes`` in the metadata: ACL values in the file that were ignored)."""
+    (``_notes`` in the metadata: ACL values in the file that were ignored), then each one's
+    note on who may read it."""
     report.unreadable.extend(p.document.doc_id for p in prepared if not p.document.acl_groups)
-    report.warnings.extend(n for p in prepared for n in p.parsed.metadata.get("_notes", ()))
+    for p in prepared:
+        report.warnings.extend(p.parsed.metadata.get("_notes", ()))
+        report.warnings.extend([p.note] if p.note else [])
 
 
 def own_vectors(chunks: Sequence[Chunk],

@@ -60,6 +60,25 @@ class Embedder(Protocol):
 
 
 @dataclass(frozen=True)
+class ReadAs:
+    """A document's readers and version as a writer read them before deciding its new record
+    (``version`` 0: it was not in the index). A write carrying one replaces the document only
+    if it is still so, checked inside the write transaction: a security review's
+    ``citewise acl`` (or delete) made while an ingest embedded its batch was undone by the
+    ingest's write a minute later, with exit 0 and no warning."""
+
+    version: int = 0
+    tenant: str = ""
+    groups: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, document: Document | None) -> ReadAs:
+        if document is None:
+            return cls()
+        return cls(document.version, document.tenant, tuple(sorted(set(document.acl_groups))))
+
+
+@dataclass(frozen=True)
 class DocumentWrite:
     """One document to (re)write: its record, all its chunks, vectors for the chunks'
     ``embed_hash`` values not yet cached in the store (others are reused), and the parsed
@@ -74,6 +93,9 @@ class DocumentWrite:
     before it parsed and embedded the batch, and another process's upload of the same id to
     another tenant in between was overwritten); a version catch-up or migrate copies a
     record as it is."""
+    read_as: ReadAs | None = None
+    """When set, write only if the document is still as read (:class:`ReadAs`); else the
+    store raises :class:`~citewise.errors.ChangedSinceReadError` and writes nothing."""
 
 
 @dataclass(frozen=True)

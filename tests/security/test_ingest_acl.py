@@ -525,3 +525,51 @@ def test_a_large_utf16_files_front_matter_id_is_read(tmp_path: Path) -> None:
     ingest(db, str(root), "--groups", "staff", "--meta",
            str(sidecar(tmp_path, {"doc_id": "hr-handbook", "groups": ["hr"]})))
     assert acl_of(db) == {"hr-handbook": ("default", ["hr"])}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("change", ["acl", "delete"])
+def test_an_acl_change_or_delete_made_while_an_ingest_embeds_is_not_undone(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: str,
+        change: str) -> None:
+    """A security review: `citewise acl salary.md --groups hr` (or a delete) made while the
+    routine re-ingest embedded its batch was undone by the ingest's write a minute later,
+    exit 0 and no warning, on SQLite and PostgreSQL: the write replaced the record read
+    before embedding. A document changed since it was read is decided again on what the
+    index holds now: readers set by hand meanwhile are kept, a deleted one stays deleted."""
+    import citewise.indexing
+    import citewise.parallel.pipeline
+    from citewise import connect
+
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    run = ("--groups", "staff", "--workers", workers)
+    ingest(db, str(root), *run)
+    (root / "salary.md").write_text(SALARY + "\nLevel 6: 130,000.\n", encoding="utf-8")
+    (root / "travel.md").write_text("# Travel\n\nBook early, fly economy.\n", encoding="utf-8")
+
+    def meanwhile(embed):  # noqa: ANN001, ANN202
+        def racing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            with connect(db) as other:  # another command, while this ingest embeds
+                if change == "acl":
+                    other.set_acl("salary.md", ["hr"])
+                else:
+                    other.delete(["salary.md"])
+            return embed(*args, **kwargs)
+        return racing
+
+    for module in (citewise.indexing, citewise.parallel.pipeline):
+        monkeypatch.setattr(module, "_embed_missing", meanwhile(module._embed_missing))
+    out = ingest(db, str(root), *run)
+    readers = acl_of(db)
+    assert readers["travel.md"] == ("default", ["staff"])
+    code, found = cli("search", "zqsecretsalary", "--groups", "staff", "--db", str(db))
+    assert "zqsecretsalary" not in found, out
+    if change == "acl":
+        assert readers["salary.md"] == ("default", ["hr"]), out
+        assert "salary.md: keeps the readers set by hand" in out
+        code, found = cli("search", "Level 6", "--groups", "hr", "--db", str(db))
+        assert "130,000" in found  # the edit is indexed, for its readers
+    else:
+        assert "salary.md" not in readers, out
+        assert ("salary.md: deleted by another command while this ingest read it; not "
+                "written back. Fix: ingest it again") in out

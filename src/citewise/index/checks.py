@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from citewise.errors import ConfigError, StoreError
-from citewise.protocols import DocumentWrite
+from citewise.errors import ChangedSinceReadError, ConfigError, StoreError
+from citewise.protocols import DocumentWrite, ReadAs
 from citewise.types import Document
 
 T = TypeVar("T")
@@ -54,6 +54,25 @@ def other_tenants(doc_id: str, tenant: str) -> StoreError:
         f"batch of tenant {tenant!r} was being prepared; this batch was not written (earlier "
         "ones were). Fix: run the ingest again (that file then fails alone, naming the "
         "tenant), or give the file its own doc_id")
+
+
+def check_read_as(batch: Sequence[DocumentWrite], now: Callable[[str], ReadAs]) -> None:
+    """Raise :class:`ChangedSinceReadError` naming the documents of ``batch`` whose
+    ``read_as`` differs from what the store holds now (``now``: read inside the write
+    transaction, under the write lock), before anything is written."""
+    changed = tuple(item.document.doc_id for item in batch
+                    if item.read_as is not None and now(item.document.doc_id) != item.read_as)
+    if changed:
+        raise ChangedSinceReadError(changed)
+
+
+def read_as_row(row: tuple[Any, Any, Any] | None) -> ReadAs:
+    """:class:`ReadAs` of a stored ``(version, tenant, acl)`` row (acl as JSON text or a
+    list), or of no row."""
+    if row is None:
+        return ReadAs()
+    acl = json.loads(row[2]) if isinstance(row[2], str) else row[2]
+    return ReadAs(int(row[0]), str(row[1]), tuple(sorted(set(acl or ()))))
 
 
 def check_batch(batch: Sequence[DocumentWrite]) -> None:

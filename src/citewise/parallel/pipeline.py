@@ -37,20 +37,18 @@ from citewise.indexing import (
     Prepared,
     batches,
     make_document,
-    note_written,
     one_line,
-    outcomes_of,
-    own_vectors,
     ready_to_write,
     same_record,
     take,
     texts_to_embed,
     unchanged,
+    write_prepared,
 )
 from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
 from citewise.parallel.worker import Parsed
-from citewise.protocols import DocumentWrite, Store
+from citewise.protocols import Store
 
 #: Fewest texts worth a separate embedding task (below it, IPC outweighs the model call).
 MIN_SHARD = 8
@@ -102,10 +100,7 @@ def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequ
     if not prepared:
         return
     vectors = _embed_missing(store, backend, prepared, report)
-    store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors), p.parsed,
-                               same_tenant=True) for p in prepared])
-    report.outcomes.extend(outcomes_of(prepared, vectors))
-    note_written(report, prepared)
+    write_prepared(store, prepared, vectors, report)
 
 
 def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:

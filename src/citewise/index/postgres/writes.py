@@ -23,8 +23,10 @@ from citewise.index.checks import (
     batch_vectors,
     check_acl,
     check_batch,
+    check_read_as,
     metadata_json,
     other_tenants,
+    read_as_row,
 )
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.protocols import DocumentWrite
@@ -99,6 +101,9 @@ def _cached(conn: Any, hashes: Iterable[str], scope: str) -> set[str]:
 def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> None:
     """Upsert every document of ``batch`` with its chunks and new vectors."""
     check_batch(batch)
+    check_read_as(batch, lambda doc_id: read_as_row(conn.execute(
+        "SELECT version, tenant, acl FROM documents WHERE doc_id = %s FOR UPDATE",
+        (doc_id,)).fetchone()))
     own = isolated(conn)
     rows = batch_vectors(batch, dim, lambda hs, scope: _cached(conn, hs, scope), normalised,
                          lambda doc: vector_scope(doc.tenant, own))

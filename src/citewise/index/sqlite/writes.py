@@ -17,8 +17,10 @@ from citewise.index.checks import (
     batch_vectors,
     check_acl,
     check_batch,
+    check_read_as,
     metadata_json,
     other_tenants,
+    read_as_row,
 )
 from citewise.index.serialize import parsed_to_bytes, sections_to_json
 from citewise.index.sqlite.acl import ensure_ids, lookup_ids
@@ -107,6 +109,9 @@ def write_batch(conn: Any, batch: Sequence[DocumentWrite], dim: int | None) -> s
     """Upsert every document of ``batch`` with its chunks, FTS rows and new vectors; returns
     the FTS tables it deleted rows from (documents already there were replaced)."""
     check_batch(batch)
+    check_read_as(batch, lambda doc_id: read_as_row(conn.execute(
+        "SELECT version, tenant, acl FROM documents WHERE doc_id = ?",
+        (doc_id,)).fetchone()))
     layout = layout_of(conn)
 
     def scope_of(doc: Document) -> int:
