@@ -40,11 +40,12 @@ def test_what_inflates_past_the_limit_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize(("name", "data", "error", "message"), [
-    ("broken.md.gz", gzip.compress(GUIDE.encode())[:30], IngestError, "not a readable gzip"),
-    ("twice.md.gz.gz", gzip.compress(gzip.compress(b"x")), UnsupportedFormatError,
-     "gzip file inside a gzip file"),
-    ("script.py.gz", gzip.compress(b"print(1)"), UnsupportedFormatError, "unsupported"),
-])
+    ("broken.md.gz", gzip.compress(GUIDE.encode(), mtime=0)[:30], IngestError,
+     "not a readable gzip"),
+    ("twice.md.gz.gz", gzip.compress(gzip.compress(b"x", mtime=0), mtime=0),
+     UnsupportedFormatError, "gzip file inside a gzip file"),
+    ("script.py.gz", gzip.compress(b"print(1)", mtime=0), UnsupportedFormatError, "unsupported"),
+], ids=["broken", "twice", "script"])  # one id in every process (pytest-xdist collects twice)
 def test_bad_compressed_files_fail_in_one_line(tmp_path, name, data, error, message):
     path = tmp_path / name
     path.write_bytes(data)
