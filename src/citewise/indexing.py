@@ -359,7 +359,7 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 
     sources = SourceClaims(store)
     for item in items:
-        take(_unclaimed(sources, claims.check(_prepare(store, item, settings, count_tokens))),
+        take(unclaimed(sources, claims.check(_prepare(store, item, settings, count_tokens))),
              report, prepared)
         done += 1
         if done >= batch_docs or sum(len(p.chunks) for p in prepared) >= batch_chunks:
@@ -369,9 +369,10 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     return report
 
 
-def _unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | Outcome:
+def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | Outcome:
     """``result``, or a ``failed`` outcome when it is a new document read from a file the
-    index holds under another id (:mod:`citewise.source_claims`)."""
+    index holds under another id (:mod:`citewise.source_claims`), on the serial and the
+    parallel path (``--workers`` indexed such a file twice)."""
     if isinstance(result, Prepared) and result.status == "new" and \
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id

@@ -107,3 +107,21 @@ def test_a_file_of_include_lines_only_is_left_out_not_failed(tmp_path, workers):
     assert summary["includes_only"] == [{"path": str(docs / "index.rst"),
                                          "note": "only includes part.rst"}]
     assert summary["failed"] == 0 and summary["unchanged"] == 1
+
+
+def test_workers_do_not_index_a_file_again_under_another_id(tmp_path):
+    """With ``--workers`` a file already indexed under another id (its folder ingested on
+    its own before) was indexed a second time, as the serial path refuses (one file, one
+    document: :mod:`citewise.source_claims`)."""
+    sub = tmp_path / "docs" / "yq"
+    sub.mkdir(parents=True)
+    (sub / "README.md").write_text("# yq\n\nyq transcodes YAML.\n")
+    common = ["--db", str(tmp_path / "x.db"), "--groups", "staff", "--no-progress",
+              "--threads", "1"]
+    assert CliRunner().invoke(cli, ["ingest", str(sub), *common]).exit_code == 0
+    again = CliRunner().invoke(cli, ["ingest", str(tmp_path / "docs"), *common,
+                                     "--workers", "2"])
+    assert "this file is indexed already, as 'README.md'; not indexed again as " \
+           "'yq/README.md'" in again.output
+    listed = CliRunner().invoke(cli, ["status", "--documents", "--db", str(tmp_path / "x.db")])
+    assert "yq/README.md" not in listed.output, listed.output

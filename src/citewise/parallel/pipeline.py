@@ -43,12 +43,14 @@ from citewise.indexing import (
     take,
     texts_to_embed,
     unchanged,
+    unclaimed,
     write_prepared,
 )
 from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
 from citewise.parallel.worker import Parsed
 from citewise.protocols import Store
+from citewise.source_claims import SourceClaims
 
 #: Fewest texts worth a separate embedding task (below it, IPC outweighs the model call).
 MIN_SHARD = 8
@@ -65,12 +67,12 @@ def run_pipeline(store: Store, backend: Backend, items: Iterable[Pending], setti
     report = IngestReport()
     started = time.perf_counter()
     window: deque[tuple[list[Pending], list[_Job]]] = deque()
-    claims = DocIdClaims()
+    claims, sources = DocIdClaims(), SourceClaims(store)
 
     def drain(keep: int) -> None:
         while len(window) > keep:
             batch, jobs = window.popleft()
-            _finish(store, backend, batch, jobs, report, claims)
+            _finish(store, backend, batch, jobs, report, claims, sources)
             if on_progress:
                 on_progress(len(batch))
 
@@ -90,13 +92,13 @@ def _dispatch(backend: Backend, item: Pending, settings: Settings) -> _Job:
 
 
 def _finish(store: Store, backend: Backend, batch: Sequence[Pending], jobs: Sequence[_Job],
-            report: IngestReport, claims: DocIdClaims) -> None:
+            report: IngestReport, claims: DocIdClaims, sources: SourceClaims) -> None:
     prepared: list[Prepared] = []
     for item, job in zip(batch, jobs, strict=True):
         result = job if isinstance(job, Outcome) else backend.result(job)
         if not isinstance(result, Outcome):
             result = _decide(store, item, result)
-        take(claims.check(result), report, prepared)
+        take(unclaimed(sources, claims.check(result)), report, prepared)
     if not prepared:
         return
     vectors = _embed_missing(store, backend, prepared, report)
