@@ -23,6 +23,7 @@ from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesErro
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
     kept_note,
+    moved_readers,
     readers_changed,
     with_hand_readers,
 )
@@ -372,12 +373,18 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | Outcome:
     """``result``, or a ``failed`` outcome when it is a new document read from a file the
     index holds under another id (:mod:`citewise.source_claims`), on the serial and the
-    parallel path (``--workers`` indexed such a file twice)."""
+    parallel path (``--workers`` indexed such a file twice); a new document with the text
+    of one whose readers were set by hand and whose file is gone keeps those readers
+    (:func:`~citewise.ingest.hand_readers.moved_readers`)."""
     if isinstance(result, Prepared) and result.status == "new" and \
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id
         return Outcome(result.pending.label, doc_id, "failed",
                        error=sources.problem(doc_id, holder))
+    if isinstance(result, Prepared) and result.status == "new" and \
+            (moved := sources.moved_from(result.document)) is not None:
+        document, note = moved_readers(result.document, moved, INDEX_OPTION)
+        return replace(result, document=document, note=note)
     return result
 
 

@@ -12,6 +12,9 @@ has and the ``--id-prefix`` that updates it; nothing stored changes.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from citewise.ingest.hand_readers import set_by_hand
 from citewise.ingest.ownership import HOME
 from citewise.protocols import Store
 from citewise.types import Document
@@ -25,6 +28,7 @@ class SourceClaims:
         self.store = store
         self._ids: dict[tuple[str, str], str] | None = None
         self._links: dict[str, str] = {}
+        self._by_hand: dict[tuple[str, str], Document] = {}
 
     def holder(self, document: Document) -> str | None:
         """The id of another stored document read from the same local file (the file each
@@ -32,12 +36,26 @@ class SourceClaims:
         home = document.metadata.get(HOME)
         if not home:
             return None  # an upload, or a document with no file of its own
+        holder = self._held().get((document.tenant, str(home)))
+        return holder if holder != document.doc_id else None
+
+    def _held(self) -> dict[tuple[str, str], str]:
         if self._ids is None:
             held = [d for d in self.store.list_documents() if d.metadata.get(HOME)]
             self._ids = {(d.tenant, str(d.metadata[HOME])): d.doc_id for d in held}
             self._links = {d.doc_id: d.source_url or "" for d in held}
-        holder = self._ids.get((document.tenant, str(home)))
-        return holder if holder != document.doc_id else None
+            self._by_hand = {(d.tenant, d.content_hash): d for d in held if set_by_hand(d)}
+        return self._ids
+
+    def moved_from(self, document: Document) -> Document | None:
+        """A stored document of ``document``'s text and tenant whose readers were set by
+        hand and whose file is gone (the file moved or renamed), or None."""
+        self._held()
+        moved = self._by_hand.get((document.tenant, document.content_hash))
+        if moved is None or moved.doc_id == document.doc_id or \
+                Path(str(moved.metadata[HOME])).exists():
+            return None
+        return moved
 
     def _readers(self, holder: str) -> str:
         """`` --groups …`` (and ``--tenant``) of ``holder`` as stored: a new user who

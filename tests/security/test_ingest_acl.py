@@ -573,3 +573,29 @@ def test_an_acl_change_or_delete_made_while_an_ingest_embeds_is_not_undone(
         assert "salary.md" not in readers, out
         assert ("salary.md: deleted by another command while this ingest read it; not "
                 "written back. Fix: ingest it again") in out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_page_restricted_by_hand_keeps_its_readers_when_its_file_moves(
+        tmp_path: Path, workers: str) -> None:
+    """A security review restricted salary.md by hand to hr, moved the file into pay/ and
+    ran the routine ingest: staff read the page under its new id, no word said. A new
+    document with the text of one whose readers were set by hand and whose file is gone
+    keeps those readers, and the ingest says so with the commands that change it."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    db = tmp_path / "i.db"
+    run = ("--groups", "staff", "--workers", workers)
+    ingest(db, str(root), *run)
+    assert cli("acl", "salary.md", "--groups", "hr", "--db", str(db))[0] == 0
+    (root / "pay").mkdir()
+    (root / "salary.md").rename(root / "pay" / "salary.md")
+    out = ingest(db, str(root), *run)
+    assert ("pay/salary.md: has the text of salary.md, whose file is gone and whose readers "
+            "were set by hand (groups hr): it keeps them.") in out
+    assert f"`citewise acl --groups staff --db {db} -- pay/salary.md`" in out
+    assert f"`citewise delete --db {db} -- salary.md` removes the old id" in out
+    assert acl_of(db)["pay/salary.md"] == ("default", ["hr"])
+    code, found = cli("search", "zqsecretsalary", "--groups", "staff", "--db", str(db))
+    assert "zqsecretsalary" not in found
+    ingest(db, str(root), *run)  # and the next routine ingest keeps them
+    assert acl_of(db)["pay/salary.md"] == ("default", ["hr"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from collections import Counter
@@ -141,12 +142,15 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
 
 
 def on_this_index(warning: str, db: str) -> str:
-    """``warning`` with this ingest's index where its ``citewise acl`` command says ``--db
-    INDEX``: a new user given ``--db`` was shown the placeholder to fill in. Only in the
-    command (a document id may hold the words too: a review)."""
-    head, command, tail = warning.partition("`citewise acl ")
+    """``warning`` with this ingest's index where its commands (``citewise acl``,
+    ``citewise delete``) say ``--db INDEX``: a new user given ``--db`` was shown the
+    placeholder to fill in. Only as each command's option (a document id may hold the words
+    too: a review)."""
     given = "".join(" " + shlex.quote(p) for p in show_options(db, "", "default", None))
-    return head + command + tail.replace(" " + INDEX_OPTION, given, 1) if command else warning
+    return _COMMAND.sub(lambda m: m.group(0).replace(" " + INDEX_OPTION, given, 1), warning)
+
+
+_COMMAND = re.compile(r"`citewise (?:acl|delete) [^`]*")
 
 
 def _print_skipped(skipped: Sequence[str]) -> None:

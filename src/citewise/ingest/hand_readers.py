@@ -84,3 +84,20 @@ def kept_note(document: Document, index_option: str) -> str | None:
             f"{shlex.quote(','.join(given))} {index_option} -- {shlex.quote(document.doc_id)}`"
             f" (or PUT /v1/documents/{document.doc_id}/acl); to keep these, give its ingest "
             "the same groups (--groups or its --meta line)")
+
+
+def moved_readers(document: Document, moved: Document, index_option: str) -> tuple[Document, str]:
+    """``document`` (new, the text of ``moved``, whose file is gone and whose readers were
+    set by hand) with ``moved``'s readers, and the note saying so: a security review moved
+    a page restricted by hand to hr into a subfolder, re-ingested with ``--groups staff``,
+    and staff read it under its new id, no word said. The ingest's groups stay recorded, so
+    later ingests keep these readers too (:func:`with_hand_readers`)."""
+    kept = replace(document, acl_groups=moved.acl_groups)
+    groups = ",".join(sorted(moved.acl_groups)) or "(none)"
+    given = ",".join(_given(document) or [])
+    return kept, (
+        f"{document.doc_id}: has the text of {moved.doc_id}, whose file is gone and whose "
+        f"readers were set by hand (groups {groups}): it keeps them. Fix: to give it this "
+        f"ingest's readers, `citewise acl --groups {shlex.quote(given)} {index_option} -- "
+        f"{shlex.quote(document.doc_id)}`; `citewise delete {index_option} -- "
+        f"{shlex.quote(moved.doc_id)}` removes the old id")
