@@ -599,3 +599,25 @@ def test_a_page_restricted_by_hand_keeps_its_readers_when_its_file_moves(
     assert "zqsecretsalary" not in found
     ingest(db, str(root), *run)  # and the next routine ingest keeps them
     assert acl_of(db)["pay/salary.md"] == ("default", ["hr"])
+
+
+def test_a_sidecar_line_naming_a_folder_gives_every_file_under_it_its_readers(
+        tmp_path: Path) -> None:
+    """A new user restricted the Clippy book's development/ folder with 23 sidecar lines, one
+    per page (a line was a file only); forgetting one left that page to staff. A line naming
+    a folder applies to every file under it, a deeper folder's line and a file's own line
+    winning; one that matches no file still stops the ingest."""
+    root = docs_with(tmp_path, {"dev/a.md": "# A\n\nAlpha.\n", "dev/b.md": "# B\n\nBeta.\n",
+                                "dev/inner/c.md": "# C\n\nGamma.\n",
+                                "pub/d.md": "# D\n\nDelta.\n"})
+    meta = sidecar(tmp_path, {"path": "dev/", "groups": ["maint"]},
+                   {"path": "dev/b.md", "groups": ["core"]},
+                   {"path": "dev/inner", "groups": ["inner"]})
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--groups", "staff", "--meta", str(meta), "--strict")
+    assert acl_of(db) == {"dev/a.md": ("default", ["maint"]), "dev/b.md": ("default", ["core"]),
+                          "dev/inner/c.md": ("default", ["inner"]),
+                          "pub/d.md": ("default", ["staff"])}
+    wrong = sidecar(tmp_path, {"path": "Dev/", "groups": ["maint"]})
+    out = ingest(db, str(root), "--groups", "staff", "--meta", str(wrong), code=1)
+    assert "path 'Dev' matches no document" in out and "nothing was ingested" in out

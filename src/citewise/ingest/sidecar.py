@@ -1,7 +1,8 @@
 """Sidecar metadata: a JSONL file that sets owner, groups, tenant, … for ingested files.
 
 Each non-blank line is one JSON object with ``path`` (relative to the ingest root or to the
-current directory, POSIX separators, exact case) or ``doc_id`` (matched after front matter is
+current directory, POSIX separators, exact case; a folder's path gives every file under it
+the line's metadata, a file's own line winning) or ``doc_id`` (matched after front matter is
 read), plus any metadata keys (normalised like front matter, see
 :mod:`citewise.ingest.metadata`). Sidecar values are meant to override what the file
 itself says. Example line::
@@ -130,23 +131,36 @@ class SidecarMatch:
         self.by_doc_id = {k: dict(v) for k, v in sidecar.items()
                           if self.kinds.get(k, "doc_id") == "doc_id"}
         self.path_hits: dict[str, int] = {}
+        self.folder_hits: dict[str, int] = {}  # files matched by a line naming their folder
 
     def for_file(self, rel: str, from_cwd: str, others: Sequence[str] = ()) -> dict[str, Any]:
         """The sidecar lines naming a file by its path from the current folder, from other
-        roots of the ingest that hold it (``others``) or from its root (which wins)."""
+        roots of the ingest that hold it (``others``) or from its root (which wins), after
+        the lines naming a folder it is in (:meth:`_keys`)."""
         side: dict[str, Any] = {}
-        for key in dict.fromkeys((from_cwd, *others, rel)):
-            if key in self.by_path:
-                self.path_hits[key] = self.path_hits.get(key, 0) + 1
-                side.update(self.by_path[key])
+        for key, folder in self._keys((from_cwd, *others, rel)):
+            hits = self.folder_hits if folder else self.path_hits
+            hits[key] = hits.get(key, 0) + 1
+            side.update(self.by_path[key])
         return side
+
+    def _keys(self, paths: Sequence[str]) -> list[tuple[str, bool]]:
+        """The lines that apply to a file known by ``paths``, in the order they apply:
+        lines naming a folder it is in (``{"path": "development/", "groups": [...]}``:
+        a new user wrote 23 lines, one per page, to restrict one folder), outer folders
+        first, then the lines naming the file itself, which win."""
+        paths = list(dict.fromkeys(paths))
+        folders = sorted({"/".join(p.split("/")[:n]) for p in paths
+                          for n in range(1, p.count("/") + 1)}, key=lambda f: f.count("/"))
+        return [(f, True) for f in folders if f in self.by_path] + \
+            [(p, False) for p in paths if p in self.by_path]
 
     def readers(self, rel: str, from_cwd: str, others: Sequence[str], doc_id: str) -> str:
         """Who the sidecar lets read the file (its tenant and groups, as a key; "" when no
         line names them), without counting the lines as matched."""
         side: dict[str, Any] = {}
-        for key in dict.fromkeys((from_cwd, *others, rel)):
-            side.update(self.by_path.get(key) or {})
+        for key, _ in self._keys((from_cwd, *others, rel)):
+            side.update(self.by_path[key])
         side.update(self.by_doc_id.get(str(side.get("doc_id") or doc_id)) or {})
         acl = {k: side[k] for k in ACL_KEYS if k in side}
         return json.dumps(acl, sort_keys=True, default=str) if acl else ""
@@ -162,7 +176,7 @@ class SidecarMatch:
             if self.kinds.get(key) != "path":
                 continue  # a plain mapping's key may also be a doc_id: see problems()
             hits = self.path_hits.get(key, 0)
-            if hits != 1:
+            if hits != 1 and not (hits == 0 and self.folder_hits.get(key)):
                 out.append(self._problem(key, "path", hits))
         return out
 
@@ -174,13 +188,14 @@ class SidecarMatch:
         everyone)."""
         return [self._problem(key, "path", 0) for key in self.by_path
                 if self.kinds.get(key) == "path" and not self.path_hits.get(key)
+                and not self.folder_hits.get(key)
                 and any(k in self.by_path[key] for k in ACL_KEYS) and not exists(key)]
 
     def floating_acl(self) -> list[str]:
         """``doc_id`` lines (and a plain mapping's keys no path matched) that set who may
         read: the ones :meth:`lost_doc_acl` checks."""
         return [key for key in self.by_doc_id if self.kinds.get(key) in ("doc_id", None)
-                and not self.path_hits.get(key)
+                and not self.path_hits.get(key) and not self.folder_hits.get(key)
                 and any(k in self.by_doc_id[key] for k in ACL_KEYS)]
 
     def lost_doc_acl(self, known: Callable[[str], bool]) -> list[str]:
@@ -202,7 +217,7 @@ class SidecarMatch:
             as_path = self.path_hits.get(key, 0)
             hits = {"path": as_path, "doc_id": counts.get(key, 0)}.get(
                 kind or "", max(as_path, counts.get(key, 0)))
-            if hits != 1:
+            if hits != 1 and not (hits == 0 and self.folder_hits.get(key)):
                 out.append(self._problem(key, kind or "path or doc_id", hits))
         return out
 
@@ -214,8 +229,8 @@ class SidecarMatch:
                        "parent of folders named together, exact case",
                "doc_id": "a doc_id, from front matter, the sidecar or the file path"}.get(
                    kind, "exact case")
-        fix = ("correct the line" if not _PATTERN.search(key) else "name one file per line "
-               "(a line is no pattern), or give a folder its readers by ingesting it in a "
-               "command of its own with --groups")  # a new user's "unstable-book/*"
+        fix = ("correct the line" if not _PATTERN.search(key) else "name one file or folder "
+               "per line (a line is no pattern: {\"path\": \"dir/\"} gives every file under "
+               "dir its metadata)")  # a new user's "unstable-book/*"
         return (f"{self._where(key)}: {kind} {key!r} matches no document ({how}); its metadata "
                 f"(groups, tenant, ...) was NOT applied. Fix: {fix}")
