@@ -82,6 +82,18 @@ def test_a_program_output_of_numbers_does_not_read_as_prose():
     assert not reads_as_prose("0\n1\n2\n3\nDone.")  # a review: numbers are most of it
 
 
+def test_a_sentence_leading_into_code_with_a_comma_reads_as_prose():
+    """A new user's Clippy book answer quoted "You can add Clippy to GitLab CI by using …
+    configuration file below," as the first line of the YAML's fence."""
+    from citewise.generate.examples import reads_as_prose
+
+    assert reads_as_prose("You can add Clippy to GitLab CI by using the latest stable rust "
+                          "docker image, as it is shown in the .gitlab-ci.yml CI "
+                          "configuration file below,")
+    assert not reads_as_prose('    "name": "value",')
+    assert not reads_as_prose("foo(alpha, beta, gamma, delta, epsilon, zeta, eta, theta,")
+
+
 def test_a_long_example_is_cut_after_a_whole_step():
     code = "\n".join([f"step{i} = {i}" for i in range(12)] + [""] +
                      [f"more{i} = {i}" for i in range(12)])

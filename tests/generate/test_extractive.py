@@ -567,3 +567,21 @@ def test_a_faq_answer_on_the_line_under_its_question_is_quoted():
            "install again.\n\nFrob is removed from the menu when you log out.")
     gen = _answer("How do I upgrade frob?", faq)
     assert "A: Download the new tarball and run make install again [S1]." in gen.text
+
+
+def test_a_sentence_leading_into_code_with_a_comma_is_cited_before_the_fence():
+    """A new user's Clippy book answer quoted "You can add Clippy to GitLab CI … below," as
+    the YAML fence's first line; read as prose, it was then cut by the checker as an
+    incomplete sentence and the example was left uncited. It leads in with a colon."""
+    from citewise.cite.enforce import enforce
+
+    gitlab = ("You can add Clippy to GitLab CI by using the latest stable rust docker image, "
+              "as it is shown in the .gitlab-ci.yml CI configuration file below,\n\n"
+              "clippy_check:\n  image: rust:latest\n  script:\n"
+              "    - cargo clippy --all-targets --all-features")
+    gen = _answer("how do I add clippy to gitlab CI?", gitlab, "Pools limit jobs.")
+    assert gen.text.startswith("You can add Clippy to GitLab CI by using the latest stable "
+                               "rust docker image, as it is shown in the .gitlab-ci.yml CI "
+                               "configuration file below [S1]:\n```\nclippy_check:"), gen.text
+    kept = enforce(gen.text, [passage("S1", gitlab), passage("S2", "Pools limit jobs.")])
+    assert kept.answered and kept.removed == () and "cargo clippy" in kept.text

@@ -100,10 +100,14 @@ def _sentence(line: str) -> bool:
 
 def reads_as_prose(part: str) -> bool:
     """Four words or more, most of them plain words (six in ten; eight in ten below eight
-    words: "with httpx.Client(proxy=…) as client:"), ending on ``.!?:`` (or reST's ``::``):
+    words: "with httpx.Client(proxy=…) as client:"), ending on ``.!?:`` (or reST's ``::``),
+    or ten words or more, seven in ten plain, ending on a comma that leads into the code:
     a sentence, even with a code mark in it ("use await client.aclose() if you want to
     close a client explicitly:"). A code line ending "foo: ..." or "data=...." is not."""
     words = len(part.split())
+    if words >= 10 and part.rstrip().endswith(",") and _plain_share(part) >= 0.7:
+        return True  # leads into what follows: "…, as it is shown in the .gitlab-ci.yml
+        # configuration file below," was quoted inside the Clippy book's code fence
     return words >= 4 and _plain_share(part) >= (0.6 if words >= 8 else 0.8) and \
         bool(_SENTENCE_END.search(part.rstrip()))
 

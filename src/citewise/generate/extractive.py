@@ -398,10 +398,11 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
     proxy URL to the client...") ends as one full stop: "client.. [S1]." read as a sentence
     "client.." and a second one starting "[S1]." to the citation checker. A ``lead_in``
     (the example follows) ending on a colon keeps it ("using pip [S1]:"), and one ending on
-    an ellipsis gets one ("errors along the lines of [S1]:", the error shown after)."""
+    an ellipsis or a comma gets one ("errors along the lines of [S1]:", the error shown
+    after)."""
     text = sentence.text.rstrip()
-    if lead_in and leads_in(text):
-        return f"{text.rstrip(':.…').rstrip()} [{', '.join(sids)}]:"
+    if lead_in and (leads_in(text) or text.endswith(",")):  # "… file below," (Clippy's)
+        return f"{text.rstrip(':.…,').rstrip()} [{', '.join(sids)}]:"
     text = _STOP_IN_CLOSER.sub(r"\1", text)  # "… variable name.)": "name) [S1]." not ".) [S1]."
     if text.endswith(")") and text.count("(") < text.count(")") \
             and not _SMILEY.search(text):  # its "(" opened the one before it; ":-)" stays
