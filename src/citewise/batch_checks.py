@@ -28,12 +28,10 @@ def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | P
     this ingest leaves alone (:meth:`SidecarMatch.lost_acl`); and on a ``doc_id`` line that
     sets who may read and names no document of the batch nor one ``indexed`` already
     (:meth:`SidecarMatch.lost_doc_acl`)."""
-    if strict and match.path_problems():
-        raise ConfigError(" | ".join(match.path_problems()) + " (--strict: nothing was "
-                          "ingested)")
-    read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
-    read |= set(batch.part_files.values())
-    if lost := match.lost_acl(lambda key: names_a_file(key, paths, read)):
+    unread = not_read(batch, paths)
+    if strict and (problems := match.path_problems(unread)):
+        raise ConfigError(" | ".join(problems) + " (--strict: nothing was ingested)")
+    if lost := match.lost_acl(unread):
         part = ("; a part of a split Info manual is read with its manual: give the line to "
                 "the manual" if batch.part_files else "")
         raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must match "
@@ -41,7 +39,7 @@ def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | P
     if match.floating_acl():
         ids = batch_ids(batch)
         if lost := match.lost_doc_acl(lambda key: key in ids or indexed(key)
-                                      or names_a_file(key, paths, read)):
+                                      or unread(key)):
             raise ConfigError(" | ".join(lost) + " (a line that sets groups or tenant must "
                               "match a document of this ingest or one already indexed: "
                               "nothing was ingested; a document of another folder is "
@@ -77,6 +75,14 @@ def front_matter_id(path: Path, within: Path | None = None) -> str | None:
         return None
     doc_id = meta.get("doc_id")
     return str(doc_id) if doc_id else None
+
+
+def not_read(batch: FileBatch, paths: Sequence[str | Path]) -> Callable[[str], bool]:
+    """Whether a sidecar path line's key names a file this ingest does not read
+    (:func:`names_a_file`)."""
+    read = {i.load.path.resolve() for i in batch.items if isinstance(i.load, FileLoad)}
+    read |= set(batch.part_files.values())
+    return lambda key: names_a_file(key, paths, read)
 
 
 def names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citewise.batch_checks import check_sidecar, delete_read_parts
+from citewise.batch_checks import check_sidecar, delete_read_parts, not_read
 from citewise.cache_scope import cache_scope, scope_of
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
@@ -190,7 +190,8 @@ class Engine(EngineVerbs):
         report.noindex.extend(batch.noindex)
         report.duplicates.extend(batch.duplicates)
         report.skipped = [p.as_posix() for p in skipped]
-        report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes])
+        report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes],
+                                                 not_read(batch, paths))
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
         report.warnings[:0] = (notes + self._stale(left_out)

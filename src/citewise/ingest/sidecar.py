@@ -169,14 +169,17 @@ class SidecarMatch:
         line = self.lines.get(key)
         return f"{self.name} line {line}" if line else f"{self.name} entry"
 
-    def path_problems(self) -> list[str]:
-        """Path lines that matched no file, or several (known before anything is loaded)."""
+    def path_problems(self, elsewhere: Callable[[str], bool] = lambda key: False) -> list[str]:
+        """Path lines that matched no file, or several (known before anything is loaded);
+        not one that names a file this ingest does not read (``elsewhere``: a new user's
+        ``ingest docs/tls.md --meta all.jsonl`` was told to "correct" the line of
+        crypto.md; its metadata applies when that file is ingested)."""
         out = []
         for key in self.by_path:
             if self.kinds.get(key) != "path":
                 continue  # a plain mapping's key may also be a doc_id: see problems()
             hits = self.path_hits.get(key, 0)
-            if hits != 1 and not (hits == 0 and self.folder_hits.get(key)):
+            if hits != 1 and not (hits == 0 and (self.folder_hits.get(key) or elsewhere(key))):
                 out.append(self._problem(key, "path", hits))
         return out
 
@@ -207,9 +210,11 @@ class SidecarMatch:
         return [self._problem(key, self.kinds.get(key) or "path or doc_id", 0)
                 for key in self.floating_acl() if not known(key)]
 
-    def problems(self, doc_ids: Sequence[str]) -> list[str]:
+    def problems(self, doc_ids: Sequence[str],
+                 elsewhere: Callable[[str], bool] = lambda key: False) -> list[str]:
         """Every line that matched no document or several, given the documents' final ids
-        (a key of a plain mapping, without line kinds, may match either way)."""
+        (a key of a plain mapping, without line kinds, may match either way); not a path
+        line naming a file this ingest does not read (``elsewhere``: :meth:`path_problems`)."""
         counts = Counter(doc_ids)
         out = []
         for key in dict.fromkeys([*self.by_path, *self.by_doc_id]):
@@ -217,7 +222,8 @@ class SidecarMatch:
             as_path = self.path_hits.get(key, 0)
             hits = {"path": as_path, "doc_id": counts.get(key, 0)}.get(
                 kind or "", max(as_path, counts.get(key, 0)))
-            if hits != 1 and not (hits == 0 and self.folder_hits.get(key)):
+            if hits != 1 and not (hits == 0 and (self.folder_hits.get(key) or (
+                    kind == "path" and elsewhere(key)))):
                 out.append(self._problem(key, kind or "path or doc_id", hits))
         return out
 
