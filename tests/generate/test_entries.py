@@ -291,3 +291,23 @@ def test_only_a_short_heading_holding_a_name_that_is_no_plain_word_titles_it():
     # httpx's "HTTP_PROXY is set on our machines but calls to 127.0.0.1 shouldn't use it,
     # how?" was answered from this section, not NO_PROXY's: a list is about none alone
     assert not names_asked_term(("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY",), {"http_proxy"})
+
+
+def test_an_option_under_the_asked_functions_heading_is_quoted_with_its_default():
+    """A new user's "What is the default maxBuffer for child_process.exec?" was answered with
+    the shell and killSignal items' defaults: under the heading of one asked term
+    (child_process.exec), the words of every asked term counted as given, maxBuffer's too,
+    so its item scored nothing; and its "Default: 1024 * 1024." lost the item's name."""
+    heading = "child_process.exec(command[, options][, callback])"
+    items = ("  - shell {string} Shell to execute the command with. Default: '/bin/sh' on "
+             "Unix.\n  - timeout {number} Default: 0\n  - maxBuffer {number} Largest amount "
+             "of data in bytes allowed on stdout or stderr. Default: 1024 * 1024.\n"
+             "  - killSignal {string|integer} Default: 'SIGTERM'")
+    opening = (f"{heading}\n\n- command {{string}} The command to run.\n- options {{Object}}"
+               "\n  - cwd {string} Current working directory of the child process.")
+    text = _answer_of("What is the default maxBuffer for child_process.exec?",
+                      _under("S1", opening, heading, 4, doc_id="child_process.html"),
+                      _under("S2", items, heading, 5, doc_id="child_process.html"))
+    assert "- maxBuffer {number} Largest amount of data in bytes allowed on stdout or " \
+           "stderr [S2]. Default: 1024 * 1024 [S2]." in text, text
+    assert "SIGTERM" not in text, text

@@ -247,7 +247,10 @@ class _Scoring:
                 value += math.fsum(self.weights[w] for w in sorted(
                     (about & self.weights.keys()) - passage_words(text)))
             if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
-                value = self.score(text, self.named)  # given, the rest of the question counts
+                value = self.score(text, subject)  # given, the rest of the question counts,
+                if value > 0 and DEFAULT.match(text):  # a "Default:" with its item's option
+                    value += math.fsum(self.weights[w] for w in sorted(
+                        (item & self.weights.keys()) - passage_words(text) - subject))
             value += release
             if asks and _FAQ_A.match(text):  # the answer on the line under its question
                 asks, carried, self.asked = False, self.asked[1] if self.asked else 0.0, None
