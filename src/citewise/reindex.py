@@ -188,8 +188,9 @@ class _LiveRecords:
         return self._store.cached_vectors(embed_hashes, tenant)
 
     def write(self, batch: Sequence[DocumentWrite]) -> None:
-        current = [replace(w, document=self._records[w.document.doc_id], same_tenant=False)
-                   for w in batch]  # a copy of the live record, as it is
+        current = [replace(w, document=self._records[w.document.doc_id], same_tenant=False,
+                           read_as=None)  # a copy of the live record, as it is (what it
+                   for w in batch]  # replaces in the shadow is no reader's record)
         self._store.write([w for w in current
                            if self._live.get_document(w.document.doc_id) == w.document])
 
