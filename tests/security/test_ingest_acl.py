@@ -643,3 +643,19 @@ def test_a_sidecar_line_naming_a_file_this_ingest_does_not_read_is_no_problem(
     out = ingest(db, str(root / "tls.md"), "--groups", "staff", "--meta", str(typo),
                  "--strict", code=1)
     assert "path 'crypt.md' matches no document" in out
+
+
+def test_a_deeper_folders_line_wins_whatever_path_each_line_is_written_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review of this stop: folder lines were ordered by their own text's slashes, so a
+    line for ``docs/site/book`` (written from the current folder) outranked the ``dev`` folder
+    inside it (from the ingest root), and lines of one depth came in a set's order: the
+    salary page went to staff in three runs of six."""
+    docs_with(tmp_path, {"site/book/intro.md": "# Intro\n\nShips on Mondays.\n",
+                         "site/book/dev/salary.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "docs/site/book", "groups": ["staff"]},
+                   {"path": "dev", "groups": ["hr"]}, {"path": "docs/site", "owner": "o@x"})
+    monkeypatch.chdir(tmp_path)
+    ingest(tmp_path / "i.db", "docs/site/book", "--groups", "public", "--meta", str(meta))
+    assert acl_of(tmp_path / "i.db") == {"dev/salary.md": ("default", ["hr"]),
+                                         "intro.md": ("default", ["staff"])}

@@ -148,12 +148,21 @@ class SidecarMatch:
         """The lines that apply to a file known by ``paths``, in the order they apply:
         lines naming a folder it is in (``{"path": "development/", "groups": [...]}``:
         a new user wrote 23 lines, one per page, to restrict one folder), outer folders
-        first, then the lines naming the file itself, which win."""
+        first (by the parts between the folder and the file, not by the line's own path,
+        which may be from the current folder: a review's ``site/book`` line outranked the
+        ``dev`` inside it), then the lines naming the file itself, which win. The same
+        order every run (a set's order, by string hashes, gave a review's file to staff in
+        three runs of six)."""
         paths = list(dict.fromkeys(paths))
-        folders = sorted({"/".join(p.split("/")[:n]) for p in paths
-                          for n in range(1, p.count("/") + 1)}, key=lambda f: f.count("/"))
-        return [(f, True) for f in folders if f in self.by_path] + \
-            [(p, False) for p in paths if p in self.by_path]
+        found: dict[str, tuple[int, int]] = {}  # folder line -> (parts below it, path's place)
+        for place, path in enumerate(paths):
+            parts = path.split("/")
+            for n in range(1, len(parts)):
+                folder = "/".join(parts[:n])
+                if folder in self.by_path:  # how deep a folder is: the parts between it and
+                    found.setdefault(folder, (len(parts) - n, place))  # the file, whatever
+        folders = sorted(found, key=lambda f: (-found[f][0], found[f][1]))  # the path's root
+        return [(f, True) for f in folders] + [(p, False) for p in paths if p in self.by_path]
 
     def readers(self, rel: str, from_cwd: str, others: Sequence[str], doc_id: str) -> str:
         """Who the sidecar lets read the file (its tenant and groups, as a key; "" when no
