@@ -86,11 +86,11 @@ def not_read(batch: FileBatch, paths: Sequence[str | Path]) -> Callable[[str], b
 
 
 def names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool:
-    """Whether a sidecar path line's ``key`` names a file from the current folder, a folder
-    of ``paths``, a named file's folder or the folders' common parent that this ingest does
-    not ``read``: a file it does not take (another folder's, an excluded one) loses no ACL;
-    one it reads under another name (a split Info manual's part, a path through a symlink)
-    does (the second review)."""
+    """Whether a sidecar path line's ``key`` names a file (or a folder, none of whose files
+    it reads) from the current folder, a folder of ``paths``, a named file's folder or the
+    folders' common parent that this ingest does not ``read``: a file it does not take
+    (another folder's, an excluded one) loses no ACL; one it reads under another name (a
+    split Info manual's part, a path through a symlink) does (the second review)."""
     bases = [Path.cwd(), *(Path(p) if Path(p).is_dir() else Path(p).parent for p in paths)]
     if (common := common_parent(paths)) is not None:
         bases.append(common)
@@ -98,6 +98,9 @@ def names_a_file(key: str, paths: Sequence[str | Path], read: set[Path]) -> bool
         try:
             if (base / key).is_file() and (base / key).resolve() not in read:
                 return True
+            if (base / key).is_dir() and not any(f.is_relative_to((base / key).resolve())
+                                                 for f in read):
+                return True  # a folder line for a folder this ingest reads nothing of
         except OSError:  # a name too long for the file system names no file
             continue
     return False

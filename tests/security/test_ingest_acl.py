@@ -659,3 +659,17 @@ def test_a_deeper_folders_line_wins_whatever_path_each_line_is_written_from(
     ingest(tmp_path / "i.db", "docs/site/book", "--groups", "public", "--meta", str(meta))
     assert acl_of(tmp_path / "i.db") == {"dev/salary.md": ("default", ["hr"]),
                                          "intro.md": ("default", ["staff"])}
+
+
+def test_a_folder_line_for_a_folder_this_ingest_does_not_read_is_left_for_its_ingest(
+        tmp_path: Path) -> None:
+    """The review of this stop: re-ingesting one file with the folder's sidecar stopped on
+    a folder line ("path 'dev' matches no document … nothing was ingested"), though file
+    lines for files it does not read are left for their ingest."""
+    root = docs_with(tmp_path, {"intro.md": "# Intro\n\nShips on Mondays.\n",
+                                "dev/salary.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "dev", "groups": ["hr"]},
+                   {"path": "dev/salary.md", "owner": "x@example.com"})
+    ingest(tmp_path / "i.db", str(root / "intro.md"), "--groups", "staff", "--meta",
+           str(meta), "--strict")
+    assert acl_of(tmp_path / "i.db") == {"intro.md": ("default", ["staff"])}
