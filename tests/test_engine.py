@@ -201,7 +201,7 @@ def test_front_matter_cannot_set_citewise_own_keys(tmp_path):
         doc = eng.store.get_document("a.md")
     assert doc is not None and doc.updated_at and doc.updated_at[:2] == "20"
     # the internal keys are citewise's own records of the file read (ingest/ownership.py)
-    # and of the groups the ingest gave (ingest/hand_readers.py)
+    # and of the groups the ingest gave and where they came from (ingest/hand_readers.py)
     assert {k: v for k, v in doc.metadata.items() if k.startswith("_")} == {
         "_home": str((folder / "a.md").resolve()), "_ingest_groups": sorted(
-            doc.acl_groups)}
+            doc.acl_groups), "_readers_from": "batch"}

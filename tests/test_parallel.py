@@ -193,7 +193,8 @@ def test_embedder_error_in_a_worker_propagates_and_keeps_the_index(docs, tmp_pat
     db = tmp_path / "index.db"
     ingest(db, docs, workers=2)
     before = snapshot(db)
-    (docs / "leave-policy.md").write_text("# Leave\n\nEveryone gets forty days of leave.\n")
+    (docs / "leave-policy.md").write_text("---\ndoc_id: hr-leave-policy\ngroups: [staff]\n---\n"
+                                          "# Leave\n\nEveryone gets forty days of leave.\n")
     with Engine(db, Settings(), embedder=FakeEmbedder(fail_after=0)) as engine, \
             pytest.raises(RuntimeError, match="simulated failure"):
         engine.ingest_paths([docs], DEFAULTS, read_sidecar(META), workers=2)

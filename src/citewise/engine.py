@@ -149,6 +149,7 @@ class Engine(EngineVerbs):
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None,
                      base_url: str | None = None, trust_file_acl: bool = False,
+                     wider_readers: bool = False,
                      follow_symlinks: bool = False, strict: bool = False, id_prefix: str = "",
                      on_total: Callable[[int], None] | None = None,
                      on_embedded: Callable[[int], None] | None = None,
@@ -176,7 +177,8 @@ class Engine(EngineVerbs):
         skipped: list[Path] = []
         match = SidecarMatch(sidecar or {})
         batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
-                           trust_file_acl=trust_file_acl, follow_symlinks=follow_symlinks,
+                           trust_file_acl=trust_file_acl, wider_readers=wider_readers,
+                           follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
         check_sidecar(match, batch, paths, strict,

