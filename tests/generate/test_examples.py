@@ -92,6 +92,12 @@ def test_a_sentence_leading_into_code_with_a_comma_reads_as_prose():
                           "configuration file below,")
     assert not reads_as_prose('    "name": "value",')
     assert not reads_as_prose("foo(alpha, beta, gamma, delta, epsilon, zeta, eta, theta,")
+    for code in ("# call this function with the name of the user and then the password,",
+                 '    description="Run the linter on every file of the workspace and its '
+                 'tests",', 'msg = ("the server could not open the file because it does not '
+                 'exist",', "SELECT name, email, phone, address, city, country, zip, created, "
+                 "updated,"):  # the review of this stop: lines of code, fenced as before
+        assert not reads_as_prose(code), code
 
 
 def test_a_long_example_is_cut_after_a_whole_step():

@@ -105,11 +105,18 @@ def reads_as_prose(part: str) -> bool:
     a sentence, even with a code mark in it ("use await client.aclose() if you want to
     close a client explicitly:"). A code line ending "foo: ..." or "data=...." is not."""
     words = len(part.split())
-    if words >= 10 and part.rstrip().endswith(",") and _plain_share(part) >= 0.7:
-        return True  # leads into what follows: "…, as it is shown in the .gitlab-ci.yml
-        # configuration file below," was quoted inside the Clippy book's code fence
+    if words >= 10 and part.rstrip().endswith(",") and _plain_share(part) >= 0.7 \
+            and "\n" not in part.strip() and not _COMMA_CODE.search(part) \
+            and part.lstrip()[:1].isupper():  # a sentence, not a comment, a call's argument
+        return True  # nor SQL; it leads into what follows: "…, as it is shown in the
+        # .gitlab-ci.yml configuration file below," was quoted inside the Clippy book's fence
     return words >= 4 and _plain_share(part) >= (0.6 if words >= 8 else 0.8) and \
         bool(_SENTENCE_END.search(part.rstrip()))
+
+
+_COMMA_CODE = re.compile(r"[=(\[{\"#]|^\s*[A-Z]{2,}\b")
+"""What a line of code ending on a comma has and a sentence leading into code does not: an
+assignment, an open bracket, a string, a comment, an upper-case keyword (``SELECT a,``)."""
 
 
 def _prose_line(line: str) -> bool:
