@@ -195,7 +195,8 @@ class Engine(EngineVerbs):
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes],
                                                  not_read(batch, paths))
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
-        left_out = left_out + batch.noindex  # the ids' paths (prefixes included)
+        left_out = left_out + batch.noindex + report.left_out_ids  # the ids' paths
+        # (prefixes included), and include-only files indexed before with text of their own
         report.warnings[:0] = (notes + self._stale(left_out)
                                + delete_read_parts(self.store, batch, report)
                                + report.sidecar_problems)
@@ -207,13 +208,14 @@ class Engine(EngineVerbs):
 
     def _stale(self, left_out: Sequence[str]) -> list[str]:
         """A line when files this ingest leaves out (source copies, pages marked noindex,
-        redirect stubs, duplicate pages) are still in the index: an earlier ingest, or the
-        page before it became a redirect, put them there."""
+        redirect stubs, duplicate pages, files of include lines only) are still in the
+        index: an earlier ingest, or the page before it became a redirect, put them there."""
         stale = [doc for doc in left_out if self.store.get_document(doc) is not None]
         if not stale:
             return []
         return [f"{len(stale)} page(s) this ingest skips (source copies, pages marked noindex, "
-                "redirect stubs, duplicates) are still indexed from an earlier ingest. Fix: "
+                "redirect stubs, duplicates, include-only files) are still indexed from an earlier "
+                "ingest. Fix: "
                 f"citewise delete {' '.join(stale)}"]
 
     def check_query_model(self) -> None:

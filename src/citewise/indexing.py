@@ -91,6 +91,8 @@ class IngestReport:
     skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
     includes_only: list[tuple[str, str]] = field(default_factory=list)  # (file, what it
     # includes): no text of its own, left out (INCLUDES)
+    left_out_ids: list[str] = field(default_factory=list)  # their ids (one indexed before
+    # stays until deleted: the ingest says so)
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -401,6 +403,7 @@ def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepar
     for its batch."""
     if isinstance(result, Outcome) and result.status == INCLUDES:
         report.includes_only.append((result.label, result.error or ""))
+        report.left_out_ids.append(result.doc_id)
     elif isinstance(result, Outcome):
         report.outcomes.append(result)
         if result.no_groups:

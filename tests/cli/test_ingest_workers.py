@@ -125,3 +125,19 @@ def test_workers_do_not_index_a_file_again_under_another_id(tmp_path):
            "'yq/README.md'" in again.output
     listed = CliRunner().invoke(cli, ["status", "--documents", "--db", str(tmp_path / "x.db")])
     assert "yq/README.md" not in listed.output, listed.output
+
+
+def test_a_file_indexed_before_that_now_only_includes_others_is_named_stale(tmp_path):
+    """The review of this stop: an index.rst indexed with text of its own, then rewritten as
+    include lines only, left its old text searchable, the ingest saying nothing of it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "part.rst").write_text("Part\n====\n\nWidgets are blue.\n")
+    (docs / "index.rst").write_text("Index\n=====\n\nOld overview text.\n")
+    args = ["ingest", str(docs), "--db", str(tmp_path / "x.db"), "--groups", "staff",
+            "--no-progress", "--threads", "1"]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    (docs / "index.rst").write_text(".. include:: part.rst\n")
+    shown = CliRunner().invoke(cli, args)
+    assert "are still indexed from an earlier ingest. Fix: citewise delete index.rst" \
+        in shown.output, shown.output
