@@ -9,10 +9,9 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,15 +21,12 @@ from citewise.config import Settings
 from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
-    READERS_FROM,
     kept_note,
     moved_problem,
     readers_changed,
-    widening_problem,
-    with_hand_readers,
 )
-from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
 from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
+from citewise.records import make_document, same_record, write_status
 from citewise.source_claims import SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
 
@@ -46,7 +42,6 @@ folder of long pages (or one 8 MB page) would otherwise embed for many minutes b
 first document is written and counted."""
 EMBED_SLICE = 256
 """Texts per embedding call of a batch; progress is reported after each."""
-_GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
 
 
 @dataclass(frozen=True)
@@ -114,74 +109,11 @@ class IngestReport:
         return out
 
 
-def content_hash(parsed: ParsedDocument) -> str:
-    """sha256 of title and normalized text: the document's identity for incremental ingest."""
-    return hashlib.sha256(f"{parsed.title}\x00{parsed.text}".encode()).hexdigest()
-
-
-def _groups(value: Any) -> frozenset[str]:
-    if value is None:
-        return frozenset()
-    items = value.split(",") if isinstance(value, str) else value
-    return frozenset(str(g).strip() for g in items if str(g).strip())
-
-
-def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None) -> Document:
-    """The record for ``parsed``: its metadata (batch defaults < file < sidecar, merged by the
-    source) supplies governance fields; the version grows when the content hash changes."""
-    meta = parsed.metadata
-    tenant = str(meta.get("tenant") or "default")
-    groups = _groups(meta.get("groups"))
-    problem = replace_problem(doc_id, previous, meta, tenant, groups)
-    if problem is not None:
-        raise IngestError(problem)
-    digest = content_hash(parsed)
-    if previous is None:
-        version = 1
-    elif previous.content_hash == digest:
-        version = previous.version
-    else:
-        version = previous.version + 1
-    extra = {k: v for k, v in meta.items()
-             if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
-    if meta.get("_file_path"):
-        extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
-        extra[READERS_FROM] = str(meta.get(READERS_FROM) or "batch")  # (hand_readers.py)
-    elif meta.get("_uploaded"):
-        extra[UPLOADED] = True
-    updated_at = meta.get("updated_at")
-    if updated_at is None and previous is not None and previous.content_hash == digest:
-        updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
-    if updated_at is None:
-        updated_at = meta.get("_file_mtime")
-    document = with_hand_readers(Document(
-        doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
-        tenant=tenant, acl_groups=groups,
-        version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
-        updated_at=None if updated_at is None else str(updated_at),
-        metadata=extra), previous)
-    if (wider := widening_problem(previous, document, meta)) is not None:
-        raise IngestError(wider)
-    return document
-
-
-def same_record(a: Document, b: Document) -> bool:
-    """True when re-writing ``b`` over ``a`` would change nothing (content and metadata)."""
-    return replace(a, metadata=dict(a.metadata)) == replace(b, metadata=dict(b.metadata))
-
-
 def unchanged(label: str, document: Document) -> Outcome:
     """The outcome of a document this ingest leaves as it is, with the note that it keeps
     readers set by hand (:func:`~citewise.ingest.hand_readers.kept_note`)."""
     return Outcome(label, document.doc_id, "unchanged", no_groups=not document.acl_groups,
                    note=kept_note(document, INDEX_OPTION))
-
-
-def write_status(previous: Document | None, document: Document) -> str:
-    """``new``, ``changed`` (content hash differs) or ``updated`` (metadata only)."""
-    if previous is None:
-        return "new"
-    return "changed" if previous.content_hash != document.content_hash else "updated"
 
 
 @dataclass
@@ -447,8 +379,8 @@ def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepare
     """``prepared`` decided again on its document as the index holds it now: not written
     back when deleted since it was read (a delete is never undone by an ingest already
     under way), unchanged when the index already holds its record, else its new write
-    (readers set by hand meanwhile are kept: :func:`make_document`). ``give_up``: it
-    changed under every try (:data:`WRITE_TRIES`), so it fails."""
+    (readers set by hand meanwhile are kept: :func:`~citewise.records.make_document`).
+    ``give_up``: it changed under every try (:data:`WRITE_TRIES`), so it fails."""
     item, doc_id = prepared.pending, prepared.document.doc_id
     if give_up:
         return Outcome(item.label, doc_id, "failed", error=(

@@ -38,9 +38,10 @@ from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
 from citewise.index.manifest import tenancy_of
 from citewise.index.versions import gc_versions
-from citewise.indexing import Pending, content_hash, index_documents
+from citewise.indexing import Pending, index_documents
 from citewise.ingest import load_file
 from citewise.protocols import DocumentWrite, Embedder, Store, VersionCatalog
+from citewise.records import content_hash
 from citewise.types import Document, Manifest, ParsedDocument, Principal
 
 CATCH_UP_PASSES = 5

@@ -36,10 +36,8 @@ from citewise.indexing import (
     Pending,
     Prepared,
     batches,
-    make_document,
     one_line,
     ready_to_write,
-    same_record,
     take,
     texts_to_embed,
     unchanged,
@@ -50,6 +48,7 @@ from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
 from citewise.parallel.worker import Parsed
 from citewise.protocols import Store
+from citewise.records import make_document, same_record
 from citewise.source_claims import SourceClaims
 
 #: Fewest texts worth a separate embedding task (below it, IPC outweighs the model call).

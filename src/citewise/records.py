@@ -1,0 +1,80 @@
+"""A document's record from what its load read: governance fields from its merged metadata,
+the version from its content hash, the readers an ingest may give it
+(:mod:`citewise.ingest.hand_readers`, :mod:`citewise.ingest.ownership`). Pure functions of
+the parsed document and the record stored before (:mod:`citewise.indexing` writes them)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from citewise.errors import IngestError
+from citewise.ingest.hand_readers import READERS_FROM, widening_problem, with_hand_readers
+from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
+from citewise.types import Document, ParsedDocument
+
+_GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
+
+
+def content_hash(parsed: ParsedDocument) -> str:
+    """sha256 of title and normalized text: the document's identity for incremental ingest."""
+    return hashlib.sha256(f"{parsed.title}\x00{parsed.text}".encode()).hexdigest()
+
+
+def _groups(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    items = value.split(",") if isinstance(value, str) else value
+    return frozenset(str(g).strip() for g in items if str(g).strip())
+
+
+def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None) -> Document:
+    """The record for ``parsed``: its metadata (batch defaults < file < sidecar, merged by the
+    source) supplies governance fields; the version grows when the content hash changes."""
+    meta = parsed.metadata
+    tenant = str(meta.get("tenant") or "default")
+    groups = _groups(meta.get("groups"))
+    problem = replace_problem(doc_id, previous, meta, tenant, groups)
+    if problem is not None:
+        raise IngestError(problem)
+    digest = content_hash(parsed)
+    if previous is None:
+        version = 1
+    elif previous.content_hash == digest:
+        version = previous.version
+    else:
+        version = previous.version + 1
+    extra = {k: v for k, v in meta.items()
+             if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
+    if meta.get("_file_path"):
+        extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
+        extra[READERS_FROM] = str(meta.get(READERS_FROM) or "batch")  # (hand_readers.py)
+    elif meta.get("_uploaded"):
+        extra[UPLOADED] = True
+    updated_at = meta.get("updated_at")
+    if updated_at is None and previous is not None and previous.content_hash == digest:
+        updated_at = previous.updated_at  # unchanged content keeps its date (a touch is no edit)
+    if updated_at is None:
+        updated_at = meta.get("_file_mtime")
+    document = with_hand_readers(Document(
+        doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
+        tenant=tenant, acl_groups=groups,
+        version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
+        updated_at=None if updated_at is None else str(updated_at),
+        metadata=extra), previous)
+    if (wider := widening_problem(previous, document, meta)) is not None:
+        raise IngestError(wider)
+    return document
+
+
+def same_record(a: Document, b: Document) -> bool:
+    """True when re-writing ``b`` over ``a`` would change nothing (content and metadata)."""
+    return replace(a, metadata=dict(a.metadata)) == replace(b, metadata=dict(b.metadata))
+
+
+def write_status(previous: Document | None, document: Document) -> str:
+    """``new``, ``changed`` (content hash differs) or ``updated`` (metadata only)."""
+    if previous is None:
+        return "new"
+    return "changed" if previous.content_hash != document.content_hash else "updated"
