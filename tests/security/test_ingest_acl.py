@@ -719,3 +719,21 @@ def test_a_reingest_without_the_sidecar_does_not_open_the_pages_it_restricted(
     assert acl_of(db)["travel.md"] == ("default", ["sales", "staff"])  # --groups alone
     ingest(db, str(root), *run, "--allow-wider-readers")
     assert acl_of(db)["salary.md"] == ("default", ["staff"])
+
+
+def test_many_pages_restricted_by_hand_are_counted_in_one_line(tmp_path: Path) -> None:
+    """A folder restricted page by page with `citewise acl` printed a line per page on every
+    routine ingest; past three, the rest are counted in one line (--json keeps each)."""
+    root = docs_with(tmp_path, {f"d{i}.md": f"# D{i}\n\nText {i}.\n" for i in range(6)})
+    db = tmp_path / "i.db"
+    ingest(db, str(root), "--groups", "staff")
+    for i in range(6):
+        assert cli("acl", f"d{i}.md", "--groups", "hr", "--db", str(db))[0] == 0
+    out = ingest(db, str(root), "--groups", "staff")
+    assert out.count("keeps the readers set by hand") == 3
+    assert ("warning: 3 more document(s) keep the readers set by hand since their last "
+            "ingest (d3.md, d4.md, d5.md)") in out
+    code, shown = cli("ingest", str(root), "--groups", "staff", "--db", str(db), "--json",
+                      "--no-progress")
+    assert code == 0 and sum("keeps the readers" in w
+                             for w in json.loads(shown)["warnings"]) == 6

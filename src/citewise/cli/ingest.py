@@ -23,7 +23,7 @@ from citewise.cli.progress import counter, make_bar, progress_mode, progress_opt
 from citewise.cli.show import show_options
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.doc_names import is_left_out
-from citewise.ingest.hand_readers import INDEX_OPTION
+from citewise.ingest.hand_readers import INDEX_OPTION, KEPT
 from citewise.ingest.metadata import is_openable_link
 from citewise.results import IngestResult
 from citewise.types import Principal
@@ -105,7 +105,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
     if as_json:
         echo_json(IngestResult.of(report).to_dict())
     else:
-        for line in report.warnings:
+        for line in _condensed(report.warnings):
             echo(f"warning: {on_this_index(line, db)}", err=True, one_line=True)
         for o in failures:
             echo(f"failed: {o.label}: {on_this_index(o.error or '', db)}", err=True,
@@ -146,6 +146,26 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         sys.exit(1)  # every file failed: nothing was done, whatever --strict says
     if strict and report.sidecar_problems:
         sys.exit(1)
+
+
+KEPT_SHOWN = 3
+"""Kept-readers notes an ingest prints one by one; more are counted in one line."""
+
+
+def _condensed(warnings: Sequence[str]) -> list[str]:
+    """``warnings`` with the notes of documents that keep readers set by hand past the
+    first :data:`KEPT_SHOWN` counted in one line: a folder restricted page by page printed
+    a line per page on every routine ingest."""
+    kept = [w for w in warnings if KEPT in w]
+    if len(kept) <= KEPT_SHOWN:
+        return list(warnings)
+    more = kept[KEPT_SHOWN:]
+    ids = ", ".join(w.split(KEPT, 1)[0] for w in more[:5]) + (" …" if len(more) > 5 else "")
+    shown = set(kept[:KEPT_SHOWN])
+    return [w for w in warnings if KEPT not in w or w in shown] + [
+        f"{len(more)} more document(s) keep the readers set by hand since their last ingest "
+        f"({ids}); `--json` lists each with its fix, `citewise status --documents` their "
+        "groups"]
 
 
 def on_this_index(warning: str, db: str) -> str:

@@ -73,6 +73,11 @@ def with_hand_readers(document: Document, previous: Document | None) -> Document
     return replace(document, metadata=meta)
 
 
+KEPT = ": keeps the readers set by hand since its last ingest"
+"""What each :func:`kept_note` says after the document's id (the CLI counts them: a folder
+with many pages restricted by hand printed a line for each on every ingest)."""
+
+
 def kept_note(document: Document, index_option: str) -> str | None:
     """The note for a document whose readers an ingest kept (:func:`with_hand_readers`),
     naming the command that gives it the ingest's readers; None for any other."""
@@ -80,7 +85,7 @@ def kept_note(document: Document, index_option: str) -> str | None:
     if given is None or sorted(document.acl_groups) == given:
         return None
     ingest = ",".join(given) or "(none)"
-    return (f"{document.doc_id}: keeps the readers set by hand since its last ingest (groups "
+    return (f"{document.doc_id}{KEPT} (groups "
             f"{','.join(sorted(document.acl_groups)) or '(none)'}); this ingest gives groups "
             f"{ingest}. Fix: to give it this ingest's readers, `citewise acl --groups "
             f"{shlex.quote(','.join(given))} {index_option} -- {shlex.quote(document.doc_id)}`"
