@@ -585,3 +585,18 @@ def test_a_sentence_leading_into_code_with_a_comma_is_cited_before_the_fence():
                                "configuration file below [S1]:\n```\nclippy_check:"), gen.text
     kept = enforce(gen.text, [passage("S1", gitlab), passage("S2", "Pools limit jobs.")])
     assert kept.answered and kept.removed == () and "cargo clippy" in kept.text
+
+
+def test_a_default_asked_for_comes_with_the_sentence_it_follows():
+    """A new user's "what is xsltproc's default maximum template depth …?" was answered with
+    --maxdepth's description without "The default is 3000." (one word of the question, so
+    below the keep ratio). Asked for a default, the sentence after a chosen one that gives
+    it is quoted too; not when the question asks no default."""
+    options = ("--maxdepth VALUE\n\nAdjust the maximum depth of the template stack before "
+               "libxslt concludes it is in an infinite loop. The default is 3000.")
+    asked = _answer("what is xsltproc's default maximum template depth before it assumes "
+                    "an infinite loop?", options, "Pools limit jobs.")
+    assert asked.text.endswith("infinite loop [S1]. The default is 3000 [S1]."), asked.text
+    plain = _answer("what does the maximum template depth do in an infinite loop?", options,
+                    "Pools limit jobs.")
+    assert "3000" not in plain.text, plain.text

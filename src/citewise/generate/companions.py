@@ -79,6 +79,33 @@ def _leans_back(text: str) -> bool:
     return bool(_POINTS_BACK.match(text) or names_back(text, within=4))
 
 
+_ASKS_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b", re.IGNORECASE)
+_GIVES_DEFAULT = re.compile(r"(?:(?:The|Its|This) )?default(?: value)? (?:is|was)\b|"
+                            r"Defaults? to\b|Default:|By default\b", re.IGNORECASE)
+
+
+def with_defaults(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
+                  question: str) -> list[ScoredSentence]:
+    """``chosen`` with, after a sentence, the one following it in its block that gives a
+    default ("The default is 3000."), when the question asks for one: a new user's "what is
+    xsltproc's default maximum template depth …?" was answered with ``--maxdepth``'s "Adjust
+    the maximum depth of the template stack …" and not the value (it shares one word of
+    the question, so it scored below the keep ratio)."""
+    if not _ASKS_DEFAULT.search(question):
+        return list(chosen)
+    picked = {s.order for s in chosen}
+    out: list[ScoredSentence] = []
+    for s in chosen:
+        out.append(s)
+        after = scored[s.order + 1] if s.order + 1 < len(scored) else None
+        if after is not None and after.order not in picked and not s.code and \
+                not after.code and after.sid == s.sid and after.part == s.part and \
+                _GIVES_DEFAULT.match(after.text) and not _GIVES_DEFAULT.match(s.text):
+            out.append(after)
+            picked.add(after.order)
+    return out
+
+
 def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
                   limit: int = 2) -> list[ScoredSentence]:
     """``chosen`` with the code example that follows a chosen sentence's paragraph in its

@@ -75,6 +75,7 @@ from citewise.generate.companions import (
     BULLET,
     DEFAULT,
     with_antecedents,
+    with_defaults,
     with_examples,
     with_lists,
 )
@@ -338,7 +339,8 @@ def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
     of; :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when nothing is chosen."""
     if not chosen:
         return INSUFFICIENT_EVIDENCE
-    chosen = with_examples(with_lists(with_antecedents(chosen, scored), scored), scored)
+    chosen = with_examples(with_lists(with_defaults(with_antecedents(chosen, scored), scored,
+                                                    prompt.question), scored), scored)
     labels = {p.sid: source_line(p) for p in prompt.passages}
     places = {p.sid: (p.hit.chunk.doc_id, tuple(p.hit.chunk.heading_path))
               for p in prompt.passages}
