@@ -21,14 +21,14 @@ from citewise.protocols import Store
 from citewise.sources import FileBatch, FileLoad
 
 
-def check_sidecar(match: SidecarMatch, batch: FileBatch, paths: Sequence[str | Path],
+def check_sidecar(match: SidecarMatch, batch: FileBatch, unread: Callable[[str], bool],
                   strict: bool, indexed: Callable[[str], bool] = lambda doc_id: False) -> None:
     """Stop the batch before anything is read (:class:`ConfigError`) on a path line that
     matches no file, under ``strict``; on one that sets who may read and names no file
-    this ingest leaves alone (:meth:`SidecarMatch.lost_acl`); and on a ``doc_id`` line that
+    this ingest leaves alone (``unread``: :func:`not_read`; :meth:`SidecarMatch.lost_acl`);
+    and on a ``doc_id`` line that
     sets who may read and names no document of the batch nor one ``indexed`` already
     (:meth:`SidecarMatch.lost_doc_acl`)."""
-    unread = not_read(batch, paths)
     if strict and (problems := match.path_problems(unread)):
         raise ConfigError(" | ".join(problems) + " (--strict: nothing was ingested)")
     if lost := match.lost_acl(unread):

@@ -181,7 +181,8 @@ class Engine(EngineVerbs):
                            follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
-        check_sidecar(match, batch, paths, strict,
+        unread = not_read(batch, paths)  # resolves every file of the batch: once
+        check_sidecar(match, batch, unread, strict,
                       lambda doc_id: self.store.get_document(doc_id) is not None)
         if on_total is not None:
             on_total(len(batch.items))
@@ -193,10 +194,10 @@ class Engine(EngineVerbs):
         report.duplicates.extend(batch.duplicates)
         report.skipped = [p.as_posix() for p in skipped]
         report.sidecar_problems = match.problems([o.doc_id for o in report.outcomes],
-                                                 not_read(batch, paths))
+                                                 unread)
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
-        left_out = left_out + batch.noindex + report.left_out_ids  # the ids' paths
-        # (prefixes included), and include-only files indexed before with text of their own
+        left_out = left_out + batch.noindex + [o.doc_id for o in report.includes_only]
+        # (the ids' paths, prefixes included; include-only files indexed before with text)
         report.warnings[:0] = (notes + self._stale(left_out)
                                + delete_read_parts(self.store, batch, report)
                                + report.sidecar_problems)
@@ -214,9 +215,8 @@ class Engine(EngineVerbs):
         if not stale:
             return []
         return [f"{len(stale)} page(s) this ingest skips (source copies, pages marked noindex, "
-                "redirect stubs, duplicates, include-only files) are still indexed from an earlier "
-                "ingest. Fix: "
-                f"citewise delete {' '.join(stale)}"]
+                "redirect stubs, duplicates, include-only files) are still indexed from an "
+                f"earlier ingest. Fix: citewise delete {' '.join(stale)}"]
 
     def check_query_model(self) -> None:
         """Refuse to search an index built with another embedder (vectors would be garbage).

@@ -84,10 +84,8 @@ class IngestReport:
     # ACL values in files that were ignored, sidecar lines that matched no document
     sidecar_problems: list[str] = field(default_factory=list)  # also in warnings
     skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
-    includes_only: list[tuple[str, str]] = field(default_factory=list)  # (file, what it
-    # includes): no text of its own, left out (INCLUDES)
-    left_out_ids: list[str] = field(default_factory=list)  # their ids (one indexed before
-    # stays until deleted: the ingest says so)
+    includes_only: list[Outcome] = field(default_factory=list)  # files with no text of
+    # their own, left out (INCLUDES; ``error``: what each includes)
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -334,8 +332,7 @@ def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepar
     report, noting a document nobody can read; a prepared document waits in ``prepared``
     for its batch."""
     if isinstance(result, Outcome) and result.status == INCLUDES:
-        report.includes_only.append((result.label, result.error or ""))
-        report.left_out_ids.append(result.doc_id)
+        report.includes_only.append(result)
     elif isinstance(result, Outcome):
         report.outcomes.append(result)
         if result.no_groups:

@@ -121,7 +121,7 @@ class IngestResult:
         return cls(report.summary(), failed, tuple(report.unreadable),
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
                    tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
-                   tuple(report.includes_only))
+                   tuple((o.label, o.error or "") for o in report.includes_only))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),

@@ -134,10 +134,10 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  f"{report.duplicates[0][0]} = {report.duplicates[0][1]}; name one to ingest "
                  "it", err=True, one_line=True)
         if report.includes_only:
-            path, note = report.includes_only[0]
+            first = report.includes_only[0]
             echo(f"left out {len(report.includes_only)} file(s) with no text of their own, "
-                 f"e.g. {path}: {note}; the files they include are indexed when ingested "
-                 "themselves", err=True, one_line=True)
+                 f"e.g. {first.label}: {first.error}; the files they include are indexed "
+                 "when ingested themselves", err=True, one_line=True)
         _print_skipped(report.skipped)
         echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
              "{unchanged} unchanged, {failed} failed; chunks: {chunks} "

@@ -241,17 +241,16 @@ class _Scoring:
             bare = SECTION_NUMBER.sub("", text.strip().rstrip(".:").lower() + " ").strip()
             if not bare or bare in headings or is_instruction(text) or is_label(rows, k):
                 continue  # "5.8." is no sentence, nor "* Improvements" over its entries
+            under = (offset or 0) >= MAX_PARTS  # under the term's heading: its words are
+            if under:  # given, the rest of the question counts
+                value = self.score(text, subject)
             if value > 0:
-                # what the sentence need not repeat: its section's subject, and for a
-                # "Default: 'w'." the option its list item names ("- flag <string> …")
-                about = subject | (item if DEFAULT.match(text) else set())
+                # what the sentence need not repeat: its section's subject (unless given),
+                # and for a "Default: 'w'." the option its list item names ("- flag …")
+                about = (set() if under else subject) | (item if DEFAULT.match(text) else set())
                 value += math.fsum(self.weights[w] for w in sorted(
-                    (about & self.weights.keys()) - passage_words(text)))
-            if (offset or 0) >= MAX_PARTS:  # under the term's heading: its words are
-                value = self.score(text, subject)  # given, the rest of the question counts,
-                if value > 0 and DEFAULT.match(text):  # a "Default:" with its item's option
-                    value += math.fsum(self.weights[w] for w in sorted(
-                        (item & self.weights.keys()) - passage_words(text) - subject))
+                    (about & self.weights.keys()) - passage_words(text)
+                    - (subject if under else set())))
             value += release
             if asks and _FAQ_A.match(text):  # the answer on the line under its question
                 asks, carried, self.asked = False, self.asked[1] if self.asked else 0.0, None

@@ -102,7 +102,7 @@ def moved_problem(document: Document, moved: Document, index_option: str,
     ``moved``'s readers instead gave a review's board minutes the readers of another file
     of the same text, overriding their own sidecar line); not an upload, nor with
     ``--allow-wider-readers``."""
-    if not meta.get("_file_path") or meta.get(WIDER_READERS):
+    if readers_chosen(meta):
         return None
     added = sorted(set(document.acl_groups) - set(moved.acl_groups))
     if not added:
@@ -124,6 +124,13 @@ READERS_FROM = "_readers_from"
 its last ingest's."""
 
 
+def readers_chosen(meta: Mapping[str, Any]) -> bool:
+    """Whether the groups a load's merged ``meta`` gives were chosen for it on purpose, so no
+    readers rule refuses them: an upload or a library caller's document (no file read), or
+    a file ingested with ``--allow-wider-readers``."""
+    return not meta.get("_file_path") or bool(meta.get(WIDER_READERS))
+
+
 def widening_problem(previous: Document | None, document: Document,
                      meta: Mapping[str, Any]) -> str | None:
     """Why a re-ingest of a file may not change readers its sidecar line or the file itself
@@ -133,7 +140,7 @@ def widening_problem(previous: Document | None, document: Document,
     staff to hr adds a group too, so the rule is where the readers come from.) Only a
     file's ingest (an upload or a library caller sets its groups on purpose), not readers
     set by hand (kept: :func:`with_hand_readers`), not with ``--allow-wider-readers``."""
-    if previous is None or meta.get(WIDER_READERS) or not meta.get("_file_path") \
+    if previous is None or readers_chosen(meta) \
             or previous.metadata.get(READERS_FROM) not in ("sidecar", "file") \
             or meta.get(READERS_FROM) != "batch" \
             or set(document.acl_groups) == set(previous.acl_groups):

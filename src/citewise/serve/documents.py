@@ -219,7 +219,7 @@ def _uploaded(st: ServerState, name: str, doc_id: str, report: IngestReport,
         from citewise.errors import IngestError
 
         error = (str(failed[0].error) if failed else
-                 f"{report.includes_only[0][1]}. Fix: upload the files it includes")
+                 f"{report.includes_only[0].error}. Fix: upload the files it includes")
         raise IngestError(f"{name}: {error}" + ("" if "Fix:" in error else
                           ". Fix: upload it as a type citewise reads (.md, .html, .txt, .rst, "
                           ".pdf, .docx, .info, each also .gz), or correct the file"))
