@@ -36,7 +36,7 @@ from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.ingest.languages import mixed_languages
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.prime import Primed, prime
-from citewise.protocols import Embedder, Generator, Reranker, Store
+from citewise.protocols import Embedder, Generator, HandDeletes, Reranker, Store
 from citewise.retrieve import search
 from citewise.sources import file_batch
 from citewise.trace import IndexInfo
@@ -149,7 +149,7 @@ class Engine(EngineVerbs):
                      on_progress: Callable[[int], None] | None = None, *,
                      workers: int | None = None, ray: str | None = None,
                      base_url: str | None = None, trust_file_acl: bool = False,
-                     wider_readers: bool = False,
+                     wider_readers: bool = False, undelete: bool = False,
                      follow_symlinks: bool = False, strict: bool = False, id_prefix: str = "",
                      on_total: Callable[[int], None] | None = None,
                      on_embedded: Callable[[int], None] | None = None,
@@ -178,6 +178,7 @@ class Engine(EngineVerbs):
         match = SidecarMatch(sidecar or {})
         batch = file_batch(paths, self.settings.limits, defaults, sidecar, base_url,
                            trust_file_acl=trust_file_acl, wider_readers=wider_readers,
+                           undelete=undelete,
                            follow_symlinks=follow_symlinks,
                            notes=notes, match=match, skipped=skipped, id_prefix=id_prefix,
                            exclude=exclude)
@@ -369,10 +370,15 @@ class Engine(EngineVerbs):
         return resolve_refs(refs, self.store)
 
     def delete(self, doc_ids: Sequence[str]) -> int:
+        """Delete documents; where the index remembers it (:class:`~citewise.protocols.
+        HandDeletes`), an ingest of their files does not index them again unless told to
+        (``--undelete``)."""
         missing = [d for d in doc_ids if self.store.get_document(d) is None]
         if missing:
             raise NotFoundError(f"not in the index: {', '.join(missing)}; "
                                 f"list documents with `citewise status --documents`")
+        if isinstance(self.store, HandDeletes):
+            return self.store.delete_by_hand(doc_ids)
         return self.store.delete(doc_ids)
 
     @property

@@ -27,7 +27,7 @@ from citewise.ingest.hand_readers import (
 )
 from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
 from citewise.records import make_document, same_record, write_status
-from citewise.source_claims import SourceClaims
+from citewise.source_claims import UNDELETE, SourceClaims
 from citewise.types import Chunk, Document, ParsedDocument
 
 STATUSES = ("new", "changed", "updated", "unchanged", "failed")
@@ -36,6 +36,10 @@ INCLUDES = "includes"
 :class:`~citewise.errors.OnlyIncludesError`); reported apart, neither written nor failed. A
 new user's Sphinx tree had its include-only ``index.rst`` reported as a failure, and
 ``--strict`` exit 1 for it."""
+DELETED = "deleted"
+"""The status of a file whose document someone deleted (``citewise delete``), left out
+unless the ingest is told ``--undelete`` (:mod:`citewise.source_claims`); reported apart,
+neither written nor failed: a routine re-ingest of its folder brought it back."""
 BATCH_CHUNKS = 1024
 """Chunks after which a batch is written even with fewer than ``batch_docs`` documents: a
 folder of long pages (or one 8 MB page) would otherwise embed for many minutes before the
@@ -68,7 +72,7 @@ class Outcome:
     @property
     def indexed(self) -> bool:
         """Whether the document is in the index after this ingest (written or unchanged)."""
-        return self.status not in ("failed", INCLUDES)
+        return self.status not in ("failed", INCLUDES, DELETED)
 
 
 @dataclass
@@ -86,6 +90,8 @@ class IngestReport:
     skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
     includes_only: list[Outcome] = field(default_factory=list)  # files with no text of
     # their own, left out (INCLUDES; ``error``: what each includes)
+    deleted: list[Outcome] = field(default_factory=list)  # files whose documents were
+    # deleted by hand, left out (DELETED; ``error``: the fix)
     seconds: float = 0.0
     model_seconds: float = 0.0
 
@@ -313,7 +319,15 @@ def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | O
     index holds under another id (:mod:`citewise.source_claims`), on the serial and the
     parallel path (``--workers`` indexed such a file twice); or a new document with the
     text of one whose readers were set by hand and whose file is gone, when it would open
-    it to more groups (:func:`~citewise.ingest.hand_readers.moved_problem`)."""
+    it to more groups (:func:`~citewise.ingest.hand_readers.moved_problem`). A new document
+    of a file whose id someone deleted is left out (:data:`DELETED`) unless its load says
+    ``--undelete``."""
+    if isinstance(result, Prepared) and result.status == "new" and \
+            result.parsed.metadata.get("_file_path") and \
+            not result.parsed.metadata.get(UNDELETE) and sources.deleted(result.document):
+        return Outcome(result.pending.label, result.document.doc_id, DELETED, error=(
+            "deleted with `citewise delete`, so not indexed again. Fix: ingest it with "
+            "--undelete to index it again, or leave the file out (--exclude)"))
     if isinstance(result, Prepared) and result.status == "new" and \
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id
@@ -333,6 +347,8 @@ def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepar
     for its batch."""
     if isinstance(result, Outcome) and result.status == INCLUDES:
         report.includes_only.append(result)
+    elif isinstance(result, Outcome) and result.status == DELETED:
+        report.deleted.append(result)
     elif isinstance(result, Outcome):
         report.outcomes.append(result)
         if result.no_groups:

@@ -181,6 +181,19 @@ class Store(Protocol):
 
 
 @runtime_checkable
+class HandDeletes(Protocol):
+    """A store that remembers which deletes someone asked for (an index with versions:
+    :class:`~citewise.index.follow.LiveStore`), so an ingest of a deleted document's file
+    does not bring it back unasked (:mod:`citewise.source_claims`)."""
+
+    def delete_by_hand(self, doc_ids: Sequence[str]) -> int: ...
+
+    def hand_deleted(self) -> set[tuple[str, str]]:
+        """``(tenant, doc_id)`` of the documents deleted so and not written since."""
+        ...
+
+
+@runtime_checkable
 class VersionCatalog(Protocol):
     """The index versions of one ``--db`` target and which one is live.
 

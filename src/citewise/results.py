@@ -114,6 +114,8 @@ class IngestResult:
     duplicates: tuple[tuple[str, str], ...] = ()  # (a page, the page with its text, indexed)
     includes_only: tuple[tuple[str, str], ...] = ()  # (a file with no text of its own, what
     # it includes): left out, not failed
+    deleted: tuple[str, ...] = ()  # files whose documents were deleted with `citewise
+    # delete`: left out unless --undelete
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
@@ -121,7 +123,8 @@ class IngestResult:
         return cls(report.summary(), failed, tuple(report.unreadable),
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
                    tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
-                   tuple((o.label, o.error or "") for o in report.includes_only))
+                   tuple((o.label, o.error or "") for o in report.includes_only),
+                   tuple(o.label for o in report.deleted))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -132,7 +135,8 @@ class IngestResult:
                 "source_copies": [{"path": p, "page": t} for p, t in self.source_copies],
                 "noindex": list(self.noindex),
                 "duplicates": [{"path": p, "page": t} for p, t in self.duplicates],
-                "includes_only": [{"path": p, "note": n} for p, n in self.includes_only]}
+                "includes_only": [{"path": p, "note": n} for p, n in self.includes_only],
+                "deleted": list(self.deleted)}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,11 @@ files again beside the first two, every answer could cite either, and ``citewise
 document, by the file each document records (not its link: two exports may name one
 original as their ``source_url``, and ``--base-url`` links differ by id), naming the id it
 has and the ``--id-prefix`` that updates it; nothing stored changes.
+
+Nor is a file whose document someone deleted (``citewise delete``, the API's delete) indexed
+again by a later ingest of its folder unless the ingest says so (``--undelete``): a routine
+re-ingest brought a deleted page back while its file was still there
+(:class:`~citewise.protocols.HandDeletes`).
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ from pathlib import Path
 
 from citewise.ingest.hand_readers import set_by_hand
 from citewise.ingest.ownership import HOME
-from citewise.protocols import Store
+from citewise.protocols import HandDeletes, Store
 from citewise.types import Document
+
+UNDELETE = "_undelete"
+"""The metadata key of a load told to index its file again after a ``citewise delete``."""
 
 
 class SourceClaims:
@@ -29,6 +37,15 @@ class SourceClaims:
         self._ids: dict[tuple[str, str], str] | None = None
         self._links: dict[str, str] = {}
         self._by_hand: dict[tuple[str, str], Document] = {}
+        self._deleted: set[tuple[str, str]] | None = None
+
+    def deleted(self, document: Document) -> bool:
+        """Whether ``document``'s id, in its tenant, was last deleted by someone's asking
+        (read once per ingest, when the first new document comes)."""
+        if self._deleted is None:
+            store = self.store
+            self._deleted = store.hand_deleted() if isinstance(store, HandDeletes) else set()
+        return (document.tenant, document.doc_id) in self._deleted
 
     def holder(self, document: Document) -> str | None:
         """The id of another stored document read from the same local file (the file each

@@ -37,6 +37,7 @@ from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.ingest.source_copies import source_copies
 from citewise.ingest.walk import discover
+from citewise.source_claims import UNDELETE
 from citewise.types import Block, ParsedDocument
 
 
@@ -95,8 +96,9 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
                defaults: Mapping[str, Any] | None = None,
                sidecar: Mapping[str, Mapping[str, Any]] | None = None,
                base_url: str | None = None, *, trust_file_acl: bool = False,
-               wider_readers: bool = False, follow_symlinks: bool = False,
-               notes: list[str] | None = None, match: SidecarMatch | None = None,
+               wider_readers: bool = False, undelete: bool = False,
+               follow_symlinks: bool = False, notes: list[str] | None = None,
+               match: SidecarMatch | None = None,
                skipped: list[Path] | None = None, id_prefix: str = "",
                exclude: Sequence[str] = ()) -> FileBatch:
     """The :class:`FileBatch` of ``paths``: HTML pages are read once ahead to find each
@@ -154,7 +156,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
         site = batch.sites.get((root.as_posix(), readers[root, path]))
         batch.items.append(Pending(label=str(path), doc_id=doc_id, load=FileLoad(
             path, limits, dict(defaults or {}), side, by_doc_id=floating,
-            trust_file_acl=trust_file_acl, wider_readers=wider_readers, rel=rel,
+            trust_file_acl=trust_file_acl, wider_readers=wider_readers, undelete=undelete,
+            rel=rel,
             url=link_for(base_url, path, links[root] + rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
             within=None if follow_symlinks or path in named else root.resolve())))
@@ -314,6 +317,7 @@ class FileLoad:
     by_doc_id: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     trust_file_acl: bool = False
     wider_readers: bool = False  # may let more groups read it than now (hand_readers)
+    undelete: bool = False  # may index it again after a `citewise delete` (source_claims)
     rel: str = ""
     url: str | None = None
     site: SiteProfile | None = None
@@ -351,6 +355,8 @@ class FileLoad:
             meta["_notes"] = notes
         if self.wider_readers:
             meta[WIDER_READERS] = True
+        if self.undelete:
+            meta[UNDELETE] = True
         meta[READERS_FROM] = "sidecar" if "groups" in side else \
             "file" if "groups" in parsed.metadata else "batch"
         return ParsedDocument(title=parsed.title, text=parsed.text, blocks=parsed.blocks,

@@ -122,6 +122,8 @@ def test_documents_upload_acl_delete(served: Served) -> None:
     assert served.client("eddie").delete("/v1/documents/drones.md").json()["removed"] == 1
     assert not sam_sees()
     _problem(served.client("eddie").delete("/v1/documents/drones.md"), 404)
+    again = served.client("eddie").post("/v1/documents", files=files, data={"groups": "eng"})
+    assert again.status_code == 201, again.text  # an upload under a deleted id is asked for
     listed = {d["doc_id"] for d in served.client("sam").get("/v1/documents").json()["documents"]}
     assert SECRET_DOC not in listed and "hr-leave-policy" in listed or listed
 

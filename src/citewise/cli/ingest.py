@@ -64,6 +64,9 @@ from citewise.types import Principal
               help="Let this ingest give documents indexed before readers they do not have "
                    "now (by default such a document is not ingested, with the fix: a re-run "
                    "without the --meta sidecar that restricted pages would open them).")
+@click.option("--undelete", is_flag=True,
+              help="Index again files whose documents were deleted with `citewise delete` "
+                   "(by default they are left out, with a note).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes that parse, chunk and embed (default 1: all in this "
                    "process; with --ray: one actor per cluster CPU). Model threads per worker: "
@@ -75,7 +78,8 @@ from citewise.types import Principal
 @settings_options
 @friendly_errors
 def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude, as_json,
-           progress, quiet, strict, trust_file_acl, wider_readers, follow_symlinks, workers,
+           progress, quiet, strict, trust_file_acl, wider_readers, undelete, follow_symlinks,
+           workers,
            ray_address, db,
            config_path, model, threads):
     """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
@@ -95,7 +99,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         report = engine.ingest_paths(paths, defaults, sidecar, on_progress=bar.update,
                                      workers=workers, ray=ray_address, base_url=base_url,
                                      trust_file_acl=trust_file_acl,
-                                     wider_readers=wider_readers,
+                                     wider_readers=wider_readers, undelete=undelete,
                                      follow_symlinks=follow_symlinks, strict=strict,
                                      id_prefix=id_prefix, exclude=exclude,
                                      on_total=lambda n: set_total(bar, n),
@@ -138,6 +142,12 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
             echo(f"left out {len(report.includes_only)} file(s) with no text of their own, "
                  f"e.g. {first.label}: {first.error}; the files they include are indexed "
                  "when ingested themselves", err=True, one_line=True)
+        if report.deleted:
+            shown = ", ".join(o.label for o in report.deleted[:3]) + \
+                (" …" if len(report.deleted) > 3 else "")
+            echo(f"left out {len(report.deleted)} file(s) whose documents were deleted with "
+                 f"`citewise delete` ({shown}); to index them again, ingest them with "
+                 "--undelete", err=True, one_line=True)
         _print_skipped(report.skipped)
         echo("documents: {new} new, {changed} changed, {updated} metadata-only, "
              "{unchanged} unchanged, {failed} failed; chunks: {chunks} "

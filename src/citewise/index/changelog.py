@@ -8,6 +8,11 @@ when version 1 comes back, so each one is recorded in the version catalog, keyed
 * ``acl``/``put``: the document, where present, must carry this tenant and these groups
   (``put`` is an ingest write: its ACL supersedes an earlier delete or ACL change).
 
+A delete someone asked for (``citewise delete``, ``DELETE /v1/documents/…``) is logged
+``by_hand``, with the document's tenant: an ingest of its file does not index it again until
+told to (``--undelete``; :mod:`citewise.source_claims`), where a routine re-ingest of the
+folder brought a deleted page back with its file still there.
+
 Only the latest change per document is kept (one row per ``doc_id``, with a growing ``seq``), so
 the log is bounded by the number of documents ever written. Each version records the ``seq`` it
 has applied; making a version live (:meth:`promote`, rollback included) first applies every
@@ -57,6 +62,7 @@ class Change:
     kind: str
     tenant: str | None = None
     groups: tuple[str, ...] | None = None
+    by_hand: bool = False  # a delete someone asked for (not an ingest's own)
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,11 @@ class ChangeLogCalls:
     def changes_since(self, seq: int) -> list[Change]:
         return self._on_changes(False, lambda conn: self._changes.since(conn, seq))
 
+    def hand_deleted(self) -> set[tuple[str, str]]:
+        """``(tenant, doc_id)`` of every document whose latest change is a delete someone
+        asked for."""
+        return self._on_changes(False, self._changes.hand_deleted)
+
     def mark_applied(self, number: int, seq: int) -> None:
         self._on_changes(True, lambda conn: self._changes.mark_applied(conn, number, seq))
 
@@ -130,8 +141,8 @@ def acl_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
     return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))))
 
 
-def delete_change(doc_id: str) -> Change:
-    return Change(0, doc_id, "delete")
+def delete_change(doc_id: str, tenant: str | None = None, by_hand: bool = False) -> Change:
+    return Change(0, doc_id, "delete", tenant, by_hand=by_hand)
 
 
 def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = None, *,

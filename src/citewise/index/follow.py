@@ -58,6 +58,8 @@ class FollowedCatalog(Protocol):
 
     def changes_since(self, seq: int) -> list[Change]: ...
 
+    def hand_deleted(self) -> set[tuple[str, str]]: ...
+
     def mark_applied(self, number: int, seq: int) -> None: ...
 
     def applied_seq(self, number: int) -> int: ...
@@ -208,9 +210,27 @@ class LiveStore:
         self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(rewritten))
 
     def delete(self, doc_ids: Sequence[str]) -> int:
+        return self._delete(doc_ids, by_hand=False)
+
+    def delete_by_hand(self, doc_ids: Sequence[str]) -> int:
+        """:meth:`delete`, logged as asked for (with each document's tenant), so an ingest
+        of its file does not index it again unless told to (:meth:`hand_deleted`)."""
+        return self._delete(doc_ids, by_hand=True)
+
+    def hand_deleted(self) -> set[tuple[str, str]]:
+        """``(tenant, doc_id)`` of the documents whose latest change is a delete someone
+        asked for (:meth:`delete_by_hand`; an ingest's ``put`` since replaces it)."""
+        return self.catalog.hand_deleted()
+
+    def _delete(self, doc_ids: Sequence[str], by_hand: bool) -> int:
         ids = delete_ids(doc_ids)
-        return self._write(lambda _: [delete_change(d) for d in dict.fromkeys(ids)],
-                           lambda store: store.delete(ids), everywhere=True)
+
+        def log(store: Store) -> list[Change]:
+            held = {d: store.get_document(d) for d in dict.fromkeys(ids)} if by_hand else {}
+            return [delete_change(d, doc.tenant, True) if (doc := held.get(d)) is not None
+                    else delete_change(d) for d in dict.fromkeys(ids)]
+
+        return self._write(log, lambda store: store.delete(ids), everywhere=True)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         names = acl_groups(doc_id, groups)

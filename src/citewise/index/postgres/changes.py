@@ -1,6 +1,7 @@
 """The change log in ``citewise_catalog`` (see :mod:`citewise.index.changelog`)::
 
-    changes (doc_id text PK, seq bigint UNIQUE, kind put|acl|delete, tenant text, groups text[])
+    changes (doc_id text PK, seq bigint UNIQUE, kind put|acl|delete, tenant text, groups text[],
+             by_hand boolean)
     SEQUENCE change_numbers
     versions.applied_seq bigint    -- the last change each version has applied
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from citewise.index.changelog import Change, LiveState
@@ -26,6 +28,8 @@ SETUP = (
         tenant text,
         groups text[])""",
     f"CREATE SEQUENCE IF NOT EXISTS {SCHEMA}.change_numbers",
+    f"ALTER TABLE {SCHEMA}.changes ADD COLUMN IF NOT EXISTS by_hand boolean NOT NULL "
+    "DEFAULT false",  # deletes someone asked for (changelog.py); false for older ones
     f"ALTER TABLE {SCHEMA}.versions ADD COLUMN IF NOT EXISTS applied_seq bigint NOT NULL "
     "DEFAULT 0",
 )
@@ -33,7 +37,7 @@ GATE_KEY = "hashtext('citewise:write-gate')"
 LIVE_STATE_SQL = f"""SELECT v.number, v.applied_seq,
     (SELECT coalesce(max(seq), 0) FROM {SCHEMA}.changes)
 FROM {SCHEMA}.versions AS v WHERE v.state = 'live'"""
-_ROW = "seq, doc_id, kind, tenant, groups"
+_ROW = "seq, doc_id, kind, tenant, groups, by_hand"
 
 
 def live_state(conn: Any) -> LiveState | None:
@@ -44,7 +48,20 @@ def live_state(conn: Any) -> LiveState | None:
 def _rows(conn: Any, where: str, params: tuple[Any, ...]) -> list[Change]:
     rows = conn.execute(f"SELECT {_ROW} FROM {SCHEMA}.changes WHERE {where} ORDER BY seq",
                         params).fetchall()
-    return [Change(int(s), d, k, t, None if g is None else tuple(g)) for s, d, k, t, g in rows]
+    return [Change(int(s), d, k, t, None if g is None else tuple(g), bool(h))
+            for s, d, k, t, g, h in rows]
+
+
+def _values(c: Change) -> tuple[Any, ...]:
+    return (c.seq, c.doc_id, c.kind, c.tenant, None if c.groups is None else list(c.groups),
+            c.by_hand)
+
+
+def hand_deleted(conn: Any) -> set[tuple[str, str]]:
+    """``(tenant, doc_id)`` of the documents last deleted by someone's asking."""
+    return {(str(t), str(d)) for t, d in conn.execute(
+        f"SELECT tenant, doc_id FROM {SCHEMA}.changes WHERE kind = 'delete' AND by_hand "
+        "AND tenant IS NOT NULL").fetchall()}
 
 
 def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
@@ -55,12 +72,11 @@ def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
         with conn.cursor() as cur:
             for change in changes:
                 seq = cur.execute(f"SELECT nextval('{SCHEMA}.change_numbers')").fetchone()[0]
-                cur.execute(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES (%s, %s, %s, %s, %s) "
-                            "ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, "
-                            "kind = excluded.kind, tenant = excluded.tenant, "
-                            "groups = excluded.groups",
-                            (seq, change.doc_id, change.kind, change.tenant,
-                             None if change.groups is None else list(change.groups)))
+                cur.execute(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES "
+                            "(%s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO UPDATE SET "
+                            "seq = excluded.seq, kind = excluded.kind, tenant = "
+                            "excluded.tenant, groups = excluded.groups, by_hand = "
+                            "excluded.by_hand", _values(replace(change, seq=seq)))
     return int(seq), previous
 
 
@@ -69,9 +85,8 @@ def restore(conn: Any, logged: Sequence[Change], previous: Sequence[Change]) -> 
         conn.execute(f"DELETE FROM {SCHEMA}.changes WHERE doc_id = ANY(%s)",
                      ([c.doc_id for c in logged],))
         with conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES (%s, %s, %s, %s, %s)",
-                            [(c.seq, c.doc_id, c.kind, c.tenant,
-                              None if c.groups is None else list(c.groups)) for c in previous])
+            cur.executemany(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES "
+                            "(%s, %s, %s, %s, %s, %s)", [_values(c) for c in previous])
 
 
 def since(conn: Any, seq: int) -> list[Change]:

@@ -1,7 +1,8 @@
 """The change log in a SQLite index's home file (migration m005; see
 :mod:`citewise.index.changelog`)::
 
-    index_changes (doc_id PK, seq UNIQUE, kind put|acl|delete, tenant, groups JSON)
+    index_changes (doc_id PK, seq UNIQUE, kind put|acl|delete, tenant, groups JSON,
+                   by_hand 0|1)
     index_versions.applied_seq   -- the last change each version has applied
 
 Every function runs on the catalog's connection; the writing ones inside its transaction.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from citewise.index.changelog import Change, LiveState
@@ -18,6 +20,9 @@ from citewise.index.changelog import Change, LiveState
 LIVE_STATE_SQL = """SELECT v.number, v.applied_seq,
     (SELECT coalesce(max(seq), 0) FROM index_changes)
 FROM index_versions AS v WHERE v.state = 'live'"""
+
+
+_ROW = "seq, doc_id, kind, tenant, groups, by_hand"
 
 
 def live_state(conn: Any) -> LiveState | None:
@@ -35,42 +40,50 @@ def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
     """Log ``changes`` (each replaces its document's previous row); returns the last seq and
     the rows they replaced (for :func:`restore` if the write they describe fails)."""
     ids = json.dumps([c.doc_id for c in changes])
-    previous = since_rows(conn, "SELECT seq, doc_id, kind, tenant, groups FROM index_changes "
+    previous = since_rows(conn, f"SELECT {_ROW} FROM index_changes "
                           "WHERE doc_id IN (SELECT value FROM json_each(?))", (ids,))
     seq = last_seq(conn)
     rows = []
     for change in changes:
         seq += 1
-        rows.append((change.doc_id, seq, change.kind, change.tenant,
-                     None if change.groups is None else json.dumps(list(change.groups))))
-    conn.executemany("INSERT INTO index_changes(doc_id, seq, kind, tenant, groups) "
-                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO UPDATE SET "
-                     "seq = excluded.seq, kind = excluded.kind, tenant = excluded.tenant, "
-                     "groups = excluded.groups", rows)
+        rows.append(_row(replace(change, seq=seq)))
+    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?) "
+                     "ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, "
+                     "kind = excluded.kind, tenant = excluded.tenant, "
+                     "groups = excluded.groups, by_hand = excluded.by_hand", rows)
     return seq, previous
+
+
+def _row(c: Change) -> tuple[Any, ...]:
+    return (c.seq, c.doc_id, c.kind, c.tenant,
+            None if c.groups is None else json.dumps(list(c.groups)), int(c.by_hand))
 
 
 def restore(conn: Any, logged: Sequence[Change], previous: Sequence[Change]) -> None:
     """Undo :func:`record`: drop the rows it wrote and put back the ones it replaced."""
     conn.execute("DELETE FROM index_changes WHERE doc_id IN (SELECT value FROM json_each(?))",
                  (json.dumps([c.doc_id for c in logged]),))
-    conn.executemany("INSERT INTO index_changes(doc_id, seq, kind, tenant, groups) "
-                     "VALUES (?, ?, ?, ?, ?)",
-                     [(c.doc_id, c.seq, c.kind, c.tenant,
-                       None if c.groups is None else json.dumps(list(c.groups)))
-                      for c in previous])
+    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?)",
+                     [_row(c) for c in previous])
 
 
 def since(conn: Any, seq: int) -> list[Change]:
     """Every change logged after ``seq``, oldest first."""
-    return since_rows(conn, "SELECT seq, doc_id, kind, tenant, groups FROM index_changes "
-                      "WHERE seq > ? ORDER BY seq", (int(seq),))
+    return since_rows(conn, f"SELECT {_ROW} FROM index_changes WHERE seq > ? ORDER BY seq",
+                      (int(seq),))
 
 
 def since_rows(conn: Any, sql: str, params: tuple[Any, ...]) -> list[Change]:
     return [Change(int(seq), doc_id, kind, tenant,
-                   None if groups is None else tuple(json.loads(groups)))
-            for seq, doc_id, kind, tenant, groups in conn.execute(sql, params)]
+                   None if groups is None else tuple(json.loads(groups)), bool(by_hand))
+            for seq, doc_id, kind, tenant, groups, by_hand in conn.execute(sql, params)]
+
+
+def hand_deleted(conn: Any) -> set[tuple[str, str]]:
+    """``(tenant, doc_id)`` of the documents last deleted by someone's asking."""
+    return {(str(tenant), str(doc_id)) for tenant, doc_id in conn.execute(
+        "SELECT tenant, doc_id FROM index_changes WHERE kind = 'delete' AND by_hand = 1 "
+        "AND tenant IS NOT NULL")}
 
 
 def applied_seq(conn: Any, number: int) -> int:

@@ -196,9 +196,16 @@ def m007_chunk_sections(conn: Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN sections TEXT NOT NULL DEFAULT '[]'")
 
 
+def m008_hand_deletes(conn: Connection) -> None:
+    """Which logged deletes someone asked for (``citewise delete``): an ingest of such a
+    document's file does not index it again unless told to (:mod:`citewise.source_claims`).
+    Deletes logged before have no tenant recorded and stay ordinary ones."""
+    conn.execute("ALTER TABLE index_changes ADD COLUMN by_hand INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     m001_initial, m002_sources_and_meta, m003_index_versions, m004_tenant_scoped_vectors,
-    m005_change_log, m006_dense_changes, m007_chunk_sections)
+    m005_change_log, m006_dense_changes, m007_chunk_sections, m008_hand_deletes)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
