@@ -205,3 +205,22 @@ def test_front_matter_cannot_set_citewise_own_keys(tmp_path):
     assert {k: v for k, v in doc.metadata.items() if k.startswith("_")} == {
         "_home": str((folder / "a.md").resolve()), "_ingest_groups": sorted(
             doc.acl_groups), "_readers_from": "batch"}
+
+
+def test_a_title_is_kept_on_one_line_and_cut_to_a_bounded_length(tmp_path: Path) -> None:
+    """A security review: front matter's `title: |` kept 3,000 newlines and an upload's title
+    980 KB, fenced into the prompt with every passage of the page at each ask."""
+    from citewise.records import TITLE_CHARS
+
+    (tmp_path / "docs").mkdir()
+    lines = "".join(f"  line {i}\n" for i in range(3000))
+    (tmp_path / "docs" / "a.md").write_text(f"---\ntitle: |\n{lines}---\n\nLockers.\n")
+    (tmp_path / "docs" / "b.md").write_text(
+        "---\ntitle: \"Lockers\\n\\n and  keys\"\n---\n\nKeys.\n")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path / "docs"], {"groups": ["staff"]})
+        long, short = (engine.store.get_document(d) for d in ("a.md", "b.md"))
+        assert long is not None and short is not None
+        assert long.title.startswith("line 0 line 1 ") and long.title.endswith("…")
+        assert "\n" not in long.title and len(long.title) <= TITLE_CHARS + 1
+        assert short.title == "Lockers and keys"

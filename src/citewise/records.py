@@ -22,6 +22,22 @@ def content_hash(parsed: ParsedDocument) -> str:
     return hashlib.sha256(f"{parsed.title}\x00{parsed.text}".encode()).hexdigest()
 
 
+TITLE_CHARS = 300
+"""The longest title a record keeps (cut at a word, with "…"): a security review's upload
+title of 980 KB was fenced into the prompt with every passage of its page, each ask that
+retrieved it scanning it for instructions again (6.5 s an ask)."""
+
+
+def record_title(title: str) -> str:
+    """``title`` on one line (its runs of white space one space: a front matter ``title: |``
+    block kept 3,000 newlines), at most :data:`TITLE_CHARS` long."""
+    one = " ".join(title.split())
+    if len(one) <= TITLE_CHARS:
+        return one
+    cut = one[:TITLE_CHARS].rsplit(" ", 1)[0] if " " in one[:TITLE_CHARS] else one[:TITLE_CHARS]
+    return cut.rstrip() + "…"
+
+
 def _groups(value: Any) -> frozenset[str]:
     if value is None:
         return frozenset()
@@ -58,7 +74,8 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
     if updated_at is None:
         updated_at = meta.get("_file_mtime")
     document = with_hand_readers(Document(
-        doc_id=doc_id, title=str(meta.get("title") or parsed.title), content_hash=digest,
+        doc_id=doc_id, title=record_title(str(meta.get("title") or parsed.title)),
+        content_hash=digest,
         tenant=tenant, acl_groups=groups,
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
