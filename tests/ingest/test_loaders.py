@@ -800,3 +800,28 @@ def test_a_paragraph_with_one_column_before_an_option_list_stays_prose(tmp_path)
             + " " * 24 + "results than the int method.\n")
     parsed = load_file(_write(tmp_path, "usage.txt", text.encode()))
     assert not [b for b in parsed.blocks if b.kind == "code"]
+
+
+def test_an_in_page_table_of_contents_is_chrome_not_every_sections_parent(tmp_path):
+    """A new user of npm's docs: every page opens with ``<section id="table_of_contents">``
+    and its ``<h2>``; all 1,620 chunks of 92 pages sat under "Table of contents" in their
+    citations, and the link lists were search hits. A contents section with text of its own,
+    or linking other pages, is content."""
+    html = ('<section id="content"><h1>npm-ci</h1>'
+            '<section id="table_of_contents"><h2 id="table-of-contents">Table of contents</h2>'
+            '<div id="_table_of_contents"><ul><li><a href="#synopsis">Synopsis</a></li>'
+            '<li><a href="#description">Description</a></li><ul><li><a href="#install-links">'
+            '<code>install-links</code></a></li></ul></ul></div></section>'
+            '<div id="_content"><h3 id="synopsis">Synopsis</h3><pre><code>npm ci</code></pre>'
+            '<h3 id="description">Description</h3><p>Installs from the lockfile.</p></div>'
+            '<div id="contents"><h2>Contents</h2><p>This guide has three parts:</p>'
+            '<a href="#a">one</a> <a href="#b">two</a></div>'
+            '<div class="toc-links"><a href="other.html">Other</a> <a href="#c">C</a></div>'
+            '</section>')
+    blocks = load_file(_write(tmp_path, "npm-ci.html", html)).blocks
+    assert [(b.kind, b.text, b.heading_path[-1]) for b in blocks] == [
+        ("heading", "npm-ci", "npm-ci"), ("heading", "Synopsis", "Synopsis"),
+        ("code", "npm ci", "Synopsis"), ("heading", "Description", "Description"),
+        ("text", "Installs from the lockfile.", "Description"),
+        ("heading", "Contents", "Contents"), ("text", "This guide has three parts:", "Contents"),
+        ("text", "one two", "Contents"), ("text", "Other C", "Contents")]

@@ -84,8 +84,31 @@ def _is_chrome(node: LexborNode) -> bool:
             or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
             or "data-notable-ty" in node.attrs  # its "ⓘ" after a returned type
             or _generated_section(node, classes)
+            or _contents_box(node)
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+_CONTENTS_WORDS = frozenset({"toc", "contents"})
+"""Words of an ``id`` or ``class`` naming an in-page table of contents
+(``table_of_contents``, ``page-toc``)."""
+
+
+def _contents_box(node: LexborNode) -> bool:
+    """An in-page table of contents its ``id`` or ``class`` names (:data:`_CONTENTS_WORDS`)
+    holding nothing but links into the page and a heading: npm's docs open every page with
+    ``<section id="table_of_contents"><h2>Table of contents</h2>``, so every section of 92
+    pages sat under "Table of contents" in citations and its link list was a search hit. A
+    section so named with text of its own, or links to other pages, stays."""
+    names = f"{node.attrs.get('id') or ''} {node.attrs.get('class') or ''}".lower()
+    if not _CONTENTS_WORDS & set(re.split(r"[-_\s]+", names)):
+        return False
+    links = node.css("a")
+    if len(links) < 2 or not all((a.attrs.get("href") or "").startswith("#") for a in links):
+        return False
+    words = len(node.text(separator=" ").split())
+    listed = sum(len(n.text(separator=" ").split()) for n in [*links, *node.css(_HEADING_TAGS)])
+    return words <= listed
 
 
 def _generated_section(node: LexborNode, classes: set[str]) -> bool:
