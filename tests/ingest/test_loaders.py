@@ -299,7 +299,46 @@ def test_a_line_under_a_long_rule_is_a_heading_as_in_vims_help_files(tmp_path, c
     kinds = [(b.kind, b.text) for b in parsed.blocks]
     assert ("heading", "05.1 The vimrc file") in kinds  # its tags are no part of its title
     assert parsed.blocks[-2].heading_path == ("05.1 The vimrc file",)
-    assert kinds[-1] == ("text", "------------\nshort rule")  # a short rule is not one
+    assert kinds[-1] == ("text", "short rule")  # a short rule makes no heading (and a rule
+    # is no text in a Vim help file)
+
+
+VIM_CHAPTER = (
+    "*usr_06.txt*\tFor Vim version 9.0.  Last change: 2021 Feb 22\n\n"
+    "\t\t     VIM USER MANUAL - by Bram Moolenaar\n\n"
+    "\t\t\t  Using syntax highlighting\n\n"
+    "Black and white text is boring.\n\n"
+    "|06.1|\tSwitching it on\n|06.2|\tPrinting with colors\n\n"
+    "     Next chapter: |usr_07.txt|  Editing more than one file\n"
+    " Previous chapter: |usr_05.txt|  Set your settings\n"
+    "Table of contents: |usr_toc.txt|\n\n" + "=" * 78 + "\n"
+    "*06.1*\tSwitching it on\t\t\t\t*:syn-on*\n\n"
+    "\t\t\t\t\t\t\t*:syn-manual*\n"
+    "To switch highlighting on, set the 'syntax' option: >\n\n"
+    "\t:set syntax=ON\n<\n" + "=" * 78 + "\n"
+    "*06.2*\tPrinting with colors\t\t\t\t*syntax-printing*\n\n"
+    "Print with |:hardcopy|.  Options ~\n\n" + "=" * 78 + "\n\n"
+    "Next chapter: |usr_07.txt|  Editing more than one file\n\n"
+    "Copyright: see |manual-copyright|  vim:tw=78:ts=8:noet:ft=help:norl:\n")
+
+
+def test_a_vim_help_chapter_reads_as_its_sections_with_their_tags_as_anchors(
+        tmp_path, check_offsets):
+    """A new user's trial of Vim's user manual: each chapter's header (file line, "Last
+    change", the manual's name, its section list, "Next chapter…") was its first passage, an
+    example closed by "<" above the next rule took that section into its own, the modeline
+    was a section, tags stayed in the text, and no citation had an anchor though
+    vimhelp.org anchors each tag (``usr_06.txt.html#06.1``)."""
+    parsed = load_file(_write(tmp_path, "usr_06.txt", VIM_CHAPTER))
+    check_offsets(parsed)
+    assert parsed.title == "Using syntax highlighting"
+    assert [(b.kind, b.text, b.anchor) for b in parsed.blocks] == [
+        ("text", "Black and white text is boring.", None),
+        ("heading", "06.1 Switching it on", "06.1"),
+        ("text", "To switch highlighting on, set the 'syntax' option:", "06.1"),
+        ("code", ":set syntax=ON", "06.1"),
+        ("heading", "06.2 Printing with colors", "06.2"),
+        ("text", "Print with :hardcopy. Options", "06.2")]
 
 
 def test_a_vim_help_example_is_code(tmp_path, check_offsets):

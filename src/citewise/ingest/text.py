@@ -10,7 +10,8 @@ line ending in ``>`` or only ``>``, then indented lines) is code, and so is a pa
 indented deeper than the prose before it that reads as code, a diagram or a table
 (:mod:`text_layout`). The title is a heading that
 opens the file in a style used once, else the file's name (``name_title``: "gdb NEWS").
-Plain text has no deep links, so anchors are None.
+Plain text has no deep links, so anchors are None, except a Vim help file's section tags
+(:mod:`vim_help`).
 
 A formatter's output for a terminal (groff's, man-db's manual) is read as the page it prints:
 its bold and underline dropped, numbered section headings, a running header kept once, page
@@ -26,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from citewise.ingest import vim_help
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
@@ -64,12 +66,16 @@ class TextLoader:
         styles: list[tuple[str, str]] = []
         example = False  # inside a Vim help example: indented paragraphs after a ">"
         prose_indent = 0  # of the last prose paragraph: deeper layout is code (text_layout)
+        vim = vim_help.is_vim_help(text)
+        text = vim_help.prepared(text) if vim else text
         paragraphs = heads_apart(_PARAGRAPHS.split(text))
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
+        vim_title, front = vim_help.front_matter(paragraphs) if vim else (None, set())
+        furniture |= front
         found = _headings(paragraphs, furniture, numbered)
-        title = _title(found)
+        title = vim_title or _title(found)
         for index, para in enumerate(paragraphs):
             if not para.strip() or index in furniture:
                 continue
@@ -80,25 +86,29 @@ class TextLoader:
                 continue
             heading = found.get(index)
             if heading is None:
+                here = builder.section_anchor  # a Vim help section's tag, else None
                 if example and para[:1] in " \t":
-                    builder.add("code", _example(para))
+                    builder.add("code", vim_help.example(para), anchor=here)
                     continue
                 if words is None and is_layout(para, prose_indent):  # code, a box, a table
-                    builder.add("code", verbatim(textwrap.dedent(para.expandtabs(8))))
+                    builder.add("code", verbatim(textwrap.dedent(para.expandtabs(8))),
+                                anchor=here)
                     continue
-                lead, code = _split_example(para)
+                lead, code = vim_help.split_example(para)
+                lead = vim_help.prose(lead) if vim else lead
                 for item in line_items(lead) if lead.strip() else ():
-                    builder.add("text", _prose(item, words))
+                    builder.add("text", _prose(item, words), anchor=here)
                 prose_indent = indent_of(lead) if lead.strip() else prose_indent
                 example = code is not None
                 if code and code.strip():
-                    builder.add("code", _example(code))
+                    builder.add("code", vim_help.example(code), anchor=here)
                 continue
             example = False
             style = TITLE if index == 0 and _above(found) else heading[1]
             if style not in styles:
                 styles.append(style)
-            builder.heading(heading[0], min(styles.index(style) + 1, 6))
+            builder.heading(heading[0], min(styles.index(style) + 1, 6),
+                            anchor=vim_help.heading_tag(para) if vim else None)
         title = pick_title(title, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format,
                              empty_hint="the file is empty or only whitespace")
@@ -283,7 +293,7 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     if len(lines) == 2 and len(lines[0]) >= MIN_OVERLINE and is_rule(lines[0]) \
             and lines[0][0] != "_" and not is_rule(lines[1]) and len(lines[1]) <= MAX_TITLE:
         # "____" above a line is a footnote's rule (groff: "5 writing portable software …")
-        title = _tagless(collapse(lines[1]))
+        title = vim_help.tagless(collapse(lines[1]))
         return (title, (lines[0][0], "over")) if title else None
     overlined = len(lines) == 3 and is_rule(lines[0]) and lines[0] == lines[2]
     if overlined:
@@ -343,35 +353,3 @@ def _running_lines(paragraphs: list[str]) -> dict[str, int]:
         if line and "\n" not in line and _COLUMNS.search(line):
             seen.setdefault(line, []).append(index)
     return {line: at[0] for line, at in seen.items() if len(at) >= 3}
-
-
-_OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
-_TAG = re.compile(r"\*[^*\s]+\*")
-
-
-def _split_example(para: str) -> tuple[str, str | None]:
-    """``(text, example)``: a paragraph of Vim's help cut at the line ending in ``>`` that
-    opens an example (the example: the lines after it, or "" when the example's indented
-    paragraphs follow); ``(para, None)`` when no line opens one."""
-    lines = para.split("\n")
-    for i, line in enumerate(lines):
-        if _OPENS_EXAMPLE.search(line.rstrip()):
-            lead = [*lines[:i], line.rstrip()[:-1]]
-            return "\n".join(lead), "\n".join(lines[i + 1:])
-    return para, None
-
-
-def _example(para: str) -> str:
-    """A Vim help example's lines, dedented, without the ``<`` that may end it."""
-    lines = [line[1:] if line.startswith("<") else line for line in para.split("\n")]
-    return verbatim(textwrap.dedent("\n".join(lines).expandtabs(8)))
-
-
-def _tagless(title: str) -> str:
-    """A Vim help heading without its tags: "*05.1* The vimrc file *vimrc-intro*" is
-    "05.1 The vimrc file"; a new user saw the tags in every heading and citation."""
-    words = title.split()
-    while len(words) > 1 and _TAG.fullmatch(words[-1]):
-        words.pop()
-    return " ".join(w[1:-1] if _TAG.fullmatch(w) else w for w in words)
-

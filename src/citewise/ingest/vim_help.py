@@ -1,0 +1,147 @@
+"""Vim's help files (``*usr_05.txt*  For Vim version 9.0 …``), read by the plain-text loader.
+
+A help file is plain text with markup of its own: ``*tag*`` marks a place other files link to
+(every section heading carries one: ``*05.1*  The vimrc file  *vimrc-intro*``), ``|tag|``
+links to one, a line ending in `` ~`` is a column heading, a line ending in ``>`` opens an
+example that a line starting with ``<`` may close, and the last line is a modeline for the
+editor. A new user's trial of the user manual: every chapter's header (the file's name and
+"Last change" date, "VIM USER MANUAL - by Bram Moolenaar", its list of sections, "Next
+chapter / Previous chapter / Table of contents") was indexed as its first passage ("how do
+I repeat the last change?" was answered "The sources disagree: Last change: 2006 Apr 24 /
+Last change: 2021 Feb 22"), an example closed by ``<`` right above the next section's rule
+took that section into its own, the modeline was a section, tags and links stayed in the
+text, and citations had no anchor though vimhelp.org anchors each tag (``#05.1``).
+
+Here: the heading's first tag is its anchor, the header and navigation lines and a file's
+list of its own sections are not read, tags leave the text and links become their words,
+the chapter's title ("Set your settings") titles the document.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from citewise.ingest.normalize import verbatim
+
+_FIRST_LINE = re.compile(r"\*[\w.+-]+\.txt\*\s")
+"""How a help file opens: its own tag (``*usr_05.txt*``), then the version line."""
+_MODELINE = re.compile(r"(?:^|\s)vim?:\s*(?:set?\s+)?(?:\w+(?:=[^:\s]*)?:)*\w+(?:=[^:\s]*)?:?\s*$")
+_MANUAL = re.compile(r"^\s*VIM (?:USER|REFERENCE) MANUAL\b")
+_NAVIGATION = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):",
+                         re.IGNORECASE)
+TAG = re.compile(r"\*[^*\s|]+\*")
+_LINK = re.compile(r"\|([^|\s]+)\|")
+_RULE = re.compile(r"(?:={10,}|-{10,})")
+_OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
+
+
+def is_vim_help(text: str) -> bool:
+    """Whether ``text`` is a Vim help file: it opens with its own ``*name.txt*`` tag, or its
+    modeline says ``ft=help``."""
+    head = text.lstrip("\ufeff")[:200]
+    return bool(_FIRST_LINE.match(head)) or "ft=help" in text[-300:]
+
+
+def prepared(text: str) -> str:
+    """``text`` without its modeline (Vim reads one in the first or last five lines) and with
+    a paragraph break after each line of ``<`` alone that closes an example (usr_06's "<"
+    right above the rule of 06.5 made 06.5 part of 06.4)."""
+    lines = text.split("\n")
+    for i in [*range(min(5, len(lines))), *range(max(5, len(lines) - 5), len(lines))]:
+        lines[i] = _MODELINE.sub("", lines[i])
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if line.rstrip() == "<" and i + 1 < len(lines) and lines[i + 1].strip():
+            out.append("")
+    return "\n".join(out)
+
+
+def heading_tag(para: str) -> str | None:
+    """The first tag of a heading's line (``05.1`` of ``*05.1*  The vimrc file
+    *vimrc-intro*``): the anchor vimhelp.org gives the place."""
+    for line in para.split("\n"):
+        if (match := TAG.search(line)) is not None:
+            return match.group(0)[1:-1]
+    return None
+
+
+def front_matter(paragraphs: list[str]) -> tuple[str | None, set[int]]:
+    """``(title, paragraphs not read)`` of a help file: its first line and the manual's
+    name are not read, and the paragraph after them titles it ("Set your settings", "The
+    Python Interface to Vim" less its tags); neither are navigation lines ("Next chapter:
+    |usr_06.txt| …") nor a list of the file's own sections (``|05.1|  The vimrc file``,
+    ``1. Commands  |python-commands|``), which were each chapter's first passage."""
+    filled = [i for i, p in enumerate(paragraphs) if p.strip()]
+    skip: set[int] = set()
+    title = None
+    if filled and _FIRST_LINE.match(paragraphs[filled[0]].lstrip()):
+        skip.add(filled[0])
+        rest = filled[1:]
+        if rest and _MANUAL.match(paragraphs[rest[0]]):
+            skip.add(rest[0])
+            if len(rest) > 1 and "\n" not in paragraphs[rest[1]].strip():
+                title = " ".join(TAG.sub(" ", paragraphs[rest[1]]).split()) or None
+                title = None if title and title.endswith(".") else title  # a sentence
+                skip |= {rest[1]} if title else set()
+    own = _heading_tags(paragraphs)
+    for i in filled:
+        lines = [line for line in paragraphs[i].split("\n") if line.strip()]
+        if all(_NAVIGATION.match(line) for line in lines) or (
+                len(lines) >= 2 and all(set(_LINK.findall(line)) & own for line in lines)):
+            skip.add(i)
+    return title, skip
+
+
+def _heading_tags(paragraphs: list[str]) -> set[str]:
+    """The tags of the file's section headings: the first tag of a line under a long rule."""
+    out = set()
+    for para in paragraphs:
+        lines = para.strip("\n").split("\n")
+        if len(lines) >= 2 and set(lines[0].strip()) == {"="}:
+            out |= {t[1:-1] for t in TAG.findall(lines[1])}
+    return out
+
+
+def prose(text: str) -> str:
+    """A paragraph of help text as a reader reads it: lines of tags alone and the tags at a
+    line's end left out, links as their words (``|:global|`` is ``:global``), a column
+    heading's `` ~`` mark gone."""
+    out = []
+    for line in text.split("\n"):
+        bare = TAG.sub("", line)
+        if not bare.strip() and line.strip() or _RULE.fullmatch(line.strip()):
+            continue  # "*:syn-manual*" right-aligned above its paragraph; a rule
+        line = re.sub(r"(?:\s+\*[^*\s|]+\*)+\s*$", "", line)
+        line = _LINK.sub(r"\1", line)
+        out.append(line[:-2].rstrip() if line.endswith(" ~") else line)
+    return "\n".join(out)
+
+
+def split_example(para: str) -> tuple[str, str | None]:
+    """``(text, example)``: a paragraph cut at the line ending in ``>`` that opens an
+    example (the example: the lines after it, or "" when the example's indented paragraphs
+    follow); ``(para, None)`` when no line opens one."""
+    lines = para.split("\n")
+    for i, line in enumerate(lines):
+        if _OPENS_EXAMPLE.search(line.rstrip()):
+            lead = [*lines[:i], line.rstrip()[:-1]]
+            return "\n".join(lead), "\n".join(lines[i + 1:])
+    return para, None
+
+
+def example(para: str) -> str:
+    """An example's lines, dedented, without the ``<`` that may end it."""
+    lines = [line[1:] if line.startswith("<") else line for line in para.split("\n")]
+    return verbatim(textwrap.dedent("\n".join(lines).expandtabs(8)))
+
+
+def tagless(title: str) -> str:
+    """A heading without its tags: "*05.1* The vimrc file *vimrc-intro*" is "05.1 The vimrc
+    file"; a new user saw the tags in every heading and citation. Nor a column heading's
+    ``~`` ("Overview ~")."""
+    words = title.split()
+    while len(words) > 1 and (TAG.fullmatch(words[-1]) or words[-1] == "~"):
+        words.pop()  # "Overview ~": a column heading's mark
+    return " ".join(w[1:-1] if TAG.fullmatch(w) else w for w in words)
