@@ -116,3 +116,19 @@ def test_an_anchor_of_spaces_is_read_in_linear_time():
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+def test_a_citations_path_opens_its_section_with_the_documents_title_first():
+    """A new user of Vim's help pasted a citation's path, "usr_10 › 10.1 Record and playback
+    commands": the title is no heading of the chapter, and `show` refused it."""
+    blocks = [Block("heading", "10.1 Record and playback commands", 0, 1, level=1,
+                    heading_path=("10.1 Record and playback commands",)),
+              Block("text", "Use q to record.", 1, 2,
+                    heading_path=("10.1 Record and playback commands",)),
+              Block("heading", "10.2 Substitution", 2, 3, level=1,
+                    heading_path=("10.2 Substitution",))]
+    path = "usr_10 › 10.1 Record and playback commands"
+    assert section_around(blocks, path) is None  # no title given: as before
+    assert section_around(blocks, path, "usr_10") == (0, 2)
+    assert section_around(blocks, "usr_11 › 10.1 Record and playback commands",
+                          "usr_10") is None

@@ -118,7 +118,7 @@ class EngineVerbs:
         info = self.document(doc_id, principal)
         parsed = self.store.get_parsed(doc_id)
         every = () if parsed is None else tuple(parsed.blocks)
-        around = section_around(every, anchor) if anchor else None
+        around = section_around(every, anchor, info.title) if anchor else None
         start, end = around or (0, len(every))
         return DocumentSection(info, every[start:end], start, len(every), anchor,
                                found=around is not None or not anchor)

@@ -60,7 +60,16 @@ def _heading_at(blocks: Sequence[Block], anchor: str, wanted: set[str]) -> int |
         -len(steps):]] == steps), None)
 
 
-def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | None:
+def _after_title(anchor: str, title: str) -> str | None:
+    """``anchor`` less its first step when that is the document's ``title``: a citation
+    prints "usr_10 › 10.1 Record and playback commands", and a new user's `show` of it was
+    refused where the section's path has no title (a Vim help chapter's)."""
+    first, sep, rest = anchor.partition("›")
+    return rest.strip() if sep and loose(first) == loose(title) and rest.strip() else None
+
+
+def section_around(blocks: Sequence[Block], anchor: str,
+                   title: str | None = None) -> tuple[int, int] | None:
     """``(start, end)`` of the blocks to show for ``anchor`` (``blocks[start:end]``), or
     None when no block has it, even as :func:`loose` reads anchors or percent-decoded (a
     new user pasted a Japanese page's anchor as the browser copied it), nor a heading its
@@ -77,6 +86,8 @@ def section_around(blocks: Sequence[Block], anchor: str) -> tuple[int, int] | No
                    loose(b.anchor) in wanted), None)
     if at is None:  # a heading's own words: plain text has no anchors ("4.2 Compressed cat
         at = _heading_at(blocks, anchor, wanted)  # pages")
+    if at is None and title and (rest := _after_title(anchor, title)):  # a citation's
+        at = _heading_at(blocks, rest, loose_forms(rest))  # path opens with the title
     if at is None:
         return None
     start = next((i for i in range(at, -1, -1) if blocks[i].kind == "heading"), 0)
