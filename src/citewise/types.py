@@ -19,6 +19,12 @@ from citewise.trace import AnswerTrace
 #: citation's link as written (a security review). Browsers decode it to find the element.
 FRAGMENT_SAFE = "!$&()*+,;=:@/?-._~"
 
+
+def linked(base: str, anchor: str | None) -> str:
+    """``base#anchor`` (the anchor percent-encoded as a fragment), or ``base``."""
+    return f"{base}#{quote(anchor, safe=FRAGMENT_SAFE)}" if anchor else base
+
+
 BlockKind = Literal["heading", "text", "table", "code", "list"]
 SearchMode = Literal["bm25", "dense", "hybrid"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
@@ -188,8 +194,7 @@ class Hit:
 
     def link(self, anchor: str | None) -> str:
         """``source_url#anchor`` for another anchor of the same document."""
-        base = self.document.source_url or self.document.doc_id
-        return f"{base}#{quote(anchor, safe=FRAGMENT_SAFE)}" if anchor else base
+        return linked(self.document.source_url or self.document.doc_id, anchor)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "score": round(self.score, 6),

@@ -213,6 +213,8 @@ def test_show_takes_a_browsers_anchor_and_the_local_path_of_a_page_given_a_base_
     code, shown = run("show", f"{docs / 'read.html'}#see-also", "--groups", "public",
                       "--db", "i.db")
     assert code == 0 and "Paths." in shown and "Buffered" not in shown, shown
+    assert "(https://docs.example/ja/read.html#see-also; " in shown  # the section's link (a
+    # new user of npm's docs: the header named the page's)
     other = tmp_path / "other" / "ja"  # a review: another file with the same tail opened
     other.mkdir(parents=True)  # the indexed page
     (other / "read.html").write_text("<html><body><p>Unrelated notes.</p></body></html>")

@@ -24,7 +24,7 @@ from citewise.errors import NotFoundError
 from citewise.index.location import shown
 from citewise.results import DocumentSection
 from citewise.section import loose, loose_forms
-from citewise.types import Block, Principal
+from citewise.types import Block, Principal, linked
 
 _UNREADABLE = re.compile(r"\.(?:gz|bz2|xz|info(?:-\d+)?(?:\.gz)?)$", re.IGNORECASE)
 
@@ -80,7 +80,9 @@ def print_section(section: DocumentSection, show_args: Sequence[str] = ()) -> No
     if within and within[0] == doc.title:  # a manual's first heading is often its title
         within = within[1:]
     place = " › ".join((doc.title, *within))  # whose "New commands": "… › Changes in GDB 12"
-    echo(f"{place} ({doc.source_url or doc.doc_id}; {where})", one_line=True)
+    anchor = first.anchor if first is not None and section.anchor else None
+    echo(f"{place} ({linked(doc.source_url or doc.doc_id, anchor)}; {where})",
+         one_line=True)  # the section's own link (a new user's named the page's)
     for block in own:
         echo("")
         echo(block_text(block))
