@@ -8,8 +8,11 @@ creating the database file 0600 before SQLite opens it covers all three.
 from __future__ import annotations
 
 import os
+import stat as stat_module
 from pathlib import Path
 from typing import IO
+
+from citewise.errors import ConfigError
 
 PRIVATE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
@@ -27,12 +30,28 @@ def create_private(path: str | Path) -> None:
 
 def open_private(path: str | Path, *, binary: bool = False) -> IO:
     """Open ``path`` for writing (truncated) as an owner-only file. A file that exists with a
-    wider mode is narrowed to at most 0600."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_MODE)
+    wider mode is narrowed to at most 0600. Not a symlink, nor a file another user owns
+    (:class:`~citewise.errors.ConfigError`): a security review planted an empty file in a
+    shared folder, and ``citewise log export --out`` there wrote every tenant's questions
+    into a file its planter owned and read (a symlink: any file the exporter may write)."""
     try:
-        mode = os.fstat(fd).st_mode & 0o777
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_MODE)
+    except OSError as exc:
+        if not os.path.islink(path):
+            raise
+        raise ConfigError(f"{path} is a symbolic link; not written through. Fix: write to "
+                          "the file it names, or to a new path") from exc
+    try:
+        stat = os.fstat(fd)
+        if stat.st_uid != os.geteuid():
+            raise ConfigError(f"{path} belongs to another user, who could read what is "
+                              "written; not written. Fix: remove it first, or write to a "
+                              "new path")
+        mode = stat.st_mode & 0o777
         if mode & ~PRIVATE_MODE:
             os.fchmod(fd, mode & PRIVATE_MODE)
+        if stat_module.S_ISREG(stat.st_mode):  # only now: another user's file is left
+            os.ftruncate(fd, 0)  # as it was; /dev/null cannot be
     except BaseException:
         os.close(fd)
         raise

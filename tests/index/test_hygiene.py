@@ -102,6 +102,33 @@ def test_eval_outputs_are_owner_only(tmp_path):
         assert mode(tmp_path / name) == 0o600, name
 
 
+def test_an_output_is_not_written_through_a_symlink_nor_into_another_users_file(
+        tmp_path, monkeypatch):
+    """A security review: an empty file planted in a shared folder kept its planter as owner
+    when `citewise log export --out` wrote every tenant's questions into it (narrowed to
+    0600, still theirs to read); a planted symlink made the export overwrite any file."""
+    from citewise.errors import ConfigError
+
+    target = tmp_path / "victim.txt"
+    target.write_text("precious")
+    (tmp_path / "link.jsonl").symlink_to(target)
+    with pytest.raises(ConfigError, match="symbolic link; not written through"):
+        open_private(tmp_path / "link.jsonl")
+    assert target.read_text() == "precious"
+    planted = tmp_path / "requests.jsonl"
+    planted.write_text("planted")
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)  # as if another user's
+    with pytest.raises(ConfigError, match="belongs to another user"):
+        open_private(planted)
+    assert planted.read_text() == "planted"  # not truncated either
+    monkeypatch.undo()
+    with open_private(planted) as fh:  # the user's own file is written as before
+        fh.write("mine")
+    assert planted.read_text() == "mine"
+    with open_private(os.devnull) as fh:  # a device is written, not truncated
+        fh.write("x")
+
+
 def test_secure_delete_is_on_and_purge_leaves_no_deleted_text(tmp_path):
     home = tmp_path / "index.db"
     ingest(home, tmp_path)
