@@ -115,7 +115,9 @@ def test_documents_upload_acl_delete(served: Served) -> None:
     acl = served.client("eddie").put("/v1/documents/drones.md/acl", json={"groups": ["staff"]})
     assert acl.json()["groups"] == ["staff"]
     assert sam_sees()
-    content = served.client("sam").get("/v1/documents/drones.md/content").json()
+    answer = served.client("sam").get("/v1/documents/drones.md/content")
+    assert answer.headers["cache-control"] == "no-store"  # no copy kept past a delete
+    content = answer.json()
     assert any("Fridays" in b["text"] for b in content["blocks"])
     assert content["first_block"] == 0 and content["total_blocks"] == len(content["blocks"])
     _problem(served.client("sam").delete("/v1/documents/drones.md"), 403)

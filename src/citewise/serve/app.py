@@ -90,7 +90,20 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
     app.add_middleware(BodyLimit, max_bytes=engine.settings.serve.max_body_bytes,
                        json_bytes=engine.settings.serve.max_json_bytes)
     _count_requests(app, state)
+    _no_store(app)
     return app
+
+
+def _no_store(app: FastAPI) -> None:
+    """Every API answer says ``Cache-Control: no-store``: documents' text, answers and lists
+    of what a key may read must not stay in a browser's or a proxy's cache after a delete or
+    an ACL change, nor be served there to the next user (a security review)."""
+    @app.middleware("http")
+    async def no_store(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        if request.url.path.startswith("/v1/") and "cache-control" not in response.headers:
+            response.headers["Cache-Control"] = "no-store"
+        return response
 
 
 def _count_requests(app: FastAPI, state: ServerState) -> None:
