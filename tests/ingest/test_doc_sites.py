@@ -473,3 +473,27 @@ def test_a_long_page_under_two_titles_is_one_page() -> None:
              (Path("b.html"), page("Beta", "Short text."))]
     assert duplicate_pages(pages) == {Path("collections/hash_map/struct.HashMap.html"):
                                       Path("collections/struct.HashMap.html")}
+
+
+def test_of_two_copies_of_a_page_the_one_named_as_its_title_is_kept() -> None:
+    """npm ships its package.json page twice, as ``package-json.html`` (the page its site
+    publishes) and ``npm-json.html``: every citation of a new user's trial linked the second
+    (kept as the first in path order)."""
+    from citewise.ingest.builder import DocumentBuilder
+    from citewise.ingest.duplicates import duplicate_pages
+
+    def page(title: str, text: str):
+        builder = DocumentBuilder()
+        builder.add("text", text)
+        return builder.build(title=title, fmt="html")
+
+    pages = [(Path("configuring-npm/npm-json.html"), page("package.json", "Fields.")),
+             (Path("configuring-npm/package-json.html"), page("package.json", "Fields.")),
+             (Path("configuring-npm/folders.html"), page("Folders", "Where npm puts.")),
+             (Path("configuring-npm/npm-global.html"), page("Folders", "Where npm puts.")),
+             (Path("index.html"), page("Guide", "Start.")),
+             (Path("zz.html"), page("Guide", "Start."))]
+    assert duplicate_pages(pages) == {
+        Path("configuring-npm/npm-json.html"): Path("configuring-npm/package-json.html"),
+        Path("configuring-npm/npm-global.html"): Path("configuring-npm/folders.html"),
+        Path("index.html"): Path("zz.html")}

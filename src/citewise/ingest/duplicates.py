@@ -16,6 +16,7 @@ anything (:func:`is_not_found_page`).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,8 +45,8 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
     language they declare, and the same title unless the text is :data:`LONG_PAGE` or
     longer (pages without text are never duplicates). The kept page of a
     group is the one a reader is sent to: not an ``index.html`` (mdBook's copy of its first
-    chapter) if another is, then the shallowest path (``std/arc.html`` before
-    ``es/std/arc.html``), then the first."""
+    chapter) if another is, then one named as its title, then the shallowest path
+    (``std/arc.html`` before ``es/std/arc.html``), then the first (:func:`_preference`)."""
     groups: dict[tuple[str, str, str], list[Path]] = {}
     for path, parsed in pages:
         if parsed.text.strip():
@@ -54,14 +55,25 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
             key = (title, parsed.text, repr(sorted(said.items())))  # copy
             groups.setdefault(key, []).append(path)
     out: dict[Path, Path] = {}
+    titles = {path: parsed.title for path, parsed in pages}
     for paths in groups.values():
-        kept = min(paths, key=_preference)
+        kept = min(paths, key=lambda p: _preference(p, titles[p]))
         out.update({p: kept for p in paths if p != kept})
     return out
 
 
-def _preference(path: Path) -> tuple[bool, int, str]:
-    return inner_path(path).stem.lower() == "index", len(path.parts), path.as_posix()
+def _preference(path: Path, title: str) -> tuple[bool, bool, int, str]:
+    """Not an ``index.html``, then a page named as its title (npm ships its package.json
+    page twice, as ``package-json.html``, the page its site publishes, and
+    ``npm-json.html``; every citation linked the second), then the shallowest, the first."""
+    stem = inner_path(path).stem
+    return (stem.lower() == "index", _named(stem) != _named(title), len(path.parts),
+            path.as_posix())
+
+
+def _named(text: str) -> str:
+    """``text`` as a file name is written from a title: "package.json" is "package-json"."""
+    return re.sub(r"[\W_]+", "-", text.casefold()).strip("-")
 
 
 MIN_PLACEHOLDERS = 5
