@@ -315,6 +315,10 @@ def test_a_command_ending_in_a_dot_keeps_it_when_cited() -> None:
     gen = _answer("is a setup.cfg-only project compatible with editable installs?", text)
     assert "pip install -e . [S1]." in gen.text, gen.text
     assert enforce(gen.text, [passage("S1", text)]).answered
+    npm = ("For example, if you wanted to write all your logs to the current working directory, "
+           "you could run: npm install --logs-dir=..")  # a new user's npm trial: "--logs-dir= [1]."
+    gen = _answer("how do I write npm's logs to the current working directory?", npm)
+    assert "npm install --logs-dir=. [S1]." in gen.text, gen.text
 
 
 def test_a_parameter_table_is_read_row_by_row_not_under_its_first_row():
@@ -600,3 +604,17 @@ def test_a_default_asked_for_comes_with_the_sentence_it_follows():
     plain = _answer("what does the maximum template depth do in an infinite loop?", options,
                     "Pools limit jobs.")
     assert "3000" not in plain.text, plain.text
+
+
+def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() -> None:
+    """A new user of Vim's help: ":syntax clear" has no code mark, so "… you might want to
+    disable syntax highlighting for a moment:" was quoted without it, then removed as an
+    incomplete sentence, and the answer was a list of links."""
+    from citewise.cite.enforce import enforce
+
+    text = ("Displaying text in color takes a lot of effort. If you find the displaying\n"
+            "too slow, you might want to disable syntax highlighting for a moment:\n\n"
+            ":syntax clear\n\nWhen editing another file the colors will come back.")
+    gen = _answer("how do I disable syntax highlighting for a moment?", text)
+    assert "for a moment [S1]:\n```\n:syntax clear\n```" in gen.text, gen.text
+    assert enforce(gen.text, [passage("S1", text)]).answered

@@ -142,12 +142,23 @@ def _plain_share(text: str) -> float:
         else 0.0
 
 
+def _led_line(part: str, headings: set[str]) -> bool:
+    """One short line (six words at most) that is no sentence nor a heading, after a
+    sentence leading into it: the command it introduces. Vim's ":syntax clear" after "…
+    you might want to disable syntax highlighting for a moment:" has no code mark, the lead-in
+    was quoted without it and then removed as an incomplete sentence (a new user's trial)."""
+    lines = [line for line in part.split("\n") if line.strip()]
+    return len(lines) == 1 and len(lines[0].split()) <= 6 and lines[0].strip() not in headings \
+        and not _SENTENCE_END.search(lines[0].rstrip()) and not _has_fence(part)
+
+
 def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     """The passage's blocks as ``(text, is code)``, in order; consecutive code blocks (one
     example with blank lines inside) are one, cut to :data:`MAX_LINES`. In a chunk the
     loader marked as code, a block is code unless it reads as prose (a reST ``::`` block in
     borg's docs explains its example in sentences), is one of the chunk's headings or the
-    sentence leading into the code ("For example:"), or could not be fenced. A block that
+    sentence leading into the code ("For example:"), or could not be fenced; a short line after
+    a sentence leading into it is code too (:func:`_led_line`). A block that
     opens with its own imports after code is another example (:func:`_another_example`),
     left out when it is the same code for the other JavaScript module system
     (:func:`_twin`)."""
@@ -157,7 +168,8 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     for part in BLOCK_BREAK.split(passage.text):
         code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
                                  and part.strip() not in headings and not leads_in(part)
-                                 and not _has_fence(part))
+                                 and not _has_fence(part)) or \
+            bool(out) and not out[-1][1] and leads_in(out[-1][0]) and _led_line(part, headings)
         text = part.strip("\n") if code else part
         if code and out and out[-1][1] and not _another_example(out[-1][0], text):
             out[-1] = (out[-1][0] + "\n\n" + text, True)

@@ -412,8 +412,8 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
             and not _SMILEY.search(text):  # its "(" opened the one before it; ":-)" stays
         text = text[:-1]
     body = text.rstrip(".!?…").rstrip() or text
-    if re.search(r"\s\.[.!?]$", text):  # "incompatible with pip install -e .." (setuptools):
-        body = text[:-1]  # the command's "." is a word, kept
+    if re.search(r"[\s=]\.[.!?]$", text):  # "incompatible with pip install -e .." (setuptools),
+        body = text[:-1]  # "run: npm install --logs-dir=.." (npm): the command's "." is kept
     tail = text[len(body):]
     end = "?" if "?" in tail else "!" if "!" in tail else "."
     return f"{body} [{', '.join(sids)}]{end}"
