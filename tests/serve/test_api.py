@@ -370,6 +370,33 @@ def test_an_editor_cannot_overwrite_another_tenants_document(served: Served, tmp
     assert hana["tenant"] == "northwind" and hana["groups"] == ["hr"]
 
 
+def test_an_editor_cannot_take_an_id_under_another_tenants_name(served: Served,
+                                                                 tmp_path) -> None:
+    """A security review: ids are one namespace and the README has each tenant's start with
+    its name (``acme/…``); another tenant's editor uploaded ``northwind/roadmap-2027.md``
+    first, and northwind's own ingest of it then failed as "another tenant's document"."""
+    from citewise.serve.keys import KeyFile
+
+    kf = KeyFile.load(tmp_path / "keys.json")
+    key = kf.add("mallory", "other", ["staff"], "editor")
+    served.app.state.citewise.keys = KeyFile.load(tmp_path / "keys.json")
+    mallory = served.client()
+    mallory.headers["Authorization"] = f"Bearer {key}"
+    files = {"file": ("roadmap.md", b"# Roadmap\n\nNothing planned.\n", "text/markdown")}
+    taken = mallory.post("/v1/documents", files=files,
+                         data={"doc_id": "northwind/roadmap-2027.md", "groups": "staff"})
+    assert taken.status_code == 400 and "another tenant's name" in taken.json()["detail"]
+    assert "other/roadmap-2027.md" in taken.json()["detail"], taken.text
+    own = mallory.post("/v1/documents", files=files,
+                       data={"doc_id": "other/roadmap-2027.md", "groups": "staff"})
+    loose = mallory.post("/v1/documents", files=files,
+                         data={"doc_id": "plans/roadmap-2027.md", "groups": "staff"})
+    assert own.status_code == 201 and loose.status_code == 201, (own.text, loose.text)
+    eddie = served.client("eddie").post("/v1/documents", files=files, data={
+        "doc_id": "northwind/roadmap-2027.md", "groups": "staff"})
+    assert eddie.status_code == 201, eddie.text  # its own tenant's name
+
+
 def test_ask_with_history_rewrites_the_followup(served: Served) -> None:
     history = [{"question": "How many weeks of parental leave do employees get?",
                 "answer": "20 weeks [1]."}]

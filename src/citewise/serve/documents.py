@@ -170,6 +170,20 @@ async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
     return _uploaded(st, name, doc_id, report, received)
 
 
+def _check_prefix(st: ServerState, doc_id: str, tenant: str) -> None:
+    """Refuse an upload into ``tenant`` whose id starts with another tenant's name and a
+    slash: the README has each tenant's ids start so (``acme/handbook.md``), and a security
+    review's editor of one tenant uploaded ``acme/roadmap-2027.md`` first, so acme's own
+    ingest of it failed ("another tenant's document"). Tenants are those the server's keys
+    name."""
+    head, sep, _ = doc_id.partition("/")
+    tenants = {entry.tenant for entry in st.keys.entries}
+    if sep and head != tenant and head in tenants:
+        raise ConfigError(f"the id {doc_id} starts with another tenant's name; ids so are "
+                          f"that tenant's. Fix: pass a doc_id of your own, e.g. "
+                          f"{tenant}/{doc_id.rsplit('/', 1)[-1]}")
+
+
 def _upload_metadata(st: ServerState, who: ApiPrincipal, file: UploadFile,
                      form: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     """``(file name, doc_id, metadata)`` of an upload, or a one-line :class:`ConfigError`."""
@@ -192,6 +206,7 @@ def _upload_metadata(st: ServerState, who: ApiPrincipal, file: UploadFile,
     fields = _form_fields({"doc_id": doc_id or name, "title": title, "updated_at": updated_at,
                            "source_url": source_url})
     doc_id = fields["doc_id"]
+    _check_prefix(st, doc_id, tenant or who.tenant)
     existing = st.engine.store.get_document(doc_id)
     if existing is not None and existing.tenant != who.tenant:  # admins too: as _managed
         raise ConfigError(f"the id {doc_id} is taken. Fix: pass another doc_id")
