@@ -51,6 +51,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, float]] = {
     "id+name0": ((ID,), (NAME,), False, VETO),
     "id+name0+num0": ((ID,), (NAME, NUM), False, VETO),
     "id+name0+label0": ((ID,), (NAME, "label"), False, VETO),
+    "id+name0+label0+hyph0": ((ID,), (NAME, "label", "hyphenated"), False, VETO),
     "id0+name0": ((), (ID, NAME), False, VETO),
     "id+name0+rare": ((ID,), (NAME,), True, VETO),
     "id+name+rare": ((ID, NAME), (), True, VETO),
