@@ -857,6 +857,15 @@ def test_an_in_page_table_of_contents_is_chrome_not_every_sections_parent(tmp_pa
             '<a href="#a">one</a> <a href="#b">two</a></div>'
             '<div class="toc-links"><a href="other.html">Other</a> <a href="#c">C</a></div>'
             '</section>')
+    one = ('<h1>npm-sbom</h1><section id="table_of_contents"><h2>Table of contents</h2>'
+           '<ul><li><a href="#see-also">See Also</a></li></ul></section><h3 id="see-also">'
+           'See Also</h3><p>npm ls.</p>')
+    assert [b.heading_path for b in load_file(_write(tmp_path, "sbom.html", one)).blocks] == [
+        ("npm-sbom",), ("npm-sbom", "See Also"), ("npm-sbom", "See Also")]
+    own = ('<h4 id="adding-approve-to-change-contents-behavior"><a class="header" href="#'
+           'adding-approve-to-change-contents-behavior">Change contents</a></h4><p>Approve.</p>')
+    assert [b.text for b in load_file(_write(tmp_path, "ch18.html", own)).blocks] == [
+        "Change contents", "Approve."]  # the Rust book's heading, its own link only
     blocks = load_file(_write(tmp_path, "npm-ci.html", html)).blocks
     assert [(b.kind, b.text, b.heading_path[-1]) for b in blocks] == [
         ("heading", "npm-ci", "npm-ci"), ("heading", "Synopsis", "Synopsis"),

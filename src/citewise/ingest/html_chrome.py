@@ -90,21 +90,30 @@ def _is_chrome(node: LexborNode) -> bool:
 
 
 _CONTENTS_WORDS = frozenset({"toc", "contents"})
-"""Words of an ``id`` or ``class`` naming an in-page table of contents
-(``table_of_contents``, ``page-toc``)."""
+_CONTENTS_NAME = frozenset({"table", "of", "page", "on", "this", "in", *_CONTENTS_WORDS})
+
+
+def _names_contents(name: str) -> bool:
+    """Whether an ``id`` or class names an in-page table of contents, and nothing else
+    (``table_of_contents``, ``page-toc``, ``on-this-page-contents``)."""
+    words = {w for w in re.split(r"[-_\s]+", name.lower()) if w}
+    return bool(words & _CONTENTS_WORDS) and words <= _CONTENTS_NAME
 
 
 def _contents_box(node: LexborNode) -> bool:
     """An in-page table of contents its ``id`` or ``class`` names (:data:`_CONTENTS_WORDS`)
     holding nothing but links into the page and a heading: npm's docs open every page with
     ``<section id="table_of_contents"><h2>Table of contents</h2>``, so every section of 92
-    pages sat under "Table of contents" in citations and its link list was a search hit. A
-    section so named with text of its own, or links to other pages, stays."""
-    names = f"{node.attrs.get('id') or ''} {node.attrs.get('class') or ''}".lower()
-    if not _CONTENTS_WORDS & set(re.split(r"[-_\s]+", names)):
+    pages sat under "Table of contents" in citations and its link list was a search hit (one
+    link, "See Also", on npm-sbom's). A section so named with text of its own, or links to
+    other pages, stays."""
+    if node.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "a"):
+        return False  # a heading's id may have the word ("…-change-contents-behavior")
+    names = [node.attrs.get("id") or "", *(node.attrs.get("class") or "").split()]
+    if not any(_names_contents(name) for name in names):
         return False
     links = node.css("a")
-    if len(links) < 2 or not all((a.attrs.get("href") or "").startswith("#") for a in links):
+    if not links or not all((a.attrs.get("href") or "").startswith("#") for a in links):
         return False
     words = len(node.text(separator=" ").split())
     listed = sum(len(n.text(separator=" ").split()) for n in [*links, *node.css(_HEADING_TAGS)])
