@@ -319,6 +319,8 @@ def test_a_command_ending_in_a_dot_keeps_it_when_cited() -> None:
            "you could run: npm install --logs-dir=..")  # a new user's npm trial: "--logs-dir= [1]."
     gen = _answer("how do I write npm's logs to the current working directory?", npm)
     assert "npm install --logs-dir=. [S1]." in gen.text, gen.text
+    from citewise.cite.parse import line_sentences  # and its stop stays its own: read as a
+    assert line_sentences(gen.text) == [gen.text]  # sentence ".", it joined the next one
 
 
 def test_a_parameter_table_is_read_row_by_row_not_under_its_first_row():

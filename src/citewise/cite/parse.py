@@ -257,9 +257,15 @@ def line_sentences(line: str) -> list[str]:
         if lead and index > 0 and sentences and bracket_ids_all(lead.group(1)):
             sentences[-1] = f"{sentences[-1]} {lead.group(1).strip()}"
             piece = piece[lead.end():]
+            if _STOP_ONLY.fullmatch(piece):  # "… --logs-dir=. [S1]." ends with its stop:
+                sentences[-1] += piece  # a "." of its own joined the next sentence (npm)
+                piece = ""
         if piece:
             sentences.append(piece)
     return sentences
+
+
+_STOP_ONLY = re.compile(r"[.!?…]+[\"'”’)]*")
 
 
 def split_sentences(text: str) -> list[str]:
