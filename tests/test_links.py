@@ -14,3 +14,15 @@ def test_a_base_url_link_percent_encodes_the_files_path(tmp_path):
     assert link_for("https://d.example/", page, "a b/c#d.md") == "https://d.example/a%20b/c%23d.md"
     assert link_for("https://d.example/{path}", page, "guide/a.md") == "https://d.example/guide/a.md"
     assert link_for(None, page, "python 2 sunset.rst").endswith("/python%202%20sunset.rst")
+
+
+def test_a_section_anchor_is_not_added_to_a_link_with_a_fragment_already():
+    """A new user's hash-routed site (``--base-url 'https://undici.nodejs.org/#/{path}'``):
+    citations read ``…/#/docs/api/ProxyAgent.md#example``, two fragments, which open no
+    section; the page's own link is given instead."""
+    from citewise.types import linked
+
+    assert linked("https://u.example/#/docs/api/ProxyAgent.md", "example") == \
+        "https://u.example/#/docs/api/ProxyAgent.md"
+    assert linked("https://d.example/a.html", "a b") == "https://d.example/a.html#a%20b"
+    assert linked("https://d.example/a.html", None) == "https://d.example/a.html"

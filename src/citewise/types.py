@@ -21,8 +21,12 @@ FRAGMENT_SAFE = "!$&()*+,;=:@/?-._~"
 
 
 def linked(base: str, anchor: str | None) -> str:
-    """``base#anchor`` (the anchor percent-encoded as a fragment), or ``base``."""
-    return f"{base}#{quote(anchor, safe=FRAGMENT_SAFE)}" if anchor else base
+    """``base#anchor`` (the anchor percent-encoded as a fragment), or ``base``: also when
+    ``base`` has a fragment already, as a hash-routed site's pages do (a new user's
+    ``--base-url 'https://undici.nodejs.org/#/{path}'`` gave links with two ``#``, which open
+    no section), since a link has one fragment."""
+    return f"{base}#{quote(anchor, safe=FRAGMENT_SAFE)}" if anchor and "#" not in base \
+        else base
 
 
 BlockKind = Literal["heading", "text", "table", "code", "list"]
