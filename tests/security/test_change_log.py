@@ -166,3 +166,26 @@ def test_one_engine_shared_by_threads_across_promotions(canary: CanaryIndex) -> 
     assert not errors, errors
     assert seen_after == [] and searches[0] > 10
     assert visible(canary.db, "zqbaittodelete") == set()  # version 1, live again
+
+
+@pytest.mark.postgres
+def test_a_catalog_made_before_hand_deletes_were_recorded_gets_their_column(
+        pg_db: str, tmp_path) -> None:
+    """A PostgreSQL index made by the release before: its catalog had no ``by_hand`` column,
+    and the store's kept connection (which sets up nothing once a catalog exists) failed the
+    first delete ("column by_hand does not exist"). The first connection now sets it up."""
+    import psycopg
+
+    from citewise.testing.canaries import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nzqbaitalpha text.\n")
+    (docs / "b.md").write_text("# B\n\nBeta text.\n")
+    assert cli("ingest", str(docs), "--groups", "staff", "--db", pg_db, "--no-progress")[0] == 0
+    with psycopg.connect(pg_db, autocommit=True) as conn:  # as the release before made it
+        conn.execute("ALTER TABLE citewise_catalog.changes DROP COLUMN by_hand")
+    code, out = cli("delete", "a.md", "--db", pg_db)
+    assert code == 0, out
+    code, out = cli("ingest", str(docs), "--groups", "staff", "--db", pg_db, "--no-progress")
+    assert code == 0 and "left out 1 file(s) whose documents were deleted" in out, out

@@ -278,10 +278,13 @@ class PostgresCatalog(ChangeLogCalls):
         lock: a store following the live version opens one per process), else set up."""
         conn = self._plain_connect()
         ready = conn.execute("SELECT to_regclass(%s) IS NOT NULL AND EXISTS (SELECT 1 FROM "
-                             f"{CATALOG_SCHEMA}.versions WHERE state = 'live')",
-                             (f"{CATALOG_SCHEMA}.changes",)).fetchone()[0] \
+                             f"{CATALOG_SCHEMA}.versions WHERE state = 'live') AND EXISTS ("
+                             "SELECT 1 FROM information_schema.columns WHERE table_schema = "
+                             "%s AND table_name = 'changes' AND column_name = 'by_hand')",
+                             (f"{CATALOG_SCHEMA}.changes", CATALOG_SCHEMA)).fetchone()[0] \
             if conn.execute("SELECT to_regclass(%s)", (f"{CATALOG_SCHEMA}.versions",)
-                            ).fetchone()[0] else False
+                            ).fetchone()[0] else False  # (a catalog older than by_hand: its
+        # first connection sets it up; the change log's reads failed on the missing column)
         if ready:
             return conn
         conn.close()

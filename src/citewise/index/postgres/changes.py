@@ -28,8 +28,15 @@ SETUP = (
         tenant text,
         groups text[])""",
     f"CREATE SEQUENCE IF NOT EXISTS {SCHEMA}.change_numbers",
-    f"ALTER TABLE {SCHEMA}.changes ADD COLUMN IF NOT EXISTS by_hand boolean NOT NULL "
-    "DEFAULT false",  # deletes someone asked for (changelog.py); false for older ones
+    # deletes someone asked for (changelog.py), false for older ones; altered only when
+    # missing: ALTER TABLE … IF NOT EXISTS locks the table on every catalog connection, and
+    # deadlocked against readers of the change log (two tests, PostgreSQL)
+    f"""DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema =
+                       '{SCHEMA}' AND table_name = 'changes' AND column_name = 'by_hand') THEN
+            ALTER TABLE {SCHEMA}.changes ADD COLUMN by_hand boolean NOT NULL DEFAULT false;
+        END IF;
+    END $$""",
     f"ALTER TABLE {SCHEMA}.versions ADD COLUMN IF NOT EXISTS applied_seq bigint NOT NULL "
     "DEFAULT 0",
 )
