@@ -28,36 +28,54 @@ def create_private(path: str | Path) -> None:
     os.close(fd)
 
 
-def open_private(path: str | Path, *, binary: bool = False) -> IO:
+def open_private(path: str | Path, *, binary: bool = False, own: bool = True) -> IO:
     """Open ``path`` for writing (truncated) as an owner-only file. A file that exists with a
-    wider mode is narrowed to at most 0600. Not a symlink, nor a file another user owns
-    (:class:`~citewise.errors.ConfigError`): a security review planted an empty file in a
-    shared folder, and ``citewise log export --out`` there wrote every tenant's questions
-    into a file its planter owned and read (a symlink: any file the exporter may write)."""
+    wider mode is narrowed to at most 0600. Not through a symlink to a file, nor into a file
+    another user owns (:class:`~citewise.errors.ConfigError`; ``own=False``: a lock file, that
+    holds nothing, may be another's): a security review planted an empty file in a shared
+    folder, and ``citewise log export --out`` there wrote every tenant's questions into a
+    file its planter owned and read (a symlink: any file the exporter may write). What is no
+    regular file (``/dev/null``, a pipe, ``/dev/stdout``) is written as it is: neither
+    truncated nor narrowed (a review's root run set ``/dev/null`` to 0600 for every user)."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_MODE)
     except OSError as exc:
         if not os.path.islink(path):
             raise
-        raise ConfigError(f"{path} is a symbolic link; not written through. Fix: write to "
-                          "the file it names, or to a new path") from exc
+        if not _stream(path):
+            raise ConfigError(f"{path} is a symbolic link; not written through. Fix: write "
+                              "to the file it names, or to a new path") from exc
+        fd = os.open(path, os.O_WRONLY)  # /dev/stdout, /dev/fd/N: a stream, as asked
     try:
         stat = os.fstat(fd)
-        if stat.st_uid != os.geteuid():
-            raise ConfigError(f"{path} belongs to another user, who could read what is "
-                              "written; not written. Fix: remove it first, or write to a "
-                              "new path")
-        mode = stat.st_mode & 0o777
-        if mode & ~PRIVATE_MODE:
-            os.fchmod(fd, mode & PRIVATE_MODE)
-        if stat_module.S_ISREG(stat.st_mode):  # only now: another user's file is left
-            os.ftruncate(fd, 0)  # as it was; /dev/null cannot be
+        if stat_module.S_ISREG(stat.st_mode):
+            _narrow(fd, stat, path, own)
     except BaseException:
         os.close(fd)
         raise
     if binary:
         return os.fdopen(fd, "wb")
     return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def _stream(path: str | Path) -> bool:
+    """Whether the symlink ``path`` leads to something that is no regular file."""
+    try:
+        return not stat_module.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # dangling: writing would create a file where the link points
+
+
+def _narrow(fd: int, stat: os.stat_result, path: str | Path, own: bool) -> None:
+    """Check a regular file's owner, narrow its mode to 0600 at most, then truncate it (only
+    then: another user's file is left as it was)."""
+    if own and stat.st_uid != os.geteuid():
+        raise ConfigError(f"{path} belongs to another user, who could read what is written; "
+                          "not written. Fix: remove it first, or write to a new path")
+    mode = stat.st_mode & 0o777
+    if mode & ~PRIVATE_MODE:
+        os.fchmod(fd, mode & PRIVATE_MODE)
+    os.ftruncate(fd, 0)
 
 
 def write_private_text(path: str | Path, text: str) -> None:

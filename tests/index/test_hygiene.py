@@ -125,8 +125,19 @@ def test_an_output_is_not_written_through_a_symlink_nor_into_another_users_file(
     with open_private(planted) as fh:  # the user's own file is written as before
         fh.write("mine")
     assert planted.read_text() == "mine"
-    with open_private(os.devnull) as fh:  # a device is written, not truncated
-        fh.write("x")
+    narrowed: list[int] = []  # a device is written as it is: a review's root run of the
+    monkeypatch.setattr(os, "fchmod", lambda fd, mode: narrowed.append(mode))  # first
+    (tmp_path / "stdout").symlink_to(os.devnull)  # version set /dev/null to 0600 for all
+    for path in (os.devnull, tmp_path / "stdout"):  # (and refused /dev/stdout, a link)
+        with open_private(path) as fh:
+            fh.write("x")
+    assert narrowed == []
+    lock = tmp_path / "keys.json.lock"  # a lock file holds nothing: another user's is used
+    lock.write_text("")
+    lock.chmod(0o600)
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+    with open_private(lock, own=False):
+        pass
 
 
 def test_secure_delete_is_on_and_purge_leaves_no_deleted_text(tmp_path):

@@ -192,7 +192,7 @@ class KeyFile:
         brought the removed key back, in a running server too (a reliability review: 2
         of 20 trials; 3 added keys were printed and never stored)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open_private(self.path.with_name(self.path.name + ".lock")) as lock:
+        with open_private(self.path.with_name(self.path.name + ".lock"), own=False) as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             if self.path.exists():
                 fresh = KeyFile.load(self.path)
