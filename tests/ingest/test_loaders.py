@@ -341,6 +341,41 @@ def test_a_vim_help_chapter_reads_as_its_sections_with_their_tags_as_anchors(
         ("text", "Print with :hardcopy. Options", "06.2")]
 
 
+def test_a_plugins_help_file_keeps_its_prose_links_patterns_and_first_lines(tmp_path):
+    """The review of this stop: a paragraph whose every line links to one of the file's
+    sections was dropped as its list of sections, the first paragraph went whole with the
+    file's first line (a plugin's help with no blank line below it), and a pattern's escaped
+    bars read as links ("/a\\|b\\|c" quoted as "/a\\b\\c")."""
+    text = ("*myplug.txt*\tFor Vim version 9.0\nSet g:myplug_timeout to change it; the "
+            "default is 30.\n\n" + "=" * 78 + "\n*myplug-usage*\tUsage\n\n"
+            "Load the plugin first (see |myplug-usage|); set\ng:myplug_timeout as described "
+            "in |myplug-options|.\n\nSearch with \"/a\\|b\\|c\" for any of them.\n\n"
+            + "=" * 78 + "\n*myplug-options*\tOptions\n\nNone yet.\n")
+    texts = [b.text for b in load_file(_write(tmp_path, "myplug.txt", text)).blocks]
+    assert "Set g:myplug_timeout to change it; the default is 30." in texts
+    assert "Load the plugin first (see myplug-usage); set\ng:myplug_timeout as described " \
+           "in myplug-options." in texts
+    assert 'Search with "/a\\|b\\|c" for any of them.' in texts
+
+
+def test_a_vim_help_function_list_is_read_an_item_a_line():
+    """usr_41's function lists ("get()\t\t\tget an item without error for wrong index", a
+    description wrapped under its column) ran together as one paragraph, and an answer
+    about reversing lines quoted forty functions."""
+    from citewise.ingest.text_layout import line_items
+
+    para = ("List manipulation:\n\tget()\t\t\tget an item without error for wrong index\n"
+            "\tlen()\t\t\tnumber of items in a List\n\tindexof()\t\tindex in a List where "
+            "an expression\n\t\t\t\tevaluates to true\n\treverse()\t\treverse the order of "
+            "a List")
+    assert line_items(para, columns=True) == [
+        "List manipulation:", "\tget()\t\t\tget an item without error for wrong index",
+        "\tlen()\t\t\tnumber of items in a List",
+        "\tindexof()\t\tindex in a List where an expression\n\t\t\t\tevaluates to true",
+        "\treverse()\t\treverse the order of a List"]
+    assert line_items(para) == [para]  # other text files: logs and sessions stay whole
+
+
 def test_a_vim_help_example_is_code(tmp_path, check_offsets):
     """Vim's help opens an example with a ">" ending a line (or alone on one), its lines
     indented, ended by a line in the first column (or one starting "<"): read as text, the

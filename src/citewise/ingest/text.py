@@ -96,7 +96,7 @@ class TextLoader:
                     continue
                 lead, code = vim_help.split_example(para)
                 lead = vim_help.prose(lead) if vim else lead
-                for item in line_items(lead) if lead.strip() else ():
+                for item in line_items(lead, columns=vim) if lead.strip() else ():
                     builder.add("text", _prose(item, words), anchor=here)
                 prose_indent = indent_of(lead) if lead.strip() else prose_indent
                 example = code is not None

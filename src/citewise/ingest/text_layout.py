@@ -64,30 +64,55 @@ numbered step (:mod:`citewise.ingest.text`)."""
 _ENDS_OPEN = re.compile(rf"(?:[,(\-/&]|\b(?:{OPEN_WORDS}))$")
 
 
-def line_items(para: str) -> list[str]:
+def line_items(para: str, columns: bool = False) -> list[str]:
     """``para`` as its blocks: one per line when it is a list written a line an item
     (:data:`MIN_LINE_ITEMS` or more lines, all at one indentation, all but one in five
     opening with a capital, a digit or an option's dash and not ending mid-phrase, three in
     five of an item's shape, :data:`_ITEM_SHAPE`, and none ending a sentence inside), else
     itself. perf's
     tips.txt is sixty tips a line each and no blank line: one block, whose sentences ran
-    together, so an answer quoted 1,000 characters of tips and cut one ("perf record -F")."""
+    together, so an answer quoted 1,000 characters of tips and cut one ("perf record -F").
+    ``columns``: a line of two columns is an item whatever its first letter (:data:`_COLUMN`;
+    Vim's help, where the paragraphs of other text files that would split so are logs and
+    shell sessions)."""
     lines = [line for line in para.split("\n") if line.strip()]
     lead = lines[:1] if lines and lines[0].rstrip().endswith(":") else []
-    items = lines[len(lead):]
+    items = _continued(lines[len(lead):]) if columns else lines[len(lead):]
     indents = {len(line) - len(line.lstrip()) for line in items}
     if len(items) < MIN_LINE_ITEMS or len(indents) != 1 or \
             sum("|" in line for line in items) * 2 >= len(items):  # a table's rows stay one
         return [para]
-    odd = sum(1 for line in items if not _opens_item(line.lstrip())
+    odd = sum(1 for line in items if not (_opens_item(line.lstrip())
+                                          or columns and _COLUMN.search(line))
               or _ENDS_OPEN.search(line.rstrip()))  # "…: perf stat -x," is an item too
-    listed = sum(1 for line in items if _ITEM_SHAPE.search(line))
+    listed = sum(1 for line in items
+                 if _ITEM_SHAPE.search(line) or columns and _COLUMN.search(line))
     if odd * 5 > len(items) or listed * 5 < len(items) * 3 or \
             any(_INNER_END.search(line) for line in items):  # wrapped prose, not a list
         return [para]
     return [*lead, *items]
 
 
+def _continued(lines: list[str]) -> list[str]:
+    """``lines`` with each line indented deeper than the least, in no columns, joined to the
+    item above it: a description wrapped under its column ("filter()\t\tremove … when
+    {expr}" / "\t\t\t\tevaluates to true")."""
+    least = min((len(ln.expandtabs(8)) - len(ln.expandtabs(8).lstrip()) for ln in lines),
+                default=0)
+    out: list[str] = []
+    for line in lines:
+        deeper = len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip()) > least
+        if out and deeper and not _COLUMN.search(line):
+            out[-1] += "\n" + line
+        else:
+            out.append(line)
+    return out
+
+
+_COLUMN = re.compile(r"\S(?:\t+| {2,})\S")
+"""Two columns: a term, tabs or two spaces or more, what it is (Vim's "get()\t\t\tget an item
+without error for wrong index", its function lists' items, each opening lower-case: read as
+one run-on paragraph, an answer about reversing lines quoted a list of 40 functions)."""
 _ITEM_SHAPE = re.compile(r"^\s*(?:\d|-)|\S: \S|\S(?:\t| {2,})\S")
 """An item's shape: a number or an option first ("136059 Ctrl-navigation …", "-c  compact"),
 a label and its value ("To change sampling frequency to 100 Hz: perf record -F 100"), or

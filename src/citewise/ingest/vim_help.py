@@ -31,7 +31,12 @@ _MANUAL = re.compile(r"^\s*VIM (?:USER|REFERENCE) MANUAL\b")
 _NAVIGATION = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):",
                          re.IGNORECASE)
 TAG = re.compile(r"\*[^*\s|]+\*")
-_LINK = re.compile(r"\|([^|\s]+)\|")
+_LINK = re.compile(r"(?<!\\)\|([^|\s]+?)(?<!\\)\|")
+"""A link, ``|:global|``; not a pattern's escaped bars (usr_27's ``"/a\\|b\\|c"``), as Vim's
+own help syntax reads them."""
+_CONTENTS_LINE = re.compile(r"^\s*\|([^|\s]+)\|\s+\S|\S(?:\t+| {2,})\|([^|\s]+)\|\s*$")
+"""A line of a file's list of its sections: its link first (``|05.1|  The vimrc file``) or
+last, a column apart (``1. Commands  |python-commands|``)."""
 _RULE = re.compile(r"(?:={10,}|-{10,})")
 _OPENS_EXAMPLE = re.compile(r"(?:^|[ \t])>$")
 
@@ -50,6 +55,9 @@ def prepared(text: str) -> str:
     lines = text.split("\n")
     for i in [*range(min(5, len(lines))), *range(max(5, len(lines) - 5), len(lines))]:
         lines[i] = _MODELINE.sub("", lines[i])
+    if lines and _FIRST_LINE.match(lines[0].lstrip("\ufeff")) and len(lines) > 1 and \
+            lines[1].strip():  # the file's line alone: a plugin's help goes on below it
+        lines.insert(1, "")
     out: list[str] = []
     for i, line in enumerate(lines):
         out.append(line)
@@ -89,9 +97,17 @@ def front_matter(paragraphs: list[str]) -> tuple[str | None, set[int]]:
     for i in filled:
         lines = [line for line in paragraphs[i].split("\n") if line.strip()]
         if all(_NAVIGATION.match(line) for line in lines) or (
-                len(lines) >= 2 and all(set(_LINK.findall(line)) & own for line in lines)):
+                len(lines) >= 2 and all(_lists_own(line, own) for line in lines)):
             skip.add(i)
     return title, skip
+
+
+def _lists_own(line: str, own: set[str]) -> bool:
+    """Whether ``line`` is an entry of the file's list of its own sections: a link to one of
+    them first or last, a column apart; not prose that links to them (a review's "… (see
+    |myplug-usage|); set g:myplug_timeout as described in |myplug-options|" was dropped)."""
+    match = _CONTENTS_LINE.search(line)
+    return match is not None and (match.group(1) or match.group(2)) in own
 
 
 def _heading_tags(paragraphs: list[str]) -> set[str]:
