@@ -159,6 +159,7 @@ def test_an_upload_under_a_root_path_or_a_mount_is_still_an_editors(tmp_path: Pa
             editor = client.post(path, headers={"Authorization": f"Bearer {keys['eddie']}"},
                                  files=page, data={"groups": "staff"})
             assert editor.status_code == 201, (path, editor.text)
+            assert editor.headers.get("cache-control") == "no-store", path  # (a review)
     assert app.state.citewise.uploads._running == {}  # every slot given back
     with serving(outer) as url:  # and KeyFirst refuses the reader before the body is sent
         host, port = url.removeprefix("http://").split(":")

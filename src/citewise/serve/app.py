@@ -23,7 +23,7 @@ from citewise.errors import CitewiseError
 from citewise.reqlog import RequestLog
 from citewise.serve import documents, problems, query
 from citewise.serve.keys import KeyFile
-from citewise.serve.limits import BodyLimit
+from citewise.serve.limits import BodyLimit, route_path
 from citewise.serve.problems import problem
 from citewise.serve.state import KeyFirst, ServerState
 
@@ -101,7 +101,8 @@ def _no_store(app: FastAPI) -> None:
     @app.middleware("http")
     async def no_store(request: Request, call_next: Any) -> Any:
         response = await call_next(request)
-        if request.url.path.startswith("/v1/") and "cache-control" not in response.headers:
+        if route_path(request.scope).startswith("/v1/") and \
+                "cache-control" not in response.headers:  # behind a root path too (a review)
             response.headers["Cache-Control"] = "no-store"
         return response
 
