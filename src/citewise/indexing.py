@@ -27,7 +27,7 @@ from citewise.ingest.hand_readers import (
 )
 from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
 from citewise.records import make_document, same_record, write_status
-from citewise.source_claims import UNDELETE, SourceClaims
+from citewise.source_claims import SourceClaims, hand_deleted, may_undelete
 from citewise.types import Chunk, Document, ParsedDocument
 
 STATUSES = ("new", "changed", "updated", "unchanged", "failed")
@@ -323,11 +323,8 @@ def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | O
     of a file whose id someone deleted is left out (:data:`DELETED`) unless its load says
     ``--undelete``."""
     if isinstance(result, Prepared) and result.status == "new" and \
-            result.parsed.metadata.get("_file_path") and \
-            not result.parsed.metadata.get(UNDELETE) and sources.deleted(result.document):
-        return Outcome(result.pending.label, result.document.doc_id, DELETED, error=(
-            "deleted with `citewise delete`, so not indexed again. Fix: ingest it with "
-            "--undelete to index it again, or leave the file out (--exclude)"))
+            not may_undelete(result.parsed.metadata) and sources.deleted(result.document):
+        return left_deleted(result)
     if isinstance(result, Prepared) and result.status == "new" and \
             (holder := sources.holder(result.document)) is not None:
         doc_id = result.document.doc_id
@@ -339,6 +336,13 @@ def unclaimed(sources: SourceClaims, result: Prepared | Outcome) -> Prepared | O
                                       result.parsed.metadata)) is not None:
         return Outcome(result.pending.label, result.document.doc_id, "failed", error=problem)
     return result
+
+
+def left_deleted(prepared: Prepared) -> Outcome:
+    """The outcome of a file whose document someone deleted: left out (:data:`DELETED`)."""
+    return Outcome(prepared.pending.label, prepared.document.doc_id, DELETED, error=(
+        "deleted with `citewise delete`, so not indexed again. Fix: ingest it with "
+        "--undelete to index it again, or leave the file out (--exclude)"))
 
 
 def take(result: Prepared | Outcome, report: IngestReport, prepared: list[Prepared]) -> None:
@@ -373,7 +377,8 @@ def write_prepared(store: Store, prepared: Sequence[Prepared],
     while batch:
         try:
             store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
-                                       p.parsed, same_tenant=True, read_as=ReadAs.of(p.read))
+                                       p.parsed, same_tenant=True, read_as=ReadAs.of(p.read),
+                                       may_undelete=may_undelete(p.parsed.metadata))
                          for p in batch])
             break
         except ChangedSinceReadError as exc:  # nothing of the batch was written
@@ -391,8 +396,9 @@ def write_prepared(store: Store, prepared: Sequence[Prepared],
 def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepared | Outcome:
     """``prepared`` decided again on its document as the index holds it now: not written
     back when deleted since it was read (a delete is never undone by an ingest already
-    under way), unchanged when the index already holds its record, else its new write
-    (readers set by hand meanwhile are kept: :func:`~citewise.records.make_document`).
+    under way), nor when deleted by someone's asking since the ingest began (left out),
+    unchanged when the index already holds its record, else its new write (readers set by
+    hand meanwhile are kept: :func:`~citewise.records.make_document`).
     ``give_up``: it changed under every try (:data:`WRITE_TRIES`), so it fails."""
     item, doc_id = prepared.pending, prepared.document.doc_id
     if give_up:
@@ -400,10 +406,13 @@ def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepare
             "changed by other commands during each of this ingest's writes. Fix: run the "
             "ingest again"))
     now = store.get_document(doc_id)
+    if now is None and prepared.read is None and not may_undelete(prepared.parsed.metadata) \
+            and doc_id in hand_deleted(store):  # deleted by someone since the ingest began
+        return left_deleted(prepared)
     if now is None and prepared.read is not None:
         return Outcome(item.label, doc_id, "failed", error=(
             "deleted by another command while this ingest read it; not written back. Fix: "
-            "ingest it again to index it"))
+            "ingest it again with --undelete to index it"))
     try:
         document = make_document(prepared.parsed, doc_id, now)
     except IngestError as exc:  # moved to another tenant meanwhile, say

@@ -96,6 +96,12 @@ class DocumentWrite:
     read_as: ReadAs | None = None
     """When set, write only if the document is still as read (:class:`ReadAs`); else the
     store raises :class:`~citewise.errors.ChangedSinceReadError` and writes nothing."""
+    may_undelete: bool = True
+    """Whether this write may bring back a document deleted by someone's asking
+    (:class:`HandDeletes`); an ingest of a file not told ``--undelete`` may not: a store that
+    remembers such deletes checks it under its write gate, raising
+    :class:`~citewise.errors.ChangedSinceReadError` (a review's delete made while an ingest
+    ran was written back when the ingest read the file after it)."""
 
 
 @dataclass(frozen=True)
@@ -188,8 +194,9 @@ class HandDeletes(Protocol):
 
     def delete_by_hand(self, doc_ids: Sequence[str]) -> int: ...
 
-    def hand_deleted(self) -> set[tuple[str, str]]:
-        """``(tenant, doc_id)`` of the documents deleted so and not written since."""
+    def hand_deleted(self) -> set[str]:
+        """The ids of the documents deleted so and not written since (ids are one namespace:
+        a document moved to another tenant and deleted there stays deleted)."""
         ...
 
 

@@ -17,7 +17,9 @@ re-ingest brought a deleted page back while its file was still there
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from citewise.ingest.hand_readers import set_by_hand
 from citewise.ingest.ownership import HOME
@@ -37,15 +39,16 @@ class SourceClaims:
         self._ids: dict[tuple[str, str], str] | None = None
         self._links: dict[str, str] = {}
         self._by_hand: dict[tuple[str, str], Document] = {}
-        self._deleted: set[tuple[str, str]] | None = None
+        self._deleted: set[str] | None = None
 
     def deleted(self, document: Document) -> bool:
-        """Whether ``document``'s id, in its tenant, was last deleted by someone's asking
-        (read once per ingest, when the first new document comes)."""
+        """Whether ``document``'s id was last deleted by someone's asking (read once per
+        ingest, when the first new document comes; a delete made later is caught when the
+        document is written: :class:`~citewise.protocols.DocumentWrite`'s
+        ``may_undelete``)."""
         if self._deleted is None:
-            store = self.store
-            self._deleted = store.hand_deleted() if isinstance(store, HandDeletes) else set()
-        return (document.tenant, document.doc_id) in self._deleted
+            self._deleted = hand_deleted(self.store)
+        return document.doc_id in self._deleted
 
     def holder(self, document: Document) -> str | None:
         """The id of another stored document read from the same local file (the file each
@@ -102,3 +105,14 @@ class SourceClaims:
                f"`citewise delete {holder}` first to index it as {doc_id}")
         return (f"this file is indexed already, as {holder!r}; not indexed again as "
                 f"{doc_id!r}. Fix: {fix}")
+
+
+def hand_deleted(store: Store) -> set[str]:
+    """The ids ``store`` remembers as deleted by someone's asking (none if it does not)."""
+    return store.hand_deleted() if isinstance(store, HandDeletes) else set()
+
+
+def may_undelete(meta: Mapping[str, Any]) -> bool:
+    """Whether a load's document may undo a delete someone asked for: an upload's or a
+    library caller's (no file read), or a file ingested with ``--undelete``."""
+    return not meta.get("_file_path") or bool(meta.get(UNDELETE))

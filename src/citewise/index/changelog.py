@@ -120,9 +120,8 @@ class ChangeLogCalls:
     def changes_since(self, seq: int) -> list[Change]:
         return self._on_changes(False, lambda conn: self._changes.since(conn, seq))
 
-    def hand_deleted(self) -> set[tuple[str, str]]:
-        """``(tenant, doc_id)`` of every document whose latest change is a delete someone
-        asked for."""
+    def hand_deleted(self) -> set[str]:
+        """The ids of the documents whose latest change is a delete someone asked for."""
         return self._on_changes(False, self._changes.hand_deleted)
 
     def mark_applied(self, number: int, seq: int) -> None:

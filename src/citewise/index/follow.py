@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from citewise.errors import ChangedSinceReadError
 from citewise.index.changelog import (
     SETTLED,
     Change,
@@ -58,7 +59,7 @@ class FollowedCatalog(Protocol):
 
     def changes_since(self, seq: int) -> list[Change]: ...
 
-    def hand_deleted(self) -> set[tuple[str, str]]: ...
+    def hand_deleted(self) -> set[str]: ...
 
     def mark_applied(self, number: int, seq: int) -> None: ...
 
@@ -69,6 +70,18 @@ class FollowedCatalog(Protocol):
     def open(self, number: int, wait_s: float | None = None) -> Store: ...
 
     def close(self) -> None: ...
+
+
+def _check_undeletes(catalog: FollowedCatalog, batch: Sequence[DocumentWrite]) -> None:
+    """Raise :class:`ChangedSinceReadError` for the new documents of ``batch`` that may not
+    undo a delete someone asked for (``may_undelete``) and were deleted so: checked under the
+    write gate, as a delete takes it too (the review of this stop: a delete made while an
+    ingest ran came back when the ingest read its file after it)."""
+    new = [w.document.doc_id for w in batch if not w.may_undelete and w.read_as is not None
+           and w.read_as.version == 0]
+    gone = catalog.hand_deleted() if new else set()
+    if hit := tuple(d for d in new if d in gone):
+        raise ChangedSinceReadError(hit)
 
 
 class LiveStore:
@@ -201,6 +214,7 @@ class LiveStore:
         rewritten: list[str] = []
 
         def log(store: Store) -> list[Change]:
+            _check_undeletes(self.catalog, batch)
             if any(v.state in SETTLED for v in self.catalog.versions()):  # else none to reach
                 rewritten.extend(w.document.doc_id for w in batch
                                  if _rewrites(store, w.document))
@@ -217,9 +231,9 @@ class LiveStore:
         of its file does not index it again unless told to (:meth:`hand_deleted`)."""
         return self._delete(doc_ids, by_hand=True)
 
-    def hand_deleted(self) -> set[tuple[str, str]]:
-        """``(tenant, doc_id)`` of the documents whose latest change is a delete someone
-        asked for (:meth:`delete_by_hand`; an ingest's ``put`` since replaces it)."""
+    def hand_deleted(self) -> set[str]:
+        """The ids of the documents whose latest change is a delete someone asked for
+        (:meth:`delete_by_hand`; a write since replaces it)."""
         return self.catalog.hand_deleted()
 
     def _delete(self, doc_ids: Sequence[str], by_hand: bool) -> int:

@@ -64,11 +64,10 @@ def _values(c: Change) -> tuple[Any, ...]:
             c.by_hand)
 
 
-def hand_deleted(conn: Any) -> set[tuple[str, str]]:
-    """``(tenant, doc_id)`` of the documents last deleted by someone's asking."""
-    return {(str(t), str(d)) for t, d in conn.execute(
-        f"SELECT tenant, doc_id FROM {SCHEMA}.changes WHERE kind = 'delete' AND by_hand "
-        "AND tenant IS NOT NULL").fetchall()}
+def hand_deleted(conn: Any) -> set[str]:
+    """The ids of the documents last deleted by someone's asking."""
+    return {str(d) for (d,) in conn.execute(
+        f"SELECT doc_id FROM {SCHEMA}.changes WHERE kind = 'delete' AND by_hand").fetchall()}
 
 
 def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:

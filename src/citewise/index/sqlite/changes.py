@@ -79,11 +79,10 @@ def since_rows(conn: Any, sql: str, params: tuple[Any, ...]) -> list[Change]:
             for seq, doc_id, kind, tenant, groups, by_hand in conn.execute(sql, params)]
 
 
-def hand_deleted(conn: Any) -> set[tuple[str, str]]:
-    """``(tenant, doc_id)`` of the documents last deleted by someone's asking."""
-    return {(str(tenant), str(doc_id)) for tenant, doc_id in conn.execute(
-        "SELECT tenant, doc_id FROM index_changes WHERE kind = 'delete' AND by_hand = 1 "
-        "AND tenant IS NOT NULL")}
+def hand_deleted(conn: Any) -> set[str]:
+    """The ids of the documents last deleted by someone's asking."""
+    return {str(doc_id) for (doc_id,) in conn.execute(
+        "SELECT doc_id FROM index_changes WHERE kind = 'delete' AND by_hand = 1")}
 
 
 def applied_seq(conn: Any, number: int) -> int:
