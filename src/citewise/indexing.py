@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,92 +25,18 @@ from citewise.ingest.hand_readers import (
     moved_problem,
     readers_changed,
 )
+from citewise.ingest_report import DELETED, INCLUDES, IngestReport, Outcome, Pending
 from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
 from citewise.records import make_document, same_record, write_status
 from citewise.source_claims import SourceClaims, hand_deleted, may_undelete
 from citewise.types import Chunk, Document, ParsedDocument
 
-STATUSES = ("new", "changed", "updated", "unchanged", "failed")
-INCLUDES = "includes"
-"""The status of a file left out because it only includes other files (no text of its own:
-:class:`~citewise.errors.OnlyIncludesError`); reported apart, neither written nor failed. A
-new user's Sphinx tree had its include-only ``index.rst`` reported as a failure, and
-``--strict`` exit 1 for it."""
-DELETED = "deleted"
-"""The status of a file whose document someone deleted (``citewise delete``), left out
-unless the ingest is told ``--undelete`` (:mod:`citewise.source_claims`); reported apart,
-neither written nor failed: a routine re-ingest of its folder brought it back."""
 BATCH_CHUNKS = 1024
 """Chunks after which a batch is written even with fewer than ``batch_docs`` documents: a
 folder of long pages (or one 8 MB page) would otherwise embed for many minutes before the
 first document is written and counted."""
 EMBED_SLICE = 256
 """Texts per embedding call of a batch; progress is reported after each."""
-
-
-@dataclass(frozen=True)
-class Pending:
-    """One document waiting to be indexed: ``load`` is called lazily, inside error handling,
-    and returns the document with ALL its metadata merged (see :mod:`citewise.sources`)."""
-
-    label: str
-    doc_id: str
-    load: Callable[[], ParsedDocument]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    label: str
-    doc_id: str
-    status: str
-    chunks: int = 0
-    embedded: int = 0
-    error: str | None = None
-    no_groups: bool = False  # an unchanged document that nobody can read (no ACL group)
-    note: str | None = None  # an unchanged document's warning (it keeps readers set by hand)
-
-    @property
-    def indexed(self) -> bool:
-        """Whether the document is in the index after this ingest (written or unchanged)."""
-        return self.status not in ("failed", INCLUDES, DELETED)
-
-
-@dataclass
-class IngestReport:
-    outcomes: list[Outcome] = field(default_factory=list)
-    unreadable: list[str] = field(default_factory=list)  # in the index with no ACL group at all
-    redirects: list[tuple[str, str]] = field(default_factory=list)  # (stub page, target)
-    copies: list[tuple[str, str]] = field(default_factory=list)  # (source copy, its page)
-    noindex: list[str] = field(default_factory=list)  # pages marked noindex, 404 pages
-    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (page, the same text's
-    # page that was indexed)
-    warnings: list[str] = field(default_factory=list)  # one line each: skipped symlinks,
-    # ACL values in files that were ignored, sidecar lines that matched no document
-    sidecar_problems: list[str] = field(default_factory=list)  # also in warnings
-    skipped: list[str] = field(default_factory=list)  # files not read: unsupported suffix
-    includes_only: list[Outcome] = field(default_factory=list)  # files with no text of
-    # their own, left out (INCLUDES; ``error``: what each includes)
-    deleted: list[Outcome] = field(default_factory=list)  # files whose documents were
-    # deleted by hand, left out (DELETED; ``error``: the fix)
-    seconds: float = 0.0
-    model_seconds: float = 0.0
-
-    def count(self, status: str) -> int:
-        return sum(1 for o in self.outcomes if o.status == status)
-
-    @property
-    def embedded(self) -> int:
-        return sum(o.embedded for o in self.outcomes)
-
-    @property
-    def chunks(self) -> int:
-        return sum(o.chunks for o in self.outcomes if o.status != "failed")
-
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {s: self.count(s) for s in STATUSES}
-        out.update(skipped=len(self.skipped), chunks=self.chunks, chunks_embedded=self.embedded,
-                   seconds=round(self.seconds, 3), model_seconds=round(self.model_seconds, 3))
-        return out
 
 
 def unchanged(label: str, document: Document) -> Outcome:
