@@ -206,3 +206,33 @@ def test_a_decline_names_the_terms_no_readable_passage_mentions(tmp_path: Path) 
         # a version's number with its name (it said "mentions 4, Python")
         "the best matching passages are too weak to answer from, and none of them mentions "
         "Python 4"]
+
+
+def test_forgetting_the_key_leaves_nothing_of_its_conversation(tmp_path: Path) -> None:
+    """A security review: the page kept the key in localStorage with no way to sign out, and
+    the conversation (its turns, sent with the next question) stayed when another key was
+    given. "Forget key" removes the key; forgetting it or giving another clears the answer
+    shown and the turns kept."""
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path)
+    with serving(app) as url, headless_chromium() as driver:
+        driver.get(url)
+        assert not driver.find_element("id", "forget-key").is_displayed()
+        driver.find_element("id", "key").send_keys(keys["hana"])
+        driver.find_element("css selector", "#key-form button").click()
+        _wait(driver, "return document.getElementById('who').textContent.includes('hana')")
+        driver.find_element("id", "question").send_keys(QUESTION)
+        driver.find_element("id", "ask").click()
+        _wait(driver, "return !document.getElementById('answer').classList.contains('streaming')"
+                      " && document.getElementById('feedback').hidden === false")
+        assert driver.execute_script("return history.length") == 1
+        driver.find_element("id", "key").send_keys(keys["sam"])  # another user, same browser
+        driver.find_element("css selector", "#key-form button").click()
+        _wait(driver, "return document.getElementById('who').textContent.includes('sam')")
+        assert driver.execute_script("return history.length") == 0
+        assert not driver.find_element("id", "result").is_displayed()
+        driver.find_element("id", "forget-key").click()
+        _wait(driver, "return document.getElementById('who').textContent === 'no key yet'")
+        assert driver.execute_script("return localStorage.getItem('citewise.key')") is None
+        assert not driver.find_element("id", "forget-key").is_displayed()
+        driver.get(url)  # a reload finds no key either
+        _wait(driver, "return document.getElementById('who').textContent === 'no key yet'")

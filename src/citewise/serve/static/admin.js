@@ -67,5 +67,9 @@ async function load() {
 }
 
 document.getElementById("window").addEventListener("change", load);
-cw.bindKeyForm(load);
+cw.bindKeyForm(() => {  // another key: its tenant's figures; none: nothing of the last one's
+  for (const id of ["chart", "totals", "requests"]) document.getElementById(id).replaceChildren();
+  document.getElementById("error").hidden = true;
+  if (cw.key()) load();
+});
 cw.showWho().then((me) => { if (me) load(); });

@@ -286,5 +286,8 @@ $("new-conversation").addEventListener("click", () => {
   $("question").focus();
 });
 $("viewer-close").addEventListener("click", () => { $("viewer").hidden = true; });
-cw.bindKeyForm();
+cw.bindKeyForm(() => {  // another key, or none: the last one's answer and turns go
+  history = [];
+  for (const id of ["result", "viewer", "new-conversation", "error"]) $(id).hidden = true;
+});
 cw.showWho();

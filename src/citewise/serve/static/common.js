@@ -4,6 +4,7 @@
 const cw = {
   key() { return localStorage.getItem("citewise.key") || ""; },
   setKey(k) { localStorage.setItem("citewise.key", k.trim()); },
+  forgetKey() { localStorage.removeItem("citewise.key"); },
   headers(extra) {
     return Object.assign({"Authorization": "Bearer " + cw.key()}, extra || {});
   },
@@ -28,7 +29,13 @@ const cw = {
   },
   async showWho() {
     const who = document.getElementById("who");
-    if (!cw.key()) { who.textContent = "no key yet"; return null; }
+    document.getElementById("forget-key").hidden = !cw.key();
+    if (!cw.key()) {
+      who.textContent = "no key yet";
+      const admin = document.getElementById("admin-link");
+      if (admin) admin.hidden = true;
+      return null;
+    }
     try {
       const me = await cw.api("/v1/me");
       who.textContent = `${me.name} (${me.role}, ${me.tenant}: ${me.groups.join(", ") || "no groups"})`;
@@ -37,6 +44,8 @@ const cw = {
       return me;
     } catch (err) { who.textContent = err.message; return null; }
   },
+  // onChange runs when the key changes or is forgotten: what the page shows and remembers
+  // of the last key's conversation goes (a security review: it stayed for the next key).
   bindKeyForm(onChange) {
     const form = document.getElementById("key-form");
     const input = document.getElementById("key");
@@ -44,8 +53,13 @@ const cw = {
       ev.preventDefault();
       cw.setKey(input.value);
       input.value = "";
-      await cw.showWho();
       if (onChange) onChange();
+      await cw.showWho();
+    });
+    document.getElementById("forget-key").addEventListener("click", async () => {
+      cw.forgetKey();  // a shared browser keeps no key after its user signs out
+      if (onChange) onChange();
+      await cw.showWho();
     });
   },
 };
