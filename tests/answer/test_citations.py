@@ -133,3 +133,15 @@ def test_a_quote_is_a_whole_sentence_around_marks_inside_it() -> None:
         "Rust provides support for inline assembly via the asm! macro.")
     assert best_quote(text, {"used", "speed", "rarely"}) == (
         "It is used (e.g. for speed) rarely.")
+
+
+def test_a_citation_leading_into_code_quotes_the_code() -> None:
+    """A new user of npm's docs: the extractive "From “Synopsis” [1]:" above the command it
+    quotes was cited with the quote "Synopsis" on its card (the heading, the only words the
+    citing sentence shared)."""
+    text = "Synopsis\n\nnpm version [<newversion> | major | minor | patch]\n\nalias: verison"
+    hit = make_hit(text, 1, doc_id="npm-version", heading=("npm-version", "Synopsis"))
+    report = ValidationReport(cited=("S1",))
+    answer = "From “Synopsis” [S1]:\n\n```\nnpm version [<newversion> | major | minor | patch]\n```"
+    _, (c,) = build_citations(answer, [ContextPassage("S1", hit, text, 12)], report)
+    assert c.quote == "npm version [<newversion> | major | minor | patch]"

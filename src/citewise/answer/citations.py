@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from citewise.cite.parse import (
+    Segment,
     citation_ids,
     inert_numbers,
     line_sentences,
@@ -103,15 +104,28 @@ def build_citations(text: str, passages: Sequence[ContextPassage],
     rendered, numbers = renumber(text, report)
     by_sid = {p.sid: p for p in passages}
     citing: dict[str, set[str]] = {sid: set() for sid in numbers}
-    sentences = [seg for seg in segments(text) if seg.kind == "sentence"]
+    every = segments(text)
+    sentences = [seg for seg in every if seg.kind == "sentence"]
     closing = paragraph_citations(sentences)
-    for seg in sentences:  # a citation closing a paragraph cites its uncited sentences too
-        words = set(re.findall(r"\w+", strip_citations(seg.text).lower()))
+    for at, seg in enumerate(every):  # a citation closing a paragraph cites its uncited
+        if seg.kind != "sentence":  # sentences too
+            continue
+        words = set(re.findall(r"\w+", _introduced(seg, every[at + 1:at + 2]).lower()))
         for sid in citation_ids(seg.text) or closing.get(seg.paragraph, ()):
             if sid in citing:
                 citing[sid] |= words
     return rendered, tuple(cite(number, by_sid[sid], citing[sid])
                            for sid, number in numbers.items())
+
+
+def _introduced(sentence: Segment, after: Sequence[Segment]) -> str:
+    """The words a citation of ``sentence`` quotes by: its own, and when it leads into a
+    code block (ends on a colon), the code's: an extractive "From “Synopsis” [3]:" above
+    ``npm version [<newversion> | …]`` was quoted "Synopsis" on its citation card."""
+    own = strip_citations(sentence.text)
+    if after and after[0].kind == "code" and sentence.text.rstrip().endswith(":"):
+        return own + " " + after[0].text
+    return own
 
 
 def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
