@@ -356,6 +356,8 @@ def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:
     for p in prepared:
         report.warnings.extend(p.parsed.metadata.get("_notes", ()))
         report.warnings.extend([p.note] if p.note else [])
+        if link := p.parsed.metadata.get("_own_link"):  # (sources.OWN_LINK)
+            report.own_links.append((p.pending.label, str(link)))
 
 
 def own_vectors(chunks: Sequence[Chunk],

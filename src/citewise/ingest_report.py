@@ -65,6 +65,8 @@ class IngestReport:
     # their own, left out (INCLUDES; ``error``: what each includes)
     deleted: list[Outcome] = field(default_factory=list)  # files whose documents were
     # deleted by hand, left out (DELETED; ``error``: the fix)
+    own_links: list[tuple[str, str]] = field(default_factory=list)  # (file, the link its
+    # own text gave its citations: sources.OWN_LINK)
     seconds: float = 0.0
     model_seconds: float = 0.0
 

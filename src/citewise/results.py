@@ -116,6 +116,7 @@ class IngestResult:
     # it includes): left out, not failed
     deleted: tuple[str, ...] = ()  # files whose documents were deleted with `citewise
     # delete`: left out unless --undelete
+    own_links: tuple[tuple[str, str], ...] = ()  # (file, the link its own text gave it)
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
@@ -124,7 +125,7 @@ class IngestResult:
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
                    tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
                    tuple((o.label, o.error or "") for o in report.includes_only),
-                   tuple(o.label for o in report.deleted))
+                   tuple(o.label for o in report.deleted), tuple(report.own_links))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -136,7 +137,8 @@ class IngestResult:
                 "noindex": list(self.noindex),
                 "duplicates": [{"path": p, "page": t} for p, t in self.duplicates],
                 "includes_only": [{"path": p, "note": n} for p, n in self.includes_only],
-                "deleted": list(self.deleted)}
+                "deleted": list(self.deleted),
+                "own_links": [{"path": p, "link": u} for p, u in self.own_links]}
 
 
 @dataclass(frozen=True)

@@ -301,6 +301,13 @@ def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, lis
     return site, list(editions)
 
 
+OWN_LINK = "_own_link"
+"""The metadata key of a link a file's own text gave its citations (front matter
+``source_url``, ``<link rel=canonical>``) with no ``--base-url`` or sidecar line to say
+otherwise: the ingest names such files in one line (a security review's page sent its
+citations to ``https://evil.example/login`` under its real title)."""
+
+
 @dataclass(frozen=True)
 class FileLoad:
     """Load and parse one file, merging metadata (:mod:`citewise.ingest.precedence`:
@@ -351,6 +358,9 @@ class FileLoad:
             meta["_own_doc_id"] = True  # the file chose its id: the operator did not
         if self.url_wins and "source_url" not in side:
             meta["source_url"] = url
+        elif "source_url" not in side and parsed.metadata.get("source_url") and \
+                meta.get("source_url") != url:
+            meta[OWN_LINK] = str(meta["source_url"])  # the file's own (front matter, canonical)
         if notes:
             meta["_notes"] = notes
         if self.wider_readers:

@@ -789,3 +789,27 @@ def test_a_delete_made_after_an_ingest_began_is_not_undone_by_it(
     assert set(acl_of(db)) == {"travel.md"}
     out = ingest(db, str(root), *run)  # the delete is still remembered
     assert "left out 1 file(s) whose documents were deleted" in out, out
+
+
+def test_files_whose_own_text_links_their_citations_are_named(tmp_path: Path) -> None:
+    """A security review: without --base-url, a page's front matter source_url or canonical
+    link sent its citations to any host (https://evil.example/login under the page's real
+    title), no word said. The ingest names such files in one line; with --base-url (or a
+    sidecar link) the operator's link wins and nothing is said."""
+    root = docs_with(tmp_path, {
+        "reset.md": "---\nsource_url: https://evil.example/login\n---\n# Reset\n\nAsk IT.\n",
+        "wifi.html": '<html><head><link rel="canonical" href="https://evil.example/wifi">'
+                     "</head><body><h1>Wifi</h1><p>Use the guest network.</p></body></html>",
+        "plain.md": "# Plain\n\nNothing to link.\n"})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "staff")
+    assert "2 file(s) link their citations where their own text says" in out, out
+    assert "--base-url" in out
+    code, out = cli("ingest", str(root), "--groups", "staff", "--db", str(tmp_path / "j.db"),
+                    "--no-progress", "--json")
+    links = {Path(e["path"]).name: e["link"] for e in json.loads(out)["own_links"]}
+    assert links == {"reset.md": "https://evil.example/login",
+                     "wifi.html": "https://evil.example/wifi"}
+    out = ingest(tmp_path / "k.db", str(root), "--groups", "staff",
+                 "--base-url", "https://docs.example/")
+    assert "link their citations where" not in out

@@ -142,6 +142,12 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
             echo(f"left out {len(report.includes_only)} file(s) with no text of their own, "
                  f"e.g. {first.label}: {first.error}; the files they include are indexed "
                  "when ingested themselves", err=True, one_line=True)
+        if report.own_links:
+            path, link = report.own_links[0]
+            echo(f"{len(report.own_links)} file(s) link their citations where their own text "
+                 f"says (front matter source_url, <link rel=canonical>), e.g. {path} -> "
+                 f"{link}; check them, or pass --base-url to link them to your site",
+                 err=True, one_line=True)
         if report.deleted:
             shown = ", ".join(o.label for o in report.deleted[:3]) + \
                 (" …" if len(report.deleted) > 3 else "")
