@@ -25,7 +25,14 @@ from citewise.ingest.hand_readers import (
     moved_problem,
     readers_changed,
 )
-from citewise.ingest_report import DELETED, INCLUDES, IngestReport, Outcome, Pending
+from citewise.ingest_report import (
+    DELETED,
+    INCLUDES,
+    OWN_LINK,
+    IngestReport,
+    Outcome,
+    Pending,
+)
 from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
 from citewise.records import make_document, same_record, write_status
 from citewise.source_claims import SourceClaims, hand_deleted, may_undelete
@@ -356,7 +363,7 @@ def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:
     for p in prepared:
         report.warnings.extend(p.parsed.metadata.get("_notes", ()))
         report.warnings.extend([p.note] if p.note else [])
-        if link := p.parsed.metadata.get("_own_link"):  # (sources.OWN_LINK)
+        if link := p.parsed.metadata.get(OWN_LINK):
             report.own_links.append((p.pending.label, str(link)))
 
 

@@ -21,6 +21,14 @@ DELETED = "deleted"
 """The status of a file whose document someone deleted (``citewise delete``), left out
 unless the ingest is told ``--undelete`` (:mod:`citewise.source_claims`); reported apart,
 neither written nor failed: a routine re-ingest of its folder brought it back."""
+OWN_LINK = "_own_link"
+"""The metadata key of a link a file's own text gave its citations (front matter
+``source_url``, ``<link rel=canonical>``) with no ``--base-url`` or sidecar line to say
+otherwise (:class:`citewise.sources.FileLoad`): the ingest names such files in one line
+(``own_links``; a security review's page sent its citations to ``https://evil.example/login``
+under its real title)."""
+
+
 @dataclass(frozen=True)
 class Pending:
     """One document waiting to be indexed: ``load`` is called lazily, inside error handling,
@@ -66,7 +74,7 @@ class IngestReport:
     deleted: list[Outcome] = field(default_factory=list)  # files whose documents were
     # deleted by hand, left out (DELETED; ``error``: the fix)
     own_links: list[tuple[str, str]] = field(default_factory=list)  # (file, the link its
-    # own text gave its citations: sources.OWN_LINK)
+    # own text gave its citations: OWN_LINK)
     seconds: float = 0.0
     model_seconds: float = 0.0
 

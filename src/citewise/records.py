@@ -34,8 +34,8 @@ def record_title(title: str) -> str:
     one = " ".join(title.split())
     if len(one) <= TITLE_CHARS:
         return one
-    cut = one[:TITLE_CHARS].rsplit(" ", 1)[0] if " " in one[:TITLE_CHARS] else one[:TITLE_CHARS]
-    return cut.rstrip() + "…"
+    head = one[:TITLE_CHARS]
+    return (head.rsplit(" ", 1)[0] if " " in head else head).rstrip() + "…"
 
 
 def _groups(value: Any) -> frozenset[str]:

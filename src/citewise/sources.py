@@ -37,6 +37,7 @@ from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.ingest.source_copies import source_copies
 from citewise.ingest.walk import discover
+from citewise.ingest_report import OWN_LINK
 from citewise.source_claims import UNDELETE
 from citewise.types import Block, ParsedDocument
 
@@ -299,13 +300,6 @@ def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, lis
         rest = [(path, p) for path, p in pages if path not in editions]
         site = profile([p for _, p in rest], [str(path.parent) for path, _ in rest])
     return site, list(editions)
-
-
-OWN_LINK = "_own_link"
-"""The metadata key of a link a file's own text gave its citations (front matter
-``source_url``, ``<link rel=canonical>``) with no ``--base-url`` or sidecar line to say
-otherwise: the ingest names such files in one line (a security review's page sent its
-citations to ``https://evil.example/login`` under its real title)."""
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ when version 1 comes back, so each one is recorded in the version catalog, keyed
   (``put`` is an ingest write: its ACL supersedes an earlier delete or ACL change).
 
 A delete someone asked for (``citewise delete``, ``DELETE /v1/documents/…``) is logged
-``by_hand``, with the document's tenant: an ingest of its file does not index it again until
-told to (``--undelete``; :mod:`citewise.source_claims`), where a routine re-ingest of the
-folder brought a deleted page back with its file still there.
+``by_hand`` (by id alone: ids are one namespace): an ingest of its file does not index it
+again until told to (``--undelete``; :mod:`citewise.source_claims`), where a routine
+re-ingest of the folder brought a deleted page back with its file still there.
 
 Only the latest change per document is kept (one row per ``doc_id``, with a growing ``seq``), so
 the log is bounded by the number of documents ever written. Each version records the ``seq`` it
@@ -140,8 +140,8 @@ def acl_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
     return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))))
 
 
-def delete_change(doc_id: str, tenant: str | None = None, by_hand: bool = False) -> Change:
-    return Change(0, doc_id, "delete", tenant, by_hand=by_hand)
+def delete_change(doc_id: str, by_hand: bool = False) -> Change:
+    return Change(0, doc_id, "delete", by_hand=by_hand)
 
 
 def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = None, *,

@@ -227,8 +227,8 @@ class LiveStore:
         return self._delete(doc_ids, by_hand=False)
 
     def delete_by_hand(self, doc_ids: Sequence[str]) -> int:
-        """:meth:`delete`, logged as asked for (with each document's tenant), so an ingest
-        of its file does not index it again unless told to (:meth:`hand_deleted`)."""
+        """:meth:`delete`, logged as asked for, so an ingest of its file does not index it
+        again unless told to (:meth:`hand_deleted`)."""
         return self._delete(doc_ids, by_hand=True)
 
     def hand_deleted(self) -> set[str]:
@@ -238,13 +238,8 @@ class LiveStore:
 
     def _delete(self, doc_ids: Sequence[str], by_hand: bool) -> int:
         ids = delete_ids(doc_ids)
-
-        def log(store: Store) -> list[Change]:
-            held = {d: store.get_document(d) for d in dict.fromkeys(ids)} if by_hand else {}
-            return [delete_change(d, doc.tenant, True) if (doc := held.get(d)) is not None
-                    else delete_change(d) for d in dict.fromkeys(ids)]
-
-        return self._write(log, lambda store: store.delete(ids), everywhere=True)
+        return self._write(lambda _: [delete_change(d, by_hand) for d in dict.fromkeys(ids)],
+                           lambda store: store.delete(ids), everywhere=True)
 
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         names = acl_groups(doc_id, groups)

@@ -41,6 +41,7 @@ CHROME_ID_WORDS = frozenset((
 """An id made only of these words (split at ``-``/``_``) names a page wrapper or chrome
 (``mdbook-menu-bar``, ``body-container``, ``main-content``), never a section."""
 _HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
+_HEADINGS = frozenset(_HEADING_TAGS.split(", "))
 
 
 def drop_chrome(tree: LexborHTMLParser) -> None:
@@ -107,7 +108,7 @@ def _contents_box(node: LexborNode) -> bool:
     pages sat under "Table of contents" in citations and its link list was a search hit (one
     link, "See Also", on npm-sbom's). A section so named with text of its own, or links to
     other pages, stays."""
-    if node.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "a"):
+    if node.tag == "a" or node.tag in _HEADINGS:
         return False  # a heading's id may have the word ("…-change-contents-behavior")
     names = [node.attrs.get("id") or "", *(node.attrs.get("class") or "").split()]
     if not any(_names_contents(name) for name in names):

@@ -97,12 +97,10 @@ def _continued(lines: list[str]) -> list[str]:
     """``lines`` with each line indented deeper than the least, in no columns, joined to the
     item above it: a description wrapped under its column ("filter()\t\tremove … when
     {expr}" / "\t\t\t\tevaluates to true")."""
-    least = min((len(ln.expandtabs(8)) - len(ln.expandtabs(8).lstrip()) for ln in lines),
-                default=0)
+    least = indent_of("\n".join(lines))
     out: list[str] = []
     for line in lines:
-        deeper = len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip()) > least
-        if out and deeper and not _COLUMN.search(line):
+        if out and indent_of(line) > least and not _COLUMN.search(line):
             out[-1] += "\n" + line
         else:
             out.append(line)

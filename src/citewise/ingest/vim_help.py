@@ -31,6 +31,7 @@ _MANUAL = re.compile(r"^\s*VIM (?:USER|REFERENCE) MANUAL\b")
 _NAVIGATION = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):",
                          re.IGNORECASE)
 TAG = re.compile(r"\*[^*\s|]+\*")
+_TRAILING_TAGS = re.compile(rf"(?:\s+{TAG.pattern})+\s*$")
 _LINK = re.compile(r"(?<!\\)\|([^|\s]+?)(?<!\\)\|")
 """A link, ``|:global|``; not a pattern's escaped bars (usr_27's ``"/a\\|b\\|c"``), as Vim's
 own help syntax reads them."""
@@ -129,7 +130,7 @@ def prose(text: str) -> str:
         bare = TAG.sub("", line)
         if not bare.strip() and line.strip() or _RULE.fullmatch(line.strip()):
             continue  # "*:syn-manual*" right-aligned above its paragraph; a rule
-        line = re.sub(r"(?:\s+\*[^*\s|]+\*)+\s*$", "", line)
+        line = _TRAILING_TAGS.sub("", line)
         line = _LINK.sub(r"\1", line)
         out.append(line[:-2].rstrip() if line.endswith(" ~") else line)
     return "\n".join(out)

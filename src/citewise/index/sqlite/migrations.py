@@ -199,7 +199,7 @@ def m007_chunk_sections(conn: Connection) -> None:
 def m008_hand_deletes(conn: Connection) -> None:
     """Which logged deletes someone asked for (``citewise delete``): an ingest of such a
     document's file does not index it again unless told to (:mod:`citewise.source_claims`).
-    Deletes logged before have no tenant recorded and stay ordinary ones."""
+    Deletes logged before stay ordinary ones."""
     conn.execute("ALTER TABLE index_changes ADD COLUMN by_hand INTEGER NOT NULL DEFAULT 0")
 
 
