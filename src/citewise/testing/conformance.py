@@ -575,6 +575,8 @@ class StoreConformanceTests:
 
     def test_meta(self, ready: Store) -> None:
         assert ready.get_meta("gate.threshold") is None
+        before = ready.generation()
         ready.set_meta("gate.threshold", "0.42")
+        assert ready.generation() > before  # caches keyed by it drop the old gate's answers
         ready.set_meta("gate.threshold", "0.5")
         assert ready.get_meta("gate.threshold") == "0.5"

@@ -145,9 +145,13 @@ class SQLiteStore:
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
+        """Set ``key``; a new generation, as a write: what the caches keyed by it computed
+        under the gate's old calibration is not served after a new one is stored (a security
+        review: servers kept serving answers the new threshold declines)."""
         with self._writing() as conn:
             conn.execute("INSERT OR REPLACE INTO index_meta(key, value) VALUES (?, ?)",
                          (key, str(value)))
+            writes.bump_generation(conn, ())
 
     def generation(self) -> int:
         """``meta.generation``: +1 in every write, delete and ACL change, from any process."""
