@@ -220,7 +220,7 @@ class CalibrationResult:
 
     def to_dict(self) -> dict[str, Any]:
         c = self.calibration
-        return {"signal": c.signal, "threshold": c.threshold,
+        return {"tenant": c.tenant, "signal": c.signal, "threshold": c.threshold,
                 "max_false_decline": c.max_false_decline, "n_dev": c.n_dev,
                 "n_test": c.n_test, "dev": asdict(c.dev),
                 "test": asdict(c.test) if c.test else None, "auc": dict(c.auc),

@@ -88,10 +88,10 @@ def test_calibrate_records_the_reader_and_stores_its_fit(db: Path) -> None:
         result = calibrate(records(), SIGNALS, 0.1)
         fit = fit_reader(records(), result.signal, result.threshold, 0.1)
         store_calibration(engine, replace(result, reader=fit), source="test")
-        stored = choose_model(None, engine.store.get_meta("gate.reader"))
+        stored = choose_model(None, engine.store.get_meta("gate.reader@default"))
         assert stored == replace(fit.model, source="index")
         assert CalibrationResult(replace(result, reader=fit), True).to_dict()["reader"][
             "model"]["w_reader"] == fit.model.w_reader
         store_calibration(engine, result, source="test")  # no reader this time: back to shipped
-        assert choose_model(None, engine.store.get_meta("gate.reader")) == ReaderModel(
+        assert choose_model(None, engine.store.get_meta("gate.reader@default")) == ReaderModel(
             source="uncalibrated")

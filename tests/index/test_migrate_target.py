@@ -40,6 +40,7 @@ def _source(tmp_path: Path, name: str = "a.db") -> SQLiteStore:
     src.write([make_write(embedder, "pay.md", ["Salary bands."], groups=["hr"]),
                make_write(embedder, "memo.md", ["Office memo."], groups=["staff"])])
     src.set_meta("gate.threshold", "0.42")
+    src.set_meta("gate.threshold@acme", "0.5")  # a tenant's calibration (meta_keys)
     return src
 
 
@@ -52,21 +53,24 @@ def test_migrate_refuses_a_hostile_source_before_writing(tmp_path: Path) -> None
 
     edits = {"acl.db": """UPDATE documents SET acl = '["staff"]' WHERE doc_id = 'pay.md'""",
              "nan.db": "UPDATE index_meta SET value = 'nan' WHERE key = 'gate.threshold'",
+             "nan2.db": "UPDATE index_meta SET value = 'nan' WHERE key LIKE '%@acme'",
              "key.db": "INSERT INTO index_meta VALUES ('anything.evil', 'x')"}
     for name, sql in edits.items():  # each file edited before citewise opens it again
         _source(tmp_path, name).close()
         with sqlite3.connect(tmp_path / name) as con:
             con.execute(sql)
     for name, refused in (("acl.db", "'pay.md' has an ACL that disagrees.*nothing was"),
-                          ("nan.db", "gate.threshold is 'nan', not a finite")):
+                          ("nan.db", "gate.threshold is 'nan', not a finite"),
+                          ("nan2.db", "gate.threshold@acme is 'nan', not a finite")):
         with SQLiteStore(tmp_path / name) as src, SQLiteStore(tmp_path / f"t-{name}") as dst:
             with pytest.raises(StoreError, match=refused):
                 migrate_index(src, dst)
             assert dst.list_documents() == [] and dst.manifest() is None
     with SQLiteStore(tmp_path / "key.db") as src, SQLiteStore(tmp_path / "t.db") as dst:
         report = migrate_index(src, dst)
-        assert report.meta_keys == 1 and dst.get_meta("anything.evil") is None
+        assert report.meta_keys == 2 and dst.get_meta("anything.evil") is None
         assert dst.get_meta("gate.threshold") == "0.42"
+        assert dst.get_meta("gate.threshold@acme") == "0.5"
 
 
 def test_a_stored_body_that_inflates_too_far_or_has_the_wrong_shape_is_damaged() -> None:

@@ -24,6 +24,7 @@ from citewise.answer.checked_stream import CheckedRelay, ReadableRelay
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
+from citewise.answer.gate_store import stored_gate
 from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
 from citewise.answer.small_talk import is_small_talk
@@ -55,9 +56,9 @@ def _ms(start: float) -> float:
 def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | None,
           principal: Principal) -> GateDecision:
     store = engine.store
+    stored = stored_gate(store, principal.tenant)
     signal, threshold, source = choose_threshold(
-        engine.settings.gate.threshold, store.get_meta("gate.signal"),
-        store.get_meta("gate.threshold"), embedder_id)
+        engine.settings.gate.threshold, stored.signal, stored.threshold, embedder_id)
     missing = salient_missing(question, hits, lambda word: bool(  # measured for calibration
         store.search_sparse(word, 1, principal)))
     return decide(question, hits, signal, threshold, source, missing)
@@ -95,7 +96,7 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     path = steps(*_fit_context(engine, question, hits, generator, draft))
     draft.time(context=_ms(t))
     notes = _rerank_notes(draft.trace.rerank)
-    at = _read(engine, question, path, generator, draft, notes, dry_run)
+    at = _read(engine, question, path, generator, draft, notes, dry_run, principal.tenant)
     draft.set(context=_context_trace(path[-1 if at is None else at]))
     if at is None:
         return _finish(declined(question, "reader_no", tuple(notes)), draft, started)
@@ -147,7 +148,7 @@ def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Rer
 
 def _read(engine: Engine, question: str, path: tuple[Context, ...],
           generator: Generator | None, draft: TraceDraft, notes: list[str],
-          dry_run: bool) -> int | None:
+          dry_run: bool, tenant: str) -> int | None:
     """The index in ``path`` (:func:`~citewise.answer.progressive.steps`) of the first
     context the answerability reader accepts, reading on step by step (each reuses the
     previous one's evaluated prompt), else None (declined)."""
@@ -158,7 +159,8 @@ def _read(engine: Engine, question: str, path: tuple[Context, ...],
             if done.first_reader is None:  # the first verdict read past
                 draft.set(escalated=replace(done, first_reader=gate.reader))
             draft.set(gate=replace(gate, passed=True, reason=None, reader=None))
-        if _reader_passes(engine, question, context, generator, draft, notes, dry_run):
+        if _reader_passes(engine, question, context, generator, draft, notes, dry_run,
+                          tenant):
             return i
     return None
 
@@ -214,7 +216,7 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
 
 def _reader_passes(engine: Engine, question: str, context: Context,
                    generator: Generator | None, draft: TraceDraft, notes: list[str],
-                   dry_run: bool = False) -> bool:
+                   dry_run: bool, tenant: str) -> bool:
     """The answerability reader (:mod:`citewise.answer.reader`), when ``gate.reader``
     enables it for this generator; its verdict goes in the trace's ``gate.reader``. With
     ``auto`` and only the shipped threshold, a dry run (``citewise calibrate``, ``ask
@@ -226,7 +228,7 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     setting, configured = engine.settings.gate.reader, engine.settings.gate.reader_threshold
     if not context.passages or setting == "off":
         return True
-    stored = engine.store.get_meta("gate.reader")
+    stored = stored_gate(engine.store, tenant).reader  # the asker's tenant's calibration
     gen = generator or engine.generator
     if setting == "auto" and configured is None and not stored and \
             (dry_run or reader.shipped_threshold(gen.model_id) <= 0):

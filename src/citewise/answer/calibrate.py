@@ -76,6 +76,7 @@ class Calibration:
     auc_interval: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     reader: Any = None  # a citewise.answer.reader_fit.ReaderFit when the reader was fitted
     in_force: InForce | None = None
+    tenant: str = "default"  # whose questions: the calibration is stored for this tenant
 
     @property
     def warning(self) -> str | None:

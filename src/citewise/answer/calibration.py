@@ -6,8 +6,9 @@ principal, chosen as ``citewise eval run`` chooses it
 relevant piece is readable by it (:func:`~citewise.eval.harness.restrict_to_readable`); an
 unanswerable question (``relevant: []``) or one whose evidence the principal may not read
 should be declined. :func:`citewise.answer.calibrate.calibrate` picks the signal and
-threshold; :func:`store_calibration` records them in the index (``gate.signal``,
-``gate.threshold``, ``gate.calibration``), where ``ask`` reads them.
+threshold; :func:`store_calibration` records them in the index for the askers' tenant
+(``gate.signal@<tenant>`` & co: :mod:`citewise.index.meta_keys`), where ``ask`` reads them
+for that tenant's users. The questions of one calibration are asked by one tenant's users.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import TYPE_CHECKING
 
 from citewise.answer.calibrate import Calibration, Record, against, calibrate
 from citewise.answer.gate import SIGNALS
+from citewise.answer.gate_store import stored_gate
 from citewise.errors import ConfigError
+from citewise.index.meta_keys import gate_key
 from citewise.types import Document, Principal
 
 if TYPE_CHECKING:
@@ -72,36 +75,55 @@ def run_calibration(engine: Engine, questions: str | Path | Sequence[Question],
                     on_progress: Callable[[int], None] | None = None) -> Calibration:
     from citewise.eval.questions import as_personas, as_questions
 
-    records = collect_records(engine, as_questions(questions), as_personas(personas),
-                              principal, as_persona, on_progress)
+    questions, personas = as_questions(questions), as_personas(personas)
+    tenant = asking_tenant(questions, personas, principal, as_persona)
+    records = collect_records(engine, questions, personas, principal, as_persona, on_progress)
     from dataclasses import replace
 
     from citewise.answer.reader_fit import fit_reader
 
     result = calibrate(records, SIGNALS, max_false_decline)
-    result = against(result, records, *_in_force(engine))
-    return replace(result, reader=fit_reader(records, result.signal, result.threshold,
-                                             max_false_decline))
+    result = against(result, records, *_in_force(engine, tenant))
+    return replace(result, tenant=tenant, reader=fit_reader(
+        records, result.signal, result.threshold, max_false_decline))
 
 
-def _in_force(engine: Engine) -> tuple[str, float, str]:
-    """(signal, threshold, source) of the gate ``ask`` uses now on this index."""
+def asking_tenant(questions: Sequence[Question], personas: Mapping[str, Principal],
+                  principal: Principal | None, as_persona: str | None) -> str:
+    """The one tenant whose users ask ``questions``: a calibration is that tenant's."""
+    from citewise.eval.harness import Askers
+
+    askers = Askers(personas, as_persona, principal)
+    tenants = sorted({askers(q)[1].tenant for q in questions})
+    if len(tenants) > 1:
+        raise ConfigError(f"the questions are asked by users of {len(tenants)} tenants "
+                          f"({', '.join(tenants[:5])}), and a calibration is stored for one "
+                          "tenant (its users' questions fit its gate). Fix: calibrate each "
+                          "tenant's questions on their own, with its --tenant or personas")
+    return tenants[0] if tenants else (principal.tenant if principal else "default")
+
+
+def _in_force(engine: Engine, tenant: str) -> tuple[str, float, str]:
+    """(signal, threshold, source) of the gate ``ask`` uses now for ``tenant``'s users."""
     from citewise.answer.gate import choose_threshold
 
-    store = engine.store
-    return choose_threshold(engine.settings.gate.threshold, store.get_meta("gate.signal"),
-                            store.get_meta("gate.threshold"), engine.index_info().embedder)
+    stored = stored_gate(engine.store, tenant)
+    return choose_threshold(engine.settings.gate.threshold, stored.signal, stored.threshold,
+                            engine.index_info().embedder)
 
 
 def store_calibration(engine: Engine, result: Calibration, source: str) -> None:
-    """Record the chosen signal and threshold (and how they were chosen) in the index."""
-    store = engine.store
-    store.set_meta("gate.signal", result.signal)
-    store.set_meta("gate.threshold", repr(result.threshold))
+    """Record the chosen signal and threshold (and how they were chosen) in the index, for
+    the tenant whose questions they were fitted on (``result.tenant``)."""
+    store, tenant = engine.store, result.tenant
+    store.set_meta(gate_key("threshold", tenant), repr(result.threshold))
     # the reader's combination, or "" (the shipped one) when it was not fitted this time
-    store.set_meta("gate.reader", result.reader.model.to_json() if result.reader else "")
-    store.set_meta("gate.calibration", json.dumps({
+    store.set_meta(gate_key("reader", tenant),
+                   result.reader.model.to_json() if result.reader else "")
+    store.set_meta(gate_key("calibration", tenant), json.dumps({
         "source": source, "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "max_false_decline": result.max_false_decline, "n_dev": result.n_dev,
         "n_test": result.n_test, "dev": result.dev.__dict__,
         "test": result.test.__dict__ if result.test else None, "auc": dict(result.auc)}))
+    # the signal last: a tenant's first calibration is read (gate_store) once it is there
+    store.set_meta(gate_key("signal", tenant), result.signal)

@@ -164,4 +164,5 @@ def calibrate(questions_path, synthesize, save_path, personas_path, as_persona, 
     if not result.stored and not no_store:  # refused: printed, the index keeps its gate
         raise ConfigError(f"this calibration is not stored: {result.calibration.refusal}")
     if result.stored and not as_json:
-        echo(f"stored in {shown(db)} (gate.signal, gate.threshold, gate.reader)")
+        echo(f"stored in {shown(db)} for tenant {result.calibration.tenant}'s users "
+             "(gate.signal, gate.threshold, gate.reader)")

@@ -31,6 +31,7 @@ import numpy as np
 
 from citewise.errors import ConfigError, StoreError
 from citewise.index.checks import finite_number
+from citewise.index.meta_keys import gate_name
 from citewise.index.serialize import parsed_from_bytes
 from citewise.index.sqlite import SQLiteStore
 from citewise.index.sqlite.rows import CHUNK_COLUMNS, chunk_from_row
@@ -130,23 +131,20 @@ def read_vectors(conn: Any, hashes: Sequence[str]) -> dict[str, np.ndarray]:
     return out
 
 
-META_KEYS = frozenset({"gate.signal", "gate.threshold", "gate.reader", "gate.calibration"})
-"""The index metadata citewise writes (what `citewise calibrate` fitted): the only keys copied.
-A security review's source planted ``gate.threshold = nan`` (no score is below it: the gate
-declined nothing) and a key of its own, both copied as they were."""
-
-
 def read_meta(source: SQLiteStore) -> dict[str, str]:
-    """The source's :data:`META_KEYS`, checked (a threshold must be a finite number);
-    raises :class:`StoreError` before anything is written."""
+    """The source's calibration keys (:func:`citewise.index.meta_keys.gate_name`: index-wide
+    and per tenant), the only keys copied, checked (a threshold must be a finite number);
+    raises :class:`StoreError` before anything is written. A security review's source
+    planted ``gate.threshold = nan`` (no score is below it: the gate declined nothing) and a
+    key of its own, both copied as they were."""
     with source._reading("read") as conn:
         meta = {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")
-                if k in META_KEYS}
-    threshold = meta.get("gate.threshold")
-    if threshold is not None and finite_number(threshold) is None:
-        raise StoreError(f"the source's gate.threshold is {str(threshold)[:40]!r}, not a "
-                         "finite number; nothing was written. Fix: run `citewise calibrate` "
-                         "on the source, then migrate")
+                if gate_name(k) is not None}
+    for key, value in meta.items():
+        if gate_name(key) == "threshold" and finite_number(value) is None:
+            raise StoreError(f"the source's {key[:60]} is {value[:40]!r}, not a finite "
+                             "number; nothing was written. Fix: run `citewise calibrate` on "
+                             "the source, then migrate")
     return meta
 
 

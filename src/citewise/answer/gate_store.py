@@ -1,0 +1,40 @@
+"""Where an index keeps its grounding gate's calibration: one per tenant.
+
+``citewise calibrate`` measures the gate on one tenant's questions, asked by that tenant's
+users over that tenant's documents, so what it fits is that tenant's: it is stored under
+``gate.<name>@<tenant>`` (``signal``, ``threshold``, ``reader``, ``calibration``) and ``ask``
+uses it for that tenant's users only. A security review found the release before storing it
+index-wide (``gate.<name>``): calibrating acme's questions changed what globex's users were
+told or declined, and an acme editor who uploaded a page echoing acme's unanswerable questions
+steered globex's threshold (two of its answered questions declined). A tenant with no
+calibration of its own uses the index-wide keys, which only a release before this one wrote,
+else the shipped default (:data:`citewise.answer.gate.SHIPPED`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citewise.index.meta_keys import gate_key
+
+if TYPE_CHECKING:
+    from citewise.protocols import Store
+
+
+@dataclass(frozen=True)
+class StoredGate:
+    """The calibration ``ask`` uses for one tenant (each None when nothing was stored)."""
+
+    signal: str | None
+    threshold: str | None
+    reader: str | None
+
+
+def stored_gate(store: Store, tenant: str) -> StoredGate:
+    """``tenant``'s own calibration when it has one, else the index-wide one."""
+    own = store.get_meta(gate_key("signal", tenant))
+    scope = tenant if own is not None else None
+    signal = own if own is not None else store.get_meta(gate_key("signal", None))
+    return StoredGate(signal, store.get_meta(gate_key("threshold", scope)),
+                      store.get_meta(gate_key("reader", scope)))
