@@ -40,6 +40,20 @@ def test_find_conflicts_needs_same_fact_different_values_different_documents() -
     assert find_conflicts(Q, passages((NEW, "a"), (other, "b"))) == []  # another fact
 
 
+def test_numbers_inside_names_are_no_values() -> None:
+    """A new user of Git's release notes was told two releases' security notes, and two
+    notes' merge lines, disagree: a CVE's and a commit's digits name, they state nothing."""
+    cves = ("This release addresses the security issues CVE-2022-41903 and CVE-2022-23521.",
+            "This release addresses the security issues CVE-2022-39253 and CVE-2022-39260.")
+    assert find_conflicts("what is CVE-2022-41903?", passages((cves[0], "a"),
+                                                              (cves[1], "b"))) == []
+    merges = ("(merge 14d3bb4 jc/apply-ignore-whitespace later to maint).",
+              "(merge 610e2b9240 jc/blame-ignore-fix later to maint).")
+    assert find_conflicts("can git blame ignore commits in a merge?",
+                          passages((merges[0], "a"), (merges[1], "b"))) == []
+    assert len(find_conflicts(Q, passages((OLD, "a"), (NEW, "b")))) == 1  # values still do
+
+
 def test_two_lines_of_one_example_are_no_conflict() -> None:
     """A new user's "how do I describe my own struct type to libffi?" was answered "The
     sources disagree:" with two lines of one example, from the manual's Info and HTML copies."""

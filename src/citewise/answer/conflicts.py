@@ -52,6 +52,21 @@ stripped line, one space between a key's words: spaces that the key, and the bla
 it, could each take made a security review's line of 2,000 spaces cost 20 s per ask."""
 
 
+_NAME_NUMBER = re.compile(r"\b[A-Za-z]{2,}-\d+(?:-\d+)*\b"
+                          r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")
+"""Digits that are part of a name, not a value: a code (``CVE-2022-41903``) or a commit hash
+(``9eed4f3``). A new user of Git's release notes was told that "This release addresses the
+security issues CVE-2022-41903 and CVE-2022-23521" and 2.30.6's "… CVE-2022-39253 and
+CVE-2022-39260" disagree, and so did two notes' "(merge 14d3bb4 jc/apply-… later to
+maint)" lines."""
+
+
+def _values(sentence: str) -> set[str]:
+    """The numbers ``sentence`` states as values: those inside names (:data:`_NAME_NUMBER`)
+    are not."""
+    return numbers(_NAME_NUMBER.sub(" ", sentence))
+
+
 def _sentences(passage: ContextPassage) -> list[str]:
     """The passage's sentences, but code other than settings (:data:`_SETTING`)."""
     from citewise.generate.examples import blocks
@@ -70,7 +85,7 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
     rows = []
     for p in passages:
         for sentence in _sentences(p):
-            nums = numbers(sentence)
+            nums = _values(sentence)
             stems = content_stems(sentence)
             if nums and stems & wanted:
                 rows.append((p, sentence, stems, nums))
