@@ -11,6 +11,8 @@ itself appears in none of them. Salient terms of a question (:func:`salient_term
   long options with one dash (``-mtime``);
 * names: capitalised words that are not the first word of the question nor stopwords
   (``Normans``, ``Rhine``), and all-capital acronyms (``HTTP``, ``CLI``);
+* commands: "the git squash command" when the passages give ``git`` other subcommands
+  (:mod:`citewise.answer.asked_commands`; looked for with identifiers);
 * numbers of three or more digits (years, codes, ports); hyphenated words;
 * labels: numbers naming a version or edition ("Rust 2027", "wget 3.5");
 * unknown words (:func:`unknown_words`): content words of four letters or more that no
@@ -30,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from citewise.answer.asked_commands import asks_command, missing_commands
 from citewise.cite.terms import is_identifier, labels
 from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms
 from citewise.types import Hit
@@ -176,11 +179,15 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
                   kinds: Sequence[str] = KINDS) -> list[str]:
     """Salient terms of ``question`` found in none of the top ``depth`` hits."""
     terms = salient_terms(question, kinds)
-    if not terms:
+    commands = "identifier" in kinds and asks_command(question)
+    if not terms and not commands:
         return []
     text = "\n".join(_haystack(h) for h in hits[:depth])
     squashed = _squash(text)
-    return [t for t in terms if not _mentioned(t, text, squashed)]
+    missing = [t for t in terms if not _mentioned(t, text, squashed)]
+    if commands:  # "the git squash command" (citewise.answer.asked_commands)
+        missing += [c for c in missing_commands(question, text) if c not in missing]
+    return missing
 
 
 def _mentioned(term: str, text: str, squashed: str) -> bool:

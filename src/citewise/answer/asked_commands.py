@@ -1,0 +1,47 @@
+"""A command the question names that none of the top passages names: "the git squash command".
+
+A new user of Git's release notes asked "which git version added the git squash command?"
+(git has none): the gate passed on "git", "squash" (``git merge --squash``) and "command",
+and the local model wrote "Git 2.23 added the git squash command. [1]", which the citation
+check let through (each of its words is in the cited passage). A question that calls two words
+a command (``<tool> <name> command``) names a command: when the passages show ``<tool>`` as a
+program given subcommands (at the start of a code line or of a quoted span, followed by at
+least :data:`MIN_SUBCOMMANDS` different words: ``"git switch"``, ``$ git log``) but never
+followed by ``<name>``, the question is about a command they do not describe, and the gate
+declines it (a missing term, :mod:`citewise.answer.salient`). A first word that the passages
+do not use as a program ("the new git command", "the colon command") names nothing to look
+for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewise.text import STOPWORDS
+
+MIN_SUBCOMMANDS = 3
+_ASKED = re.compile(r"(?<![\w-])([a-z][\w.+-]*)\s+([a-z][\w-]*)\s+(?:sub)?command\b",
+                    re.IGNORECASE)
+
+
+def asks_command(question: str) -> bool:
+    """Whether ``question`` calls two words a command ("the git squash command")."""
+    return _ASKED.search(question) is not None
+
+
+def missing_commands(question: str, text: str) -> list[str]:
+    """``"<tool> <name>"`` for each command ``question`` names that the passages' lowercased
+    ``text`` show ``<tool>`` given other subcommands but never ``<name>`` (module docstring)."""
+    out = []
+    for tool, name in _ASKED.findall(question):
+        tool, name = tool.lower(), name.lower()
+        if tool in STOPWORDS or name in STOPWORDS:
+            continue
+        given = set(re.findall(rf"(?:^|[`\"'$>(])[ \t]?{re.escape(tool)}[ \t]+([a-z][\w-]*)",
+                               text, re.MULTILINE))
+        if len(given) < MIN_SUBCOMMANDS or name in given:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(tool)}\s+{re.escape(name)}(?![\w-])", text):
+            continue
+        out.append(f"{tool} {name}")
+    return out

@@ -1,0 +1,38 @@
+"""A question that calls two words a command names that command: when the top passages give
+the program other subcommands but never that one, the gate has a missing term (a new user's
+"which git version added the git squash command?" was answered by the local model, "Git 2.23
+added the git squash command. [1]")."""
+
+from __future__ import annotations
+
+from citewise.answer.asked_commands import missing_commands
+from citewise.answer.salient import missing_terms
+
+from .conftest import make_hit
+
+NOTES = ['* Two new commands "git switch" and "git restore" are introduced.',
+         '* "git merge --squash" now refuses to work with "--commit".',
+         "* The output of\n\n    $ git log --oneline\n\nis shorter now."]
+HITS = [make_hit(text, i) for i, text in enumerate(NOTES, start=1)]
+
+
+def test_a_subcommand_the_passages_never_give_is_missing() -> None:
+    assert missing_terms("which git version added the git squash command?", HITS) == \
+        ["git squash"]
+    assert missing_terms("is there a git undo command?", HITS) == ["git undo"]
+
+
+def test_subcommands_the_passages_give_or_words_that_are_no_program_pass() -> None:
+    for question in ("what does the git switch command do?",
+                     "how is the git log command's output shorter?",
+                     "what does the new git command do?",  # "new" is no program here
+                     "how do I run a shell command?", "which git version added git switch?",
+                     "what does the squash command do?"):  # one word: no program named
+        assert missing_terms(question, HITS) == [], question
+
+
+def test_a_program_needs_several_subcommands_in_the_passages() -> None:
+    text = '"make install" copies the files.'.lower()
+    assert missing_commands("what does the make uninstall command do?", text) == []
+    wrapped = '* "git\nswitch", "git restore", "git fetch" and "git log" are new.'.lower()
+    assert missing_commands("the git switch command?", wrapped) == []  # a wrapped line
