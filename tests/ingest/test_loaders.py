@@ -908,3 +908,20 @@ def test_an_in_page_table_of_contents_is_chrome_not_every_sections_parent(tmp_pa
         ("text", "Installs from the lockfile.", "Description"),
         ("heading", "Contents", "Contents"), ("text", "This guide has three parts:", "Contents"),
         ("text", "one two", "Contents"), ("text", "Other C", "Contents")]
+
+
+def test_markdown_bold_lines_over_examples_are_headings(tmp_path, check_offsets):
+    """A bold line alone titles what follows it (npm's "**prepack**" over its list, Node's
+    "**read (RECOMMENDED)**" over its example); a bold lead-in, a bold sentence, a list
+    item or a quote stays text, and the label never titles the page."""
+    md = ("**Example 1: Copy a folder**\n\nText one.\n\n    aws s3 cp . s3://b --recursive\n\n"
+          "**Example 2: Move it**\n\nText two.\n\n**Note:** a lead-in.\n\n**Do not.**\n\n"
+          "- **a bold item**\n\n> **quoted**\n\n**a** and **b**\n")
+    parsed = MarkdownLoader().load(md.encode(), Path("cp.md"))
+    check_offsets(parsed)
+    assert parsed.title == "CP" and _headings(parsed) == ["Example 1: Copy a folder",
+                                                          "Example 2: Move it"]
+    paths = {b.text: b.heading_path for b in parsed.blocks}
+    assert paths["aws s3 cp . s3://b --recursive"] == ("Example 1: Copy a folder",)
+    for text in ("Note: a lead-in.", "Do not.", "- a bold item", "quoted", "a and b"):
+        assert paths[text] == ("Example 2: Move it",), text

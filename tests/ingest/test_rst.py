@@ -274,3 +274,41 @@ def test_a_file_of_include_lines_only_is_left_out_naming_what_it_includes():
         _load(".. comment only\n")
     assert not isinstance(empty.value, OnlyIncludesError)
     assert _load("Title\n=====\n\n.. include:: part.rst\n").title == "Title"  # text of its own
+
+
+AWS_EXAMPLE = """\
+**Example 1: Sync all local objects to the specified bucket**
+
+The following ``sync`` command syncs objects from a local directory. ::
+
+    aws s3 sync . s3://amzn-s3-demo-bucket
+
+**Example 2: Sync all S3 objects from the specified S3 bucket to another
+bucket**
+
+The following ``sync`` command copies S3 objects.
+
+**Note:** a lead-in, not a label.
+
+**Do not run this as root.**
+
+.. note::
+
+   **Inside a note**
+"""
+
+
+def test_a_bold_line_over_an_example_is_its_heading():
+    """The AWS CLI's examples title each example with a bold line and have no sections: a
+    chunk ran across two examples, citations named none, and titles were quoted as
+    sentences (a new user)."""
+    parsed = _load(AWS_EXAMPLE, "sync.rst")
+    assert parsed.title == "sync"  # a label never titles the document
+    paths = {b.text: b.heading_path for b in parsed.blocks}
+    one = ("Example 1: Sync all local objects to the specified bucket",)
+    two = ("Example 2: Sync all S3 objects from the specified S3 bucket to another bucket",)
+    assert paths["aws s3 sync . s3://amzn-s3-demo-bucket"] == one
+    assert paths["The following sync command copies S3 objects."] == two  # not nested in one
+    assert paths["Note: a lead-in, not a label."] == two
+    assert paths["Do not run this as root."] == two and paths["Inside a note"] == two
+    assert [b.text for b in parsed.blocks if b.kind == "heading"] == [*one, *two]

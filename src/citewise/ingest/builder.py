@@ -32,6 +32,7 @@ class DocumentBuilder:
         self._first_by_level: dict[int, str] = {}
         self._path: tuple[str, ...] = ()
         self._anchor: str | None = None
+        self._labels = 0  # how many headings at the stack's end are bold labels (label())
 
     @property
     def heading_path(self) -> tuple[str, ...]:
@@ -66,14 +67,32 @@ class DocumentBuilder:
         if not text.strip():
             return
         level = min(max(level, 1), 6)
+        self._push(level, text, anchor)
+        self._labels = 0
+        self._first_by_level.setdefault(level, text)
+        block_anchor = self._anchor if inherit else anchor
+        self.add("heading", text, anchor=block_anchor, page=page, level=level)
+
+    def label(self, text: str) -> None:
+        """A bold line over the blocks after it ("**Example 1: Sync all local objects …**",
+        :func:`citewise.ingest.labels.is_label`): a heading one level below the section it
+        is in, with that section's anchor (a page gives a bold line no id of its own), never
+        the document's title; the next label replaces it."""
+        text = drop_controls(text)
+        if not text.strip():
+            return
+        del self._headings[len(self._headings) - self._labels:]
+        level = min((self._headings[-1][0] if self._headings else 0) + 1, 6)
+        self._push(level, text, None)
+        self._labels = 1
+        self.add("heading", text, anchor=self._anchor, level=level)
+
+    def _push(self, level: int, text: str, anchor: str | None) -> None:
         while self._headings and self._headings[-1][0] >= level:
             self._headings.pop()
         self._headings.append((level, text, anchor))
         self._path = tuple(text for _, text, _ in self._headings)
         self._anchor = next((a for _, _, a in reversed(self._headings) if a), None)
-        self._first_by_level.setdefault(level, text)
-        block_anchor = self._anchor if inherit else anchor
-        self.add("heading", text, anchor=block_anchor, page=page, level=level)
 
     def add(self, kind: BlockKind, text: str, *, anchor: str | None = None,
             page: int | None = None, level: int = 0, header_lines: int = 0) -> None:

@@ -30,6 +30,7 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html import fragment_text
+from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.markdown_guard import check_parts, parse_bounded
 from citewise.ingest.metadata import split_front_matter
@@ -141,6 +142,9 @@ class _Walker:
                     (anchor := _anchor_only(tokens, index)):
                 self.named = anchor
                 index += 2 if kind == "paragraph_open" else 0  # to its close: named is kept
+            elif kind == "paragraph_open" and token.level == 0 and \
+                    (label := _bold_label(tokens[index + 1])):
+                self.builder.label(label)
             elif kind == "paragraph_open":
                 self._add("text", collapse(inline_text(tokens[index + 1])))
             elif kind == "myst_target":
@@ -244,6 +248,20 @@ class _Walker:
                 header_lines += in_head
                 cells = []
         self._add("table", "\n".join(rows), header_lines=header_lines)
+
+
+def _bold_label(inline: Token) -> str | None:
+    """The text of a paragraph that is one bold span reading as a label
+    (:func:`citewise.ingest.labels.is_label`: "**Example 1: …**"), else None."""
+    children = [c for c in inline.children or () if not (c.type == "text" and
+                                                          not c.content.strip())]
+    if len(children) < 3 or children[0].type != "strong_open" or \
+            children[-1].type != "strong_close" or \
+            sum(c.type == "strong_close" and c.level == children[0].level
+                for c in children) != 1:
+        return None
+    text = collapse(inline_text(inline))
+    return text if is_label(text) else None
 
 
 def _anchor_only(tokens: Sequence[Token], index: int) -> str | None:

@@ -32,6 +32,7 @@ from citewise.errors import IngestError, OnlyIncludesError
 from citewise.ingest.builder import DEFAULT_MAX_BLOCKS, DocumentBuilder, pick_title
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
+from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
@@ -201,6 +202,8 @@ class _Walker:
         elif isinstance(node, nodes.definition_list_item | nodes.field | nodes.option_list_item):
             self.add("text", "\n".join(collapse(c.astext()) for c in node.children
                                        if not isinstance(c, _SKIP)))
+        elif isinstance(node, nodes.paragraph) and (label := _bold_label(node)):
+            self.builder.label(label)
         elif isinstance(node, nodes.paragraph | nodes.rubric | nodes.line_block | nodes.title
                         | nodes.caption | nodes.attribution | nodes.term):
             self.add("text", collapse(_visible(node)))
@@ -279,6 +282,18 @@ def _item_children(item: nodes.Element) -> Iterator[nodes.Node]:
 def _code_next(children: list[nodes.Node], k: int) -> bool:
     """Whether the block after ``children[k]`` is code."""
     return k + 1 < len(children) and isinstance(children[k + 1], nodes.literal_block)
+
+
+def _bold_label(node: nodes.paragraph) -> str | None:
+    """The text of a paragraph of the page's body that is one bold span reading as a label
+    (:func:`citewise.ingest.labels.is_label`), else None."""
+    if not isinstance(node.parent, nodes.section | nodes.document):
+        return None
+    parts = [c for c in node.children if not (isinstance(c, nodes.Text) and not c.strip())]
+    if len(parts) != 1 or not isinstance(parts[0], nodes.strong):
+        return None
+    text = collapse(_visible(parts[0]))
+    return text if is_label(text) else None
 
 
 def _visible(node: nodes.Node) -> str:
