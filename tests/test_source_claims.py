@@ -76,3 +76,23 @@ def test_the_fix_keeps_the_link_a_base_url_gave(tmp_path: Path) -> None:
         assert [o.status for o in updated.outcomes] == ["unchanged"]
         assert engine.store.get_document("rustc/codegen/index.md").source_url == \
             "https://doc.rust-lang.org/rustc/codegen/index.md"
+
+
+def test_the_fix_keeps_the_link_a_base_url_template_gave(tmp_path: Path) -> None:
+    """A new user of the AWS CLI's examples followed the fix for ``docs/kms`` with their
+    ``--base-url '…/reference/{stem}.html'``: every KMS page's link lost its ``kms/``. The fix
+    names the template that keeps it."""
+    (tmp_path / "docs" / "kms").mkdir(parents=True)
+    (tmp_path / "docs" / "kms" / "create-key.rst").write_text("To create a key.\n")
+    template = "https://docs.aws.amazon.com/cli/latest/reference/{stem}.html"
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([tmp_path / "docs"], {"groups": ["admins"]}, base_url=template)
+        (outcome,) = engine.ingest_paths([tmp_path / "docs" / "kms"],
+                                         {"groups": ["admins"]}, base_url=template).outcomes
+        kept = "https://docs.aws.amazon.com/cli/latest/reference/kms/{stem}.html"
+        assert f"--id-prefix kms/ --base-url '{kept}' --groups admins" in outcome.error
+        updated = engine.ingest_paths([tmp_path / "docs" / "kms"], {"groups": ["admins"]},
+                                      id_prefix="kms/", base_url=kept)
+        assert [o.status for o in updated.outcomes] == ["unchanged"]
+        assert engine.store.get_document("kms/create-key.rst").source_url == \
+            "https://docs.aws.amazon.com/cli/latest/reference/kms/create-key.html"

@@ -17,9 +17,11 @@ re-ingest brought a deleted page back while its file was still there
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from citewise.ingest.hand_readers import set_by_hand
 from citewise.ingest.ownership import HOME
@@ -96,8 +98,7 @@ class SourceClaims:
         ``…/rustc/codegen-options/``), or the folders it was ingested with."""
         prefix = holder[:-len(doc_id)] if holder.endswith("/" + doc_id) else None
         link = self._links.get(holder, "") if self._ids is not None else ""
-        base = link[:-len(doc_id)] if link.startswith(("http://", "https://")) and \
-            link.endswith("/" + doc_id) else None
+        base = _base_url(link, holder, doc_id, prefix)
         fix = (f"ingest its folder with --id-prefix {prefix}"
                + (f" --base-url {base}" if base else "") + self._readers(holder)
                + " to update it, or the folders it was ingested with, as then (unchanged "
@@ -105,6 +106,22 @@ class SourceClaims:
                f"`citewise delete {holder}` first to index it as {doc_id}")
         return (f"this file is indexed already, as {holder!r}; not indexed again as "
                 f"{doc_id!r}. Fix: {fix}")
+
+
+def _base_url(link: str, holder: str, doc_id: str, prefix: str | None) -> str | None:
+    """The ``--base-url`` that gives ``holder``'s file, read from its folder under
+    ``prefix``, the web ``link`` it has: a plain base URL, or a template with ``{stem}``
+    (a new user of the AWS CLI's examples followed the fix with their
+    ``'…/reference/{stem}.html'``, and every KMS page's link lost its ``kms/``)."""
+    if prefix is None or not link.startswith(("http://", "https://")):
+        return None
+    if link.endswith("/" + doc_id):
+        return link[:-len(doc_id)]
+    name = holder.rsplit("/", 1)[-1]
+    stem = quote(holder.rsplit(".", 1)[0] if "." in name else holder)
+    if link.count(stem) != 1:
+        return None
+    return shlex.quote(link.replace(stem, quote(prefix) + "{stem}"))
 
 
 def hand_deleted(store: Store) -> set[str]:
