@@ -96,3 +96,9 @@ def test_the_fix_keeps_the_link_a_base_url_template_gave(tmp_path: Path) -> None
         assert [o.status for o in updated.outcomes] == ["unchanged"]
         assert engine.store.get_document("kms/create-key.rst").source_url == \
             "https://docs.aws.amazon.com/cli/latest/reference/kms/create-key.html"
+        assert updated.relinked == []
+        wrong = engine.ingest_paths([tmp_path / "docs" / "kms"], {"groups": ["admins"]},
+                                    id_prefix="kms/", base_url=template)  # the user's run
+        assert wrong.relinked == [("kms/create-key.rst", kept.format(stem="create-key"),
+                                   template.format(stem="create-key"))]
+

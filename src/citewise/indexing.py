@@ -365,6 +365,20 @@ def note_written(report: IngestReport, prepared: Sequence[Prepared]) -> None:
         report.warnings.extend([p.note] if p.note else [])
         if link := p.parsed.metadata.get(OWN_LINK):
             report.own_links.append((p.pending.label, str(link)))
+    report.relinked.extend(relinked(prepared))
+
+
+def relinked(prepared: Sequence[Prepared]) -> list[tuple[str, str, str]]:
+    """``(doc_id, web link before, link now)`` of each written document whose web link this
+    ingest changed: a new user of the AWS CLI's examples re-ingested one folder as a fix told
+    them to, with their base URL, and 51 pages' links silently lost a folder (reported as
+    "metadata-only")."""
+    out = []
+    for p in prepared:
+        before = p.read.source_url if p.read is not None else ""
+        if before.startswith(("http://", "https://")) and before != p.document.source_url:
+            out.append((p.document.doc_id, before, p.document.source_url))
+    return out
 
 
 def own_vectors(chunks: Sequence[Chunk],

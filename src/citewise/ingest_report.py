@@ -75,6 +75,8 @@ class IngestReport:
     # deleted by hand, left out (DELETED; ``error``: the fix)
     own_links: list[tuple[str, str]] = field(default_factory=list)  # (file, the link its
     # own text gave its citations: OWN_LINK)
+    relinked: list[tuple[str, str, str]] = field(default_factory=list)  # (doc_id, its web
+    # link before, its link now): a re-ingest under another --base-url (relinked())
     seconds: float = 0.0
     model_seconds: float = 0.0
 

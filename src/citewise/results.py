@@ -117,6 +117,7 @@ class IngestResult:
     deleted: tuple[str, ...] = ()  # files whose documents were deleted with `citewise
     # delete`: left out unless --undelete
     own_links: tuple[tuple[str, str], ...] = ()  # (file, the link its own text gave it)
+    relinked: tuple[tuple[str, str, str], ...] = ()  # (doc_id, web link before, link now)
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
@@ -125,7 +126,8 @@ class IngestResult:
                    tuple(report.redirects), tuple(report.warnings), tuple(report.skipped),
                    tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
                    tuple((o.label, o.error or "") for o in report.includes_only),
-                   tuple(o.label for o in report.deleted), tuple(report.own_links))
+                   tuple(o.label for o in report.deleted), tuple(report.own_links),
+                   tuple(report.relinked))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -138,7 +140,8 @@ class IngestResult:
                 "duplicates": [{"path": p, "page": t} for p, t in self.duplicates],
                 "includes_only": [{"path": p, "note": n} for p, n in self.includes_only],
                 "deleted": list(self.deleted),
-                "own_links": [{"path": p, "link": u} for p, u in self.own_links]}
+                "own_links": [{"path": p, "link": u} for p, u in self.own_links],
+                "relinked": [{"doc_id": d, "from": a, "to": b} for d, a, b in self.relinked]}
 
 
 @dataclass(frozen=True)

@@ -204,3 +204,17 @@ def test_the_readers_changed_warning_names_this_index(tmp_path):
                         "--no-progress")
     assert f"citewise acl --groups i18n --db '{db}' -- po.md" in result.output
     assert "INDEX" not in result.output
+
+
+def test_an_ingest_that_changes_web_links_says_so(tmp_path):
+    """A new user of the AWS CLI's examples re-ingested one folder with their base URL, as a
+    fix told them to, and 51 pages' links lost their folder, reported as "metadata-only"."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    args = ("ingest", str(tmp_path / "docs"), "--db", str(tmp_path / "i.db"), "--groups",
+            "staff", "--no-progress", "--base-url")
+    invoke(*args, "https://x.example/")
+    result = invoke(*args, "https://y.example/")
+    assert "changed the links of 1 document(s), e.g. a.md: https://x.example/a.md -> " \
+           "https://y.example/a.md" in result.output
+    assert "changed the links" not in invoke(*args, "https://y.example/").output

@@ -148,6 +148,12 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  f"says (front matter source_url, <link rel=canonical>), e.g. {path} -> "
                  f"{link}; check them, or pass --base-url to link them to your site",
                  err=True, one_line=True)
+        if report.relinked:
+            doc_id, before, now = report.relinked[0]
+            echo(f"warning: this ingest changed the links of {len(report.relinked)} "
+                 f"document(s), e.g. {doc_id}: {before} -> {now}; if that was not meant, "
+                 "ingest them again with the --base-url (and --id-prefix) that gave them",
+                 err=True, one_line=True)
         if report.deleted:
             shown = ", ".join(o.label for o in report.deleted[:3]) + \
                 (" …" if len(report.deleted) > 3 else "")
