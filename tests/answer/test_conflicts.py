@@ -51,6 +51,14 @@ def test_numbers_inside_names_are_no_values() -> None:
               "(merge 610e2b9240 jc/blame-ignore-fix later to maint).")
     assert find_conflicts("can git blame ignore commits in a merge?",
                           passages((merges[0], "a"), (merges[1], "b"))) == []
+    streams = ("The following command creates a log stream named 20150601 in the log group "
+               "my-logs.", "The following command deletes a log stream named 20150531 from a "
+               "log group named my-logs.")  # the AWS CLI's examples: names, not values
+    assert find_conflicts("how do I create a new log group?",
+                          passages((streams[0], "a"), (streams[1], "b"))) == []
+    leads = [(s.removesuffix(".") + ":\n\n    aws logs x", d) for s, d in zip(
+        (OLD, NEW), "ab", strict=True)]  # a lead-in's fact is its example's
+    assert find_conflicts(Q, passages(*leads)) == []
     assert len(find_conflicts(Q, passages((OLD, "a"), (NEW, "b")))) == 1  # values still do
 
 

@@ -1,6 +1,8 @@
 """Conflicting evidence: two passages that give different values for the same fact.
 
 Two sentences conflict (:func:`find_conflicts`) when they come from different documents, both
+state a fact (a lead-in ending in ":" states it in the example after it, which is not compared),
+both
 share a content word with the question, say nearly the same thing in words (Jaccard overlap of
 their content-word stems, numbers left out, at least :data:`MIN_OVERLAP`, with at least
 :data:`MIN_SHARED` stems in common) and state different numbers (each has a number the other
@@ -53,12 +55,16 @@ it, could each take made a security review's line of 2,000 spaces cost 20 s per 
 
 
 _NAME_NUMBER = re.compile(r"\b[A-Za-z]{2,}-\d+(?:-\d+)*\b"
-                          r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")
-"""Digits that are part of a name, not a value: a code (``CVE-2022-41903``) or a commit hash
-(``9eed4f3``). A new user of Git's release notes was told that "This release addresses the
-security issues CVE-2022-41903 and CVE-2022-23521" and 2.30.6's "… CVE-2022-39253 and
-CVE-2022-39260" disagree, and so did two notes' "(merge 14d3bb4 jc/apply-… later to
-maint)" lines."""
+                          r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"
+                          r"|\b(?:named|called)\s+[\"'`]?[\w.-]*\d[\w.-]*")
+"""Digits that are part of a name, not a value: a code (``CVE-2022-41903``), a commit hash
+(``9eed4f3``), what something is named or called ("a log stream named 20150601"). A new user
+of Git's release notes was told that "This release addresses the security issues
+CVE-2022-41903 and CVE-2022-23521" and 2.30.6's "… CVE-2022-39253 and CVE-2022-39260"
+disagree, and so did two notes' "(merge 14d3bb4 jc/apply-… later to maint)" lines; a new user
+of the AWS CLI's examples asking how to create a log group was declined after "creates a log
+stream named 20150601" and "deletes a log stream named 20150531" were set against each
+other."""
 
 
 def _values(sentence: str) -> set[str]:
@@ -87,7 +93,7 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
         for sentence in _sentences(p):
             nums = _values(sentence)
             stems = content_stems(sentence)
-            if nums and stems & wanted:
+            if nums and stems & wanted and not sentence.rstrip().endswith(":"):
                 rows.append((p, sentence, stems, nums))
     found: list[tuple[float, Conflict]] = []
     for i, (pa, sa, ta, na) in enumerate(rows):
