@@ -416,3 +416,22 @@ def test_in_a_code_chunk_its_heading_and_lead_in_are_not_code():
     code = replace(base, hit=replace(base.hit, chunk=replace(base.hit.chunk, kind="code")))
     assert blocks(code) == [("Pictures", False), ("For example:", False),
                             ("borg init backup@backup01.srv.local:pictures", True)]
+
+
+def test_a_lead_in_said_by_every_example_cites_its_own_example_only() -> None:
+    """The AWS CLI's SQS examples each say "Command:" over their command: the lead-in over the
+    one quoted was cited "[S1, S2, S3, S4, S5, S6, S7]"."""
+    from citewise.answer.prompt import build_prompt
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    from .conftest import passage
+
+    texts = {"S1": "This example deletes the specified message.\n\nCommand:\n\n"
+                   "    aws sqs delete-message --queue-url URL --receipt-handle H",
+             "S2": "This example lists queues.\n\nCommand:\n\n    aws sqs list-queues",
+             "S3": "This example tags a queue.\n\nCommand:\n\n    aws sqs tag-queue --tags a=b"}
+    passages = [passage(sid, text, doc_id=f"sqs/{sid}", title=sid) for sid, text in
+                texts.items()]
+    text = ExtractiveGenerator().generate(build_prompt(
+        "how do I delete a message with delete-message?", passages)).text
+    assert "Command [S1]:" in text and "S2" not in text and "S3" not in text, text

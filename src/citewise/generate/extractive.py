@@ -362,7 +362,9 @@ def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
             labels: Mapping[str, str],
             places: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str, bool]]:
     """``(quote, is code)`` for each chosen sentence: prose cited, code fenced; a sentence
-    leading into the example shown after it keeps its closing colon. Code that no quoted
+    leading into the example shown after it keeps its closing colon and cites the example's
+    passage alone (the AWS CLI's examples' "Command:" was cited "[S1, S2, S3, S4, S5, S6,
+    S7]", every example saying it, over one of them). Code that no quoted
     sentence leads into is introduced by where it is from, cited: 'From "Monitoring
     download progress" [S2]:' (:func:`~citewise.cite.validate.source_line`; a fenced block
     cites nothing)."""
@@ -376,7 +378,8 @@ def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
             out.append((fenced(s.text), True))
         else:
             leads = after is not None and after.code and after.order == s.order + 1
-            out.append((_cited(s, sources_of(s, scored, places), lead_in=leads), False))
+            sids = [s.sid] if leads else sources_of(s, scored, places)  # its example's own
+            out.append((_cited(s, sids, lead_in=leads), False))
     return out
 
 
