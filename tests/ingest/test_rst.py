@@ -312,3 +312,15 @@ def test_a_bold_line_over_an_example_is_its_heading():
     assert paths["Note: a lead-in, not a label."] == two
     assert paths["Do not run this as root."] == two and paths["Inside a note"] == two
     assert [b.text for b in parsed.blocks if b.kind == "heading"] == [*one, *two]
+
+
+def test_a_page_is_titled_by_its_title_field_or_else_by_its_name_when_text_comes_first():
+    """``s3api/get-bucket-policy.rst``'s first example, above the section "Get and put a
+    bucket policy", was cited under that section's title; the AWS CLI's topic guides name
+    their title in a field (``:title: AWS CLI S3 Configuration``)."""
+    body = "The following command gets a policy::\n\n  aws s3api get-bucket-policy\n\n" \
+           "Get and put a bucket policy\n---------------------------\n\nDownload it.\n"
+    assert _load(body, "get-bucket-policy.rst").title == "get-bucket-policy"
+    topic = ":title: AWS CLI S3 Configuration\n:category: S3\n\n" + body
+    assert _load(topic, "s3-config.rst").title == "AWS CLI S3 Configuration"
+    assert _load("Title\n=====\n\nText.\n", "t.rst").title == "Title"  # a heading first

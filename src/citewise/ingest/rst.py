@@ -105,7 +105,8 @@ class RstLoader:
         if included and not builder.has_blocks():
             raise OnlyIncludesError(f"only includes {', '.join(included[:3])}"
                                     + (" …" if len(included) > 3 else ""), tuple(included))
-        title = pick_title(builder.first_heading(), fallback=name_title(path))
+        heading = None if builder.text_first else builder.first_heading()
+        title = pick_title(_field_title(tree), heading, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "
                                         "citewise does not run, such as include)")
@@ -282,6 +283,22 @@ def _item_children(item: nodes.Element) -> Iterator[nodes.Node]:
 def _code_next(children: list[nodes.Node], k: int) -> bool:
     """Whether the block after ``children[k]`` is code."""
     return k + 1 < len(children) and isinstance(children[k + 1], nodes.literal_block)
+
+
+def _field_title(tree: nodes.document) -> str | None:
+    """The ``:title:`` of the file-wide field list that opens the page (the AWS CLI's
+    topic guides: ``:title: AWS CLI S3 Configuration``), else None. Without it, a page whose
+    text comes before its first heading is titled by its file name, not by that heading
+    (``s3api/get-bucket-policy.rst``'s example was cited as "Get and put a bucket policy",
+    the section after it)."""
+    first = tree.children[0] if tree.children else None
+    if not isinstance(first, nodes.field_list):
+        return None
+    for field in first.findall(nodes.field):
+        name, body = field.children[0].astext(), field.children[1].astext()
+        if name.strip().lower() == "title" and body.strip():
+            return collapse(body)
+    return None
 
 
 def _bold_label(node: nodes.paragraph) -> str | None:
