@@ -435,3 +435,20 @@ def test_a_lead_in_said_by_every_example_cites_its_own_example_only() -> None:
     text = ExtractiveGenerator().generate(build_prompt(
         "how do I delete a message with delete-message?", passages)).text
     assert "Command [S1]:" in text and "S2" not in text and "S3" not in text, text
+
+
+def test_a_lead_in_whose_colon_rest_took_is_no_code() -> None:
+    """reST's ``mfa code ::`` drops the colon: the AWS CLI's "The following command enables
+    versioning, and uses an mfa code" was quoted inside the example's fence."""
+    from dataclasses import replace
+
+    from citewise.generate.examples import blocks
+
+    from .conftest import passage
+
+    text = ("aws s3api put-bucket-versioning --bucket b --versioning-configuration "
+            "Status=Enabled\n\nThe following command enables versioning, and uses an mfa code"
+            "\n\naws s3api put-bucket-versioning --bucket b --mfa \"SERIAL 123456\"")
+    p = passage("S1", text)
+    p = replace(p, hit=replace(p.hit, chunk=replace(p.hit.chunk, kind="code")))  # as loaded
+    assert [code for _, code in blocks(p)] == [True, False, True]

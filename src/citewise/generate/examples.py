@@ -101,19 +101,25 @@ def _sentence(line: str) -> bool:
 def reads_as_prose(part: str) -> bool:
     """Four words or more, most of them plain words (six in ten; eight in ten below eight
     words: "with httpx.Client(proxy=…) as client:"), ending on ``.!?:`` (or reST's ``::``),
-    or ten words or more, seven in ten plain, ending on a comma that leads into the code:
+    or ten words or more, seven in ten plain, ending on a comma or a word (reST's `` ::``
+    took its colon) that leads into the code:
     a sentence, even with a code mark in it ("use await client.aclose() if you want to
     close a client explicitly:"). A code line ending "foo: ..." or "data=...." is not."""
     words = len(part.split())
-    if words >= 10 and part.rstrip().endswith(",") and _plain_share(part) >= 0.7 \
+    if words >= 10 and part.rstrip()[-1:] in _OPEN_END and _plain_share(part) >= 0.7 \
             and "\n" not in part.strip() and not _COMMA_CODE.search(part) \
             and part.lstrip()[:1].isupper():  # a sentence, not a comment, a call's argument
         return True  # nor SQL; it leads into what follows: "…, as it is shown in the
-        # .gitlab-ci.yml configuration file below," was quoted inside the Clippy book's fence
+        # .gitlab-ci.yml configuration file below," was quoted inside the Clippy book's fence,
+        # and "The following command enables versioning, and uses an mfa code" (reST's " ::"
+        # drops its colon) inside the AWS CLI's put-bucket-versioning example's
     return words >= 4 and _plain_share(part) >= (0.6 if words >= 8 else 0.8) and \
         bool(_SENTENCE_END.search(part.rstrip()))
 
 
+_OPEN_END = frozenset(",abcdefghijklmnopqrstuvwxyz")
+"""How a line leading into code ends when it is no finished sentence: a comma, or a word
+whose colon reST's `` ::`` took away."""
 _COMMA_CODE = re.compile(r"[=(\[{\"#]|^\s*[A-Z]{2,}\b")
 """What a line of code ending on a comma has and a sentence leading into code does not: an
 assignment, an open bracket, a string, a comment, an upper-case keyword (``SELECT a,``)."""
