@@ -452,3 +452,24 @@ def test_a_lead_in_whose_colon_rest_took_is_no_code() -> None:
     p = passage("S1", text)
     p = replace(p, hit=replace(p.hit, chunk=replace(p.hit.chunk, kind="code")))  # as loaded
     assert [code for _, code in blocks(p)] == [True, False, True]
+
+
+def test_code_after_a_pointer_elsewhere_comes_with_its_paragraphs_opening() -> None:
+    """The AWS CLI's examples end the paragraph over their command on "For more information,
+    see …", which the answer check removes: "how do I call a lambda function and pass it
+    some json?" was declined with the command chosen and nothing else to introduce it."""
+    from citewise.answer.prompt import build_prompt
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    from .conftest import passage
+
+    text = ("The following invoke example invokes the my-function function synchronously. "
+            "For more information, see AWS CLI supported global command line options in the "
+            "AWS Command Line Interface User Guide.\n\n"
+            "    aws lambda invoke \\\n        --function-name my-function \\\n"
+            "        --payload '{ \"name\": \"Bob\" }' \\\n        response.json")
+    out = ExtractiveGenerator().generate(build_prompt(
+        "how do I pass a payload?", [passage("S1", text)])).text
+    assert out.startswith("The following invoke example invokes the my-function function "
+                          "synchronously [S1]."), out
+    assert "--payload" in out

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from itertools import zip_longest
 from typing import TYPE_CHECKING
 
+from citewise.cite.enforce import points_elsewhere
 from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.generate.examples import leads_in
 
@@ -47,11 +48,29 @@ def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSen
     if DEFAULT.match(s.text):
         return _item_head(s, scored)
     before = scored[s.order - 1] if s.order > 0 else None  # order: index in scored
+    if s.code and before is not None and before.sid == s.sid and not before.code and \
+            points_elsewhere(before.text):
+        before = _paragraph_opening(before, scored)
     if before is not None and before.sid == s.sid and (
             ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
             or (before.code and not s.code and s.text[:1].islower())):
         return before  # a sentence going on from an example ("prints two lines of
     return None  # context…" after grep -C 2 'hello') comes with it
+
+
+def _paragraph_opening(s: ScoredSentence,
+                       scored: Sequence[ScoredSentence]) -> ScoredSentence | None:
+    """The first sentence of ``s``'s paragraph, when it is another and says more than where
+    to read more: the AWS CLI's examples end the paragraph over their command on "For more
+    information, see AWS CLI supported global command line options …", which the answer
+    check removes, and a new user's "how do I call a lambda function and pass it some json?"
+    was declined with ``aws lambda invoke … --payload …`` chosen, introduced by nothing
+    else."""
+    first = s
+    while first.order > 0 and (prior := scored[first.order - 1]).sid == s.sid and \
+            prior.part == s.part and not prior.code:
+        first = prior
+    return first if first is not s and not points_elsewhere(first.text) else None
 
 
 DEFAULT = re.compile(r"(?:Default|Defaults to)\b", re.IGNORECASE)
