@@ -23,3 +23,14 @@ def test_labels_look_back_a_bounded_way() -> None:
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "{'26'}", done.stderr[-300:]
+
+
+def test_a_version_after_its_v_is_a_number_a_code_glued_to_letters_is_not():
+    """Git titles its notes "Git v2.39.1 Release Notes": "what is in the git 2.39.1
+    release?" found no passage naming 2.39.1 and was declined (a new user)."""
+    from citewise.cite.terms import numbers
+
+    assert numbers("Git v2.39.1 Release Notes") == {"2.39.1"}
+    assert labels("Git v2.39.1 Release Notes", written=True) == {"2.39.1"}
+    for name in ("h264", "E42", "V8 engine", "dev2.3", "rev2.1", "vim v9"):
+        assert numbers(name) == set(), name

@@ -22,7 +22,10 @@ META_WORDS = frozenset(_META_TEXT.split())
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 # a number not glued to a word ("BRCA1", "PD-1" hold no number): "10-20%" gives 10 and 20
-_NUMBER = re.compile(r"(?<![A-Za-z]-)(?<![\w.])\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![A-Za-z]-)(?<![\w.])\d+(?:[.,]\d+)*|(?<=\b[vV])\d+(?:\.\d+)+(?!\w)")
+"""A number not glued to a word ("h264", "E42" name things), but a version's after its "v":
+Git's release notes title themselves "Git v2.39.1 Release Notes", and "what is in the git
+2.39.1 release?" found no passage naming 2.39.1 (its own was left out) and was declined."""
 _TOKEN = re.compile(r"[\w-]+", re.UNICODE)
 STEM_LENGTH = 7
 
