@@ -538,3 +538,39 @@ def test_readers_set_through_the_api_outlive_a_reupload(tmp_path: Path) -> None:
         assert r.json()["document"]["groups"] == ["hr"]
         [warning] = [w for w in r.json()["warnings"] if "keeps the readers" in w]
         assert "--db INDEX" not in warning and "PUT /v1/documents/plan.md/acl" in warning
+
+
+def test_one_tenants_keys_cannot_hold_every_ask_slot(tmp_path: Path) -> None:
+    """A security review: asks were capped per key and in all, so one tenant's keys, each
+    within its own limit, could hold every slot while the other tenants' asks waited for
+    the one model behind them. ``serve.asks_per_tenant`` caps a tenant's."""
+    import threading
+
+    from citewise.serve.keys import KeyFile
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
+                            {**SETTINGS, "serve": {"asks_per_tenant": 1}})
+    keys["gus"] = KeyFile.load(tmp_path / "keys.json").add("gus", "globex", ["staff"],
+                                                           "reader")
+    held = _HeldGenerator()
+    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        codes: list[int] = []
+        first = threading.Thread(target=lambda: codes.append(s.client("sam").post(
+            "/v1/ask", json={"question": "How many weeks of parental leave?"}).status_code))
+        first.start()
+        try:
+            for _ in range(100):
+                if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
+                    break
+                threading.Event().wait(0.05)
+            same = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
+            assert same.status_code == 429 and "serve.asks_per_tenant" in same.json()["fix"]
+            other = s.client("gus").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
+            assert other.status_code == 200, other.text  # globex's slot is its own
+        finally:
+            held.release.set()
+            first.join(30)
+        assert codes == [200]
+        assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200

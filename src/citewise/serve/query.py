@@ -148,7 +148,7 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     st.metrics.cache.labels("ask", "hit" if cached else "miss").inc()
     rid = new_request_id()
     streaming = body.stream or "text/event-stream" in request.headers.get("accept", "")
-    release = st.asks.take(who.name)
+    release = _ask_slot(st, who)
     if streaming:  # the slot is held until the stream ends or its client goes away
         gone = threading.Event()
         response = _EventStream(_events(st, who, body, key, cached, rid, gone), gone, release,
@@ -166,6 +166,21 @@ def ask(body: AskBody, request: Request):  # noqa: ANN201 (JSON or an event stre
     _log_ask(st, who, rid, body, answer, cached is not None, t)
     return JSONResponse({"request_id": rid, "cached": cached is not None,
                          **for_asker(answer.to_dict(), who)})
+
+
+def _ask_slot(st: ServerState, who: ApiPrincipal) -> Callable[[], None]:
+    """Hold one of the tenant's ask slots and one of the key's; returns their release."""
+    tenant = st.tenant_asks.take(who.principal.tenant)
+    try:
+        key = st.asks.take(who.name)
+    except ApiError:
+        tenant()
+        raise
+
+    def release() -> None:
+        key()
+        tenant()
+    return release
 
 
 def _log_ask(st: ServerState, who: ApiPrincipal, rid: str, body: AskBody, answer: Answer,

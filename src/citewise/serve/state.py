@@ -41,6 +41,10 @@ class ServerState:
         self.cache = PermissionCache(serve.cache_entries)
         self.buckets = TokenBuckets(serve.rate_per_minute, serve.burst)
         self.asks = KeySlots(serve.asks_per_key, total=serve.asks_total)
+        self.tenant_asks = KeySlots(serve.asks_per_tenant, holder="tenant",
+                                    fix="retry in a few seconds, or raise "
+                                        "serve.asks_per_tenant in the --config file of "
+                                        "`citewise serve`")
         self.uploads = KeySlots(1, "upload(s)", "wait for its response before uploading "
                                                 "again (uploads are parsed one at a time)")
         self.drifts = KeySlots(1, "drift request(s)", "wait for its response: a tenant's "
