@@ -10,7 +10,12 @@ from dataclasses import replace
 from typing import Any
 
 from citewise.errors import IngestError
-from citewise.ingest.hand_readers import READERS_FROM, widening_problem, with_hand_readers
+from citewise.ingest.hand_readers import (
+    READERS_FROM,
+    readers_from,
+    widening_problem,
+    with_hand_readers,
+)
 from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
 from citewise.types import Document, ParsedDocument
 
@@ -65,7 +70,7 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
              if k not in _GOVERNANCE_KEYS and not k.startswith("_")}
     if meta.get("_file_path"):
         extra[HOME] = str(meta["_file_path"])  # the file it is read from (ownership.py)
-        extra[READERS_FROM] = str(meta.get(READERS_FROM) or "batch")  # (hand_readers.py)
+        extra[READERS_FROM] = readers_from(meta, groups, previous)  # (hand_readers.py)
     elif meta.get("_uploaded"):
         extra[UPLOADED] = True
     updated_at = meta.get("updated_at")

@@ -721,6 +721,20 @@ def test_a_reingest_without_the_sidecar_does_not_open_the_pages_it_restricted(
     assert acl_of(db)["salary.md"] == ("default", ["staff"])
 
 
+def test_the_same_groups_by_hand_keep_the_sidecars_protection(tmp_path: Path) -> None:
+    """A new user of the AWS CLI's examples followed a fix with ``--groups security-admins``
+    (the groups the sidecar had given the KMS pages), and the next ingest with ``--groups
+    users`` opened all 51 to users with only warnings: the readers counted as the batch's."""
+    root = docs_with(tmp_path, {"salary.md": SALARY})
+    db = tmp_path / "i.db"
+    meta = sidecar(tmp_path, {"path": "salary.md", "groups": ["hr"]})
+    ingest(db, str(root), "--groups", "staff", "--meta", str(meta))
+    ingest(db, str(root), "--groups", "hr")  # the same readers, given by --groups
+    out = ingest(db, str(root), "--groups", "staff", code=1)  # the routine run
+    assert "would give salary.md the batch's groups staff instead of groups hr" in out
+    assert acl_of(db)["salary.md"] == ("default", ["hr"])
+
+
 def test_many_pages_restricted_by_hand_are_counted_in_one_line(tmp_path: Path) -> None:
     """A folder restricted page by page with `citewise acl` printed a line per page on every
     routine ingest; past three, the rest are counted in one line (--json keeps each)."""

@@ -124,6 +124,21 @@ READERS_FROM = "_readers_from"
 its last ingest's."""
 
 
+def readers_from(meta: Mapping[str, Any], groups: frozenset[str],
+                 previous: Document | None) -> str:
+    """Where a file's readers come from (:data:`READERS_FROM`); the batch's ``--groups``
+    giving the same readers a sidecar line or the file gave keep that origin: a new user of
+    the AWS CLI's examples followed a fix with ``--groups security-admins`` (the groups the
+    sidecar had given), and the next ingest with ``--groups users`` opened all 51 KMS pages
+    to users with only warnings, the sidecar's protection gone."""
+    given = str(meta.get(READERS_FROM) or "batch")
+    before = previous.metadata.get(READERS_FROM) if previous is not None else None
+    if given == "batch" and before in ("sidecar", "file") and previous is not None and \
+            set(previous.acl_groups) == set(groups):
+        return str(before)
+    return given
+
+
 def readers_chosen(meta: Mapping[str, Any]) -> bool:
     """Whether the groups a load's merged ``meta`` gives were chosen for it on purpose, so no
     readers rule refuses them: an upload or a library caller's document (no file read), or
