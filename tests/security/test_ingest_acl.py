@@ -827,3 +827,18 @@ def test_files_whose_own_text_links_their_citations_are_named(tmp_path: Path) ->
     out = ingest(tmp_path / "k.db", str(root), "--groups", "staff",
                  "--base-url", "https://docs.example/")
     assert "link their citations where" not in out
+
+
+def test_many_files_failing_for_one_reason_are_counted_in_one_line(tmp_path: Path) -> None:
+    """An ingest that forgot its --meta printed 75 failed: lines before its summary (a new
+    user of Git's release notes); past three, the rest are counted (--json lists each)."""
+    root = docs_with(tmp_path, {f"s{i}.md": f"# S{i}\n\nSecret {i}.\n" for i in range(6)})
+    db = tmp_path / "i.db"
+    meta = sidecar(tmp_path, *({"path": f"s{i}.md", "groups": ["hr"]} for i in range(6)))
+    ingest(db, str(root), "--groups", "staff", "--meta", str(meta))
+    out = ingest(db, str(root), "--groups", "staff", code=1)
+    assert out.count("would give s") == 3
+    assert "failed: 3 more file(s) for the same reason (" in out
+    code, shown = cli("ingest", str(root), "--groups", "staff", "--db", str(db), "--json",
+                      "--no-progress")
+    assert len(json.loads(shown)["failures"]) == 6

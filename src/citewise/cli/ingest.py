@@ -25,6 +25,7 @@ from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.doc_names import is_left_out
 from citewise.ingest.hand_readers import INDEX_OPTION, KEPT
 from citewise.ingest.metadata import is_openable_link
+from citewise.ingest_report import Outcome
 from citewise.results import IngestResult
 from citewise.types import Principal
 
@@ -111,9 +112,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
     else:
         for line in _condensed(report.warnings):
             echo(f"warning: {on_this_index(line, db)}", err=True, one_line=True)
-        for o in failures:
-            echo(f"failed: {o.label}: {on_this_index(o.error or '', db)}", err=True,
-                 one_line=True)
+        for line in _failure_lines(failures):
+            echo(on_this_index(line, db), err=True, one_line=True)
         if report.unreadable:
             shown = ", ".join(report.unreadable[:5]) + (" …" if len(report.unreadable) > 5 else "")
             echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
@@ -188,6 +188,26 @@ def _condensed(warnings: Sequence[str]) -> list[str]:
         f"{len(more)} more document(s) keep the readers set by hand since their last ingest "
         f"({ids}); `--json` lists each with its fix, `citewise status --documents` their "
         "groups"]
+
+
+def _failure_lines(failures: Sequence[Outcome]) -> list[str]:
+    """A ``failed:`` line per file, but past the first :data:`KEPT_SHOWN` files failing
+    for the same reason (their messages alike but for their own id) one line counts the
+    rest: an ingest that forgot its ``--meta`` printed 75 such lines (Git's release notes)
+    and 74 (the AWS CLI's examples) before its summary."""
+    shapes: dict[str, list[Outcome]] = {}
+    for o in failures:
+        shape = (o.error or "").replace(o.doc_id, "\0") if o.doc_id else o.error or ""
+        shapes.setdefault(shape, []).append(o)
+    lines = []
+    for same in shapes.values():
+        lines += [f"failed: {o.label}: {o.error}" for o in same[:KEPT_SHOWN]]
+        if len(same) > KEPT_SHOWN:
+            more = same[KEPT_SHOWN:]
+            ids = ", ".join(o.label for o in more[:3]) + (" …" if len(more) > 3 else "")
+            lines.append(f"failed: {len(more)} more file(s) for the same reason ({ids}); "
+                         "`--json` lists each")
+    return lines
 
 
 def on_this_index(warning: str, db: str) -> str:
