@@ -31,3 +31,15 @@ def test_command_has_help_and_is_documented(name, command):
 def test_readme_starts_with_the_two_commands():
     head = README[:400]
     assert "make demo" in head and "make test" in head
+
+
+def test_ingest_help_names_every_format_it_reads():
+    """A new user of the AWS CLI's reST examples found reStructuredText missing from
+    `citewise ingest --help`."""
+    from citewise.ingest.doc_names import FORMAT_BY_SUFFIX
+
+    names = {"markdown": "Markdown", "rst": "reStructuredText", "html": "HTML", "text": "text",
+             "pdf": "PDF", "docx": "Word", "info": "GNU Info"}
+    helped = " ".join(cli.commands["ingest"].help.split())
+    for fmt in set(FORMAT_BY_SUFFIX.values()):
+        assert names[fmt] in helped, fmt

@@ -83,9 +83,9 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
            workers,
            ray_address, db,
            config_path, model, threads):
-    """Index files and folders (Markdown, HTML, text, PDF, Word .docx, GNU Info; also
-    gzipped). Unchanged files embed nothing; a file that cannot be read is reported and
-    skipped."""
+    """Index files and folders (Markdown, reStructuredText, HTML, text, PDF, Word .docx,
+    GNU Info; also gzipped). Unchanged files embed nothing; a file that cannot be read is
+    reported and skipped."""
     if base_url is not None and ("://" not in base_url or not is_openable_link(base_url)):
         raise click.BadParameter(f"{base_url!r} is not an http(s):// or file:// URL; pass e.g. "
                                  "--base-url https://docs.example.com/", param_hint="--base-url")
