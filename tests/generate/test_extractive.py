@@ -620,21 +620,3 @@ def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() ->
     gen = _answer("how do I disable syntax highlighting for a moment?", text)
     assert "for a moment [S1]:\n```\n:syntax clear\n```" in gen.text, gen.text
     assert enforce(gen.text, [passage("S1", text)]).answered
-
-
-def test_which_release_brought_something_is_scored_by_the_things_words() -> None:
-    """A new user of Git's release notes asked "which git version added git switch?": the
-    frame word "added" chose 2.9.1's "… when a change added an entire function …" over the
-    2.23 entry, which says "Two new commands … are introduced"."""
-    from citewise.generate.words import question_words
-
-    assert question_words("which git version added git switch?") == {"git", "switch"}
-    assert "chang" in question_words("what changed in Python 3.11?")  # no release asked
-    notes = [passage("S1", '* "git show -W" used to show the entire file when a change '
-                           "added an entire function at the end of the file.",
-                     doc_id="2.9.1", title="Git v2.9.1 Release Notes"),
-             passage("S2", '* Two new commands "git switch" and "git restore" are '
-                           "introduced.", doc_id="2.23.0", title="Git 2.23 Release Notes")]
-    text = ExtractiveGenerator().generate(build_prompt("which git version added git switch?",
-                                                       notes)).text
-    assert text.startswith('* Two new commands "git switch"'), text

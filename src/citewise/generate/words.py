@@ -52,27 +52,8 @@ def _words(text: str, series: bool) -> set[str]:
 
 def question_words(question: str) -> set[str]:
     """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
-    CPU threads does grep use?", "many regular expression implementations…" was quoted), and
-    the frame of a question asking which release brought something (:data:`_WHICH_RELEASE`).
-    """
-    words = content_words(question) - {stem(asks_quantity(question) or "")}
-    if _WHICH_RELEASE.search(question) and words - _RELEASE_FRAME:
-        words -= _RELEASE_FRAME
-    return words
-
-
-_WHICH_RELEASE = re.compile(r"\b(?:which|what)\s+(?:[\w.+-]+\s+){0,2}(?:version|release)s?\b"
-                            r"|\bwhen\s+(?:was|were|did)\b|\bsince\s+(?:which|what|when)\b",
-                            re.IGNORECASE)
-_RELEASE_FRAME = frozenset(stem(w) for w in (
-    "version", "release", "added", "introduced", "new", "first", "appeared", "came",
-    "available", "support", "start"))
-"""How a question asks which release brought something ("which git version added git
-switch?", "when was range-diff introduced?"): its frame words say nothing of the thing, and
-release notes say "Two new commands "git switch" and …", not "added". Scored, "added" chose
-2.9.1's "… when a change added an entire function …" over the 2.23 entry (a new user of
-Git's release notes). The thing's own words decide; which release it is, the passage's title
-or heading says."""
+    CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
+    return content_words(question) - {stem(asks_quantity(question) or "")}
 
 
 def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, float]:
