@@ -36,3 +36,13 @@ def test_a_program_needs_several_subcommands_in_the_passages() -> None:
     assert missing_commands("what does the make uninstall command do?", text) == []
     wrapped = '* "git\nswitch", "git restore", "git fetch" and "git log" are new.'.lower()
     assert missing_commands("the git switch command?", wrapped) == []  # a wrapped line
+
+
+def test_a_command_the_passages_list_as_an_alias_passes() -> None:
+    """The review of this stop: "what does the npm ln command do?" was declined, npm-link's
+    synopsis saying ``alias: ln`` (and npm-run's ``aliases: run-script, rum, urn``)."""
+    text = ('npm link [<package-spec>]\n\nalias: ln\n\n"npm install x"\n$ npm run build\n'
+            "$ npm exec y\naliases: run-script, rum, urn\n").lower()
+    for question in ("what does the npm ln command do?", "the npm run-script command?"):
+        assert missing_commands(question, text) == [], question
+    assert missing_commands("what does the npm restore command do?", text) == ["npm restore"]
