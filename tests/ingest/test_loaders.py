@@ -925,3 +925,14 @@ def test_markdown_bold_lines_over_examples_are_headings(tmp_path, check_offsets)
     assert paths["aws s3 cp . s3://b --recursive"] == ("Example 1: Copy a folder",)
     for text in ("Note: a lead-in.", "Do not.", "- a bold item", "quoted", "a and b"):
         assert paths[text] == ("Example 2: Move it",), text
+
+
+def test_a_bold_label_heads_no_section_of_a_real_heading():
+    """The review of this stop: a bold tagline above a README's first heading held every
+    section under it, and a label before a deeper heading stayed in the path after it."""
+    tagline = b"**The friendly HTTP client**\n\nIntro.\n\n## Install\n\nText.\n"
+    paths = {b.text: b.heading_path for b in MarkdownLoader().load(tagline, Path("R.md")).blocks}
+    assert paths["Text."] == ("Install",) and paths["Intro."] == ("The friendly HTTP client",)
+    deeper = b"## S\n\n**Example 1**\n\nA.\n\n#### Details\n\nB.\n\n**Example 2**\n\nC.\n"
+    paths = {b.text: b.heading_path for b in MarkdownLoader().load(deeper, Path("R.md")).blocks}
+    assert paths["B."] == ("S", "Details") and paths["C."] == ("S", "Details", "Example 2")

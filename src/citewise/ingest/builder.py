@@ -68,6 +68,7 @@ class DocumentBuilder:
         if not text.strip():
             return
         level = min(max(level, 1), 6)
+        del self._headings[len(self._headings) - self._labels:]  # a label heads no section
         self._push(level, text, anchor)
         self._labels = 0
         self._first_by_level.setdefault(level, text)
@@ -78,7 +79,8 @@ class DocumentBuilder:
         """A bold line over the blocks after it ("**Example 1: Sync all local objects …**",
         :func:`citewise.ingest.labels.is_label`): a heading one level below the section it
         is in, with that section's anchor (a page gives a bold line no id of its own), never
-        the document's title; the next label replaces it."""
+        the document's title; the next label, or any heading, ends it (the review of this
+        stop: a bold tagline above a README's first heading held every section under it)."""
         text = drop_controls(text)
         if not text.strip():
             return
