@@ -324,3 +324,5 @@ def test_a_page_is_titled_by_its_title_field_or_else_by_its_name_when_text_comes
     topic = ":title: AWS CLI S3 Configuration\n:category: S3\n\n" + body
     assert _load(topic, "s3-config.rst").title == "AWS CLI S3 Configuration"
     assert _load("Title\n=====\n\nText.\n", "t.rst").title == "Title"  # a heading first
+    noted = ".. note::\n\n   Deprecated.\n\nFlask-Thing\n===========\n\nText.\n"
+    assert _load(noted, "README.rst").title == "Flask-Thing"  # a note is no body text

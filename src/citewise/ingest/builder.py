@@ -33,7 +33,6 @@ class DocumentBuilder:
         self._path: tuple[str, ...] = ()
         self._anchor: str | None = None
         self._labels = 0  # how many headings at the stack's end are bold labels (label())
-        self.text_first = False  # whether body text came before any heading
 
     @property
     def heading_path(self) -> tuple[str, ...]:
@@ -108,7 +107,6 @@ class DocumentBuilder:
             raise LimitExceededError(
                 f"more than {self.max_blocks} blocks (limits.max_blocks); "
                 "split the document or raise limits.max_blocks")
-        self.text_first = self.text_first or (kind != "heading" and not self._first_by_level)
         if self._parts:
             self._parts.append(SEPARATOR)
             self._length += len(SEPARATOR)

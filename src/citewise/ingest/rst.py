@@ -105,7 +105,7 @@ class RstLoader:
         if included and not builder.has_blocks():
             raise OnlyIncludesError(f"only includes {', '.join(included[:3])}"
                                     + (" …" if len(included) > 3 else ""), tuple(included))
-        heading = None if builder.text_first else builder.first_heading()
+        heading = None if _text_first(tree) else builder.first_heading()
         title = pick_title(_field_title(tree), heading, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "
@@ -283,6 +283,23 @@ def _item_children(item: nodes.Element) -> Iterator[nodes.Node]:
 def _code_next(children: list[nodes.Node], k: int) -> bool:
     """Whether the block after ``children[k]`` is code."""
     return k + 1 < len(children) and isinstance(children[k + 1], nodes.literal_block)
+
+
+_BODY = (nodes.paragraph, nodes.literal_block, nodes.doctest_block, nodes.bullet_list,
+         nodes.enumerated_list, nodes.definition_list, nodes.table, nodes.line_block)
+
+
+def _text_first(tree: nodes.document) -> bool:
+    """Whether body text (a paragraph, an example, a list, a table) comes before the
+    page's first section: then the page's title is not that section's (a note, a warning,
+    a contents box or a version note before it is no body text: the review of this stop
+    found a README opening on a deprecation note titled by its file name)."""
+    for child in tree.children:
+        if isinstance(child, nodes.section):
+            return False
+        if isinstance(child, _BODY):
+            return True
+    return False
 
 
 def _field_title(tree: nodes.document) -> str | None:
