@@ -56,6 +56,14 @@ def test_numbers_inside_names_are_no_values() -> None:
                "log group named my-logs.")  # the AWS CLI's examples: names, not values
     assert find_conflicts("how do I create a new log group?",
                           passages((streams[0], "a"), (streams[1], "b"))) == []
+    counts = ("The health check is called 3 times per minute by the balancer.",
+              "The health check is called 12 times per minute by the balancer.")
+    assert len(find_conflicts("how often is the health check called?",
+                              passages((counts[0], "a"), (counts[1], "b")))) == 1  # values
+    releases = ("Git v2.39.1 fixes the security issue in git apply.",
+                "Git v2.30.7 fixes the security issue in git apply.")  # the review
+    assert find_conflicts("which release fixes the security issue in git apply?",
+                          passages((releases[0], "a"), (releases[1], "b"))) == []
     leads = [(s.removesuffix(".") + ":\n\n    aws logs x", d) for s, d in zip(
         (OLD, NEW), "ab", strict=True)]  # a lead-in's fact is its example's
     assert find_conflicts(Q, passages(*leads)) == []

@@ -56,9 +56,12 @@ it, could each take made a security review's line of 2,000 spaces cost 20 s per 
 
 _NAME_NUMBER = re.compile(r"\b[A-Za-z]{2,}-\d+(?:-\d+)*\b"
                           r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"
-                          r"|\b(?:named|called)\s+[\"'`]?[\w.-]*\d[\w.-]*")
+                          r"|\b(?:named|called)\s+[\"'`]?(?:(?=[\w.-]*[A-Za-z_])[\w.-]*\d[\w.-]*"
+                          r"|\d{5,}\b)|\b[vV]\d+(?:\.\d+)+\b")
 """Digits that are part of a name, not a value: a code (``CVE-2022-41903``), a commit hash
-(``9eed4f3``), what something is named or called ("a log stream named 20150601"). A new user
+(``9eed4f3``), what something is named or called ("a log stream named 20150601", not "called
+3 times"), a release named with its "v" (``v2.39.1``: "Git v2.39.1 fixes …" and "Git v2.30.7
+fixes …" are two releases' notes, the review of this stop). A new user
 of Git's release notes was told that "This release addresses the security issues
 CVE-2022-41903 and CVE-2022-23521" and 2.30.6's "… CVE-2022-39253 and CVE-2022-39260"
 disagree, and so did two notes' "(merge 14d3bb4 jc/apply-… later to maint)" lines; a new user
