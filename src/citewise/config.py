@@ -254,11 +254,11 @@ class ServeSettings(_Section):
                              "model answers one request at a time, and one key's burst of "
                              "asks filled every worker thread of the server.")
     asks_per_tenant: int = Field(
-        8, ge=1, description="Asks all keys of one tenant may have running at once; more get "
-                             "a 429. Without it one tenant's keys, each within its own "
-                             "limit, could hold every ask slot of the server, and the other "
-                             "tenants' asks waited for the one model behind them (a security "
-                             "review).")
+        8, ge=1, description="Asks all keys of one tenant may have running at once when the "
+                             "keys name two tenants or more; more get a 429. Without it one "
+                             "tenant's keys, each within its own limit, could hold every ask "
+                             "slot of the server, and the other tenants' asks waited for the "
+                             "one model behind them (a security review).")
     asks_total: int = Field(
         16, ge=1, description="Asks all keys together may have running at once; more get a "
                               "429. The server has 40 worker threads, and each running ask "

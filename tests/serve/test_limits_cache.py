@@ -574,3 +574,29 @@ def test_one_tenants_keys_cannot_hold_every_ask_slot(tmp_path: Path) -> None:
             first.join(30)
         assert codes == [200]
         assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200
+
+
+def test_a_server_of_one_tenant_keeps_every_ask_slot(tmp_path: Path) -> None:
+    """The review of this stop: with the tenant cap, a one-tenant server's asks were capped at
+    8 of its 16. The cap applies when the keys name two tenants or more."""
+    import threading
+
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
+                            {**SETTINGS, "serve": {"asks_per_tenant": 1}})
+    held = _HeldGenerator()
+    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
+    with serving(app) as url:
+        s = Served(url, keys, "", app)
+        first = threading.Thread(target=lambda: s.client("sam").post(
+            "/v1/ask", json={"question": "How many weeks of parental leave?"}))
+        first.start()
+        try:
+            for _ in range(100):
+                if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
+                    break
+                threading.Event().wait(0.05)
+            same = s.client("hana").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
+            assert same.status_code == 200, same.text
+        finally:
+            held.release.set()
+            first.join(30)
