@@ -57,9 +57,9 @@ def test_an_index_wide_calibration_of_a_release_before_still_applies(copy: Path)
     with Engine(copy, Settings(), embedder=FakeEmbedder()) as engine:
         engine.store.set_meta("gate.signal", "dense_top")  # as the release before stored it
         engine.store.set_meta("gate.threshold", "0.25")
-        assert _source(engine, OTHER) == ("index", 0.25)
+        assert _source(engine, OTHER) == ("index-wide", 0.25)  # the trace says whose
         store_calibration(engine, _fit("northwind"), source="test")
-        assert _source(engine, OTHER) == ("index", 0.25)
+        assert _source(engine, OTHER) == ("index-wide", 0.25)
         assert _source(engine, NORTHWIND)[1] != 0.25
 
 

@@ -59,6 +59,7 @@ def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | Non
     stored = stored_gate(store, principal.tenant)
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, stored.signal, stored.threshold, embedder_id)
+    source = stored.source(source)
     missing = salient_missing(question, hits, lambda word: bool(  # measured for calibration
         store.search_sparse(word, 1, principal)))
     return decide(question, hits, signal, threshold, source, missing)

@@ -29,6 +29,13 @@ class StoredGate:
     signal: str | None
     threshold: str | None
     reader: str | None
+    shared: bool = False  # read from the index-wide keys a release before this one wrote
+
+    def source(self, chosen: str) -> str:
+        """The gate trace's ``source`` for ``chosen`` (:func:`~citewise.answer.gate.
+        choose_threshold`'s): ``index-wide`` when the index's calibration is an old one every
+        tenant shares (the review of this stop: it said ``index`` either way)."""
+        return "index-wide" if chosen == "index" and self.shared else chosen
 
 
 def stored_gate(store: Store, tenant: str) -> StoredGate:
@@ -37,4 +44,5 @@ def stored_gate(store: Store, tenant: str) -> StoredGate:
     scope = tenant if own is not None else None
     signal = own if own is not None else store.get_meta(gate_key("signal", None))
     return StoredGate(signal, store.get_meta(gate_key("threshold", scope)),
-                      store.get_meta(gate_key("reader", scope)))
+                      store.get_meta(gate_key("reader", scope)),
+                      shared=scope is None and signal is not None)
