@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -385,13 +386,20 @@ def test_a_streamed_ask_whose_client_leaves_is_still_logged(tmp_path: Path) -> N
     assert drift.asks == 1 and drift.rates["empty_retrieval"] == 0.0
 
 
-def test_many_keys_cannot_hold_every_worker_with_asks_either(tmp_path: Path) -> None:
-    """A reliability review: asks were capped per key only, so many keys, each within its
-    own limit, could hold every worker thread. ``serve.asks_total`` caps them all."""
+@contextlib.contextmanager
+def _one_ask_held(tmp_path: Path, serve: dict, extra_keys: dict | None = None):  # noqa: ANN202
+    """A served index (``serve`` settings) whose key ``sam`` holds one ask, its model held
+    until ``finish()`` (or the block's end); yields the :class:`Served`, the codes the held
+    ask got and ``finish``."""
     import threading
 
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
-                            {**SETTINGS, "serve": {"asks_total": 1}})
+    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, {**SETTINGS, "serve": serve})
+    if extra_keys:
+        from citewise.serve.keys import KeyFile
+
+        for name, tenant in extra_keys.items():
+            keys[name] = KeyFile.load(tmp_path / "keys.json").add(name, tenant, ["staff"],
+                                                                  "reader")
     held = _HeldGenerator()
     app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
     with serving(app) as url:
@@ -405,12 +413,24 @@ def test_many_keys_cannot_hold_every_worker_with_asks_either(tmp_path: Path) -> 
                 if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
                     break
                 threading.Event().wait(0.05)
-            other = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
-            assert other.status_code == 429 and "serve.asks_total" in other.json()["fix"]
-            assert s.client("hana").post("/v1/search", json={"query": "leave"}).status_code == 200
+
+            def finish() -> None:
+                held.release.set()
+                first.join(30)
+            yield s, codes, finish
         finally:
             held.release.set()
             first.join(30)
+
+
+def test_many_keys_cannot_hold_every_worker_with_asks_either(tmp_path: Path) -> None:
+    """A reliability review: asks were capped per key only, so many keys, each within its
+    own limit, could hold every worker thread. ``serve.asks_total`` caps them all."""
+    with _one_ask_held(tmp_path, {"asks_total": 1}) as (s, codes, finish):
+        other = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
+        assert other.status_code == 429 and "serve.asks_total" in other.json()["fix"]
+        assert s.client("hana").post("/v1/search", json={"query": "leave"}).status_code == 200
+        finish()
         assert codes == [200]
         assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200
 
@@ -544,34 +564,13 @@ def test_one_tenants_keys_cannot_hold_every_ask_slot(tmp_path: Path) -> None:
     """A security review: asks were capped per key and in all, so one tenant's keys, each
     within its own limit, could hold every slot while the other tenants' asks waited for
     the one model behind them. ``serve.asks_per_tenant`` caps a tenant's."""
-    import threading
-
-    from citewise.serve.keys import KeyFile
-
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
-                            {**SETTINGS, "serve": {"asks_per_tenant": 1}})
-    keys["gus"] = KeyFile.load(tmp_path / "keys.json").add("gus", "globex", ["staff"],
-                                                           "reader")
-    held = _HeldGenerator()
-    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
-    with serving(app) as url:
-        s = Served(url, keys, "", app)
-        codes: list[int] = []
-        first = threading.Thread(target=lambda: codes.append(s.client("sam").post(
-            "/v1/ask", json={"question": "How many weeks of parental leave?"}).status_code))
-        first.start()
-        try:
-            for _ in range(100):
-                if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
-                    break
-                threading.Event().wait(0.05)
-            same = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
-            assert same.status_code == 429 and "serve.asks_per_tenant" in same.json()["fix"]
-            other = s.client("gus").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
-            assert other.status_code == 200, other.text  # globex's slot is its own
-        finally:
-            held.release.set()
-            first.join(30)
+    with _one_ask_held(tmp_path, {"asks_per_tenant": 1}, {"gus": "globex"}) as (
+            s, codes, finish):
+        same = s.client("hana").post("/v1/ask", json={"question": "And contractors?"})
+        assert same.status_code == 429 and "serve.asks_per_tenant" in same.json()["fix"]
+        other = s.client("gus").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
+        assert other.status_code == 200, other.text  # globex's slot is its own
+        finish()
         assert codes == [200]
         assert s.client("hana").post("/v1/ask", json={"question": "Leave?"}).status_code == 200
 
@@ -579,24 +578,6 @@ def test_one_tenants_keys_cannot_hold_every_ask_slot(tmp_path: Path) -> None:
 def test_a_server_of_one_tenant_keeps_every_ask_slot(tmp_path: Path) -> None:
     """The review of this stop: with the tenant cap, a one-tenant server's asks were capped at
     8 of its 16. The cap applies when the keys name two tenants or more."""
-    import threading
-
-    keys, app = serve_index(str(tmp_path / "index.db"), tmp_path,
-                            {**SETTINGS, "serve": {"asks_per_tenant": 1}})
-    held = _HeldGenerator()
-    app.state.citewise.engine._generator = held  # type: ignore[attr-defined]
-    with serving(app) as url:
-        s = Served(url, keys, "", app)
-        first = threading.Thread(target=lambda: s.client("sam").post(
-            "/v1/ask", json={"question": "How many weeks of parental leave?"}))
-        first.start()
-        try:
-            for _ in range(100):
-                if app.state.citewise.asks._running.get("sam"):  # type: ignore[attr-defined]
-                    break
-                threading.Event().wait(0.05)
-            same = s.client("hana").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
-            assert same.status_code == 200, same.text
-        finally:
-            held.release.set()
-            first.join(30)
+    with _one_ask_held(tmp_path, {"asks_per_tenant": 1}) as (s, _, _finish):
+        same = s.client("hana").post("/v1/ask", json={"question": "Leave?", "dry_run": True})
+        assert same.status_code == 200, same.text
