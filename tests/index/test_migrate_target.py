@@ -54,6 +54,9 @@ def test_migrate_refuses_a_hostile_source_before_writing(tmp_path: Path) -> None
     edits = {"acl.db": """UPDATE documents SET acl = '["staff"]' WHERE doc_id = 'pay.md'""",
              "nan.db": "UPDATE index_meta SET value = 'nan' WHERE key = 'gate.threshold'",
              "nan2.db": "UPDATE index_meta SET value = 'nan' WHERE key LIKE '%@acme'",
+             "nul.db": "INSERT INTO index_meta VALUES ('gate.signal@ev' || char(0) || 'l', "
+                       "'dense_top')",  # the review of this stop: PostgreSQL failed after
+                                        # every document was copied
              "key.db": "INSERT INTO index_meta VALUES ('anything.evil', 'x')"}
     for name, sql in edits.items():  # each file edited before citewise opens it again
         _source(tmp_path, name).close()
@@ -61,7 +64,8 @@ def test_migrate_refuses_a_hostile_source_before_writing(tmp_path: Path) -> None
             con.execute(sql)
     for name, refused in (("acl.db", "'pay.md' has an ACL that disagrees.*nothing was"),
                           ("nan.db", "gate.threshold is 'nan', not a finite"),
-                          ("nan2.db", "gate.threshold@acme is 'nan', not a finite")):
+                          ("nan2.db", "gate.threshold@acme is 'nan', not a finite"),
+                          ("nul.db", "holds a NUL character")):
         with SQLiteStore(tmp_path / name) as src, SQLiteStore(tmp_path / f"t-{name}") as dst:
             with pytest.raises(StoreError, match=refused):
                 migrate_index(src, dst)

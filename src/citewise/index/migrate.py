@@ -141,6 +141,10 @@ def read_meta(source: SQLiteStore) -> dict[str, str]:
         meta = {k: str(v) for k, v in conn.execute("SELECT key, value FROM index_meta")
                 if gate_name(k) is not None}
     for key, value in meta.items():
+        if "\x00" in key or "\x00" in value:  # PostgreSQL refuses NUL in text: after the
+            raise StoreError(f"the source's index metadata key {key[:60]!r} holds a NUL "  # docs
+                             "character (an edited index file); nothing was written. Fix: "
+                             "run `citewise calibrate` on the source, then migrate")
         if gate_name(key) == "threshold" and finite_number(value) is None:
             raise StoreError(f"the source's {key[:60]} is {value[:40]!r}, not a finite "
                              "number; nothing was written. Fix: run `citewise calibrate` on "
