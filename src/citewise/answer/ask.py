@@ -24,7 +24,7 @@ from citewise.answer.checked_stream import CheckedRelay, ReadableRelay
 from citewise.answer.citations import build_citations
 from citewise.answer.context import Context, build_context
 from citewise.answer.gate import GateDecision, choose_threshold, decide
-from citewise.answer.gate_store import stored_gate
+from citewise.answer.gate_store import StoredGate, stored_gate
 from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, prefix, steps
 from citewise.answer.salient import salient_missing
 from citewise.answer.small_talk import is_small_talk
@@ -54,9 +54,8 @@ def _ms(start: float) -> float:
 
 
 def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | None,
-          principal: Principal) -> GateDecision:
+          principal: Principal, stored: StoredGate) -> GateDecision:
     store = engine.store
-    stored = stored_gate(store, principal.tenant)
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, stored.signal, stored.threshold, embedder_id)
     source = stored.source(source)
@@ -90,14 +89,15 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     draft = TraceDraft()
     if is_small_talk(question):  # "thanks!" is no question about the documents
         return _finish(declined(question, "not_a_question"), draft, started)
-    hits, gate = _retrieve(engine, question, principal, reranker, draft)
+    stored = stored_gate(engine.store, principal.tenant)  # read once: gate and reader
+    hits, gate = _retrieve(engine, question, principal, reranker, draft, stored)
     if not gate.passed:
         return _finish(declined(question, gate.reason or "weak_evidence"), draft, started)
     t = time.perf_counter()
     path = steps(*_fit_context(engine, question, hits, generator, draft))
     draft.time(context=_ms(t))
     notes = _rerank_notes(draft.trace.rerank)
-    at = _read(engine, question, path, generator, draft, notes, dry_run, principal.tenant)
+    at = _read(engine, question, path, generator, draft, notes, dry_run, stored.reader)
     draft.set(context=_context_trace(path[-1 if at is None else at]))
     if at is None:
         return _finish(declined(question, "reader_no", tuple(notes)), draft, started)
@@ -122,8 +122,9 @@ def ask(engine: Engine, question: str, principal: Principal, *,
 
 
 def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Reranker | None,
-              draft: TraceDraft) -> tuple[list[Hit], GateDecision]:
-    """Search, rerank and the grounding gate, each in the trace."""
+              draft: TraceDraft, stored: StoredGate) -> tuple[list[Hit], GateDecision]:
+    """Search, rerank and the grounding gate (``stored``: the asker's tenant's calibration),
+    each in the trace."""
     settings = engine.settings
     t = time.perf_counter()
     depth = max(settings.retrieve.top_k, settings.context.max_passages * 2,
@@ -140,7 +141,7 @@ def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Rer
         result.mode, dict(result.candidates), tuple(RetrievedHit.of(h) for h in hits)),
         rerank=rerank)
     t = time.perf_counter()
-    gate = _gate(engine, question, hits, index.embedder, principal)
+    gate = _gate(engine, question, hits, index.embedder, principal, stored)
     draft.time(gate=_ms(t))
     embedder = settings.embed.model if result.mode != "bm25" else None
     draft.set(gate=gate, models=ModelsTrace(embedder, rerank.model))
@@ -149,10 +150,11 @@ def _retrieve(engine: Engine, question: str, principal: Principal, reranker: Rer
 
 def _read(engine: Engine, question: str, path: tuple[Context, ...],
           generator: Generator | None, draft: TraceDraft, notes: list[str],
-          dry_run: bool, tenant: str) -> int | None:
+          dry_run: bool, stored: str | None) -> int | None:
     """The index in ``path`` (:func:`~citewise.answer.progressive.steps`) of the first
     context the answerability reader accepts, reading on step by step (each reuses the
-    previous one's evaluated prompt), else None (declined)."""
+    previous one's evaluated prompt), else None (declined). ``stored``: the reader's
+    calibration for the asker's tenant, if any."""
     for i, context in enumerate(path):
         if i:
             escalate(draft, "reader_no", path[i - 1], context, notes, whole=context is path[-1])
@@ -161,7 +163,7 @@ def _read(engine: Engine, question: str, path: tuple[Context, ...],
                 draft.set(escalated=replace(done, first_reader=gate.reader))
             draft.set(gate=replace(gate, passed=True, reason=None, reader=None))
         if _reader_passes(engine, question, context, generator, draft, notes, dry_run,
-                          tenant):
+                          stored):
             return i
     return None
 
@@ -217,7 +219,7 @@ def _fit_context(engine: Engine, question: str, hits: list[Hit],
 
 def _reader_passes(engine: Engine, question: str, context: Context,
                    generator: Generator | None, draft: TraceDraft, notes: list[str],
-                   dry_run: bool, tenant: str) -> bool:
+                   dry_run: bool, stored: str | None) -> bool:
     """The answerability reader (:mod:`citewise.answer.reader`), when ``gate.reader``
     enables it for this generator; its verdict goes in the trace's ``gate.reader``. With
     ``auto`` and only the shipped threshold, a dry run (``citewise calibrate``, ``ask
@@ -229,7 +231,6 @@ def _reader_passes(engine: Engine, question: str, context: Context,
     setting, configured = engine.settings.gate.reader, engine.settings.gate.reader_threshold
     if not context.passages or setting == "off":
         return True
-    stored = stored_gate(engine.store, tenant).reader  # the asker's tenant's calibration
     gen = generator or engine.generator
     if setting == "auto" and configured is None and not stored and \
             (dry_run or reader.shipped_threshold(gen.model_id) <= 0):
