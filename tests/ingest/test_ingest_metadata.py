@@ -99,6 +99,16 @@ def test_bad_groups_type(tmp_path):
     assert message.startswith("front matter: 'groups' must be a list or a comma-separated")
 
 
+def test_a_group_name_with_a_comma_is_refused():
+    """A security review: an API ACL change stored ["hr,staff"] as one group, which no key can
+    hold (every --groups, key and form splits on commas) and which `status` printed exactly as
+    the two groups hr and staff."""
+    assert normalize_metadata({"groups": "hr, staff"}) == {"groups": ["hr", "staff"]}
+    for bad in (["hr,staff"], ("staff", "a,b")):
+        with pytest.raises(IngestError, match="cannot hold a comma.*own list item"):
+            normalize_metadata({"groups": bad})
+
+
 def test_updated_at_is_an_iso_date_or_time():
     for good in ("2026-03-01", "2026-03-01T09:30:00Z", "2026-03-01T09:30:00+02:00"):
         assert normalize_metadata({"updated_at": good}) == {"updated_at": good}

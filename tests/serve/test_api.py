@@ -730,6 +730,10 @@ def test_group_names_lose_control_characters_on_upload_and_acl(served: Served) -
         "groups": ["staff"], "tenant": "x\u0000y"}), 400)
     assert "control characters" in body["detail"]
     assert served.client("ada").get("/v1/documents/esc.md").json()["tenant"] == "northwind"
+    comma = _problem(eddie.put("/v1/documents/esc.md/acl", json={"groups": ["hr,staff"]}), 422)
+    assert "cannot hold a comma" in comma["detail"]  # was stored as one group no key can hold
+    assert served.client("ada").get("/v1/documents/esc.md").json()["groups"] == ["[31mstaff",
+                                                                                 "hr"]
     none = eddie.put("/v1/documents/esc.md/acl", json={"groups": ["", " "]}).json()
     assert none["groups"] == [] and "nobody can read esc.md now" in none["warnings"][-1]
 

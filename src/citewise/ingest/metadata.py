@@ -216,6 +216,10 @@ def normalize_groups(value: Any) -> list[str]:
         if isinstance(item, Mapping | list | tuple) or item is None:
             raise IngestError("'groups' items must be plain names like staff or hr")
         name = drop_controls(str(item)).strip()  # an ESC in a name reached every listing
+        if "," in name:  # every key, --groups and form splits on commas: no one could hold it
+            raise IngestError(f"group names cannot hold a comma ({name[:60]!r}): no key can "
+                              "be given such a group. Fix: give each group as its own list "
+                              'item, e.g. ["hr", "staff"]')
         if name:
             groups[name] = None
         if len(groups) > MAX_GROUPS:
