@@ -326,3 +326,33 @@ def test_a_page_is_titled_by_its_title_field_or_else_by_its_name_when_text_comes
     assert _load("Title\n=====\n\nText.\n", "t.rst").title == "Title"  # a heading first
     noted = ".. note::\n\n   Deprecated.\n\nFlask-Thing\n===========\n\nText.\n"
     assert _load(noted, "README.rst").title == "Flask-Thing"  # a note is no body text
+
+
+def test_text_written_under_an_autodoc_directive_is_kept_with_its_signature():
+    """cachetools documents every cache class under ``.. autoclass::``: all of it was
+    dropped, and "how do I make a cache whose items expire" found nothing (a new user). Its
+    options are no text; an autodoc directive alone (its text is generated from code) and
+    autosummary stay out."""
+    page = ("Caches\n======\n\n.. autoclass:: TTLCache(maxsize, ttl, timer=time.monotonic)\n"
+            "   :members: popitem, timer, ttl\n\n   This class associates a time-to-live value"
+            " with each item.\n\n.. automodule:: cachetools.keys\n   :members:\n\n"
+            ".. autosummary::\n\n   cachetools.LRUCache\n")
+    texts = [b.text for b in _load(page).blocks if b.kind != "heading"]
+    assert texts == ["TTLCache(maxsize, ttl, timer=time.monotonic)\nThis class associates a "
+                     "time-to-live value with each item."]
+    fenced = _load("# Caches\n\n```{autofunction} cached(cache)\n:noindex:\nA memoizing "
+                   "decorator.\n```\n\n```{autofunction} keys.hashkey\n```\n", "page.md")
+    assert [b.text for b in fenced.blocks][1:] == ["cached(cache)", "A memoizing decorator."]
+
+
+def test_code_under_a_described_name_stays_code_after_its_lead_in():
+    """six's ``.. function:: with_metaclass`` example was read as the prose "… like this:
+    from six import with_metaclass class Meta(type): pass …" (a new user)."""
+    page = ("Six\n===\n\n.. function:: with_metaclass(metaclass, *bases)\n\n   Create a new "
+            "class.  Use it like this: ::\n\n      class MyClass(with_metaclass(Meta, Base)):"
+            "\n          pass\n\n   Another way is add_metaclass.\n")
+    blocks = [(b.kind, b.text) for b in _load(page).blocks if b.kind != "heading"]
+    assert blocks == [
+        ("text", "with_metaclass(metaclass, *bases)\nCreate a new class. Use it like this:"),
+        ("code", "class MyClass(with_metaclass(Meta, Base)):\n    pass"),
+        ("text", "Another way is add_metaclass.")]

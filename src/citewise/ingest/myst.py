@@ -59,6 +59,8 @@ def fence_directive(token: Token) -> tuple[str, str, str] | None:
     while lines and (_OPTION.match(lines[0].strip()) or lines[0].strip() == "---"):
         lines.pop(0)  # :maxdepth: 1 (or a YAML options block's fence)
     body = verbatim("\n".join(lines))
+    if kind == "generated":  # an autodoc directive: what was written under it, if anything
+        kind = "text" if body.strip() else "dropped"
     if kind != "text" or is_session(body):
         return ("code" if kind == "text" else kind), "", body
     return "text", directive_label(name, arguments, bool(body.strip())), body

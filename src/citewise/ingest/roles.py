@@ -5,9 +5,13 @@ rules, no parser.
 A role shows its title, or the last part of its target: ``:ref:`here <Pre Release
 Versions>``` reads "here", ``{doc}`../topics/caching``` reads "caching", ``:func:`~pkg.run```
 reads "run". A directive is dropped when it is navigation or pulls in other files or code
-(``toctree``, ``include``, ``automodule``: no file is read), read as code when it holds code
+(``toctree``, ``include``: no file is read), read as code when it holds code
 (``code-block``), and otherwise keeps its content, with its arguments when it has content or
-describes a name (``.. option:: --no-cache-dir``)."""
+describes a name (``.. option:: --no-cache-dir``). An autodoc directive (``autoclass``,
+``autofunction``…) generates its text from code no one gave us: alone it is dropped, and the
+text written under it is kept as what it describes (cachetools documents every cache class
+that way, "TTLCache(maxsize, ttl, …)" then "This class associates a time-to-live value with
+each item": a new user's "how do I make a cache whose items expire" found none of it)."""
 
 from __future__ import annotations
 
@@ -35,10 +39,14 @@ html`` put a line "html" in 21 pages."""
 
 
 def directive_kind(name: str) -> str:
-    """``dropped``, ``code`` or ``text`` for a directive (a domain prefix ``py:`` ignored)."""
+    """``dropped``, ``code``, ``text``, or ``generated`` (an autodoc directive: dropped
+    without content, else described text) for a directive (a domain prefix ``py:``
+    ignored)."""
     short = name.lower().rsplit(":", 1)[-1]
-    if short in DROPPED or short.startswith("auto"):
+    if short in DROPPED:
         return "dropped"
+    if short.startswith("auto"):
+        return "generated"
     return "code" if short in CODE else "text"
 
 
@@ -56,7 +64,7 @@ def is_session(body: str) -> bool:
 
 def describes(name: str) -> bool:
     """Whether a directive's arguments name what its content describes (its term)."""
-    return ":" in name or name.lower() in DESCRIBED
+    return ":" in name or name.lower() in DESCRIBED or directive_kind(name) == "generated"
 
 
 def directive_label(name: str, arguments: str, has_content: bool) -> str:

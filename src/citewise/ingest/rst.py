@@ -201,8 +201,7 @@ class _Walker:
         elif isinstance(node, nodes.table):
             self.table(node)
         elif isinstance(node, nodes.definition_list_item | nodes.field | nodes.option_list_item):
-            self.add("text", "\n".join(collapse(c.astext()) for c in node.children
-                                       if not isinstance(c, _SKIP)))
+            self.term(node)
         elif isinstance(node, nodes.paragraph) and (label := _bold_label(node)):
             self.builder.label(label)
         elif isinstance(node, nodes.paragraph | nodes.rubric | nodes.line_block | nodes.title
@@ -212,6 +211,26 @@ class _Walker:
             self.walk(node, depth)  # containers: admonitions, block quotes, topics, lists
         else:
             self.add("text", collapse(node.astext()))
+
+    def term(self, node: nodes.Element) -> None:
+        """A term with its description, as one block; code in the description is code, after
+        the text that leads into it (six's ``.. function:: with_metaclass`` example read as
+        the prose "… like this: from six import with_metaclass class Meta(type): pass …")."""
+        parts = [c for c in node.children if not isinstance(c, _SKIP)]
+        if not parts or not any(parts[-1].findall(_CODE)):
+            self.add("text", "\n".join(collapse(c.astext()) for c in parts))
+            return
+        text = [collapse(c.astext()) for c in parts[:-1]]
+        for child in parts[-1].children:
+            if isinstance(child, _SKIP):
+                continue
+            if isinstance(child, nodes.Element) and any(child.findall(_CODE)):
+                self.add("text", "\n".join(text))
+                text = []
+                self.block(child, 0)
+            else:
+                text.append(collapse(child.astext()))
+        self.add("text", "\n".join(text))
 
     def section(self, node: nodes.section, level: int) -> None:
         title = next((c for c in node.children if isinstance(c, nodes.title)), None)
@@ -285,6 +304,7 @@ def _code_next(children: list[nodes.Node], k: int) -> bool:
     return k + 1 < len(children) and isinstance(children[k + 1], nodes.literal_block)
 
 
+_CODE = (nodes.literal_block, nodes.doctest_block)
 _BODY = (nodes.paragraph, nodes.literal_block, nodes.doctest_block, nodes.bullet_list,
          nodes.enumerated_list, nodes.definition_list, nodes.table, nodes.line_block)
 

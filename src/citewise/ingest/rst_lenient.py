@@ -77,7 +77,12 @@ def _known_role(name: str) -> bool:
 
 
 class _AnyOptions(dict):
-    """An option spec that accepts every option (their values are not text)."""
+    """An option spec that accepts every option (their values are not text). Never empty
+    to docutils, which reads options only under a true spec: as an empty dict it read
+    autoclass's ``:members: popitem`` as the class's name."""
+
+    def __bool__(self) -> bool:
+        return True
 
     def __contains__(self, key: object) -> bool:
         return True
@@ -96,7 +101,7 @@ class _StandIn(Directive):
     kind = "text"
 
     def run(self) -> list[nodes.Node]:
-        if self.kind == "dropped":
+        if self.kind == "dropped" or (self.kind == "generated" and not self.content):
             return []
         if self.kind == "code" or is_session("\n".join(self.content)):
             text = "\n".join(self.content)
