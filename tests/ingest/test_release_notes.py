@@ -328,3 +328,33 @@ def test_addresses_alone_on_their_lines_are_no_releases(tmp_path):
                                                 for i in (1, 2, 3)) + "If all fail, retry.\n"
     parsed = load_file(_write(tmp_path / "resolv" / "README", text))
     assert [b.text for b in parsed.blocks if b.kind == "heading"] == ["Resolvers"]
+
+
+def test_an_underlined_release_over_its_entries_with_no_blank_line_is_a_heading(tmp_path):
+    """A trial's pyparsing ``CHANGES``: "Version 3.1.4 - August, 2024" over dashes over its
+    "- Fix …" entries; 98 of 101 releases were no heading, and a 1.5.0 entry was cited as
+    1.5.3. A table's header over its rule, and an indented line over a diff's stars, stay
+    text."""
+    text = ("==========\nChange Log\n==========\n\nVersion 3.1.4 - August, 2024\n"
+            "----------------------------\n- Fixed a type annotation.\n\n"
+            "Version 3.0.0 - October, 2021\n-----------------------------\n"
+            "- Deprecated features removed: operatorPrecedence.\n\n"
+            "Option    Meaning\n-----------------\n-a        all\n\n"
+            "  for i\n***************\n*** 25,30 ****\n")
+    parsed = load_file(_write(tmp_path / "pyparsing" / "CHANGES", text))
+    removed = next(b for b in parsed.blocks if "operatorPrecedence" in b.text)
+    assert removed.heading_path[-1] == "Version 3.0.0 - October, 2021"
+    assert [t for _, t in _headings(parsed)] == ["Change Log", "Version 3.1.4 - August, 2024",
+                                                  "Version 3.0.0 - October, 2021"]
+
+
+def test_a_release_heading_of_the_opening_s_shape_is_its_sibling_not_under_it(tmp_path):
+    """setuptools' changelog opens with "v66.1.1" (dashes) over "Misc" (carets): the opening
+    was taken for a title above the rest, and every later release was a subsection of the
+    "Misc" or "Changes" before it."""
+    text = ("v66.1.1\n-------\n\nMisc\n^^^^\n* #3782: Fixed a file directive.\n\n"
+            "v66.1.0\n-------\n\nChanges\n^^^^^^^\n* #3685: Fixed pkgutil usage.\n")
+    parsed = load_file(_write(tmp_path / "setuptools" / "changelog.gz", text))
+    fix = next(b for b in parsed.blocks if "#3685" in b.text)
+    assert fix.heading_path[-2:] == ("v66.1.0", "Changes")
+    assert len(fix.heading_path) == 2 or fix.heading_path[0] != "v66.1.1"

@@ -68,7 +68,7 @@ class TextLoader:
         prose_indent = 0  # of the last prose paragraph: deeper layout is code (text_layout)
         vim = vim_help.is_vim_help(text)
         text = vim_help.prepared(text) if vim else text
-        paragraphs = heads_apart(_PARAGRAPHS.split(text))
+        paragraphs = heads_apart(underlines_apart(_PARAGRAPHS.split(text)))
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
@@ -146,10 +146,14 @@ def _shape(title: str) -> str:
 
 def _above(found: dict[int, tuple[str, tuple[str, str]]]) -> bool:
     """Whether the heading opening the file has a level of its own above the rest: its style
-    is used again, but not by the next heading (Python's HISTORY, :func:`_title`)."""
+    is used again, but not by the next heading (Python's HISTORY, :func:`_title`), nor by a
+    heading of its shape: setuptools' changelog opens with "v66.1.1" over "Misc", and every
+    later release was a subsection of "Misc" or "Changes"."""
     styles = [found[i][1] for i in sorted(found)]
     return 0 in found and len(styles) > 1 and styles[1] != styles[0] and \
-        styles[0] in styles[2:]
+        styles[0] in styles[2:] and not any(
+            _shape(title) == _shape(found[0][0])
+            for i, (title, style) in found.items() if i > 0 and style == styles[0])
 
 
 def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
@@ -168,7 +172,7 @@ def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
     return None if releases or opening.lower().rstrip(":") in SECTION_NAMES else opening
 
 
-_RELEASED = re.compile(r"(?<![\w.])\d{1,4}\.\d{1,4}")
+_RELEASED = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}")  # "v66.1.1" too
 SECTION_NAMES = frozenset({
     "introduction", "overview", "general information", "about", "description",
     "project description", "background", "summary", "preface", "contents",
@@ -306,6 +310,32 @@ def _underlined_heading(para: str) -> tuple[str, tuple[str, str]] | None:
     if not overlined and len(lines[1]) < len(title) and _indent(raw[-2]) != _indent(raw[-1]):
         return None  # "^^^^" under a word of an example line points at it (gdb's NEWS)
     return title, (lines[1][0], "over-under" if overlined else "under")
+
+
+def underlines_apart(paragraphs: list[str]) -> list[str]:
+    """``paragraphs`` with an underlined heading over its text, no blank line between, as
+    two: pyparsing's ``CHANGES`` writes "Version 3.1.4 - August, 2024" over dashes over its
+    "- Fix …" entries, and 98 of its 101 releases were no heading (every passage from 1.5.2
+    back to 1.0 cited as 1.5.3). Only a line underlined as long as itself, with a heading's
+    rule (not "```" under "… in `%post`:") at its margin (not "  for i" over a diff's
+    "****"), over text, not a rule; not a table's header over its rule (columns apart by two
+    spaces or more)."""
+    split: list[str] = []
+    for para in paragraphs:
+        lines = para.split("\n")
+        head, title, rule = "\n".join(lines[:2]), lines[0].strip(), lines[1:2] and lines[1].strip()
+        if len(lines) > 2 and lines[2].strip() and not is_rule(lines[2].strip()) \
+                and rule and is_rule(rule) and rule[0] in "=-~^*#+" \
+                and len(rule) >= len(title) - 1 and _TABLE_HEAD.search(title) is None \
+                and _indent(lines[0]) == _indent(lines[1]) \
+                and _underlined_heading(head) is not None:
+            split.extend((head, "\n".join(lines[2:])))
+        else:
+            split.append(para)
+    return split
+
+
+_TABLE_HEAD = re.compile(r"\S {2,}\S|\t")
 
 
 def _indent(line: str) -> int:
