@@ -281,6 +281,21 @@ def test_the_page_an_asked_identifier_titles_is_quoted_from_its_first_sentence()
     assert _answer_of("E0133", *_error_pages()).startswith("Unsafe code was used"), text
 
 
+def test_a_page_titled_by_the_asked_name_is_no_entry_when_asked_to_do_something_with_it():
+    """A new user's "how do I make httplib2 cache responses on disk?" was answered "Joe
+    Gregorio. Email: joe@bitworking.org. Release 0.3 Mar 8, 2007": the title page of "The
+    httplib2 Library" was taken for httplib2's entry, its first sentences above every other."""
+    title_page = passage("S1", "Joe Gregorio\n\nEmail: joe@bitworking.org\n\nRelease 0.3",
+                         title="The httplib2 Library", heading=("The httplib2 Library",),
+                         doc_id="ref.html")
+    usage = passage("S2", "Any subsequent GET to that URI will return the value from the "
+                    "on-disk cache.", title="README", heading=("Usage",), doc_id="README.md")
+    text = _answer_of("how do I make httplib2 cache responses on disk?", title_page, usage)
+    assert text.startswith("Any subsequent GET"), text
+    assert "Gregorio" not in text
+    assert _answer_of("what does E0133 mean?", *_error_pages()).startswith("Unsafe code")
+
+
 def test_only_a_short_heading_holding_a_name_that_is_no_plain_word_titles_it():
     """"--small" asks for "small", which "Small files" holds as a word; a heading that is a
     sentence, or lists names, mentions a name, it is not about it."""

@@ -144,11 +144,12 @@ def option_words(question: str, texts: Sequence[str]) -> set[str]:
 
 
 def entry_parts(asked: set[str], parts: Sequence[str],
-                headings: Sequence[str] = ()) -> dict[int, int]:
+                headings: Sequence[str] = (), titled: bool = True) -> dict[int, int]:
     """``{index: offset}`` for the ``parts`` (a passage's blocks, in order) that belong to
     the entry of a term in ``asked``: the block its term line opens (offset 0) and the
     blocks after it up to the next term line or heading (at most :data:`MAX_PARTS`); not a
-    term line alone, with no description after it in the passage."""
+    term line alone, with no description after it in the passage. ``titled``: whether a
+    section whose heading titles the term counts (:func:`asks_about`)."""
     if not asked:
         return {}
     marks = {h.strip().lower() for h in headings}
@@ -164,11 +165,11 @@ def entry_parts(asked: set[str], parts: Sequence[str],
             entry[j] = j - i
         if len(entry) > 1 or not is_term_line(part):  # a term line the chunk ends on
             out = {**entry, **out}  # describes nothing here (its text is the next chunk's)
-    return out or _continued(asked, parts, headings, marks)
+    return out or _continued(asked, parts, headings, marks, titled)
 
 
 def _continued(asked: set[str], parts: Sequence[str], headings: Sequence[str],
-               marks: set[str]) -> dict[int, int]:
+               marks: set[str], titled: bool) -> dict[int, int]:
     """The entry's blocks in a passage that goes on with a section whose heading is the
     term line (Node.js's ``util.promisify(original)``): its first blocks, up to the next
     term line or heading, after the blocks of the passage the heading opens (offsets from
@@ -176,7 +177,7 @@ def _continued(asked: set[str], parts: Sequence[str], headings: Sequence[str],
     heading, "- original <Function>", not the next one's "Takes a function following the
     common error-first callback style…". A section whose heading titles the term ("Error
     code E0384") is its entry from the block after that heading."""
-    if not names_asked_term(headings, asked):
+    if not names_asked_term(headings, asked, titled):
         return {}
     out: dict[int, int] = {}
     opens = bool(parts) and _first_line(parts[0]).strip().lower() == headings[-1].strip().lower()
@@ -226,12 +227,13 @@ class Leads:
         return out
 
 
-def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> list[ContextPassage]:
+def in_reading_order(passages: Sequence[ContextPassage], terms: set[str],
+                     titled: bool = True) -> list[ContextPassage]:
     """``passages`` with those under the heading of an asked term (``terms``) in the
     document's order, in the places they held: the quotes of the term's section read as the
     section does (asked "What does fs.mkdtemp do?", its example of the wrong call, ranked
     first, came before "Creates a unique temporary directory.")."""
-    under = [names_asked_term(p.hit.chunk.heading_path, terms) for p in passages]
+    under = [names_asked_term(p.hit.chunk.heading_path, terms, titled) for p in passages]
     docs: dict[str, list[ContextPassage]] = {}
     for p, ours in zip(passages, under, strict=True):
         if ours:
@@ -241,7 +243,20 @@ def in_reading_order(passages: Sequence[ContextPassage], terms: set[str]) -> lis
             for p, ours in zip(passages, under, strict=True)]
 
 
-def names_asked_term(headings: Sequence[str], asked: set[str]) -> bool:
+def asks_about(question: str, asked: set[str]) -> bool:
+    """Whether ``question`` asks about its terms themselves: at most :data:`ABOUT_WORDS`
+    content words besides them ("what does E0133 mean?"). Then a section whose heading
+    titles a term is its entry (:func:`names_asked_term`); not when the term is only what
+    the question is about doing something with: "how do I make httplib2 cache responses on
+    disk?" quoted the title page of "The httplib2 Library" ("Joe Gregorio. Email: …",
+    a new user), its first sentences scored above every other."""
+    return len(content_stems(question) - content_stems(" ".join(asked))) <= ABOUT_WORDS
+
+
+ABOUT_WORDS = 1
+
+
+def names_asked_term(headings: Sequence[str], asked: set[str], titled: bool = True) -> bool:
     """Whether the last of ``headings`` is a term line naming a term of ``asked``
     (``util.promisify(original)`` for "util.promisify"), or a title of one that is no plain
     word (:func:`~citewise.text.titles`: "Error code E0384" for "e0384"). The rustc error
@@ -250,7 +265,7 @@ def names_asked_term(headings: Sequence[str], asked: set[str]) -> bool:
     answer quoted the sentences of three other pages that say "error" and "means"."""
     if not headings:
         return False
-    return bool(asked & terms_of(headings[-1])) or any(
+    return bool(asked & terms_of(headings[-1])) or titled and any(
         not term.isalpha() and titles(headings[-1], term) for term in asked)
 
 
@@ -262,8 +277,9 @@ def entries_first(question: str, hits: Sequence[Hit]) -> list[Hit]:
     order. Read from the first passages, the small model answered "what does
     show-all-if-ambiguous do?" from the entry before it, ranked first, which mentions it."""
     asked = asked_terms(question, [h.chunk.text for h in hits])
+    titled = asks_about(question, asked)
     held = [h for h in hits if entry_parts(asked, BLOCK_BREAK.split(h.chunk.text),
-                                           h.chunk.heading_path)] if asked else []
+                                           h.chunk.heading_path, titled)] if asked else []
     if not held:
         return list(hits)
     asked_words = content_stems(question)  # the entry whose headings say more of the question

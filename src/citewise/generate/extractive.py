@@ -83,6 +83,7 @@ from citewise.generate.entries import (
     MAX_PARTS,
     Leads,
     asked_terms,
+    asks_about,
     entry_parts,
     entry_score,
     in_reading_order,
@@ -152,12 +153,13 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     scoring.release = release_weight(question if asked is None else asked, passages)
     scored: list[ScoredSentence] = []
     block = 0
-    for passage in in_reading_order(passages, terms):
+    titled = asks_about(question if asked is None else asked, terms)
+    for passage in in_reading_order(passages, terms, titled):
         chunk = passage.hit.chunk  # a chunk holding several sections has their headings too
         headings = {SECTION_NUMBER.sub("", h.strip().lower()) for path in (chunk.heading_path, *(
             m.heading_path for m in chunk.sections)) for h in path}
         parts = blocks(passage)
-        entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path)
+        entry = entry_parts(terms, [p for p, _ in parts], chunk.heading_path, titled)
         for j, (part, code) in enumerate(parts):
             block += 1
             if is_history(part, question if asked is None else asked):
