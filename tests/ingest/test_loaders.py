@@ -936,3 +936,44 @@ def test_a_bold_label_heads_no_section_of_a_real_heading():
     deeper = b"## S\n\n**Example 1**\n\nA.\n\n#### Details\n\nB.\n\n**Example 2**\n\nC.\n"
     paths = {b.text: b.heading_path for b in MarkdownLoader().load(deeper, Path("R.md")).blocks}
     assert paths["B."] == ("S", "Details") and paths["C."] == ("S", "Details", "Example 2")
+
+
+VIM_REFERENCE = (
+    "*options.txt*\tFor Vim version 9.0.  Last change: 2023 Feb 17\n\n\n"
+    "\t\t  VIM REFERENCE MANUAL\t  by Bram Moolenaar\n\n\n"
+    "\t\t\t\t\t\t*Insert* *Insert-mode*\nInserting and replacing text\t\t\t\t*mode-ins-repl*\n\n"
+    "Most of this file is about Insert mode.\n\n"
+    "1. Options\t\t\t\t\t\t*options*\n\n"
+    "1.1 Setting options\t\t\t\t\t*set-option*\n\t\t\t\t\t\t\t*:se* *:set*\n"
+    ":se[t][!]\t\tShow all options that differ from their default value.\n"
+    "\t\t\tWhen [!] is present every option is on a separate line.\n\n"
+    "1.2 Tabs\t\t\t\t\t*tab-options*\n\n"
+    "\t\t\t\t\t\t*'tabstop'* *'ts'*\n'tabstop' 'ts'\t\tnumber\t(default 8)\n"
+    "\t\t\tlocal to buffer\n\tNumber of spaces that a <Tab> in the file counts for.  Example: >\n"
+    "\t\t:set tabstop=4\n<\tThe value must be more than 0.\n\n"
+    "\tKeep in mind that only one of the tab pages is the current one.\n\n"
+    "abs({expr})\t\t\t\t\t\t\t*abs()*\n\t\tReturn the absolute value of {expr}.\n\n"
+    " vim:tw=78:ts=8:noet:ft=help:norl:\n")
+
+
+def test_a_vim_reference_file_reads_as_entries_anchored_at_their_tags(tmp_path, check_offsets):
+    """A new user of Vim's reference manual: every option was cited as the 8,000-line
+    "Options summary" (vimhelp.org anchors each at its tag, ``#'tabstop'``); "4.2 Substitute
+    *:substitute*" right over its first line was no heading, and ``:s`` was cited under
+    "4.1"; an example closed by "<" with text after it ran to the paragraph's end and on
+    through every indented paragraph after (most of options.txt was code, tags and all);
+    and insert.txt, whose title carries tags, was titled by its file name."""
+    parsed = load_file(_write(tmp_path, "options.txt", VIM_REFERENCE))
+    check_offsets(parsed)
+    assert parsed.title == "Inserting and replacing text"
+    blocks = [(b.kind, b.text, b.anchor) for b in parsed.blocks]
+    assert ("heading", "1.1 Setting options", "set-option") in blocks
+    assert ("heading", ":se :set", ":se") in blocks
+    assert ("heading", "'tabstop' 'ts'", "'tabstop'") in blocks
+    assert ("code", ":set tabstop=4", "'tabstop'") in blocks
+    assert ("text", "The value must be more than 0.", "'tabstop'") in blocks
+    kept = next(b for b in parsed.blocks if b.text.startswith("Keep in mind"))
+    assert kept.kind == "text" and kept.heading_path[-1] == "'tabstop' 'ts'"
+    value = next(b for b in parsed.blocks if "absolute value" in b.text)
+    assert value.kind == "text" and value.anchor == "abs()" and "*" not in value.text
+    assert ("text", "Most of this file is about Insert mode.", None) in blocks

@@ -74,18 +74,19 @@ class DocumentBuilder:
         block_anchor = self._anchor if inherit else anchor
         self.add("heading", text, anchor=block_anchor, page=page, level=level)
 
-    def label(self, text: str) -> None:
+    def label(self, text: str, anchor: str | None = None) -> None:
         """A bold line over the blocks after it ("**Example 1: Sync all local objects …**",
         :func:`citewise.ingest.labels.is_label`): a heading one level below the section it
         is in, with that section's anchor (a page gives a bold line no id of its own), never
         the document's title; the next label, or any heading, ends it (the review of this
-        stop: a bold tagline above a README's first heading held every section under it)."""
+        stop: a bold tagline above a README's first heading held every section under it).
+        ``anchor``: the label's own, where the page gives it one (a Vim help tag)."""
         text = drop_controls(text)
         if not text.strip():
             return
         del self._headings[len(self._headings) - self._labels:]
         level = min((self._headings[-1][0] if self._headings else 0) + 1, 6)
-        self._push(level, text, None)
+        self._push(level, text, anchor)
         self._labels = 1
         self.add("heading", text, anchor=self._anchor, level=level)
 

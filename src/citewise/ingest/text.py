@@ -69,6 +69,7 @@ class TextLoader:
         vim = vim_help.is_vim_help(text)
         text = vim_help.prepared(text) if vim else text
         paragraphs = heads_apart(underlines_apart(_PARAGRAPHS.split(text)))
+        paragraphs = vim_help.heads_apart(paragraphs) if vim else paragraphs
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
@@ -82,11 +83,18 @@ class TextLoader:
             section = numbered(para)
             if section is not None:
                 example = False
-                builder.heading(*section)
+                if vim:  # "4.2 Substitute *:substitute*": its tag is its anchor
+                    builder.heading(vim_help.tagless(section[0]), section[1],
+                                    anchor=vim_help.heading_tag(para))
+                else:
+                    builder.heading(*section)
                 continue
             heading = found.get(index)
             if heading is None:
                 here = builder.section_anchor  # a Vim help section's tag, else None
+                if vim:
+                    example, prose_indent = _vim_blocks(builder, para, example, prose_indent)
+                    continue
                 if example and para[:1] in " \t":
                     builder.add("code", vim_help.example(para), anchor=here)
                     continue
@@ -115,6 +123,26 @@ class TextLoader:
 
 
 TITLE = ("", "title")  # the style of a heading that titles the file: its level alone
+
+
+def _vim_blocks(builder: DocumentBuilder, para: str, example: bool,
+                prose_indent: int) -> tuple[bool, int]:
+    """Add a Vim help paragraph's labels, text and examples (:func:`vim_help.pieces`);
+    ``(whether an example is still open, the prose indentation)`` after it."""
+    parts, example = vim_help.pieces(para, example)
+    for kind, text, anchor in parts:
+        here = builder.section_anchor
+        if kind == "label":
+            builder.label(text, anchor=anchor)  # "'tabstop' 'ts'"
+        elif kind == "code" or is_layout(text, prose_indent):  # an example, a table
+            builder.add("code", text if kind == "code" else
+                        verbatim(textwrap.dedent(text.expandtabs(8))), anchor=here)
+        else:
+            lead = vim_help.prose(text)
+            for item in line_items(lead, columns=True) if lead.strip() else ():
+                builder.add("text", _prose(item, None), anchor=here)
+            prose_indent = indent_of(lead) if lead.strip() else prose_indent
+    return example, prose_indent
 
 
 def _headings(paragraphs: list[str], furniture: set[int],

@@ -90,10 +90,8 @@ def front_matter(paragraphs: list[str]) -> tuple[str | None, set[int]]:
         rest = filled[1:]
         if rest and _MANUAL.match(paragraphs[rest[0]]):
             skip.add(rest[0])
-            if len(rest) > 1 and "\n" not in paragraphs[rest[1]].strip():
-                title = " ".join(TAG.sub(" ", paragraphs[rest[1]]).split()) or None
-                title = None if title and title.endswith(".") else title  # a sentence
-                skip |= {rest[1]} if title else set()
+            title = _title_line(paragraphs[rest[1]]) if len(rest) > 1 else None
+            skip |= {rest[1]} if title else set()
     own = _heading_tags(paragraphs)
     for i in filled:
         lines = [line for line in paragraphs[i].split("\n") if line.strip()]
@@ -101,6 +99,20 @@ def front_matter(paragraphs: list[str]) -> tuple[str | None, set[int]]:
                 len(lines) >= 2 and all(_lists_own(line, own) for line in lines)):
             skip.add(i)
     return title, skip
+
+
+def _title_line(para: str) -> str | None:
+    """The title a reference file's first paragraph gives, or None: one line after any
+    lines of tags alone, less its tags; not a sentence, unless it carries a tag ("Editing
+    with multiple windows and buffers.  *windows* *buffers*"): insert.txt's, windows.txt's,
+    tabpage.txt's and cmdline.txt's were titled by their file names."""
+    lines = [line for line in para.strip().split("\n") if TAG.sub("", line).strip()]
+    if len(lines) != 1:
+        return None
+    title = " ".join(TAG.sub(" ", lines[0]).split())
+    if title.endswith(".") and _TRAILING_TAGS.search(lines[0]):
+        title = title[:-1]
+    return None if not title or title.endswith(".") else title
 
 
 def _lists_own(line: str, own: set[str]) -> bool:
@@ -162,3 +174,93 @@ def tagless(title: str) -> str:
     while len(words) > 1 and (TAG.fullmatch(words[-1]) or words[-1] == "~"):
         words.pop()  # "Overview ~": a column heading's mark
     return " ".join(w[1:-1] if TAG.fullmatch(w) else w for w in words)
+
+
+_NUMBERED_TAGGED = re.compile(
+    rf"\d{{1,2}}(?:\.\d{{1,2}}){{0,4}}\.?[ \t]+\S[^\n]*?(?:[ \t]+{TAG.pattern})+[ \t]*")
+
+
+def heads_apart(paragraphs: list[str]) -> list[str]:
+    """``paragraphs`` with a numbered heading that carries its tag over the section's first
+    lines, no blank line between, as two: the reference manual writes "4.2 Substitute
+    *:substitute*" right over ":[range]s[ubstitute]/…", and 13 such sections of a new user's
+    28 files were read as their previous section's (``:s`` cited as "4.1 Filter
+    commands")."""
+    out: list[str] = []
+    for para in paragraphs:
+        first, _, rest = para.partition("\n")
+        if rest.strip() and _NUMBERED_TAGGED.fullmatch(first):
+            out.extend((first, rest))
+        else:
+            out.append(para)
+    return out
+
+
+Piece = tuple[str, str, str | None]
+"""``(kind, text, anchor)``: kind ``label`` (text: the tags' names), ``text`` or ``code``."""
+
+
+def pieces(para: str, in_example: bool) -> tuple[list[Piece], bool]:
+    """A paragraph of help text as labels, text and examples, and whether an example is
+    still open after it. Tags alone on the paragraph's first lines (right-aligned above an
+    option's or a command's entry: ``*'tabstop'* *'ts'*``) label what follows, anchored at
+    the first (vimhelp.org's ``#'tabstop'``): every option was cited as the 8,000-line
+    "Options summary". An example opens after a line ending in ``>`` and runs, as Vim's help
+    syntax reads it, to a line starting with ``<`` (whose rest is text again: "<\tWhat
+    actually happens…") or with a character at the margin; read as running to the
+    paragraph's end, and on to every indented paragraph after, it made most of options.txt
+    code (:func:`_entry_tags` says which tags label an entry)."""
+    lines = para.split("\n")
+    out: list[Piece] = []
+    tags = [] if in_example else _entry_tags(lines)
+    if tags:
+        out.append(("label", " ".join(tags), tags[0]))
+    text: list[str] = []
+    code: list[str] = []
+    for line in lines:
+        if in_example:
+            ends = line.startswith("<") or (line[:1].strip() != "" and bool(line.strip()))
+            if not ends:
+                code.append(line)
+                continue
+            in_example = False
+            _flush(out, "code", code)
+            line = line[1:] if line.startswith("<") else line
+        if _OPENS_EXAMPLE.search(line.rstrip()):
+            text.append(line.rstrip()[:-1])
+            _flush(out, "text", text)
+            in_example = True
+        else:
+            text.append(line)
+    _flush(out, "text", text)
+    _flush(out, "code", code)
+    return out, in_example
+
+
+def _entry_tags(lines: list[str]) -> list[str]:
+    """The tags of an entry (an option, a command, a function) that ``lines`` open, tag
+    lines taken off ``lines``: tags alone on the first lines, or at the end of the first,
+    over the entry's first line at the margin and its description indented under it
+    (``*'tabstop'* *'ts'*`` over "'tabstop' 'ts'  number (default 8)" over "\tlocal to
+    buffer"; "abs({expr})  *abs()*" over "\t\tReturn the absolute value…"). Not a tag over
+    a paragraph of the user manual, at the margin throughout (``*:syn-manual*``): that was
+    a place in its section, and stays in it."""
+    alone = 0
+    while alone < len(lines) and lines[alone].strip() and not TAG.sub("", lines[alone]).strip():
+        alone += 1
+    body = lines[alone:]
+    if len(body) < 2 or body[0][:1] in " \t" or not body[0].strip() or body[1][:1] not in " \t":
+        return []
+    if alone:
+        tags = [t[1:-1] for line in lines[:alone] for t in TAG.findall(line)]
+        del lines[:alone]
+        return tags
+    trailing = _TRAILING_TAGS.search(body[0])
+    return [t[1:-1] for t in TAG.findall(trailing.group(0))] if trailing else []
+
+
+def _flush(out: list[Piece], kind: str, lines: list[str]) -> None:
+    body = "\n".join(lines)
+    if body.strip():
+        out.append((kind, example(body) if kind == "code" else body, None))
+    lines.clear()
