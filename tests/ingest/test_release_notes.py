@@ -170,6 +170,19 @@ def test_a_debian_doc_folder_gives_its_conventional_files_and_no_scripts(tmp_pat
     assert format_of(Path("README.Debian")) == "text" and format_of(Path("TODO.py")) is None
 
 
+def test_a_projects_changelog_is_read_but_debians_and_gnus_logs_are_not(tmp_path):
+    """A new user's walk of httplib2's, funcsigs' and google-auth's folders left out their
+    CHANGELOG and CHANGELOG.md (release histories, as CHANGES is), so "which version added
+    ..." had nothing to read; Debian's changelog and GNU's ChangeLog are commit logs."""
+    lib = tmp_path / "httplib2"
+    for name in ("CHANGELOG", "CHANGELOG.md", "Changelog.rst", "ChangeLog", "changelog.gz",
+                 "changelog.Debian.gz"):
+        _write(lib / name, "0.20.4\n\n  proxy: support proxy urls with ipv6 address\n")
+    found = sorted(f.name for _, f in discover([lib]))
+    assert found == ["CHANGELOG", "CHANGELOG.md", "Changelog.rst"]
+    assert load_file(lib / "CHANGELOG").title == "httplib2 CHANGELOG"
+
+
 def test_a_licence_named_after_what_it_licenses_is_left_out():
     """mdBook puts OPEN-SANS-LICENSE.txt beside a book's fonts; a new user's question about
     the Rustonomicon was answered from it."""

@@ -7,8 +7,11 @@ this list (upper case, as projects write them), alone or with qualifiers (``READ
 ``README.Debian.amd64``, dpkg's ``README.bug-usertags``, ``RELEASE-NOTES``; after a release
 number: util-linux's ``v2.38-ReleaseNotes.gz``), is plain text; a qualifier that names a
 program or a binary format (``INSTALL.sh``, ``TODO.py``) is not. ``AUTHORS``, ``THANKS``,
-``COPYING`` and ``changelog`` are left out: lists of names, licences and commit logs answer
-few questions and crowd the ones that do (name such a file to read it as text).
+``COPYING``, Debian's ``changelog`` and GNU's ``ChangeLog`` are left out: lists of names,
+licences and commit logs answer few questions and crowd the ones that do (name such a file
+to read it as text). A project's ``CHANGELOG`` (``CHANGELOG.md``, ``changelog.rst``) is its
+release history, read like ``CHANGES``: a new user's walk of httplib2's, funcsigs' and
+google-auth's folders left theirs out, and "which version added …" had nothing to read.
 
 Such a file titled only by its name ("NEWS") says nothing in a citation beside another
 package's "NEWS": :func:`name_title` adds the folder that holds it ("gdb NEWS").
@@ -20,7 +23,8 @@ import re
 from pathlib import Path
 
 _NAME = re.compile(r"(?:v?\d+(?:\.\d+)*[-_])?"  # a release first: util-linux's v2.38-ReleaseNotes
-                   r"(?:README|NEWS|FAQ|INSTALL|CHANGES|HISTORY|TODO|BUGS|HACKING|USAGE|NOTES"
+                   r"(?:README|NEWS|FAQ|INSTALL|CHANGES|CHANGELOG|HISTORY|TODO|BUGS|HACKING"
+                   r"|USAGE|NOTES"
                    r"|CONTRIBUTING|RELEASE[-_]NOTES|ReleaseNotes)(?:[-_][A-Z][A-Z0-9_]*)?"
                    r"((?:\.[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*){0,3})")
 _PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp", "bat",
@@ -85,7 +89,11 @@ def is_left_out(name: str) -> bool:
     "files of a type citewise does not read"), ``SOURCE-CODE-PRO-LICENSE.txt``."""
     bare = name.removesuffix(".gz")
     return (_LEFT_OUT.fullmatch(name) is not None or _NAMED_LICENCE.fullmatch(bare) is not None) \
-        and not is_doc_name(bare)
+        and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
+
+
+_MARKED_CHANGELOG = re.compile(r"changelog\.(?:md|markdown|rst|txt|adoc)", re.IGNORECASE)
+"""A changelog written as a page (``Changelog.md``), not Debian's or GNU's log."""
 
 
 def name_title(path: Path) -> str:
