@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,27 @@ def test_the_same_sentence_about_another_named_thing_is_no_conflict() -> None:
                               page("box_take", 147212, "S3")]) == []
     assert len(find_conflicts(q, [page("box_patterns", 29641, "S1"),
                                   page("box_patterns (old)", 12345, "S2")])) == 1
+
+
+def test_a_sentence_of_a_library_the_question_does_not_name_is_no_conflict() -> None:
+    """A new user's index of several libraries' docs: "what does the monotonic package do
+    on python 3.3 and newer?" was told that monotonic's "compatible with Python 2 and Python
+    3" and funcsigs' "compatible with Python 2.6, 2.7 as well as 3.3" disagree."""
+    from citewise.types import ContextPassage
+
+    def readme(library, text, sid):
+        return ContextPassage(sid, make_hit(text, int(sid[1:]), doc_id=f"{library}/README.md",
+                                            title=library, heading=(library,)), text, 9)
+
+    q = "what does the monotonic package do on python 3.3 and newer?"
+    mono = readme("monotonic", "It is compatible with Python 2 and Python 3.", "S1")
+    sigs = readme("funcsigs", "The backport is compatible with Python 2.6, 2.7 as well as "
+                  "3.3 and up.", "S2")
+    assert find_conflicts(q, [mono, sigs]) == []
+    old = readme("monotonic", "The monotonic backport is compatible with Python 2.6 and "
+                 "3.3 and up.", "S3")  # a page of another document that names it: still
+    assert len(find_conflicts(q, [mono, replace(old, hit=replace(  # compared
+        old.hit, document=replace(old.hit.document, doc_id="notes.md", title="Notes")))])) == 1
 
 
 def test_a_line_of_spaces_in_a_code_block_costs_linear_time() -> None:

@@ -139,6 +139,8 @@ def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
     side names any it names: the Unstable Book's pages each say "The tracking issue for
     this feature is: #…", and a new user's "what does the box_patterns feature let me do?"
     was told that box_patterns', deref_patterns' and box_take's issue numbers disagree."""
+    if _named_apart(question, a, b, sentences):
+        return True
     asked = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
     if not asked:
         return False
@@ -146,6 +148,24 @@ def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
         (p.hit.document.title, *p.hit.chunk.heading_path, said)).lower()}
         for p, said in zip((a, b), sentences, strict=True)]
     return marks[0] != marks[1] or not marks[0]
+
+
+def _named_apart(question: str, a: ContextPassage, b: ContextPassage,
+                 sentences: tuple[str, str]) -> bool:
+    """Whether a word of the question names one side's document (its id, title or
+    section) and the other side says it nowhere: "what does the monotonic package do on
+    python 3.3 and newer?" was told that monotonic's "compatible with Python 2 and Python 3"
+    and funcsigs' "compatible with Python 2.6, 2.7 as well as 3.3" disagree (a new user's
+    index of several libraries' docs)."""
+    wanted = content_stems(question)
+    where = [content_stems(" ".join((p.hit.document.doc_id.replace("/", " "),
+                                     p.hit.document.title, *p.hit.chunk.heading_path)))
+             for p in (a, b)]
+    for k in (0, 1):
+        other = where[1 - k] | content_stems(sentences[1 - k])
+        if (wanted & where[k]) - other:
+            return True
+    return False
 
 
 def _cited(side: Side) -> str:
