@@ -173,10 +173,11 @@ def test_a_debian_doc_folder_gives_its_conventional_files_and_no_scripts(tmp_pat
 def test_a_projects_changelog_is_read_but_debians_and_gnus_logs_are_not(tmp_path):
     """A new user's walk of httplib2's, funcsigs' and google-auth's folders left out their
     CHANGELOG and CHANGELOG.md (release histories, as CHANGES is), so "which version added
-    ..." had nothing to read; Debian's changelog and GNU's ChangeLog are commit logs."""
+    ..." had nothing to read; Debian's changelog and GNU's ChangeLog are commit logs, and a
+    docs folder's requirements.txt lists what its build installs."""
     lib = tmp_path / "httplib2"
     for name in ("CHANGELOG", "CHANGELOG.md", "Changelog.rst", "ChangeLog", "changelog.gz",
-                 "changelog.Debian.gz"):
+                 "changelog.Debian.gz", "requirements.txt", "requirements-docs.txt"):
         _write(lib / name, "0.20.4\n\n  proxy: support proxy urls with ipv6 address\n")
     found = sorted(f.name for _, f in discover([lib]))
     assert found == ["CHANGELOG", "CHANGELOG.md", "Changelog.rst"]

@@ -83,13 +83,28 @@ def is_named_licence(name: str) -> bool:
     return _NAMED_LICENCE.fullmatch(name.removesuffix(".gz")) is not None
 
 
+def is_requirements(name: str) -> bool:
+    """Whether ``name`` is a pip requirements file (:data:`_REQUIREMENTS`), gzipped or not:
+    a folder walk leaves it out though its suffix is read (``.txt``)."""
+    return _REQUIREMENTS.fullmatch(name.removesuffix(".gz")) is not None
+
+
 def is_left_out(name: str) -> bool:
     """Whether a file ``name`` is one a walk leaves out on purpose (module docstring):
     ``changelog.Debian.gz``, ``AUTHORS``, ``copyright`` (a new user read them counted among
-    "files of a type citewise does not read"), ``SOURCE-CODE-PRO-LICENSE.txt``."""
+    "files of a type citewise does not read"), ``SOURCE-CODE-PRO-LICENSE.txt``,
+    ``requirements-docs.txt``."""
     bare = name.removesuffix(".gz")
+    if _REQUIREMENTS.fullmatch(bare):
+        return True
     return (_LEFT_OUT.fullmatch(name) is not None or _NAMED_LICENCE.fullmatch(bare) is not None) \
         and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
+
+
+_REQUIREMENTS = re.compile(r"(?:requirements|constraints)(?:[-_.][\w.-]*)?\.(?:txt|in)",
+                           re.IGNORECASE)
+"""pip's requirements files (``docs/requirements.txt``, ``requirements-docs.txt``): lists of
+packages a docs build installs, indexed as two new users' documents."""
 
 
 _MARKED_CHANGELOG = re.compile(r"changelog\.(?:md|markdown|rst|txt|adoc)", re.IGNORECASE)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError
-from citewise.ingest.doc_names import is_named_licence
+from citewise.ingest.doc_names import is_named_licence, is_requirements
 from citewise.ingest.registry import is_supported
 
 TEMPLATE_DIRS = frozenset({"_templates", "_themes"})
@@ -123,7 +123,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             if is_dir:
                 seen.add(path.resolve())
                 stack.append(path)
-            elif is_file and is_supported(path) and not is_named_licence(entry.name):
+            elif is_file and is_supported(path) and not is_named_licence(entry.name) \
+                    and not is_requirements(entry.name):
                 yield path  # a font's OPEN-SANS-LICENSE.txt is no document (stop 51 said
                 # so, but only the skipped-files message left it out: it was still read)
             elif is_file and skipped is not None:
