@@ -356,3 +356,13 @@ def test_code_under_a_described_name_stays_code_after_its_lead_in():
         ("text", "with_metaclass(metaclass, *bases)\nCreate a new class. Use it like this:"),
         ("code", "class MyClass(with_metaclass(Meta, Base)):\n    pass"),
         ("text", "Another way is add_metaclass.")]
+
+
+def test_a_changelog_opening_on_its_newest_release_is_titled_by_its_name():
+    """cachetools' CHANGELOG.rst opens on "v5.5.0 (2024-08-18)": every citation of an older
+    release read "v5.5.0 (2024-08-18) › v4.1.0 (2020-04-08)" (a new user)."""
+    log = ("v5.5.0 (2024-08-18)\n===================\n\n- Docs.\n\n"
+           "v5.0.0 (2021-12-21)\n===================\n\n- Require Python 3.7.\n")
+    assert _load(log, "CHANGELOG.rst").title == "CHANGELOG"
+    guide = "Install\n=======\n\nRun it.\n\nVersion 2.0 notes\n=================\n\nNew.\n"
+    assert _load(guide, "guide.rst").title == "Install"  # one release heading titles nothing

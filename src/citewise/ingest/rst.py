@@ -36,7 +36,7 @@ from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
-from citewise.ingest.text import TextLoader
+from citewise.ingest.text import TextLoader, names_release
 from citewise.types import BlockKind, ParsedDocument
 
 MAX_CHARS = 1_000_000
@@ -105,7 +105,7 @@ class RstLoader:
         if included and not builder.has_blocks():
             raise OnlyIncludesError(f"only includes {', '.join(included[:3])}"
                                     + (" …" if len(included) > 3 else ""), tuple(included))
-        heading = None if _text_first(tree) else builder.first_heading()
+        heading = None if _text_first(tree) or _releases(tree) else builder.first_heading()
         title = pick_title(_field_title(tree), heading, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the file has no text of its own (only directives "
@@ -320,6 +320,15 @@ def _text_first(tree: nodes.document) -> bool:
         if isinstance(child, _BODY):
             return True
     return False
+
+
+def _releases(tree: nodes.document) -> bool:
+    """Whether the page's first two sections name releases: a changelog's, which neither
+    titles (cachetools' CHANGELOG.rst was titled "v5.5.0 (2024-08-18)", and its citations
+    read "v5.5.0 (2024-08-18) › v4.1.0 (2020-04-08)")."""
+    titles = [c[0].astext() for c in tree.children if isinstance(c, nodes.section)
+              and c.children and isinstance(c[0], nodes.title)][:2]
+    return len(titles) == 2 and all(names_release(t) for t in titles)
 
 
 def _field_title(tree: nodes.document) -> str | None:

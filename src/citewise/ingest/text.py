@@ -201,6 +201,11 @@ def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
 
 
 _RELEASED = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}")  # "v66.1.1" too
+
+
+def names_release(title: str) -> bool:
+    """Whether a heading names a release ("v5.5.0 (2024-08-18)", "Version 3.1.4")."""
+    return _RELEASED.search(title) is not None
 SECTION_NAMES = frozenset({
     "introduction", "overview", "general information", "about", "description",
     "project description", "background", "summary", "preface", "contents",
