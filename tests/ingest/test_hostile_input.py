@@ -451,3 +451,15 @@ def test_a_pdf_of_code_in_a_microscopic_font_loads_in_bounded_memory(tmp_path):
     path = tmp_path / "tiny.pdf"
     path.write_bytes(_tiny_courier_pdf("0.000001"))
     assert ingest_bounded(path)["status"] == "new"
+
+
+def test_a_vim_help_line_of_tags_loads_in_linear_time(tmp_path):
+    """The review of stop 57: a line of 20,000 tags ending in a word took seconds per pattern
+    searched from each start (heads_apart, the entry and title rules, every prose line); a
+    100 KB help file, over a minute, before and after that stop's change."""
+    tags = " *t*" * 30_000
+    text = (f"*x.txt*\tFor Vim version 9.0\n\n1.1 Start{tags} x\nmore text\n\n"
+            f"Words{tags} end\n\tindented\n\n vim:tw=78:ts=8:ft=help:norl:\n")
+    path = tmp_path / "x.txt"
+    path.write_text(text)
+    assert ingest_bounded(path)["status"] == "new"

@@ -977,3 +977,29 @@ def test_a_vim_reference_file_reads_as_entries_anchored_at_their_tags(tmp_path, 
     value = next(b for b in parsed.blocks if "absolute value" in b.text)
     assert value.kind == "text" and value.anchor == "abs()" and "*" not in value.text
     assert ("text", "Most of this file is about Insert mode.", None) in blocks
+
+
+def test_a_vim_entry_ends_where_the_sections_text_goes_on_and_lists_stay_lists(tmp_path):
+    """The review of this stop: "["x]dd  Delete [count] lines" (its tag alone above it) and
+    the section's own text after an entry were cited as the entry before them (``d``), and
+    change.txt's numbered list of registers ("1. Unnamed register ...  *quote_quote*" right
+    over its text) became top-level sections."""
+    text = ("*change.txt*\tFor Vim version 9.0\n\n\n\t\t  VIM REFERENCE MANUAL\n\n\n"
+            + "=" * 78 + "\n1. Deleting text\t\t\t\t*deleting*\n\n"
+            "\t\t\t\t\t\t*d*\n[\"x]d{motion}\t\tDelete text that {motion} moves over.\n"
+            "\t\t\tSee the register list.\n\n"
+            "An exception for the d{motion} command: a whole line goes.\n\n"
+            "\t\t\t\t\t\t*dd*\n[\"x]dd\t\t\tDelete [count] lines [into register x].\n\n"
+            + "=" * 78 + "\n2. Registers\t\t\t\t*registers*\n\n"
+            "1. Unnamed register \"\"\t\t\t\t*quote_quote*\nVim fills this register with "
+            "text deleted with the \"d\" command.\n\n vim:tw=78:ts=8:noet:ft=help:norl:\n")
+    parsed = load_file(_write(tmp_path, "change.txt", text))
+    def where(start: str) -> tuple:
+        block = next(b for b in parsed.blocks if b.text.startswith(start))
+        return block.heading_path, block.anchor
+
+    assert where("An exception") == (("1. Deleting text",), "deleting")
+    assert where('["x]dd') == (("1. Deleting text", "dd"), "dd")
+    assert where("1. Unnamed register")[0] == ("2. Registers",)
+    assert [b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1] == [
+        "1. Deleting text", "2. Registers"]

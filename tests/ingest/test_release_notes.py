@@ -177,10 +177,11 @@ def test_a_projects_changelog_is_read_but_debians_and_gnus_logs_are_not(tmp_path
     docs folder's requirements.txt lists what its build installs."""
     lib = tmp_path / "httplib2"
     for name in ("CHANGELOG", "CHANGELOG.md", "Changelog.rst", "ChangeLog", "changelog.gz",
-                 "changelog.Debian.gz", "requirements.txt", "requirements-docs.txt"):
+                 "changelog.Debian.gz", "requirements.txt", "requirements-docs.txt",
+                 "REQUIREMENTS.txt"):  # prose, as a project in capitals may write it
         _write(lib / name, "0.20.4\n\n  proxy: support proxy urls with ipv6 address\n")
     found = sorted(f.name for _, f in discover([lib]))
-    assert found == ["CHANGELOG", "CHANGELOG.md", "Changelog.rst"]
+    assert found == ["CHANGELOG", "CHANGELOG.md", "Changelog.rst", "REQUIREMENTS.txt"]
     assert load_file(lib / "CHANGELOG").title == "httplib2 CHANGELOG"
 
 
@@ -360,6 +361,9 @@ def test_an_underlined_release_over_its_entries_with_no_blank_line_is_a_heading(
     assert removed.heading_path[-1] == "Version 3.0.0 - October, 2021"
     assert [t for _, t in _headings(parsed)] == ["Change Log", "Version 3.1.4 - August, 2024",
                                                   "Version 3.0.0 - October, 2021"]
+    flags = load_file(_write(tmp_path / "chromium" / "README.Debian",  # the review of this
+                             "Command-line Flags\n==================\nRun it with --foo.\n"))
+    assert flags.title == "chromium README.Debian"  # stop: its first section was its title
 
 
 def test_a_release_heading_of_the_opening_s_shape_is_its_sibling_not_under_it(tmp_path):

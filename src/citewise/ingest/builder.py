@@ -90,10 +90,22 @@ class DocumentBuilder:
         self._labels = 1
         self.add("heading", text, anchor=self._anchor, level=level)
 
+    def end_label(self) -> None:
+        """Close the open label: what follows is its section's again (a Vim help paragraph at
+        the margin after an option's entry; the review of this stop found "["x]dd Delete
+        [count] lines" cited as the entry of ``d`` before it)."""
+        if self._labels:
+            del self._headings[len(self._headings) - self._labels:]
+            self._labels = 0
+            self._refresh()
+
     def _push(self, level: int, text: str, anchor: str | None) -> None:
         while self._headings and self._headings[-1][0] >= level:
             self._headings.pop()
         self._headings.append((level, text, anchor))
+        self._refresh()
+
+    def _refresh(self) -> None:
         self._path = tuple(text for _, text, _ in self._headings)
         self._anchor = next((a for _, _, a in reversed(self._headings) if a), None)
 

@@ -68,15 +68,20 @@ class TextLoader:
         prose_indent = 0  # of the last prose paragraph: deeper layout is code (text_layout)
         vim = vim_help.is_vim_help(text)
         text = vim_help.prepared(text) if vim else text
-        paragraphs = heads_apart(underlines_apart(_PARAGRAPHS.split(text)))
-        paragraphs = vim_help.heads_apart(paragraphs) if vim else paragraphs
+        paragraphs = _PARAGRAPHS.split(text)  # Vim's help underlines no heading over its text
+        split = vim_help.heads_apart(paragraphs) if vim else underlines_apart(paragraphs)
+        opens_split = len(split) > len(paragraphs) and split[0] != paragraphs[0]
+        paragraphs = split
+        paragraphs = heads_apart(paragraphs)
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
         vim_title, front = vim_help.front_matter(paragraphs) if vim else (None, set())
         furniture |= front
         found = _headings(paragraphs, furniture, numbered)
-        title = vim_title or _title(found)
+        title = vim_title or (None if opens_split else _title(found))  # a section over its
+        # text is no title (the review of this stop: chromium's README.Debian was titled by
+        # its first section, "Command-line Flags")
         for index, para in enumerate(paragraphs):
             if not para.strip() or index in furniture:
                 continue
@@ -129,6 +134,8 @@ def _vim_blocks(builder: DocumentBuilder, para: str, example: bool,
                 prose_indent: int) -> tuple[bool, int]:
     """Add a Vim help paragraph's labels, text and examples (:func:`vim_help.pieces`);
     ``(whether an example is still open, the prose indentation)`` after it."""
+    if not example and vim_help.opens_at_margin(para):
+        builder.end_label()  # the section's text again, after an entry
     parts, example = vim_help.pieces(para, example)
     for kind, text, anchor in parts:
         here = builder.section_anchor

@@ -31,7 +31,6 @@ _MANUAL = re.compile(r"^\s*VIM (?:USER|REFERENCE) MANUAL\b")
 _NAVIGATION = re.compile(r"^\s*(?:(?:Next|Previous) chapter|Table of contents|Copyright):",
                          re.IGNORECASE)
 TAG = re.compile(r"\*[^*\s|]+\*")
-_TRAILING_TAGS = re.compile(rf"(?:\s+{TAG.pattern})+\s*$")
 _LINK = re.compile(r"(?<!\\)\|([^|\s]+?)(?<!\\)\|")
 """A link, ``|:global|``; not a pattern's escaped bars (usr_27's ``"/a\\|b\\|c"``), as Vim's
 own help syntax reads them."""
@@ -110,7 +109,7 @@ def _title_line(para: str) -> str | None:
     if len(lines) != 1:
         return None
     title = " ".join(TAG.sub(" ", lines[0]).split())
-    if title.endswith(".") and _TRAILING_TAGS.search(lines[0]):
+    if title.endswith(".") and split_tags(lines[0])[1]:
         title = title[:-1]
     return None if not title or title.endswith(".") else title
 
@@ -142,7 +141,7 @@ def prose(text: str) -> str:
         bare = TAG.sub("", line)
         if not bare.strip() and line.strip() or _RULE.fullmatch(line.strip()):
             continue  # "*:syn-manual*" right-aligned above its paragraph; a rule
-        line = _TRAILING_TAGS.sub("", line)
+        line = split_tags(line)[0]
         line = _LINK.sub(r"\1", line)
         out.append(line[:-2].rstrip() if line.endswith(" ~") else line)
     return "\n".join(out)
@@ -176,8 +175,9 @@ def tagless(title: str) -> str:
     return " ".join(w[1:-1] if TAG.fullmatch(w) else w for w in words)
 
 
-_NUMBERED_TAGGED = re.compile(
-    rf"\d{{1,2}}(?:\.\d{{1,2}}){{0,4}}\.?[ \t]+\S[^\n]*?(?:[ \t]+{TAG.pattern})+[ \t]*")
+_DOTTED_HEADING = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,4}\.?[ \t]+\S[^\n]*")
+"""A numbered heading of a section's subsection ("4.2 Substitute"); not "1. Unnamed
+register" of a list (the review of this stop: change.txt's registers became sections)."""
 
 
 def heads_apart(paragraphs: list[str]) -> list[str]:
@@ -189,7 +189,8 @@ def heads_apart(paragraphs: list[str]) -> list[str]:
     out: list[str] = []
     for para in paragraphs:
         first, _, rest = para.partition("\n")
-        if rest.strip() and _NUMBERED_TAGGED.fullmatch(first):
+        title, tags = split_tags(first)
+        if rest.strip() and tags and _DOTTED_HEADING.fullmatch(title):
             out.extend((first, rest))
         else:
             out.append(para)
@@ -239,24 +240,58 @@ def pieces(para: str, in_example: bool) -> tuple[list[Piece], bool]:
 
 def _entry_tags(lines: list[str]) -> list[str]:
     """The tags of an entry (an option, a command, a function) that ``lines`` open, tag
-    lines taken off ``lines``: tags alone on the first lines, or at the end of the first,
-    over the entry's first line at the margin and its description indented under it
-    (``*'tabstop'* *'ts'*`` over "'tabstop' 'ts'  number (default 8)" over "\tlocal to
-    buffer"; "abs({expr})  *abs()*" over "\t\tReturn the absolute value…"). Not a tag over
-    a paragraph of the user manual, at the margin throughout (``*:syn-manual*``): that was
-    a place in its section, and stays in it."""
+    lines taken off ``lines``: tags alone on the first lines, or at the end of its first
+    lines at the margin, over the entry's description indented under them (``*'tabstop'*
+    *'ts'*`` over "'tabstop' 'ts'  number (default 8)" over "\tlocal to buffer";
+    "abs({expr})  *abs()*" over "\t\tReturn the absolute value…"), or over one line that
+    gives a command and what it does a column apart (``*dd*`` over "["x]dd\t\tDelete [count]
+    lines"). Not a tag over a paragraph of the user manual, at the margin throughout
+    (``*:syn-manual*``): that was a place in its section, and stays in it."""
     alone = 0
     while alone < len(lines) and lines[alone].strip() and not TAG.sub("", lines[alone]).strip():
         alone += 1
     body = lines[alone:]
-    if len(body) < 2 or body[0][:1] in " \t" or not body[0].strip() or body[1][:1] not in " \t":
+    head = 0
+    while head < min(len(body), MAX_ENTRY_LINES) and body[head].strip() \
+            and body[head][:1] not in " \t":
+        head += 1
+    described = 0 < head < len(body) and body[head][:1] in " \t" and body[head].strip()
+    one_line = len(body) == 1 and _COLUMN_GAP.search(body[0].strip()) is not None
+    if not (described or one_line):
         return []
-    if alone:
-        tags = [t[1:-1] for line in lines[:alone] for t in TAG.findall(line)]
-        del lines[:alone]
-        return tags
-    trailing = _TRAILING_TAGS.search(body[0])
-    return [t[1:-1] for t in TAG.findall(trailing.group(0))] if trailing else []
+    tags = [t[1:-1] for line in lines[:alone] for t in TAG.findall(line)]
+    tags += [t for line in body[:head] for t in split_tags(line)[1]]
+    del lines[:alone if tags else 0]
+    return tags
+
+
+MAX_ENTRY_LINES = 4
+_COLUMN_GAP = re.compile(r"[^\s.!?](?:\t+| {3,})\S")
+
+
+def opens_at_margin(para: str) -> bool:
+    """Whether a help paragraph's first line of text (tags alone are none) is at the
+    margin: text about the section, after the entries above it (not an example's closing
+    ``<``)."""
+    for line in para.split("\n"):
+        if line.strip() and TAG.sub("", line).strip():
+            return line[:1] not in " \t<"
+    return False
+
+
+def split_tags(line: str) -> tuple[str, list[str]]:
+    """``line`` less the tags at its end, and those tags' names, in one pass from the end:
+    a pattern searched from every start was quadratic (the review of this stop: a 40 KB line
+    of tags took 6 s)."""
+    words = _BLANKS.split(line.rstrip())
+    tags: list[str] = []
+    while len(words) >= 3 and TAG.fullmatch(words[-1]):
+        tags.append(words.pop()[1:-1])
+        words.pop()
+    return "".join(words), tags[::-1]
+
+
+_BLANKS = re.compile(r"([ \t]+)")
 
 
 def _flush(out: list[Piece], kind: str, lines: list[str]) -> None:
