@@ -343,6 +343,8 @@ def test_text_written_under_an_autodoc_directive_is_kept_with_its_signature():
     fenced = _load("# Caches\n\n```{autofunction} cached(cache)\n:noindex:\nA memoizing "
                    "decorator.\n```\n\n```{autofunction} keys.hashkey\n```\n", "page.md")
     assert [b.text for b in fenced.blocks][1:] == ["cached(cache)", "A memoizing decorator."]
+    nested = "Resp\n====\n\n.. autoclass:: urllib3.HTTPResponse\n\n   .. automethod:: read\n"
+    assert [b.text for b in _load(nested).blocks] == ["Resp"]  # a name alone is no passage
 
 
 def test_code_under_a_described_name_stays_code_after_its_lead_in():

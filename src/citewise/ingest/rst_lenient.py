@@ -112,6 +112,8 @@ class _StandIn(Directive):
         if label and describes(self.name):  # the option with what it does, in one block
             definition = nodes.definition()
             self.state.nested_parse(self.content, self.content_offset, definition)
+            if self.kind == "generated" and not definition.children:
+                return []  # autodoc over autodoc only: a name alone (urllib3's HTTPResponse)
             item = nodes.definition_list_item("", nodes.term(label, label), definition)
             return [nodes.definition_list("", item)]
         out: list[nodes.Node] = []
