@@ -198,6 +198,19 @@ def test_a_sentence_of_a_library_the_question_does_not_name_is_no_conflict() -> 
     assert len(find_conflicts(q, [mono, replace(old, hit=replace(  # compared
         old.hit, document=replace(old.hit.document, doc_id="notes.md", title="Notes")))])) == 1
 
+    def version(sid, doc_id, title, section, weeks):  # the review of this stop: two versions
+        text = f"Parental leave is {weeks} weeks."  # of one policy, one named by a word of
+        return ContextPassage(sid, make_hit(text, int(sid[1:]), doc_id=doc_id, title=title,
+                                            heading=(title, section)), text, 9)  # the question
+    for q, a, b in (
+            ("How many weeks of parental leave do staff get?",
+             ("leave-2024.md", "Parental leave (2024)", "Leave"),
+             ("staff-handbook-2026.md", "Staff handbook (2026)", "Parental leave")),
+            ("How many weeks of paid parental leave do we get?",
+             ("handbook/2023.md", "Handbook 2023", "Time off"),
+             ("handbook/2024.md", "Handbook 2024", "Paid time off"))):
+        assert len(find_conflicts(q, [version("S1", *a, 16), version("S2", *b, 20)])) == 1, q
+
 
 def test_a_line_of_spaces_in_a_code_block_costs_linear_time() -> None:
     """A security review planted a code line of 2,000 spaces and an "x": the settings

@@ -152,18 +152,20 @@ def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
 
 def _named_apart(question: str, a: ContextPassage, b: ContextPassage,
                  sentences: tuple[str, str]) -> bool:
-    """Whether a word of the question names one side's document (its id, title or
-    section) and the other side says it nowhere: "what does the monotonic package do on
+    """Whether the question names one side's document (a word of it in the document's
+    path or title; a section's "Paid time off" is no document's name) and no word of the
+    question names the other's, nor does the
+    other's sentence say the first one's name: "what does the monotonic package do on
     python 3.3 and newer?" was told that monotonic's "compatible with Python 2 and Python 3"
     and funcsigs' "compatible with Python 2.6, 2.7 as well as 3.3" disagree (a new user's
-    index of several libraries' docs)."""
+    index of several libraries' docs). Two versions of a policy the question names each
+    ("parental leave" for "Parental leave (2024)", "staff" for "Staff handbook") still
+    disagree (the review of this stop: one named, the other not, hid a real conflict)."""
     wanted = content_stems(question)
-    where = [content_stems(" ".join((p.hit.document.doc_id.replace("/", " "),
-                                     p.hit.document.title, *p.hit.chunk.heading_path)))
-             for p in (a, b)]
+    named = [wanted & content_stems(f"{p.hit.document.doc_id.replace('/', ' ')} "
+                                    f"{p.hit.document.title}") for p in (a, b)]
     for k in (0, 1):
-        other = where[1 - k] | content_stems(sentences[1 - k])
-        if (wanted & where[k]) - other:
+        if named[k] and not named[1 - k] and not named[k] & content_stems(sentences[1 - k]):
             return True
     return False
 
