@@ -244,16 +244,18 @@ def in_reading_order(passages: Sequence[ContextPassage], terms: set[str],
 
 
 def asks_about(question: str, asked: set[str]) -> bool:
-    """Whether ``question`` asks about its terms themselves: at most :data:`ABOUT_WORDS`
-    content words besides them ("what does E0133 mean?"). Then a section whose heading
-    titles a term is its entry (:func:`names_asked_term`); not when the term is only what
-    the question is about doing something with: "how do I make httplib2 cache responses on
-    disk?" quoted the title page of "The httplib2 Library" ("Joe Gregorio. Email: …",
-    a new user), its first sentences scored above every other."""
-    return len(content_stems(question) - content_stems(" ".join(asked))) <= ABOUT_WORDS
+    """Whether ``question`` asks about its terms themselves ("what does error E0133 mean?",
+    "explain rustc error E0133"), not how to do something with them: then a section whose
+    heading titles a term is its entry (:func:`names_asked_term`). "how do I make httplib2
+    cache responses on disk?" quoted the title page of "The httplib2 Library" ("Joe
+    Gregorio. Email: …", a new user), its first sentences scored above every other. (The
+    review of this stop: counting the question's other words instead sent "what does error
+    E0133 mean in Rust?" to another error's page.)"""
+    return bool(asked) and _HOW_TO.search(question) is None
 
 
-ABOUT_WORDS = 1
+_HOW_TO = re.compile(r"^\W*(?:(?:so|and|but|ok|okay)\W+)?how\b|\bhow (?:do|can|should|would|"
+                     r"could|to|does one)\b", re.IGNORECASE)
 
 
 def names_asked_term(headings: Sequence[str], asked: set[str], titled: bool = True) -> bool:
