@@ -1,11 +1,13 @@
 """What an ingest checks and tidies around its write: sidecar lines whose ACL would be lost
-stop it before anything is read (:func:`check_sidecar`), and documents an earlier ingest made
-of a split Info manual's parts go once the manual holds their text (:func:`delete_read_parts`).
+stop it before anything is read (:func:`check_sidecar`), documents an earlier ingest made
+of a split Info manual's parts go once the manual holds their text (:func:`delete_read_parts`),
+and documents whose files left the folders it walked are named, or deleted (:func:`gone`).
 """
 
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -130,3 +132,27 @@ def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> l
                     "are not read from it (another tenant's, an upload); left as they "
                     f"are. Fix, if they are stale: citewise delete {' '.join(others)}"]
                    if others else [])
+
+
+def gone(store: Store, paths: Sequence[str | Path], prune: bool) -> tuple[list[str], list[str]]:
+    """``(doc ids, warning lines)``: the documents read from a file under a folder this
+    ingest walked that is no longer there, deleted under ``prune`` (and indexed again if the
+    file comes back). An operator's trial: a page moved out of the folder, or renamed, was
+    still answered from after the re-ingest ("0 new … 255 unchanged"), its link a missing
+    file, and nothing said so."""
+    roots = [str(Path(p).resolve()) + os.sep for p in paths if Path(p).is_dir()]
+    if not roots:
+        return [], []
+    ids = [doc.doc_id for doc in store.list_documents()
+           if (home := file_of(doc)) and any(home.startswith(r) for r in roots)
+           and not Path(home).exists()]
+    if not ids:
+        return [], []
+    shown = ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
+    if prune:
+        store.delete(ids)
+        return ids, [f"deleted {len(ids)} document(s) whose files are no longer in the "
+                     f"folder ({shown}): --prune"]
+    return ids, [f"{len(ids)} document(s) read from files no longer in the folder are still "
+                 f"indexed and answered from ({shown}). Fix: ingest the folder again with "
+                 f"--prune to delete them, or citewise delete {' '.join(ids[:3])}"]

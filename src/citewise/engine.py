@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from citewise.batch_checks import check_sidecar, delete_read_parts, not_read
+from citewise.batch_checks import check_sidecar, delete_read_parts, gone, not_read
 from citewise.cache_scope import cache_scope, scope_of
 from citewise.chunk.tokens import bounded
 from citewise.config import ChunkSettings, Settings
@@ -153,7 +153,7 @@ class Engine(EngineVerbs):
                      follow_symlinks: bool = False, strict: bool = False, id_prefix: str = "",
                      on_total: Callable[[int], None] | None = None,
                      on_embedded: Callable[[int], None] | None = None,
-                     exclude: Sequence[str] = ()) -> IngestReport:
+                     exclude: Sequence[str] = (), prune: bool = False) -> IngestReport:
         """Index files and folders. ``defaults`` and ``sidecar`` are the operator's metadata;
         a file's own tenant is ignored and its groups only narrow the operator's unless
         ``trust_file_acl`` (:mod:`citewise.ingest.precedence`). Sidecar lines that match no
@@ -172,7 +172,8 @@ class Engine(EngineVerbs):
         ``on_embedded`` how many texts were embedded (see :meth:`ingest`);
         files of a folder with an unsupported suffix are listed in ``report.skipped``;
         ``exclude``: glob patterns of a folder's paths not to walk
-        (:func:`citewise.ingest.walk.excluded`)."""
+        (:func:`citewise.ingest.walk.excluded`); documents whose files left a walked folder
+        are in ``report.gone``, deleted under ``prune`` (:func:`citewise.batch_checks.gone`)."""
         notes: list[str] = []
         skipped: list[Path] = []
         match = SidecarMatch(sidecar or {})
@@ -199,9 +200,10 @@ class Engine(EngineVerbs):
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex + [o.doc_id for o in report.includes_only]
         # (the ids' paths, prefixes included; include-only files indexed before with text)
+        report.gone, moved = gone(self.store, paths, prune)
         report.warnings[:0] = (notes + self._stale(left_out)
                                + delete_read_parts(self.store, batch, report)
-                               + report.sidecar_problems)
+                               + report.sidecar_problems + moved)
         skipped_ids = set(left_out)
         mixed = mixed_languages({p: lang for p, lang in batch.languages.items()
                                  if p not in skipped_ids})

@@ -77,6 +77,8 @@ class IngestReport:
     # own text gave its citations: OWN_LINK)
     relinked: list[tuple[str, str, str]] = field(default_factory=list)  # (doc_id, its web
     # link before, its link now): a re-ingest under another --base-url (relinked())
+    gone: list[str] = field(default_factory=list)  # documents whose files left a folder the
+    # ingest walked (deleted under --prune; batch_checks.gone)
     seconds: float = 0.0
     model_seconds: float = 0.0
 

@@ -118,6 +118,7 @@ class IngestResult:
     # delete`: left out unless --undelete
     own_links: tuple[tuple[str, str], ...] = ()  # (file, the link its own text gave it)
     relinked: tuple[tuple[str, str, str], ...] = ()  # (doc_id, web link before, link now)
+    gone: tuple[str, ...] = ()  # documents whose files left a walked folder (--prune deletes)
 
     @classmethod
     def of(cls, report: Any) -> IngestResult:
@@ -127,7 +128,7 @@ class IngestResult:
                    tuple(report.copies), tuple(report.noindex), tuple(report.duplicates),
                    tuple((o.label, o.error or "") for o in report.includes_only),
                    tuple(o.label for o in report.deleted), tuple(report.own_links),
-                   tuple(report.relinked))
+                   tuple(report.relinked), tuple(report.gone))
 
     def to_dict(self) -> dict[str, Any]:
         return {**dict(self.summary),
@@ -141,7 +142,8 @@ class IngestResult:
                 "includes_only": [{"path": p, "note": n} for p, n in self.includes_only],
                 "deleted": list(self.deleted),
                 "own_links": [{"path": p, "link": u} for p, u in self.own_links],
-                "relinked": [{"doc_id": d, "from": a, "to": b} for d, a, b in self.relinked]}
+                "relinked": [{"doc_id": d, "from": a, "to": b} for d, a, b in self.relinked],
+                "gone": list(self.gone)}
 
 
 @dataclass(frozen=True)

@@ -783,6 +783,29 @@ def test_a_deleted_page_stays_deleted_when_its_folder_is_ingested_again(
     assert "left out 1 file(s) whose documents were deleted" in out, out
 
 
+def test_a_page_gone_from_its_folder_is_named_and_pruned(tmp_path: Path, db: str) -> None:
+    """An operator's trial: a page moved out of the folder (or renamed) was still answered
+    from after the re-ingest ("0 new … 255 unchanged"), its link a missing file, and
+    nothing said so. It is named with the fix; --prune deletes it, and a file that comes
+    back is indexed again."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n"})
+    ingest(db, str(root), "--groups", "staff")
+    (root / "salary.md").rename(tmp_path / "salary.md")
+    out = ingest(db, str(root), "--groups", "staff")
+    assert "1 document(s) read from files no longer in the folder are still indexed" in out
+    assert "--prune" in out and "citewise delete salary.md" in out
+    code, out = cli("ingest", str(root), "--groups", "staff", "--json", "--no-progress",
+                    "--db", db)
+    assert code == 0 and json.loads(out)["gone"] == ["salary.md"]
+    out = ingest(db, str(root), "--groups", "staff", "--prune")
+    assert "deleted 1 document(s) whose files are no longer in the folder" in out
+    assert set(acl_of(db)) == {"travel.md"}
+    code, out = cli("search", "zqsecretsalary", "--groups", "staff", "--db", db)
+    assert "zqsecretsalary" not in out
+    (tmp_path / "salary.md").rename(root / "salary.md")
+    assert "1 new" in ingest(db, str(root), "--groups", "staff")  # no hand delete to undo
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_delete_made_after_an_ingest_began_is_not_undone_by_it(
         tmp_path: Path, db: str, workers: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,6 +65,10 @@ from citewise.types import Principal
               help="Let this ingest give documents indexed before readers they do not have "
                    "now (by default such a document is not ingested, with the fix: a re-run "
                    "without the --meta sidecar that restricted pages would open them).")
+@click.option("--prune", is_flag=True,
+              help="Delete the documents read from files that are no longer in the folders "
+                   "named (moved, renamed or removed); by default they are named in a "
+                   "warning and stay indexed.")
 @click.option("--undelete", is_flag=True,
               help="Index again files whose documents were deleted with `citewise delete` "
                    "(by default they are left out, with a note).")
@@ -79,8 +83,8 @@ from citewise.types import Principal
 @settings_options
 @friendly_errors
 def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude, as_json,
-           progress, quiet, strict, trust_file_acl, wider_readers, undelete, follow_symlinks,
-           workers,
+           progress, quiet, strict, trust_file_acl, wider_readers, prune, undelete,
+           follow_symlinks, workers,
            ray_address, db,
            config_path, model, threads):
     """Index files and folders (Markdown, reStructuredText, HTML, text, PDF, Word .docx,
@@ -102,7 +106,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                                      trust_file_acl=trust_file_acl,
                                      wider_readers=wider_readers, undelete=undelete,
                                      follow_symlinks=follow_symlinks, strict=strict,
-                                     id_prefix=id_prefix, exclude=exclude,
+                                     id_prefix=id_prefix, exclude=exclude, prune=prune,
                                      on_total=lambda n: set_total(bar, n),
                                      on_embedded=counter(bar, "chunks embedded"))
     summary = report.summary()
