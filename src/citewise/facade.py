@@ -191,12 +191,19 @@ class EngineVerbs:
         return [(v.number, v.state) for v in removed]
 
     def rollback(self: Engine, version: int | None = None) -> RollbackResult:
+        """Make a retired version live again; the result names the documents of the version
+        that was live which the new one lacks (an operator's trial: an upload made since
+        vanished with only "version 3 is live" said), uploads apart: no file brings them
+        back."""
         from citewise.index.versions import open_catalog
         from citewise.index.versions import rollback as roll_back
+        from citewise.ingest.ownership import UPLOADED
 
+        was = {d.doc_id: bool(d.metadata.get(UPLOADED)) for d in self.store.list_documents()}
         before, now = roll_back(open_catalog(self.db), version)
         self.close()  # the next call opens the version now live
-        return RollbackResult(before, now)
+        lost = sorted(set(was) - {d.doc_id for d in self.store.list_documents()})
+        return RollbackResult(before, now, tuple(lost), tuple(d for d in lost if was[d]))
 
     def reindex(self: Engine, *, embedder: str | None = None, chunk_tokens: int | None = None,
                 mode: str | None = None, questions: str | None = None,

@@ -181,9 +181,12 @@ class VersionInfo:
 class RollbackResult:
     before: int
     now: int
+    lost: tuple[str, ...] = ()  # documents of ``before`` that ``now`` does not hold
+    uploads: tuple[str, ...] = ()  # those of them that were uploaded: no file brings them back
 
     def to_dict(self) -> dict[str, Any]:
-        return {"before": self.before, "now": self.now}
+        return {"before": self.before, "now": self.now, "lost": list(self.lost),
+                "uploads": list(self.uploads)}
 
 
 @dataclass(frozen=True)

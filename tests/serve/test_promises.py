@@ -83,6 +83,20 @@ def test_rollback_through_the_api_does_not_resurrect_a_delete(served: Served) ->
     assert found(served, "hana", SECRET_DOC) == []
 
 
+def test_a_rollback_names_the_documents_the_version_it_brings_back_lacks(
+        served: Served) -> None:
+    """An operator's trial: an upload made after a reindex vanished with the rollback, and
+    the reply said only which version is live."""
+    otto = served.client("otto")
+    assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
+                                                   "force": True}).status_code == 200
+    up = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
+        "file": ("late.md", b"# Late\n\nUploaded after the reindex.\n", "text/markdown")})
+    assert up.status_code == 201, up.text
+    back = otto.post("/v1/versions/rollback", json={}).json()
+    assert back["lost"] == ["late.md"] and back["uploads"] == ["late.md"], back
+
+
 def test_an_acl_change_during_a_server_reindex_is_at_once_and_survives_it(
         served: Served, monkeypatch) -> None:
     """A reindex through the API held the server's one-writer lock while it re-embedded the

@@ -158,3 +158,9 @@ def rollback(version, db):
     with engine_from(db) as engine:
         result = engine.rollback(version)
     echo(f"version {result.now} is live (version {result.before} is retired).")
+    if result.lost:
+        shown = ", ".join(result.lost[:3]) + (" …" if len(result.lost) > 3 else "")
+        echo(f"warning: {len(result.lost)} document(s) of version {result.before} are not in "
+             f"version {result.now} ({shown}), {len(result.uploads)} of them uploads; to "
+             f"have them again, run `citewise rollback {result.before}`, or ingest their "
+             "files again (and upload the uploads)", err=True, one_line=True)
