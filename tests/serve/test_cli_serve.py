@@ -227,6 +227,23 @@ def test_a_record_past_retention_is_never_read_back(tmp_path: Path) -> None:
     assert run("log", "purge", "--db", db).stdout.startswith("purged 1 record")
 
 
+def test_the_servers_retention_holds_for_commands_run_without_its_config(
+        tmp_path: Path) -> None:
+    """An operator's trial: the server kept records 432 s (its --config), and `log export`
+    run as the README shows (no --config) read 849 records past that, while `log purge`
+    purged none "older than 30d"."""
+    db = str(tmp_path / "index.db")
+    server = open_log(db, retention_days=0.01)  # the server's writes record its retention
+    server.write(LogRecord("new", time.time(), "sam", "t", "ask", "new question?", "h"))
+    server.write(LogRecord("old", time.time() - 3600, "sam", "t", "ask", "hour-old?", "h"))
+    server.close()
+    exported = run("log", "export", "--db", db).stdout  # the default config's 30 days
+    assert "hour-old" not in exported and "new question" in exported
+    assert run("log", "purge", "--db", db).stdout == "purged 1 record(s) older than 0.01d\n"
+    longer = open_log(db, retention_days=0.001)  # a reader's own shorter retention holds too
+    assert longer.effective_days() == 0.001
+
+
 def test_serving_beyond_loopback_warns_that_keys_travel_in_clear() -> None:
     from citewise.cli.serve import _loopback
 

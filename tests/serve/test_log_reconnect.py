@@ -29,7 +29,7 @@ class _Conn:
             self.closed = True
             raise OSError("server closed the connection unexpectedly")
         self.lives -= 1
-        if sql.startswith("INSERT"):
+        if sql.startswith("INSERT INTO request_log ("):  # not its retention's meta row
             self.rows.append(params[0])
         counted = sql.startswith("SELECT count")  # the retention purge's
         return type("Cur", (), {"description": counted or None, "fetchall": lambda _: [(0,)]})()

@@ -77,7 +77,7 @@ def log_purge(older_than, db, config_path):
     days = parse_window(older_than) / 86400 if older_than else None
     removed = log.purge(days)
     echo(f"purged {removed} record(s) older than "
-         f"{older_than or f'{log.retention_days:g}d'}")
+         f"{older_than or f'{log.effective_days():g}d'}")
 
 
 @click.command()

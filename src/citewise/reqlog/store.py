@@ -40,7 +40,8 @@ def _ddl(table: str) -> list[str]:
                                                         else "") for c in COLUMNS)
     return [f"CREATE TABLE IF NOT EXISTS {table} ({cols})",
             f"CREATE INDEX IF NOT EXISTS request_log_at ON {table} (at)",
-            f"CREATE INDEX IF NOT EXISTS request_log_principal ON {table} (principal, at)"]
+            f"CREATE INDEX IF NOT EXISTS request_log_principal ON {table} (principal, at)",
+            f"CREATE TABLE IF NOT EXISTS {table}_meta (key TEXT PRIMARY KEY, value TEXT)"]
 
 
 def _row(record: LogRecord) -> tuple[Any, ...]:
@@ -81,6 +82,9 @@ def _failed(exc: Exception) -> StoreError:
 def missing(request_id: str) -> NotFoundError:
     return NotFoundError(f"no request {request_id} in the log (it may have been purged: see "
                          "log.retention_days). Fix: list requests with `citewise log export`")
+
+
+RETENTION_KEY = "retention_days"
 
 
 class RequestLog:
@@ -131,11 +135,28 @@ class RequestLog:
         self._execute(f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({marks})",
                       _row(record))
         if time.time() - self._last_purge > PURGE_EVERY_S:
+            self._execute(f"INSERT INTO {self.table}_meta (key, value) VALUES (?, ?) "
+                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                          (RETENTION_KEY, repr(float(self.retention_days))))
             self.purge()
 
+    def effective_days(self) -> float:
+        """The retention records are kept for: this log's, or the shorter one the writer of
+        the log (``citewise serve``) keeps, which it records. An operator's trial: `log
+        export` and `log purge` run without the server's --config read 849 records past its
+        retention of 432 s, and purged none ("older than 30d")."""
+        rows = self._execute(f"SELECT value FROM {self.table}_meta WHERE key = ?",
+                             (RETENTION_KEY,))
+        try:
+            kept = float(rows[0][0]) if rows else self.retention_days
+        except ValueError:
+            kept = self.retention_days
+        return min(self.retention_days, kept)
+
     def _cutoff(self, days: float | None = None) -> float:
-        """The time before which records are past ``days`` (default: the retention)."""
-        return time.time() - (self.retention_days if days is None else days) * 86400.0
+        """The time before which records are past ``days`` (default: the retention,
+        :meth:`effective_days`)."""
+        return time.time() - (self.effective_days() if days is None else days) * 86400.0
 
     def purge(self, older_than_days: float | None = None) -> int:
         """Delete records older than the retention period; returns how many."""
