@@ -36,7 +36,8 @@ from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
-from citewise.ingest.text import TextLoader, names_release
+from citewise.ingest.text import TextLoader
+from citewise.ingest.text_titles import names_release
 from citewise.types import BlockKind, ParsedDocument
 
 MAX_CHARS = 1_000_000

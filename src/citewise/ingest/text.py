@@ -43,6 +43,7 @@ from citewise.ingest.pdf_layout import (
 )
 from citewise.ingest.text_headings import heads_apart, is_rule, marked_headings
 from citewise.ingest.text_layout import OPEN_WORDS, indent_of, is_layout, line_items
+from citewise.ingest.text_titles import above, file_title, shape
 from citewise.types import ParsedDocument
 
 MIN_OVERLINE = 20  # a rule this long above one line, with no rule below, makes it a heading
@@ -68,18 +69,17 @@ class TextLoader:
         prose_indent = 0  # of the last prose paragraph: deeper layout is code (text_layout)
         vim = vim_help.is_vim_help(text)
         text = vim_help.prepared(text) if vim else text
-        paragraphs = _PARAGRAPHS.split(text)  # Vim's help underlines no heading over its text
-        split = vim_help.heads_apart(paragraphs) if vim else underlines_apart(paragraphs)
-        opens_split = len(split) > len(paragraphs) and split[0] != paragraphs[0]
-        paragraphs = split
-        paragraphs = heads_apart(paragraphs)
+        read = _PARAGRAPHS.split(text)  # Vim's help underlines no heading over its text
+        split = vim_help.heads_apart(read) if vim else underlines_apart(read)
+        opens_split = len(split) > len(read) and split[0] != read[0]
+        paragraphs = heads_apart(split)
         running = _running_lines(paragraphs)
         numbered = _numbering(paragraphs)
         furniture = _furniture(paragraphs, running)
         vim_title, front = vim_help.front_matter(paragraphs) if vim else (None, set())
         furniture |= front
         found = _headings(paragraphs, furniture, numbered)
-        title = vim_title or (None if opens_split else _title(found))  # a section over its
+        title = vim_title or (None if opens_split else file_title(found))  # a section over its
         # text is no title (the review of this stop: chromium's README.Debian was titled by
         # its first section, "Command-line Flags")
         for index, para in enumerate(paragraphs):
@@ -117,7 +117,7 @@ class TextLoader:
                     builder.add("code", vim_help.example(code), anchor=here)
                 continue
             example = False
-            style = TITLE if index == 0 and _above(found) else heading[1]
+            style = TITLE if index == 0 and above(found) else heading[1]
             if style not in styles:
                 styles.append(style)
             builder.heading(heading[0], min(styles.index(style) + 1, 6),
@@ -164,62 +164,11 @@ def _headings(paragraphs: list[str], furniture: set[int],
             continue
         if (heading := marked.get(index) or _underlined_heading(para)) is not None:
             found[index] = heading
-    underlined = {_shape(t): style for i, (t, style) in found.items() if i not in marked}
+    underlined = {shape(t): style for i, (t, style) in found.items() if i not in marked}
     for index in marked:  # GTK's NEWS underlines its newer releases, not its older ones:
         title, style = found[index]  # one style, not older releases inside a newer one
-        found[index] = (title, underlined.get(_shape(title), style))
+        found[index] = (title, underlined.get(shape(title), style))
     return found
-
-
-def _shape(title: str) -> str:
-    """A heading without its numbers: "Overview of Changes in GTK+ 1.2.4" is the shape of
-    "Overview of Changes in GTK+ 1.3.2"."""
-    return re.sub(r"\d+(?:\.\d+)*", "#", title.lower())
-
-
-
-
-def _above(found: dict[int, tuple[str, tuple[str, str]]]) -> bool:
-    """Whether the heading opening the file has a level of its own above the rest: its style
-    is used again, but not by the next heading (Python's HISTORY, :func:`_title`), nor by a
-    heading of its shape: setuptools' changelog opens with "v66.1.1" over "Misc", and every
-    later release was a subsection of "Misc" or "Changes"."""
-    styles = [found[i][1] for i in sorted(found)]
-    return 0 in found and len(styles) > 1 and styles[1] != styles[0] and \
-        styles[0] in styles[2:] and not any(
-            _shape(title) == _shape(found[0][0])
-            for i, (title, style) in found.items() if i > 0 and style == styles[0])
-
-
-def _title(found: dict[int, tuple[str, tuple[str, str]]]) -> str | None:
-    """The heading that opens the file, which titles it (Python's HISTORY: "Python
-    History" underlined with "-", then releases with "=", then "Library" with "-" again: it
-    stays above the releases, where its style reused below made every release a subsection
-    of "Core and Builtins"), unless it and the next heading, in one style, name releases
-    (strace's NEWS opens with the first of 48: "Noteworthy changes in release 6.1"), or it
-    names a part of a document (:data:`SECTION_NAMES`)."""
-    if 0 not in found:
-        return None
-    opening, style = found[0]
-    later = [found[i] for i in sorted(found) if i > 0]
-    releases = _RELEASED.search(opening) and later and later[0][1] == style \
-        and _RELEASED.search(later[0][0])  # the first two headings name two releases
-    return None if releases or opening.lower().rstrip(":") in SECTION_NAMES else opening
-
-
-_RELEASED = re.compile(r"(?<![\w.])v?\d{1,4}\.\d{1,4}")  # "v66.1.1" too
-
-
-def names_release(title: str) -> bool:
-    """Whether a heading names a release ("v5.5.0 (2024-08-18)", "Version 3.1.4")."""
-    return _RELEASED.search(title) is not None
-SECTION_NAMES = frozenset({
-    "introduction", "overview", "general information", "about", "description",
-    "project description", "background", "summary", "preface", "contents",
-    "table of contents", "synopsis", "getting started", "abstract"})
-"""Headings that name a part of a document, never the document: util-linux's
-howto-pull-request opens with "Introduction", bash's README too, GTK's with "General
-Information"; each was the file's title, and its citations read "Introduction › Setup"."""
 
 
 def _furniture(paragraphs: list[str], running: dict[str, int]) -> set[int]:
