@@ -286,6 +286,22 @@ def test_next_reindex_removes_an_abandoned_shadow(tmp_path):
         assert report.version == dead.number + 1
 
 
+def test_versions_says_a_shadow_whose_builder_died_is_abandoned(tmp_path):
+    """An operator's trial: after a reindex was killed mid-build, `versions` listed its
+    shadow as "building from version 1" until `versions --gc` removed it."""
+    home = tmp_path / "index.db"
+    ingest(home, tmp_path)
+    with SQLiteCatalog(home) as catalog:
+        dead = catalog.create(note="building from version 1")
+        with catalog._writing() as conn:  # made long ago (past the grace period)
+            conn.execute("UPDATE index_versions SET created_at = '2020-01-01T00:00:00+00:00' "
+                         "WHERE number = ?", (dead.number,))
+    out = CliRunner().invoke(cli, ["versions", "--db", str(home)])
+    assert out.exit_code == 0, out.output
+    assert "abandoned (building from version 1: no process builds it now); remove it " \
+           "with `citewise versions --gc`" in out.output
+
+
 def _staff():
     from citewise.types import Principal
 

@@ -145,6 +145,9 @@ def describe_version(catalog: VersionCatalog, version: IndexVersion) -> dict[str
     """A version as data: its catalog row plus its manifest summary (embedder, chunker) and
     counts, or ``error`` when its data cannot be read."""
     out: dict[str, Any] = asdict(version)
+    if is_abandoned(catalog, version):  # an operator's trial: a reindex killed mid-build was
+        out["note"] = (f"abandoned ({version.note}: no process builds it now); "  # listed
+                       "remove it with `citewise versions --gc`")  # as still "building"
     try:
         store = catalog.open(version.number)
         try:
