@@ -21,6 +21,7 @@ from citewise.ingest.registry import GZIP_SUFFIX, format_of, inner_path
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.protocols import Store
 from citewise.sources import FileBatch, FileLoad
+from citewise.text import first_few
 
 
 def check_sidecar(match: SidecarMatch, batch: FileBatch, unread: Callable[[str], bool],
@@ -148,7 +149,7 @@ def gone(store: Store, paths: Sequence[str | Path], prune: bool) -> tuple[list[s
            and not Path(home).exists()]
     if not ids:
         return [], []
-    shown = ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
+    shown = first_few(ids, more=", …")
     if prune:
         store.delete(ids)
         return ids, [f"deleted {len(ids)} document(s) whose files are no longer in the "

@@ -84,7 +84,9 @@ class ChangedSinceReadError(StoreError):
     them; nothing of the batch was written. ``doc_ids``: those documents."""
 
     def __init__(self, doc_ids: tuple[str, ...]) -> None:
-        shown = ", ".join(doc_ids[:3]) + (" …" if len(doc_ids) > 3 else "")
+        from citewise.text import first_few
+
+        shown = first_few(doc_ids)
         super().__init__(f"{len(doc_ids)} document(s) changed by another command while this "
                          f"write was prepared ({shown}). Fix: run it again")
         self.doc_ids = doc_ids

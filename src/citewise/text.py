@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Sequence
 
 import Stemmer
 
@@ -268,3 +269,9 @@ def without_bodies(text: str) -> str:
     if end < 0:
         return text[:status.end() - 1]
     return text[:status.end() - 1] + text[end - (text[end - 1] == ")"):]
+
+
+def first_few(items: Sequence[str], n: int = 3, more: str = " …") -> str:
+    """The first ``n`` of ``items`` joined by commas, ``more`` after them when there are
+    more ("a.md, b.md, c.md …"): how a one-line message names a list."""
+    return ", ".join(items[:n]) + (more if len(items) > n else "")

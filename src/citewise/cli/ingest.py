@@ -27,6 +27,7 @@ from citewise.ingest.hand_readers import INDEX_OPTION, KEPT
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest_report import Outcome
 from citewise.results import IngestResult
+from citewise.text import first_few
 from citewise.types import Principal
 
 
@@ -119,7 +120,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         for line in _failure_lines(failures):
             echo(on_this_index(line, db), err=True, one_line=True)
         if report.unreadable:
-            shown = ", ".join(report.unreadable[:5]) + (" …" if len(report.unreadable) > 5 else "")
+            shown = first_few(report.unreadable, 5)
             echo(f"warning: {len(report.unreadable)} document(s) have no ACL group, so "
                  f"nobody can read them ({shown}); pass --groups, set `groups` in front "
                  "matter or the --meta sidecar, or run `citewise acl`", err=True, one_line=True)
@@ -159,8 +160,7 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  "ingest them again with the --base-url (and --id-prefix) that gave them",
                  err=True, one_line=True)
         if report.deleted:
-            shown = ", ".join(o.label for o in report.deleted[:3]) + \
-                (" …" if len(report.deleted) > 3 else "")
+            shown = first_few([o.label for o in report.deleted])
             echo(f"left out {len(report.deleted)} file(s) whose documents were deleted with "
                  f"`citewise delete` ({shown}); to index them again, ingest them with "
                  "--undelete", err=True, one_line=True)
@@ -186,7 +186,7 @@ def _condensed(warnings: Sequence[str]) -> list[str]:
     if len(kept) <= KEPT_SHOWN:
         return list(warnings)
     more = kept[KEPT_SHOWN:]
-    ids = ", ".join(w.split(KEPT, 1)[0] for w in more[:5]) + (" …" if len(more) > 5 else "")
+    ids = first_few([w.split(KEPT, 1)[0] for w in more], 5)
     shown = set(kept[:KEPT_SHOWN])
     return [w for w in warnings if KEPT not in w or w in shown] + [
         f"{len(more)} more document(s) keep the readers set by hand since their last ingest "
@@ -208,7 +208,7 @@ def _failure_lines(failures: Sequence[Outcome]) -> list[str]:
         lines += [f"failed: {o.label}: {o.error}" for o in same[:KEPT_SHOWN]]
         if len(same) > KEPT_SHOWN:
             more = same[KEPT_SHOWN:]
-            ids = ", ".join(o.label for o in more[:3]) + (" …" if len(more) > 3 else "")
+            ids = first_few([o.label for o in more])
             lines.append(f"failed: {len(more)} more file(s) for the same reason ({ids}); "
                          "`--json` lists each")
     return lines

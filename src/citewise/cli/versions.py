@@ -16,6 +16,7 @@ from citewise.cli.common import (
     require_index,
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options
+from citewise.text import first_few
 from citewise.types import SEARCH_MODES
 
 
@@ -159,7 +160,7 @@ def rollback(version, db):
         result = engine.rollback(version)
     echo(f"version {result.now} is live (version {result.before} is retired).")
     if result.lost:
-        shown = ", ".join(result.lost[:3]) + (" …" if len(result.lost) > 3 else "")
+        shown = first_few(result.lost)
         echo(f"warning: {len(result.lost)} document(s) of version {result.before} are not in "
              f"version {result.now} ({shown}), {len(result.uploads)} of them uploads; to "
              f"have them again, run `citewise rollback {result.before}`, or ingest their "

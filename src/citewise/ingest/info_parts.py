@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from citewise.text import first_few
+
 _INDIRECT = re.compile(rb"\x1f\r?\nIndirect:\r?\n((?:[^\x1f\n]{1,300}: \d{1,12}\r?\n){1,1000})")
 _PART_LINE = re.compile(rb"([^\x1f\n:]{1,255}): \d{1,12}")
 PART_SUFFIX = re.compile(r"\.info-\d{1,4}")
@@ -125,8 +127,7 @@ def without_info_parts(found: list[tuple[Path, Path]], prefixes: Mapping[Path, s
                      "; the manual reads its parts, with its own readers. Fix: ingest the "
                      "manual's file (or its folder)")
     if parts and notes is not None:
-        shown = ", ".join(f"{p} (in {m})" for p, m in parts[:3])
+        shown = first_few([f"{p} (in {m})" for p, m in parts], more=", …")
         notes.append(f"{len(parts)} part(s) of split Info manuals are read with the manual "
-                     f"that lists them, not as documents of their own: {shown}"
-                     + (", …" if len(parts) > 3 else ""))
+                     f"that lists them, not as documents of their own: {shown}")
     return kept, parts, part_files

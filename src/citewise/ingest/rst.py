@@ -38,6 +38,7 @@ from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_lenient import lenient
 from citewise.ingest.text import TextLoader
 from citewise.ingest.text_titles import names_release
+from citewise.text import first_few
 from citewise.types import BlockKind, ParsedDocument
 
 MAX_CHARS = 1_000_000
@@ -104,8 +105,7 @@ class RstLoader:
             metadata["redirect_to"] = target
         included = _INCLUDE.findall(text)
         if included and not builder.has_blocks():
-            raise OnlyIncludesError(f"only includes {', '.join(included[:3])}"
-                                    + (" …" if len(included) > 3 else ""), tuple(included))
+            raise OnlyIncludesError(f"only includes {first_few(included)}", tuple(included))
         heading = None if _text_first(tree) or _releases(tree) else builder.first_heading()
         title = pick_title(_field_title(tree), heading, fallback=name_title(path))
         return builder.build(title=title, fmt=self.format, metadata=metadata,

@@ -16,6 +16,7 @@ from pathlib import Path
 from citewise.errors import ConfigError
 from citewise.ingest.doc_names import is_named_licence, is_requirements
 from citewise.ingest.registry import is_supported
+from citewise.text import first_few
 
 TEMPLATE_DIRS = frozenset({"_templates", "_themes"})
 """Folders of a Sphinx source tree that hold its theme's Jinja templates: a new user's
@@ -53,7 +54,7 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
             raise ConfigError(f"{raw}: no such file or directory; check the path")
     if left and notes is not None:
         notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
-                     + ", ".join(str(p) for p in left[:3]) + (", …" if len(left) > 3 else ""))
+                     + first_few([str(p) for p in left], more=", …"))
     return found
 
 
