@@ -91,6 +91,7 @@ def _sentences(passage: ContextPassage) -> list[str]:
 def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Conflict]:
     """Pairs of conflicting sentences (module docstring), strongest overlap first."""
     wanted, asked = content_stems(question), labels(question, written=True)
+    named = {p.sid: _names(wanted, p) for p in passages}  # the documents the question names
     rows = []
     for p in passages:
         for sentence in _sentences(p):
@@ -103,6 +104,7 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
         for pb, sb, tb, nb in rows[i + 1:]:
             if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb \
                     or _other_editions(asked, pa, pb, (sa, sb)) \
+                    or _named_apart((named[pa.sid], named[pb.sid]), (ta, tb)) \
                     or _other_subjects(question, pa, pb, (sa, sb)):
                 continue
             shared = ta & tb
@@ -139,8 +141,6 @@ def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
     side names any it names: the Unstable Book's pages each say "The tracking issue for
     this feature is: #…", and a new user's "what does the box_patterns feature let me do?"
     was told that box_patterns', deref_patterns' and box_take's issue numbers disagree."""
-    if _named_apart(question, a, b, sentences):
-        return True
     asked = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
     if not asked:
         return False
@@ -150,24 +150,23 @@ def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
     return marks[0] != marks[1] or not marks[0]
 
 
-def _named_apart(question: str, a: ContextPassage, b: ContextPassage,
-                 sentences: tuple[str, str]) -> bool:
-    """Whether the question names one side's document (a word of it in the document's
-    path or title; a section's "Paid time off" is no document's name) and no word of the
-    question names the other's, nor does the
-    other's sentence say the first one's name: "what does the monotonic package do on
+def _names(wanted: set[str], passage: ContextPassage) -> set[str]:
+    """The question's stems (``wanted``) that name ``passage``'s document: in its path or
+    title (a section's "Paid time off" is no document's name)."""
+    document = passage.hit.document
+    return wanted & content_stems(f"{document.doc_id.replace('/', ' ')} {document.title}")
+
+
+def _named_apart(named: tuple[set[str], set[str]], said: tuple[set[str], set[str]]) -> bool:
+    """Whether the question names one side's document (``named``: :func:`_names`) and no
+    word of the question names the other's, nor does the other's sentence (``said``: its
+    stems) say the first one's name: "what does the monotonic package do on
     python 3.3 and newer?" was told that monotonic's "compatible with Python 2 and Python 3"
     and funcsigs' "compatible with Python 2.6, 2.7 as well as 3.3" disagree (a new user's
     index of several libraries' docs). Two versions of a policy the question names each
     ("parental leave" for "Parental leave (2024)", "staff" for "Staff handbook") still
     disagree (the review of this stop: one named, the other not, hid a real conflict)."""
-    wanted = content_stems(question)
-    named = [wanted & content_stems(f"{p.hit.document.doc_id.replace('/', ' ')} "
-                                    f"{p.hit.document.title}") for p in (a, b)]
-    for k in (0, 1):
-        if named[k] and not named[1 - k] and not named[k] & content_stems(sentences[1 - k]):
-            return True
-    return False
+    return any(named[k] and not named[1 - k] and not named[k] & said[1 - k] for k in (0, 1))
 
 
 def _cited(side: Side) -> str:
