@@ -67,9 +67,8 @@ class DocumentBuilder:
         if not text.strip():
             return
         level = min(max(level, 1), 6)
-        del self._headings[len(self._headings) - self._labels:]  # a label heads no section
+        self._drop_labels()  # a label heads no section
         self._push(level, text, anchor)
-        self._labels = 0
         self._first_by_level.setdefault(level, text)
         block_anchor = self._anchor if inherit else anchor
         self.add("heading", text, anchor=block_anchor, page=page, level=level)
@@ -84,7 +83,7 @@ class DocumentBuilder:
         text = drop_controls(text)
         if not text.strip():
             return
-        del self._headings[len(self._headings) - self._labels:]
+        self._drop_labels()
         level = min((self._headings[-1][0] if self._headings else 0) + 1, 6)
         self._push(level, text, anchor)
         self._labels = 1
@@ -95,9 +94,13 @@ class DocumentBuilder:
         the margin after an option's entry; the review of this stop found "["x]dd Delete
         [count] lines" cited as the entry of ``d`` before it)."""
         if self._labels:
-            del self._headings[len(self._headings) - self._labels:]
-            self._labels = 0
+            self._drop_labels()
             self._refresh()
+
+    def _drop_labels(self) -> None:
+        """Take the open labels off the heading stack (:meth:`_refresh` not called)."""
+        del self._headings[len(self._headings) - self._labels:]
+        self._labels = 0
 
     def _push(self, level: int, text: str, anchor: str | None) -> None:
         while self._headings and self._headings[-1][0] >= level:

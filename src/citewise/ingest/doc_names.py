@@ -94,9 +94,9 @@ def is_left_out(name: str) -> bool:
     ``changelog.Debian.gz``, ``AUTHORS``, ``copyright`` (a new user read them counted among
     "files of a type citewise does not read"), ``SOURCE-CODE-PRO-LICENSE.txt``,
     ``requirements-docs.txt``."""
-    bare = name.removesuffix(".gz")
-    if _REQUIREMENTS.fullmatch(bare):
+    if is_requirements(name):
         return True
+    bare = name.removesuffix(".gz")
     return (_LEFT_OUT.fullmatch(name) is not None or _NAMED_LICENCE.fullmatch(bare) is not None) \
         and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
 

@@ -213,7 +213,8 @@ def pieces(para: str, in_example: bool) -> tuple[list[Piece], bool]:
     code (:func:`_entry_tags` says which tags label an entry)."""
     lines = para.split("\n")
     out: list[Piece] = []
-    tags = [] if in_example else _entry_tags(lines)
+    tags, alone = ([], 0) if in_example else _entry_tags(lines)
+    lines = lines[alone:]  # the lines of tags alone, now the label
     if tags:
         out.append(("label", " ".join(tags), tags[0]))
     text: list[str] = []
@@ -238,9 +239,9 @@ def pieces(para: str, in_example: bool) -> tuple[list[Piece], bool]:
     return out, in_example
 
 
-def _entry_tags(lines: list[str]) -> list[str]:
-    """The tags of an entry (an option, a command, a function) that ``lines`` open, tag
-    lines taken off ``lines``: tags alone on the first lines, or at the end of its first
+def _entry_tags(lines: list[str]) -> tuple[list[str], int]:
+    """``(tags, lines of tags alone)`` of an entry (an option, a command, a function) that
+    ``lines`` open, else ``([], 0)``: tags alone on the first lines, or at the end of its first
     lines at the margin, over the entry's description indented under them (``*'tabstop'*
     *'ts'*`` over "'tabstop' 'ts'  number (default 8)" over "\tlocal to buffer";
     "abs({expr})  *abs()*" over "\t\tReturn the absolute value…"), or over one line that
@@ -258,11 +259,10 @@ def _entry_tags(lines: list[str]) -> list[str]:
     described = 0 < head < len(body) and body[head][:1] in " \t" and body[head].strip()
     one_line = len(body) == 1 and _COLUMN_GAP.search(body[0].strip()) is not None
     if not (described or one_line):
-        return []
+        return [], 0
     tags = [t[1:-1] for line in lines[:alone] for t in TAG.findall(line)]
     tags += [t for line in body[:head] for t in split_tags(line)[1]]
-    del lines[:alone if tags else 0]
-    return tags
+    return tags, alone if tags else 0
 
 
 MAX_ENTRY_LINES = 4
