@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import gzip
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError, IngestError
 from citewise.indexing import IngestReport
 from citewise.ingest.content import decode_text
+from citewise.ingest.hand_readers import INDEX_OPTION
 from citewise.ingest.ids import common_parent
 from citewise.ingest.metadata import MAX_FRONT_MATTER_CHARS, split_front_matter
 from citewise.ingest.ownership import file_of
@@ -131,7 +133,8 @@ def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> l
             "is in their manual's document now, read by its readers"] if ours else []
     return said + ([f"{len(others)} document(s) with the id of a split Info manual's part "
                     "are not read from it (another tenant's, an upload); left as they "
-                    f"are. Fix, if they are stale: citewise delete {' '.join(others)}"]
+                    "are. Fix, if they are stale: `citewise delete "
+                    f"{' '.join(shlex.quote(d) for d in others)} {INDEX_OPTION}`"]
                    if others else [])
 
 
@@ -154,6 +157,7 @@ def gone(store: Store, paths: Sequence[str | Path], prune: bool) -> tuple[list[s
         store.delete(ids)
         return ids, [f"deleted {len(ids)} document(s) whose files are no longer in the "
                      f"folder ({shown}): --prune"]
+    delete = " ".join(shlex.quote(d) for d in ids[:3])
     return ids, [f"{len(ids)} document(s) read from files no longer in the folder are still "
                  f"indexed and answered from ({shown}). Fix: ingest the folder again with "
-                 f"--prune to delete them, or citewise delete {' '.join(ids[:3])}"]
+                 f"--prune to delete them, or `citewise delete {delete} {INDEX_OPTION}`"]

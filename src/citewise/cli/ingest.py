@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from citewise.cli.common import (
     settings_options,
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options, set_total
-from citewise.cli.show import show_options
+from citewise.cli.show import index_options
 from citewise.ingest import SUPPORTED_SUFFIXES, inner_path, read_sidecar
 from citewise.ingest.doc_names import is_left_out
 from citewise.ingest.hand_readers import INDEX_OPTION, KEPT
@@ -219,7 +218,7 @@ def on_this_index(warning: str, db: str) -> str:
     ``citewise delete``) say ``--db INDEX``: a new user given ``--db`` was shown the
     placeholder to fill in. Only as each command's option (a document id may hold the words
     too: a review)."""
-    given = "".join(" " + shlex.quote(p) for p in show_options(db, "", "default", None))
+    given = index_options(db)
     return _COMMAND.sub(lambda m: m.group(0).replace(" " + INDEX_OPTION, given, 1), warning)
 
 

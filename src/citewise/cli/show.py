@@ -57,6 +57,12 @@ def show_options(db: str, groups: str, tenant: str, config_path: str | None) -> 
     return [part for option, value in given if value for part in (option, value)]
 
 
+def index_options(db: str) -> str:
+    """`` --db INDEX`` (shell-quoted) to put after a command printed as a fix, when this one
+    was given an index other than the default; "" otherwise."""
+    return "".join(" " + shlex.quote(p) for p in show_options(db, "", "default", None))
+
+
 def print_section(section: DocumentSection, show_args: Sequence[str] = ()) -> None:
     doc = section.document
     shown = len(section.blocks)

@@ -16,6 +16,7 @@ from citewise.cli.common import (
     require_index,
 )
 from citewise.cli.progress import counter, make_bar, progress_mode, progress_options
+from citewise.cli.show import index_options
 from citewise.text import first_few
 from citewise.types import SEARCH_MODES
 
@@ -163,5 +164,5 @@ def rollback(version, db):
         shown = first_few(result.lost)
         echo(f"warning: {len(result.lost)} document(s) of version {result.before} are not in "
              f"version {result.now} ({shown}), {len(result.uploads)} of them uploads; to "
-             f"have them again, run `citewise rollback {result.before}`, or ingest their "
-             "files again (and upload the uploads)", err=True, one_line=True)
+             f"have them again, run `citewise rollback {result.before}{index_options(db)}`, "
+             "or ingest their files again (and upload the uploads)", err=True, one_line=True)
