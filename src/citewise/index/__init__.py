@@ -9,14 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewise.errors import BackendUnavailable, ConfigError
-from citewise.index.location import redact
+from citewise.index.location import is_postgres, redact
 from citewise.index.manifest import make_manifest
 from citewise.index.sqlite import SQLiteStore
 from citewise.protocols import Store
 
 __all__ = ["SQLiteStore", "make_manifest", "open_store"]
 
-_POSTGRES = ("postgresql://", "postgresql+psycopg://", "postgres://")
 
 
 def open_store(url_or_path: str | Path) -> Store:
@@ -38,7 +37,7 @@ def open_store(url_or_path: str | Path) -> Store:
     target = str(url_or_path)
     if isinstance(url_or_path, Path):
         return _sqlite_live(str(url_or_path))
-    if target.startswith(_POSTGRES):
+    if is_postgres(target):
         return _postgres_store(target)
     if target in ("sqlite://", "sqlite:///:memory:"):
         return SQLiteStore(":memory:")

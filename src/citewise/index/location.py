@@ -21,6 +21,14 @@ SECRET_PARAMS = frozenset({"password", "sslpassword", "passfile", "key", "apikey
 _SECRET_WORDS = frozenset({"token", "secret", "password", "key", "apikey"})
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgresql+psycopg://", "postgres://")
+
+
+def is_postgres(target: str | PathLike[str]) -> bool:
+    """Whether ``target`` (a ``--db`` value) is a PostgreSQL URL."""
+    return str(target).startswith(POSTGRES_SCHEMES)
+
+
 def split_query(url: str) -> tuple[str, str]:
     """``(url before its query, the query)``, the query starting at the first ``?`` after
     the user part, which ends at the last ``@`` before the path (as libpq reads a URL: a

@@ -15,17 +15,16 @@ from typing import Any
 
 from citewise.errors import BackendUnavailable, ConfigError, StoreError, VersionError
 from citewise.index.changelog import settle_versions
+from citewise.index.location import is_postgres
 from citewise.protocols import VersionCatalog
 from citewise.types import IndexVersion
-
-_POSTGRES = ("postgresql://", "postgresql+psycopg://", "postgres://")
 
 
 def open_catalog(url_or_path: str | Path) -> VersionCatalog:
     """The version catalog of the index at ``url_or_path`` (same forms as
     :func:`~citewise.index.open_store`; an in-memory index has no versions)."""
     target = str(url_or_path)
-    if target.startswith(_POSTGRES):
+    if is_postgres(target):
         return _postgres_catalog(target)
     if target.startswith("sqlite:///"):
         target = target[len("sqlite:///"):]

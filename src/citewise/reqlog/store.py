@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import ConfigError, NotFoundError, StoreError
+from citewise.index.location import is_postgres
 from citewise.index.sqlite.database import checkpoint
 from citewise.reqlog.record import LogRecord
 
@@ -32,7 +33,6 @@ _LIGHT = {"query": "''", "trace": "''", "feedback_note": "NULL"}
 ask, and a security review's admin, asking for a month's drift of 10,000 records ten times
 at once, held the log's lock (every request's write waits on it) for 25 s."""
 PURGE_EVERY_S = 3600.0
-_POSTGRES = ("postgresql://", "postgresql+psycopg://", "postgres://")
 
 
 def _ddl(table: str) -> list[str]:
@@ -214,7 +214,7 @@ class RequestLog:
 def open_log(db: str | Path, retention_days: float = 30.0) -> RequestLog:
     """The request log of the index at ``db`` (same forms as ``--db``)."""
     target = str(db)
-    if target.startswith(_POSTGRES):
+    if is_postgres(target):
         return _postgres_log(target, retention_days)
     if target.startswith("sqlite:///"):
         target = target[len("sqlite:///"):]
