@@ -18,8 +18,9 @@ from urllib.parse import unquote
 
 from citewise.config import Settings
 from citewise.errors import ConfigError, NotFoundError
-from citewise.index.location import shown
+from citewise.index.location import is_postgres, shown
 from citewise.results import (
+    BackupResult,
     CalibrationResult,
     DocumentInfo,
     DocumentSection,
@@ -88,7 +89,7 @@ class EngineVerbs:
         manifest = self.store.manifest()
         docs = tuple(self.documents()) if documents else None
         return StatusReport(shown(self.db), counts.documents, counts.chunks, counts.vectors,
-                            manifest, docs)
+                            manifest, docs, self.index_info().version)
 
     def documents(self: Engine, principal: Principal | None = None) -> list[DocumentInfo]:
         """Every document (``principal``: only those it may read), ordered by id."""
@@ -189,6 +190,25 @@ class EngineVerbs:
         purge_versions(catalog)
         self.close()
         return [(v.number, v.state) for v in removed]
+
+    def backup(self: Engine, dest: str | Path) -> BackupResult:
+        """Copy the index, every version but shadows, to a new index at ``dest`` while it
+        serves (:mod:`citewise.index.sqlite.backup`); PostgreSQL's is ``pg_dump``'s."""
+        target = str(self.db)
+        if is_postgres(target):
+            raise ConfigError("a PostgreSQL index is backed up with PostgreSQL's tools. Fix: "
+                              "`pg_dump --format=custom --schema 'citewise*' URL > "
+                              "citewise.dump` (README: Backups).")
+        from citewise.index.sqlite.backup import backup
+
+        home = target.removeprefix("sqlite:///")
+        if home in ("", ":memory:"):
+            raise ConfigError("an in-memory index has no file to back up. Fix: pass --db PATH.")
+        started = time.perf_counter()
+        copied = backup(home, str(dest))
+        return BackupResult(shown(self.db), str(Path(dest).absolute()),
+                            tuple((c.number, c.state, c.path, c.size) for c in copied),
+                            time.perf_counter() - started)
 
     def rollback(self: Engine, version: int | None = None) -> RollbackResult:
         """Make a retired version live again; the result names the documents of the version

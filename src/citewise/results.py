@@ -69,9 +69,11 @@ class StatusReport:
     vectors: int
     manifest: Manifest | None
     document_list: tuple[DocumentInfo, ...] | None = None
+    version: int = 1  # the live version's number (`citewise versions` lists them all)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"db": self.db, "documents": self.documents,
+        out: dict[str, Any] = {"db": self.db, "version": self.version,
+                               "documents": self.documents,
                                "chunks": self.chunks, "vectors": self.vectors,
                                "manifest": asdict(self.manifest) if self.manifest else None}
         if self.document_list is not None:
@@ -187,6 +189,21 @@ class RollbackResult:
     def to_dict(self) -> dict[str, Any]:
         return {"before": self.before, "now": self.now, "lost": list(self.lost),
                 "uploads": list(self.uploads)}
+
+
+@dataclass(frozen=True)
+class BackupResult:
+    """What ``citewise backup`` copied: each version's ``(number, state, path, bytes)``."""
+
+    source: str
+    dest: str
+    versions: tuple[tuple[int, str, str, int], ...]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "dest": self.dest, "seconds": round(self.seconds, 3),
+                "versions": [{"number": n, "state": s, "path": p, "bytes": b}
+                             for n, s, p, b in self.versions]}
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ def test_open_store_opens_the_live_version(home: Path) -> None:
             assert answering_docs(store) == set(B_DOCS)
     with Engine(home, embedder=FakeEmbedder(dim=48, model_id="fake-b-48")) as engine:
         assert engine.index_info().version == 2
+        assert engine.status().version == 2  # an operator's trial: status never said which
         assert engine.index_info().embedder == "fake-b-48"
 
 

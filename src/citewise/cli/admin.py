@@ -76,8 +76,8 @@ def status(documents, as_json, db):
     if as_json:
         echo_json(out)
         return
-    echo(f"index: {shown(db)}\ndocuments: {report.documents}  chunks: {report.chunks}  "
-         f"vectors: {report.vectors}")
+    echo(f"index: {shown(db)} (version {report.version} live)\n"
+         f"documents: {report.documents}  chunks: {report.chunks}  vectors: {report.vectors}")
     manifest = report.manifest
     if manifest:
         echo(f"embedder: {manifest.embedder_id} (dim {manifest.embedder_dim})\n"

@@ -18,7 +18,7 @@ from citewise.cli.observe import feedback_group, log_group, monitor
 from citewise.cli.search import search
 from citewise.cli.serve import keys_group, serve
 from citewise.cli.show import show
-from citewise.cli.versions import reindex, rollback, versions
+from citewise.cli.versions import backup, reindex, rollback, versions
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,7 +34,7 @@ def cli() -> None:
 for command in (ingest, search, ask, show, calibrate, delete, acl, status, config_cmd, eval_group,
                 models_group):
     cli.add_command(command)
-for command in (reindex, versions, rollback):
+for command in (reindex, versions, rollback, backup):
     cli.add_command(command)
 cli.add_command(migrate)
 for command in (serve, keys_group, log_group, monitor, feedback_group):

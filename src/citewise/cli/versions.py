@@ -166,3 +166,27 @@ def rollback(version, db):
              f"version {result.now} ({shown}), {len(result.uploads)} of them uploads; to "
              f"have them again, run `citewise rollback {result.before}{index_options(db)}`, "
              "or ingest their files again (and upload the uploads)", err=True, one_line=True)
+
+
+@click.command()
+@click.argument("dest", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print what was copied as JSON.")
+@db_option
+@friendly_errors
+def backup(dest, as_json, db):
+    """Copy the index (SQLite: its file and every version's but shadows) to a new index at
+    DEST, consistently, while servers read it; writers wait the seconds it takes. The copy
+    is an index: serve or ask it with --db DEST. Restore by stopping the servers and copying
+    it back the same way: `citewise backup INDEX --db DEST` (INDEX and its .vN files
+    removed first)."""
+    require_index(db)
+    with engine_from(db) as engine:
+        result = engine.backup(dest)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    size = sum(b for _, _, _, b in result.versions)
+    kept = ", ".join(f"v{n} {state}" for n, state, _, _ in result.versions)
+    echo(f"backed up {result.source} to {result.dest} ({kept}): {len(result.versions)} "
+         f"file(s), {size / 1e6:.1f} MB in {result.seconds:.1f}s. Check it with "
+         f"`citewise status --db {result.dest}`.")
