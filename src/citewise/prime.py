@@ -12,6 +12,7 @@ vector primed for chunk settings that changed meanwhile is simply not used.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ class Primed:
     item: Pending
     vectors: dict[str, np.ndarray]
     model_id: str = ""
+    model_seconds: float = 0.0  # spent embedding
 
 
 @dataclass(frozen=True)
@@ -80,5 +82,7 @@ def prime(item: Pending, embedder: Embedder, settings: Settings,
             f"(serve.max_upload_chunks: {max_embed}). Fix: ingest the file on the server "
             "(`citewise ingest FILE --groups ...`), upload it in parts, or raise "
             "serve.max_upload_chunks in the server's --config")
+    started = time.perf_counter()
     vectors = embed_texts(embedder, list(texts.values()))
-    return Primed(loaded, dict(zip(texts, vectors, strict=True)), embedder.model_id)
+    return Primed(loaded, dict(zip(texts, vectors, strict=True)), embedder.model_id,
+                  time.perf_counter() - started)

@@ -1,0 +1,45 @@
+"""An upload's report times the whole upload: parsing and embedding happen before the write
+(outside its lock), and the report gave the write's time alone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+import numpy as np
+from tests.serve.conftest import SETTINGS, build_index, make_keys
+
+from citewise import connect
+from citewise.serve import create_app
+from citewise.serve.keys import KeyFile
+from citewise.testing import FakeEmbedder
+from citewise.testing.server import serving
+
+PAUSE_S = 0.4
+
+
+class SlowEmbedder(FakeEmbedder):
+    """Embeds as the fake does, :data:`PAUSE_S` per batch of passages."""
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) > 0:
+            time.sleep(PAUSE_S)
+        return super().embed_batch(texts)
+
+
+def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    build_index(db)
+    keys = make_keys(tmp_path / "keys.json")
+    engine = connect(db, SETTINGS, embedder=SlowEmbedder())
+    with serving(create_app(engine, KeyFile.load(tmp_path / "keys.json"))) as url:
+        r = httpx.post(
+            f"{url}/v1/documents", headers={"Authorization": f"Bearer {keys['eddie']}"},
+            files={"file": ("kites.md", b"# Kites\n\nKites fly on the roof on Tuesdays.\n",
+                            "text/markdown")}, data={"groups": "staff"}, timeout=30.0)
+    assert r.status_code == 201, r.text
+    report = r.json()["ingest"]
+    assert report["new"] == 1 and report["chunks_embedded"] == 1
+    assert report["model_seconds"] >= PAUSE_S and report["seconds"] >= PAUSE_S
