@@ -87,6 +87,18 @@ def test_generator_timeout_is_one_line(run) -> None:
                      "extractively instead"]
 
 
+def test_a_timeout_note_keeps_its_whole_fix(run) -> None:
+    """The local model's timeout message was cut mid-word: "…, lower gene)"."""
+    fail = ("The local model ran past its 104.7 s timeout after 105.5 s. Fix: raise "
+            "generate.timeout_s (in a --config file; `citewise config` prints one to edit), "
+            "lower generate.max_tokens, or use a smaller model.")
+    result = run(None, LEAVE_Q, fail=fail)
+    notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
+    assert notes == [f"note: fake-generator failed ({fail}); answered extractively instead"]
+    long = run(None, LEAVE_Q, fail="word " * 200)
+    assert "word word …); answered extractively instead" in long.output
+
+
 def test_declined_exits_3_and_json_says_why(run) -> None:
     result = run("Anything [S1].", "quantum chromodynamics of gluon plasma", "--json")
     data = json.loads(result.output)

@@ -18,6 +18,7 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from textwrap import shorten
 from typing import TYPE_CHECKING
 
 from citewise.answer.checked_stream import CheckedRelay, ReadableRelay
@@ -47,6 +48,10 @@ from citewise.types import Answer, ContextPassage, Generation, Hit, Principal, P
 if TYPE_CHECKING:
     from citewise.engine import Engine
     from citewise.protocols import Generator, Reranker
+
+REASON_CHARS = 400
+"""Most characters of a failed generator's message a note repeats (a remote server's error
+body may be long); ours, with their fix, are shorter."""
 
 
 def _ms(start: float) -> float:
@@ -285,7 +290,8 @@ def _run(gen: Generator, prompt: Prompt, max_tokens: int, timeout_s: float,
         return gen.generate(prompt, max_tokens=max_tokens, on_token=on_token,
                             timeout_s=timeout_s)
     except GenerationError as exc:
-        reason = " ".join(str(exc).split())[:160]
+        reason = shorten(str(exc), REASON_CHARS, placeholder=" …")  # at a word: the local
+        # model's timeout lost its fix mid-word ("lower gene") at 160 characters
         if exc.partial.strip():
             notes.append(f"{gen.model_id} failed ({reason}); what it had written is checked "
                          "like a whole answer")
