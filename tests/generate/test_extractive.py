@@ -620,3 +620,27 @@ def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() ->
     gen = _answer("how do I disable syntax highlighting for a moment?", text)
     assert "for a moment [S1]:\n```\n:syntax clear\n```" in gen.text, gen.text
     assert enforce(gen.text, [passage("S1", text)]).answered
+
+
+def test_numbered_items_are_sentences_of_their_own() -> None:
+    """A new user's answer quoted "Add `commit-queue-failed` label to the PR 3." (Node.js's
+    commit-queue.md): a numbered item ran into the next item's number; a line that starts
+    with a number in wrapped prose is no list."""
+    text = ("1. Collaborators will add the label\n2. Every five minutes the queue will:\n"
+            "    1. Abort the session\n    2. Add commit-queue-failed label to the PR\n"
+            "    3. Leave a comment on the PR")
+    assert split_sentences(text) == [
+        "1. Collaborators will add the label", "2. Every five minutes the queue will:",
+        "1. Abort the session", "2. Add commit-queue-failed label to the PR",
+        "3. Leave a comment on the PR"]
+    assert split_sentences("The default is\n64. Larger values cost memory.") == [
+        "The default is 64.", "Larger values cost memory."]
+
+
+def test_a_quoted_numbered_item_starts_a_line() -> None:
+    text = ("When landing fails, the queue will:\n    1. Abort the land session\n"
+            "    2. Add the commit-queue-failed label to the pull request\n"
+            "    3. Leave a comment on the pull request with the output")
+    answer = _answer("what does the queue do with a pull request when landing fails?",
+                     text).text
+    assert "[S1]. 2." not in answer and "\n2. Add the commit-queue-failed label" in answer

@@ -110,6 +110,8 @@ a reference answer. It still declines answers that share only a name with the qu
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a question
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
+_ITEM = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]", re.MULTILINE)
+_BEFORE_ITEM = re.compile(r"\n(?=[ \t]*\d{1,3}[.)][ \t])")
 _SMILEY = re.compile(r"[:;]-?\)$")  # util-linux's "don't try to rewrite it :-)" ended ":-"
 _FAQ_Q = re.compile(r"(?:Q|Question)\s*[:.)]\s", re.IGNORECASE)  # a FAQ's "Q: Can I …?"
 _FAQ_A = re.compile(r"(?:A|Answer)\s*[:.)]\s", re.IGNORECASE)  # and its "A: It may be …"
@@ -132,8 +134,21 @@ def split_sentences(text: str) -> list[str]:
     bracket, before an upper-case letter, digit or opening quote, not after "e.g."). With a
     rule of its own, "(And it can optionally measure stack memory, of course.) This means…"
     was quoted as one sentence and the checker cut it in two, the first half uncited."""
-    blocks = (" ".join(p.split()) for p in _BLOCK_END.split(text))
+    blocks = (" ".join(p.split()) for part in _BLOCK_END.split(text)
+              for p in _numbered_items(part))
     return [s for block in blocks if block for s in line_sentences(block)]
+
+
+def _numbered_items(text: str) -> list[str]:
+    """``text`` cut before each line that starts a numbered item ("2. Add the label"), when
+    it holds a numbered list (two such lines numbered one after the other): a new user's
+    answer quoted "Add `commit-queue-failed` label to the PR 3." with the next step's number
+    (Node.js's commit-queue.md). A hard-wrapped line that starts with a number ("the
+    default is\n64. Larger …") is no list."""
+    numbers = [int(m[1]) for m in _ITEM.finditer(text)]
+    if not any(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False)):
+        return [text]
+    return _BEFORE_ITEM.split(text)
 
 
 def score_sentences(question: str, passages: Sequence[ContextPassage],
@@ -389,10 +404,12 @@ def _joined(quotes: Sequence[tuple[str, bool]]) -> str:
     """The quotes one after another: a code block on lines of its own; prose on one line
     where the citation checker (:func:`~citewise.cite.parse.line_sentences`) still sees each
     as a sentence of its own, else on the next line. A quote from a list often starts in
-    lower case, and after "… [S1]." the checker read it as the rest of the sentence before."""
+    lower case, and after "… [S1]." the checker read it as the rest of the sentence before;
+    a numbered item starts a line ("… [1]. 1. Collaborators will add …" read as one)."""
     out = quotes[0][0]
     for (before, code_before), (quote, code) in pairwise(quotes):
-        one_line = not (code or code_before) and len(line_sentences(f"{before} {quote}")) == \
+        one_line = not (code or code_before or _ITEM.match(quote)) and \
+            len(line_sentences(f"{before} {quote}")) == \
             len(line_sentences(before)) + len(line_sentences(quote))
         out += (" " if one_line else "\n") + quote
     return out
