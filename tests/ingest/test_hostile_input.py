@@ -463,3 +463,31 @@ def test_a_vim_help_line_of_tags_loads_in_linear_time(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text(text)
     assert ingest_bounded(path)["status"] == "new"
+
+
+def test_lists_nested_on_each_line_are_read_as_text_in_bounded_time(tmp_path):
+    """A security review's 2.4 KB .rst.gz: 45,000 lines of "- - - - - - - - - - x" (990 KB,
+    under every other guard) parsed for 12 minutes, each nested marker a nested parse, the
+    one upload slot and the parse lock held."""
+    from citewise.ingest.rst_budget import MAX_NESTED_MARKERS, nested_markers
+
+    path = tmp_path / "nest.rst.gz"
+    path.write_bytes(gzip.compress(("- " * 10 + "x\n").encode() * 45_000))
+    assert ingest_bounded(path)["status"] == "new"
+    assert nested_markers("- - x\n#. a\n1. - :a: b\n:param x: the value\n- ``code``\n") == 3
+    assert nested_markers("- - x\n" * (MAX_NESTED_MARKERS + 1)) > MAX_NESTED_MARKERS
+
+
+def test_a_parse_past_its_cpu_budget_is_read_as_text(monkeypatch):
+    """Structures no count foresees (lists nested by indentation: ~0.7 ms an item, 50 s a
+    MB) stop at the parse's CPU budget and are read as plain text."""
+    from citewise.ingest import rst_budget
+    from citewise.ingest.rst import RstLoader
+
+    page = "".join("  " * (i % 10) + "- item\n\n" for i in range(2000))
+    assert "_notes" not in RstLoader().load(page.encode(), Path("a.rst")).metadata
+    monkeypatch.setattr(rst_budget, "BASE_CPU_S", 0.05)
+    monkeypatch.setattr(rst_budget, "CPU_S_PER_MB", 0.0)
+    parsed = RstLoader().load(page.encode(), Path("a.rst"))
+    assert "of CPU to parse as reStructuredText" in parsed.metadata["_notes"][0]
+    assert "item" in parsed.text

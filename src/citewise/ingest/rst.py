@@ -35,6 +35,13 @@ from citewise.ingest.doc_names import name_title
 from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
+from citewise.ingest.rst_budget import (
+    MAX_NESTED_MARKERS,
+    ParseTooSlow,
+    cpu_budget,
+    nested_markers,
+    parse_cpu_s,
+)
 from citewise.ingest.rst_lenient import lenient
 from citewise.ingest.text import TextLoader
 from citewise.ingest.text_titles import names_release
@@ -84,11 +91,16 @@ class RstLoader:
             return self._as_text(data, path, "words too long to parse in bounded time")
         if table_columns(text) > MAX_TABLE_COLUMNS:
             return self._as_text(data, path, f"a table over {MAX_TABLE_COLUMNS} columns wide")
+        if nested_markers(text) > MAX_NESTED_MARKERS:
+            return self._as_text(data, path, "lists nested too deeply to parse in bounded time")
         settings = dict(_SETTINGS, warning_stream=io.StringIO())
         try:
-            with lenient(text):
+            with lenient(text), cpu_budget(parse_cpu_s(text)):
                 tree = publish_doctree(text, source_path=path.name,
                                        settings_overrides=settings)
+        except ParseTooSlow:
+            return self._as_text(data, path, f"over {parse_cpu_s(text):.0f} s of CPU to parse "
+                                 "as reStructuredText")
         except Exception as exc:  # docutils raises plain exceptions on hostile input
             raise IngestError(f"not readable as reStructuredText ({type(exc).__name__}: "
                               f"{str(exc)[:120]}); check the file, or rename it .txt to "

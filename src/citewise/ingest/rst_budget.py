@@ -1,0 +1,81 @@
+"""Bounds on what docutils is given to parse, beyond size: nested body elements.
+
+docutils opens a nested state machine for each list item, enumerator or field whose body is
+another one: a security review's 2.4 KB ``.rst.gz`` (45,000 lines of "- - - - - - - - - - x",
+990 KB inflated, under every other guard) parsed for 12 minutes on 2 cores, ~230 s of CPU and
+700 MB, holding the one upload slot and the parse lock (each nested marker ~0.5 ms; a flat
+list's item ~0.1 ms). :func:`nested_markers` counts those chains before the parse; and
+:func:`cpu_budget` stops any parse that runs past its CPU time (structures no count foresees,
+such as lists nested by indentation, ~0.7 ms an item), so the file is read as plain text.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from docutils.statemachine import StateMachine
+
+_MARKER = (r"(?:[-*+\u2022\u2023\u2043]|#\.|\(?(?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)]"
+           r"|:[^:\s`][^:`]{0,80}:)")
+_CHAIN = re.compile(rf"^[ \t]*((?:{_MARKER}[ \t]+){{2,}})", re.MULTILINE)
+_ONE = re.compile(rf"{_MARKER}[ \t]+")
+
+MAX_NESTED_MARKERS = 1_000
+"""The most :func:`nested_markers` docutils is given (about 0.5 s). The 8,101 ``.rst`` files
+on this machine hold at most 1."""
+
+
+def nested_markers(text: str) -> int:
+    """How many list, enumerator and field markers of ``text`` follow another on the same
+    line ("- - x": 1), each the start of a nested parse."""
+    return sum(len(_ONE.findall(m[1])) - 1 for m in _CHAIN.finditer(text))
+
+
+BASE_CPU_S = 2.0
+CPU_S_PER_MB = 20.0
+"""A parse's CPU time: :data:`BASE_CPU_S` plus this per MB of text. The 40 largest ``.rst``
+files on this machine parse at 11 s per MB at most (CMake's ``cpack_gen/deb.rst``, 22 KB
+in 0.23 s of CPU); lists nested by indentation, ~0.7 ms an item, would take 50 s per MB."""
+
+
+class ParseTooSlow(Exception):
+    """A parse ran past its :func:`cpu_budget`."""
+
+
+_STATE = threading.local()
+_CHECK_EVERY = 64  # lines between two reads of the thread's CPU clock
+
+
+def parse_cpu_s(text: str) -> float:
+    """The CPU seconds a parse of ``text`` may take."""
+    return BASE_CPU_S + CPU_S_PER_MB * len(text) / 1_000_000
+
+
+@contextmanager
+def cpu_budget(seconds: float) -> Iterator[None]:
+    """Raise :class:`ParseTooSlow` from docutils' line loop once this thread has spent
+    ``seconds`` of CPU time in the block (checked every :data:`_CHECK_EVERY` lines)."""
+    _STATE.deadline, _STATE.count = time.thread_time() + seconds, 0
+    try:
+        yield
+    finally:
+        _STATE.deadline = None
+
+
+_next_line = StateMachine.next_line
+
+
+def _checked_next_line(self: StateMachine, n: int = 1) -> str:
+    deadline = getattr(_STATE, "deadline", None)
+    if deadline is not None:
+        _STATE.count += 1
+        if _STATE.count % _CHECK_EVERY == 0 and time.thread_time() > deadline:
+            raise ParseTooSlow
+    return _next_line(self, n)
+
+
+StateMachine.next_line = _checked_next_line  # type: ignore[method-assign]
