@@ -135,7 +135,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
     admitted = getattr(request.state, ADMITTED, False)  # elsewhere (a root path it did not
     release = None if admitted else st.admit_upload(who)  # know): token and slot here
     try:
-        return await _upload(st, who, file, {
+        return await _upload(st, request, who, file, {
             "doc_id": doc_id, "groups": groups, "title": title, "source_url": source_url,
             "updated_at": updated_at, "tenant": tenant, "metadata": metadata})
     finally:
@@ -143,7 +143,7 @@ async def upload(request: Request, file: Annotated[UploadFile, File()],
             release()
 
 
-async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
+async def _upload(st: ServerState, request: Request, who: ApiPrincipal, file: UploadFile,
                   form: dict[str, Any]) -> dict:
     """The upload route's work, once the upload is admitted: its metadata checked, then the
     file parsed outside the write lock and written under it."""
@@ -165,8 +165,12 @@ async def _upload(st: ServerState, who: ApiPrincipal, file: UploadFile,
     from starlette.concurrency import run_in_threadpool
 
     primed = await run_in_threadpool(parse)
-    report = await run_in_threadpool(
-        st.write, lambda: st.engine.ingest([primed.item], primed=primed))
+
+    def write() -> IngestReport:  # under the write lock: the key may have gone meanwhile
+        st.still_holds(request, who)
+        return st.engine.ingest([primed.item], primed=primed)
+
+    report = await run_in_threadpool(st.write, write)
     report.model_seconds += primed.model_seconds  # the write embedded none of those
     return _uploaded(st, name, doc_id, report, received)
 

@@ -66,9 +66,7 @@ class ServerState:
         return who
 
     def _authenticate(self, request: Request) -> ApiPrincipal:
-        header = request.headers.get("authorization", "")
-        key = header[7:].strip() if header.lower().startswith("bearer ") else \
-            request.headers.get("x-api-key", "").strip()
+        key = presented_key(request)
         if not key:
             raise ApiError(401, "no API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
         who = self.keys.lookup(key)
@@ -79,6 +77,19 @@ class ServerState:
         if who is None:
             raise ApiError(401, "unknown API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
         return who
+
+    def still_holds(self, request: Request, who: ApiPrincipal) -> None:
+        """Refuse (401) a write of ``who``'s when its key no longer names the same principal:
+        removed, or given another role, tenant or groups since the request was admitted (a
+        security review revoked a key 10 s into a long upload, which was written minutes
+        later under the revoked name)."""
+        now = self.keys.lookup(presented_key(request))
+        if now is None or (now.name, now.tenant, now.groups, now.role) != \
+                (who.name, who.tenant, who.groups, who.role):
+            raise ApiError(401, f"the key of {who.name} was removed or changed while its "
+                           "request ran; nothing was written.",
+                           "send it again with a key that may (`citewise keys list`)",
+                           {"WWW-Authenticate": "Bearer"})
 
     def admit_upload(self, who: ApiPrincipal) -> Callable[[], None]:
         """Admit ``who``'s upload before its body is read: the editor role (403), a rate-limit
@@ -151,6 +162,13 @@ class ServerState:
 
 def state_of(request: Request) -> ServerState:
     return request.app.state.citewise
+
+
+def presented_key(request: Request) -> str:
+    """The API key ``request`` presents (``Authorization: Bearer KEY`` or ``X-API-Key``)."""
+    header = request.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else \
+        request.headers.get("x-api-key", "").strip()
 
 
 def require_key(request: Request) -> None:

@@ -1,8 +1,11 @@
-"""An upload's report times the whole upload: parsing and embedding happen before the write
-(outside its lock), and the report gave the write's time alone."""
+"""Uploads that take a while: parsing and embedding happen before the write, outside its lock.
+The report times the whole upload (it gave the write's time alone), and a key removed or
+changed meanwhile writes nothing (a security review's revoked key's upload was written
+minutes later under its name)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,3 +46,23 @@ def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
     report = r.json()["ingest"]
     assert report["new"] == 1 and report["chunks_embedded"] == 1
     assert report["model_seconds"] >= PAUSE_S and report["seconds"] >= PAUSE_S
+
+
+def test_a_key_removed_during_its_upload_writes_nothing(tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    build_index(db)
+    keys = make_keys(tmp_path / "keys.json")
+    engine = connect(db, SETTINGS, embedder=SlowEmbedder())
+    with serving(create_app(engine, KeyFile.load(tmp_path / "keys.json"))) as url:
+        revoke = threading.Timer(PAUSE_S / 2, lambda: KeyFile.load(tmp_path / "keys.json")
+                                 .remove("eddie"))
+        revoke.start()
+        r = httpx.post(
+            f"{url}/v1/documents", headers={"Authorization": f"Bearer {keys['eddie']}"},
+            files={"file": ("kites.md", b"# Kites\n\nKites fly on the roof on Tuesdays.\n",
+                            "text/markdown")}, data={"groups": "staff"}, timeout=30.0)
+        revoke.join()
+        assert r.status_code == 401 and "nothing was written" in r.text, r.text
+        listed = httpx.get(f"{url}/v1/documents", headers={
+            "Authorization": f"Bearer {keys['ada']}"}, timeout=30.0).json()["documents"]
+        assert "kites.md" not in {d["doc_id"] for d in listed}
