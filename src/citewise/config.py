@@ -235,11 +235,11 @@ class ServeSettings(_Section):
         "(questions, personas) from, by a path inside it; unset: the API reads none (run "
         "`citewise reindex --questions FILE` on the server).")
     max_upload_chunks: int = Field(
-        2000, gt=0, description="Most passages an upload may need embedded (those the index "
-        "has no vector of); more is a 413 before any is. Uploads embed one at a time, so a "
-        "long one kept every tenant's waiting (a 2 MB text, 4,405 passages, held them 9 "
-        "minutes on two cores); a long manual is ingested on the server with `citewise "
-        "ingest`.")
+        2000, gt=0, description="Most passages an upload may hold; more is a 413 before any "
+        "is embedded. Uploads embed one at a time, so a long one kept every tenant's waiting "
+        "(a 2 MB text, 4,405 passages, held them 9 minutes on two cores), and passages the "
+        "index had vectors of were not counted (one paragraph repeated stored 19,600); a "
+        "long manual is ingested on the server with `citewise ingest`.")
     max_json_bytes: int = Field(
         256 * 1024, gt=0, description="Largest body of every other request (search, ask, "
                                       "feedback, ACL, versions: JSON of a few KiB).")

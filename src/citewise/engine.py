@@ -135,14 +135,14 @@ class Engine(EngineVerbs):
                                    on_progress=on_progress, on_embedded=on_embedded,
                                    vectors=vectors)
 
-    def prime(self, item: Pending, max_embed: int | None = None) -> Primed:
+    def prime(self, item: Pending, max_chunks: int | None = None) -> Primed:
         """Parse, chunk and embed ``item`` before a write lock is taken; then
         ``ingest([primed.item], primed=primed)`` only compares and stores
         (:mod:`citewise.prime`). Texts the index has vectors of are not embedded again;
-        more than ``max_embed`` others is a :class:`LimitExceededError`."""
+        more than ``max_chunks`` passages is a :class:`LimitExceededError`."""
         self._observe()
         return prime(item, self.embedder, self.settings, self.store.cached_vectors,
-                     max_embed)
+                     max_chunks)
 
     def ingest_paths(self, paths: Sequence[str | Path], defaults: Mapping[str, Any],
                      sidecar: Mapping[str, Mapping[str, Any]] | None = None,

@@ -53,12 +53,14 @@ class _Loaded:
 
 def prime(item: Pending, embedder: Embedder, settings: Settings,
           cached: Callable[[Sequence[str], str | None], set[str]] | None = None,
-          max_embed: int | None = None) -> Primed:
+          max_chunks: int | None = None) -> Primed:
     """Load, chunk and embed ``item`` now (see the module docstring): only the texts
     ``cached`` (embed hashes, tenant -> the hashes the store holds vectors of) does not
-    have; more than ``max_embed`` of them is a :class:`LimitExceededError`, raised before
-    any is embedded (a security review's 2 MB text upload, 4,405 chunks, held the
-    server's one upload slot for 549 s, every tenant's uploads waiting behind it)."""
+    have. More than ``max_chunks`` passages is a :class:`LimitExceededError`, raised before
+    any is embedded: a security review's 2 MB text upload, 4,405 chunks, held the server's
+    one upload slot for 549 s, every tenant's uploads waiting behind it; and a second
+    review's 72 KB ``.txt.gz`` of one paragraph repeated stored 19,600 passages (35 MB of
+    index) with one embedded, when only those to embed were counted."""
     try:
         parsed = item.load()
     except Exception as exc:  # the write reports it, as for any file
@@ -70,18 +72,18 @@ def prime(item: Pending, embedder: Embedder, settings: Settings,
                                 max_chunks=settings.limits.max_chunks)
     except Exception:  # noqa: BLE001 - the write chunks again and reports why
         return Primed(loaded, {})
+    if max_chunks is not None and len(chunks) > max_chunks:
+        raise LimitExceededError(
+            f"{item.label}: {len(chunks)} passages, more than an upload may hold "
+            f"(serve.max_upload_chunks: {max_chunks}). Fix: ingest the file on the server "
+            "(`citewise ingest FILE --groups ...`), upload it in parts, or raise "
+            "serve.max_upload_chunks in the server's --config")
     texts = {c.embed_hash: c.text_for_embedding for c in chunks}
     if cached is not None and texts:
         known = cached(list(texts), parsed.metadata.get("tenant"))
         texts = {h: t for h, t in texts.items() if h not in known}
     if not texts:
         return Primed(loaded, {}, embedder.model_id)
-    if max_embed is not None and len(texts) > max_embed:
-        raise LimitExceededError(
-            f"{item.label}: {len(texts)} passages to embed, more than an upload may "
-            f"(serve.max_upload_chunks: {max_embed}). Fix: ingest the file on the server "
-            "(`citewise ingest FILE --groups ...`), upload it in parts, or raise "
-            "serve.max_upload_chunks in the server's --config")
     started = time.perf_counter()
     vectors = embed_texts(embedder, list(texts.values()))
     return Primed(loaded, dict(zip(texts, vectors, strict=True)), embedder.model_id,

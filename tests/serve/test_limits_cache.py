@@ -488,11 +488,12 @@ def test_a_streamed_model_answer_cites_numbers_as_its_answer_does(tmp_path: Path
     assert "[S" not in drafted and drafted.strip() == final["answer"].strip()
 
 
-def test_an_upload_with_more_passages_to_embed_than_allowed_is_a_413(tmp_path: Path) -> None:
+def test_an_upload_with_more_passages_than_allowed_is_a_413(tmp_path: Path) -> None:
     """Uploads embed one at a time: a security review's 2 MB text (4,405 passages) held
     the one upload slot for 549 s, every tenant's uploads waiting. More than
-    ``serve.max_upload_chunks`` passages to embed is refused before any is embedded,
-    nothing stored; a re-upload embeds only the passages the index has no vector of."""
+    ``serve.max_upload_chunks`` passages is refused before any is embedded, nothing stored,
+    those the index has vectors of included (a second review's one paragraph repeated
+    stored 19,600 passages, one embedded); a re-upload embeds only the new ones."""
     settings = {**SETTINGS, "serve": {"max_upload_chunks": 5}}
     keys, app = serve_index(str(tmp_path / "index.db"), tmp_path, settings)
     paragraphs = [f"Paragraph {i} on zqtopic{i}: " + " ".join(
@@ -504,11 +505,14 @@ def test_an_upload_with_more_passages_to_embed_than_allowed_is_a_413(tmp_path: P
         assert r.status_code == 413, r.text
         assert "serve.max_upload_chunks" in r.json()["fix"] and "long.md" in r.json()["detail"]
         assert eddie.get("/v1/documents/long.md").status_code == 404
-        for end in (12, 24):  # 4 passages, then 8: the first 4 have vectors
+        for end, status in ((12, 201), (15, 201), (24, 413)):  # 4 passages, 5, then 8
             r = eddie.post("/v1/documents", data={"groups": "staff"}, files={
                 "file": ("part.md", "\n\n".join(paragraphs[:end]).encode())})
-            assert r.status_code == 201, r.text
-        assert r.json()["ingest"]["chunks"] > 5
+            assert r.status_code == status, r.text
+        assert r.json()["detail"].startswith("part.md: 8 passages")
+        r = eddie.post("/v1/documents", data={"groups": "staff"}, files={
+            "file": ("same.md", "\n\n".join([paragraphs[0]] * 24).encode())})
+        assert r.status_code == 413, r.text
 
 
 def test_reindex_through_the_api_reads_no_server_file_outside_serve_eval_dir(
