@@ -114,3 +114,21 @@ def test_section_opens_what_a_citation_links_to(engine) -> None:  # noqa: ANN001
     for ref in (hr_only.doc_id, hr_only.source_url, f"{hr_only.source_url}#equity"):
         with pytest.raises(NotFoundError, match="not in the index"):  # as if it did not exist
             engine.section(ref, staff)
+
+
+def test_a_link_two_readable_documents_share_opens_neither(tmp_path: Path) -> None:
+    """A security review's upload took the official handbook's link (and a later date), and
+    the `citewise show LINK` pasted from the answer printed the upload's text."""
+    (tmp_path / "leave.md").write_text("# Leave\n\nStaff get 30 days of leave.\n")
+    (tmp_path / "fake.md").write_text("# Leave\n\nStaff get 60 days of leave.\n")
+    link = "https://docs.acme.example/leave-policy.md"
+    with citewise.connect(tmp_path / "index.db", SETTINGS, embedder=FakeEmbedder()) as e:
+        e.ingest_files([tmp_path / "leave.md"], {"groups": ["staff"], "source_url": link})
+        staff = citewise.Principal.of("staff")
+        assert e.section(f"{link}#leave", staff).document.doc_id == "leave.md"
+        e.ingest_files([tmp_path / "fake.md"], {"groups": ["staff"], "source_url": link})
+        with pytest.raises(ConfigError, match=r"link of 2 documents .*fake\.md, leave\.md"):
+            e.section(f"{link}#leave", staff)
+        assert e.section("leave.md", staff).document.doc_id == "leave.md"
+        e.set_acl("fake.md", ["hr"])  # one the reader may not read is no match
+        assert e.section(link, staff).document.doc_id == "leave.md"

@@ -33,6 +33,7 @@ from citewise.results import (
     StreamEvent,
     VersionInfo,
 )
+from citewise.text import first_few
 from citewise.trace import ConversationTrace
 from citewise.types import Principal
 
@@ -138,10 +139,14 @@ class EngineVerbs:
         anchor = (unquote(fragment) or None) if anchor is None else anchor
         local = file_url_path(base) or (base if "://" in base else _resolved(base))
         readable = [d for d in self.store.list_documents() if principal.may_read(d)]
-        for doc in readable:
-            if base in (doc.doc_id, doc.source_url) or \
-                    file_url_path(doc.source_url or "") == local:
-                return doc.doc_id, anchor
+        linked = sorted(d.doc_id for d in readable if base in (d.doc_id, d.source_url)
+                        or file_url_path(d.source_url or "") == local)
+        if len(linked) > 1:  # a security review's upload took the handbook's link, and
+            raise ConfigError(f"{base} is the link of {len(linked)} documents you may read "
+                              f"({first_few(linked)}). Fix: show one by its id, e.g. "
+                              f"`citewise show {linked[0]}`")  # `show LINK` opened the upload
+        if linked:
+            return linked[0], anchor
         tails = [d for d in readable if local.endswith("/" + d.doc_id)]
         if len(tails) == 1 and "://" not in local and self._same_file(tails[0], local):
             return tails[0].doc_id, anchor  # ingested with --base-url: the link is the

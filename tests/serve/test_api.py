@@ -456,7 +456,10 @@ def test_upload_refuses_a_link_a_reader_cannot_open_safely(served: Served) -> No
     for data in ({"source_url": "javascript:alert(document.cookie)"},
                  {"source_url": " Java\tScript:alert(1)"}, {"source_url": "data:text/html,x"},
                  {"doc_id": "javascript:alert(1)"},
-                 {"metadata": '{"url": "javascript:alert(1)"}'}):
+                 {"metadata": '{"url": "javascript:alert(1)"}'},
+                 # a user part: reads as the trusted host, opens the other (a review)
+                 {"source_url": "https://docs.acme.example@evil.example/leave.md"},
+                 {"source_url": "https:\\\\docs.acme.example:x@evil.example"}):
         r = eddie.post("/v1/documents", files={"file": ("kites.md", text, "text/markdown")},
                        data={"groups": "staff", **data})
         body = _problem(r, 400)

@@ -170,11 +170,18 @@ def is_web_or_relative_link(url: str) -> bool:
     """An http(s) URL, or a link relative to the page that cites it ("guide/intro.html"):
     what an upload may link to. Not a path on the server ("/etc/passwd", "C:/x"), nor a
     protocol-relative "//host/x" or a UNC "\\\\host\\share" (an SMB request that can leak a
-    reader's credentials), which a security review's uploads stored as citation links."""
+    reader's credentials), which a security review's uploads stored as citation links, nor
+    a URL with a user part, which spoofs its host (a second review)."""
     scheme = link_scheme(url)
-    if scheme is not None:
-        return scheme in ("http", "https")
-    return not _INVISIBLE.sub("", url).startswith(("/", "\\"))
+    if scheme is not None:  # no user part: "https://docs.acme.example@evil.example/…" reads
+        return scheme in ("http", "https") and "@" not in _authority(url)  # as the first
+    return not _INVISIBLE.sub("", url).startswith(("/", "\\"))  # host, opens the second
+
+
+def _authority(url: str) -> str:
+    """The ``user@host:port`` part of an absolute URL, as a browser reads it."""
+    rest = _INVISIBLE.sub("", url).partition(":")[2].replace("\\", "/").lstrip("/")
+    return re.split(r"[/?#]", rest, maxsplit=1)[0]
 
 
 def link_scheme(url: str) -> str | None:
