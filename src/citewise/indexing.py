@@ -10,6 +10,7 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,20 +156,48 @@ def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str
 
 def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
                    report: IngestReport, on_embedded: Callable[[int], None] | None = None,
-                   primed: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+                   primed: Mapping[str, np.ndarray] | None = None,
+                   on_documents: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
     """Vectors of the batch's texts the store does not cache: taken from ``primed`` (by embed
     hash, see :mod:`citewise.prime`) or embedded :data:`EMBED_SLICE` at a time so
-    ``on_embedded`` hears how many are done while a large batch runs."""
+    ``on_embedded`` hears how many are done while a large batch runs, and ``on_documents``
+    how many more of ``prepared`` have all their texts embedded."""
     primed = primed or {}
     todo = texts_to_embed(store, prepared)
     done = {h: primed[h] for h, _ in todo if h in primed}
     todo = [(h, t) for h, t in todo if h not in done]
+    heard = _EmbeddedDocuments(prepared, todo, on_documents, on_embedded)
+    heard(0)
     if not todo:
         return done
     t0 = time.perf_counter()
-    vectors = embed_texts(embedder, [t for _, t in todo], on_embedded)
+    vectors = embed_texts(embedder, [t for _, t in todo], heard)
     report.model_seconds += time.perf_counter() - t0
     return done | {h: vectors[i] for i, (h, _) in enumerate(todo)}
+
+
+class _EmbeddedDocuments:
+    """An ``on_embedded`` that also tells ``on_documents`` how many more documents have all
+    their texts embedded: the bar counted documents only when their batch was written, so
+    new users saw "0/59 file" for over two minutes while 1,024 chunks embedded, then 95 %."""
+
+    def __init__(self, prepared: Sequence[Prepared], todo: Sequence[tuple[str, str]],
+                 on_documents: Callable[[int], None] | None,
+                 on_embedded: Callable[[int], None] | None) -> None:
+        position = {h: i for i, (h, _) in enumerate(todo)}
+        self.ends = sorted(1 + max((position.get(c.embed_hash, -1) for c in p.chunks),
+                                   default=-1) for p in prepared)  # texts before it is done
+        self.on_documents, self.on_embedded = on_documents, on_embedded
+        self.embedded = self.told = 0
+
+    def __call__(self, count: int) -> None:
+        self.embedded += count
+        finished = bisect_right(self.ends, self.embedded)
+        if self.on_documents and finished > self.told:
+            self.on_documents(finished - self.told)
+        self.told = finished
+        if self.on_embedded and count:
+            self.on_embedded(count)
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str],
@@ -208,8 +237,9 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
                     vectors: Mapping[str, np.ndarray] | None = None) -> IngestReport:
     """Index ``items``; each batch (``batch_docs`` documents, or fewer once they hold
     ``batch_chunks`` chunks) is written in one transaction. ``on_progress`` hears how many
-    documents each written batch held, ``on_embedded`` how many texts were embedded (every
-    :data:`EMBED_SLICE`), so a long batch shows it is alive.
+    more documents are done (those of a batch as their texts are embedded, the rest when it
+    is written), ``on_embedded`` how many texts were embedded (every :data:`EMBED_SLICE`),
+    so a long batch shows it is alive.
 
     Exceptions from the embedder or the store propagate after rolling back the current batch
     (earlier batches stay committed, each complete). Per-file problems become ``failed``
@@ -228,11 +258,20 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
 
     def flush() -> None:
         nonlocal prepared, done
+        told = 0  # documents on_progress heard of as embedded, before the write
+
+        def embedded(count: int) -> None:
+            nonlocal told
+            told += count
+            if on_progress:
+                on_progress(count)
+
         if prepared:
-            made = _embed_missing(store, embedder, prepared, report, on_embedded, vectors)
+            made = _embed_missing(store, embedder, prepared, report, on_embedded, vectors,
+                                  embedded if on_progress else None)
             write_prepared(store, prepared, made, report)
-        if on_progress and done:
-            on_progress(done)
+        if on_progress and done > told:
+            on_progress(done - told)
         prepared, done = [], 0
 
     sources = SourceClaims(store)
