@@ -669,6 +669,37 @@ def test_rustdoc_generated_impls_and_copied_trait_docs_are_not_indexed(tmp_path)
         assert copied not in text, copied
 
 
+def test_rustdoc_deref_methods_since_line_and_badges(tmp_path):
+    """A new user's ten std modules: ``IoSlice`` and ``IoSliceMut`` held 592 chunks (15 %)
+    of the ``[u8]`` API under "Methods from Deref<Target = [u8]>" ("how do I binary search a
+    sorted slice" cited ``IoSlice``); "1.0.0 ·", left of the since/source line under each
+    title, opened 138 chunks; "ⓘ" (an example that panics) stood alone; a module's list read
+    "add_spawn_hookExperimental" and "transmute⚠"."""
+    html = ('<body><main><section id="main-content" class="content"><div class="main-'
+            'heading"><h1>Struct <span class="struct">IoSlice</span></h1><span class="sub-'
+            'heading"><span class="since" title="Stable since Rust version 1.36.0">1.36.0'
+            '</span> · <a class="src" href="#">Source</a> </span></div>'
+            '<div class="docblock"><p>A buffer for writes.</p><div class="example-wrap '
+            'should_panic"><a href="#" class="tooltip" title="This example panics">ⓘ</a>'
+            '<pre class="rust"><code>panic!();</code></pre></div></div>'
+            '<dl class="item-table"><dt><a class="fn" href="#">add_<wbr>spawn_<wbr>hook</a>'
+            '<wbr><span class="stab unstable" title="">Experimental</span></dt><dd>Registers'
+            ' a hook.</dd><dt><a class="fn" href="#">transmute</a><sup title="unsafe '
+            'function">⚠</sup></dt><dd>Reinterprets bits.</dd></dl>'
+            '<h2 id="deref-methods-%5Bu8%5D" class="section-header">Methods from Deref&lt;'
+            'Target = [u8]&gt;</h2><div id="deref-methods-%5Bu8%5D-1" class="impl-items">'
+            '<section id="method.binary_search" class="method"><h4 class="code-header">pub '
+            'fn binary_search(&amp;self)</h4></section><div class="docblock"><p>Binary '
+            'searches this slice.</p></div></div></section></main></body>')
+    text = load_file(_write(tmp_path, "struct.IoSlice.html", html)).text
+    assert "A buffer for writes." in text and "panic!();" in text
+    assert "add_spawn_hook Experimental" in text and "transmute ⚠" in text
+    for copied in ("Deref", "binary_search", "Binary searches", "1.36.0", "ⓘ"):
+        assert copied not in text, copied
+    subtitle = '<body><h1>Guide</h1><span class="sub-heading">For admins</span></body>'
+    assert "For admins" in load_file(_write(tmp_path, "guide.html", subtitle)).text
+
+
 def test_the_rust_references_rule_markers_and_test_lists_are_not_indexed(tmp_path):
     """The Reference marks each rule ("[destructors.intro]", 5,849 of them) with a link, a
     "Tests" button and a "Tests with this rule:" list: they were quoted in answers, inside

@@ -30,6 +30,12 @@ GENERATED_SECTION_IDS = frozenset({
 the same generated impls (``Send``, ``Sync``, ``From<T> for T``, ``TryFrom<U> for T``…) on
 every type's page, a new user's std/collections and std/sync pages' largest share of chunks,
 in answers about anything. A type's own "Trait Implementations" stay."""
+DEREF_PREFIX = "deref-methods-"
+"""rustdoc's "Methods from Deref<Target = …>" (``h2#deref-methods-…`` and its
+``div.impl-items``): the target's methods copied onto the page. A new user's ``IoSlice`` and
+``IoSliceMut`` held 592 chunks of the ``[u8]`` slice API (15 % of their index of ten std
+modules; "how do I binary search a sorted slice" cited ``IoSlice``), ``PathBuf`` 97 of
+``Path``'s."""
 _INDEX_SUFFIX = "-printindex"
 """Texinfo 7's index tables (``cp-entries-printindex``); Texinfo 6 writes ``index-cp``."""
 CHROME_ID_WORDS = frozenset((
@@ -82,6 +88,8 @@ def _is_chrome(node: LexborNode) -> bool:
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
+            or (node.tag == "a" and "tooltip" in classes)  # its "ⓘ" ("This example panics")
+            or _since_line(node, classes)
             or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
             or "data-notable-ty" in node.attrs  # its "ⓘ" after a returned type
             or _generated_section(node, classes)
@@ -126,10 +134,27 @@ def _generated_section(node: LexborNode, classes: set[str]) -> bool:
     (``h2.section-header``) and list (``div#…-list``) only; a Sphinx page's own section
     with such an id is content (the review of this stop)."""
     ident = node.attrs.get("id") or ""
+    if ident.startswith(DEREF_PREFIX):  # "Methods from Deref<Target = [u8]>": a copy of
+        return (node.tag == "h2" and "section-header" in classes) or \
+            (node.tag == "div" and "impl-items" in classes)  # the target's page
     if ident not in GENERATED_SECTION_IDS:
         return False
     return (node.tag == "h2" and "section-header" in classes) or \
         (node.tag == "div" and ident.endswith("-list"))
+
+
+def _since_line(node: LexborNode, classes: set[str]) -> bool:
+    """rustdoc's line under an item's title, "1.0.0 · Source": with the link gone, "1.0.0 ·"
+    opened 138 chunks of a new user's index. A subtitle of another site stays."""
+    return node.tag == "span" and "sub-heading" in classes and \
+        node.css_first("span.since, a.src") is not None
+
+
+def space_badges(tree: LexborHTMLParser) -> None:
+    """A word break before rustdoc's badges after an item's name in a module's item list:
+    "add_spawn_hookExperimental", "transmute⚠" (an unsafe function) were one word."""
+    for node in tree.css("dt > span.stab, dt > sup"):
+        node.insert_before(" ")
 
 
 def _copied_trait_method(node: LexborNode) -> bool:
