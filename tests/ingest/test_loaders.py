@@ -1034,3 +1034,16 @@ def test_a_vim_entry_ends_where_the_sections_text_goes_on_and_lists_stay_lists(t
     assert where("1. Unnamed register")[0] == ("2. Registers",)
     assert [b.text for b in parsed.blocks if b.kind == "heading" and b.level == 1] == [
         "1. Deleting text", "2. Registers"]
+
+
+def test_a_list_items_later_paragraphs_stay_after_its_sub_list(tmp_path):
+    """Node.js's pull-requests.md: "1. The first line should:" over its rules, then
+    "Examples:" over example commit titles, read "1. The first line should: Examples:"
+    over the rules and the titles, the examples as more rules."""
+    md = ("# Commits\n\n1. The first line should:\n\n   * be short\n\n   Examples:\n\n"
+          "   * `net: add x`\n\n   Then check it.\n\n2. Keep the second line blank.\n")
+    [listed] = [b.text for b in load_file(_write(tmp_path, "pr.md", md)).blocks
+                if b.kind == "list"]
+    assert listed.splitlines() == ["1. The first line should:", "  - be short",
+                                   "  Examples:", "  - net: add x", "  Then check it.",
+                                   "2. Keep the second line blank."]

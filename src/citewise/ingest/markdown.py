@@ -213,23 +213,31 @@ class _Walker:
         return lines
 
     def _item(self, index: int, close: int, depth: int) -> tuple[list[str], list[str]]:
-        """The text parts and the nested lines (sub-lists, code) of one list item."""
+        """The text parts and the nested lines (sub-lists, code) of one list item; a
+        paragraph after a sub-list or code is a nested line where it stands (Node.js's
+        "1. The first line should: [rules] Examples: [examples]" read "1. The first line
+        should: Examples:" over the rules, the example commit titles as rules)."""
         parts: list[str] = []
         nested: list[str] = []
+        prefix = "  " * (depth + 1)
         while index < close:
             token = self.tokens[index]
+            text = None
             if token.type in _LIST_OPEN:
                 sub_close = _close_of(self.tokens, index)
                 nested.extend(self._list_lines(index, sub_close, depth + 1))
                 index = sub_close
             elif token.type in _CODE:
-                prefix = "  " * (depth + 1)
                 nested.extend(f"{prefix}{line}".rstrip()
                               for line in verbatim(token.content).split("\n"))
             elif token.type == "inline":
-                parts.append(collapse(inline_text(token)))
+                text = collapse(inline_text(token))
             elif token.type == "html_block":
-                parts.append(collapse(fragment_text(token.content)))
+                text = collapse(fragment_text(token.content))
+            if text and nested:
+                nested.append(f"{prefix}{text}")
+            elif text is not None:
+                parts.append(text)
             index += 1
         return parts, nested
 
