@@ -60,6 +60,9 @@ EF_SEARCH = 100
 EXACT_MAX = 3_000
 """Dense search is exact when the planner estimates the principal may read at most this many
 chunks (exact costs ~10 us per allowed row; HNSW ~40 us per row it has to skip)."""
+POOL_WAIT_S = 5.0
+"""How long a call waits for a pooled connection before it is answered "unreachable" (a 503
+through the API): at 30 s, an operator's requests hung through a database restart."""
 
 
 class PostgresStore:
@@ -136,7 +139,7 @@ class PostgresStore:
         # pool: kept, it failed the next request with a 503 (psycopg_pool >= 3.2 checks)
         check = getattr(psycopg_pool.ConnectionPool, "check_connection", None)
         pool = psycopg_pool.ConnectionPool(
-            self.url, min_size=1, max_size=self.pool_size, open=False, timeout=30,
+            self.url, min_size=1, max_size=self.pool_size, open=False, timeout=POOL_WAIT_S,
             kwargs={"autocommit": True, "prepare_threshold": None}, configure=self._configure,
             **({"check": check} if check else {}))
         pool.open(wait=True, timeout=30)
@@ -158,13 +161,27 @@ class PostgresStore:
 
     @contextmanager
     def _reading(self, action: str = "read") -> Iterator[Any]:
-        psycopg, _ = psycopg_modules()
+        psycopg, psycopg_pool = psycopg_modules()
         pool = self._open()
         try:
             with pool.connection() as conn:
                 yield conn
         except psycopg.Error as exc:
+            if isinstance(exc, psycopg_pool.PoolTimeout):
+                self._drop_if_dead(pool)
             raise self._error(exc, action) from exc
+
+    def _drop_if_dead(self, pool: Any) -> None:
+        """Forget ``pool`` when it holds no connection at all (the server went away): the
+        next call opens a new one, answering at once while the server is down and working
+        as soon as it is back. The pool's own reconnection backs off to 32 s and more, and an
+        operator's server answered nothing for 17-25 s after a 40 s database outage."""
+        if pool.get_stats().get("pool_size", 1) > 0:
+            return  # busy, not dead
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.close(timeout=0)
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
@@ -191,7 +208,7 @@ class PostgresStore:
                              "(see pg_locks on the server).")
         if server_lost(exc):  # else (a deadlock, a full disk) the server log, below
             return StoreError(f"cannot {action} index {where}: {exc}. Fix: check the URL and that "
-                              "the server is running and reachable (CI: `.ci/pg start`).")
+                              "the server is running and reachable.")
         if type(exc).__name__ == "UniqueViolation":
             return StoreError(f"cannot {action} index {where}: {exc}. Fix: chunk ids must be "
                               "unique across documents (derive them from doc_id, offsets and "
