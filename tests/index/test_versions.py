@@ -271,3 +271,19 @@ def test_a_change_that_cannot_reach_a_version_says_so(home: Path) -> None:
     with Engine(home, embedder=FakeEmbedder(dim=48, model_id="fake-b-48")) as engine:
         engine.delete(["mileage-b"])  # every version reached: nothing to say
         assert engine.unreached_versions == ()
+
+
+def test_a_failed_write_keeps_its_error_when_the_gates_release_fails_too() -> None:
+    """A PostgreSQL restart inside an ingest's write: the unlock on the dead connection
+    raised, and its 99-line traceback replaced the write's one-line error."""
+    from citewise.index import gate
+
+    def release(handle: object) -> None:
+        raise RuntimeError("unlock on a closed connection")
+
+    with pytest.raises(StoreError, match="server closed the connection"), \
+            gate.hold("test-release-fails", lambda deadline: 1, release):
+        raise StoreError("cannot write to index: server closed the connection")
+    with pytest.raises(RuntimeError, match="unlock"), \
+            gate.hold("test-release-fails-2", lambda deadline: 1, release):
+        pass  # a release failing alone still says so

@@ -82,15 +82,28 @@ def hold(key: str, acquire: Acquire, release: Release, *, timeout: float = TIMEO
                 raise StoreError(busy or f"{key} is busy. Fix: retry when the other writer "
                                  "finishes.")
         entry.depth += 1
+        failed = True
         try:
             yield True
+            failed = False
         finally:
             entry.depth -= 1
             if entry.depth == 0:
                 handle, entry.handle = entry.handle, None
-                release(handle)
+                _release(release, handle, failed)
     finally:
         entry.lock.release()
+
+
+def _release(release: Release, handle: Any, failed: bool) -> None:
+    """Release the gate; when the block failed, a failing release is no news (PostgreSQL's
+    unlock on the connection a restart closed printed a 99-line traceback in place of the
+    write's one-line error: the server drops a dead session's locks itself)."""
+    try:
+        release(handle)
+    except Exception:
+        if not failed:
+            raise
 
 
 def held_here(key: str) -> bool:
