@@ -211,3 +211,24 @@ def test_a_sidecar_line_may_name_a_file_by_its_id_path_from_the_folders_common_p
         assert [h.chunk.doc_id for h in public] == ["collections/index.html"]
         team = engine.search("channels", Principal.of("sync-team"), mode="bm25").hits
         assert [h.chunk.doc_id for h in team] == ["sync/mpsc/index.html"]
+
+
+def test_an_index_that_fails_mid_batch_stops_it(tmp_path, folder, monkeypatch):
+    """An operator's PostgreSQL restart during a folder ingest: each later file "failed"
+    on the lost database and the command exited 0. The index's error stops the batch (the
+    files before stay written)."""
+    from citewise.errors import StoreError
+
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        real = engine.store.get_document
+        calls = []
+
+        def flaky(doc_id):
+            calls.append(doc_id)
+            if len(calls) > 2:
+                raise StoreError("cannot read index: server closed the connection")
+            return real(doc_id)
+
+        monkeypatch.setattr(engine.store, "get_document", flaky)
+        with pytest.raises(StoreError, match="server closed"):
+            engine.ingest_paths([folder], OPERATOR)

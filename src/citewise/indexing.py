@@ -19,7 +19,7 @@ import numpy as np
 
 from citewise.chunk import chunk_document
 from citewise.config import Settings
-from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError
+from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError, StoreError
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
     kept_note,
@@ -81,6 +81,8 @@ def _prepare(store: Store, item: Pending, settings: Settings,
                                 max_chunks=settings.limits.max_chunks)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
+    except StoreError:  # the index, not the file: a batch that lost its database went on,
+        raise  # each file "failed", and exited 0 (an operator's PostgreSQL restart)
     except Exception as exc:  # a loader bug must not abort the batch either
         return load_failure(item, exc)
     return ready_to_write(item, document, chunks, previous, parsed)
