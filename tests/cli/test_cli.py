@@ -218,3 +218,13 @@ def test_an_ingest_that_changes_web_links_says_so(tmp_path):
     assert "changed the links of 1 document(s), e.g. a.md: https://x.example/a.md -> " \
            "https://y.example/a.md" in result.output
     assert "changed the links" not in invoke(*args, "https://y.example/").output
+
+
+def test_migrate_names_the_url_form_of_an_absolute_path(db):
+    """An operator's `--from sqlite:///work/ops/sqlite.db` read the relative path
+    work/ops/sqlite.db: "no index at", with no word on the four-slash form."""
+    relative = str(db).lstrip("/")
+    result = CliRunner().invoke(cli, ["migrate", "--from", f"sqlite:///{relative}", "--to",
+                                      "postgresql://u@127.0.0.1:1/none"])
+    assert result.exit_code == 1
+    assert f"Fix: --from sqlite:////{relative} (or --from /{relative})" in result.output

@@ -59,7 +59,7 @@ def default_db() -> str:
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--db", "db", default=default_db,
                         show_default=f"$CITEWISE_DB or ./{DEFAULT_DB}",
-                        help="Index file (SQLite path).")(f)
+                        help="Index: a SQLite file path, or a postgresql:// URL.")(f)
 
 
 def settings_options(f: Callable[..., Any]) -> Callable[..., Any]:

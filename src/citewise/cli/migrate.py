@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from citewise.cli.common import echo, echo_json, friendly_errors, require_index
 from citewise.cli.progress import make_bar, progress_mode, progress_options
 from citewise.engine import Engine
+from citewise.errors import ConfigError
 
 
 @click.command()
 @click.option("--from", "source", required=True,
-              help="Source index: a SQLite path or sqlite:///path/to/index.db.")
+              help="Source index: a SQLite path, or sqlite:///relative/index.db, "
+                   "sqlite:////absolute/index.db.")
 @click.option("--to", "target", required=True,
               help="Target index URL, e.g. postgresql://user@host:5432/db (its live version).")
 @click.option("--batch-docs", type=int, default=200, show_default=True,
@@ -24,7 +28,11 @@ from citewise.engine import Engine
 def migrate(source, target, batch_docs, sample, as_json, progress, quiet):
     """Copy documents, chunks, ACLs, vectors, parsed bodies, metadata and the manifest from a
     SQLite index into another store (PostgreSQL), then verify counts and sample searches."""
-    require_index(source.removeprefix("sqlite:///"))
+    path = source.removeprefix("sqlite:///")
+    if path != source and not Path(path).is_file() and Path("/" + path).is_file():
+        raise ConfigError(f"no index at {path}: after sqlite:/// comes a path relative to "
+                          f"here. Fix: --from sqlite:////{path} (or --from /{path})")
+    require_index(path)
     mode = progress_mode(progress, quiet, as_json=as_json)
     with Engine(source) as engine, make_bar("migrate", total=engine.store.count().documents,
                                             unit="doc", mode=mode) as bar:

@@ -106,8 +106,8 @@ class PostgresCatalog(ChangeLogCalls):
             return psycopg.connect(self.url, autocommit=True, prepare_threshold=None)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the version catalog of {redact(self.url)}: {exc}. "
-                             "Fix: check the URL and that the server is running "
-                             "(CI: `.ci/pg start`).") from exc
+                             "Fix: check the URL and that the server is running and "
+                             "reachable.") from exc
 
     def _connect(self) -> Any:
         psycopg, _ = psycopg_modules()

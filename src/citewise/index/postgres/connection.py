@@ -111,7 +111,7 @@ def check_pgvector_version(version: str | None, where: str) -> None:
     if version is None:
         raise StoreError(f"{where} has no pgvector extension and it could not be created. Fix: "
                          "install pgvector >= 0.8 on the server and run `CREATE EXTENSION vector` "
-                         "as a superuser (CI: `.ci/pg start`).")
+                         "as a superuser in this database.")
     if parse_version(version) < MIN_PGVECTOR:
         raise StoreError(
             f"{where} has pgvector {version}; citewise needs >= 0.8 (hnsw.iterative_scan: older "
