@@ -118,3 +118,21 @@ def test_statements_cover_every_line_in_order_without_overlap(rows):
         assert all(text[a:b] == text[a:b].rstrip() and (a == 0 or text[a - 1] == "\n")
                    for a, b in spans)  # whole lines, indentation kept
         assert [s for s in lines if any(a <= s[0] and s[1] <= b for a, b in spans)] == lines
+
+
+def test_a_string_literal_over_lines_is_inside_its_statement() -> None:
+    """rustdoc's LineWriter example: a byte string runs five lines at the margin, and a window
+    opened at its last line ("And that has made all the difference.";), quoted as an
+    answer's example. Python's triple quotes and a '"' character literal read right too."""
+    code = ('fn main() {\n    let poem = b"I shall be telling this with a sigh\n'
+            'Somewhere ages and ages hence:\nAnd that has made all the difference.";\n\n'
+            '    let file = File::create("poem.txt")?;\n    let q = \'"\';\n    Ok(())\n}\n'
+            'fn other() {}\n')
+    assert [code[a:b].split("\n")[0] for a, b in statement_spans(code, 0, len(code))] == [
+        "fn main() {", "fn other() {}"]
+    a, b = statement_spans(code, 0, len(code))[0]
+    assert [code[x:y].strip().split("\n")[-1] for x, y in inner_statement_spans(code, a, b)] == [
+        'And that has made all the difference.";', 'let file = File::create("poem.txt")?;',
+        "let q = '\"';", ["Ok(())", "}"][-1]]
+    doc = 'def f():\n    """Doc\nstring at the margin\n"""\n    return 1\nx = 2\n'
+    assert len(statement_spans(doc, 0, len(doc))) == 2

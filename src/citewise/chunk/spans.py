@@ -24,7 +24,8 @@ deeper than every other line of the span, unless that line closes a bracket (``}
 ``]``), continues a compound statement (``else``, ``elif``, ``except``, ``finally``,
 ``catch``), or follows a line that cannot end a statement (ending in ``\\``, an opening
 bracket, ``=``, ``=>``, ``+``, ``|``, ``&&``, ``||``) or that is a comment or decorator at that
-indentation (``#``, ``//``, ``@``), which belongs with the statement after it.
+indentation (``#``, ``//``, ``@``), which belongs with the statement after it, or stands
+inside a string literal that runs over lines (:func:`opens_string`).
 :func:`inner_statement_spans` applies the same rule one level down, inside one statement.
 """
 
@@ -74,12 +75,14 @@ def statement_spans(text: str, start: int, end: int) -> list[Span]:
     if not lines:
         return []
     indents = [_indent(text, a, b) for a, b in lines]
-    top = min(indents)
+    quoted = _in_string(text, lines)
+    top = min(i for i, q in zip(indents, quoted, strict=True) if not q)
     spans: list[Span] = [lines[0]]
     for k in range(1, len(lines)):
         a, b = lines[k]
         prev = text[lines[k - 1][0]:lines[k - 1][1]].strip()
-        begins = (indents[k] == top and not _CLAUSE.match(text, a + indents[k], b)
+        begins = (indents[k] == top and not quoted[k]
+                  and not _CLAUSE.match(text, a + indents[k], b)
                   and not prev.endswith(_CONTINUED)
                   and not (indents[k - 1] == top and prev.startswith(_ATTACHED)))
         if begins:
@@ -87,6 +90,27 @@ def statement_spans(text: str, start: int, end: int) -> list[Span]:
         else:
             spans[-1] = (spans[-1][0], b)
     return spans
+
+
+_QUOTE_FREE = re.compile(r"""\\.|'"'""")  # an escaped character, a '"' character literal
+
+
+def opens_string(line: str) -> bool:
+    """Whether ``line`` opens (or closes) a ``"`` string that runs over lines: an odd count of
+    its double quotes, escaped ones and a ``'"'`` character aside (a triple quote counts
+    three). rustdoc's ``let road_not_taken = b"I shall be telling this with a sigh`` runs
+    five lines at the margin, and a window opened at its last ("And that has made all the
+    difference.";), quoted as an answer's example."""
+    return _QUOTE_FREE.sub("", line).count('"') % 2 == 1
+
+
+def _in_string(text: str, lines: list[Span]) -> list[bool]:
+    """For each line, whether it starts inside a string literal opened on a line before."""
+    out, quoted = [], False
+    for a, b in lines:
+        out.append(quoted)
+        quoted ^= opens_string(text[a:b])
+    return out
 
 
 def bracket_depth(code: str) -> int:
