@@ -244,3 +244,29 @@ def test_ray_actors_build_the_same_index_and_report_failures(serial, tmp_path):
             eng.ingest(items, ray="auto")
     finally:
         ray.shutdown()
+
+
+def test_an_index_error_stops_the_parallel_batch_as_the_serial_one(docs, tmp_path,
+                                                                    monkeypatch):
+    """A review: with --workers 2 a database lost mid-batch was each later file's "failed"
+    line and exit 0, as the serial path had been; a damaged stored record still fails
+    alone (:func:`citewise.indexing.index_failed`)."""
+    from citewise.errors import DamagedRecordError, StoreError
+    from citewise.index.sqlite import SQLiteStore
+
+    real, calls = SQLiteStore.get_document, []
+
+    def flaky(self, doc_id):
+        calls.append(doc_id)
+        if len(calls) > 2:
+            raise error
+        return real(self, doc_id)
+
+    monkeypatch.setattr(SQLiteStore, "get_document", flaky)
+    for workers in (1, 2):
+        error, calls[:] = StoreError("cannot read index: Connection refused"), []
+        with pytest.raises(StoreError, match="Connection refused"):
+            ingest(tmp_path / f"lost{workers}.db", docs, workers=workers)
+        error, calls[:] = DamagedRecordError("a stored document body is damaged"), []
+        report = ingest(tmp_path / f"damaged{workers}.db", docs, workers=workers)
+        assert report.count("failed") >= 1 and report.count("new") >= 1

@@ -216,6 +216,20 @@ def test_documents_without_a_stored_body(tmp_path: Path) -> None:
     assert "hr-leave-policy" in copied and "fin-travel-policy" not in copied
 
 
+def test_a_damaged_stored_body_fails_its_document_alone(tmp_path: Path) -> None:
+    """A review: with the index's own errors stopping an ingest batch, one document's
+    damaged stored body (a StoreError) refused the whole reindex, naming no document."""
+    home = build(tmp_path / "index.db", strong())
+    with SQLiteStore(home) as store, store._writing() as conn:
+        conn.execute("UPDATE doc_sources SET body = x'00112233' WHERE doc_rowid = "
+                     "(SELECT id FROM documents WHERE doc_id = 'hr-leave-policy')")
+    with SQLiteCatalog(home) as catalog:
+        report = reindex(catalog, settings(), passing_gate, embedder=strong())
+    assert "stored document body is damaged" in report.failed["hr-leave-policy"]
+    copied = {d.doc_id for d in documents(f"{home}.v2")}
+    assert "hr-leave-policy" not in copied and len(copied) == report.copied > 0
+
+
 def test_a_failed_build_refuses_the_shadow(tmp_path: Path) -> None:
     home = build(tmp_path / "index.db", strong())
     with SQLiteCatalog(home) as catalog:

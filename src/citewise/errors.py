@@ -71,6 +71,11 @@ class StoreError(CitewiseError):
     """The index cannot be opened, migrated or written."""
 
 
+class DamagedRecordError(StoreError):
+    """One stored record cannot be read (damaged, or written by a newer citewise); the index
+    itself works, so an ingest or reindex fails that document alone."""
+
+
 class BusyError(StoreError):
     """Another session holds a lock a write needs, past the time the write may wait."""
 

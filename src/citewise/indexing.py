@@ -19,7 +19,13 @@ import numpy as np
 
 from citewise.chunk import chunk_document
 from citewise.config import Settings
-from citewise.errors import ChangedSinceReadError, IngestError, OnlyIncludesError, StoreError
+from citewise.errors import (
+    ChangedSinceReadError,
+    DamagedRecordError,
+    IngestError,
+    OnlyIncludesError,
+    StoreError,
+)
 from citewise.ingest.hand_readers import (
     INDEX_OPTION,
     kept_note,
@@ -81,11 +87,19 @@ def _prepare(store: Store, item: Pending, settings: Settings,
                                 max_chunks=settings.limits.max_chunks)
         if not chunks:
             raise IngestError("no text to index after parsing; check the file has content")
-    except StoreError:  # the index, not the file: a batch that lost its database went on,
-        raise  # each file "failed", and exited 0 (an operator's PostgreSQL restart)
     except Exception as exc:  # a loader bug must not abort the batch either
+        if index_failed(exc):
+            raise
         return load_failure(item, exc)
     return ready_to_write(item, document, chunks, previous, parsed)
+
+
+def index_failed(exc: Exception) -> bool:
+    """Whether ``exc`` is the index's, not one file's or record's: a batch that lost its
+    database went on, each later file "failed", and exited 0 (an operator's PostgreSQL
+    restart), so such an error stops it; a damaged stored record fails its document alone
+    (a reindex copies the rest)."""
+    return isinstance(exc, StoreError) and not isinstance(exc, DamagedRecordError)
 
 
 def load_failure(item: Pending, exc: Exception) -> Outcome:

@@ -13,7 +13,7 @@ import json
 import zlib
 from typing import Any
 
-from citewise.errors import StoreError
+from citewise.errors import DamagedRecordError
 from citewise.types import Block, ParsedDocument, SectionMark
 
 FORMAT_VERSION = 1
@@ -39,7 +39,7 @@ is far less; a hostile index file's 400 KB body inflating to 400 MB took `migrat
 
 
 def parsed_from_bytes(data: bytes) -> ParsedDocument:
-    """Inverse of :func:`parsed_to_bytes`. Raises :class:`StoreError` on damaged data (one
+    """Inverse of :func:`parsed_to_bytes`. Raises :class:`DamagedRecordError` on damaged data (one
     that inflates past :data:`MAX_BODY_BYTES`, or of the wrong shape, included)."""
     try:
         inflate = zlib.decompressobj()
@@ -50,7 +50,7 @@ def parsed_from_bytes(data: bytes) -> ParsedDocument:
             raise ValueError("the compressed stream is truncated")
         body: dict[str, Any] = json.loads(raw)
         if body.get("v") != FORMAT_VERSION:
-            raise StoreError(f"stored document body has format {body.get('v')!r}, this "
+            raise DamagedRecordError(f"stored document body has format {body.get('v')!r}, this "
                              f"citewise reads {FORMAT_VERSION}. Fix: upgrade citewise or "
                              "re-ingest.")
         text = body["text"]
@@ -62,7 +62,7 @@ def parsed_from_bytes(data: bytes) -> ParsedDocument:
                               metadata=body["metadata"], pages=body["pages"],
                               format=body["format"])
     except (zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise StoreError(f"a stored document body is damaged ({str(exc)[:80]}). Fix: "
+        raise DamagedRecordError(f"a stored document body is damaged ({str(exc)[:80]}). Fix: "
                          "re-ingest the document from its source file.") from exc
 
 

@@ -36,6 +36,7 @@ from citewise.indexing import (
     Pending,
     Prepared,
     batches,
+    index_failed,
     one_line,
     ready_to_write,
     take,
@@ -111,7 +112,9 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
         document = make_document(result.parsed, result.doc_id, previous)
     except IngestError as exc:
         return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
-    except Exception as exc:  # as in the serial path: one bad record fails one document
+    except Exception as exc:  # as in the serial path: one bad record fails one document,
+        if index_failed(exc):  # the index's own error stops the batch
+            raise
         return Outcome(item.label, item.doc_id, "failed",
                        error=one_line(f"{type(exc).__name__}: {exc}"))
     if previous is not None and same_record(previous, document):
