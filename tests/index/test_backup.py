@@ -145,3 +145,18 @@ def test_cli_backup_and_restore(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "index: i.db (version 1 live)" in status.output
     pg = runner.invoke(cli, ["backup", "x.db", "--db", "postgresql://u@localhost/db"])
     assert pg.exit_code != 0 and "pg_dump" in pg.output
+
+
+def test_a_shadows_name_at_the_destination_is_refused_not_removed(home: Path,
+                                                                   tmp_path: Path) -> None:
+    """A review: the copy drops the shadow rows it lists, which removed files named
+    ``DEST.v3`` (and a ``DEST-journal`` SQLite found) that were no backup's."""
+    for taken in ("copy.db.v3", "copy.db.v3-wal", "copy.db-journal"):
+        folder = tmp_path / taken.replace(".", "_")
+        folder.mkdir()
+        (folder / taken).write_text("keep me")
+        with pytest.raises(ConfigError, match="never writes over a file"):
+            backup(str(home), str(folder / "copy.db"))
+        assert (folder / taken).read_text() == "keep me"
+    with pytest.raises(ConfigError, match="version 2 of the index"):
+        backup(f"{home}.v2", str(tmp_path / "v2copy.db"))

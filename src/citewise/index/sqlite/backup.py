@@ -22,7 +22,12 @@ from pathlib import Path
 
 from citewise.errors import ConfigError
 from citewise.index import gate
-from citewise.index.sqlite.catalog import SQLiteCatalog, live_version, version_path
+from citewise.index.sqlite.catalog import (
+    SQLiteCatalog,
+    live_version,
+    version_home,
+    version_path,
+)
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.versions import purge_versions
 from citewise.private import create_private
@@ -46,10 +51,16 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
     target = os.path.abspath(dest)
     if not os.path.isdir(os.path.dirname(target)):
         raise ConfigError(f"the folder of {dest} does not exist. Fix: create it first.")
+    parent = version_home(source)
+    if parent is not None:  # its gate is its home's: a copy of one version is no index
+        raise ConfigError(f"{source} is version {parent[1]} of the index {parent[0]}. Fix: "
+                          f"back up the index: --db {parent[0]}")
     with SQLiteCatalog(source) as catalog, catalog.gate(timeout):
-        rows = [(v.number, v.state) for v in catalog.versions() if v.state != "shadow"]
+        every = catalog.versions()
+        rows = [(v.number, v.state) for v in every if v.state != "shadow"]
         rows = rows or [(live_version(source)[1], "live")]  # an index made before versions
-        _refuse_existing(target, [n for n, _ in rows])
+        _refuse_existing(target, [v.number for v in every])  # the shadows' too: their rows
+        # are dropped from the copy, which removes files of their names
         copied = [_copy(version_path(source, n), version_path(target, n), n, state)
                   for n, state in rows if n == 1 or os.path.isfile(version_path(source, n))]
     _settle(target)
@@ -57,12 +68,16 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
 
 
 def _refuse_existing(target: str, numbers: list[int]) -> None:
+    if os.path.islink(f"{target}.lock"):  # the copy's gate, opened as it is settled
+        raise ConfigError(f"{target}.lock is a symbolic link. Fix: remove it first.")
+    names = []
     for number in [1, *numbers]:
         path = version_path(target, number)
-        for name in (path, f"{path}-wal", f"{path}-shm"):
-            if os.path.lexists(name):
-                raise ConfigError(f"{name} exists; a backup never writes over a file. Fix: "
-                                  "choose a new path, or remove it first.")
+        names += [path, f"{path}-wal", f"{path}-shm", f"{path}-journal"]  # SQLite removes
+    for name in names:  # a journal it finds (a review)
+        if os.path.lexists(name):
+            raise ConfigError(f"{name} exists; a backup never writes over a file. Fix: "
+                              "choose a new path, or remove it first.")
 
 
 def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
