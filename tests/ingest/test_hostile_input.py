@@ -488,6 +488,7 @@ def test_a_parse_past_its_cpu_budget_is_read_as_text(monkeypatch):
     assert "_notes" not in RstLoader().load(page.encode(), Path("a.rst")).metadata
     monkeypatch.setattr(rst_budget, "BASE_CPU_S", 0.05)
     monkeypatch.setattr(rst_budget, "CPU_S_PER_MB", 0.0)
+    monkeypatch.setattr(rst_budget, "CPU_S_PER_LINE", 0.0)
     parsed = RstLoader().load(page.encode(), Path("a.rst"))
     assert "of CPU to parse as reStructuredText" in parsed.metadata["_notes"][0]
     assert "item" in parsed.text

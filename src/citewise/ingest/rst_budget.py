@@ -50,9 +50,16 @@ _STATE = threading.local()
 _CHECK_EVERY = 64  # lines between two reads of the thread's CPU clock
 
 
+CPU_S_PER_LINE = 0.0005
+"""And this per line: docutils' cost follows lines too. A review's outlines of short nested
+items, 49,000 lines in 0.25 MB (under :data:`~citewise.ingest.rst.MAX_LINES`), parse in
+9-10 s (~0.2 ms a line) and were read as plain text under a budget by size alone."""
+
+
 def parse_cpu_s(text: str) -> float:
     """The CPU seconds a parse of ``text`` may take."""
-    return BASE_CPU_S + CPU_S_PER_MB * len(text) / 1_000_000
+    return BASE_CPU_S + CPU_S_PER_MB * len(text) / 1_000_000 + \
+        CPU_S_PER_LINE * text.count("\n")
 
 
 @contextmanager
