@@ -142,9 +142,11 @@ class EngineVerbs:
         linked = sorted(d.doc_id for d in readable if base in (d.doc_id, d.source_url)
                         or file_url_path(d.source_url or "") == local)
         if len(linked) > 1:  # a security review's upload took the handbook's link, and
+            at = f"#{fragment}" if fragment else ""  # the anchor the link gave
             raise ConfigError(f"{base} is the link of {len(linked)} documents you may read "
                               f"({first_few(linked)}). Fix: show one by its id, e.g. "
-                              f"`citewise show {linked[0]}`")  # `show LINK` opened the upload
+                              f"`citewise show '{linked[0]}{at}'`")  # `show LINK` opened
+            # the upload
         if linked:
             return linked[0], anchor
         tails = [d for d in readable if local.endswith("/" + d.doc_id)]

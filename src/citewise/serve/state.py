@@ -84,6 +84,11 @@ class ServerState:
         security review revoked a key 10 s into a long upload, which was written minutes
         later under the revoked name)."""
         now = self.keys.lookup(presented_key(request))
+        if now is None and self.keys.problem is not None:
+            raise ApiError(503, "the server's keys file does not parse, so no key is accepted; "
+                           "nothing was written.", "retry shortly; an operator sees why with "
+                           "`citewise keys list --keys FILE` and fixes the file",
+                           {"Retry-After": "10"})
         if now is None or (now.name, now.tenant, now.groups, now.role) != \
                 (who.name, who.tenant, who.groups, who.role):
             raise ApiError(401, f"the key of {who.name} was removed or changed while its "
