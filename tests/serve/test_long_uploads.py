@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -32,16 +33,27 @@ class SlowEmbedder(FakeEmbedder):
         return super().embed_batch(texts)
 
 
-def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
+@contextmanager
+def slow_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """``(url, keys)`` of a served example index whose embedder takes :data:`PAUSE_S`."""
     db = str(tmp_path / "index.db")
     build_index(db)
     keys = make_keys(tmp_path / "keys.json")
     engine = connect(db, SETTINGS, embedder=SlowEmbedder())
     with serving(create_app(engine, KeyFile.load(tmp_path / "keys.json"))) as url:
-        r = httpx.post(
-            f"{url}/v1/documents", headers={"Authorization": f"Bearer {keys['eddie']}"},
-            files={"file": ("kites.md", b"# Kites\n\nKites fly on the roof on Tuesdays.\n",
-                            "text/markdown")}, data={"groups": "staff"}, timeout=30.0)
+        yield url, keys
+
+
+def upload(url: str, key: str) -> httpx.Response:
+    return httpx.post(f"{url}/v1/documents", headers={"Authorization": f"Bearer {key}"},
+                      files={"file": ("kites.md", b"# Kites\n\nKites fly on the roof.\n",
+                                      "text/markdown")}, data={"groups": "staff"},
+                      timeout=30.0)
+
+
+def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
+    with slow_server(tmp_path) as (url, keys):
+        r = upload(url, keys["eddie"])
     assert r.status_code == 201, r.text
     report = r.json()["ingest"]
     assert report["new"] == 1 and report["chunks_embedded"] == 1
@@ -49,18 +61,11 @@ def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
 
 
 def test_a_key_removed_during_its_upload_writes_nothing(tmp_path: Path) -> None:
-    db = str(tmp_path / "index.db")
-    build_index(db)
-    keys = make_keys(tmp_path / "keys.json")
-    engine = connect(db, SETTINGS, embedder=SlowEmbedder())
-    with serving(create_app(engine, KeyFile.load(tmp_path / "keys.json"))) as url:
+    with slow_server(tmp_path) as (url, keys):
         revoke = threading.Timer(PAUSE_S / 2, lambda: KeyFile.load(tmp_path / "keys.json")
                                  .remove("eddie"))
         revoke.start()
-        r = httpx.post(
-            f"{url}/v1/documents", headers={"Authorization": f"Bearer {keys['eddie']}"},
-            files={"file": ("kites.md", b"# Kites\n\nKites fly on the roof on Tuesdays.\n",
-                            "text/markdown")}, data={"groups": "staff"}, timeout=30.0)
+        r = upload(url, keys["eddie"])
         revoke.join()
         assert r.status_code == 401 and "nothing was written" in r.text, r.text
         listed = httpx.get(f"{url}/v1/documents", headers={
