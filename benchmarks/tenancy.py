@@ -97,7 +97,7 @@ def workload(args: argparse.Namespace) -> list[list[DocumentWrite]]:
 
 def ingest(store: Store, batches: Sequence[Sequence[DocumentWrite]],
            tenancy: str) -> dict[str, Any]:
-    """Writes as ``citewise ingest`` does (``citewise.indexing.texts_to_embed``): a batch
+    """Writes as ``citewise ingest`` does (``citewise.batch_embed.texts_to_embed``): a batch
     embeds each text some tenant's cache lacks once, and gives it to the writes that need it."""
     store.ensure_manifest(make_manifest("random-384", DIM, {}, "bench", tenancy))
     to_embed = 0

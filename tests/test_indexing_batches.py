@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citewise import indexing
+from citewise import batch_embed
 from citewise.config import Settings
 from citewise.engine import Engine
 from citewise.indexing import index_documents
@@ -39,7 +39,7 @@ def folder(tmp_path) -> Path:
 
 
 def test_a_batch_is_written_once_its_chunks_reach_the_bound(tmp_path, folder, monkeypatch):
-    monkeypatch.setattr(indexing, "EMBED_SLICE", 4)
+    monkeypatch.setattr(batch_embed, "EMBED_SLICE", 4)
     writes, steps, embedded = [], [], []
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
         real_write = engine.store.write
@@ -72,7 +72,7 @@ def test_the_engine_and_the_defaults_report_embedding_progress(tmp_path, folder)
 def test_documents_count_as_their_texts_are_embedded(tmp_path, folder, monkeypatch):
     """New users saw "0/59 file" for over two minutes while a batch of 1,024 chunks
     embedded, then 95 %: documents counted only when their batch was written."""
-    monkeypatch.setattr(indexing, "EMBED_SLICE", 4)
+    monkeypatch.setattr(batch_embed, "EMBED_SLICE", 4)
     events: list[tuple[str, int]] = []
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
         real_write = engine.store.write

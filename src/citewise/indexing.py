@@ -10,13 +10,13 @@ state; a file that cannot be loaded is reported and skipped, never aborting the 
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from citewise.batch_embed import embed_missing as _embed_missing
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import (
@@ -49,8 +49,6 @@ BATCH_CHUNKS = 1024
 """Chunks after which a batch is written even with fewer than ``batch_docs`` documents: a
 folder of long pages (or one 8 MB page) would otherwise embed for many minutes before the
 first document is written and counted."""
-EMBED_SLICE = 256
-"""Texts per embedding call of a batch; progress is reported after each."""
 
 
 def unchanged(label: str, document: Document) -> Outcome:
@@ -154,80 +152,6 @@ def one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 
-def texts_to_embed(store: Store, prepared: Sequence[Prepared]) -> list[tuple[str, str]]:
-    """(embed_hash, text) of the batch's chunks whose vector the store does not cache yet for
-    their document's tenant (one cache for all tenants unless ``index.tenancy: isolated``),
-    each hash once."""
-    by_tenant: dict[str, dict[str, str]] = {}
-    for p in prepared:
-        texts = by_tenant.setdefault(p.document.tenant, {})
-        for c in p.chunks:
-            texts.setdefault(c.embed_hash, c.text_for_embedding)
-    todo: dict[str, str] = {}
-    for tenant, texts in by_tenant.items():
-        cached = store.cached_vectors(list(texts), tenant)
-        todo.update((h, t) for h, t in texts.items() if h not in cached and h not in todo)
-    return list(todo.items())
-
-
-def _embed_missing(store: Store, embedder: Embedder, prepared: Sequence[Prepared],
-                   report: IngestReport, on_embedded: Callable[[int], None] | None = None,
-                   primed: Mapping[str, np.ndarray] | None = None,
-                   on_documents: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
-    """Vectors of the batch's texts the store does not cache: taken from ``primed`` (by embed
-    hash, see :mod:`citewise.prime`) or embedded :data:`EMBED_SLICE` at a time so
-    ``on_embedded`` hears how many are done while a large batch runs, and ``on_documents``
-    how many more of ``prepared`` have all their texts embedded."""
-    primed = primed or {}
-    todo = texts_to_embed(store, prepared)
-    done = {h: primed[h] for h, _ in todo if h in primed}
-    todo = [(h, t) for h, t in todo if h not in done]
-    heard = _EmbeddedDocuments(prepared, todo, on_documents, on_embedded)
-    heard(0)
-    if not todo:
-        return done
-    t0 = time.perf_counter()
-    vectors = embed_texts(embedder, [t for _, t in todo], heard)
-    report.model_seconds += time.perf_counter() - t0
-    return done | {h: vectors[i] for i, (h, _) in enumerate(todo)}
-
-
-class _EmbeddedDocuments:
-    """An ``on_embedded`` that also tells ``on_documents`` how many more documents have all
-    their texts embedded: the bar counted documents only when their batch was written, so
-    new users saw "0/59 file" for over two minutes while 1,024 chunks embedded, then 95 %."""
-
-    def __init__(self, prepared: Sequence[Prepared], todo: Sequence[tuple[str, str]],
-                 on_documents: Callable[[int], None] | None,
-                 on_embedded: Callable[[int], None] | None) -> None:
-        position = {h: i for i, (h, _) in enumerate(todo)}
-        self.ends = sorted(1 + max((position.get(c.embed_hash, -1) for c in p.chunks),
-                                   default=-1) for p in prepared)  # texts before it is done
-        self.on_documents, self.on_embedded = on_documents, on_embedded
-        self.embedded = self.told = 0
-
-    def __call__(self, count: int) -> None:
-        self.embedded += count
-        finished = bisect_right(self.ends, self.embedded)
-        if self.on_documents and finished > self.told:
-            self.on_documents(finished - self.told)
-        self.told = finished
-        if self.on_embedded and count:
-            self.on_embedded(count)
-
-
-def embed_texts(embedder: Embedder, texts: Sequence[str],
-                on_embedded: Callable[[int], None] | None = None) -> np.ndarray:
-    """``texts`` embedded :data:`EMBED_SLICE` at a time (``on_embedded`` hears each slice)."""
-    parts = []
-    for start in range(0, len(texts), EMBED_SLICE):
-        part = list(texts[start:start + EMBED_SLICE])
-        parts.append(embedder.embed_batch(part))
-        if on_embedded:
-            on_embedded(len(part))
-    return np.concatenate(parts)
-
-
 def token_counter(embedder: Any) -> Callable[[str], int]:
     """How chunking counts tokens: the embedder's own count, else words."""
     return getattr(embedder, "count_tokens", None) or (lambda s: len(s.split()))
@@ -254,7 +178,8 @@ def index_documents(store: Store, embedder: Embedder, items: Iterable[Pending],
     """Index ``items``; each batch (``batch_docs`` documents, or fewer once they hold
     ``batch_chunks`` chunks) is written in one transaction. ``on_progress`` hears how many
     more documents are done (those of a batch as their texts are embedded, the rest when it
-    is written), ``on_embedded`` how many texts were embedded (every :data:`EMBED_SLICE`),
+    is written), ``on_embedded`` how many texts were embedded (every
+    :data:`~citewise.batch_embed.EMBED_SLICE`),
     so a long batch shows it is alive.
 
     Exceptions from the embedder or the store propagate after rolling back the current batch

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from citewise.batch_embed import embed_texts
 from citewise.chunk import chunk_document
 from citewise.config import Settings
 from citewise.errors import LimitExceededError
-from citewise.indexing import Pending, embed_texts, token_counter
+from citewise.indexing import Pending, token_counter
 from citewise.protocols import Embedder
 from citewise.types import ParsedDocument
 

@@ -27,6 +27,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
+from citewise.batch_embed import texts_to_embed
 from citewise.config import Settings
 from citewise.errors import IngestError
 from citewise.indexing import (
@@ -40,7 +41,6 @@ from citewise.indexing import (
     one_line,
     ready_to_write,
     take,
-    texts_to_embed,
     unchanged,
     unclaimed,
     write_prepared,
