@@ -226,3 +226,22 @@ def test_a_line_of_spaces_in_a_code_block_costs_linear_time() -> None:
     done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
                           timeout=60, check=False, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_an_answer_showing_a_conflict_gets_no_second_one(tmp_path: Path) -> None:
+    """A security review's answer over near-identical sentences of two documents said "The
+    sources disagree:" twice: the extractive answer's own pair, then another the answer
+    stage found unresolved."""
+    from citewise.generate.extractive import ExtractiveGenerator
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in (1, 2):
+        lines = " ".join(f"Zebra retention {i + n} d." for i in range(120))
+        (docs / f"z{n}.md").write_text(f"# Zebra retention {n}\n\n{lines}\n")
+    with Engine(tmp_path / "i.db", Settings.model_validate({"gate": {"threshold": 0.0}}),
+                embedder=FakeEmbedder()) as e:
+        e.ingest_paths([docs], {"groups": ["staff"]})
+        answer = e.ask("zebra retention d", Principal.of("staff"),
+                       generator=ExtractiveGenerator())
+    assert answer.answer.count("The sources disagree:") == 1, answer.answer

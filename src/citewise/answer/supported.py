@@ -135,9 +135,16 @@ def _replaced(kept: Enforced, prompt: Prompt, model_id: str,
 def _with_conflict(question: str, text: str, passages: list[Any], notes: list[str]) -> str:
     """Conflicting evidence is shown, not resolved: an answer citing one side of a conflict
     gets both sides quoted (:mod:`citewise.answer.conflicts`)."""
-    from citewise.answer.conflicts import conflict_text, find_conflicts, unresolved
+    from citewise.answer.conflicts import (
+        CONFLICT_LEAD,
+        conflict_text,
+        find_conflicts,
+        unresolved,
+    )
     from citewise.cite.parse import citation_ids
 
+    if CONFLICT_LEAD in text:  # the extractive answer shows one already: a review's answer
+        return text  # over near-identical sentences said "The sources disagree:" twice
     conflict = unresolved(find_conflicts(question, passages), citation_ids(text))
     if conflict is None:
         return text
