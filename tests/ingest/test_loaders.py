@@ -700,6 +700,27 @@ def test_rustdoc_deref_methods_since_line_and_badges(tmp_path):
     assert "For admins" in load_file(_write(tmp_path, "guide.html", subtitle)).text
 
 
+def test_rustdoc_items_say_their_stability_in_their_heading(tmp_path):
+    """A new user's answers quoted three ``#![feature(thread_spawn_hook)]`` examples to stable
+    users: the "nightly-only experimental API" note is a block of its own, above the example
+    chosen. An item's heading, and so every citation of it, now says so."""
+    html = ('<body><main><section id="main-content" class="content"><div class="main-'
+            'heading"><h1>Function <span class="fn">add_spawn_hook</span></h1></div>'
+            '<pre class="rust item-decl"><code>pub fn add_spawn_hook()</code></pre>'
+            '<span class="item-info"><div class="stab unstable"><span class="emoji">🔬</span>'
+            '<span>This is a nightly-only experimental API.</span></div></span>'
+            '<details class="toggle method-toggle" open><summary><section id="method.only_v6"'
+            ' class="method"><h4 class="code-header">pub fn only_v6(&amp;self)</h4></section>'
+            '<span class="item-info"><div class="stab deprecated"><span>Deprecated since '
+            '1.16.0</span></div></span></summary><div class="docblock"><p>Reads it.</p></div>'
+            '</details><section id="method.ttl" class="method"><h4 class="code-header">pub '
+            'fn ttl(&amp;self)</h4></section></section></main></body>')
+    headings = [b.text for b in load_file(_write(tmp_path, "fn.add_spawn_hook.html",
+                                                 html)).blocks if b.kind == "heading"]
+    assert headings == ["Function add_spawn_hook (nightly-only)",
+                        "pub fn only_v6(&self) (deprecated)", "pub fn ttl(&self)"]
+
+
 def test_the_rust_references_rule_markers_and_test_lists_are_not_indexed(tmp_path):
     """The Reference marks each rule ("[destructors.intro]", 5,849 of them) with a link, a
     "Tests" button and a "Tests with this rule:" list: they were quoted in answers, inside

@@ -46,7 +46,7 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
-from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, space_badges
+from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, mark_stability, space_badges
 from citewise.ingest.html_guard import check_nesting, drop_selects
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
@@ -101,6 +101,7 @@ class HtmlLoader:
         tree.strip_tags(STRIP_TAGS)
         drop_chrome(tree)
         space_badges(tree)
+        mark_stability(tree)
         _spell_out_links(tree)
         for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
             hidden.decompose()

@@ -157,6 +157,42 @@ def space_badges(tree: LexborHTMLParser) -> None:
         node.insert_before(" ")
 
 
+STABILITY = {"unstable": "nightly-only", "deprecated": "deprecated"}
+"""rustdoc's stability notes (``span.item-info > div.stab.<kind>``) and the word each puts
+after its item's heading."""
+
+
+def mark_stability(tree: LexborHTMLParser) -> None:
+    """Say a rustdoc item's stability in its heading, so every citation and passage of it
+    does: "pub fn open_buffered(…) (nightly-only)". A new user's answers quoted three
+    ``#![feature(thread_spawn_hook)]`` examples to stable users with no word of it: the
+    note ("🔬This is a nightly-only experimental API.") is a block of its own, above the
+    example the answer chose."""
+    for note in tree.css("span.item-info > div.stab"):
+        kinds = [word for kind, word in STABILITY.items()
+                 if kind in (note.attrs.get("class") or "").split()]
+        heading = _item_heading(note.parent) if kinds else None
+        if heading is not None:
+            heading.insert_child(f" ({kinds[0]})")
+
+
+def _item_heading(info: LexborNode | None) -> LexborNode | None:
+    """The heading an ``item-info`` belongs to: its method's (the ``section`` before it) or,
+    on an item's own page, the page's ``h1``."""
+    if info is None:
+        return None
+    before = info.prev
+    while before is not None and before.tag == "-text":
+        before = before.prev
+    if before is not None and before.tag == "section":
+        return before.css_first("h4.code-header, h3.code-header")
+    if before is not None and before.tag == "pre" and "item-decl" in (
+            before.attrs.get("class") or ""):
+        main = info.parent
+        return main.css_first("div.main-heading h1") if main is not None else None
+    return None
+
+
 def _copied_trait_method(node: LexborNode) -> bool:
     """A rustdoc trait method under a type's trait impl whose text is the trait's summary,
     "Read more" linking to the trait's page (``Iterator``'s 75 methods on each of 58 iterator
