@@ -69,13 +69,20 @@ class ServerState:
         key = presented_key(request)
         if not key:
             raise ApiError(401, "no API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
-        who = self.keys.lookup(key)
-        if who is None and self.keys.problem is not None:
-            raise ApiError(503, "the server's keys file does not parse, so no key is accepted.",
-                           "retry shortly; an operator sees why with `citewise keys list "
-                           "--keys FILE` and fixes the file", {"Retry-After": "10"})
+        who = self._lookup(key)
         if who is None:
             raise ApiError(401, "unknown API key.", KEY_FIX, {"WWW-Authenticate": "Bearer"})
+        return who
+
+    def _lookup(self, key: str, after: str = "") -> ApiPrincipal | None:
+        """The principal ``key`` names, or None; a 503 while the keys file does not parse
+        (``after``: what the refusal adds to its sentence)."""
+        who = self.keys.lookup(key)
+        if who is None and self.keys.problem is not None:
+            raise ApiError(503, "the server's keys file does not parse, so no key is "
+                           f"accepted{after}.", "retry shortly; an operator sees why with "
+                           "`citewise keys list --keys FILE` and fixes the file",
+                           {"Retry-After": "10"})
         return who
 
     def still_holds(self, request: Request, who: ApiPrincipal) -> None:
@@ -83,12 +90,7 @@ class ServerState:
         removed, or given another role, tenant or groups since the request was admitted (a
         security review revoked a key 10 s into a long upload, which was written minutes
         later under the revoked name)."""
-        now = self.keys.lookup(presented_key(request))
-        if now is None and self.keys.problem is not None:
-            raise ApiError(503, "the server's keys file does not parse, so no key is accepted; "
-                           "nothing was written.", "retry shortly; an operator sees why with "
-                           "`citewise keys list --keys FILE` and fixes the file",
-                           {"Retry-After": "10"})
+        now = self._lookup(presented_key(request), "; nothing was written")
         if now is None or (now.name, now.tenant, now.groups, now.role) != \
                 (who.name, who.tenant, who.groups, who.role):
             raise ApiError(401, f"the key of {who.name} was removed or changed while its "
