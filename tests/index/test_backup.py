@@ -21,7 +21,13 @@ from citewise.index.sqlite.backup import backup
 from citewise.index.sqlite.catalog import SQLiteCatalog
 from citewise.indexing import Pending
 from citewise.testing.fakes import FakeEmbedder
-from citewise.testing.versions import A_DOCS, B_DOCS, answering_docs, fill
+from citewise.testing.versions import (
+    A_DOCS,
+    B_DOCS,
+    answering_docs,
+    fill_two_versions,
+    fill_version,
+)
 from citewise.types import Block, ParsedDocument
 
 SETTINGS = Settings.model_validate({"chunk": {"chunk_tokens": 64, "min_tokens": 0}})
@@ -39,15 +45,21 @@ def home(tmp_path: Path) -> Path:
     """Version 1 (A_DOCS) retired, version 2 (B_DOCS) live, version 3 a shadow."""
     path = tmp_path / "index.db"
     with SQLiteCatalog(path) as catalog:
-        with catalog.open(1) as store:
-            fill(store, FakeEmbedder(dim=32, model_id="fake-a-32"), A_DOCS)
-        shadow = catalog.create()
-        with catalog.open(shadow.number) as store:
-            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
-        catalog.promote(shadow.number)
-        with catalog.open(catalog.create().number) as store:
-            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS[:1])
+        fill_two_versions(catalog).promote(2)
+        fill_version(catalog, catalog.create().number,
+                     FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS[:1])
     return path
+
+
+def assert_refused_beside(home: Path, tmp_path: Path, taken: str) -> None:
+    """A backup to ``copy.db`` in a folder holding the file ``taken`` is refused, and the
+    file is as it was."""
+    folder = tmp_path / taken.replace(".", "_")
+    folder.mkdir()
+    (folder / taken).write_text("keep me")
+    with pytest.raises(ConfigError, match="never writes over a file"):
+        backup(str(home), str(folder / "copy.db"))
+    assert (folder / taken).read_text() == "keep me"
 
 
 def test_copies_every_version_but_shadows(home: Path, tmp_path: Path) -> None:
@@ -71,12 +83,7 @@ def test_copies_every_version_but_shadows(home: Path, tmp_path: Path) -> None:
 
 def test_never_writes_over_a_file(home: Path, tmp_path: Path) -> None:
     for taken in ("copy.db", "copy.db.v2", "copy.db-wal"):
-        folder = tmp_path / taken.replace(".", "-")
-        folder.mkdir()
-        (folder / taken).write_text("keep me")
-        with pytest.raises(ConfigError, match="never writes over a file"):
-            backup(str(home), str(folder / "copy.db"))
-        assert (folder / taken).read_text() == "keep me"
+        assert_refused_beside(home, tmp_path, taken)
     with pytest.raises(ConfigError, match="does not exist"):
         backup(str(home), str(tmp_path / "missing" / "copy.db"))
     with pytest.raises(ConfigError, match="no index"):
@@ -152,11 +159,6 @@ def test_a_shadows_name_at_the_destination_is_refused_not_removed(home: Path,
     """A review: the copy drops the shadow rows it lists, which removed files named
     ``DEST.v3`` (and a ``DEST-journal`` SQLite found) that were no backup's."""
     for taken in ("copy.db.v3", "copy.db.v3-wal", "copy.db-journal"):
-        folder = tmp_path / taken.replace(".", "_")
-        folder.mkdir()
-        (folder / taken).write_text("keep me")
-        with pytest.raises(ConfigError, match="never writes over a file"):
-            backup(str(home), str(folder / "copy.db"))
-        assert (folder / taken).read_text() == "keep me"
+        assert_refused_beside(home, tmp_path, taken)
     with pytest.raises(ConfigError, match="version 2 of the index"):
         backup(f"{home}.v2", str(tmp_path / "v2copy.db"))

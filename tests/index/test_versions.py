@@ -25,6 +25,7 @@ from citewise.testing.versions import (
     VersionCatalogConformanceTests,
     answering_docs,
     fill,
+    fill_two_versions,
 )
 from citewise.types import Block, IndexVersion, ParsedDocument
 
@@ -50,11 +51,7 @@ def home(tmp_path: Path) -> Path:
     """An index at ``home`` (version 1: A_DOCS) with a built shadow version 2 (B_DOCS)."""
     path = tmp_path / "index.db"
     with SQLiteCatalog(path) as catalog:
-        with catalog.open(1) as store:
-            fill(store, FakeEmbedder(dim=32, model_id="fake-a-32"), A_DOCS)
-        shadow = catalog.create()
-        with catalog.open(shadow.number) as store:
-            fill(store, FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
+        fill_two_versions(catalog)
     return path
 
 

@@ -87,6 +87,29 @@ def fill(store: Store, embedder: FakeEmbedder, doc_ids: Sequence[str]) -> None:
                             groups=["staff"]) for doc_id in doc_ids])
 
 
+def fill_version(catalog: VersionCatalog, number: int, embedder: FakeEmbedder,
+                 doc_ids: Sequence[str]) -> None:
+    """:func:`fill` version ``number`` of ``catalog``."""
+    store = catalog.open(number)
+    try:
+        fill(store, embedder, doc_ids)
+    finally:
+        store.close()
+
+
+def fill_two_versions(catalog: VersionCatalog, embedder_a: FakeEmbedder | None = None,
+                      embedder_b: FakeEmbedder | None = None,
+                      note: str = "") -> VersionCatalog:
+    """Version 1 (live) of an empty ``catalog`` filled with A_DOCS (``fake-a-32``), and a new
+    shadow, version 2, with B_DOCS (``fake-b-48``)."""
+    fill_version(catalog, 1, embedder_a or FakeEmbedder(dim=32, model_id="fake-a-32"),
+                 A_DOCS)
+    shadow = catalog.create(note=note)
+    fill_version(catalog, shadow.number,
+                 embedder_b or FakeEmbedder(dim=48, model_id="fake-b-48"), B_DOCS)
+    return catalog
+
+
 def answering_docs(store: Store) -> set[str]:
     """The documents whose chunks a BM25 search for :data:`QUERY` returns (search and
     hydration on one version, as ``Engine.search`` does)."""
@@ -129,18 +152,7 @@ class VersionCatalogConformanceTests:
     def two_versions(self, catalog: VersionCatalog, embedder_a: FakeEmbedder,
                      embedder_b: FakeEmbedder) -> VersionCatalog:
         """Version 1 (live) holds A_DOCS; version 2 (shadow) holds B_DOCS."""
-        self._fill(catalog, 1, embedder_a, A_DOCS)
-        shadow = catalog.create(note="built for the test")
-        self._fill(catalog, shadow.number, embedder_b, B_DOCS)
-        return catalog
-
-    def _fill(self, catalog: VersionCatalog, number: int, embedder: FakeEmbedder,
-              doc_ids: Sequence[str]) -> None:
-        store = catalog.open(number)
-        try:
-            fill(store, embedder, doc_ids)
-        finally:
-            store.close()
+        return fill_two_versions(catalog, embedder_a, embedder_b, note="built for the test")
 
     def _docs_of(self, catalog: VersionCatalog, number: int | None = None) -> set[str]:
         store = self.open_live(catalog) if number is None else catalog.open(number)
@@ -258,8 +270,8 @@ class VersionCatalogConformanceTests:
         """A retired version opened directly (``--db PATH.v1``, ``?schema=citewise_v1``, a
         server pinned to it) shows neither a deleted document nor an old ACL once the
         command returns, before any rollback: its rows are gone, not merely hidden."""
-        self._fill(two_versions, 1, embedder_a, ["shared"])
-        self._fill(two_versions, 2, embedder_b, ["shared"])
+        fill_version(two_versions, 1, embedder_a, ["shared"])
+        fill_version(two_versions, 2, embedder_b, ["shared"])
         two_versions.promote(2)  # version 1 retired
         self._delete_and_narrow(two_versions, "travel-a", "shared")  # travel-a: retired only
         retired = two_versions.open(1)
@@ -339,8 +351,8 @@ class VersionCatalogConformanceTests:
             embedder_b: FakeEmbedder) -> None:
         """A security review read a deleted document in the shadow of a build that was
         killed (``--db PATH.v4``) until the next ``versions --gc``."""
-        self._fill(two_versions, 1, embedder_a, ["shared", "other"])
-        self._fill(two_versions, 2, embedder_b, ["shared", "other"])  # the shadow's copies
+        fill_version(two_versions, 1, embedder_a, ["shared", "other"])
+        fill_version(two_versions, 2, embedder_b, ["shared", "other"])  # the shadow's copies
         self._delete_and_narrow(two_versions, "shared", "other")
         shadow = two_versions.open(2)
         try:
@@ -444,7 +456,7 @@ class VersionCatalogConformanceTests:
         two_versions.promote(2)
         rollback(two_versions)  # back to 1; 2 retired
         third = two_versions.create(note="built from 1")
-        self._fill(two_versions, third.number, embedder_a, A_DOCS)
+        fill_version(two_versions, third.number, embedder_a, A_DOCS)
         two_versions.promote(third.number)
         assert two_versions.replaced() == 1
         assert rollback(two_versions) == (third.number, 1)
