@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from citewise.answer.citations import build_citations, format_citation, renumber
+from citewise.answer.citations import (
+    build_citations,
+    citation_lines,
+    format_citation,
+    renumber,
+)
 from citewise.types import ContextPassage, SectionMark, ValidationReport
 
 from .conftest import make_hit
@@ -65,6 +70,20 @@ def test_format_citation() -> None:
     report = ValidationReport(cited=("S2",))
     _, (c,) = build_citations("Five seconds [S2].", passages(), report)
     assert format_citation(c) == "[1] Guide › Setup (docs/d2.md#setup, updated 2026-03-01)"
+
+
+def test_two_passages_of_one_section_are_one_line() -> None:
+    """Citations of two chunks of one section printed the same title and link twice under
+    two numbers (a new user of Rust's API pages); they share a line, in first-use order."""
+    ps = passages()
+    report = ValidationReport(cited=("S3", "S2", "S1"))
+    _, cites = build_citations("Off [S3]. Five [S2]. Proxy [S1].", ps, report)
+    assert len({format_citation(c).split("] ", 1)[1] for c in cites}) == 3
+    assert citation_lines(cites) == [format_citation(c) for c in cites]
+    twin = replace(cites[2], id="4", quote="another sentence", chunk_id="d1#9")
+    assert citation_lines([*cites, twin]) == [
+        *(format_citation(c) for c in cites[:2]),
+        "[3, 4] " + format_citation(cites[2]).split("] ", 1)[1]]
 
 
 def test_a_citation_names_the_outermost_heading_too() -> None:

@@ -161,8 +161,22 @@ def place(title: str, heading_path: Sequence[str]) -> str:
 
 def format_citation(c: Citation) -> str:
     """``[1] Title › Section › Heading (source#anchor, updated 2026-…)`` (:func:`place`)."""
+    return f"[{c.id}] {_card(c)}"
+
+
+def _card(c: Citation) -> str:
     updated = f", updated {c.updated_at[:10]}" if c.updated_at else ""
-    return f"[{c.id}] {place(c.title, c.heading_path)} ({c.source}{updated})"
+    return f"{place(c.title, c.heading_path)} ({c.source}{updated})"
+
+
+def citation_lines(citations: Sequence[Citation]) -> list[str]:
+    """One line per place cited: citations of two passages of one section read ``[1, 3]
+    Title › Section (link)``, not the same line twice under two numbers (a new user of
+    Rust's API pages: "[1] … (fs/struct.File.html#method.open)" and "[2]" the same)."""
+    numbers: dict[str, list[str]] = {}
+    for c in citations:
+        numbers.setdefault(_card(c), []).append(c.id)
+    return [f"[{', '.join(ids)}] {card}" for card, ids in numbers.items()]
 
 
 _OPEN = re.compile(r"\[[Ss\d\s,;]*$")  # a bracket that may still close as a citation

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from citewise.answer.citations import NumberedStream, format_citation, joined_trailing, place
+from citewise.answer.citations import NumberedStream, citation_lines, joined_trailing, place
 from citewise.cli.common import (
     TextCommand,
     db_option,
@@ -134,8 +134,8 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
         echo(answer.answer)
     if answer.citations:
         echo("")
-        for c in answer.citations:
-            echo(format_citation(c), one_line=True)
+        for line in citation_lines(answer.citations):
+            echo(line, one_line=True)
         closed = next((c for c in answer.citations if opens_nowhere(c.source)), None)
         top = next((c for c in answer.citations if _opens_at_top(c)), None)
         if closed is not None or top is not None:
