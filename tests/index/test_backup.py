@@ -162,3 +162,54 @@ def test_a_shadows_name_at_the_destination_is_refused_not_removed(home: Path,
         assert_refused_beside(home, tmp_path, taken)
     with pytest.raises(ConfigError, match="version 2 of the index"):
         backup(f"{home}.v2", str(tmp_path / "v2copy.db"))
+
+
+def test_a_name_planted_during_the_copy_receives_nothing(home: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A review: a local user watching a shared folder made ``DEST.v2`` a symlink once
+    ``DEST`` appeared and received a world-readable copy of the index (or had the backup
+    written over another index). The files are built in a private folder and linked into
+    place, a link never replacing a name: the backup fails, nothing goes through the link."""
+    from citewise.index.sqlite import backup as module
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    loot, dest = tmp_path / "loot.db", folder / "nightly.db"
+    real_copy = module._copy
+
+    def copy_then_plant(path: str, to: str, number: int, state: str):
+        made = real_copy(path, to, number, state)
+        assert Path(to).parent != folder  # built out of the shared folder's sight
+        if number == 1:
+            os.symlink(loot, f"{dest}.v2")
+        return made
+
+    monkeypatch.setattr(module, "_copy", copy_then_plant)
+    with pytest.raises(ConfigError, match="appeared while the backup was made"):
+        backup(str(home), str(dest))
+    assert not loot.exists()
+    assert sorted(os.listdir(folder)) == ["nightly.db.v2"]  # the planted link alone
+
+
+def test_the_copy_is_its_files_and_a_planted_lock_is_refused_at_once(home: Path,
+                                                                     tmp_path: Path) -> None:
+    """Nothing of the private build folder is left; a ``DEST.lock`` someone planted (it held
+    a review's backup 124 s, blamed on "another writer") is refused before any copy."""
+    backup(str(home), str(tmp_path / "copy.db"))
+    assert sorted(n for n in os.listdir(tmp_path) if not n.startswith("index.db")) == \
+        ["copy.db", "copy.db.lock", "copy.db.v2"]
+    for taken in ("copy.db.lock",):
+        assert_refused_beside(home, tmp_path, taken)
+
+
+def test_a_folder_any_user_may_write_is_refused_unless_sticky(home: Path,
+                                                              tmp_path: Path) -> None:
+    folder = tmp_path / "open"
+    folder.mkdir()
+    folder.chmod(0o777)
+    with pytest.raises(ConfigError, match="may be written by any user"):
+        backup(str(home), str(folder / "copy.db"))
+    assert os.listdir(folder) == []
+    folder.chmod(0o1777)  # /tmp's way: others cannot rename or remove what is ours
+    assert [c.number for c in backup(str(home), str(folder / "copy.db"))] == [1, 2]

@@ -7,16 +7,27 @@ online backup API, each in one step (one read snapshot, so a request-log write m
 not tear it), while holding the index's write gate: no ingest, delete, ACL change or
 promotion lands between two files. Readers go on meanwhile.
 
-The copy is an index of its own at ``DEST`` (``DEST.vN`` beside it: the catalog derives
-locations from the home path), created owner-only, never over an existing file. A shadow (a
-reindex still building) is not copied and leaves the copy's catalog; the copy then applies
-the change log to every version it holds, so a version opened there directly shows no
-document deleted before the backup.
+The copy is an index of its own at ``DEST`` (``DEST.vN`` and ``DEST.lock`` beside it: the
+catalog derives locations from the home path), created owner-only, never over an existing
+file. A shadow (a reindex still building) is not copied and leaves the copy's catalog; the
+copy then applies the change log to every version it holds, so a version opened there
+directly shows no document deleted before the backup.
+
+The files are built in a private folder (0700) beside ``DEST`` and hard-linked into place,
+which fails on any name that exists: a security review's local user, watching a shared
+folder, made ``DEST.v2`` a symlink once ``DEST`` appeared and received a world-readable copy
+of the index (5 of 5 races won), or had the backup written over another index. A folder any
+user may write (no sticky bit) is refused: a copy there could be swapped after it is made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import shutil
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +41,6 @@ from citewise.index.sqlite.catalog import (
 )
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.versions import purge_versions
-from citewise.private import create_private
 
 
 @dataclass(frozen=True)
@@ -44,33 +54,49 @@ class CopiedVersion:
 def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[CopiedVersion]:
     """Copy the index at ``home`` (and its versions but shadows) to ``dest``; the copies
     made, in version order. Refuses (:class:`ConfigError`) a missing index, a ``dest`` that
-    exists (or one of its version files), and one in a missing folder."""
+    exists (or one of its version or lock files), one in a missing folder or a folder any
+    user may write."""
     source = os.path.abspath(home)
     if not os.path.isfile(source):
         raise ConfigError(f"no index at {home}. Fix: pass the index with --db PATH.")
     target = os.path.abspath(dest)
-    if not os.path.isdir(os.path.dirname(target)):
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
         raise ConfigError(f"the folder of {dest} does not exist. Fix: create it first.")
+    _refuse_open_folder(folder)
     parent = version_home(source)
     if parent is not None:  # its gate is its home's: a copy of one version is no index
         raise ConfigError(f"{source} is version {parent[1]} of the index {parent[0]}. Fix: "
                           f"back up the index: --db {parent[0]}")
-    with SQLiteCatalog(source) as catalog, catalog.gate(timeout):
-        every = catalog.versions()
-        rows = [(v.number, v.state) for v in every if v.state != "shadow"]
-        rows = rows or [(live_version(source)[1], "live")]  # an index made before versions
-        _refuse_existing(target, [v.number for v in every])  # the shadows' too: their rows
-        # are dropped from the copy, which removes files of their names
-        copied = [_copy(version_path(source, n), version_path(target, n), n, state)
-                  for n, state in rows if n == 1 or os.path.isfile(version_path(source, n))]
-    _settle(target)
-    return copied
+    staging = tempfile.mkdtemp(prefix=".citewise-backup-", dir=folder)  # 0700, ours
+    try:
+        staged = os.path.join(staging, os.path.basename(target))
+        with SQLiteCatalog(source) as catalog, catalog.gate(timeout):
+            every = catalog.versions()
+            rows = [(v.number, v.state) for v in every if v.state != "shadow"]
+            rows = rows or [(live_version(source)[1], "live")]  # an index made before versions
+            _refuse_existing(target, [v.number for v in every])  # the shadows' too: their
+            # rows are dropped from the copy, which removes files of their names
+            copied = [_copy(version_path(source, n), version_path(staged, n), n, state)
+                      for n, state in rows if n == 1 or os.path.isfile(version_path(source, n))]
+        _settle(staged)
+        _publish(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [CopiedVersion(c.number, c.state, version_path(target, c.number), c.size)
+            for c in copied]
+
+
+def _refuse_open_folder(folder: str) -> None:
+    mode = os.stat(folder).st_mode
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        raise ConfigError(f"{folder} may be written by any user, who could swap or read a "
+                          "backup there. Fix: back up into a folder only you can write "
+                          "(or `chmod o-w` it).")
 
 
 def _refuse_existing(target: str, numbers: list[int]) -> None:
-    if os.path.islink(f"{target}.lock"):  # the copy's gate, opened as it is settled
-        raise ConfigError(f"{target}.lock is a symbolic link. Fix: remove it first.")
-    names = []
+    names = [f"{target}.lock"]  # the copy's gate: a planted one held backups 124 s
     for number in [1, *numbers]:
         path = version_path(target, number)
         names += [path, f"{path}-wal", f"{path}-shm", f"{path}-journal"]  # SQLite removes
@@ -82,7 +108,7 @@ def _refuse_existing(target: str, numbers: list[int]) -> None:
 
 def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
     """``path`` copied to a new owner-only file ``to`` in one backup step."""
-    create_private(to)
+    os.close(os.open(to, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     src = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, timeout=5.0)
     try:
         dst = sqlite3.connect(to)
@@ -94,6 +120,36 @@ def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
     finally:
         src.close()
     return CopiedVersion(number, state, to, os.path.getsize(to))
+
+
+def _publish(staging: str, folder: str) -> None:
+    """Hard-link every file built in ``staging`` into ``folder`` under its name; a link never
+    replaces a name that exists (nor follows one), so a file planted meanwhile fails the
+    backup instead of receiving it. Names linked before the failure are removed."""
+    linked: list[str] = []
+    try:
+        for name in sorted(os.listdir(staging)):
+            to = os.path.join(folder, name)
+            os.link(os.path.join(staging, name), to, follow_symlinks=False)
+            linked.append(to)
+    except FileExistsError as exc:
+        _unlink(linked)
+        raise ConfigError(f"{exc.filename2 or exc.filename} appeared while the backup was "
+                          "made; a backup never writes over a file. Fix: choose a new "
+                          "path, or remove it first.") from exc
+    except OSError as exc:
+        _unlink(linked)
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+            raise
+        raise ConfigError(f"cannot link the backup's files into {folder} ({exc.strerror}). "
+                          "Fix: back up into a folder on a local filesystem, then move "
+                          "the files.") from exc
+
+
+def _unlink(paths: list[str]) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _settle(target: str) -> None:
