@@ -71,3 +71,39 @@ def test_a_key_removed_during_its_upload_writes_nothing(tmp_path: Path) -> None:
         listed = httpx.get(f"{url}/v1/documents", headers={
             "Authorization": f"Bearer {keys['ada']}"}, timeout=30.0).json()["documents"]
         assert "kites.md" not in {d["doc_id"] for d in listed}
+
+
+def test_a_key_removed_while_its_write_waits_for_the_gate_writes_nothing(tmp_path: Path
+                                                                         ) -> None:
+    """A review held the index's write gate 15 s (as a backup, a CLI ingest or a reindex's
+    catch-up does), removed an editor's key meanwhile, and the waiting DELETE and ACL change
+    then landed: every write looks the key up again once the gate is held."""
+    from citewise.index import gate
+
+    with slow_server(tmp_path) as (url, keys):
+        admin = {"Authorization": f"Bearer {keys['ada']}"}
+        staff = [d["doc_id"] for d in httpx.get(f"{url}/v1/documents", headers=admin,
+                                                timeout=30.0).json()["documents"]
+                 if d["groups"] == ["staff"]]
+        editor = {"Authorization": f"Bearer {keys['eddie']}"}
+        answers: dict[str, httpx.Response] = {}
+        calls = {
+            "delete": lambda: httpx.delete(f"{url}/v1/documents/{staff[0]}", headers=editor,
+                                           timeout=30.0),
+            "acl": lambda: httpx.put(f"{url}/v1/documents/{staff[1]}/acl", headers=editor,
+                                     json={"groups": ["everyone"]}, timeout=30.0),
+        }
+        with gate.file_gate(str(tmp_path / "index.db")):
+            for name, call in calls.items():
+                threading.Thread(target=lambda n=name, c=call: answers.__setitem__(n, c()),
+                                 daemon=True).start()
+                time.sleep(PAUSE_S)  # one at a time: each waits for the gate
+            KeyFile.load(tmp_path / "keys.json").remove("eddie")
+        deadline = time.monotonic() + 20
+        while len(answers) < len(calls) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for name in calls:
+            assert answers[name].status_code == 401, (name, answers[name].text)
+        listed = {d["doc_id"]: d["groups"] for d in httpx.get(
+            f"{url}/v1/documents", headers=admin, timeout=30.0).json()["documents"]}
+        assert listed[staff[0]] == listed[staff[1]] == ["staff"]

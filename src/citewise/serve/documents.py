@@ -166,11 +166,10 @@ async def _upload(st: ServerState, request: Request, who: ApiPrincipal, file: Up
 
     primed = await run_in_threadpool(parse)
 
-    def write() -> IngestReport:  # under the write lock: the key may have gone meanwhile
-        st.still_holds(request, who)
+    def write() -> IngestReport:
         return st.engine.ingest([primed.item], primed=primed)
 
-    report = await run_in_threadpool(st.write, write)
+    report = await run_in_threadpool(st.write, write, request, who)
     report.model_seconds += primed.model_seconds  # the write embedded none of those
     return _uploaded(st, name, doc_id, report, received)
 
@@ -319,7 +318,7 @@ def delete_document(doc_id: str, request: Request) -> dict:
     st = state_of(request)
     who = st.authenticate(request)
     _managed(st, who, doc_id)
-    removed = st.write(lambda: st.engine.delete([doc_id]))
+    removed = st.write(lambda: st.engine.delete([doc_id]), request, who)
     return {"doc_ids": [doc_id], "removed": removed}
 
 
@@ -333,7 +332,7 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
         st.require(who, "operator")
         _check_tenant(body.tenant)
     groups = sorted(normalize_groups(body.groups))
-    st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant))
+    st.write(lambda: st.engine.set_acl(doc_id, groups, body.tenant), request, who)
     cleaned = sorted({g for g in body.groups if g not in groups})
     warnings = [f"group names cleaned (control characters and spaces dropped, empty names "
                 f"left out): {', '.join(map(repr, cleaned))[:200]}"] if cleaned else []
@@ -371,4 +370,4 @@ def rollback(body: RollbackBody, request: Request) -> dict:
     st = state_of(request)
     who = st.authenticate(request)
     st.require(who, "operator")
-    return st.write(lambda: st.engine.rollback(body.version)).to_dict()
+    return st.write(lambda: st.engine.rollback(body.version), request, who).to_dict()

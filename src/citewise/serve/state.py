@@ -8,6 +8,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
 from fastapi import Request
@@ -120,13 +121,23 @@ class ServerState:
             return None
         return (generation, self.writes)
 
-    def write(self, fn: Callable[[], T]) -> T:
-        """Run a write under the server's one-writer lock, then invalidate the caches."""
+    def write(self, fn: Callable[[], T], request: Request, who: ApiPrincipal) -> T:
+        """Run ``who``'s write under the server's one-writer lock and the index's write gate,
+        once :meth:`still_holds` says the key still names ``who`` (a review held the gate
+        15 s, revoked an editor's key meanwhile, and the waiting delete, ACL change and
+        upload then landed); then invalidate the caches."""
         with self.write_lock:
             try:
-                return fn()
+                with self._index_gate():
+                    self.still_holds(request, who)
+                    return fn()
             finally:
                 self._invalidate()
+
+    def _index_gate(self) -> AbstractContextManager[Any]:
+        """The index's write gate (reentrant: the write takes it again inside)."""
+        catalog = getattr(self.engine.store, "catalog", None)
+        return catalog.gate() if catalog is not None else nullcontext()
 
     def rebuild(self, fn: Callable[[], T]) -> T:
         """Run a reindex: one at a time (a second is refused with 409), and NOT under the
