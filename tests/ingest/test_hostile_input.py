@@ -492,3 +492,30 @@ def test_a_parse_past_its_cpu_budget_is_read_as_text(monkeypatch):
     parsed = RstLoader().load(page.encode(), Path("a.rst"))
     assert "of CPU to parse as reStructuredText" in parsed.metadata["_notes"][0]
     assert "item" in parsed.text
+
+
+def test_a_substitution_bomb_stops_at_the_cpu_budget_in_its_transform(tmp_path):
+    """A review's 251-byte .rst.gz: substitutions doubling 16 deep, referenced 24 times,
+    spent 70 s of CPU and 1.5 GB in docutils' substitution transform, where the line loop's
+    budget check no longer ran; each node added to the tree is checked now."""
+    from citewise.ingest.rst import RstLoader
+
+    lines = ["Title", "=====", ""] + [f"Para {r} |a16|\n" for r in range(24)]
+    lines += [".. |a0| replace:: xyzzy"] + [f".. |a{i}| replace:: |a{i - 1}| |a{i - 1}|"
+                                            for i in range(1, 17)]
+    parsed = RstLoader().load("\n".join(lines).encode(), Path("bomb.rst"))
+    assert "of CPU to parse as reStructuredText" in parsed.metadata["_notes"][0]
+    assert "Para 23" in parsed.text and len(parsed.text) < 2_000
+
+
+def test_a_parse_that_expands_far_past_its_source_is_read_as_text():
+    """A review's 682-byte .rst.gz of 24,000 auto-symbol footnotes parsed into 57.6 MB (each
+    label its symbol once more per ten), which the upload then chunked for minutes."""
+    from citewise.ingest.rst import RstLoader
+
+    page = "".join(".. [*] [*]_\n\n" for _ in range(4_000))
+    parsed = RstLoader().load(page.encode(), Path("feet.rst"))
+    assert "expands to" in parsed.metadata["_notes"][0]
+    assert len(parsed.text) <= len(page)
+    few = RstLoader().load(b"Text [*]_ and [*]_.\n\n.. [*] One.\n.. [*] Two.\n", Path("a.rst"))
+    assert "_notes" not in few.metadata and "One." in few.text

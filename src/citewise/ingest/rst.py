@@ -39,6 +39,7 @@ from citewise.ingest.rst_budget import (
     MAX_NESTED_MARKERS,
     ParseTooSlow,
     cpu_budget,
+    expanded_too_far,
     nested_markers,
     parse_cpu_s,
 )
@@ -105,6 +106,10 @@ class RstLoader:
             raise IngestError(f"not readable as reStructuredText ({type(exc).__name__}: "
                               f"{str(exc)[:120]}); check the file, or rename it .txt to "
                               "read it as plain text") from exc
+        produced = expanded_too_far(len(text), tree)
+        if produced is not None:
+            return self._as_text(data, path, f"expands to {produced / 1e6:.1f} million "
+                                 "characters (substitutions or footnotes)")
         for ref in list(tree.findall(nodes.reference)):  # "`here <https://…>`_" keeps its URL
             spelled = spelled_out(ref.astext(), str(ref.get("refuri") or ""))
             if spelled is not None:
