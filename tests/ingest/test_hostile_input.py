@@ -519,3 +519,28 @@ def test_a_parse_that_expands_far_past_its_source_is_read_as_text():
     assert len(parsed.text) <= len(page)
     few = RstLoader().load(b"Text [*]_ and [*]_.\n\n.. [*] One.\n.. [*] Two.\n", Path("a.rst"))
     assert "_notes" not in few.metadata and "One." in few.text
+
+
+def test_nested_contents_boxes_are_judged_once(tmp_path):
+    """A review's 2 KB .html.gz: 200 nested ``<div class="contents">`` around 40,000 links
+    took 53 s, each box judged a table of contents by reading every link under it."""
+    from citewise.ingest import html_chrome
+    from citewise.ingest.html import HtmlLoader
+
+    def page(depth: int, links: int) -> bytes:
+        return ("<html><body><h1>Guide</h1><p>Real text about leave.</p>"
+                + '<div class="contents">' * depth + '<a href="#a">x</a> ' * links
+                + "</div>" * depth + "</body></html>").encode()
+
+    calls = []
+    judge = html_chrome._contents_box
+    html_chrome._contents_box = lambda node: calls.append(1) or judge(node)
+    try:
+        parsed = HtmlLoader().load(page(200, 400), Path("toc.html"))
+    finally:
+        html_chrome._contents_box = judge
+    assert len(calls) == 1 and "x x" not in parsed.text  # the outer box, dropped whole
+    assert "Real text about leave." in parsed.text
+    path = tmp_path / "toc.html.gz"
+    path.write_bytes(gzip.compress(page(200, 40_000)))
+    assert ingest_bounded(path)["status"] == "new"

@@ -53,19 +53,26 @@ _HEADINGS = frozenset(_HEADING_TAGS.split(", "))
 def drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
     doomed: dict[int, LexborNode] = {}
+    boxes = 0  # tables of contents judged: each judgement reads the box's every link
     for node in tree.css("[role], [class], [id], rustdoc-topbar"):  # ancestors first
-        if _is_chrome(node):
+        named = _named_contents(node)
+        if named and _inside(node, doomed):
+            continue  # in a box already dropped (a review's 200 nested boxes: 53 s)
+        if _is_chrome(node, contents=named and boxes < MAX_CONTENTS_BOXES):
             doomed[node.mem_id] = node
-    tops = []
-    for node in doomed.values():  # decide everything before freeing any node
-        parent, inside = node.parent, False
-        while parent is not None and not inside:
-            inside = parent.mem_id in doomed
-            parent = parent.parent
-        if not inside:
-            tops.append(node)
-    for node in tops:
+        boxes += named
+    tops = [node for node in doomed.values() if not _inside(node, doomed)]
+    for node in tops:  # (decided everything before freeing any node)
         node.decompose()
+
+
+def _inside(node: LexborNode, doomed: dict[int, LexborNode]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id in doomed:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _is_popup(node: LexborNode) -> bool:
@@ -77,10 +84,11 @@ def _is_popup(node: LexborNode) -> bool:
     return bool(words & {"help", "popup"}) and len(words) > 1 and words <= CHROME_ID_WORDS
 
 
-def _is_chrome(node: LexborNode) -> bool:
+def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
     """Whether ``node``'s role or class names site chrome (module docstring). A Sphinx
     ``toctree-wrapper`` holding headings is not: a ``singlehtml`` build puts the whole
-    manual inside it (Debian's Python policy: 88 kB of page, five blocks kept)."""
+    manual inside it (Debian's Python policy: 88 kB of page, five blocks kept).
+    ``contents``: whether to judge it as an in-page table of contents too."""
     role = (node.attrs.get("role") or "").strip().lower()
     classes = set((node.attrs.get("class") or "").lower().split())
     if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
@@ -93,7 +101,7 @@ def _is_chrome(node: LexborNode) -> bool:
             or node.tag == "rustdoc-topbar"  # its mobile bar: the item's name again
             or "data-notable-ty" in node.attrs  # its "ⓘ" after a returned type
             or _generated_section(node, classes)
-            or _contents_box(node)
+            or (contents and _contents_box(node))
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
 
@@ -109,6 +117,22 @@ def _names_contents(name: str) -> bool:
     return bool(words & _CONTENTS_WORDS) and words <= _CONTENTS_NAME
 
 
+MAX_CONTENTS_LINKS = 5_000
+MAX_CONTENTS_BOXES = 20
+"""A box of more links, or past this many boxes in a page, is not judged a table of
+contents (kept as text): each judgement reads every link in the box (npm's longest holds
+40; a page has one or two boxes)."""
+
+
+def _named_contents(node: LexborNode) -> bool:
+    """Whether ``node``'s ``id`` or a class names an in-page table of contents (a link or a
+    heading never: a heading's id may have the word, "…-change-contents-behavior")."""
+    if node.tag == "a" or node.tag in _HEADINGS:
+        return False
+    names = [node.attrs.get("id") or "", *(node.attrs.get("class") or "").split()]
+    return any(_names_contents(name) for name in names)
+
+
 def _contents_box(node: LexborNode) -> bool:
     """An in-page table of contents its ``id`` or ``class`` names (:data:`_CONTENTS_WORDS`)
     holding nothing but links into the page and a heading: npm's docs open every page with
@@ -116,13 +140,11 @@ def _contents_box(node: LexborNode) -> bool:
     pages sat under "Table of contents" in citations and its link list was a search hit (one
     link, "See Also", on npm-sbom's). A section so named with text of its own, or links to
     other pages, stays."""
-    if node.tag == "a" or node.tag in _HEADINGS:
-        return False  # a heading's id may have the word ("…-change-contents-behavior")
-    names = [node.attrs.get("id") or "", *(node.attrs.get("class") or "").split()]
-    if not any(_names_contents(name) for name in names):
+    if not _named_contents(node):
         return False
     links = node.css("a")
-    if not links or not all((a.attrs.get("href") or "").startswith("#") for a in links):
+    if not links or len(links) > MAX_CONTENTS_LINKS or \
+            not all((a.attrs.get("href") or "").startswith("#") for a in links):
         return False
     words = len(node.text(separator=" ").split())
     listed = sum(len(n.text(separator=" ").split()) for n in [*links, *node.css(_HEADING_TAGS)])
