@@ -57,6 +57,28 @@ def test_a_keys_file_too_deep_or_a_folder_refuses_every_key_in_one_line(tmp_path
     assert served.lookup(key) is None and "not a citewise keys file" in served.problem
 
 
+def test_a_good_file_put_back_with_its_old_stamp_is_read_again(tmp_path):
+    """An operator's typo refused every key (as documented); `cp -p keys.json.bak
+    keys.json` put back the last good file's stamp (cp writes into the same inode, and
+    -p its size and mtime), and every key stayed refused until a `touch`."""
+    import os
+
+    path = tmp_path / "keys.json"
+    key = KeyFile.load(path, must_exist=False).add("sam", "acme", ["staff"], "reader")
+    served = KeyFile.load(path)
+    assert served.lookup(key) is not None
+    good = path.read_bytes()
+    stat = path.stat()
+    with open(path, "r+b") as fh:  # a typo, written in place
+        fh.write(good + b"}")
+    assert served.lookup(key) is None and served.problem is not None
+    with open(path, "r+b") as fh:  # cp -p: the same inode, size and mtime as before
+        fh.write(good)
+        fh.truncate()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert served.lookup(key) is not None and served.problem is None
+
+
 def test_a_removal_is_not_undone_by_a_key_added_from_an_older_read(tmp_path):
     """A reliability review: `keys add` read the file, a `keys remove` wrote it, then the add
     wrote back what it had read plus its key, and the removed key worked again in the

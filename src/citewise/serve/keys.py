@@ -117,10 +117,12 @@ class KeyFile:
         """Re-read the file if it changed since it was read; a file that is gone holds no
         keys, and so does one that no longer parses (``problem`` says why; it is read again
         on every lookup until it parses): a hand edit that removed a key and left a typo kept
-        the removed key working (a security review)."""
+        the removed key working (a security review). A file that does not parse is read
+        whatever its stamp: an operator's `cp -p` of the backup put back the last good
+        file's very stamp, and every key stayed refused."""
         with self._lock:  # one reader at a time: a slow read of a broken file finishing
             stamp = _stamp(self.path)  # after a good one must not undo it (a review's race)
-            if stamp == self.stamp:
+            if stamp == self.stamp and self.problem is None:
                 return
             try:
                 self.entries = KeyFile.load(self.path, must_exist=False).entries
