@@ -203,6 +203,42 @@ def test_retention_is_applied_automatically(tmp_path: Path) -> None:
     assert [r.request_id for r in log.records()] == ["new"]
 
 
+def test_the_server_records_its_retention_as_it_starts(tmp_path: Path) -> None:
+    """An operator's server kept 86 s of log; for the first hour after each start `log
+    export` without its --config read older records and `log purge` said "older than 30d".
+    A log the server cannot write (a read-only index) no longer stops it starting."""
+    from tests.serve.conftest import SETTINGS, build_index, make_keys
+
+    from citewise import connect
+    from citewise.reqlog import RequestLog
+    from citewise.serve import create_app
+    from citewise.serve.keys import KeyFile
+    from citewise.testing import FakeEmbedder
+    from citewise.testing.server import serving
+
+    db = str(tmp_path / "index.db")
+    build_index(db)
+    keys = make_keys(tmp_path / "keys.json")
+    old = open_log(db)
+    old.write(LogRecord("old", time.time() - 2 * 86400, "sam", "t", "search", "q", "h"))
+    old.close()
+
+    def unwritable() -> None:
+        raise OSError("attempt to write a readonly database")
+
+    for log in (open_log(db, retention_days=1), RequestLog(unwritable, "request_log", "?")):
+        engine = connect(db, SETTINGS, embedder=FakeEmbedder())
+        with serving(create_app(engine, KeyFile.load(tmp_path / "keys.json"), log,
+                                warm=False)) as url:
+            found = httpx.post(f"{url}/v1/search", json={"query": "leave"}, timeout=30.0,
+                               headers={"Authorization": f"Bearer {keys['sam']}"})
+            assert found.status_code == 200, found.text
+            reader = open_log(db)  # `log export` without the server's --config
+            assert reader.effective_days() == 1.0
+            assert [r.request_id for r in reader.records()] != ["old"]
+            reader.close()
+
+
 def test_a_record_past_retention_is_never_read_back(tmp_path: Path) -> None:
     """A security review: with no write since, a 40-day-old record (its question and a
     feedback comment quoting a since deleted document) was still exported and served."""

@@ -135,10 +135,17 @@ class RequestLog:
         self._execute(f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({marks})",
                       _row(record))
         if time.time() - self._last_purge > PURGE_EVERY_S:
-            self._execute(f"INSERT INTO {self.table}_meta (key, value) VALUES (?, ?) "
-                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                          (RETENTION_KEY, repr(float(self.retention_days))))
-            self.purge()
+            self.keep_retention()
+
+    def keep_retention(self) -> int:
+        """Record this log's retention (:meth:`effective_days` of every reader follows it)
+        and purge what is past it; how many records went. The server calls it as it starts
+        and hourly as it writes: an operator's `log export` without the server's --config
+        read records past its retention for the first hour after each start."""
+        self._execute(f"INSERT INTO {self.table}_meta (key, value) VALUES (?, ?) "
+                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                      (RETENTION_KEY, repr(float(self.retention_days))))
+        return self.purge()
 
     def effective_days(self) -> float:
         """The retention records are kept for: this log's, or the shorter one the writer of

@@ -19,7 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from citewise import __version__
 from citewise.engine import Engine
-from citewise.errors import CitewiseError
+from citewise.errors import CitewiseError, StoreError
 from citewise.reqlog import RequestLog
 from citewise.serve import documents, problems, query
 from citewise.serve.keys import KeyFile
@@ -62,7 +62,11 @@ def create_app(engine: Engine, keys: KeyFile, log: RequestLog | None = None,
             if failed:  # answers fall back or fail with the fix; search goes on
                 logging.getLogger("citewise.serve").warning("generator not loaded: %s", failed)
         if state.log is not None:
-            state.log.purge()
+            try:
+                state.log.keep_retention()
+            except StoreError as exc:  # a read-only index still serves (writes say why)
+                logging.getLogger("citewise.serve").error(
+                    "request log not written (its retention not kept): %s", exc)
         yield
         state.close()
 
