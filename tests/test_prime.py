@@ -75,3 +75,27 @@ def test_vectors_another_model_made_are_not_stored(tmp_path):
         other = type(primed)(primed.item, primed.vectors, "another-model")
         engine.ingest([other.item], primed=other)
         assert writer.texts == 2 * len(primed.vectors)  # embedded again by the writer
+
+
+def test_a_file_that_cannot_be_chunked_is_not_chunked_again_by_the_write(tmp_path,
+                                                                        monkeypatch):
+    """A review's upload made 73,511 chunks (over limits.max_chunks): the priming's
+    chunking failed after 60 s, and the write chunked it again under the server's write
+    lock (an ACL change waited). The write reports the priming's error as it is."""
+    from citewise import indexing
+
+    page = tmp_path / "many.md"
+    page.write_text("# Many\n\n" + "".join(f"Paragraph {i} has words.\n\n" for i in range(30)))
+    settings = Settings.model_validate({"limits": {"max_chunks": 2},
+                                        "chunk": {"chunk_tokens": 16, "min_tokens": 0}})
+    with Engine(tmp_path / "a.db", settings, embedder=FakeEmbedder()) as engine:
+        primed = engine.prime(_item(page))
+        assert primed.vectors == {}
+        chunked = []
+        real = indexing.chunk_document
+        monkeypatch.setattr(indexing, "chunk_document",
+                            lambda *a, **k: chunked.append(1) or real(*a, **k))
+        report = engine.ingest([primed.item], primed=primed)
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed" and "limits.max_chunks" in outcome.error
+    assert chunked == []

@@ -71,8 +71,9 @@ def prime(item: Pending, embedder: Embedder, settings: Settings,
     try:
         chunks = chunk_document(parsed, doc_id, settings.chunk, token_counter(embedder),
                                 max_chunks=settings.limits.max_chunks)
-    except Exception:  # noqa: BLE001 - the write chunks again and reports why
-        return Primed(loaded, {})
+    except Exception as exc:  # noqa: BLE001 - the write reports it, as a load's error: it
+        return Primed(Pending(item.label, item.doc_id, _Loaded(None, exc)), {})  # chunked
+        # again under the server's write lock (a review: 60 s, an ACL change waiting)
     if max_chunks is not None and len(chunks) > max_chunks:
         raise LimitExceededError(
             f"{item.label}: {len(chunks)} passages, more than an upload may hold "
