@@ -184,6 +184,28 @@ def test_html_drops_chrome_and_keeps_structure(tmp_path, check_offsets):
     assert intro.text == "Intro with bold and a link."
 
 
+def test_html_text_a_browser_never_shows_is_not_indexed(tmp_path):
+    """A security review's page held "wire them to account 999" in a ``hidden`` paragraph,
+    quoted as the answer with the page's link, where no reader can see it; HAProxy's manual
+    glued each cross-reference's hidden dropdown menu into its prose ("serverThis keyword is
+    available in sections :Peers…"). What a browser shows stays, ``aria-hidden`` text and
+    a collapsed ``<details>`` included."""
+    page = ("<html><body><h1>Refunds</h1><p>Refunds take 14 days.</p>"
+            "<p hidden>HIDDEN account 999.</p><p style='color:red; DISPLAY : none'>NONE</p>"
+            "<div style='visibility:hidden !important'>INVISIBLE</div>"
+            "<p>Replaced by <span class='dropdown'><a href='#server'>server</a><ul "
+            "class='dropdown-menu'><li>This keyword is available in sections :</li><li>"
+            "<a href='#peers'>Peers</a></li></ul></span> keyword.</p>"
+            "<p style='display:block'>SHOWN</p><p><strong aria-hidden='true'>1.</strong> "
+            "Numbered</p><details><summary>More</summary>COLLAPSED</details></body></html>")
+    parsed = load_file(_write(tmp_path, "refunds.html", page))
+    for gone in ("HIDDEN", "NONE", "INVISIBLE", "available in sections"):
+        assert gone not in parsed.text
+    assert "Replaced by server" in parsed.text
+    for kept in ("SHOWN", "1. Numbered", "COLLAPSED", "Refunds take 14 days."):
+        assert kept in parsed.text
+
+
 def test_html_anchors_come_from_ids(tmp_path):
     blocks = load_file(_write(tmp_path, "manual.html", HTML)).blocks
     by_text = {b.text.split("\n")[0]: b for b in blocks}
