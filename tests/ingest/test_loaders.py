@@ -241,6 +241,19 @@ def test_html_table_without_thead_counts_leading_th_rows(tmp_path):
     assert table.text.split("\n") == ["A | B", "1 | 2", "xnested | y"]
 
 
+def test_html_table_header_repeated_below_and_images_in_cells(tmp_path):
+    """HAProxy's keyword matrix repeats its ``thead`` nine times (counted as nine header
+    rows, eight of them data) and marks "yes" with ``<img alt="X">`` (every cell blank);
+    the Rust book's legend names each Ferris picture only in its ``alt``."""
+    html = ("<table><thead><tr><th>keyword</th><th>frontend</th></tr></thead>"
+            "<tr><td><a href='#acl'>acl</a></td><td><img src='c.png' alt='X'></td></tr>"
+            "<thead><tr><th>keyword</th><th>frontend</th></tr></thead>"
+            "<tr><td>bind</td><td>&nbsp;</td></tr></table>")
+    table = load_file(_write(tmp_path, "m.html", html)).blocks[0]
+    assert table.kind == "table" and table.header_lines == 1
+    assert table.text.split("\n") == ["keyword | frontend", "acl | X", "bind | "]
+
+
 LAYOUT = """<html><body><table><tr><td><img alt="logo"></td><td><table><tr><td>
 <h1>The Widget Library</h1><h2>FAQ</h2></td></tr></table></td></tr></table>
 <table><tr><td><table><tr><td valign="top"><table><tr><td><b>Main Menu</b></td></tr>

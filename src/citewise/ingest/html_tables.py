@@ -9,9 +9,14 @@ from citewise.ingest.normalize import collapse
 
 
 def table_rows(table: LexborNode) -> tuple[list[str], int]:
-    """Rows of this table (not of nested ones) as ``a | b`` lines, and the header row count."""
+    """Rows of this table (not of nested ones) as ``a | b`` lines, and the header row count:
+    the rows of its first ``thead`` (a ``thead`` repeated further down, as HAProxy's keyword
+    matrix repeats its column names nine times, is neither header nor row: its nine were
+    counted as header rows, eight of them data), else its leading rows of ``th`` cells. An
+    image in a cell reads as its ``alt`` text (the matrix's check marks: every cell blank)."""
     rows: list[str] = []
     in_thead = 0
+    counting_thead = True
     leading_th = 0
     counting_th = True
     for row in table.css("tr"):
@@ -20,13 +25,30 @@ def table_rows(table: LexborNode) -> tuple[list[str], int]:
         cells = [c for c in row.iter() if c.tag in ("th", "td")]
         if not cells:
             continue
-        rows.append(" | ".join(collapse(c.text(deep=True)) for c in cells))
+        line = " | ".join(_cell_text(c) for c in cells)
         parent = row.parent
-        in_thead += parent is not None and parent.tag == "thead"
+        head = parent is not None and parent.tag == "thead"
+        counting_thead = counting_thead and head
+        if head and not counting_thead and line in rows[:in_thead]:
+            continue  # the header again
+        rows.append(line)
+        in_thead += counting_thead
         counting_th = counting_th and all(c.tag == "th" for c in cells)
         leading_th += counting_th
     header_lines = in_thead or leading_th
     return rows, min(header_lines, len(rows))
+
+
+def _cell_text(cell: LexborNode) -> str:
+    if cell.css_first("img[alt]") is None:
+        return collapse(cell.text(deep=True))
+    parts = []
+    for node in cell.traverse(include_text=True):
+        if node.tag == "-text":
+            parts.append(node.text_content or "")
+        elif node.tag == "img":
+            parts.append(f" {node.attrs.get('alt') or ''} ")
+    return collapse("".join(parts))
 
 
 def is_layout_table(table: LexborNode) -> bool:
