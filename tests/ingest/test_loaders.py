@@ -184,6 +184,19 @@ def test_html_drops_chrome_and_keeps_structure(tmp_path, check_offsets):
     assert intro.text == "Intro with bold and a link."
 
 
+def test_a_heading_keeps_an_id_that_is_a_common_word(tmp_path):
+    """Apache's ``<h2 id="header">Header Directive`` and ``<h2 id="main">`` lost their
+    anchors (wrapper words such as ``main`` never name a section elsewhere): every citation
+    of the Header directive opened mod_headers.html at its top. A wrapper's id stays none."""
+    page = ('<html><body><div id="main"><h1>Guide</h1><p>Intro text.</p>'
+            '<h2 id="header">Header Directive</h2><p>Sets response headers.</p>'
+            '<h2><a name="content" id="content">Content</a></h2><p>Bodies.</p>'
+            "</div></body></html>")
+    blocks = {b.text: b.anchor for b in load_file(_write(tmp_path, "h.html", page)).blocks}
+    assert blocks["Intro text."] is None
+    assert blocks["Sets response headers."] == "header" and blocks["Bodies."] == "content"
+
+
 def test_html_text_a_browser_never_shows_is_not_indexed(tmp_path):
     """A security review's page held "wire them to account 999" in a ``hidden`` paragraph,
     quoted as the answer with the page's link, where no reader can see it; HAProxy's manual

@@ -219,10 +219,14 @@ def _is_permalink(node: LexborNode) -> bool:
             and _PERMALINK.fullmatch(collapse(node.text(deep=True))) is not None)
 
 
-def _anchor_of(node: LexborNode) -> str | None:
-    """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent."""
+def _anchor_of(node: LexborNode, *, heading: bool = False) -> str | None:
+    """The element's own ``id`` (or ``name`` for ``<a>``), stripped; None when absent or a
+    wrapper's (:func:`~citewise.ingest.html_chrome.is_chrome_id`) but on a heading or an
+    anchor inside one (``heading``): Apache's ``<h2 id="header">Header Directive`` and
+    ``<h2 id="main">Main Configuration Files`` lost their anchors, their citations opening
+    the page's top."""
     value = node.id or (node.attrs.get("name") if node.tag == "a" else None)
-    if not value or not value.strip() or is_chrome_id(value):
+    if not value or not value.strip() or (is_chrome_id(value) and not heading):
         return None
     return value.strip()
 
@@ -367,7 +371,8 @@ class _Walker:
         if not text or _is_top_node(node, text):
             return
         inner = node.css_first("a[id], a[name]")
-        own = _anchor_of(node) or (_anchor_of(inner) if inner is not None else None)
+        own = _anchor_of(node, heading=True) or (
+            _anchor_of(inner, heading=True) if inner is not None else None)
         adopted = own is None and scope is not None and scope[0] > self.last_heading
         if adopted:  # a wrapper opened for this heading: <section id><h4>…</section>
             own = scope[1]
