@@ -390,6 +390,20 @@ def test_the_languages_warnings_excludes_paste_as_one_word_each() -> None:
     assert shlex.split(fix) == ["--exclude", "es docs", "--exclude", "$(touch PWNED)"]
 
 
+def test_the_languages_warning_names_the_pages_when_languages_share_a_folder() -> None:
+    """Debian's ``en/`` Apache manual holds six Portuguese pages: the warning said "--exclude
+    the others' folders", which sit in the same folder as the English ones."""
+    from citewise.ingest.languages import mixed_languages
+
+    pages = {f"en/p{i}.html": "en" for i in range(20)}
+    pages |= {"en/bind.html": "pt", "en/mod/index.html": "pt", "en/index.html": "en"}
+    line = mixed_languages(pages)
+    assert line is not None and line.endswith(
+        "e.g. with --exclude bind.html --exclude en/mod/index.html")
+    many = mixed_languages(pages | {f"en/x{i}.html": "pt" for i in range(9)})
+    assert many is not None and many.endswith("(and 3 more pages not in en)")
+
+
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_a_page_reingested_alone_keeps_its_site_chrome_out(tmp_path: Path, name: str) -> None:
     """A page re-ingested on its own after an edit had no pages to find its site's chrome by:

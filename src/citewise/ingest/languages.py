@@ -40,6 +40,28 @@ def mixed_languages(languages: Mapping[str, str]) -> str | None:
     fix = (" ".join(f"--exclude {shlex.quote(own[lang])}" for lang, _ in counts.most_common()
                     if lang in own)
            if 0 < len(own) < len(counts) else "")
+    if not fix:  # languages share folders (Debian's en/ Apache manual: six pages in pt)
+        fix = _page_excludes(languages, counts.most_common(1)[0][0])
     return (f"the pages are in {len(counts)} languages ({shown}): a question retrieves and "
             "quotes all of them. Fix: index one language per index"
             + (f", e.g. with {fix}" if fix else " (--exclude the others' folders)"))
+
+
+SHOWN_PAGES = 8
+
+
+def _page_excludes(languages: Mapping[str, str], main: str) -> str:
+    """``--exclude`` of each page not in the ``main`` language (the first
+    :data:`SHOWN_PAGES`, then how many more)."""
+    others = sorted(doc_id for doc_id, lang in languages.items() if lang != main)
+    names = Counter(d.rsplit("/", 1)[-1] for d in languages)
+    shown = " ".join(f"--exclude {shlex.quote(_name(d, names))}" for d in others[:SHOWN_PAGES])
+    more = len(others) - SHOWN_PAGES
+    return shown + (f" (and {more} more pages not in {main})" if more > 0 else "")
+
+
+def _name(doc_id: str, names: Counter[str]) -> str:
+    """A page's file name when no other page has it (``--exclude`` matches a name or a path
+    relative to the folder), else its id (its path, unless ``--id-prefix`` changed it)."""
+    name = doc_id.rsplit("/", 1)[-1]
+    return name if names[name] == 1 else doc_id
