@@ -151,6 +151,35 @@ def test_engine_writes_go_to_the_live_version(tmp_path: Path) -> None:
         assert {d.doc_id for d in v1.list_documents()} == {"a1", "a2"}
 
 
+def test_a_full_disk_that_cannot_record_a_change_applied_blocks_no_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An operator's full disk: a delete was committed but recording that the live version
+    applied it failed, so the DELETE answered 503, and every later read, retrying the
+    record before reading, answered 503 too. The change is in place; reads go on, and the
+    next write that can records it."""
+    import sqlite3
+
+    path = tmp_path / "index.db"
+    settings = Settings.model_validate({"chunk": {"chunk_tokens": 64, "min_tokens": 0}})
+    with Engine(path, settings, FakeEmbedder(dim=32)) as engine:
+        engine.ingest([_pending(d, f"travel expenses of {d}.") for d in ("a1", "a2")])
+        full = sqlite3.OperationalError("database or disk is full")
+        recorded = SQLiteCatalog.mark_applied
+
+        def disk_full(self, number, seq):  # noqa: ANN001, ANN202
+            raise full
+
+        monkeypatch.setattr(SQLiteCatalog, "mark_applied", disk_full)
+        assert engine.delete(["a2"]) == 1
+        for _ in range(2):
+            hits = engine.search("travel expenses", READER).hits
+            assert {h.document.doc_id for h in hits} == {"a1"}
+        monkeypatch.setattr(SQLiteCatalog, "mark_applied", recorded)
+        engine.set_acl("a1", ["staff"])
+    with SQLiteCatalog(path) as catalog:
+        assert not catalog.live_state().behind
+
+
 def test_create_skips_leftover_sibling_files(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
     Path(f"{path}.v2").write_bytes(b"left over from an index that was deleted")

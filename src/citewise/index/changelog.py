@@ -169,7 +169,9 @@ def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = 
     stale = [c.doc_id for c, doc, current in zip(acls, docs, now, strict=True)
              if doc is not None and (live_unknown or current is not None
                                      and doc.content_hash != current.content_hash)]
-    gone = [c.doc_id for c in latest.values() if c.kind == "delete"] + stale
+    deleted = [c.doc_id for c in latest.values() if c.kind == "delete"]
+    gone = [d for d, doc in zip(deleted, _documents(store, deleted), strict=True)
+            if doc is not None] + stale  # (nothing to write for what is gone already)
     changed = store.delete(gone) if gone else 0
     for change, doc in zip(acls, docs, strict=True):
         groups = frozenset(change.groups or ())

@@ -21,6 +21,7 @@ and its hydration), so a flip in between never mixes two versions in one answer.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -154,7 +155,20 @@ class LiveStore:
         if state.number != self._number or not state.behind:
             return
         apply_changes(store, self.catalog.changes_since(state.applied_seq))
-        self.catalog.mark_applied(state.number, state.last_seq)
+        self._mark_applied(state.number, state.last_seq)
+
+    def _mark_applied(self, number: int, seq: int) -> None:
+        """Record that version ``number`` honours the log up to ``seq``. A failure to record
+        it (a full disk) is logged, not raised: the version does honour it, and the next
+        write or read records it (applying a change twice writes nothing). An operator's
+        full disk turned a committed delete into a 503, then every read into one, each read
+        retrying the record."""
+        try:
+            self.catalog.mark_applied(number, seq)
+        except Exception as exc:  # noqa: BLE001 - the change itself is in place
+            logging.getLogger("citewise.index").warning(
+                "version %s applies the change log up to %s, but that could not be "
+                "recorded (%s); it is recorded with the next write", number, seq, exc)
 
     def record_elsewhere(self, doc_id: str) -> Document | None:
         """``doc_id``'s record in the newest retired or refused version holding it, for a
@@ -218,7 +232,7 @@ class LiveStore:
                     exc.add_note(f"its change-log entry stays ({undo}); replaying it is "
                                  "harmless: a delete or ACL the caller asked for")
                 raise
-            self.catalog.mark_applied(state.number, seq)
+            self._mark_applied(state.number, seq)
             missed: list[int] = []
             if everywhere() if callable(everywhere) else everywhere:
                 settle_versions(self.catalog, skip=state.number, unreached=missed)
