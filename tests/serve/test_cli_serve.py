@@ -127,6 +127,8 @@ def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:
     quiet = run("monitor", "--window", "7d", "--db", db, "--factor", "10", "--floor", "0.9",
                 check=False)
     assert quiet.returncode == 0 and "no alerts" in quiet.stdout
+    fresh = run("monitor", "--window", "3d", "--db", db, check=False)  # nothing 3-6 days ago
+    assert fresh.returncode == 0 and "no baseline yet: 0 requests" in fresh.stdout
     target = tmp_path / "candidates.jsonl"
     run("feedback", "export", "--db", db, "--out", str(target), "--since", "7d")
     rows = [json.loads(line) for line in target.read_text().splitlines()]

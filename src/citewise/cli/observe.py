@@ -121,6 +121,9 @@ def monitor(window, factor, floor, min_requests, as_json, db, config_path):
             echo(str(a))
         if not found:
             echo("no alerts")
+        if baseline.requests < min_requests:
+            echo(f"(no baseline yet: {baseline.requests} requests in the window before; a rate "
+                 f"is compared once both windows hold --min-requests {min_requests})")
     if found:
         sys.exit(1)
 
