@@ -326,7 +326,16 @@ def test_metrics(served: Served) -> None:
     served.client("eddie").post("/v1/documents", data={"groups": "staff", "updated_at":
                                                        "2026-11-01"},
                                 files={"file": ("lag.md", b"# Lag\n\nSearchable soon.\n")})
+    served.client("sam").post("/v1/documents", data={"groups": "staff"},
+                              files={"file": ("no.md", b"# No\n\nA reader's upload.\n")})
+    served.client().post("/v1/search", json={"query": "no key"})
+    served.client().get("/no/such/route")
     text = served.client().get("/metrics").text
+    # refusals before routing count under their route (an operator's dashboard of refused
+    # writes counted them "unmatched"); only a path no route has is
+    assert 'endpoint="/v1/documents",status="403"' in text
+    assert 'endpoint="/v1/search",status="401"' in text
+    assert 'endpoint="unmatched",status="404"' in text
     assert 'citewise_index_lag_seconds_count{since="upload"} 1.0' in text
     assert 'citewise_index_lag_seconds_count{since="updated_at"} 1.0' in text
     for name in ("citewise_requests_total", "citewise_stage_seconds_bucket",

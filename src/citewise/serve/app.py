@@ -112,16 +112,29 @@ def _no_store(app: FastAPI) -> None:
 
 
 def _count_requests(app: FastAPI, state: ServerState) -> None:
+    routes = [r for r in (*query.router.routes, *documents.router.routes)
+              if hasattr(r, "path_regex")]
+
     @app.middleware("http")
     async def count(request: Request, call_next: Any) -> Any:
         t = time.perf_counter()
         response = await call_next(request)
-        route = request.scope.get("route")
-        endpoint = getattr(route, "path", "unmatched")
+        endpoint = _endpoint(routes, request.scope)
         state.metrics.requests.labels(endpoint, str(response.status_code)).inc()
         if endpoint.startswith("/v1/"):
             state.metrics.stage.labels("http").observe(time.perf_counter() - t)
         return response
+
+
+def _endpoint(routes: list[Any], scope: dict) -> str:
+    """The route a request was for, also when it was refused before routing (a 401, an
+    upload's 403 or 429 from the key check: an operator's dashboard of refused writes
+    counted them under ``unmatched``); ``unmatched`` for a path no route has."""
+    route = scope.get("route")
+    if route is not None:
+        return str(getattr(route, "path", "unmatched"))
+    path = route_path(scope)
+    return next((r.path for r in routes if r.path_regex.match(path)), "unmatched")
 
 
 def _meta_routes(app: FastAPI, state: ServerState) -> None:
