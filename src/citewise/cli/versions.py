@@ -79,13 +79,15 @@ def _print_report(report: Any, new_model: str | None) -> None:
              "rewritten")
     rows = getattr(report.comparison, "rows", None) or []
     if rows:
-        echo(f"\n{'metric':<12}{'live':>8}{'new':>8}{'delta':>9}  {'95% CI':<19}"
-             f"{'allowed':>8}  verdict")
+        # no "allowed" column: the verdict is the tolerance's (an operator read "allowed
+        # 0.0692" beside a refusal "beyond the tolerance 0.0000")
+        echo(f"\n{'metric':<12}{'live':>8}{'new':>8}{'delta':>9}  {'95% CI':<19}verdict")
         for r in rows:
             echo(f"{r.metric:<12}{r.base:>8.4f}{r.new:>8.4f}{r.delta:>+9.4f}  "
-                 f"{f'[{r.lo:+.3f}, {r.hi:+.3f}]':<19}{r.allowed:>8.4f}  "
+                 f"{f'[{r.lo:+.3f}, {r.hi:+.3f}]':<19}"
                  f"{_verdict(r, getattr(report.comparison, 'worse', []))}")
-        echo("")
+        echo("(a metric measured worse than live by more than the tolerance, eval.tolerance "
+             "or --tolerance, refuses the version)\n")
     for reason in report.reasons:
         echo(f"- {reason}")
     if report.decision == "refused":
