@@ -184,6 +184,19 @@ def test_html_drops_chrome_and_keeps_structure(tmp_path, check_offsets):
     assert intro.text == "Intro with bold and a link."
 
 
+def test_a_paragraph_of_one_code_broken_by_br_is_a_code_block(tmp_path):
+    """Apache's examples are ``<p><code>…<br>…</code></p>``: the log rotation recipe read as
+    one line of five commands ("mv access_log access_log.old mv error_log …"). Lines as a
+    browser shows them; a paragraph with words of its own around the code stays prose."""
+    page = ("<html><body><h1>Logs</h1><div class='example'><p><code>\n  mv access_log "
+            "access_log.old<br>\n  apache2ctl   graceful<br>\n  sleep 600\n</code></p></div>"
+            "<p>Run <code>a<br>b</code> now.</p><p><code>one line</code></p></body></html>")
+    blocks = load_file(_write(tmp_path, "logs.html", page)).blocks
+    assert [(b.kind, b.text) for b in blocks[1:]] == [
+        ("code", "mv access_log access_log.old\napache2ctl graceful\nsleep 600"),
+        ("text", "Run a b now."), ("text", "one line")]
+
+
 def test_a_heading_keeps_an_id_that_is_a_common_word(tmp_path):
     """Apache's ``<h2 id="header">Header Directive`` and ``<h2 id="main">`` lost their
     anchors (wrapper words such as ``main`` never name a section elsewhere): every citation

@@ -34,6 +34,7 @@ container. Ids of page wrappers and chrome (``menu-bar``, ``content``, ``page-wr
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -105,6 +106,7 @@ class HtmlLoader:
         _spell_out_links(tree)
         for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
             hidden.decompose()
+        _code_lines(tree)
         for br in tree.css("br"):
             br.replace_with("\n")
         builder = DocumentBuilder(self.max_blocks)
@@ -217,6 +219,29 @@ def _is_permalink(node: LexborNode) -> bool:
     section above in "§")."""
     return (node.tag == "a" and (node.attrs.get("href") or "").startswith("#")
             and _PERMALINK.fullmatch(collapse(node.text(deep=True))) is not None)
+
+
+_LINE_MARK = "\x00"
+
+
+def _code_lines(tree: LexborHTMLParser) -> None:
+    """A paragraph that is one ``<code>`` broken into lines by ``<br>`` becomes a code block
+    of those lines (each line's whitespace collapsed, as a browser shows it). Apache's
+    manual writes its examples so (``<p><code>mv access_log access_log.old<br>mv
+    error_log …``): read as a paragraph, the log rotation recipe was one line of five
+    commands, and an answer quoted "$ cp server.key server.key.org $ openssl rsa …"."""
+    for code in tree.css("p > code"):
+        paragraph = code.parent
+        if paragraph is None or code.css_first("br") is None or \
+                collapse(paragraph.text(deep=True)) != collapse(code.text(deep=True)):
+            continue
+        for br in code.css("br"):
+            br.replace_with(_LINE_MARK)
+        lines = [collapse(line) for line in code.text(deep=True).split(_LINE_MARK)]
+        block = LexborHTMLParser(f"<pre>{escape(chr(10).join(lines).strip())}</pre>")
+        pre = block.css_first("pre")
+        if pre is not None:
+            paragraph.replace_with(pre)
 
 
 def _anchor_of(node: LexborNode, *, heading: bool = False) -> str | None:
