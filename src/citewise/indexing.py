@@ -78,7 +78,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         parsed = item.load()
         doc_id = str(parsed.metadata.get("doc_id") or item.doc_id)  # front matter may name it
         previous = store.get_document(doc_id)
-        document = make_document(parsed, doc_id, readers_basis(store, doc_id, previous))
+        document = make_document(parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
             return unchanged(item.label, document)
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens,
@@ -90,17 +90,6 @@ def _prepare(store: Store, item: Pending, settings: Settings,
             raise
         return load_failure(item, exc)
     return ready_to_write(item, document, chunks, previous, parsed)
-
-
-def readers_basis(store: Store, doc_id: str, previous: Document | None) -> Document | None:
-    """The record an ingest decides ``doc_id``'s readers on: the live version's, else, for a
-    document only another version holds (a rollback to a version before it), that version's
-    (:meth:`~citewise.index.follow.LiveStore.record_elsewhere`): its readers set by hand are
-    kept and a restriction its sidecar set is not widened, as on a re-ingest."""
-    if previous is not None:
-        return previous
-    elsewhere = getattr(store, "record_elsewhere", None)
-    return elsewhere(doc_id) if callable(elsewhere) else None
 
 
 def index_failed(exc: Exception) -> bool:
@@ -338,7 +327,7 @@ def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepare
             "deleted by another command while this ingest read it; not written back. Fix: "
             "ingest it again with --undelete to index it"))
     try:
-        document = make_document(prepared.parsed, doc_id, readers_basis(store, doc_id, now))
+        document = make_document(prepared.parsed, doc_id, now)
     except IngestError as exc:  # moved to another tenant meanwhile, say
         return Outcome(item.label, doc_id, "failed", error=one_line(exc))
     if now is not None and same_record(now, document):

@@ -170,28 +170,6 @@ class LiveStore:
                 "version %s applies the change log up to %s, but that could not be "
                 "recorded (%s); it is recorded with the next write", number, seq, exc)
 
-    def record_elsewhere(self, doc_id: str) -> Document | None:
-        """``doc_id``'s record in the newest retired or refused version holding it, for a
-        document the live version lacks. An operator restricted a page by hand, edited it
-        (its re-ingest removes the old text from the other versions), rolled back to the
-        version before, and the folder's next ingest found no record, took the page for new
-        and gave it the batch's groups: every staff member read it. An ingest decides who
-        may read such a page from this record (:func:`~citewise.records.make_document`)."""
-        for version in sorted(self.catalog.versions(), key=lambda v: -v.number):
-            if version.state not in SETTLED or version.number == self._number:
-                continue
-            try:
-                store = self.catalog.open(version.number)
-            except Exception:  # its data is gone (collected): nothing to learn there
-                continue
-            try:
-                found = store.get_document(doc_id)
-            finally:
-                store.close()
-            if found is not None:
-                return found
-        return None
-
     @property
     def version_number(self) -> int:
         """The number of the version live now (``Engine.index_info``)."""

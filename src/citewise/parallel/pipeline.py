@@ -39,7 +39,6 @@ from citewise.indexing import (
     batches,
     index_failed,
     one_line,
-    readers_basis,
     ready_to_write,
     take,
     unchanged,
@@ -110,8 +109,7 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
     """The serial path's decision (see ``indexing._prepare``), on a worker's parse."""
     try:
         previous = store.get_document(result.doc_id)
-        document = make_document(result.parsed, result.doc_id,
-                                 readers_basis(store, result.doc_id, previous))
+        document = make_document(result.parsed, result.doc_id, previous)
     except IngestError as exc:
         return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
     except Exception as exc:  # as in the serial path: one bad record fails one document,
