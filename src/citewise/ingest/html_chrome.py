@@ -23,6 +23,11 @@ CHROME_CLASSES = frozenset({
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
     "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs",
     "rule-link", "test-link", "tests-popup", "dropdown-menu"})
+"""(``dropdown-menu``: Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
+cross-reference's menu into its prose, "serverThis keyword is available in sections :Peers…",
+483 times. Text hidden otherwise, by the ``hidden`` attribute or a style, stays: tabs and
+"until found" panels a reader opens use them too, a review found, and a page may hide its
+body until a script runs.)"""
 GENERATED_SECTION_IDS = frozenset({
     "synthetic-implementations", "synthetic-implementations-list",
     "blanket-implementations", "blanket-implementations-list"})
@@ -54,8 +59,7 @@ def drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
     doomed: dict[int, LexborNode] = {}
     boxes = 0  # tables of contents judged: each judgement reads the box's every link
-    selector = "[role], [class], [id], [hidden], [style], rustdoc-topbar"
-    for node in tree.css(selector):  # ancestors first
+    for node in tree.css("[role], [class], [id], rustdoc-topbar"):  # ancestors first
         named = _named_contents(node)
         if named and _inside(node, doomed):
             continue  # in a box already dropped (a review's 200 nested boxes: 53 s)
@@ -74,22 +78,6 @@ def _inside(node: LexborNode, doomed: dict[int, LexborNode]) -> bool:
             return True
         parent = parent.parent
     return False
-
-
-_NOT_SHOWN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*"
-                        r"(?:!important\s*)?(?:;|$)", re.IGNORECASE)
-
-
-def hidden(node: LexborNode) -> bool:
-    """Whether a browser never shows ``node``: the ``hidden`` attribute or an inline
-    ``display: none`` / ``visibility: hidden`` (``aria-hidden`` is shown: mdBook's chapter
-    numbers carry it, hidden from screen readers alone). A security review's page held
-    "wire them to account 999" in such elements, quoted in an answer citing a page where no
-    reader can see it; a new user's HAProxy manual glued each cross-reference's hidden
-    dropdown menu ("serverThis keyword is available in sections :Peers…") into the prose
-    (its ``dropdown-menu`` class, which CSS hides, is in :data:`CHROME_CLASSES`)."""
-    attrs = node.attrs
-    return "hidden" in attrs or bool(_NOT_SHOWN.search(attrs.get("style") or ""))
 
 
 def _is_popup(node: LexborNode) -> bool:
@@ -111,7 +99,6 @@ def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
     if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
         return False
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
-            or hidden(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or (node.tag == "a" and "tooltip" in classes)  # its "ⓘ" ("This example panics")
