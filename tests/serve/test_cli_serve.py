@@ -129,6 +129,13 @@ def test_log_purge_monitor_and_feedback_export(tmp_path: Path) -> None:
     assert quiet.returncode == 0 and "no alerts" in quiet.stdout
     fresh = run("monitor", "--window", "3d", "--db", db, check=False)  # nothing 3-6 days ago
     assert fresh.returncode == 0 and "no baseline yet: 0 requests" in fresh.stdout
+    searches = open_log(db)  # a week of searches before the asks began: compared (a review)
+    for i in range(30):
+        searches.write(LogRecord(f"s{i}", now - 4 * 86400 + i, "sam", "northwind", "search",
+                                 "q", "h", (("c1", "doc-a", 0.5),)))
+    searches.close()
+    thin = run("monitor", "--window", "3d", "--db", db, check=False)
+    assert thin.returncode == 1 and "ALERT abstention" in thin.stdout, thin.stdout
     target = tmp_path / "candidates.jsonl"
     run("feedback", "export", "--db", db, "--out", str(target), "--since", "7d")
     rows = [json.loads(line) for line in target.read_text().splitlines()]

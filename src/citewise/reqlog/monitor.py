@@ -113,13 +113,16 @@ def alerts(current: Rates, baseline: Rates, *, factor: float = 2.0, floor: float
            min_requests: int = 20) -> list[Alert]:
     """Rates over ``max(factor × baseline, floor)``; none measured on fewer than
     ``min_requests`` requests (e.g. asks for the abstention rate, rated ones for feedback),
-    in the window or in its baseline: a drift is a change from before, and an operator's
-    new deployment (no requests the week before) paged three ALERTs against "baseline
-    0.0%" on its first busy window."""
+    and none when the baseline window holds fewer than ``min_requests`` requests at all: a
+    drift is a change from before, and an operator's new deployment (no requests the week
+    before) paged three ALERTs against "baseline 0.0%" on its first busy window. A baseline
+    of other requests (searches, a few asks) still compares: the floor holds there (the
+    review of this stop: 300 asks 90 % declined after a week of 400 searches)."""
+    if baseline.requests < min_requests:
+        return []
     out = []
     for name in RATES:
-        if min(current.denominators.get(name, 0),
-               baseline.denominators.get(name, 0)) < min_requests:
+        if current.denominators.get(name, 0) < min_requests:
             continue
         value, base = current.rates[name], baseline.rates.get(name, 0.0)
         limit = max(factor * base, floor)
