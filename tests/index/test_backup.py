@@ -213,3 +213,21 @@ def test_a_folder_any_user_may_write_is_refused_unless_sticky(home: Path,
     assert os.listdir(folder) == []
     folder.chmod(0o1777)  # /tmp's way: others cannot rename or remove what is ours
     assert [c.number for c in backup(str(home), str(folder / "copy.db"))] == [1, 2]
+
+
+def test_a_filesystem_without_hard_links_still_gets_its_backup(home: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """The review of this stop: a USB drive's FAT (``link`` fails EPERM) was refused, a FUSE
+    filesystem's ENOSYS printed a traceback. Files are moved in by name there."""
+    import errno
+
+    def no_links(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(os, "link", no_links)
+    copied = backup(str(home), str(tmp_path / "usb.db"))
+    assert [c.number for c in copied] == [1, 2]
+    with open_store(tmp_path / "usb.db") as live:
+        assert answering_docs(live) == set(B_DOCS)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".citewise-backup-")]

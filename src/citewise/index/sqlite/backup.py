@@ -122,15 +122,27 @@ def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
     return CopiedVersion(number, state, to, os.path.getsize(to))
 
 
+NO_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS)
+"""What ``link`` fails with where a filesystem has no hard links (FAT, exFAT, some FUSE)."""
+
+
 def _publish(staging: str, folder: str) -> None:
     """Hard-link every file built in ``staging`` into ``folder`` under its name; a link never
     replaces a name that exists (nor follows one), so a file planted meanwhile fails the
-    backup instead of receiving it. Names linked before the failure are removed."""
+    backup instead of receiving it. Names linked before the failure are removed. Where the
+    filesystem has no hard links (a USB drive's FAT), each file is moved in by name once
+    no file of that name exists: such a filesystem has no other users' files to race with."""
     linked: list[str] = []
+    names = sorted(os.listdir(staging))
     try:
-        for name in sorted(os.listdir(staging)):
+        for name in names:
             to = os.path.join(folder, name)
-            os.link(os.path.join(staging, name), to, follow_symlinks=False)
+            try:
+                os.link(os.path.join(staging, name), to, follow_symlinks=False)
+            except OSError as exc:
+                if exc.errno not in NO_LINKS:
+                    raise
+                _move(staging, folder, name)
             linked.append(to)
     except FileExistsError as exc:
         _unlink(linked)
@@ -139,11 +151,16 @@ def _publish(staging: str, folder: str) -> None:
                           "path, or remove it first.") from exc
     except OSError as exc:
         _unlink(linked)
-        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
-            raise
-        raise ConfigError(f"cannot link the backup's files into {folder} ({exc.strerror}). "
-                          "Fix: back up into a folder on a local filesystem, then move "
-                          "the files.") from exc
+        raise ConfigError(f"cannot put the backup's files into {folder} ({exc.strerror}). "
+                          "Fix: back up into a local folder you can write, then move the "
+                          "files.") from exc
+
+
+def _move(staging: str, folder: str, name: str) -> None:
+    to = os.path.join(folder, name)
+    if os.path.lexists(to):
+        raise FileExistsError(errno.EEXIST, "exists", to)
+    os.rename(os.path.join(staging, name), to)
 
 
 def _unlink(paths: list[str]) -> None:
