@@ -221,7 +221,9 @@ def test_html_dropdown_menus_are_not_indexed_and_hidden_panels_stay(tmp_path):
     ("serverThis keyword is available in sections :Peers…"). Panels hidden by the ``hidden``
     attribute or a style stay: a reader opens tabs and "until found" text (the review of
     this stop: sphinx-tabs' other tabs, and pages hiding their body until a script ran)."""
-    page = ("<html><body hidden><h1>Refunds</h1><p>Refunds take 14 days.</p>"
+    page = ("<html><body hidden><h1>Refunds</h1><div class='toplang'><p><span>Available "
+            "Languages: </span><a href='../en/r.html'>en</a> | <a href='../fr/r.html'>fr</a>"
+            "</p></div><p>Refunds take 14 days.</p>"
             "<p>Replaced by <span class='dropdown'><a href='#server'>server</a><ul "
             "class='dropdown-menu'><li>This keyword is available in sections :</li><li>"
             "<a href='#peers'>Peers</a></li></ul></span> keyword.</p>"
@@ -229,6 +231,7 @@ def test_html_dropdown_menus_are_not_indexed_and_hidden_panels_stay(tmp_path):
             "</body></html>")
     parsed = load_file(_write(tmp_path, "refunds.html", page))
     assert "available in sections" not in parsed.text
+    assert "Available Languages" not in parsed.text  # Apache's bar, on each of 244 pages
     assert "Replaced by server" in parsed.text
     for kept in ("FOUND", "TAB", "Refunds take 14 days."):
         assert kept in parsed.text

@@ -22,8 +22,10 @@ CHROME_CLASSES = frozenset({
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
     "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs",
-    "rule-link", "test-link", "tests-popup", "dropdown-menu"})
-"""(``dropdown-menu``: Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
+    "rule-link", "test-link", "tests-popup", "dropdown-menu", "toplang", "bottomlang"})
+"""(``toplang``/``bottomlang``: the Apache manual's "Available Languages: en | fr | ja …" bars,
+in 470 chunks of a new user's index, one answer opening with it. ``dropdown-menu``:
+Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
 cross-reference's menu into its prose, "serverThis keyword is available in sections :Peers…",
 483 times. Text hidden otherwise, by the ``hidden`` attribute or a style, stays: tabs and
 "until found" panels a reader opens use them too, a review found, and a page may hide its
