@@ -18,12 +18,17 @@ PRIVATE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
 
 
-def create_private(path: str | Path) -> None:
+def create_private(path: str | Path, *, exclusive: bool = False) -> None:
     """Create ``path`` as an empty owner-only file if it does not exist (an existing file
-    keeps its mode: the operator may have chosen it)."""
+    keeps its mode: the operator may have chosen it). ``exclusive``: a name that exists, a
+    symlink included, is :class:`FileExistsError` (a backup's copy: never into another's
+    file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | (os.O_NOFOLLOW if exclusive else 0)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE)
+        fd = os.open(path, flags, PRIVATE_MODE)
     except FileExistsError:
+        if exclusive:
+            raise
         return
     os.close(fd)
 

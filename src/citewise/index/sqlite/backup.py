@@ -41,6 +41,7 @@ from citewise.index.sqlite.catalog import (
 )
 from citewise.index.sqlite.migrations import sqlite3
 from citewise.index.versions import purge_versions
+from citewise.private import create_private
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def _refuse_existing(target: str, numbers: list[int]) -> None:
 
 def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
     """``path`` copied to a new owner-only file ``to`` in one backup step."""
-    os.close(os.open(to, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    create_private(to, exclusive=True)
     src = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, timeout=5.0)
     try:
         dst = sqlite3.connect(to)
