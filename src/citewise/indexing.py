@@ -31,6 +31,7 @@ from citewise.ingest.hand_readers import (
     kept_note,
     moved_problem,
     readers_changed,
+    set_by_hand,
 )
 from citewise.ingest_report import (
     DELETED,
@@ -40,7 +41,7 @@ from citewise.ingest_report import (
     Outcome,
     Pending,
 )
-from citewise.protocols import DocumentWrite, Embedder, ReadAs, Store
+from citewise.protocols import DocumentWrite, Embedder, HandReaders, ReadAs, Store
 from citewise.records import make_document, same_record, write_status
 from citewise.source_claims import SourceClaims, hand_deleted, may_undelete
 from citewise.types import Chunk, Document, ParsedDocument
@@ -78,7 +79,7 @@ def _prepare(store: Store, item: Pending, settings: Settings,
         parsed = item.load()
         doc_id = str(parsed.metadata.get("doc_id") or item.doc_id)  # front matter may name it
         previous = store.get_document(doc_id)
-        document = make_document(parsed, doc_id, previous)
+        document = decide_record(store, parsed, doc_id, previous)
         if previous is not None and same_record(previous, document):
             return unchanged(item.label, document)
         chunks = chunk_document(parsed, doc_id, settings.chunk, count_tokens,
@@ -90,6 +91,16 @@ def _prepare(store: Store, item: Pending, settings: Settings,
             raise
         return load_failure(item, exc)
     return ready_to_write(item, document, chunks, previous, parsed)
+
+
+def decide_record(store: Store, parsed: ParsedDocument, doc_id: str,
+                  previous: Document | None) -> Document:
+    """:func:`~citewise.records.make_document` on the record the live version holds; for a
+    document it lacks, with the readers someone set by hand in any version
+    (:class:`~citewise.protocols.HandReaders`: one look-up in the change log)."""
+    logged = store.hand_readers(doc_id) if previous is None and \
+        isinstance(store, HandReaders) else None
+    return make_document(parsed, doc_id, previous, logged)
 
 
 def index_failed(exc: Exception) -> bool:
@@ -291,7 +302,8 @@ def write_prepared(store: Store, prepared: Sequence[Prepared],
         try:
             store.write([DocumentWrite(p.document, p.chunks, own_vectors(p.chunks, vectors),
                                        p.parsed, same_tenant=True, read_as=ReadAs.of(p.read),
-                                       may_undelete=may_undelete(p.parsed.metadata))
+                                       may_undelete=may_undelete(p.parsed.metadata),
+                                       hand_readers=set_by_hand(p.document))
                          for p in batch])
             break
         except ChangedSinceReadError as exc:  # nothing of the batch was written
@@ -327,7 +339,7 @@ def redecide(store: Store, prepared: Prepared, give_up: bool = False) -> Prepare
             "deleted by another command while this ingest read it; not written back. Fix: "
             "ingest it again with --undelete to index it"))
     try:
-        document = make_document(prepared.parsed, doc_id, now)
+        document = decide_record(store, prepared.parsed, doc_id, now)
     except IngestError as exc:  # moved to another tenant meanwhile, say
         return Outcome(item.label, doc_id, "failed", error=one_line(exc))
     if now is not None and same_record(now, document):

@@ -102,6 +102,10 @@ class DocumentWrite:
     remembers such deletes checks it under its write gate, raising
     :class:`~citewise.errors.ChangedSinceReadError` (a review's delete made while an ingest
     ran was written back when the ingest read the file after it)."""
+    hand_readers: bool = False
+    """Whether the readers this write gives were set by hand and kept by it
+    (:func:`~citewise.ingest.hand_readers.set_by_hand`): logged so, a later ingest of the
+    document where the live version lacks it keeps them too (:class:`HandReaders`)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,18 @@ class HandDeletes(Protocol):
     def hand_deleted(self) -> set[str]:
         """The ids of the documents deleted so and not written since (ids are one namespace:
         a document moved to another tenant and deleted there stays deleted)."""
+        ...
+
+
+@runtime_checkable
+class HandReaders(Protocol):
+    """A store that remembers whose readers someone set by hand in any version (an index
+    with versions: :class:`~citewise.index.follow.LiveStore`), so an ingest of a document
+    the live version lacks (a rollback to a version before it) keeps them."""
+
+    def hand_readers(self, doc_id: str) -> tuple[str, frozenset[str]] | None:
+        """The tenant and groups ``doc_id``'s readers were last set to by hand (and kept by
+        every ingest since), or None."""
         ...
 
 

@@ -50,9 +50,12 @@ def _groups(value: Any) -> frozenset[str]:
     return frozenset(str(g).strip() for g in items if str(g).strip())
 
 
-def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None) -> Document:
+def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None,
+                  logged: tuple[str, frozenset[str]] | None = None) -> Document:
     """The record for ``parsed``: its metadata (batch defaults < file < sidecar, merged by the
-    source) supplies governance fields; the version grows when the content hash changes."""
+    source) supplies governance fields; the version grows when the content hash changes.
+    ``logged``: readers set by hand for a document ``previous`` lacks
+    (:func:`~citewise.ingest.hand_readers.with_hand_readers`)."""
     meta = parsed.metadata
     tenant = str(meta.get("tenant") or "default")
     groups = _groups(meta.get("groups"))
@@ -84,7 +87,7 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
         tenant=tenant, acl_groups=groups,
         version=version, source_url=meta.get("source_url"), owner=meta.get("owner"),
         updated_at=None if updated_at is None else str(updated_at),
-        metadata=extra), previous)
+        metadata=extra), previous, logged)
     if (wider := widening_problem(previous, document, meta)) is not None:
         raise IngestError(wider)
     return document

@@ -142,3 +142,54 @@ def test_acl_changed_by_re_ingest_survives_rollback(canary: CanaryIndex,
     assert "handbook.md" not in found(canary, "zqbaithandbook", *STAFF)  # deleted from v1
     sweep(canary, queries_per_persona=1, errors=False)
     assert canary.leaks == [], summary([canary])
+
+
+def _restrict_edit_and_roll_back(canary: CanaryIndex, tmp_path: Path) -> list[str]:
+    """``acl`` a page to hr, reindex, edit and re-ingest it (which removes its old text from
+    version 1), roll back to version 1 (which lacks it); returns the page's ingest command."""
+    acme = tmp_path / "docs" / "acme"
+    run("acl", "handbook.md", "--groups", "hr", "--db", canary.db)
+    canary.acl["handbook.md"] = ("acme", frozenset({"hr"}))
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    page = acme / "handbook.md"
+    page.write_text(page.read_text() + "\n\nEdited after the reindex.\n")
+    config = tmp_path / "v2.json"
+    config.write_text(json.dumps({"chunk": {"chunk_tokens": 128}}))
+    ingest = ["ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db",
+              canary.db, "--no-progress"]
+    run(*ingest, "--config", str(config))
+    run("rollback", "--db", canary.db)
+    assert "handbook.md" not in found(canary, "zqbaithandbook", "--tenant", "acme",
+                                      "--groups", "hr")  # not in version 1: named by rollback
+    return ingest
+
+
+def test_a_page_restricted_by_hand_keeps_its_readers_after_an_edit_and_a_rollback(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """An operator restricted a page by hand, reindexed, edited the page and re-ingested
+    it (which removes its old text from version 1), rolled back to version 1 (which lacks
+    it) and ran the folder's routine ingest: the page was new to the live version and got
+    the batch's groups, and every staff member read it. The change log remembers readers
+    set by hand (an ``acl`` change, and each ingest that kept them), whichever version was
+    live; the ingest keeps them."""
+    out = run(*_restrict_edit_and_roll_back(canary, tmp_path))
+    assert "keeps the readers set by hand" in out, out
+    assert "handbook.md" not in found(canary, "zqbaithandbook", *STAFF)
+    assert "handbook.md" in found(canary, "zqbaithandbook", "--tenant", "acme", "--groups",
+                                  "hr")
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])
+
+
+def test_readers_set_by_hand_in_one_tenant_are_not_another_tenant_s(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """The change log's readers set by hand hold only in their tenant: the same id ingested
+    into another tenant once the page left the live version takes its own batch's groups,
+    with no refusal or note that would tell that tenant what the first one held (the
+    review of an earlier attempt)."""
+    ingest = _restrict_edit_and_roll_back(canary, tmp_path)
+    canary.acl.pop("handbook.md", None)
+    out = run(*[("globex" if a == "acme" else a) for a in ingest])
+    assert "set by hand" not in out and "hr" not in out, out
+    assert "handbook.md" in found(canary, "zqbaithandbook", "--tenant", "globex", "--groups",
+                                  "staff")

@@ -62,7 +62,9 @@ class Change:
     kind: str
     tenant: str | None = None
     groups: tuple[str, ...] | None = None
-    by_hand: bool = False  # a delete someone asked for (not an ingest's own)
+    by_hand: bool = False
+    """A delete someone asked for (not an ingest's own); for ``acl``/``put``: readers set by
+    hand (an ``acl`` change, or an ingest's write that kept them: :meth:`hand_readers`)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,10 @@ class ChangeLogCalls:
         """The ids of the documents whose latest change is a delete someone asked for."""
         return self._on_changes(False, self._changes.hand_deleted)
 
+    def hand_readers(self, doc_id: str) -> Change | None:
+        """``doc_id``'s latest change when it set (or kept) readers by hand, else None."""
+        return self._on_changes(False, lambda conn: self._changes.hand_readers(conn, doc_id))
+
     def mark_applied(self, number: int, seq: int) -> None:
         self._on_changes(True, lambda conn: self._changes.mark_applied(conn, number, seq))
 
@@ -132,12 +138,14 @@ class ChangeLogCalls:
         return self._on_changes(False, lambda conn: self._changes.applied_seq(conn, number))
 
 
-def put_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
-    return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))))
+def put_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = False) -> Change:
+    """An ingest's or upload's write; ``by_hand``: the readers it kept were set by hand."""
+    return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))), by_hand)
 
 
 def acl_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
-    return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))))
+    """Readers someone set (``citewise acl``, ``PUT /v1/documents/{id}/acl``)."""
+    return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))), True)
 
 
 def delete_change(doc_id: str, by_hand: bool = False) -> Change:

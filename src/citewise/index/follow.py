@@ -62,6 +62,8 @@ class FollowedCatalog(Protocol):
 
     def hand_deleted(self) -> set[str]: ...
 
+    def hand_readers(self, doc_id: str) -> Change | None: ...
+
     def mark_applied(self, number: int, seq: int) -> None: ...
 
     def applied_seq(self, number: int) -> int: ...
@@ -232,8 +234,8 @@ class LiveStore:
             if any(v.state in SETTLED for v in self.catalog.versions()):  # else none to reach
                 rewritten.extend(w.document.doc_id for w in batch
                                  if _rewrites(store, w.document))
-            return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups)
-                    for w in batch]
+            return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups,
+                               w.hand_readers) for w in batch]
 
         self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(rewritten))
 
@@ -249,6 +251,20 @@ class LiveStore:
         """The ids of the documents whose latest change is a delete someone asked for
         (:meth:`delete_by_hand`; a write since replaces it)."""
         return self.catalog.hand_deleted()
+
+    def hand_readers(self, doc_id: str) -> tuple[str, frozenset[str]] | None:
+        """The tenant and groups ``doc_id`` last had when someone set its readers by hand
+        (``acl``, or an ingest that kept them since: ``DocumentWrite.hand_readers``), else
+        None: an ingest of a document the live version lacks keeps them. An operator
+        restricted a page by hand, reindexed, edited and re-ingested it (which removes its
+        old text from version 1), rolled back to version 1 and ran the folder's routine
+        ingest: the page was new to the live version, took the batch's groups, and every
+        staff member read it. The change log keeps one row per document, whatever version
+        was live when it was written."""
+        change = self.catalog.hand_readers(doc_id)
+        if change is None or change.tenant is None:
+            return None
+        return change.tenant, frozenset(change.groups or ())
 
     def _delete(self, doc_ids: Sequence[str], by_hand: bool) -> int:
         ids = delete_ids(doc_ids)

@@ -63,13 +63,19 @@ def set_by_hand(document: Document) -> bool:
     return given is not None and sorted(document.acl_groups) != given
 
 
-def with_hand_readers(document: Document, previous: Document | None) -> Document:
+def with_hand_readers(document: Document, previous: Document | None,
+                      logged: tuple[str, frozenset[str]] | None = None) -> Document:
     """``document`` (an ingest's record) with the groups the ingest gives recorded, and the
     ``previous`` record's readers when they were set by hand (same tenant: an ingest never
-    moves a document to another)."""
+    moves a document to another). With no ``previous`` (the live version lacks it: a
+    rollback to a version before it), ``logged``: the tenant and groups someone last set
+    its readers to by hand in any version (:class:`~citewise.protocols.HandReaders`), kept
+    the same way."""
     meta = {**document.metadata, INGEST_READERS: sorted(document.acl_groups)}
     if previous is not None and set_by_hand(previous) and previous.tenant == document.tenant:
         return replace(document, acl_groups=previous.acl_groups, metadata=meta)
+    if previous is None and logged is not None and logged[0] == document.tenant:
+        return replace(document, acl_groups=logged[1], metadata=meta)
     return replace(document, metadata=meta)
 
 

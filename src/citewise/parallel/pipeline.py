@@ -37,6 +37,7 @@ from citewise.indexing import (
     Pending,
     Prepared,
     batches,
+    decide_record,
     index_failed,
     one_line,
     ready_to_write,
@@ -49,7 +50,7 @@ from citewise.parallel.backends import Backend
 from citewise.parallel.units import shippable
 from citewise.parallel.worker import Parsed
 from citewise.protocols import Store
-from citewise.records import make_document, same_record
+from citewise.records import same_record
 from citewise.source_claims import SourceClaims
 
 #: Fewest texts worth a separate embedding task (below it, IPC outweighs the model call).
@@ -109,7 +110,7 @@ def _decide(store: Store, item: Pending, result: Parsed) -> Prepared | Outcome:
     """The serial path's decision (see ``indexing._prepare``), on a worker's parse."""
     try:
         previous = store.get_document(result.doc_id)
-        document = make_document(result.parsed, result.doc_id, previous)
+        document = decide_record(store, result.parsed, result.doc_id, previous)
     except IngestError as exc:
         return Outcome(item.label, item.doc_id, "failed", error=one_line(exc))
     except Exception as exc:  # as in the serial path: one bad record fails one document,

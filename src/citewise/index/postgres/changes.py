@@ -70,6 +70,12 @@ def hand_deleted(conn: Any) -> set[str]:
         f"SELECT doc_id FROM {SCHEMA}.changes WHERE kind = 'delete' AND by_hand").fetchall()}
 
 
+def hand_readers(conn: Any, doc_id: str) -> Change | None:
+    """``doc_id``'s row when it set or kept readers by hand (see :class:`Change`)."""
+    rows = _rows(conn, "doc_id = %s AND kind <> 'delete' AND by_hand", (doc_id,))
+    return rows[0] if rows else None
+
+
 def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
     """Log ``changes`` in one transaction; returns the last seq and the rows replaced."""
     with conn.transaction():

@@ -85,6 +85,13 @@ def hand_deleted(conn: Any) -> set[str]:
         "SELECT doc_id FROM index_changes WHERE kind = 'delete' AND by_hand = 1")}
 
 
+def hand_readers(conn: Any, doc_id: str) -> Change | None:
+    """``doc_id``'s row when it set or kept readers by hand (see :class:`Change`)."""
+    rows = since_rows(conn, f"SELECT {_ROW} FROM index_changes WHERE doc_id = ? AND kind <> "
+                      "'delete' AND by_hand = 1", (doc_id,))
+    return rows[0] if rows else None
+
+
 def applied_seq(conn: Any, number: int) -> int:
     row = conn.execute("SELECT applied_seq FROM index_versions WHERE number = ?",
                        (int(number),)).fetchone()
