@@ -219,22 +219,24 @@ def test_a_heading_keeps_an_id_that_is_a_common_word(tmp_path):
 def test_html_dropdown_menus_are_not_indexed_and_hidden_panels_stay(tmp_path):
     """HAProxy's manual glued each cross-reference's hidden dropdown menu into its prose
     ("serverThis keyword is available in sections :Peers…"). Panels hidden by the ``hidden``
-    attribute or a style stay: a reader opens tabs and "until found" text (the review of
-    this stop: sphinx-tabs' other tabs, and pages hiding their body until a script ran)."""
+    attribute or a style that a reader opens stay: tabs and "until found" text (a review:
+    sphinx-tabs' other tabs, and pages hiding their body until a script ran); a hidden
+    block nothing opens does not (:mod:`citewise.ingest.html_hidden`)."""
     page = ("<html><body hidden><h1>Refunds</h1><div class='toplang'><p><span>Available "
             "Languages: </span><a href='../en/r.html'>en</a> | <a href='../fr/r.html'>fr</a>"
             "</p></div><p>Refunds take 14 days.</p>"
             "<p>Replaced by <span class='dropdown'><a href='#server'>server</a><ul "
             "class='dropdown-menu'><li>This keyword is available in sections :</li><li>"
             "<a href='#peers'>Peers</a></li></ul></span> keyword.</p>"
-            "<div hidden='until-found'>FOUND</div><div style='display:none'>TAB</div>"
-            "</body></html>")
+            "<div hidden='until-found'>FOUND</div><div style='display:none' role='tabpanel'>"
+            "TAB</div><div style='display:none'>PLANTED</div></body></html>")
     parsed = load_file(_write(tmp_path, "refunds.html", page))
     assert "available in sections" not in parsed.text
     assert "Available Languages" not in parsed.text  # Apache's bar, on each of 244 pages
     assert "Replaced by server" in parsed.text
     for kept in ("FOUND", "TAB", "Refunds take 14 days."):
         assert kept in parsed.text
+    assert "PLANTED" not in parsed.text
 
 
 def test_html_anchors_come_from_ids(tmp_path):

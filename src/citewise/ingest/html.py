@@ -1,6 +1,7 @@
 """HTML loader (selectolax/lexbor): the readable content of a page as structured blocks.
 
-Dropped: ``script style noscript template svg iframe`` everywhere; page chrome ``nav aside
+Dropped: ``script style noscript template svg iframe`` everywhere; text hidden from readers
+that nothing on the page opens (:mod:`citewise.ingest.html_hidden`); page chrome ``nav aside
 form footer`` and any ``header`` that is not inside ``<article>``/``<main>``; elements whose
 ARIA ``role`` or a ``class`` names generated-site chrome
 (:mod:`citewise.ingest.html_chrome`: Sphinx sidebars, in-page tables of contents
@@ -49,6 +50,7 @@ from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, mark_stability, space_badges
 from citewise.ingest.html_guard import check_nesting, drop_selects
+from citewise.ingest.html_hidden import drop_hidden, named_by_controls
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
 from citewise.ingest.languages import primary_language
@@ -99,7 +101,9 @@ class HtmlLoader:
         check_nesting(text, self.max_nesting, INLINE_TAGS)
         tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)
+        controls = named_by_controls(tree)
         tree.strip_tags(STRIP_TAGS)
+        drop_hidden(tree, controls)
         drop_chrome(tree)
         space_badges(tree)
         mark_stability(tree)
@@ -131,7 +135,9 @@ def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     markup = drop_selects(markup)
     check_nesting(markup, max_nesting, INLINE_TAGS)
     tree = LexborHTMLParser(markup)
+    controls = named_by_controls(tree)
     tree.strip_tags(STRIP_TAGS)
+    drop_hidden(tree, controls, whole_page=False)
     root = tree.body or tree.root
     return root.text(deep=True, separator=" ") if root is not None else ""
 

@@ -27,9 +27,8 @@ CHROME_CLASSES = frozenset({
 in 470 chunks of a new user's index, one answer opening with it. ``dropdown-menu``:
 Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
 cross-reference's menu into its prose, "serverThis keyword is available in sections :Peers…",
-483 times. Text hidden otherwise, by the ``hidden`` attribute or a style, stays: tabs and
-"until found" panels a reader opens use them too, a review found, and a page may hide its
-body until a script runs.)"""
+483 times. Text hidden otherwise, by the ``hidden`` attribute or a style, is judged by
+:mod:`citewise.ingest.html_hidden`: tabs and boxes a reader opens stay.)"""
 GENERATED_SECTION_IDS = frozenset({
     "synthetic-implementations", "synthetic-implementations-list",
     "blanket-implementations", "blanket-implementations-list"})

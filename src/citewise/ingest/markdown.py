@@ -30,6 +30,7 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html import fragment_text
+from citewise.ingest.html_hidden import tag_hides
 from citewise.ingest.labels import is_label
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.markdown_guard import check_parts, parse_bounded
@@ -316,9 +317,14 @@ def inline_text(token: Token) -> str:
     whose text only says where with its URL (:mod:`citewise.ingest.link_text`)."""
     out: list[str] = []
     opened: list[tuple[int, str]] = []  # (where a link's text starts in out, its href)
+    hiding: list[str] = []  # the open inline tags of hidden text (html_hidden.tag_hides)
     for child in token.children or ():
         kind = child.type
-        if kind in _LEAVES:
+        if kind == "html_inline":
+            _follow_hiding(hiding, child.content)
+        elif hiding:
+            continue  # text a browser does not show (``<span hidden>…</span>``)
+        elif kind in _LEAVES:
             out.append(child.content)
         elif kind == "link_open":
             opened.append((len(out), str(child.attrs.get("href") or "")))
@@ -334,6 +340,20 @@ def inline_text(token: Token) -> str:
         elif kind == "image":
             out.append(inline_text(child))
     return "".join(out)
+
+
+def _follow_hiding(hiding: list[str], raw: str) -> None:
+    """Track which inline tags hide the text after them: an opening tag that hides it (or
+    any tag inside one) is pushed, its closing tag pops it."""
+    tag = tag_hides(raw)
+    if tag is None:
+        return
+    name, hidden = tag
+    if name.startswith("/"):
+        if hiding and hiding[-1] == name[1:]:
+            hiding.pop()
+    elif hidden or hiding:
+        hiding.append(name)
 
 
 def _close_of(tokens: Sequence[Token], start: int) -> int:
