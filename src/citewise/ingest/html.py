@@ -49,7 +49,7 @@ from citewise.ingest.builder import (
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, mark_stability, space_badges
-from citewise.ingest.html_guard import check_nesting, drop_selects
+from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
 from citewise.ingest.html_hidden import drop_hidden, named_by_controls
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
@@ -67,10 +67,6 @@ Copy item path" in every heading path of the page."""
 SKIP_TAGS = frozenset({"nav", "aside", "form", "footer", "button", "select", "textarea",
                        "dialog", "canvas", "head", "title", "meta", "link"})
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-INLINE_TAGS = frozenset({
-    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
-    "em", "font", "i", "img", "ins", "kbd", "label", "mark", "q", "s", "samp", "small",
-    "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "picture"})
 _KEEP_HEADER_IN = ("article", "main")
 _PERMALINK = re.compile(r"[#¶§\U0001F517\u2693\u200b\s]+")
 """Text of a heading's permalink (``#``, ``¶``, ``§``, a link or anchor emoji)."""

@@ -12,6 +12,8 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from citewise.ingest.html_marks import Marks
+
 CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
 CHROME_CLASSES = frozenset({
     "nav", "navbar", "navheader", "navfooter", "nav-panel", "navigation", "related",
@@ -58,27 +60,16 @@ _HEADINGS = frozenset(_HEADING_TAGS.split(", "))
 
 def drop_chrome(tree: LexborHTMLParser) -> None:
     """Remove elements whose role or class marks them as site chrome (module docstring)."""
-    doomed: dict[int, LexborNode] = {}
+    doomed = Marks()
     boxes = 0  # tables of contents judged: each judgement reads the box's every link
     for node in tree.css("[role], [class], [id], rustdoc-topbar"):  # ancestors first
+        if doomed.inside(node):
+            continue  # in chrome dropped already (a review's 200 nested boxes: 53 s)
         named = _named_contents(node)
-        if named and _inside(node, doomed):
-            continue  # in a box already dropped (a review's 200 nested boxes: 53 s)
         if _is_chrome(node, contents=named and boxes < MAX_CONTENTS_BOXES):
-            doomed[node.mem_id] = node
+            doomed.mark(node)
         boxes += named
-    tops = [node for node in doomed.values() if not _inside(node, doomed)]
-    for node in tops:  # (decided everything before freeing any node)
-        node.decompose()
-
-
-def _inside(node: LexborNode, doomed: dict[int, LexborNode]) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.mem_id in doomed:
-            return True
-        parent = parent.parent
-    return False
+    doomed.remove()  # (decided everything before freeing any node)
 
 
 def _is_popup(node: LexborNode) -> bool:
@@ -174,8 +165,12 @@ def _generated_section(node: LexborNode, classes: set[str]) -> bool:
 def _since_line(node: LexborNode, classes: set[str]) -> bool:
     """rustdoc's line under an item's title, "1.0.0 · Source": with the link gone, "1.0.0 ·"
     opened 138 chunks of a new user's index. A subtitle of another site stays."""
-    return node.tag == "span" and "sub-heading" in classes and \
-        node.css_first("span.since, a.src") is not None
+    return node.tag == "span" and "sub-heading" in classes and any(
+        (child.tag, (child.attrs.get("class") or "").split()[:1]) in _SINCE_PARTS
+        for child in node.iter())  # its own children only: nested ones cost a review 25 s
+
+
+_SINCE_PARTS = (("span", ["since"]), ("a", ["src"]))
 
 
 def space_badges(tree: LexborHTMLParser) -> None:

@@ -15,6 +15,13 @@ from citewise.errors import LimitExceededError
 
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                    "param", "source", "track", "wbr", "basefont", "bgsound", "frame", "keygen"})
+INLINE_TAGS = frozenset({
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+    "em", "font", "i", "img", "ins", "kbd", "label", "mark", "q", "s", "samp", "small",
+    "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "picture"})
+"""Phrasing elements: read as running text, and not counted by :func:`check_nesting` (their
+nesting costs the parser little; code walking the tree must not be quadratic in it:
+:mod:`citewise.ingest.html_marks`)."""
 _RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "plaintext")
 # A start tag of the key closes an open element of the value, up to the nearest boundary.
 _IMPLIED_END = {"li": (("li",), ("ul", "ol")), "dt": (("dt", "dd"), ("dl",)),

@@ -27,10 +27,9 @@ from collections.abc import Mapping
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-INLINE = frozenset({
-    "span", "a", "em", "strong", "b", "i", "u", "s", "q", "small", "big", "sup", "sub",
-    "code", "kbd", "samp", "var", "mark", "abbr", "cite", "dfn", "font", "label", "tt",
-    "time", "data", "bdi", "bdo", "del", "ins"})
+from citewise.ingest.html_guard import INLINE_TAGS
+from citewise.ingest.html_marks import Marks
+
 UNSEEN_CLASSES = frozenset({"sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
                             "screenreader-only", "hidden-visually", "a11y-hidden"})
 """Classes that site frameworks (Bootstrap, WordPress, GOV.UK…) use for text only a screen
@@ -73,21 +72,13 @@ def drop_hidden(tree: LexborHTMLParser, named: set[str], whole_page: bool = True
         return 0
     root = tree.body or tree.root
     total = len(root.text(deep=True)) if root is not None and whole_page else 0
-    dropped = 0
-    for node in candidates:
-        if node.parent is None or not _attached(node):
-            continue  # inside a block dropped already
-        if node.tag in INLINE or not _openable(node, named, total):
-            node.decompose()
-            dropped += 1
-    return dropped
-
-
-def _attached(node: LexborNode) -> bool:
-    """Whether ``node`` is still in the document (no dropped ancestor)."""
-    while node.parent is not None:
-        node = node.parent
-    return node.tag in ("html", "-document", "-undef", "#document")
+    dropped = Marks()
+    for node in candidates:  # ancestors first
+        if dropped.inside(node):
+            continue
+        if node.tag in INLINE_TAGS or not _openable(node, named, total):
+            dropped.mark(node)
+    return dropped.remove()
 
 
 def _openable(node: LexborNode, named: set[str], total: int) -> bool:
