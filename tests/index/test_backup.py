@@ -203,16 +203,42 @@ def test_the_copy_is_its_files_and_a_planted_lock_is_refused_at_once(home: Path,
         assert_refused_beside(home, tmp_path, taken)
 
 
-def test_a_folder_any_user_may_write_is_refused_unless_sticky(home: Path,
-                                                              tmp_path: Path) -> None:
+def test_a_folder_other_users_may_write_or_own_is_refused(home: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A security review planted ``copy.db-wal`` in a sticky 1777 folder after the backup
+    (a new name: the sticky bit does not stop it), and the ``citewise status`` the backup
+    suggests replayed the planted index into the copy; a folder the attacker owned (0755)
+    passed too, and they swapped the copy. Only folders no other user may write or own
+    (and none above it they could rename) take a backup."""
+    from citewise.index.sqlite import backup as module
+
     folder = tmp_path / "open"
     folder.mkdir()
-    folder.chmod(0o777)
-    with pytest.raises(ConfigError, match="may be written by any user"):
+    for mode in (0o777, 0o1777):
+        folder.chmod(mode)
+        with pytest.raises(ConfigError, match="may be written by any user"):
+            backup(str(home), str(folder / "copy.db"))
+        assert os.listdir(folder) == []
+    folder.chmod(0o770)
+    monkeypatch.setattr(module, "_shared_group", lambda gid: True)
+    with pytest.raises(ConfigError, match="other users of its group"):
         backup(str(home), str(folder / "copy.db"))
-    assert os.listdir(folder) == []
-    folder.chmod(0o1777)  # /tmp's way: others cannot rename or remove what is ours
+    monkeypatch.setattr(module, "_shared_group", lambda gid: False)  # a private group
     assert [c.number for c in backup(str(home), str(folder / "copy.db"))] == [1, 2]
+    inner = tmp_path / "above" / "inner"
+    inner.mkdir(parents=True)
+    inner.parent.chmod(0o777)  # a folder above it anyone may rename things in
+    with pytest.raises(ConfigError, match="above|may be written by any user"):
+        backup(str(home), str(inner / "copy.db"))
+    inner.parent.chmod(0o1777)  # /tmp's way: others cannot rename what is ours
+    assert [c.number for c in backup(str(home), str(inner / "copy.db"))] == [1, 2]
+    if os.geteuid() == 0:
+        theirs = tmp_path / "theirs"
+        theirs.mkdir(mode=0o755)
+        os.chown(theirs, 65534, 65534)
+        with pytest.raises(ConfigError, match="belongs to another user"):
+            backup(str(home), str(theirs / "copy.db"))
 
 
 def test_a_filesystem_without_hard_links_still_gets_its_backup(home: Path, tmp_path: Path,

@@ -16,8 +16,9 @@ directly shows no document deleted before the backup.
 The files are built in a private folder (0700) beside ``DEST`` and hard-linked into place,
 which fails on any name that exists: a security review's local user, watching a shared
 folder, made ``DEST.v2`` a symlink once ``DEST`` appeared and received a world-readable copy
-of the index (5 of 5 races won), or had the backup written over another index. A folder any
-user may write (no sticky bit) is refused: a copy there could be swapped after it is made.
+of the index (5 of 5 races won), or had the backup written over another index. A folder
+another user owns or may write (sticky or not), or one above it they could rename, is
+refused (:func:`_refuse_open_folder`): a copy there could be swapped after it is made.
 """
 
 from __future__ import annotations
@@ -89,11 +90,56 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
 
 
 def _refuse_open_folder(folder: str) -> None:
-    mode = os.stat(folder).st_mode
-    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
-        raise ConfigError(f"{folder} may be written by any user, who could swap or read a "
-                          "backup there. Fix: back up into a folder only you can write "
-                          "(or `chmod o-w` it).")
+    """Refuse a backup into ``folder`` when another local user could put files beside the
+    copy or swap it: a folder they own, or may write (a sticky one too: a security review
+    planted ``DEST-wal`` in a 1777 folder after the backup, and the next ``citewise status``
+    on it replayed the planted index into the copy), or a folder above it they could rename
+    (one they may write without the sticky bit). Group write counts only where the group
+    has members besides this user (a user's private group)."""
+    path = os.path.realpath(folder)
+    first = True
+    while True:
+        info = os.stat(path)
+        problem = _unsafe(info, last=first)
+        if problem:
+            raise ConfigError(f"{path} {problem}, who could swap or read a backup there. "
+                              "Fix: back up into a folder only you (and root) own and may "
+                              "write, e.g. `mkdir -m 700 ~/backups`.")
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path, first = parent, False
+
+
+def _unsafe(info: os.stat_result, last: bool) -> str | None:
+    """Why a folder (``last``: the backup's own, else one above it) lets another user at a
+    backup, or None."""
+    me = os.geteuid()
+    if info.st_uid not in (me, 0):
+        return "belongs to another user"
+    sticky = bool(info.st_mode & stat.S_ISVTX)
+    if info.st_mode & stat.S_IWOTH and (last or not sticky):
+        return "may be written by any user"
+    if info.st_mode & stat.S_IWGRP and (last or not sticky) and _shared_group(info.st_gid):
+        return "may be written by other users of its group"
+    return None
+
+
+def _shared_group(gid: int) -> bool:
+    """Whether group ``gid`` has a member other than this user."""
+    import grp
+    import pwd
+
+    try:
+        me = pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        me = None
+    try:
+        members = set(grp.getgrgid(gid).gr_mem)
+    except KeyError:
+        return True  # an unknown group: assume others are in it
+    members |= {user.pw_name for user in pwd.getpwall() if user.pw_gid == gid}
+    return bool(members - {me})
 
 
 def _refuse_existing(target: str, numbers: list[int]) -> None:
