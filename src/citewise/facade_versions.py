@@ -74,11 +74,13 @@ class VersionVerbs:
                 personas: str | None = None, tolerance: float | None = None,
                 force: bool = False,
                 on_progress: Callable[[int], None] | None = None,
-                on_embedded: Callable[[int], None] | None = None) -> ReindexResult:
+                on_embedded: Callable[[int], None] | None = None,
+                before_promotion: Callable[[], None] | None = None) -> ReindexResult:
         """Build a shadow version with this engine's settings plus the options given, gate it
         on the eval set against the live version, promote it if it passes (or ``force``). An
         embedder given to :func:`citewise.connect` builds it too, unless ``embedder`` names
-        another (it built a version with the default model, which this engine then refused)."""
+        another (it built a version with the default model, which this engine then refused).
+        ``before_promotion``: see :func:`citewise.reindex.reindex`."""
         from citewise.facade import with_overrides
         from citewise.index.versions import open_catalog
         from citewise.reindex import eval_gate, settings_for_manifest
@@ -104,7 +106,8 @@ class VersionVerbs:
         report = run_reindex(catalog, new, gate, live_settings=live_settings, force=force,
                              embedder=given if embedder is None else None,
                              live_embedder=given,
-                             on_progress=on_progress, on_embedded=on_embedded)
+                             on_progress=on_progress, on_embedded=on_embedded,
+                             before_promotion=before_promotion)
         if report.promoted:
             self.close()
         return ReindexResult(report)

@@ -325,7 +325,8 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
             live_settings: Settings | None = None, embedder: Embedder | None = None,
             live_embedder: Embedder | None = None, force: bool = False,
             on_progress: Callable[[int], None] | None = None,
-            on_embedded: Callable[[int], None] | None = None) -> ReindexReport:
+            on_embedded: Callable[[int], None] | None = None,
+            before_promotion: Callable[[], None] | None = None) -> ReindexReport:
     """Build a shadow version with ``settings`` (and ``embedder``, default: the one
     ``settings.embed`` names), gate it against the live version (which is evaluated with
     ``live_settings``/``live_embedder``, default: the same) and promote or refuse it.
@@ -333,7 +334,10 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
     ``gate=None`` means there is nothing to compare with: the shadow is refused unless
     ``force``. An exception while building marks the shadow ``refused`` and propagates.
     ``on_progress`` hears how many documents were copied, ``on_embedded`` how many texts
-    were embedded (see :func:`~citewise.indexing.index_documents`)."""
+    were embedded (see :func:`~citewise.indexing.index_documents`). ``before_promotion`` runs
+    under the write gate just before the decision; what it raises refuses the shadow (a
+    server re-checks the operator's key there: a security review's reindex was promoted
+    246 s after the key that asked for it was removed)."""
     started = time.perf_counter()
     removed = [v.number for v in gc_versions(catalog, refused=False)]  # killed builds' shadows
     live_version = catalog.live()
@@ -352,7 +356,8 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
         try:
             with catalog.building(shadow_version.number):
                 _build_and_decide(catalog, live, shadow, gate, force, report,
-                                  _Copier(live.store, shadow, report, on_progress, on_embedded))
+                                  _Copier(live.store, shadow, report, on_progress, on_embedded),
+                                  before_promotion)
         except BaseException as exc:
             catalog.set_state(report.version, "refused", note=_one_line(
                 f"reindex failed: {type(exc).__name__}: {exc}"))
@@ -367,7 +372,7 @@ def reindex(catalog: VersionCatalog, settings: Settings, gate: Gate | None, *,
 
 def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
                       gate: Gate | None, force: bool, report: ReindexReport,
-                      copier: _Copier) -> None:
+                      copier: _Copier, before_promotion: Callable[[], None] | None) -> None:
     shadow.store.ensure_manifest(shadow.expected_manifest())
     report.pipeline = _describe(shadow.settings, shadow.embedder)
     copier.copy(live.store.list_documents())
@@ -395,6 +400,8 @@ def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
             reasons.append(f"{len(report.failed)} document(s) could not be copied: {shown}. "
                            "Fix: re-ingest them from their files, then run reindex again.")
         report.reasons = reasons
+        if before_promotion is not None:
+            before_promotion()
         _decide(catalog, shadow, force, report)
 
 

@@ -107,3 +107,23 @@ def test_a_key_removed_while_its_write_waits_for_the_gate_writes_nothing(tmp_pat
         listed = {d["doc_id"]: d["groups"] for d in httpx.get(
             f"{url}/v1/documents", headers=admin, timeout=30.0).json()["documents"]}
         assert listed[staff[0]] == listed[staff[1]] == ["staff"]
+
+
+def test_a_key_removed_during_its_reindex_promotes_nothing(tmp_path: Path) -> None:
+    """A security review removed an operator's key 1 s into the reindex it asked for, and
+    the new version was promoted 246 s later: the key is looked up again under the write
+    gate just before the decision, and the shadow is refused."""
+    with slow_server(tmp_path) as (url, keys):
+        operator = {"Authorization": f"Bearer {keys['otto']}"}
+        revoke = threading.Timer(PAUSE_S / 2, lambda: KeyFile.load(tmp_path / "keys.json")
+                                 .remove("otto"))
+        revoke.start()
+        r = httpx.post(f"{url}/v1/versions/reindex", headers=operator,
+                       json={"chunk_tokens": 64, "force": True}, timeout=60.0)
+        revoke.join()
+        assert r.status_code == 401, r.text
+        admin = KeyFile.load(tmp_path / "keys.json").add("ops2", "northwind", ["staff"],
+                                                          "operator")
+        versions = httpx.get(f"{url}/v1/versions", headers={
+            "Authorization": f"Bearer {admin}"}, timeout=30.0).json()["versions"]
+        assert [v["state"] for v in versions] == ["live", "refused"], versions

@@ -360,7 +360,8 @@ def reindex(body: ReindexBody, request: Request) -> dict:
     who = st.authenticate(request)
     st.require(who, "operator")
     arguments = reindex_arguments(st.engine.settings, body.model_dump())
-    result = st.rebuild(lambda: st.engine.reindex(**arguments))
+    result = st.rebuild(lambda: st.engine.reindex(
+        **arguments, before_promotion=lambda: st.still_holds(request, who)))
     return result.to_dict()
 
 
