@@ -119,3 +119,29 @@ def test_real_libxslt_pages_in_latin1_are_read(tmp_path):
     assert any("Copyright © 2001 John Fleck" in b.text for b in tutorial.blocks)
     news = load_file(LIBXSLT_HTML / "news.html", LimitSettings())
     assert any("Pokorný" in b.text for b in news.blocks)
+
+
+@pytest.mark.parametrize("codec", ["unicode_escape", "raw_unicode_escape", "utf_7", "cp037",
+                                   "utf-16", "punycode"])
+def test_only_a_charset_a_browser_knows_is_honoured(tmp_path, codec):
+    """A security review's page declared ``unicode_escape``: with one stray byte, its
+    ``\\u002d\\u002d\\u003e`` became ``-->``, closing a comment early, and the comment's "365
+    days" was indexed and cited where a browser shows "14 days". A charset a browser would
+    not use is ignored (a declared UTF-16 too: a browser reads that page as UTF-8)."""
+    page = (f'<html><head><meta charset="{codec}"></head><body><p>Refunds within 14 '
+            'days.</p><!-- \\u002d\\u002d\\u003e <p>Refunds within 365 days.</p> -->'
+            '<p>caf\xe9</p></body></html>').encode("latin-1")
+    path = tmp_path / "refund.html"
+    path.write_bytes(page)
+    text = load_file(path, LimitSettings()).text
+    assert "365" not in text and "14 days" in text and "café" in text
+
+
+def test_a_charset_named_in_a_markdown_or_text_file_is_not_used(tmp_path):
+    """Only an HTML page declares its charset: a Latin-1 Markdown file that mentions
+    ``<meta charset="utf-16">`` (or an EBCDIC one) was read in it, as CJK or garbage."""
+    for name in ("notes.md", "notes.txt"):
+        path = tmp_path / name
+        path.write_bytes('# Notes\n\nWrite `<meta charset="cp037">` in the page; caf\xe9.\n'
+                         .encode("latin-1"))
+        assert "café" in load_file(path, LimitSettings()).text

@@ -2,8 +2,9 @@
 
 Text formats (Markdown, HTML, plain text, Info) are decoded in the order a browser would
 settle on, made deterministic: a byte-order mark (UTF-8, UTF-16, UTF-32) wins; then UTF-8;
-then, for bytes that are not UTF-8, the charset the file declares (an HTML ``<meta>`` or an
-XML declaration); then, when no byte sequence in the file is valid multi-byte UTF-8, the
+then, for bytes that are not UTF-8, the charset an HTML page declares (its ``<meta>`` or an
+XML declaration; one a browser knows: :data:`_WEB_CHARSETS`; other formats declare none);
+then, when no byte sequence in the file is valid multi-byte UTF-8, the
 legacy Western encoding (Windows-1252, which browsers use for "ISO-8859-1" too). A file that
 mixes UTF-8 with stray bytes is refused with the offset of the first bad byte: guessing
 would garble the half that was right. PDFs must start with ``%PDF-``. Known binary
@@ -44,9 +45,17 @@ _UTF8_SEQUENCE = re.compile(
 _DECLARED = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
     rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
-_NOT_CHARSETS = frozenset({"undefined"})
-"""Codecs Python calls text encodings that decode no page (``undefined`` raises on any byte);
-the others that are no charset (base64, rot13, zlib…) say so with ``_is_text_encoding``."""
+_WEB_CHARSETS = frozenset({
+    "utf_8", "cp866", "koi8_r", "koi8_u", "mac_roman", "mac_cyrillic", "cp874", "gbk",
+    "gb18030", "big5", "euc_jp", "iso2022_jp", "shift_jis", "euc_kr", "ascii", "tis_620",
+    *(f"iso8859_{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 14, 15, 16)),
+    *(f"cp{n}" for n in range(1250, 1259))})
+"""The charsets a browser decodes a page in (the WHATWG Encoding Standard's, as Python's codec
+names), the only ones a declaration may pick. A security review's page declared
+``unicode_escape``: its ``\\u002d\\u002d\\u003e`` became ``-->``, closing a comment early,
+and the comment's "365 days" was indexed and cited, where a browser shows "14 days"; EBCDIC
+``cp037`` and ``utf_7`` were accepted too. A declared UTF-16 is UTF-8 to a browser (bytes
+that are UTF-16 carry a byte-order mark)."""
 _WESTERN = frozenset({"iso8859_1", "ascii", "cp1252"})  # codecs names; browsers read cp1252
 
 
@@ -86,7 +95,7 @@ def decode_text(data: bytes, fmt: str) -> str:
         return unify_newlines(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         first_bad = exc.start
-    declared = _declared_codec(data[:2048])
+    declared = _declared_codec(data[:2048]) if fmt == "HTML" else None
     if declared and declared not in _WESTERN and declared != "utf_8":
         return unify_newlines(_strict(data, declared))
     if declared in _WESTERN or not _UTF8_SEQUENCE.search(data):
@@ -133,9 +142,9 @@ def _declared_codec(head: bytes) -> str | None:
         info = codecs.lookup((match.group(1) or match.group(2)).decode("ascii"))
     except LookupError:
         return None
-    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
-        return None  # "base64", "rot13", "zlib": a robustness review's page stopped the batch
-    return info.name.replace("-", "_")
+    name = info.name.replace("-", "_")
+    return name if name in _WEB_CHARSETS else None  # (not "base64", "rot13", "zlib": a
+    # robustness review's page stopped the batch; nor "unicode_escape", module docstring)
 
 
 def _windows_1252(data: bytes) -> str:
