@@ -124,7 +124,16 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
             raise UnsupportedFormatError("a gzip file inside a gzip file; decompress it once "
                                          "and ingest the result")
     fmt = format_of(path) or sniff_format(data, path)
+    if fmt in ("markdown", "text") and _whole_page(data):
+        fmt = "html"  # a saved web page named .md or .txt: read as the page a browser shows
     return make_loader(fmt, limits).load(data, path)
+
+
+def _whole_page(data: bytes) -> bool:
+    """Whether ``data`` is a whole HTML page (a doctype or ``<html>`` first). A security
+    review's ``page.md`` holding one was read as one Markdown HTML block: no headings, its
+    navigation, sidebar, footer and hidden text all indexed."""
+    return looks_like_html(data[:4096].decode("utf-8", errors="ignore").lstrip("\ufeff"))
 
 
 def _with_info_parts(data: bytes, path: Path, limits: LimitSettings,
