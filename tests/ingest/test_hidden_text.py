@@ -83,3 +83,10 @@ def test_hidden_raw_html_in_markdown_is_dropped() -> None:
     assert "PWNED" not in text and "Planted" not in text and "gone" not in text
     assert "Set the port to 8080. Then restart it." in text
     assert "A nested shown end." in text
+
+
+def test_script_style_and_template_text_inside_a_markdown_paragraph_is_dropped() -> None:
+    text = markdown("# Guide\n\nRestart <script>say('PWNED')</script>the <style>p{x:1}</style>"
+                    "server <template>Planted</template>now.\n")
+    assert "PWNED" not in text and "Planted" not in text and "x:1" not in text
+    assert "Restart the server now." in text

@@ -126,9 +126,15 @@ def tag_hides(raw: str) -> tuple[str, bool] | None:
         return "/" + name, False
     if name in _VOID:
         return None
+    if name in NEVER_SHOWN:
+        return name, True
     element = LexborHTMLParser(f"<{name}{match.group(3)}></{name}>").css_first(name)
     return name, element is not None and hides(element.attributes)
 
 
+NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "iframe", "object", "svg",
+                         "textarea", "title"})
+"""Inline tags whose content a browser never shows as the paragraph's text (a security
+review's ``<script>`` and ``<template>`` inside Markdown paragraphs were indexed)."""
 _VOID = frozenset({"br", "img", "hr", "input", "wbr", "meta", "link", "source", "area",
                    "col", "embed", "param", "track"})
