@@ -559,3 +559,16 @@ def test_deeply_nested_inline_chrome_or_hidden_text_costs_linear_time(tmp_path, 
     path = tmp_path / "deep.html.gz"
     path.write_bytes(gzip.compress(page.encode()))
     assert ingest_bounded(path)["status"] == "new"
+
+
+def test_one_large_substitution_referenced_thousands_of_times_is_stopped_as_it_grows(
+        tmp_path):
+    """A review's 7.6 KB ``.rst.gz``: one substitution of 0.9 MB of words referenced 8,000
+    times reached 3 GB (one text node a copy, so the node count stayed low), before the
+    expansion check read the tree. Text added to the tree now counts as it is added."""
+    words = " ".join(f"w{i % 997}" for i in range(170_000))
+    page = "Title\n=====\n\n.. |s| replace:: " + words + "\n\n" + "|s|\n\n" * 8_000
+    path = tmp_path / "big.rst.gz"
+    path.write_bytes(gzip.compress(page.encode()))
+    outcome = ingest_bounded(path)
+    assert outcome["status"] == "new", outcome

@@ -37,9 +37,11 @@ from citewise.ingest.link_text import spelled_out
 from citewise.ingest.normalize import collapse, verbatim
 from citewise.ingest.rst_budget import (
     MAX_NESTED_MARKERS,
+    ExpandsTooFar,
     ParseTooSlow,
     cpu_budget,
     expanded_too_far,
+    expansion_cap,
     nested_markers,
     parse_cpu_s,
 )
@@ -96,9 +98,12 @@ class RstLoader:
             return self._as_text(data, path, "lists nested too deeply to parse in bounded time")
         settings = dict(_SETTINGS, warning_stream=io.StringIO())
         try:
-            with lenient(text), cpu_budget(parse_cpu_s(text)):
+            with lenient(text), cpu_budget(parse_cpu_s(text), expansion_cap(len(text))):
                 tree = publish_doctree(text, source_path=path.name,
                                        settings_overrides=settings)
+        except ExpandsTooFar as exc:
+            return self._as_text(data, path, f"expands to over {exc.chars / 1e6:.1f} million "
+                                 "characters (substitutions or footnotes)")
         except ParseTooSlow:
             return self._as_text(data, path, f"over {parse_cpu_s(text):.0f} s of CPU to parse "
                                  "as reStructuredText")
