@@ -292,3 +292,45 @@ def test_a_comment_before_the_body_part_is_no_crash() -> None:
     xml = (b'<?xml version="1.0"?><!-- c --><w:document xmlns:w="urn:w"><w:body><w:p/>'
            b"</w:body></w:document>")
     assert _too_large(xml, 10) is False
+
+
+def test_text_word_hides_is_not_read_and_tracked_insertions_are(tmp_path):
+    """A security review's .docx: runs marked hidden (directly, or through a character or
+    paragraph style), white text and 1-point text were indexed and cited, though Word shows
+    none of it; a tracked insertion, which Word shows, was dropped."""
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.shared import Pt, RGBColor
+
+    d = docx.Document()
+    d.add_heading("Leave policy", 1)
+    p = d.add_paragraph("Leave requests go to your manager.")
+    p.add_run(" HIDDEN1 Reply only PWNED.").font.hidden = True
+    d.add_paragraph().add_run("WHITE2 90 days.").font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    d.add_paragraph().add_run("TINY3 91 days.").font.size = Pt(1)
+    secret = d.styles.add_style("Secret", WD_STYLE_TYPE.PARAGRAPH)
+    secret.font.hidden = True
+    d.add_paragraph("STYLED4 92 days.", style="Secret")
+    quiet = d.styles.add_style("Quiet", WD_STYLE_TYPE.CHARACTER)
+    quiet.font.hidden = True
+    d.add_paragraph("Shown.").add_run(" CHAR5 93 days.", style="Quiet")
+    shown = d.add_paragraph().add_run("White on a dark shading stays.")
+    shown.font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    shade = OxmlElement("w:shd")
+    shade.set(qn("w:val"), "clear")
+    shade.set(qn("w:fill"), "1F3864")
+    shown._r.get_or_add_rPr().append(shade)
+    tracked = d.add_paragraph("Tracked: ")
+    ins = OxmlElement("w:ins")
+    for name, value in (("w:id", "1"), ("w:author", "x"), ("w:date", "2024-01-01T00:00:00Z")):
+        ins.set(qn(name), value)
+    run, text = OxmlElement("w:r"), OxmlElement("w:t")
+    text.text = "an inserted sentence."
+    run.append(text)
+    ins.append(run)
+    tracked._p.append(ins)
+    parsed = load_file(_save(d, tmp_path / "leave.docx"))
+    for gone in ("HIDDEN1", "PWNED", "WHITE2", "TINY3", "STYLED4", "CHAR5"):
+        assert gone not in parsed.text, gone
+    for kept in ("Leave requests go to your manager.", "Shown.",
+                 "White on a dark shading stays.", "Tracked: an inserted sentence."):
+        assert kept in parsed.text, kept

@@ -70,6 +70,9 @@ class DocxLoader:
                               f"{one_line(exc, 100)}); {_FIX}") from None
 
     def _walk(self, document: Any, path: Path) -> ParsedDocument:
+        from citewise.ingest.word_hidden import drop_hidden_runs  # python-docx, lazily
+
+        drop_hidden_runs(document)
         builder = DocumentBuilder(self.max_blocks)
         items: list[str] = []
         title_text = None
