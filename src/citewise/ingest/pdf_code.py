@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
+from citewise.ingest.pdf_unseen import Unseen
+
 CODE_MARK = "\ue000"
 MIN_LINES = 2
 BLANK_GAP = 1.6  # a line gap this many times the run's spacing is a blank line
@@ -64,6 +66,7 @@ class _Piece:
 class _Line:
     pieces: list[_Piece] = field(default_factory=list)
     y: float | None = None
+    drawn: list[str] = field(default_factory=list)  # every piece's text, hidden ones too
 
     @property
     def text(self) -> str:
@@ -76,11 +79,13 @@ class _Line:
 
 
 class PageReader:
-    """One page's text (``read``), with its code lines marked and laid out."""
+    """One page's text (``read``), with its code lines marked and laid out, and the text a
+    reader cannot see left out (:class:`~citewise.ingest.pdf_unseen.Unseen`)."""
 
     def __init__(self) -> None:
         # id -> (the font, kept alive so its id is never reused; monospaced; width in em)
         self._fonts: dict[int, tuple[Any, bool, float]] = {}
+        self._unseen = Unseen(None)
 
     def read(self, page: Any, clean: Callable[[str], str]) -> str:
         """The page's text with code lines marked; ``clean`` normalises each piece's text
@@ -97,8 +102,11 @@ class PageReader:
             except Exception as exc:  # never let layout sink a page's text
                 failed.append(exc)
 
-        plain = clean(page.extract_text(visitor_text=visit) or "").replace(CODE_MARK, "")
-        if failed or "\n".join(line.text for line in lines) != plain:
+        self._unseen = Unseen(page)
+        plain = clean(page.extract_text(visitor_text=visit,
+                                        visitor_operand_before=self._unseen.operator) or ""
+                      ).replace(CODE_MARK, "")
+        if failed or "\n".join("".join(line.drawn) for line in lines) != plain:
             return plain
         return "\n".join(mark_code(reading_order(lines)))
 
@@ -106,12 +114,16 @@ class PageReader:
              tm: Sequence[float], font: Any, size: float) -> None:
         mono, em = self._font(font)
         scale = math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]) or 1.0
+        hidden = self._unseen.hides(size * scale)
         for k, segment in enumerate(text.replace(CODE_MARK, "").split("\n")):
             if k:
                 lines.append(_Line())
             if not segment:
                 continue
             line = lines[-1]
+            line.drawn.append(segment)
+            if hidden:
+                continue
             x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4] if k == 0 else None
             if line.y is None and k == 0 and segment.strip():
                 line.y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]

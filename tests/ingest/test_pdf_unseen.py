@@ -1,0 +1,56 @@
+"""Text a PDF draws where no reader sees it is not indexed (:mod:`citewise.ingest.pdf_unseen`);
+a scan's invisible OCR layer is."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from citewise.ingest import load_file
+from citewise.testing.pdf import raw_pdf
+
+
+def _pdf(ops: str, image: bool = False) -> bytes:
+    body = zlib.compress(ops.encode())
+    xobject = b" /XObject << /Im1 6 0 R >>" if image else b""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >>%s >> >>" % xobject,
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Length 1 >>\nstream\n\xff\nendstream"]
+    return raw_pdf(objects)
+
+
+def _line(y: int, text: str, before: str = "", size: float = 11) -> str:
+    return f"BT /F1 {size} Tf {before} 1 0 0 1 72 {y} Tm ({text}) Tj ET"
+
+
+VISIBLE = [_line(760, "Hard hats are required in zone A at all times."),
+           _line(600, "Report incidents to the site supervisor.")]
+UNSEEN = [_line(740, "PDFINVISIBLE zone B is optional.", "3 Tr") + " BT 0 Tr ET",
+          "q " + _line(720, "PDFCLIPLAYER zone C is optional.", "7 Tr") + " Q",
+          _line(700, "PDFTINY zone D is optional.", size=0.5)]
+
+
+def test_invisible_tiny_and_off_page_text_is_not_indexed(tmp_path: Path) -> None:
+    """A security review's PDF: render mode 3 text and half-point text were indexed and
+    cited; a reader sees none of it."""
+    path = tmp_path / "safety.pdf"
+    path.write_bytes(_pdf("\n".join([VISIBLE[0], *UNSEEN, VISIBLE[1]])))
+    text = load_file(path).text
+    assert "zone A at all times" in text and "site supervisor" in text
+    for gone in ("PDFINVISIBLE", "PDFCLIPLAYER", "PDFTINY"):
+        assert gone not in text, gone
+
+
+def test_a_scan_s_invisible_ocr_layer_is_read(tmp_path: Path) -> None:
+    """A scanned page draws its image and lays invisible OCR text over it: the only text
+    there is."""
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(_pdf("q 612 0 0 792 0 0 cm /Im1 Do Q\n"
+                          + _line(740, "Scanned invoice total is 42 euros.", "3 Tr"),
+                          image=True))
+    assert "Scanned invoice total is 42 euros." in load_file(path).text
