@@ -511,3 +511,27 @@ def test_of_two_copies_of_a_page_the_one_named_as_its_title_is_kept() -> None:
         Path("configuring-npm/npm-json.html"): Path("configuring-npm/package-json.html"),
         Path("configuring-npm/npm-global.html"): Path("configuring-npm/folders.html"),
         Path("index.html"): Path("zz.html")}
+
+
+def test_docbook_asides_are_text_and_publican_page_navigation_is_not() -> None:
+    """A new user of the Debian Handbook (DocBook via Publican): its 420 TIP / NOTE /
+    CAUTION boxes (``div.sidebar`` with their own title page), a quarter of its text, were
+    dropped as a theme's side column, and the Prev / Up / Home / Next list at the foot of
+    every page (``ul.docnav``) was in 129 chunks. A theme's sidebar still goes."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><ul class="docnav top"><li class="previous"><a href="a.html">'
+            '<strong>Prev</strong></a></li><li class="home">The Handbook</li></ul>'
+            '<div class="section"><div class="titlepage"><h2 class="title">6.2. APT</h2></div>'
+            '<p>Run apt update first.</p><div class="sidebar"><a id="sidebar.nfs"></a>'
+            '<div class="titlepage"><div><div><p class="title"><strong><em>CAUTION</em> '
+            'Exports</strong></p></div></div></div><div class="para">After editing '
+            '/etc/exports, run exportfs -ra to apply the changes.</div></div></div>'
+            '<div class="sidebar"><p>Theme links: Home, Search</p></div>'
+            '<ul class="docnav"><li class="next"><a href="b.html"><strong>Next</strong></a>'
+            '</li></ul></body></html>')
+    parsed = HtmlLoader().load(page.encode(), Path("sect.apt.html"))
+    assert "run exportfs -ra to apply the changes" in parsed.text
+    assert any(b.anchor == "sidebar.nfs" for b in parsed.blocks if "exportfs" in b.text)
+    assert "Prev" not in parsed.text and "Next" not in parsed.text
+    assert "Theme links" not in parsed.text

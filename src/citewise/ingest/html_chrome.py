@@ -24,7 +24,8 @@ CHROME_CLASSES = frozenset({
     "genindextable", "modindextable", "index-cp", "index-fn", "index-vr", "index-ky",
     "index-pg", "index-tp", "summary-letter", "menu", "rightside", "hideme",
     "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs",
-    "rule-link", "test-link", "tests-popup", "dropdown-menu", "toplang", "bottomlang"})
+    "rule-link", "test-link", "tests-popup", "dropdown-menu", "toplang", "bottomlang",
+    "docnav"})
 """(``toplang``/``bottomlang``: the Apache manual's "Available Languages: en | fr | ja …" bars,
 in 470 chunks of a new user's index, one answer opening with it. ``dropdown-menu``:
 Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
@@ -90,6 +91,8 @@ def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
     classes = set((node.attrs.get("class") or "").lower().split())
     if "toctree-wrapper" in classes and node.css_first(_HEADING_TAGS) is not None:
         return False
+    if "sidebar" in classes and _docbook_aside(node):
+        classes.discard("sidebar")
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
@@ -101,6 +104,14 @@ def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
             or (contents and _contents_box(node))
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+def _docbook_aside(node: LexborNode) -> bool:
+    """Whether a ``sidebar`` is DocBook's boxed aside (a TIP, NOTE or CAUTION box with its
+    own title page), not a theme's side column: the Debian Handbook's 420 asides, a quarter
+    of its text ("exportfs -ra" only in a CAUTION box), were dropped as chrome."""
+    return any(child.tag == "div" and "titlepage" in (child.attrs.get("class") or "").split()
+               for child in node.iter())
 
 
 _CONTENTS_WORDS = frozenset({"toc", "contents"})
