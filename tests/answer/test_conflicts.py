@@ -245,3 +245,18 @@ def test_an_answer_showing_a_conflict_gets_no_second_one(tmp_path: Path) -> None
         answer = e.ask("zebra retention d", Principal.of("staff"),
                        generator=ExtractiveGenerator())
     assert answer.answer.count("The sources disagree:") == 1, answer.answer
+
+
+def test_two_settings_examples_for_different_things_are_no_conflict() -> None:
+    """A new user of the Debian Handbook asked whether APT pinning can downgrade a package
+    and was told that two pinning examples disagree: "Package: limnoria … Pin-Priority:
+    1001" and "Package: * … Pin-Priority: -10" configure different packages."""
+    first = ("To install limnoria from unstable:\n\n    Package: limnoria\n    Pin: release "
+             "a=unstable\n    Pin-Priority: 1001\n")
+    second = ("To keep everything else back:\n\n    Package: *\n    Pin: release "
+              "a=unstable\n    Pin-Priority: -10\n")
+    question = "what pin priority does apt need to downgrade a package?"
+    assert find_conflicts(question, passages((first, "a"), (second, "b"))) == []
+    same = "    Package: limnoria\n    Pin: release a=unstable\n    Pin-Priority: {}\n"
+    assert len(find_conflicts(question, passages((same.format(1001), "a"),
+                                                 (same.format(990), "b")))) == 1

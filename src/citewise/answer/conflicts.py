@@ -76,16 +76,44 @@ def _values(sentence: str) -> set[str]:
     return numbers(_NAME_NUMBER.sub(" ", sentence))
 
 
-def _sentences(passage: ContextPassage) -> list[str]:
-    """The passage's sentences, but code other than settings (:data:`_SETTING`)."""
+def _sentences(passage: ContextPassage) -> list[tuple[str, dict[str, str]]]:
+    """The passage's sentences, but code other than settings (:data:`_SETTING`), each with
+    the settings of the block it is from (:func:`_keyed`; none for prose)."""
     from citewise.generate.examples import blocks
     from citewise.generate.extractive import split_sentences
 
     headings = {h.strip().lower() for h in passage.hit.chunk.heading_path}
-    facts = [part for part, code in blocks(passage) if not code or all(
-        _SETTING.fullmatch(line.strip()) for line in part.split("\n") if line.strip())]
-    return [s for part in facts for s in split_sentences(part)
-            if not is_instruction(s) and s.strip().rstrip(".:").lower() not in headings]
+    out = []
+    for part, code in blocks(passage):
+        lines = [line.strip() for line in part.split("\n") if line.strip()]
+        if code and not all(_SETTING.fullmatch(line) for line in lines):
+            continue
+        keyed = _keyed(lines) if code else {}
+        out += [(s, keyed) for s in split_sentences(part)
+                if not is_instruction(s) and s.strip().rstrip(".:").lower() not in headings]
+    return out
+
+
+def _keyed(lines: Sequence[str]) -> dict[str, str]:
+    """A settings block's values by key ("Pin-Priority: 1001" -> {"pin-priority": "1001"})."""
+    out = {}
+    for line in lines:
+        if (pair := _PAIR.match(line)) is not None:
+            out[pair[1].strip().lower()] = pair[2].strip()
+    return out
+
+
+_PAIR = re.compile(r"([^=:]*)[=:](.*)")
+
+
+def _other_settings(a: dict[str, str], b: dict[str, str]) -> bool:
+    """Whether two settings blocks configure different things: a key both set to different
+    words (no numbers). A new user of the Debian Handbook was told that two APT pinning
+    examples disagree, "Package: limnoria … Pin-Priority: 1001" and "Package: * …
+    Pin-Priority: -10"; two copies of one policy's "Log retention: 30 days" / "90 days"
+    still do."""
+    return any(key in b and a[key] != b[key] and not re.search(r"\d", a[key] + b[key])
+               for key in a)
 
 
 def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Conflict]:
@@ -94,15 +122,16 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
     named = {p.sid: _names(wanted, p) for p in passages}  # the documents the question names
     rows = []
     for p in passages:
-        for sentence in _sentences(p):
+        for sentence, keyed in _sentences(p):
             nums = _values(sentence)
             stems = content_stems(sentence)
             if nums and stems & wanted and not sentence.rstrip().endswith(":"):
-                rows.append((p, sentence, stems, nums))
+                rows.append((p, sentence, stems, nums, keyed))
     found: list[tuple[float, Conflict]] = []
-    for i, (pa, sa, ta, na) in enumerate(rows):
-        for pb, sb, tb, nb in rows[i + 1:]:
+    for i, (pa, sa, ta, na, ka) in enumerate(rows):
+        for pb, sb, tb, nb, kb in rows[i + 1:]:
             if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb \
+                    or _other_settings(ka, kb) \
                     or _other_editions(asked, pa, pb, (sa, sb)) \
                     or _named_apart((named[pa.sid], named[pb.sid]), (ta, tb)) \
                     or _other_subjects(question, pa, pb, (sa, sb)):
