@@ -644,3 +644,20 @@ def test_a_quoted_numbered_item_starts_a_line() -> None:
     answer = _answer("what does the queue do with a pull request when landing fails?",
                      text).text
     assert "[S1]. 2." not in answer and "\n2. Add the commit-queue-failed label" in answer
+
+
+def test_a_comparison_question_is_answered_from_what_it_compares() -> None:
+    """A new user of the Debian Handbook asked "what's the difference between apt remove and
+    apt purge?" and got a chapter's "the different repositories … a different compression
+    method … the differences" quoted: each match of "differ" weighed as much as "purge"."""
+    from citewise.generate.words import question_words
+
+    text = _answer("what's the difference between apt remove and apt purge?",
+                   "APT lists the different repositories. APT downloads files with a "
+                   "different compression method. APT can download only the differences.",
+                   "Packages are removed with apt remove package. The apt purge package "
+                   "command also deletes the configuration files.").text
+    assert "apt purge package command also deletes the configuration files" in text
+    assert "different repositories" not in text
+    assert "compar" in question_words("how do I compare two files?")
+    assert "differ" in question_words("how does the difference engine work?")

@@ -52,8 +52,27 @@ def _words(text: str, series: bool) -> set[str]:
 
 def question_words(question: str) -> set[str]:
     """:func:`content_words` of ``question`` but its "how many/long/much" word (asked "How many
-    CPU threads does grep use?", "many regular expression implementations…" was quoted)."""
-    return content_words(question) - {stem(asks_quantity(question) or "")}
+    CPU threads does grep use?", "many regular expression implementations…" was quoted), and
+    the words that only ask for a comparison (:func:`comparison_words`)."""
+    return content_words(question) - {stem(asks_quantity(question) or "")} \
+        - comparison_words(question)
+
+
+_COMPARES = re.compile(
+    r"\bdiffer(?:ence|ences|s)?\s+(?:between|from)\b|\bdiffer(?:ent|s)?\s+from\b"
+    r"|\b(?:vs\.?|versus)\s|\bcompare[sd]?\s+(?:to|with)\b", re.IGNORECASE)
+_COMPARING = frozenset(stem(w) for w in (
+    "difference", "differences", "different", "differ", "differs", "compare", "compared",
+    "compares", "versus", "vs"))
+
+
+def comparison_words(question: str) -> frozenset[str]:
+    """The stems that only ask for a comparison ("what's the difference between apt remove
+    and apt purge?", "X vs Y", "how does X compare to Y"), when the question asks one: a new
+    user of the Debian Handbook got a chapter's "the different repositories … a different
+    compression method … the differences" quoted, the sentences about purge scoring lower
+    (each match of "differ" weighed as much as one of "purge")."""
+    return _COMPARING if _COMPARES.search(question) else frozenset()
 
 
 def idf_weights(question_words: set[str], passages: Sequence[str]) -> dict[str, float]:
