@@ -572,3 +572,18 @@ def test_one_large_substitution_referenced_thousands_of_times_is_stopped_as_it_g
     path.write_bytes(gzip.compress(page.encode()))
     outcome = ingest_bounded(path)
     assert outcome["status"] == "new", outcome
+
+
+def test_self_closed_shapes_inside_an_svg_open_nothing(tmp_path):
+    """SQLite's SQL pages draw syntax diagrams of hundreds of ``<circle …/>`` and ``<path
+    …/>`` shapes: the nesting guard counted each as an open element, and 19 of its core
+    pages (SELECT, INSERT, expressions…) were refused as nested over 256 deep. Unclosed
+    ``<g>`` elements inside an SVG still count."""
+    shapes = "".join(f'<circle cx="{i}" cy="1" r="1"/><path d="M{i} 0 L1 1"/>'
+                     for i in range(400))
+    page = f"<html><body><h1>SELECT</h1><svg>{shapes}</svg><p>Selects rows.</p></body></html>"
+    path = tmp_path / "lang_select.html"
+    path.write_text(page)
+    assert ingest_bounded(path)["status"] == "new"
+    path.write_text("<html><body><svg>" + "<g>" * 400 + "</svg></body></html>")
+    assert_one_line_error(ingest_bounded(path), "nests elements")
