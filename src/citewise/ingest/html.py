@@ -288,6 +288,25 @@ def _is_marker(node: LexborNode, scope: Scope) -> bool:
                                and not node.text(deep=True).strip())
 
 
+def _trailing_marker(paragraph: LexborNode) -> str | None:
+    """The id of an empty ``<a name|id>`` that ends ``paragraph`` (no text after it): it
+    names what follows. SQLite's hand-written pages put ``<a name="timeout"></a>`` before
+    ``<h3>The "timeout" method</h3>`` with the paragraph before still open, so the parser
+    puts the marker inside it; 120 of its 2,213 sections lost their anchors (all 102 result
+    codes cited at the page's first section)."""
+    last = None
+    for child in paragraph.iter(include_text=True):
+        if child.tag == "-text":
+            if (child.text_content or "").strip():
+                last = None
+        elif _is_element(child):
+            last = child
+    if last is None or last.tag != "a" or last.text(deep=True).strip() or \
+            last.attrs.get("href"):
+        return None
+    return _anchor_of(last)
+
+
 def _is_top_node(node: LexborNode, text: str) -> bool:
     """Texinfo's heading that only names the ``Top`` node (``<h1 class="node-heading">Top``,
     bc's manual): it put "Top" in every section's heading path, between the manual's title
@@ -359,7 +378,7 @@ class _Walker:
                 continue
             else:
                 self._flush(inline, scope)
-                self._block(child, scope, depth, in_article)
+                scope = self._block(child, scope, depth, in_article) or scope
         self._flush(inline, scope)
         return scope
 
@@ -382,8 +401,10 @@ class _Walker:
             (term, own), self.term = self.term, None
             self.builder.add("text", term, anchor=own)
 
-    def _block(self, node: LexborNode, outer: Scope, depth: int, in_article: bool) -> None:
-        """Emit one block-level element (or descend into a container)."""
+    def _block(self, node: LexborNode, outer: Scope, depth: int,
+               in_article: bool) -> Scope:
+        """Emit one block-level element (or descend into a container); returns the scope an
+        ``<a name>`` marker closing a paragraph starts for what follows (None: unchanged)."""
         tag = node.tag
         scope = self._scope(_anchor_of(node), outer)
         if tag == "dt" and (term := short_term(node)) is not None:
@@ -399,6 +420,7 @@ class _Walker:
             self._heading(node, HEADINGS[tag], scope)
         elif tag == "p" or depth >= _MAX_DEPTH:
             self._text(collapse(node.text(deep=True)), self._anchor(scope))
+            return self._scope(_trailing_marker(node), None) if tag == "p" else None
         elif tag == "pre":
             self.builder.add("code", pre_text(node), anchor=self._anchor(scope))
         elif tag in ("ul", "ol"):
