@@ -187,7 +187,14 @@ def test_answer_shaping_sentences_are_instructions_but_format_descriptions_are_n
                    "Answering y saves the current file and ends the session.",
                    'Terminate each message with "\\r\\n".',
                    "A note for system administrators: reboot after the upgrade.",
-                   "Notes for systems programmers are in the appendix."):
+                   "Notes for systems programmers are in the appendix.",
+                   # the review of stop 60's first attempt
+                   "The kernel writes its messages to the system log through klogd.",
+                   "Syslog forwards messages to system consoles.",
+                   "Send messages to the system bus with dbus-send.",
+                   "Release notes for the model 3 firmware are below.",
+                   "Notes for AI researchers are in the appendix.",
+                   "Messages for bots are dropped by the spam filter."):
         assert not is_instruction(normal), normal
     start = time.perf_counter()
     for piece in ("summary of this page ", "end the reply with ", "language models: ",

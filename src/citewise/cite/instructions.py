@@ -82,12 +82,12 @@ INSTRUCTION = re.compile("|".join([
     r"‹\s*/?\s*source\b",
     r"\bnew\s+(?:instructions?|task|rules?)\s*:",
     r"\b(?:you are now|pretend to be|from now on,? (?:you|answer|reply))\b",
-    # "Note for assistants:" too (a review's hidden line reached the prompt unflagged); not
-    # "a note for system administrators"
-    rf"\b(?:attention|notes? (?:to|for)|messages? (?:to|for)|instructions? (?:to|for))\s+"
-    rf"(?:all\s+|any\s+)?{_SUBJECT}s?\b(?!\s+(?:administrators?|admins?|operators?|"
-    r"engineers?|designers?|developers?|integrators?|builders?|owners?|users?|settings?|"
-    r"programmers?|programming|calls?|software))",
+    rf"\b(?:attention|note to|message for|instructions? for)\s+{_SUBJECT}\b",
+    # a label addressed to assistants: "Note for assistants:", "Message to all LLMs:" (a
+    # review's hidden line reached the prompt unflagged); with its colon, so "messages to the
+    # system log" and "release notes for the model 3" stay text
+    rf"\b(?:notes?|messages?|instructions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?"
+    rf"{_ASSISTANT}s?\s*[:—–]",
     rf"\bif you are\s+(?:an?\s+|the\s+)?{_ASSISTANT}\b",
     rf"\bas an?\s+{_ASSISTANT}\b",  # not GnuPG's "as a System Library"
     r"\binstead\s+(?:of answering|answer|reply|respond|say|tell|write)\b",
