@@ -93,6 +93,18 @@ class Document:
     updated_at: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def ingest_groups(self) -> list[str] | None:
+        """The groups its last ingest or upload gave it, sorted (:data:`INGEST_READERS`;
+        None for a document indexed before that was recorded): readers that differ were set
+        by hand since (:mod:`citewise.ingest.hand_readers`)."""
+        given = self.metadata.get(INGEST_READERS)
+        return [str(g) for g in given] if isinstance(given, list) else None
+
+
+INGEST_READERS = "_ingest_groups"
+"""The metadata key of the groups a document's last ingest (or upload) gave it, sorted."""
+
 
 @dataclass(frozen=True)
 class SectionMark:

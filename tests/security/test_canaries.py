@@ -193,3 +193,25 @@ def test_readers_set_by_hand_in_one_tenant_are_not_another_tenant_s(
     assert "set by hand" not in out and "hr" not in out, out
     assert "handbook.md" in found(canary, "zqbaithandbook", "--tenant", "globex", "--groups",
                                   "staff")
+
+
+def test_an_acl_to_the_ingest_s_own_groups_is_not_kept_over_a_narrower_ingest(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """The review of this stop: ``acl`` to the very groups the ingest gave (a no-op) was
+    logged as set by hand; after a rollback past the page, the routine ingest that narrowed
+    it to hr kept staff, and staff read the salary page."""
+    page = tmp_path / "docs" / "acme" / "salaries.md"
+    page.write_text("# Salaries\n\nzqbaitsalaries bands are set each spring.\n")
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    ingest = ["ingest", str(page), "--tenant", "acme", "--db", canary.db, "--no-progress"]
+    run(*ingest, "--groups", "staff")
+    run("acl", "salaries.md", "--groups", "staff", "--db", canary.db)  # what it has
+    run("rollback", "--db", canary.db)  # version 1 lacks it
+    out = run(*ingest, "--groups", "hr")
+    assert "set by hand" not in out, out
+    canary.acl["salaries.md"] = ("acme", frozenset({"hr"}))
+    assert "salaries.md" not in found(canary, "zqbaitsalaries", *STAFF)
+    assert "salaries.md" in found(canary, "zqbaitsalaries", "--tenant", "acme", "--groups",
+                                  "hr")
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])

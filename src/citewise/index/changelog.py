@@ -143,9 +143,11 @@ def put_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = 
     return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))), by_hand)
 
 
-def acl_change(doc_id: str, tenant: str, groups: Iterable[str]) -> Change:
-    """Readers someone set (``citewise acl``, ``PUT /v1/documents/{id}/acl``)."""
-    return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))), True)
+def acl_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = True) -> Change:
+    """Readers someone set (``citewise acl``, ``PUT /v1/documents/{id}/acl``); ``by_hand``:
+    they differ from the groups the document's last ingest gave (setting those hands the
+    readers back to the ingests)."""
+    return Change(0, doc_id, "acl", tenant, tuple(sorted(set(groups))), by_hand)
 
 
 def delete_change(doc_id: str, by_hand: bool = False) -> Change:

@@ -278,7 +278,11 @@ class LiveStore:
             doc = store.get_document(doc_id)
             if doc is None:
                 return []  # the store raises NotFoundError; nothing to log
-            return [acl_change(doc_id, doc.tenant if tenant is None else tenant, names)]
+            given = doc.ingest_groups  # the review: an acl to the ingest's own groups was
+            by_hand = given is None or sorted(set(names)) != given  # logged by hand, and
+            # a rollback's next ingest kept them over narrower ones
+            return [acl_change(doc_id, doc.tenant if tenant is None else tenant, names,
+                               by_hand)]
 
         self._write(log, lambda store: store.set_acl(doc_id, names, tenant), everywhere=True)
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from citewise.types import Document
+from citewise.types import INGEST_READERS, Document
 
 INDEX_OPTION = "--db INDEX"
 """Where :func:`readers_changed`'s command names the index; the CLI writes its own
@@ -48,13 +48,8 @@ def readers_changed(previous: Document, document: Document) -> str:
             "ingest (--groups or its --meta line)")
 
 
-INGEST_READERS = "_ingest_groups"
-"""The metadata key of the groups a document's last ingest (or upload) gave it, sorted."""
-
-
 def _given(document: Document) -> list[str] | None:
-    given = document.metadata.get(INGEST_READERS)
-    return [str(g) for g in given] if isinstance(given, list) else None
+    return document.ingest_groups
 
 
 def set_by_hand(document: Document) -> bool:
