@@ -497,14 +497,16 @@ def test_a_parse_past_its_cpu_budget_is_read_as_text(monkeypatch):
 def test_a_substitution_bomb_stops_at_the_cpu_budget_in_its_transform(tmp_path):
     """A review's 251-byte .rst.gz: substitutions doubling 16 deep, referenced 24 times,
     spent 70 s of CPU and 1.5 GB in docutils' substitution transform, where the line loop's
-    budget check no longer ran; each node added to the tree is checked now."""
+    budget check no longer ran; each node added to the tree is checked now, and the text it
+    adds counts against the expansion cap (which stops this one first)."""
     from citewise.ingest.rst import RstLoader
 
     lines = ["Title", "=====", ""] + [f"Para {r} |a16|\n" for r in range(24)]
     lines += [".. |a0| replace:: xyzzy"] + [f".. |a{i}| replace:: |a{i - 1}| |a{i - 1}|"
                                             for i in range(1, 17)]
     parsed = RstLoader().load("\n".join(lines).encode(), Path("bomb.rst"))
-    assert "of CPU to parse as reStructuredText" in parsed.metadata["_notes"][0]
+    note = parsed.metadata["_notes"][0]
+    assert "of CPU to parse as reStructuredText" in note or "expands to over" in note, note
     assert "Para 23" in parsed.text and len(parsed.text) < 2_000
 
 
