@@ -257,3 +257,29 @@ def test_a_filesystem_without_hard_links_still_gets_its_backup(home: Path, tmp_p
     with open_store(tmp_path / "usb.db") as live:
         assert answering_docs(live) == set(B_DOCS)
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".citewise-backup-")]
+
+
+def test_a_link_in_the_path_is_resolved_once_and_written_through(home: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """The review of this stop: the folder was judged through its resolved path but written
+    through the link, which another user re-pointed after the check, so the copy landed in
+    their open folder."""
+    from citewise.index.sqlite import backup as module
+
+    safe, other = tmp_path / "safe", tmp_path / "other"
+    safe.mkdir(mode=0o700)
+    other.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(safe)
+    judged = module._refuse_open_folder
+
+    def repoint(folder: str) -> None:
+        judged(folder)
+        link.unlink()
+        link.symlink_to(other)  # the race, won every time
+
+    monkeypatch.setattr(module, "_refuse_open_folder", repoint)
+    copied = backup(str(home), str(link / "copy.db"))
+    assert os.listdir(other) == []
+    assert "copy.db" in os.listdir(safe) and copied[0].path.startswith(str(safe))

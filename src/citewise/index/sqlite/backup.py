@@ -61,11 +61,12 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
     source = os.path.abspath(home)
     if not os.path.isfile(source):
         raise ConfigError(f"no index at {home}. Fix: pass the index with --db PATH.")
-    target = os.path.abspath(dest)
-    folder = os.path.dirname(target)
+    folder = os.path.dirname(os.path.abspath(dest))
     if not os.path.isdir(folder):
         raise ConfigError(f"the folder of {dest} does not exist. Fix: create it first.")
-    _refuse_open_folder(folder)
+    folder = os.path.realpath(folder)  # judged and written resolved: a link in the path,
+    target = os.path.join(folder, os.path.basename(dest))  # re-pointed after the check,
+    _refuse_open_folder(folder)  # sent a review's backup into another user's folder
     parent = version_home(source)
     if parent is not None:  # its gate is its home's: a copy of one version is no index
         raise ConfigError(f"{source} is version {parent[1]} of the index {parent[0]}. Fix: "
@@ -96,7 +97,7 @@ def _refuse_open_folder(folder: str) -> None:
     on it replayed the planted index into the copy), or a folder above it they could rename
     (one they may write without the sticky bit). Group write counts only where the group
     has members besides this user (a user's private group)."""
-    path = os.path.realpath(folder)
+    path = folder
     first = True
     while True:
         info = os.stat(path)
