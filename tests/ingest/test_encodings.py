@@ -145,3 +145,15 @@ def test_a_charset_named_in_a_markdown_or_text_file_is_not_used(tmp_path):
         path.write_bytes('# Notes\n\nWrite `<meta charset="cp037">` in the page; caf\xe9.\n'
                          .encode("latin-1"))
         assert "café" in load_file(path, LimitSettings()).text
+
+
+@pytest.mark.parametrize(("label", "text", "codec"), [
+    ("gb2312", "数据库", "gbk"), ("iso-8859-9", "sınırı Şirket", "cp1254"),
+    ("big5-hkscs", "資料庫", "big5hkscs")])
+def test_a_charset_label_is_read_as_a_browser_reads_it(tmp_path, label, text, codec):
+    """The review of this stop: GB2312 pages were refused (Python's codec name was not in
+    the list) and Turkish ISO-8859-9 ones read as Windows-1252 ("sýnýrý")."""
+    path = tmp_path / "page.html"
+    path.write_bytes(f'<html><head><meta charset="{label}"></head><body><p>{text}</p>'
+                     '</body></html>'.encode(codec))
+    assert text in load_file(path, LimitSettings()).text

@@ -47,7 +47,8 @@ _DECLARED = re.compile(
     rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 _WEB_CHARSETS = frozenset({
     "utf_8", "cp866", "koi8_r", "koi8_u", "mac_roman", "mac_cyrillic", "cp874", "gbk",
-    "gb18030", "big5", "euc_jp", "iso2022_jp", "shift_jis", "euc_kr", "ascii", "tis_620",
+    "gb18030", "big5", "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis", "cp932", "euc_kr",
+    "cp949", "ascii", "tis_620",
     *(f"iso8859_{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 14, 15, 16)),
     *(f"cp{n}" for n in range(1250, 1259))})
 """The charsets a browser decodes a page in (the WHATWG Encoding Standard's, as Python's codec
@@ -56,6 +57,12 @@ names), the only ones a declaration may pick. A security review's page declared
 and the comment's "365 days" was indexed and cited, where a browser shows "14 days"; EBCDIC
 ``cp037`` and ``utf_7`` were accepted too. A declared UTF-16 is UTF-8 to a browser (bytes
 that are UTF-16 carry a byte-order mark)."""
+_AS_BROWSERS_READ = {"gb2312": "gbk", "iso8859_9": "cp1254", "iso8859_11": "cp874",
+                     "tis_620": "cp874", "big5hkscs": "big5hkscs", "euc_kr": "cp949",
+                     "iso8859_1": "cp1252", "ascii": "cp1252"}
+"""Python's codec for a label as the Encoding Standard reads it: GB2312 is GBK, ISO-8859-9
+Windows-1254, EUC-KR Windows-949… (the review of this stop: GB2312 pages were refused
+and Turkish ISO-8859-9 ones read as Windows-1252)."""
 _WESTERN = frozenset({"iso8859_1", "ascii", "cp1252"})  # codecs names; browsers read cp1252
 
 
@@ -143,6 +150,7 @@ def _declared_codec(head: bytes) -> str | None:
     except LookupError:
         return None
     name = info.name.replace("-", "_")
+    name = _AS_BROWSERS_READ.get(name, name)
     return name if name in _WEB_CHARSETS else None  # (not "base64", "rot13", "zlib": a
     # robustness review's page stopped the batch; nor "unicode_escape", module docstring)
 
