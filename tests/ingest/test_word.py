@@ -334,3 +334,30 @@ def test_text_word_hides_is_not_read_and_tracked_insertions_are(tmp_path):
     for kept in ("Leave requests go to your manager.", "Shown.",
                  "White on a dark shading stays.", "Tracked: an inserted sentence."):
         assert kept in parsed.text, kept
+
+
+def test_white_header_cells_stay_and_hidden_defaults_hide(tmp_path):
+    """The review of this stop: a corporate template's header row (bold white text on a
+    dark cell or table-style shading) was dropped; ``w:vanish`` in the Normal style or the
+    document defaults, and the theme's background colour, were still indexed."""
+    from docx.shared import RGBColor
+
+    d = docx.Document()
+    d.add_paragraph("Visible paragraph.")
+    table = d.add_table(rows=2, cols=1)
+    table.cell(0, 0).paragraphs[0].add_run("Header").font.color.rgb = RGBColor(0xFF, 0xFF,
+                                                                              0xFF)
+    table.cell(1, 0).text = "Daily limit"
+    themed = d.add_paragraph().add_run("THEMED")
+    colour = OxmlElement("w:color")
+    colour.set(qn("w:val"), "FFFFFF")
+    colour.set(qn("w:themeColor"), "background1")
+    themed._r.get_or_add_rPr().append(colour)
+    text = load_file(_save(d, tmp_path / "t.docx")).text
+    assert "Header | " in text or "Header" in text.split("\n")[2], text
+    assert "THEMED" not in text and "Visible paragraph." in text
+    normal = d.styles["Normal"]
+    normal.font.hidden = True
+    d.add_paragraph("Shown in its own style.", style="List Bullet").runs[0].font.hidden = False
+    text = load_file(_save(d, tmp_path / "n.docx")).text
+    assert "Visible paragraph." not in text and "Shown in its own style." in text

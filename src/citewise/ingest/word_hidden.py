@@ -20,7 +20,7 @@ from docx.oxml.ns import qn
 _OFF = ("0", "false", "off")
 MIN_HALF_POINTS = 4
 """Runs of this size or less (in half-points: 2 pt) are too small to read."""
-_WHITE = ("ffffff",)
+_WHITE = ("ffffff",)  # shading fills that put nothing behind the text
 _HIDING = ("w:vanish",)
 
 
@@ -35,8 +35,8 @@ def drop_hidden_runs(document: Any) -> int:
     doomed = []
     for paragraph in body.iter(qn("w:p")):
         props = paragraph.find(qn("w:pPr"))
-        para_style = _value(props, "w:pStyle")
-        shaded = _coloured(_value(props, "w:shd", "w:fill"))
+        para_style = _value(props, "w:pStyle") or styles.default_paragraph
+        shaded = _coloured(_value(props, "w:shd", "w:fill")) or _in_cell(paragraph)
         for run in paragraph.iter(qn("w:r")):
             if _hidden(run, styles, para_style, shaded):
                 doomed.append(run)
@@ -45,6 +45,16 @@ def drop_hidden_runs(document: Any) -> int:
         if parent is not None:
             parent.remove(run)
     return len(doomed)
+
+
+def _in_cell(paragraph: Any) -> bool:
+    """Whether ``paragraph`` is in a table cell, where a table style or the cell may shade
+    what is behind it (white header text on a dark row, the review of this stop: a
+    corporate template's header row was dropped); white text there is not judged."""
+    parent = paragraph.getparent()
+    while parent is not None and parent.tag == qn("w:sdtContent"):
+        parent = parent.getparent().getparent() if parent.getparent() is not None else None
+    return parent is not None and parent.tag == qn("w:tc")
 
 
 def _unwrap(element: Any) -> None:
@@ -67,7 +77,7 @@ def _value(props: Any, tag: str, attribute: str = "w:val") -> str | None:
 def _hidden(run: Any, styles: _StyleLook, para_style: str | None, shaded: bool) -> bool:
     props = run.find(qn("w:rPr"))
     char_style = _value(props, "w:rStyle")
-    chain = [props, *styles.chain(char_style), *styles.chain(para_style)]
+    chain = [props, *styles.chain(char_style), *styles.chain(para_style), styles.defaults]
     for tag in _HIDING:
         value = _setting(chain, tag)
         if value is not None and value.lower() not in _OFF:
@@ -75,11 +85,24 @@ def _hidden(run: Any, styles: _StyleLook, para_style: str | None, shaded: bool) 
     size = _setting(chain, "w:sz")
     if size is not None and size.isdigit() and int(size) <= MIN_HALF_POINTS:
         return True
-    color = _setting(chain, "w:color")
     highlight = _setting(chain, "w:highlight")
     behind = shaded or _coloured(_setting(chain, "w:shd", "w:fill")) or \
         (highlight is not None and highlight.lower() != "none")
-    return color is not None and color.lower() in _WHITE and not behind
+    return _white(_setting(chain, "w:color"), _setting(chain, "w:color", "w:themeColor")) \
+        and not behind
+
+
+def _white(color: str | None, theme: str | None) -> bool:
+    """Whether a run's colour is white or nearly (each channel at least F0), or the theme's
+    background colour."""
+    if theme is not None and theme.lower() in ("background1", "bg1", "light1"):
+        return True
+    if color is None or len(color) != 6:
+        return False
+    try:
+        return all(int(color[i:i + 2], 16) >= 0xF0 for i in (0, 2, 4))
+    except ValueError:
+        return False
 
 
 def _coloured(fill: str | None) -> bool:
@@ -104,12 +127,20 @@ class _StyleLook:
 
     def __init__(self, document: Any) -> None:
         self.props: dict[str, tuple[Any, str | None]] = {}
+        self.default_paragraph: str | None = None
+        self.defaults = None  # w:docDefaults' run properties
         try:
-            found = document.styles.element.findall(qn("w:style"))
+            root = document.styles.element
+            found = root.findall(qn("w:style"))
+            self.defaults = root.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/"
+                                      f"{qn('w:rPr')}")
         except (KeyError, ValueError, AttributeError):
             found = []
         for style in found:
             sid = style.get(qn("w:styleId")) or ""
+            if style.get(qn("w:type")) == "paragraph" and \
+                    style.get(qn("w:default")) in ("1", "true", "on"):
+                self.default_paragraph = sid  # what a paragraph without a style uses
             based = style.find(qn("w:basedOn"))
             self.props.setdefault(sid, (style.find(qn("w:rPr")),
                                         based.get(qn("w:val")) if based is not None else None))
