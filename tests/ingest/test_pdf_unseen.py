@@ -10,7 +10,7 @@ from citewise.ingest import load_file
 from citewise.testing.pdf import raw_pdf
 
 
-def _pdf(ops: str, image: bool = False) -> bytes:
+def _pdf(ops: str, image: bool = False, font: bytes = b"") -> bytes:
     body = zlib.compress(ops.encode())
     xobject = b" /XObject << /Im1 6 0 R >>" if image else b""
     objects = [
@@ -18,7 +18,7 @@ def _pdf(ops: str, image: bool = False) -> bytes:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >>%s >> >>" % xobject,
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(body) + body + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>" % font,
         b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
         b"/BitsPerComponent 8 /Length 1 >>\nstream\n\xff\nendstream"]
     return raw_pdf(objects)
@@ -53,4 +53,32 @@ def test_a_scan_s_invisible_ocr_layer_is_read(tmp_path: Path) -> None:
     path.write_bytes(_pdf("q 612 0 0 792 0 0 cm /Im1 Do Q\n"
                           + _line(740, "Scanned invoice total is 42 euros.", "3 Tr"),
                           image=True))
+    assert "Scanned invoice total is 42 euros." in load_file(path).text
+
+
+def test_squashed_text_an_undrawn_image_and_a_broken_layout_hide_nothing(tmp_path: Path
+                                                                         ) -> None:
+    """The review of this stop: text squashed to 0.012 points tall (``Tm 1 0 0 0.001``) or
+    to 1 % of its width (``1 Tz``) was indexed; an image listed in the page's resources but
+    never drawn kept render-mode-3 text; a font whose ``/Widths`` is a number broke the
+    layout, and the fallback, pypdf's plain text, brought the hidden sentence back."""
+    cases = {
+        "squash": (VISIBLE[0] + " BT /F1 12 Tf 1 0 0 0.001 72 650 Tm (SECRET1) Tj ET", {}),
+        "tz": (VISIBLE[0] + " BT /F1 12 Tf 1 Tz 1 0 0 1 72 650 Tm (SECRET2) Tj ET", {}),
+        "undrawn": (VISIBLE[0] + " " + UNSEEN[0].replace("PDFINVISIBLE", "SECRET3"),
+                    {"image": True}),
+        "widths": (VISIBLE[0] + " " + UNSEEN[0].replace("PDFINVISIBLE", "SECRET4"),
+                   {"font": b" /Widths 5"})}
+    for name, (ops, options) in cases.items():
+        path = tmp_path / f"{name}.pdf"
+        path.write_bytes(_pdf(ops, **options))
+        text = load_file(path).text
+        assert "zone A at all times" in text, name
+        assert "SECRET" not in text, (name, text)
+
+
+def test_a_scan_drawn_as_an_inline_image_keeps_its_ocr_layer(tmp_path: Path) -> None:
+    path = tmp_path / "inline.pdf"
+    path.write_bytes(_pdf("q 612 0 0 792 0 0 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \xff EI Q\n"
+                          + _line(740, "Scanned invoice total is 42 euros.", "3 Tr")))
     assert "Scanned invoice total is 42 euros." in load_file(path).text

@@ -89,32 +89,47 @@ class PageReader:
 
     def read(self, page: Any, clean: Callable[[str], str]) -> str:
         """The page's text with code lines marked; ``clean`` normalises each piece's text
-        (newlines, control characters) as the plain text would be."""
+        (newlines, control characters) as the plain text would be. Invisible text is kept
+        when the page drew an image (a scan's OCR layer: the page is read again so)."""
+        text, unseen = self._read(page, clean, scanned=False)
+        if unseen.hid_invisible and unseen.drew_image:
+            text, _ = self._read(page, clean, scanned=True)
+        return text
+
+    def _read(self, page: Any, clean: Callable[[str], str],
+              scanned: bool) -> tuple[str, Unseen]:
         lines: list[_Line] = [_Line()]
         failed: list[BaseException] = []
+        seen: list[str] = []  # every piece's text a reader sees, in drawing order
 
         def visit(text: str, cm: Sequence[float], tm: Sequence[float], font: Any,
                   size: float) -> None:
+            text = clean(text)
+            wide, tall = _scale(cm, tm)
+            hidden = self._unseen.hides(size * wide, size * tall)
+            if not hidden:
+                seen.append(text)
             if failed:
                 return
             try:
-                self._add(lines, clean(text), cm, tm, font, size)
+                self._add(lines, text, cm, tm, font, size, hidden)
             except Exception as exc:  # never let layout sink a page's text
                 failed.append(exc)
 
-        self._unseen = Unseen(page)
+        self._unseen = unseen = Unseen(page, scanned)
         plain = clean(page.extract_text(visitor_text=visit,
-                                        visitor_operand_before=self._unseen.operator) or ""
+                                        visitor_operand_before=unseen.operator) or ""
                       ).replace(CODE_MARK, "")
         if failed or "\n".join("".join(line.drawn) for line in lines) != plain:
-            return plain
-        return "\n".join(mark_code(reading_order(lines)))
+            if unseen.hid_any:  # never the plain text: it holds what no reader sees
+                return "".join(seen).replace(CODE_MARK, ""), unseen
+            return plain, unseen
+        return "\n".join(mark_code(reading_order(lines))), unseen
 
     def _add(self, lines: list[_Line], text: str, cm: Sequence[float],
-             tm: Sequence[float], font: Any, size: float) -> None:
+             tm: Sequence[float], font: Any, size: float, hidden: bool) -> None:
         mono, em = self._font(font)
         scale = math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]) or 1.0
-        hidden = self._unseen.hides(size * scale)
         for k, segment in enumerate(text.replace(CODE_MARK, "").split("\n")):
             if k:
                 lines.append(_Line())
@@ -137,6 +152,13 @@ class PageReader:
             self._fonts[id(font)] = (font, is_monospaced(font), glyph_width(font))
         _, mono, em = self._fonts[id(font)]
         return mono, em
+
+
+def _scale(cm: Sequence[float], tm: Sequence[float]) -> tuple[float, float]:
+    """How much text drawn under ``cm`` and ``tm`` is scaled across and up (a review
+    squashed 12-point text to 0.012 points tall with ``Tm 1 0 0 0.001``)."""
+    return (math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]),
+            math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3]))
 
 
 def is_monospaced(font: Any) -> bool:
