@@ -260,3 +260,14 @@ def test_two_settings_examples_for_different_things_are_no_conflict() -> None:
     same = "    Package: limnoria\n    Pin: release a=unstable\n    Pin-Priority: {}\n"
     assert len(find_conflicts(question, passages((same.format(1001), "a"),
                                                  (same.format(990), "b")))) == 1
+
+
+def test_a_later_or_formatting_only_difference_does_not_hide_a_conflict() -> None:
+    """The review of this stop: two documents' ``max_connections = 100`` and ``= 500`` were
+    no conflict once another key differed in quoting or case (``ssl = on`` / ``'On'``)."""
+    block = "    max_connections = {}\n    ssl = {}\n"
+    question = "what is max_connections set to?"
+    for other in ("'on'", "On", "off"):
+        found = find_conflicts(question, passages((block.format(100, "on"), "a"),
+                                                  (block.format(500, other), "b")))
+        assert len(found) == 1, other

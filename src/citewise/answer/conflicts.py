@@ -95,23 +95,26 @@ def _sentences(passage: ContextPassage) -> list[tuple[str, dict[str, str]]]:
 
 
 def _keyed(lines: Sequence[str]) -> dict[str, str]:
-    """A settings block's values by key ("Pin-Priority: 1001" -> {"pin-priority": "1001"})."""
-    out = {}
-    for line in lines:
-        if (pair := _PAIR.match(line)) is not None:
-            out[pair[1].strip().lower()] = pair[2].strip()
-    return out
+    """A settings block's first setting, the one that names what the block configures
+    ("Package: limnoria" -> {"package": "limnoria"}), its value lowercased and unquoted;
+    empty when the first line sets nothing."""
+    pair = _PAIR.match(lines[0]) if lines else None
+    if pair is None:
+        return {}
+    return {pair[1].strip().lower(): pair[2].strip().strip("\"'`").lower()}
 
 
 _PAIR = re.compile(r"([^=:]*)[=:](.*)")
 
 
 def _other_settings(a: dict[str, str], b: dict[str, str]) -> bool:
-    """Whether two settings blocks configure different things: a key both set to different
-    words (no numbers). A new user of the Debian Handbook was told that two APT pinning
-    examples disagree, "Package: limnoria … Pin-Priority: 1001" and "Package: * …
-    Pin-Priority: -10"; two copies of one policy's "Log retention: 30 days" / "90 days"
-    still do."""
+    """Whether two settings blocks configure different things: both open by setting one key
+    to different words (no numbers). A new user of the Debian Handbook was told that two
+    APT pinning examples disagree, "Package: limnoria … Pin-Priority: 1001" and "Package: *
+    … Pin-Priority: -10"; two copies of one policy's "Log retention: 30 days" / "90 days"
+    still do, and so do blocks that differ in a later key too, or in quoting or case
+    (the review of this stop: ``ssl = on`` against ``'On'`` hid a max_connections
+    conflict)."""
     return any(key in b and a[key] != b[key] and not re.search(r"\d", a[key] + b[key])
                for key in a)
 
