@@ -50,7 +50,7 @@ from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, mark_stability, space_badges
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
-from citewise.ingest.html_hidden import drop_hidden, named_by_controls
+from citewise.ingest.html_hidden import drop_hidden, read_hints
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
 from citewise.ingest.languages import primary_language
@@ -97,9 +97,9 @@ class HtmlLoader:
         check_nesting(text, self.max_nesting, INLINE_TAGS)
         tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)
-        controls = named_by_controls(tree)
+        hints = read_hints(tree)
         tree.strip_tags(STRIP_TAGS)
-        drop_hidden(tree, controls)
+        drop_hidden(tree, hints)
         drop_chrome(tree)
         space_badges(tree)
         mark_stability(tree)
@@ -131,9 +131,9 @@ def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     markup = drop_selects(markup)
     check_nesting(markup, max_nesting, INLINE_TAGS)
     tree = LexborHTMLParser(markup)
-    controls = named_by_controls(tree)
+    hints = read_hints(tree)
     tree.strip_tags(STRIP_TAGS)
-    drop_hidden(tree, controls, whole_page=False)
+    drop_hidden(tree, hints, whole_page=False)
     root = tree.body or tree.root
     return root.text(deep=True, separator=" ") if root is not None else ""
 

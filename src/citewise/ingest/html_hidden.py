@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -34,40 +35,94 @@ UNSEEN_CLASSES = frozenset({"sr-only", "visually-hidden", "visuallyhidden", "scr
                             "screenreader-only", "hidden-visually", "a11y-hidden"})
 """Classes that site frameworks (Bootstrap, WordPress, GOV.UK…) use for text only a screen
 reader speaks ("(opens in a new tab)", "Skip to content"): a sighted reader never sees it."""
+HIDING_CLASSES = frozenset({"d-none", "hidden", "invisible", "is-hidden", "hide"})
+"""Framework classes that hide an element (Bootstrap's ``d-none``, Tailwind's ``hidden``…)."""
+_ZERO = r"(?:0+\.?0*|\.0+)"
+_TINY = r"(?:0*\.\d+|0+)"  # under one unit: "font-size:0.0001px"
+_END = r"\s*(?:!important)?\s*(?:;|$)"
 _HIDDEN_STYLE = re.compile(
-    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0*)?"
-    r"(?:px|pt|em|rem|%)?\s*(?:!important)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*"
-    r"(?:!important)?\s*(?:;|$))", re.IGNORECASE)
+    rf"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+    rf"|font-size\s*:\s*{_TINY}(?:px|pt)?{_END}|font-size\s*:\s*{_ZERO}[a-z%]*{_END}"
+    rf"|opacity\s*:\s*{_ZERO}%?{_END}|transform\s*:\s*scale[xy]?\(\s*{_ZERO}\s*[,)]"
+    rf"|clip-path\s*:\s*inset\(\s*50%|clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0"
+    rf"|color\s*:\s*transparent{_END}"
+    rf"|(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-\d{{3,}})")
+_BOXED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:width|height)\s*:\s*{_ZERO}[a-z%]*{_END}")
+_CLIPPED = re.compile(r"(?:^|;)\s*overflow\s*:\s*hidden")
+_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_CLASS_ONLY = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _CONTROL_ATTRS = ("aria-controls", "data-target", "data-bs-target", "data-toggle-target",
-                  "for", "popovertarget")
+                  "popovertarget")
 _HANDLERS = ("onclick", "onmouseover", "onfocus", "onchange", "onkeydown", "onmousedown")
-MOST = 0.5
+_CONTROL_TAGS = frozenset({"button", "input", "summary", "select"})
+MOST = 0.9
 """A hidden block holding at least this share of the page's text is the page itself, shown
-by its script, and is kept."""
+by its script, and is kept (the review of this stop: at a half, a page could hide as much
+as it showed)."""
 
 
-def is_hidden(node: LexborNode) -> bool:
-    """Whether ``node`` itself is hidden from a sighted reader (not through an ancestor)."""
-    return hides(node.attributes)
+def style_hides(style: str) -> bool:
+    """Whether an inline ``style`` hides its element: comments and escapes removed first
+    (the review of this stop: ``display:/**/none``, ``display:n\\one``, ``font-size:.0px``,
+    ``opacity:0%``, ``visibility:collapse``, ``color:transparent``, off-screen positions and
+    a zero-size box with its overflow hidden were all read)."""
+    text = _COMMENT.sub("", style).replace("\\", "").lower()
+    return bool(_HIDDEN_STYLE.search(text)
+                or (_BOXED.search(text) and _CLIPPED.search(text)))
 
 
-def hides(attrs: Mapping[str, str | None]) -> bool:
+def stylesheet_classes(tree: LexborHTMLParser) -> frozenset[str]:
+    """The classes the page's own ``<style>`` rules hide (``.x{display:none}``, selectors
+    of one class), read before the loader strips its styles."""
+    found: set[str] = set()
+    for node in tree.css("style"):
+        for selectors, body in _RULE.findall(_COMMENT.sub("", node.text() or "")):
+            if not style_hides(body.replace("\n", " ")):
+                continue
+            for selector in selectors.split(","):
+                if (one := _CLASS_ONLY.fullmatch(selector.strip())) is not None:
+                    found.add(one[1].lower())
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What a page says before the loader strips its buttons and styles
+    (:func:`read_hints`): the ids its visible controls open, the classes its styles hide."""
+
+    opened: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+
+
+def read_hints(tree: LexborHTMLParser) -> Hints:
+    return Hints(named_by_controls(tree), stylesheet_classes(tree))
+
+
+def is_hidden(node: LexborNode, classes: frozenset[str] = frozenset()) -> bool:
+    """Whether ``node`` itself is hidden from a sighted reader (not through an ancestor);
+    ``classes``: those the page's own styles hide (:func:`stylesheet_classes`)."""
+    return hides(node.attributes, classes)
+
+
+def hides(attrs: Mapping[str, str | None], classes: frozenset[str] = frozenset()) -> bool:
     """Whether an element with ``attrs`` is hidden from a sighted reader."""
     if "hidden" in attrs and (attrs.get("hidden") or "").strip().lower() != "until-found":
         return True
-    if _HIDDEN_STYLE.search(attrs.get("style") or ""):
+    if style_hides(attrs.get("style") or ""):
         return True
-    classes = (attrs.get("class") or "").split()
-    return any(c.lower() in UNSEEN_CLASSES for c in classes)
+    return any(c.lower() in UNSEEN_CLASSES or c.lower() in HIDING_CLASSES
+               or c.lower() in classes for c in (attrs.get("class") or "").split())
 
 
-def drop_hidden(tree: LexborHTMLParser, named: set[str], whole_page: bool = True) -> int:
+def drop_hidden(tree: LexborHTMLParser, hints: Hints, whole_page: bool = True) -> int:
     """Remove the hidden text of ``tree`` a reader cannot open (see the module docstring);
-    ``named``: the ids the page's controls open (:func:`named_by_controls`, read before the
-    loader strips its buttons); ``whole_page``: False for a fragment (a Markdown HTML
-    block), whose hidden block is never "most of the page". Returns how many elements were
-    dropped."""
-    candidates = [n for n in tree.css("[hidden], [style], [class]") if is_hidden(n)]
+    ``hints``: :func:`read_hints`, read before the loader strips buttons and styles;
+    ``whole_page``: False for a fragment (a Markdown HTML block), whose hidden block is
+    never "most of the page". Returns how many elements were dropped."""
+    named = hints.opened
+    candidates = [n for n in tree.css("[hidden], [style], [class]")
+                  if is_hidden(n, hints.classes)]
     if not candidates:
         return 0
     root = tree.body or tree.root
@@ -81,7 +136,7 @@ def drop_hidden(tree: LexborHTMLParser, named: set[str], whole_page: bool = True
     return dropped.remove()
 
 
-def _openable(node: LexborNode, named: set[str], total: int) -> bool:
+def _openable(node: LexborNode, named: frozenset[str], total: int) -> bool:
     attrs = node.attributes
     if (attrs.get("role") or "").lower() == "tabpanel":
         return True
@@ -94,32 +149,66 @@ def _openable(node: LexborNode, named: set[str], total: int) -> bool:
 _WORD = re.compile(r"[\w.:-]+")
 
 
-def named_by_controls(tree: LexborHTMLParser) -> set[str]:
-    """Every id a control on the page may open: ids named by control attributes and ``#id``
-    links, and each word of the page's event handlers (``hideorshow("x1863","x1864")``)."""
+def named_by_controls(tree: LexborHTMLParser) -> frozenset[str]:
+    """Every id a control may open: ids named by control attributes and ``#id`` links, and
+    each word of event handlers (``hideorshow("x1863","x1864")``). A control counts when it
+    has text or is a form control, and is not inside the element it names (the review of
+    this stop: an empty ``<a href="#sec">`` inside the hidden block it named kept it;
+    ``label for`` names a form field and opens nothing). A control inside another hidden
+    box counts: SQLite's syntax diagrams open inside one another."""
     named: set[str] = set()
     selector = ", ".join(f"[{a}]" for a in (*_CONTROL_ATTRS, *_HANDLERS)) + ", a[href^='#']"
     for node in tree.css(selector):
+        if not (node.tag in _CONTROL_TAGS or node.text(deep=True).strip()):
+            continue
+        around = _ancestor_ids(node)
+        if around is None:
+            continue
         attrs = node.attributes
-        for name in _CONTROL_ATTRS:
-            named.update((attrs.get(name) or "").replace("#", " ").split())
-        for name in _HANDLERS:
-            named.update(_WORD.findall(attrs.get(name) or ""))
+        ids = {i for name in _CONTROL_ATTRS
+               for i in (attrs.get(name) or "").replace("#", " ").split()}
+        ids.update(w for name in _HANDLERS for w in _WORD.findall(attrs.get(name) or ""))
         href = attrs.get("href") or ""
         if href.startswith("#"):
-            named.add(href[1:])
-    return named
+            ids.add(href[1:])
+        named.update(ids - around)
+    return frozenset(named)
 
 
-_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][\w-]*)([^>]*?)(/?)\s*>", re.DOTALL)
+MAX_CONTROL_DEPTH = 64
+"""How far up a control is looked at for the element it names; a deeper control opens
+nothing (it might be inside what it names)."""
+
+
+def _ancestor_ids(node: LexborNode) -> set[str] | None:
+    """The ids of ``node``'s ancestors; None past :data:`MAX_CONTROL_DEPTH` of them."""
+    ids: set[str] = set()
+    at = node.parent
+    for _ in range(MAX_CONTROL_DEPTH):
+        if at is None:
+            return ids
+        if _is_element_node(at) and (ident := at.attributes.get("id")):
+            ids.add(ident)
+        at = at.parent
+    return ids if at is None else None
+
+
+def _is_element_node(node: LexborNode) -> bool:
+    return not node.tag.startswith("-")
+
+
+_TAG = re.compile(r"""<\s*(/?)\s*([A-Za-z][\w-]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)\s*>""",
+                  re.DOTALL)  # quoted values may hold ">" (the review of this stop)
+_MAY_HIDE = re.compile(r"hidden|style|class", re.IGNORECASE)
 
 
 def tag_hides(raw: str) -> tuple[str, bool] | None:
     """For one raw inline tag (Markdown's ``html_inline``): ``(name, hidden)`` of an opening
-    tag, ``("/name", False)`` of a closing one, None for anything else (a comment, a
-    self-closing or void tag)."""
+    tag, ``("/name", False)`` of a closing one, None for anything else (a comment, a void
+    tag). A ``/`` before ``>`` closes nothing but a void element: a browser reads
+    ``<span style="display:none"/>`` as an open, hidden span (the review of this stop)."""
     match = _TAG.fullmatch(raw.strip())
-    if match is None or match.group(4):
+    if match is None:
         return None
     name = match.group(2).lower()
     if match.group(1):
@@ -128,12 +217,13 @@ def tag_hides(raw: str) -> tuple[str, bool] | None:
         return None
     if name in NEVER_SHOWN:
         return name, True
+    if not _MAY_HIDE.search(match.group(3)):
+        return name, False  # no attribute that could hide it: no parse (a review: 30 µs a tag)
     element = LexborHTMLParser(f"<{name}{match.group(3)}></{name}>").css_first(name)
     return name, element is not None and hides(element.attributes)
 
 
-NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "iframe", "object", "svg",
-                         "textarea", "title"})
+NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "iframe", "svg", "title"})
 """Inline tags whose content a browser never shows as the paragraph's text (a security
 review's ``<script>`` and ``<template>`` inside Markdown paragraphs were indexed)."""
 _VOID = frozenset({"br", "img", "hr", "input", "wbr", "meta", "link", "source", "area",

@@ -350,9 +350,9 @@ def _follow_hiding(hiding: list[str], raw: str) -> None:
         return
     name, hidden = tag
     if name.startswith("/"):
-        if hiding and hiding[-1] == name[1:]:
-            hiding.pop()
-    elif hidden or hiding:
+        if name[1:] in hiding:  # a browser closes what is open inside it too: the review's
+            del hiding[len(hiding) - 1 - hiding[::-1].index(name[1:]):]  # </span> of
+    elif hidden or hiding:  # "<span hidden><i>x</span></i> shown" ended the hidden text
         hiding.append(name)
 
 
