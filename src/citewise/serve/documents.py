@@ -361,7 +361,8 @@ def reindex(body: ReindexBody, request: Request) -> dict:
     st.require(who, "operator")
     arguments = reindex_arguments(st.engine.settings, body.model_dump())
     result = st.rebuild(lambda: st.engine.reindex(
-        **arguments, before_promotion=lambda: st.still_holds(request, who)))
+        **arguments, before_promotion=lambda: st.still_holds(
+            request, who, "the version it built was refused, not promoted")))
     return result.to_dict()
 
 

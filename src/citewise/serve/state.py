@@ -86,16 +86,17 @@ class ServerState:
                            {"Retry-After": "10"})
         return who
 
-    def still_holds(self, request: Request, who: ApiPrincipal) -> None:
+    def still_holds(self, request: Request, who: ApiPrincipal,
+                    outcome: str = "nothing was written") -> None:
         """Refuse (401) a write of ``who``'s when its key no longer names the same principal:
         removed, or given another role, tenant or groups since the request was admitted (a
         security review revoked a key 10 s into a long upload, which was written minutes
-        later under the revoked name)."""
-        now = self._lookup(presented_key(request), "; nothing was written")
+        later under the revoked name). ``outcome``: what the refusal did."""
+        now = self._lookup(presented_key(request), f"; {outcome}")
         if now is None or (now.name, now.tenant, now.groups, now.role) != \
                 (who.name, who.tenant, who.groups, who.role):
             raise ApiError(401, f"the key of {who.name} was removed or changed while its "
-                           "request ran; nothing was written.",
+                           f"request ran; {outcome}.",
                            "send it again with a key that may (`citewise keys list`)",
                            {"WWW-Authenticate": "Bearer"})
 
