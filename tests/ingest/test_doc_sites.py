@@ -552,3 +552,19 @@ def test_an_anchor_left_inside_the_paragraph_before_a_heading_names_the_heading(
     assert anchors['The "timeout" method'] == "timeout"
     assert anchors["The timeout method sets the busy timeout."] == "timeout"
     assert anchors["The copy method imports data."] == "copy"
+
+
+def test_sqlite_s_fancy_table_of_contents_is_not_text() -> None:
+    """A new user of SQLite's documentation: each page's ``div.fancy_toc`` (``div#toc_sub``
+    of in-page links) was in 84 chunks, and an answer cited ``cli.html#toc_sub``."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><div class="fancy_toc"><a onclick="toggle_toc()">Table Of '
+            'Contents</a><div id="toc_sub"><div class="fancy-toc1"><a href="#start">1. '
+            'Getting Started</a></div><div class="fancy-toc2"><a href="#lines">1.1. Line '
+            'Structure</a></div></div></div><h1 id="start">1. Getting Started</h1><p>Run '
+            'sqlite3 with a file name.</p><h2 id="lines">1.1. Line Structure</h2><p>One '
+            'command per line.</p></body></html>')
+    blocks = HtmlLoader().load(page.encode(), Path("cli.html")).blocks
+    assert not [b for b in blocks if b.anchor == "toc_sub"]
+    assert "Run sqlite3 with a file name." in [b.text for b in blocks]

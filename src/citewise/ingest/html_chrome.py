@@ -115,7 +115,8 @@ def _docbook_aside(node: LexborNode) -> bool:
 
 
 _CONTENTS_WORDS = frozenset({"toc", "contents"})
-_CONTENTS_NAME = frozenset({"table", "of", "page", "on", "this", "in", *_CONTENTS_WORDS})
+_CONTENTS_NAME = frozenset({"table", "of", "page", "on", "this", "in", "sub", "fancy",
+                            *_CONTENTS_WORDS})  # SQLite: div.fancy_toc, div#toc_sub
 
 
 def _names_contents(name: str) -> bool:
