@@ -271,3 +271,15 @@ def test_a_later_or_formatting_only_difference_does_not_hide_a_conflict() -> Non
         found = find_conflicts(question, passages((block.format(100, "on"), "a"),
                                                   (block.format(500, other), "b")))
         assert len(found) == 1, other
+
+
+def test_a_list_item_s_number_is_no_value() -> None:
+    """A new user of SQLite's documentation was told two sources disagree: "1. Maximum
+    length of a string or BLOB … 1,000,000,000 bytes" and another page's "… 1,000,000,000
+    bytes": the item number read as a value."""
+    question = "what is the maximum length of a string or BLOB?"
+    found = find_conflicts(question, passages(
+        ("1. Maximum length of a string or BLOB. The maximum length is 1,000,000,000 "
+         "bytes.", "limits"),
+        ("The maximum length of a string or BLOB is 1,000,000,000 bytes.", "faq")))
+    assert found == []

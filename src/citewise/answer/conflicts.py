@@ -70,10 +70,15 @@ stream named 20150601" and "deletes a log stream named 20150531" were set agains
 other."""
 
 
+_ITEM_NUMBER = re.compile(r"^\s*(?:\d+[.)]|\(\d+\))\s+")
+"""A numbered list item's own number ("1. Maximum length of a string…"): a new user of
+SQLite's limits page was told the sources disagree, "1" against 1,000,000,000."""
+
+
 def _values(sentence: str) -> set[str]:
     """The numbers ``sentence`` states as values: those inside names (:data:`_NAME_NUMBER`)
-    are not."""
-    return numbers(_NAME_NUMBER.sub(" ", sentence))
+    and a list item's number are not."""
+    return numbers(_NAME_NUMBER.sub(" ", _ITEM_NUMBER.sub(" ", sentence)))
 
 
 def _sentences(passage: ContextPassage) -> list[tuple[str, dict[str, str]]]:
