@@ -8,14 +8,18 @@ hide text a reader *can* open: tab panels, "show syntax diagram" boxes (SQLite's
 ``hideorshow(…)``), a body hidden until a script runs. So:
 
 * an element hidden by the ``hidden`` attribute (not ``hidden="until-found"``, which the
-  browser's find reveals), an inline style (``display:none``, ``visibility:hidden``,
-  ``font-size:0``, ``opacity:0``) or a screen-reader-only class (:data:`UNSEEN_CLASSES`) is
-  dropped when it is inline (a ``span`` or a link in running text: nothing on the page opens
-  it);
+  browser's find reveals), an inline style that hides it (:func:`style_hides`), a
+  screen-reader-only or framework class (:data:`UNSEEN_CLASSES`, :data:`HIDING_CLASSES`) or a
+  class the page's own ``<style>`` hides (:func:`stylesheet_classes`) is dropped when it is
+  inline (a ``span`` or a link in running text: nothing on the page opens it);
 * a hidden block (``div``, ``section``, ``p``…) is kept when a reader can open it: a tab
-  panel (``role="tabpanel"``), one a control on the page names (``aria-controls``, a
-  ``data-target``, an ``href="#id"``, or an ``onclick``-style handler that mentions its id),
-  or one holding most of the page's text (a page shown by its script); any other is dropped.
+  panel (``role="tabpanel"``), one a control names (:func:`named_by_controls`: an
+  ``aria-controls``, a ``data-target``, an ``href="#id"``, or an ``onclick``-style handler
+  that mentions its id), or one holding :data:`MOST` of the page's text (a page shown by its
+  script); any other is dropped.
+
+Not judged: stylesheets the page links to, and a block opened by a control that is itself
+inside a hidden block nothing opens.
 
 Comments, ``<template>`` and ``<noscript>`` never reach the text (the loader strips them).
 """
@@ -96,6 +100,7 @@ class Hints:
 
 
 def read_hints(tree: LexborHTMLParser) -> Hints:
+    """The :class:`Hints` of ``tree`` (call before the loader strips buttons and styles)."""
     return Hints(named_by_controls(tree), stylesheet_classes(tree))
 
 
