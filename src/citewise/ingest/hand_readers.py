@@ -48,13 +48,9 @@ def readers_changed(previous: Document, document: Document) -> str:
             "ingest (--groups or its --meta line)")
 
 
-def _given(document: Document) -> list[str] | None:
-    return document.ingest_groups
-
-
 def set_by_hand(document: Document) -> bool:
     """Whether ``document``'s readers were changed since its last ingest."""
-    given = _given(document)
+    given = document.ingest_groups
     return given is not None and sorted(document.acl_groups) != given
 
 
@@ -82,7 +78,7 @@ with many pages restricted by hand printed a line for each on every ingest)."""
 def kept_note(document: Document, index_option: str) -> str | None:
     """The note for a document whose readers an ingest kept (:func:`with_hand_readers`),
     naming the command that gives it the ingest's readers; None for any other."""
-    given = _given(document)
+    given = document.ingest_groups
     if given is None or sorted(document.acl_groups) == given:
         return None
     ingest = ",".join(given) or "(none)"

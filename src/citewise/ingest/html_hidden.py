@@ -192,14 +192,10 @@ def _ancestor_ids(node: LexborNode) -> set[str] | None:
     for _ in range(MAX_CONTROL_DEPTH):
         if at is None:
             return ids
-        if _is_element_node(at) and (ident := at.attributes.get("id")):
+        if not at.tag.startswith("-") and (ident := at.attributes.get("id")):
             ids.add(ident)
         at = at.parent
     return ids if at is None else None
-
-
-def _is_element_node(node: LexborNode) -> bool:
-    return not node.tag.startswith("-")
 
 
 _TAG = re.compile(r"""<\s*(/?)\s*([A-Za-z][\w-]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(/?)\s*>""",
