@@ -568,3 +568,21 @@ def test_sqlite_s_fancy_table_of_contents_is_not_text() -> None:
     blocks = HtmlLoader().load(page.encode(), Path("cli.html")).blocks
     assert not [b for b in blocks if b.anchor == "toc_sub"]
     assert "Run sqlite3 with a file name." in [b.text for b in blocks]
+
+
+def test_a_page_title_drawn_as_text_above_the_first_heading_is_not_a_chunk() -> None:
+    """A new user of SQLite's documentation: 134 pages draw their title in a
+    ``div.fancy_title`` above the first heading, so "SQLite Autoincrement" alone was a chunk,
+    the first hit of a search for "sqlite autoincrement". A page with no heading keeps it."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><head><title>SQLite Autoincrement</title></head><body><div '
+            'class="fancy_title">SQLite Autoincrement</div><h1 id="summary">1. Summary</h1>'
+            '<p>SQLite Autoincrement costs extra CPU.</p></body></html>')
+    parsed = HtmlLoader().load(page.encode(), Path("autoinc.html"))
+    assert [b.text for b in parsed.blocks] == ["1. Summary",
+                                               "SQLite Autoincrement costs extra CPU."]
+    assert all(parsed.text[b.start:b.end] == b.text for b in parsed.blocks)
+    alone = ('<html><head><title>Notes</title></head><body><div>Notes</div><p>Keep this.</p>'
+             '</body></html>')
+    assert "Notes" in HtmlLoader().load(alone.encode(), Path("n.html")).text

@@ -9,6 +9,7 @@ holds by construction, keeps the heading stack (``heading_path``) and enforces
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from citewise.errors import IngestError, LimitExceededError
@@ -133,6 +134,28 @@ class DocumentBuilder:
             kind=kind, text=text, start=start, end=self._length,
             heading_path=self._path, anchor=anchor, level=level, page=page,
             header_lines=header_lines))
+
+    def drop_title_lead(self, title: str) -> None:
+        """Drop the text blocks before the first heading that only repeat ``title``, when a
+        heading follows: the page's title drawn as text (SQLite's ``div.fancy_title`` on 134
+        pages). Each was a chunk of its own, "SQLite Autoincrement" and nothing else, first
+        in a search for "sqlite autoincrement"; the title already heads every chunk."""
+        first = next((i for i, b in enumerate(self._blocks) if b.kind == "heading"), 0)
+        same = " ".join(title.split()).casefold()
+        lead = {i for i, b in enumerate(self._blocks[:first])
+                if b.kind == "text" and " ".join(b.text.split()).casefold() == same}
+        if not lead:
+            return
+        blocks = [b for i, b in enumerate(self._blocks) if i not in lead]
+        self._parts, self._blocks, self._length = [], [], 0
+        for block in blocks:
+            if self._parts:
+                self._parts.append(SEPARATOR)
+                self._length += len(SEPARATOR)
+            self._parts.append(block.text)
+            self._blocks.append(replace(block, start=self._length,
+                                        end=self._length + len(block.text)))
+            self._length += len(block.text)
 
     def build(self, *, title: str, fmt: str, metadata: Mapping[str, Any] | None = None,
               pages: int | None = None, empty_hint: str = "") -> ParsedDocument:

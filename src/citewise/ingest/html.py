@@ -119,6 +119,7 @@ class HtmlLoader:
                            fallback=name_title(path))
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
+        builder.drop_title_lead(title)
         if "redirect_to" in metadata and not builder.has_blocks():
             builder.add("text", f"Redirect to {metadata['redirect_to']}")
         return builder.build(title=title, fmt=self.format, metadata=metadata,
