@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from citewise.ingest.boilerplate import profile, strip
 from citewise.ingest.builder import DocumentBuilder
+from citewise.types import ParsedDocument
 
 
 def page(title: str, body: str, extra_heading: bool = True):
@@ -80,6 +81,36 @@ def test_a_menu_one_folder_repeats_goes_its_prose_stays() -> None:
     assert [b.text for b in strip(pages[3], site).blocks] == [
         "Api 0", "Api 0 does one thing.", "Returns 0 on success."]
     assert not {top, api} & profile(pages).blocks  # one folder: under half of the batch
+
+
+def test_a_banner_above_the_first_heading_of_a_folders_pages_goes() -> None:
+    """A new user of SQLite's documentation: "SQLite C Interface" (a link to the API's
+    introduction above the first heading of its 350 C API pages, under half of the batch)
+    was a chunk of its own 209 times. Text after a heading stays, and a page with no
+    heading keeps its lead."""
+    def api_page(name: str, lead: str = "SQLite C Interface") -> ParsedDocument:
+        b = DocumentBuilder()
+        b.add("text", lead)
+        b.heading(name, 2)
+        b.add("text", f"{name} opens a database.")
+        b.add("text", "Returns 0 on success.")
+        return b.build(title=name, fmt="html")
+
+    def plain(i: int) -> ParsedDocument:
+        b = DocumentBuilder()
+        b.add("text", "SQLite C Interface")
+        return b.build(title=f"Note {i}", fmt="html")
+
+    pages = ([api_page(f"sqlite3_f{i}") for i in range(4)]
+             + [_menu_page(f"Top {i}", f"- Item {i}", f"Top page {i}.") for i in range(6)])
+    folders = ["c3ref"] * 4 + ["."] * 6
+    site = profile(pages, folders)
+    assert "SQLite C Interface" in site.blocks
+    assert "Returns 0 on success." not in site.blocks
+    assert [b.text for b in strip(pages[0], site).blocks] == [
+        "sqlite3_f0", "sqlite3_f0 opens a database.", "Returns 0 on success."]
+    notes = profile([plain(i) for i in range(4)] + pages[4:], ["notes"] * 4 + ["."] * 6)
+    assert "SQLite C Interface" not in notes.blocks  # no heading: the pages' own text
 
 
 def test_a_label_a_page_repeats_under_its_sections_is_content() -> None:

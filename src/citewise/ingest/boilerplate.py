@@ -19,9 +19,11 @@ repetition across the pages of one ingest batch (:func:`profile`):
   top pages, another for its ``html/`` API pages, neither on half the batch): a list or
   table whose exact text occurs on at least :data:`MIN_SHARE` of the pages of its folder,
   and on at least :data:`MIN_PAGES`, is boilerplate too, unless two pages hold it twice
-  (Node's "- <string>", the type under each function). Text repeated within a folder is
-  kept: a sentence every page of an API reference repeats ("Returns 0 on success") is
-  content, and so is an admonition's "Warning";
+  (Node's "- <string>", the type under each function). So is a banner above the first
+  heading of those pages (SQLite's "SQLite C Interface", a link to the API's introduction
+  atop its 350 C API pages: each was a chunk of its own). Other text repeated within a
+  folder is kept: a sentence every page of an API reference repeats ("Returns 0 on
+  success") is content, and so is an admonition's "Warning";
 * a title prefix or suffix after a separator (`` - ``, `` — ``, `` | ``…), or a suffix in
   parentheses (Texinfo's "Simple Example (libffi: the portable foreign function interface
   library)"), shared by as many titles is cut from them.
@@ -143,12 +145,20 @@ def _twice(page: ParsedDocument, candidates: set[str]) -> set[str]:
 
 
 def _folder_menus(pages: Sequence[ParsedDocument]) -> set[str]:
-    """The lists and tables repeated on enough of one folder's pages."""
+    """The lists and tables, and the banners above the first heading, repeated on enough of
+    one folder's pages."""
     counts: Counter[str] = Counter()
     for page in pages:
         counts.update({b.text for b in page.blocks if b.kind in ("list", "table")})
+        counts.update(_banners(page))
     need = _threshold(len(pages))
     return {text for text, n in counts.items() if n >= need} if len(pages) >= MIN_PAGES else set()
+
+
+def _banners(page: ParsedDocument) -> set[str]:
+    """The text blocks above the page's first heading (none when it has no heading)."""
+    first = next((i for i, b in enumerate(page.blocks) if b.kind == "heading"), 0)
+    return {b.text for b in page.blocks[:first] if b.kind == "text"}
 
 
 def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:
