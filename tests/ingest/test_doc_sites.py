@@ -586,3 +586,37 @@ def test_a_page_title_drawn_as_text_above_the_first_heading_is_not_a_chunk() -> 
     alone = ('<html><head><title>Notes</title></head><body><div>Notes</div><p>Keep this.</p>'
              '</body></html>')
     assert "Notes" in HtmlLoader().load(alone.encode(), Path("n.html")).text
+
+
+def test_an_edition_of_many_pages_with_an_introduction_of_its_own_is_skipped() -> None:
+    """SQLite ships ``capi3ref.html``, its C API pages again on one page under two
+    paragraphs of its own ("This same content is also available split out into lots of
+    small pages"): indexed, it was 1,300 chunks copying the API pages. A page repeating a
+    few pages under paragraphs of its own (a guide's next version) stays."""
+    from citewise.ingest.builder import DocumentBuilder
+    from citewise.ingest.duplicates import single_page_editions
+
+    def page(title: str, sections: list[tuple[str, list[str]]], intro: list[str] = ()):
+        builder = DocumentBuilder()
+        builder.heading(title, 1)
+        for text in intro:
+            builder.add("text", text)
+        for heading, texts in sections:
+            builder.heading(heading, 2)
+            for text in texts:
+                builder.add("text", text)
+        return builder.build(title=title, fmt="html")
+
+    def api(n: int):
+        return [(f"sqlite3_f{i}", [f"The function sqlite3_f{i} does task number {i} {j}."
+                                   for j in range(3)]) for i in range(n)]
+    intro = ["This page is intended to be a precise and detailed specification.",
+             "This same content is also available split out into lots of small pages."]
+    parts = api(60)
+    pages = [(Path(f"c3ref/f{i}.html"), page(f"f{i}", [part])) for i, part in enumerate(parts)]
+    pages.append((Path("capi3ref.html"), page("C API", parts, intro)))
+    assert single_page_editions(pages) == [Path("capi3ref.html")]
+    few = [(Path(f"guide/v{i}.html"), page(f"v{i}", parts[20 * i:20 * i + 20]))
+           for i in range(3)]
+    few.append((Path("guide/v3.html"), page("v3", parts, intro)))
+    assert single_page_editions(few) == []

@@ -150,6 +150,12 @@ MIN_EDITION_BLOCKS = 50
 MIN_EDITION_SOURCES = 3
 MAX_OWN_SHARE = 0.02
 MAX_OWN_PROSE_SHARE = 0.001
+MANY_SOURCES = 20
+"""A page repeating this many pages or more is a site's edition even with paragraphs of its
+own above its second heading: its introduction (SQLite's ``capi3ref.html``, its 350 C API
+pages again, says "This same content is also available split out into lots of small
+pages": two own paragraphs of 1,322 passages kept it, 1,300 chunks copying the C API
+pages). A guide's next version repeats a few versions, never this many."""
 _MIN_PASSAGE = 40  # characters: shorter blocks ("Returns: <string>") repeat by chance
 
 
@@ -168,19 +174,28 @@ def single_page_editions(pages: Sequence[tuple[Path, ParsedDocument]],
     passages = [{b.text: b.kind for b in parsed.blocks if b.kind != "heading"
                  and len(b.text) >= _MIN_PASSAGE and b.text not in chrome}
                 for _, parsed in pages]
+    intros = [_intro(parsed) for _, parsed in pages]
     kept_at: dict[str, int] = {}  # a passage: the first page that stays and holds it
     out: list[int] = []
     for index in sorted(range(len(pages)), key=lambda i: len(passages[i])):
         texts = passages[index]
         sources = {kept_at[t] for t in texts if t in kept_at
                    and len(passages[kept_at[t]]) < len(texts)}
-        own = [kind for t, kind in texts.items() if t not in kept_at
+        own = [(t, kind) for t, kind in texts.items() if t not in kept_at
                or len(passages[kept_at[t]]) >= len(texts)]
+        prose = [t for t, kind in own if kind == "text"
+                 and not (len(sources) >= MANY_SOURCES and t in intros[index])]
         if len(texts) >= MIN_EDITION_BLOCKS and len(sources) >= MIN_EDITION_SOURCES and \
                 len(own) <= MAX_OWN_SHARE * len(texts) and \
-                own.count("text") <= MAX_OWN_PROSE_SHARE * len(texts):
+                len(prose) <= MAX_OWN_PROSE_SHARE * len(texts):
             out.append(index)
             continue
         for text in texts:
             kept_at.setdefault(text, index)
     return [pages[index][0] for index in sorted(out)]  # in the batch's order
+
+
+def _intro(parsed: ParsedDocument) -> set[str]:
+    """The texts above the page's second heading (none when it has fewer than two)."""
+    heads = [i for i, b in enumerate(parsed.blocks) if b.kind == "heading"][:2]
+    return {b.text for b in parsed.blocks[:heads[1]]} if len(heads) == 2 else set()
