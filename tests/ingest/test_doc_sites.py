@@ -237,8 +237,8 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
-            "print.html), a site's 404 page or a page that repeats the others whole (as Node's "
-            "all.html), e.g. print.html; name one to ingest it") in out.output
+            "print.html), a site's 404 or search page, or a page that repeats the others "
+            "whole (as Node's all.html), e.g. print.html; name one to ingest it") in out.output
     listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["print.html", "search.html"]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
@@ -620,3 +620,31 @@ def test_an_edition_of_many_pages_with_an_introduction_of_its_own_is_skipped() -
            for i in range(3)]
     few.append((Path("guide/v3.html"), page("v3", parts, intro)))
     assert single_page_editions(few) == []
+
+
+def test_a_sphinx_search_page_is_skipped_not_failed(tmp_path: Path, monkeypatch) -> None:
+    """A new user of Kea's documentation (Sphinx): its ``search.html`` has no text for a
+    reader without JavaScript, so the folder's ingest reported "1 failed"; borg's and
+    rsyslog's were a chunk of "Please activate JavaScript to enable the search
+    functionality." A page about search stays."""
+    import json
+
+    site = build(tmp_path, "mdbook")
+    (site / "search.html").write_text(
+        '<html><head><title>Search &mdash; Widget 1.0 documentation</title></head><body>'
+        '<div role="main"><h1 id="search-documentation">Search</h1><noscript><div '
+        'id="fallback" class="admonition warning"><p>Please activate JavaScript to enable '
+        'the search functionality.</p></div></noscript><div id="search-results"></div>'
+        '</div></body></html>')
+    (site / "searching.html").write_text(
+        '<html><head><title>Search tips</title></head><body><h1>Search tips</h1><p>Quote '
+        'a phrase to find it whole.</p><div id="search-results"></div></body></html>')
+    db = tmp_path / "i.db"
+    ingest = ingest_cli(db, monkeypatch)
+    out = ingest(str(site), "--groups", "public")
+    assert out.exit_code == 0 and "failed" not in out.output.replace("0 failed", ""), out.output
+    assert "a site's 404 or search page" in out.output
+    listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
+    assert listed["noindex"] == ["search.html"]
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert "searching.html" in {d.doc_id for d in engine.store.list_documents()}

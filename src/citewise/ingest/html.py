@@ -48,7 +48,13 @@ from citewise.ingest.builder import (
 )
 from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
-from citewise.ingest.html_chrome import drop_chrome, is_chrome_id, mark_stability, space_badges
+from citewise.ingest.html_chrome import (
+    drop_chrome,
+    is_chrome_id,
+    is_search_page,
+    mark_stability,
+    space_badges,
+)
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
 from citewise.ingest.html_hidden import drop_hidden, read_hints
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
@@ -120,6 +126,10 @@ class HtmlLoader:
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
         builder.drop_title_lead(title)
+        if is_search_page(tree, title, builder.text_so_far()):
+            metadata["robots"] = "noindex"  # skipped by a folder's ingest, listed
+            if not builder.has_blocks():
+                builder.add("text", title)
         if "redirect_to" in metadata and not builder.has_blocks():
             builder.add("text", f"Redirect to {metadata['redirect_to']}")
         return builder.build(title=title, fmt=self.format, metadata=metadata,

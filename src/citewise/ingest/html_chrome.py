@@ -246,3 +246,18 @@ def is_chrome_id(value: str) -> bool:
     """Whether an ``id`` names a page wrapper or chrome (:data:`CHROME_ID_WORDS`)."""
     words = [w for w in re.split(r"[-_]", value.strip().lower()) if w]
     return bool(words) and all(w in CHROME_ID_WORDS for w in words)
+
+
+SEARCH_PAGE_CHARS = 1_000
+_TITLE_HEAD = re.compile(r"\s+[-—–|·:]\s+")  # "Search — Kea 2.2.0 documentation"
+
+
+def is_search_page(tree: LexborHTMLParser, title: str, text: str) -> bool:
+    """A site's search page: Sphinx's ``search.html`` (a ``#search-results`` box its script
+    fills, a title "Search" before the site's name, a line of help at most). Indexed, borg's and
+    rsyslog's were a chunk of "Please activate JavaScript to enable the search
+    functionality."; Kea's, with no text at all, failed the ingest of the folder."""
+    return (_TITLE_HEAD.split(title, 1)[0].strip().casefold() == "search"
+            and len(text) <= SEARCH_PAGE_CHARS
+            and tree.css_first("#search-results") is not None)
+
