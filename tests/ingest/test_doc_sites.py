@@ -237,8 +237,9 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
-            "print.html), a site's 404 or search page, or a page that repeats the others "
-            "whole (as Node's all.html), e.g. print.html; name one to ingest it") in out.output
+            "print.html), a site's 404, search or cross-reference page, or a page that repeats "
+            "the others whole (as Node's all.html), e.g. print.html; name one to ingest it") \
+        in out.output
     listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["print.html", "search.html"]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
@@ -643,8 +644,32 @@ def test_a_sphinx_search_page_is_skipped_not_failed(tmp_path: Path, monkeypatch)
     ingest = ingest_cli(db, monkeypatch)
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0 and "failed" not in out.output.replace("0 failed", ""), out.output
-    assert "a site's 404 or search page" in out.output
+    assert "a site's 404, search or cross-reference page" in out.output
     listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["search.html"]
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert "searching.html" in {d.doc_id for d in engine.store.list_documents()}
+
+
+def test_a_generated_cross_reference_list_is_not_text() -> None:
+    """A new user of SQLite's documentation: its four ``doc_*_crossref.html`` pages, lists of
+    "--safe command-line option → changes.html#version_3_37_0", were 2,363 chunks (16 % of
+    its index), and an answer quoted dot-commands from one. A page that is little else is
+    marked noindex (a folder's ingest skips it); a list of links named by what they open,
+    and the prose around a cross-reference, stay."""
+    from citewise.ingest.html import HtmlLoader
+
+    xref = "".join(f"<li>option {i} &rarr; <a href='cli.html#o{i}'>cli.html#o{i}</a>"
+                   f" <a href='news.html'>news.html</a></li>" for i in range(30))
+    page = f"<html><head><title>Keyword Crossreference</title></head><body><ul>{xref}</ul>"
+    parsed = HtmlLoader().load((page + "<p>Updated daily.</p></body></html>").encode(),
+                               Path("doc_keyword_crossref.html"))
+    assert "cli.html#o3" not in parsed.text and parsed.metadata.get("robots") == "noindex"
+    prose = " ".join(["The CLI reads one command per line and runs it."] * 60)
+    mixed = HtmlLoader().load((page + f"<p>{prose}</p></body></html>").encode(),
+                              Path("cli.html"))
+    assert "cli.html#o3" not in mixed.text and "robots" not in mixed.metadata
+    named = "".join(f"<li><a href='c3ref/f{i}.html'>sqlite3_f{i}</a></li>" for i in range(30))
+    funcs = HtmlLoader().load(f"<html><body><h1>Functions</h1><ul>{named}</ul></body></html>"
+                              .encode(), Path("funclist.html"))
+    assert "sqlite3_f29" in funcs.text and "robots" not in funcs.metadata

@@ -50,7 +50,9 @@ from citewise.ingest.content import decode_text
 from citewise.ingest.doc_names import name_title
 from citewise.ingest.html_chrome import (
     drop_chrome,
+    drop_link_indexes,
     is_chrome_id,
+    is_link_index_page,
     is_search_page,
     mark_stability,
     space_badges,
@@ -107,6 +109,7 @@ class HtmlLoader:
         tree.strip_tags(STRIP_TAGS)
         drop_hidden(tree, hints)
         drop_chrome(tree)
+        indexes = drop_link_indexes(tree)
         space_badges(tree)
         mark_stability(tree)
         _spell_out_links(tree)
@@ -126,7 +129,8 @@ class HtmlLoader:
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
         builder.drop_title_lead(title)
-        if is_search_page(tree, title, builder.text_so_far()):
+        if is_search_page(tree, title, builder.text_so_far()) or \
+                is_link_index_page(indexes, builder.text_so_far()):
             metadata["robots"] = "noindex"  # skipped by a folder's ingest, listed
             if not builder.has_blocks():
                 builder.add("text", title)

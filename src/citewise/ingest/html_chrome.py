@@ -73,6 +73,42 @@ def drop_chrome(tree: LexborHTMLParser) -> None:
     doomed.remove()  # (decided everything before freeing any node)
 
 
+LINK_INDEX_LINKS = 20
+
+
+def drop_link_indexes(tree: LexborHTMLParser) -> int:
+    """Remove the generated cross-references (:func:`_is_link_index`); the characters of
+    text removed (a page that was little else is one, :func:`is_link_index_page`)."""
+    judged, doomed = Marks(), Marks()
+    removed = 0
+    for node in tree.css("ul, ol"):  # ancestors first; the outermost lists judged only,
+        if judged.inside(node):  # each link read once (lists nest 256 deep)
+            continue
+        judged.mark(node)
+        if _is_link_index(node):
+            doomed.mark(node)
+            removed += len(node.text(deep=True))
+    doomed.remove()
+    return removed
+
+
+def is_link_index_page(removed: int, text: str) -> bool:
+    """A page whose generated cross-references held nine tenths of its text or more."""
+    return removed > 0 and len(text) * 9 <= removed
+
+
+def _is_link_index(node: LexborNode) -> bool:
+    """A generated cross-reference: a list of :data:`LINK_INDEX_LINKS` links or more, nine
+    in ten showing their own address as their text ("--safe command-line option →
+    changes.html#version_3_37_0"). SQLite's four ``doc_*_crossref.html`` pages were 2,363
+    chunks of them, 16 % of its index, and an answer quoted three dot-commands from one."""
+    links = node.css("a[href]")
+    if len(links) < LINK_INDEX_LINKS:
+        return False
+    own = sum((a.text() or "").strip() == (a.attrs.get("href") or "").strip() for a in links)
+    return own >= 0.9 * len(links)
+
+
 def _is_popup(node: LexborNode) -> bool:
     """A help or popup box named by its id alone (mdBook's ``mdbook-help-container``: its
     "Keyboard shortcuts / Press ← or → to navigate between chapters" opened every page's
