@@ -232,16 +232,55 @@ def test_symlinks_out_of_the_ingest_folder_are_skipped(tmp_path: Path) -> None:
     root = docs_with(tmp_path, {"ok.md": "# Ok\n\nFine.\n", "sub/in.md": "# In\n\nInside.\n"})
     (root / "leak.md").symlink_to(outside / "secret.md")
     (root / "dir").symlink_to(outside / "more", target_is_directory=True)
-    (root / "alias.md").symlink_to(root / "sub" / "in.md")  # inside the root: fine
+    (root / "alias.md").symlink_to(root / "sub" / "in.md")  # inside: read at its own path
     (outside / "theme.css").write_text("body {}", encoding="utf-8")
     (root / "theme.css").symlink_to(outside / "theme.css")  # not read either way: no warning
     db = tmp_path / "i.db"
     out = ingest(db, str(root), "--groups", "staff")
-    assert set(acl_of(db)) == {"ok.md", "sub/in.md", "alias.md"}
+    assert set(acl_of(db)) == {"ok.md", "sub/in.md"}
     skipped = [line for line in out.splitlines() if "outside" in line and "skipped" in line]
     assert len(skipped) == 2 and all("--follow-symlinks" in line for line in skipped)
     ingest(db, str(root), "--groups", "staff", "--follow-symlinks")
-    assert set(acl_of(db)) == {"ok.md", "sub/in.md", "alias.md", "leak.md", "dir/deep.md"}
+    assert set(acl_of(db)) == {"ok.md", "sub/in.md", "leak.md", "dir/deep.md"}  # alias.md:
+    # its file is indexed at its own path already (refused as a second name of it)
+
+
+def test_a_symlink_to_a_restricted_file_inside_the_folder_keeps_its_readers(
+        tmp_path: Path) -> None:
+    """A security review: ``pub/notes.md -> ../hr/salary.md`` (hr by the sidecar), a link to a
+    file ``--exclude`` leaves out and ``pub/salaries.txt -> ../hr/salaries.csv`` (a type not
+    read) were each indexed with pub/'s readers, everyone, with no warning. A link to a file
+    inside the folder is skipped with a note; the file is read at its own path."""
+    root = docs_with(tmp_path, {"hr/salary.md": SALARY, "pub/ok.md": "# Ok\n\nFine.\n",
+                                "private/plan.md": "# Plan\n\nzqplan merger.\n",
+                                "hr/salaries.csv": "name,salary\nceo,900000\n"})
+    (root / "pub" / "notes.md").symlink_to(Path("..") / "hr" / "salary.md")
+    (root / "pub" / "plan-notes.md").symlink_to(Path("..") / "private" / "plan.md")
+    (root / "pub" / "salaries.txt").symlink_to(Path("..") / "hr" / "salaries.csv")
+    meta = sidecar(tmp_path, {"path": "hr/", "groups": ["hr"]})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "everyone", "--meta", str(meta),
+                 "--exclude", "private")
+    assert acl_of(db) == {"hr/salary.md": ("default", ["hr"]),
+                          "pub/ok.md": ("default", ["everyone"])}, out
+    assert "skipped 3 symlink(s) to files inside the folder" in out
+
+
+def test_a_chain_of_folders_deeper_than_the_walk_goes_is_skipped_with_a_note(
+        tmp_path: Path) -> None:
+    """A security review: a chain of 2,100 folders held an ingest past 2 minutes."""
+    from citewise.ingest.walk import MAX_DEPTH, discover
+
+    root = docs_with(tmp_path, {"ok.md": "# Ok\n\nFine.\n"})
+    deep = root
+    for _ in range(MAX_DEPTH + 5):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    (deep / "bottom.md").write_text("# Bottom\n\nDeep.\n", encoding="utf-8")
+    notes: list[str] = []
+    found = discover([root], notes=notes)
+    assert [f.name for _, f in found] == ["ok.md"]
+    assert any(f"more than {MAX_DEPTH} folders deep" in n for n in notes), notes
 
 
 def test_symlink_loops_end(tmp_path: Path) -> None:

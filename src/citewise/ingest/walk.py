@@ -1,9 +1,11 @@
 """Which files an ingest reads: a folder's supported files, walked once.
 
 Hidden entries are skipped; symlinks that lead outside the folder are skipped with a note
-unless ``follow_symlinks``; pipes, sockets and devices, names that are not UTF-8 and
-unreadable folders get a note each; ``--exclude`` globs leave out files and subfolders
-(:func:`excluded`). A file named on its own is its own entry.
+unless ``follow_symlinks``, and so are symlinks to files inside it (the file is read at its
+own path, with its own readers and excludes); folders deeper than :data:`MAX_DEPTH`, pipes,
+sockets and devices, names that are not UTF-8 and unreadable folders get a note each;
+``--exclude`` globs leave out files and subfolders (:func:`excluded`). A file named on its
+own is its own entry.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     are not walked (a note counts them)."""
     found: list[tuple[Path, Path]] = []
     left: list[Path] = []
+    aliases: list[tuple[Path, Path]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             found.extend((path, f) for f in sorted(_walk(path, follow_symlinks, notes,
-                                                          skipped, exclude, left)))
+                                                          skipped, exclude, left, aliases)))
         elif path.is_file():
             if (shown := _not_utf8(path)) is not None:  # its id could not be stored
                 raise ConfigError(f"{shown}: its name is not valid UTF-8. Fix: `mv` it to a "
@@ -55,6 +58,11 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     if left and notes is not None:
         notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
                      + first_few([str(p) for p in left], more=", …"))
+    if aliases and notes is not None:
+        notes.append(f"skipped {len(aliases)} symlink(s) to files inside the folder, each file "
+                     f"read at its own path with its own readers (e.g. {aliases[0][0]} -> "
+                     f"{aliases[0][1]}). Fix: pass --follow-symlinks to also index a link "
+                     "under its own name, with the readers of where it sits")
     return found
 
 
@@ -68,14 +76,20 @@ def excluded(rel: str, patterns: Sequence[str]) -> bool:
                for p in patterns)
 
 
+MAX_DEPTH = 128
+"""Deepest folder a walk enters: a security review's chain of 2,100 folders held an ingest
+past 2 minutes (each folder's path resolved again, one ``lstat`` a level)."""
+
+
 def _walk(root: Path, follow: bool, notes: list[str] | None,
           skipped: list[Path] | None = None, exclude: Sequence[str] = (),
-          left: list[Path] | None = None) -> Iterator[Path]:
+          left: list[Path] | None = None,
+          aliases: list[tuple[Path, Path]] | None = None) -> Iterator[Path]:
     real_root = root.resolve()
-    seen = {real_root}
-    stack = [root]
+    seen = {_key(root.stat())}  # folders walked, by (device, inode)
+    stack = [(root, 0)]
     while stack:
-        folder = stack.pop()
+        folder, depth = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
@@ -105,6 +119,10 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 continue
             if target is not None:
                 inside = target == real_root or real_root in target.parents
+                if inside and is_file and not follow:  # a security review's pub/notes.md ->
+                    if aliases is not None:  # ../hr/salary.md took pub/'s readers
+                        aliases.append((path, target))
+                    continue
                 if not inside and not follow:
                     if not is_dir and not is_supported(path):  # not read either way
                         if skipped is not None and is_file:
@@ -114,16 +132,20 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                         notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
                                      "Fix: pass --follow-symlinks to index it")
                     continue
-                if is_dir and (target in seen or (inside and not follow)):
+                if is_dir and (_key(entry.stat()) in seen or (inside and not follow)):
                     continue  # a cycle, or a folder the walk reaches anyway
             if is_dir and entry.name in TEMPLATE_DIRS:
                 if notes is not None:
                     notes.append(f"{path}: a Sphinx theme's templates, not documentation; "
                                  "skipped. Fix: ingest the folder itself to index it")
                 continue
+            if is_dir and depth + 1 > MAX_DEPTH:
+                if notes is not None:
+                    notes.append(f"{path}: more than {MAX_DEPTH} folders deep; skipped")
+                continue
             if is_dir:
-                seen.add(path.resolve())
-                stack.append(path)
+                seen.add(_key(entry.stat()))
+                stack.append((path, depth + 1))
             elif is_file and is_supported(path) and not is_named_licence(entry.name) \
                     and not is_requirements(entry.name):
                 yield path  # a font's OPEN-SANS-LICENSE.txt is no document (stop 51 said
@@ -132,6 +154,10 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 skipped.append(path)
             elif not is_dir and not is_file and notes is not None:
                 notes.append(f"{path}: not a regular file (a pipe, socket or device); skipped")
+
+
+def _key(stat: os.stat_result) -> tuple[int, int]:
+    return stat.st_dev, stat.st_ino
 
 
 def _not_utf8(path: Path) -> str | None:
