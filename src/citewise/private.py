@@ -7,6 +7,7 @@ creating the database file 0600 before SQLite opens it covers all three.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_module
 from pathlib import Path
@@ -41,10 +42,17 @@ def open_private(path: str | Path, *, binary: bool = False, own: bool = True) ->
     folder, and ``citewise log export --out`` there wrote every tenant's questions into a
     file its planter owned and read (a symlink: any file the exporter may write). What is no
     regular file (``/dev/null``, a pipe, ``/dev/stdout``) is written as it is: neither
-    truncated nor narrowed (a review's root run set ``/dev/null`` to 0600 for every user)."""
+    truncated nor narrowed (a review's root run set ``/dev/null`` to 0600 for every user);
+    but not a pipe another user made (a review's ``mkfifo`` at the ``--out`` path read a
+    whole request-log export), and not a pipe with no reader (a planted ``keys.json.lock``
+    hung ``keys add``)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, PRIVATE_MODE)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                     PRIVATE_MODE)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise ConfigError(f"{path} is a pipe no one reads; not written. Fix: write to a "
+                              "new path") from exc
         if not os.path.islink(path):
             raise
         if not _stream(path):
@@ -55,6 +63,12 @@ def open_private(path: str | Path, *, binary: bool = False, own: bool = True) ->
         stat = os.fstat(fd)
         if stat_module.S_ISREG(stat.st_mode):
             _narrow(fd, stat, path, own)
+        elif (stat_module.S_ISFIFO(stat.st_mode) or stat_module.S_ISSOCK(stat.st_mode)) \
+                and stat.st_uid != os.geteuid():
+            raise ConfigError(f"{path} is a pipe another user made, who could read what is "
+                              "written; not written. Fix: remove it first, or write to a "
+                              "new path")
+        os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise

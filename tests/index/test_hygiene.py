@@ -140,6 +140,61 @@ def test_an_output_is_not_written_through_a_symlink_nor_into_another_users_file(
         pass
 
 
+def test_an_output_is_not_written_into_another_users_pipe_nor_a_pipe_no_one_reads(
+        tmp_path, monkeypatch):
+    """A security review: another user's ``mkfifo`` at a shared ``--out`` path, read by them,
+    received a whole request-log export (only regular files had their owner checked); a
+    planted ``keys.json.lock`` pipe hung ``keys add``. The user's own pipe (``--out
+    >(gzip > x)``) is written as before."""
+    import contextlib
+    import threading
+
+    from citewise.errors import ConfigError
+
+    pipe = tmp_path / "requests.jsonl"
+    os.mkfifo(pipe)
+    with pytest.raises(ConfigError, match="a pipe no one reads"):
+        open_private(pipe, own=False)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(pipe, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(200):  # the reader's open() must be waiting before ours
+            try:
+                with open_private(pipe) as fh:
+                    fh.write("mine\n")
+                break
+            except ConfigError:
+                threading.Event().wait(0.01)
+    finally:
+        reader.join(timeout=10)
+    assert got == [b"mine\n"]
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)  # as if another user's
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        with pytest.raises(ConfigError):  # no reader yet or another's: never written
+            open_private(pipe)
+        for _ in range(200):
+            try:
+                open_private(pipe)
+            except ConfigError as exc:
+                if "another user made" in str(exc):
+                    break
+                threading.Event().wait(0.01)
+        else:
+            raise AssertionError("another user's pipe was opened")
+    finally:
+        with contextlib.suppress(OSError):  # let a reader still waiting end (none: ENXIO)
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=10)
+
+
 def test_secure_delete_is_on_and_purge_leaves_no_deleted_text(tmp_path):
     home = tmp_path / "index.db"
     ingest(home, tmp_path)
