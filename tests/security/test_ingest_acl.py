@@ -542,6 +542,8 @@ def test_readers_set_by_hand_outlive_a_routine_reingest(tmp_path: Path, workers:
     out = ingest(db, str(root), *run, "--strict")
     assert "salary.md: keeps the readers set by hand since its last ingest (groups hr)" in out
     assert f"`citewise acl --groups staff --db {db} -- salary.md`" in out
+    assert "nothing to do (each ingest keeps them)" in out  # never "give its ingest the
+    assert "(--groups" not in out  # same groups (--groups …)": that hands them back (review)
     (root / "salary.md").write_text(SALARY + "\nLevel 6: 130,000.\n", encoding="utf-8")
     ingest(db, str(root), *run)
     assert acl_of(db) == {"salary.md": ("default", ["hr"]), "travel.md": ("default", ["staff"])}

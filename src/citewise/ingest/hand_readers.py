@@ -77,7 +77,10 @@ with many pages restricted by hand printed a line for each on every ingest)."""
 
 def kept_note(document: Document, index_option: str) -> str | None:
     """The note for a document whose readers an ingest kept (:func:`with_hand_readers`),
-    naming the command that gives it the ingest's readers; None for any other."""
+    naming the command that gives it the ingest's readers; None for any other. Never
+    "give its ingest the same groups (--groups …)": a security review did, the ingest's
+    groups then matched, the readers were no longer set by hand, and the next routine
+    ingest of the folder gave the page its batch's readers."""
     given = document.ingest_groups
     if given is None or sorted(document.acl_groups) == given:
         return None
@@ -86,8 +89,8 @@ def kept_note(document: Document, index_option: str) -> str | None:
             f"{','.join(sorted(document.acl_groups)) or '(none)'}); this ingest gives groups "
             f"{ingest}. Fix: to give it this ingest's readers, `citewise acl --groups "
             f"{shlex.quote(','.join(given))} {index_option} -- {shlex.quote(document.doc_id)}`"
-            f" (or PUT /v1/documents/{document.doc_id}/acl); to keep these, give its ingest "
-            "the same groups (--groups or its --meta line)")
+            f" (or PUT /v1/documents/{document.doc_id}/acl); to keep these, nothing to do "
+            "(each ingest keeps them), or write them in its --meta sidecar line")
 
 
 def moved_problem(document: Document, moved: Document, index_option: str,
