@@ -241,6 +241,48 @@ def test_a_folder_other_users_may_write_or_own_is_refused(home: Path, tmp_path: 
             backup(str(home), str(theirs / "copy.db"))
 
 
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    import struct
+
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, who)
+                                           for tag, perm, who in entries)
+
+
+def test_a_folder_another_user_may_write_through_its_acl_is_refused(
+        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A security review: ``mkdir -m 700 bk; setfacl -m u:4242:rwx bk`` showed as
+    ``drwxrwx---+`` of group root (no other member, so its write bit counted for no one),
+    the backup was taken, and user 4242 swapped the copy and planted ``copy.db-wal``."""
+    from citewise.index.sqlite import backup as module
+
+    me, other = os.geteuid(), os.geteuid() + 4242
+    base = [(0x01, 7, 0xFFFFFFFF), (0x04, 0, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
+    named = _acl(*base, (0x02, 7, other), (0x10, 7, 0xFFFFFFFF))
+    assert module.acl_writers(named, me, lambda gid: False)
+    assert not module.acl_writers(_acl(*base, (0x02, 7, other), (0x10, 5, 0xFFFFFFFF)),
+                                  me, lambda gid: False)  # the mask takes write away
+    assert not module.acl_writers(_acl(*base, (0x02, 7, me), (0x10, 7, 0xFFFFFFFF)),
+                                  me, lambda gid: False)  # only this user
+    group = _acl(*base, (0x08, 7, 1234), (0x10, 7, 0xFFFFFFFF))
+    assert module.acl_writers(group, me, lambda gid: True)
+    assert not module.acl_writers(group, me, lambda gid: False)  # a private group
+    folder = tmp_path / "bk"
+    folder.mkdir(mode=0o700)
+    real = os.getxattr
+
+    def getxattr(path, name, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if Path(path) == folder and name == "system.posix_acl_access":
+            return named
+        return real(path, name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "getxattr", getxattr)
+    with pytest.raises(ConfigError, match="another user named in its access list"):
+        backup(str(home), str(folder / "copy.db"))
+    assert os.listdir(folder) == []
+    monkeypatch.undo()
+    assert [c.number for c in backup(str(home), str(folder / "copy.db"))] == [1, 2]
+
+
 def test_a_filesystem_without_hard_links_still_gets_its_backup(home: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch
                                                                ) -> None:

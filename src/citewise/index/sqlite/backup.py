@@ -28,7 +28,9 @@ import errno
 import os
 import shutil
 import stat
+import struct
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +103,7 @@ def _refuse_open_folder(folder: str) -> None:
     first = True
     while True:
         info = os.stat(path)
-        problem = _unsafe(info, last=first)
+        problem = _unsafe(info, last=first) or _acl_unsafe(path, info, last=first)
         if problem:
             raise ConfigError(f"{path} {problem}, who could swap or read a backup there. "
                               "Fix: back up into a folder only you (and root) own and may "
@@ -124,6 +126,36 @@ def _unsafe(info: os.stat_result, last: bool) -> str | None:
     if info.st_mode & stat.S_IWGRP and (last or not sticky) and _shared_group(info.st_gid):
         return "may be written by other users of its group"
     return None
+
+
+_ACL_USER, _ACL_GROUP, _ACL_MASK = 0x02, 0x08, 0x10  # tags of posix_acl_xattr_entry
+_ACL_WRITE = 0x02
+
+
+def _acl_unsafe(path: str, info: os.stat_result, last: bool) -> str | None:
+    """Why a folder's POSIX ACL (``setfacl -m u:NAME:rwx``) lets another user write it, or
+    None: a security review's 0700 folder with such an entry showed as ``drwxrwx---+`` of
+    group root, whose write bit counted for no one, and took the backup."""
+    if not last and info.st_mode & stat.S_ISVTX:
+        return None
+    try:
+        raw = os.getxattr(path, "system.posix_acl_access")
+    except OSError:
+        return None  # no ACL, or a file system without them
+    if acl_writers(raw, os.geteuid(), _shared_group):
+        return "may be written by another user named in its access list (setfacl)"
+    return None
+
+
+def acl_writers(raw: bytes, me: int, shared_group: Callable[[int], bool]) -> bool:
+    """Whether the ``system.posix_acl_access`` value ``raw`` lets a user other than ``me``
+    write: a named user's entry, or a named group's with another member, whose write the
+    mask leaves."""
+    entries = [struct.unpack_from("<HHI", raw, at) for at in range(4, len(raw) - 7, 8)]
+    mask = next((perm for tag, perm, _ in entries if tag == _ACL_MASK), 0x07)
+    return any(perm & mask & _ACL_WRITE and (
+        (tag == _ACL_USER and who != me) or (tag == _ACL_GROUP and shared_group(who)))
+        for tag, perm, who in entries)
 
 
 def _shared_group(gid: int) -> bool:
