@@ -58,7 +58,7 @@ from citewise.ingest.html_chrome import (
     space_badges,
 )
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
-from citewise.ingest.html_hidden import drop_hidden, read_hints
+from citewise.ingest.html_hidden import NEVER_RENDERED, drop_hidden, read_hints
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import short_term
 from citewise.ingest.languages import primary_language
@@ -68,7 +68,7 @@ from citewise.ingest.normalize import collapse, verbatim
 from citewise.types import ParsedDocument
 
 STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed",
-              "button"]
+              "button", *NEVER_RENDERED]
 """Removed with their text everywhere, also from inside headings and paragraphs: rustdoc puts
 ``<button>Copy item path</button>`` in every page's ``<h1>``, which put "Struct TokenStream
 Copy item path" in every heading path of the page."""

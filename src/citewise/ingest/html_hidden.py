@@ -13,10 +13,12 @@ hide text a reader *can* open: tab panels, "show syntax diagram" boxes (SQLite's
   class the page's own ``<style>`` hides (:func:`stylesheet_classes`) is dropped when it is
   inline (a ``span`` or a link in running text: nothing on the page opens it);
 * a hidden block (``div``, ``section``, ``p``…) is kept when a reader can open it: a tab
-  panel (``role="tabpanel"``), one a control names (:func:`named_by_controls`: an
-  ``aria-controls``, a ``data-target``, an ``href="#id"``, or an ``onclick``-style handler
-  that mentions its id), or one holding :data:`MOST` of the page's text (a page shown by its
-  script); any other is dropped.
+  panel (``role="tabpanel"`` on a page with tabs), one a visible control names
+  (:func:`named_by_controls`: an ``aria-controls``, a ``data-target``, an ``href="#id"``,
+  or an ``onclick``-style handler that mentions its id), or one holding :data:`MOST` of
+  the page's text (a page shown by its script); any other is dropped;
+* what browsers never draw (:data:`NEVER_RENDERED`: media fallbacks, ``<datalist>``…) is
+  stripped with the scripts.
 
 Not judged: stylesheets the page links to, and a block opened by a control that is itself
 inside a hidden block nothing opens.
@@ -43,15 +45,26 @@ HIDING_CLASSES = frozenset({"d-none", "hidden", "invisible", "is-hidden", "hide"
 """Framework classes that hide an element (Bootstrap's ``d-none``, Tailwind's ``hidden``…)."""
 _ZERO = r"(?:0+\.?0*|\.0+)"
 _TINY = r"(?:0*\.\d+|0+)"  # under one unit: "font-size:0.0001px"
+_FAINT = r"(?:0*\.0\d*|0+\.?0*)"  # under a tenth: "opacity:0.001", "scale(0.01)"
+_PX1 = r"(?:[01](?:\.0*)?(?:px)?)"  # "1px", "0"
 _END = r"\s*(?:!important)?\s*(?:;|$)"
 _HIDDEN_STYLE = re.compile(
     rf"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+    rf"|content-visibility\s*:\s*hidden"
     rf"|font-size\s*:\s*{_TINY}(?:px|pt)?{_END}|font-size\s*:\s*{_ZERO}[a-z%]*{_END}"
-    rf"|opacity\s*:\s*{_ZERO}%?{_END}|transform\s*:\s*scale[xy]?\(\s*{_ZERO}\s*[,)]"
-    rf"|clip-path\s*:\s*inset\(\s*50%|clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0"
-    rf"|color\s*:\s*transparent{_END}"
-    rf"|(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-\d{{3,}})")
-_BOXED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:width|height)\s*:\s*{_ZERO}[a-z%]*{_END}")
+    rf"|font-size\s*:\s*{_FAINT}(?:em|rem|ex|ch|vw|vh){_END}"
+    rf"|opacity\s*:\s*{_FAINT}{_END}|opacity\s*:\s*{_TINY}%{_END}"
+    rf"|filter\s*:\s*opacity\(\s*{_FAINT}%?\s*\)|zoom\s*:\s*{_FAINT}%?{_END}"
+    rf"|transform\s*:[^;]*scale[xy3d]?\(\s*{_FAINT}\s*[,)]"
+    rf"|transform\s*:[^;]*translate[xy3d]?\(\s*-\d{{4,}}"
+    rf"|clip-path\s*:\s*(?:inset\(\s*50%|(?:circle|ellipse)\(\s*{_ZERO}[a-z%]*\s*[)a])"
+    rf"|clip\s*:\s*rect\(\s*{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}\s*\)"
+    rf"|clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0"
+    rf"|color\s*:\s*(?:transparent|#[0-9a-f]{{3}}0|#[0-9a-f]{{6}}00"
+    rf"|(?:rgb|hsl)a?\([^)]*[,/]\s*{_ZERO}%?\s*\)){_END}"
+    rf"|(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-(?:\d{{3,}}|[5-9]\d(?:\.\d*)?r?em))")
+_BOXED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:width|height)\s*:\s*(?:{_ZERO}[a-z%]*|1px){_END}")
+_ESCAPE = re.compile(r"\\(?:([0-9a-f]{1,6})\s?|(.))", re.DOTALL)
 _CLIPPED = re.compile(r"(?:^|;)\s*overflow\s*:\s*hidden")
 _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
@@ -70,10 +83,22 @@ def style_hides(style: str) -> bool:
     """Whether an inline ``style`` hides its element: comments and escapes removed first
     (the review of this stop: ``display:/**/none``, ``display:n\\one``, ``font-size:.0px``,
     ``opacity:0%``, ``visibility:collapse``, ``color:transparent``, off-screen positions and
-    a zero-size box with its overflow hidden were all read)."""
-    text = _COMMENT.sub("", style).replace("\\", "").lower()
+    a zero-size box with its overflow hidden were all read; the next: hex escapes
+    ``display:\\6e one``, ``rgba(0,0,0,0)`` and ``#0000``, ``opacity:0.001`` and other
+    values under a tenth, ``0.01em`` text, ``zoom``, ``content-visibility:hidden``, the
+    classic ``clip:rect(1px,1px,1px,1px)``, ``clip-path:circle(0)``, a 1px box with its
+    overflow hidden, ``-99em`` and ``translateX(-99999px)``)."""
+    text = _ESCAPE.sub(_unescape, _COMMENT.sub("", style).lower())
     return bool(_HIDDEN_STYLE.search(text)
                 or (_BOXED.search(text) and _CLIPPED.search(text)))
+
+
+def _unescape(escape: re.Match[str]) -> str:
+    """One CSS escape as its character: ``\\6e`` (hex, a space after it eaten) is "n"."""
+    if escape[1] is None:
+        return escape[2]
+    code = int(escape[1], 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
 
 def stylesheet_classes(tree: LexborHTMLParser) -> frozenset[str]:
@@ -97,11 +122,14 @@ class Hints:
 
     opened: frozenset[str] = frozenset()
     classes: frozenset[str] = frozenset()
+    tabs: bool = False  # whether the page has tabs (role="tab") to open its tab panels
 
 
 def read_hints(tree: LexborHTMLParser) -> Hints:
     """The :class:`Hints` of ``tree`` (call before the loader strips buttons and styles)."""
-    return Hints(named_by_controls(tree), stylesheet_classes(tree))
+    classes = stylesheet_classes(tree)
+    return Hints(named_by_controls(tree, classes), classes,
+                 tree.css_first('[role="tab"]') is not None)
 
 
 def is_hidden(node: LexborNode, classes: frozenset[str] = frozenset()) -> bool:
@@ -136,15 +164,15 @@ def drop_hidden(tree: LexborHTMLParser, hints: Hints, whole_page: bool = True) -
     for node in candidates:  # ancestors first
         if dropped.inside(node):
             continue
-        if node.tag in INLINE_TAGS or not _openable(node, named, total):
+        if node.tag in INLINE_TAGS or not _openable(node, named, total, hints.tabs):
             dropped.mark(node)
     return dropped.remove()
 
 
-def _openable(node: LexborNode, named: frozenset[str], total: int) -> bool:
+def _openable(node: LexborNode, named: frozenset[str], total: int, tabs: bool) -> bool:
     attrs = node.attributes
-    if (attrs.get("role") or "").lower() == "tabpanel":
-        return True
+    if tabs and (attrs.get("role") or "").lower() == "tabpanel":
+        return True  # (a tab panel on a page with no tab opened by nothing: a review)
     ident = attrs.get("id")
     if ident and ident in named:
         return True
@@ -154,18 +182,25 @@ def _openable(node: LexborNode, named: frozenset[str], total: int) -> bool:
 _WORD = re.compile(r"[\w.:-]+")
 
 
-def named_by_controls(tree: LexborHTMLParser) -> frozenset[str]:
+_INVISIBLE = re.compile(r"[\s\u200b-\u200f\u2060-\u2064\ufeff\u00ad]+")
+
+
+def named_by_controls(tree: LexborHTMLParser,
+                      classes: frozenset[str] = frozenset()) -> frozenset[str]:
     """Every id a control may open: ids named by control attributes and ``#id`` links, and
     each word of event handlers (``hideorshow("x1863","x1864")``). A control counts when it
     has text or is a form control, and is not inside the element it names (the review of
     this stop: an empty ``<a href="#sec">`` inside the hidden block it named kept it;
-    ``label for`` names a form field and opens nothing). A control inside another hidden
-    box counts: SQLite's syntax diagrams open inside one another."""
+    ``label for`` names a form field and opens nothing), and is not hidden itself (by its
+    own attributes, or a class of ``classes``) nor a hidden input. A control inside another
+    hidden box counts: SQLite's syntax diagrams open inside one another."""
     named: set[str] = set()
     selector = ", ".join(f"[{a}]" for a in (*_CONTROL_ATTRS, *_HANDLERS)) + ", a[href^='#']"
     for node in tree.css(selector):
-        if not (node.tag in _CONTROL_TAGS or node.text(deep=True).strip()):
-            continue
+        if not (node.tag in _CONTROL_TAGS or _INVISIBLE.sub("", node.text(deep=True))):
+            continue  # (a review's link of one zero-width space named a hidden block)
+        if is_hidden(node, classes) or (node.attributes.get("type") or "").lower() == "hidden":
+            continue  # a control no one sees opens nothing (a review)
         around = _ancestor_ids(node)
         if around is None:
             continue
@@ -224,7 +259,13 @@ def tag_hides(raw: str) -> tuple[str, bool] | None:
     return name, element is not None and hides(element.attributes)
 
 
-NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "iframe", "svg", "title"})
+NEVER_RENDERED = ("video", "audio", "datalist", "noembed", "noframes", "rp", "annotation",
+                  "annotation-xml")
+"""Elements whose content a browser draws for no reader: the fallback inside ``<video>`` and
+``<audio>``, a ``<datalist>``'s options, ``<noembed>``, ``<noframes>``, ruby's ``<rp>``,
+MathML's annotations (a security review's planted sentences in each were indexed)."""
+NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "iframe", "svg", "title",
+                         *NEVER_RENDERED})
 """Inline tags whose content a browser never shows as the paragraph's text (a security
 review's ``<script>`` and ``<template>`` inside Markdown paragraphs were indexed)."""
 _VOID = frozenset({"br", "img", "hr", "input", "wbr", "meta", "link", "source", "area",
