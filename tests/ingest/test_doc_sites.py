@@ -673,3 +673,31 @@ def test_a_generated_cross_reference_list_is_not_text() -> None:
     funcs = HtmlLoader().load(f"<html><body><h1>Functions</h1><ul>{named}</ul></body></html>"
                               .encode(), Path("funclist.html"))
     assert "sqlite3_f29" in funcs.text and "robots" not in funcs.metadata
+
+
+def test_a_reference_entry_anchors_its_description_and_keeps_its_name() -> None:
+    """A new user of Postfix's documentation: postconf.5.html's 879 parameters
+    (``<dt><b><a name="message_size_limit">message_size_limit</a> (default: 10240000)</b>``)
+    sat under one heading with no anchor, every citation opened the top of a 14,000-line
+    page, and 228 chunks ended on a bare "name (default: …)" line. An entry's anchor (an
+    ``<a name>`` inside its term) now anchors its whole description, and a name with its
+    default is joined to its first paragraph."""
+    from citewise.ingest.html import HtmlLoader
+
+    entries = "".join(
+        f'<DT><b><a name="{name}">{name}</a>\n(default: {default})</b></DT><DD><p>{first}</p>'
+        f"<p>{second}</p></DD>" for name, default, first, second in [
+            ("message_size_limit", "10240000", "The maximal size in bytes of a message.",
+             "Note: be careful when making changes."),
+            ("mailbox_size_limit", "51200000", "The maximal size of any local mailbox.",
+             "This limit must not be smaller than the message size limit.")])
+    page = (f"<html><body><h1>Postfix main.cf file format</h1><p>Parameters.</p><DL>{entries}"
+            "</DL><p>After the list.</p></body></html>")
+    blocks = HtmlLoader().load(page.encode(), Path("postconf.5.html")).blocks
+    anchors = {b.text: b.anchor for b in blocks}
+    assert anchors["message_size_limit (default: 10240000)\nThe maximal size in bytes of a "
+                   "message."] == "message_size_limit"
+    assert anchors["Note: be careful when making changes."] == "message_size_limit"
+    assert anchors["This limit must not be smaller than the message size limit."] == \
+        "mailbox_size_limit"
+    assert anchors["After the list."] is None

@@ -422,10 +422,8 @@ class _Walker:
         ``<a name>`` marker closing a paragraph starts for what follows (None: unchanged)."""
         tag = node.tag
         scope = self._scope(_anchor_of(node), outer)
-        if tag == "dt" and (term := short_term(node)) is not None:
-            self._pending()
-            self.term = (term, _anchor_of(node) or self._anchor(scope))
-            return
+        if tag == "dt":
+            return self._entry(node, scope, depth, in_article)
         if tag not in ("p", "dd") and depth < _MAX_DEPTH:
             self._pending()
         if tag in HEADINGS and _is_admonition_title(node):
@@ -449,6 +447,23 @@ class _Walker:
             self.container(node, scope, depth + 1, in_article or tag in _KEEP_HEADER_IN)
             if tag == "dd":
                 self._pending()
+
+    def _entry(self, node: LexborNode, scope: Scope, depth: int, in_article: bool) -> Scope:
+        """A ``<dt>``: joined with its description when short (:func:`short_term`); a term
+        with an anchor of its own (its id, or an ``<a name>`` inside it: Postfix's 879
+        ``<dt><b><a name="message_size_limit">message_size_limit</a> (default: …)</b>``)
+        anchors its description too, up to the next term (the scope returned)."""
+        own = _anchor_of(node) or next(
+            (a for inner in node.css("a[name], a[id]") if (a := _anchor_of(inner))), None)
+        term = short_term(node, entry=own is not None)
+        if term is not None:
+            self._pending()
+            self.term = (term, own or self._anchor(scope))
+        else:
+            if depth < _MAX_DEPTH:
+                self._pending()
+            self.container(node, scope, depth + 1, in_article)
+        return self._scope(own, None) if own else None
 
     def _heading(self, node: LexborNode, level: int, scope: Scope) -> None:
         text = heading_text(node)

@@ -21,17 +21,26 @@ from selectolax.lexbor import LexborNode
 from citewise.ingest.normalize import collapse
 
 MAX_TERM_CHARS = 40
+MAX_ENTRY_CHARS = 160
 MAX_TERM_WORDS = 4
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s")
 
 
-def short_term(node: LexborNode) -> str | None:
+_DEFAULT = re.compile(r"\s+\((?:default|defaults to)\b[^()]*\)$", re.IGNORECASE)
+
+
+def short_term(node: LexborNode, entry: bool = False) -> str | None:
     """The text of the ``<dt>`` ``node`` when it is a short name whose ``<dd>`` opens with a
-    paragraph (or text), else None (module docstring)."""
+    paragraph (or text), else None (module docstring). A name with its default after it,
+    ``message_size_limit (default: 10240000)``, is a name (``entry``: the term has an
+    anchor of its own, an entry of a reference, whose default may be long)."""
     text = collapse(node.text(deep=True))
-    if not text or len(text) > MAX_TERM_CHARS or len(text.split()) > MAX_TERM_WORDS:
+    name = _DEFAULT.sub("", text)
+    if not text or len(name) > MAX_TERM_CHARS or len(name.split()) > MAX_TERM_WORDS:
         return None
-    if text.startswith("-") or "(" in text or _NUMBERED.match(text) or text.endswith(":"):
+    if len(text) > MAX_TERM_CHARS and not (entry and len(text) <= MAX_ENTRY_CHARS):
+        return None
+    if text.startswith("-") or "(" in name or _NUMBERED.match(text) or text.endswith(":"):
         return None
     dd = _next_element(node)
     if dd is None or dd.tag != "dd":
