@@ -507,11 +507,13 @@ def test_of_two_copies_of_a_page_the_one_named_as_its_title_is_kept() -> None:
              (Path("configuring-npm/folders.html"), page("Folders", "Where npm puts.")),
              (Path("configuring-npm/npm-global.html"), page("Folders", "Where npm puts.")),
              (Path("index.html"), page("Guide", "Start.")),
-             (Path("zz.html"), page("Guide", "Start."))]
+             (Path("zz.html"), page("Guide", "Start.")),  # Postfix: its title after the
+             (Path("lmtp.8.html"), page("Postfix manual - smtp(8)", "Delivers.")),  # site's
+             (Path("smtp.8.html"), page("Postfix manual - smtp(8)", "Delivers."))]  # name
     assert duplicate_pages(pages) == {
         Path("configuring-npm/npm-json.html"): Path("configuring-npm/package-json.html"),
         Path("configuring-npm/npm-global.html"): Path("configuring-npm/folders.html"),
-        Path("index.html"): Path("zz.html")}
+        Path("index.html"): Path("zz.html"), Path("lmtp.8.html"): Path("smtp.8.html")}
 
 
 def test_docbook_asides_are_text_and_publican_page_navigation_is_not() -> None:

@@ -63,12 +63,19 @@ def duplicate_pages(pages: Sequence[tuple[Path, ParsedDocument]]) -> dict[Path, 
 
 
 def _preference(path: Path, title: str) -> tuple[bool, bool, int, str]:
-    """Not an ``index.html``, then a page named as its title (npm ships its package.json
-    page twice, as ``package-json.html``, the page its site publishes, and
-    ``npm-json.html``; every citation linked the second), then the shallowest, the first."""
+    """Not an ``index.html``, then a page named as its title or a part of it after the
+    site's name (npm ships its package.json page twice, as ``package-json.html``, the page
+    its site publishes, and ``npm-json.html``; every citation linked the second), then the
+    shallowest, the first."""
     stem = inner_path(path).stem
-    return (stem.lower() == "index", _named(stem) != _named(title), len(path.parts),
+    names = {_named(part) for part in (title, *_TITLE_PARTS.split(title))}
+    return (stem.lower() == "index", _named(stem) not in names, len(path.parts),
             path.as_posix())
+
+
+_TITLE_PARTS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
+"""A title's parts: "Postfix manual - smtp(8)" names ``smtp.8.html`` (a new user's
+citations of smtp(8) linked ``lmtp.8.html``, the same page, first by name)."""
 
 
 def _named(text: str) -> str:
