@@ -703,3 +703,27 @@ def test_a_reference_entry_anchors_its_description_and_keeps_its_name() -> None:
     assert anchors["This limit must not be smaller than the message size limit."] == \
         "mailbox_size_limit"
     assert anchors["After the list."] is None
+
+
+def test_a_list_of_the_page_s_own_sections_is_not_text() -> None:
+    """A new user of Postfix's documentation: its READMEs open with lists of their own
+    sections (``<li><a href="#server_tips">General mail receiving performance tips</a>``, no
+    class to name them), indexed on 35 pages and quoted as answers. A list of links to
+    sections named otherwise (Node's legacy ``assert.deepEqual()``…) is content."""
+    from citewise.ingest.html import HtmlLoader
+
+    toc = "".join(f'<li><a href="#{slug}">{name}</a></li>' for slug, name in [
+        ("tips", "General tips"), ("speedup", "Doing more work"), ("slow", "Slowing down")])
+    sections = "".join(f'<h2><a name="{slug}">{name}</a></h2><p>{name} text.</p>'
+                       for slug, name in [("tips", "General tips"),
+                                          ("speedup", "Doing more work"),
+                                          ("slow", "Slowing down")])
+    legacy = "".join(f'<li><a href="#assert_{n}">assert.{n}()</a></li>'
+                     for n in ("deepEqual", "equal", "notEqual"))
+    heads = "".join(f'<h3 id="assert_{n}">assert.{n}(actual, expected)</h3><p>Compares.</p>'
+                    for n in ("deepEqual", "equal", "notEqual"))
+    page = (f"<html><body><h1>Tuning</h1><p>Topics:</p><ul>{toc}</ul>{sections}<p>Legacy "
+            f"mode uses == in:</p><ul>{legacy}</ul>{heads}</body></html>")
+    text = HtmlLoader().load(page.encode(), Path("TUNING_README.html")).text
+    assert "- General tips" not in text and "General tips text." in text
+    assert "- assert.deepEqual()" in text

@@ -81,15 +81,52 @@ def drop_link_indexes(tree: LexborHTMLParser) -> int:
     text removed (a page that was little else is one, :func:`is_link_index_page`)."""
     judged, doomed = Marks(), Marks()
     removed = 0
+    headings: set[str] | None = None  # the page's headings, read when a list needs them
     for node in tree.css("ul, ol"):  # ancestors first; the outermost lists judged only,
         if judged.inside(node):  # each link read once (lists nest 256 deep)
             continue
         judged.mark(node)
-        if _is_link_index(node):
+        if _in_page_links(node) and headings is None:
+            headings = {_bare(h.text(deep=True)) for h in tree.css(_HEADING_TAGS)}
+        if _is_link_index(node) or _is_page_contents(node, headings or set()):
             doomed.mark(node)
             removed += len(node.text(deep=True))
     doomed.remove()
     return removed
+
+
+PAGE_CONTENTS_LINKS = 3
+
+
+def _in_page_links(node: LexborNode) -> list[LexborNode] | None:
+    """The list's links when there are :data:`PAGE_CONTENTS_LINKS` or more and each opens an
+    anchor of the page (``href="#…"``), else None."""
+    links = node.css("a[href]")
+    if len(links) < PAGE_CONTENTS_LINKS or not all(
+            (a.attrs.get("href") or "").startswith("#") for a in links):
+        return None
+    return links
+
+
+def _is_page_contents(node: LexborNode, headings: set[str]) -> bool:
+    """A list of this page's own sections: :func:`_in_page_links`, each named as a heading
+    of the page (``headings``, :func:`_bare`), with nine tenths of the list's text theirs.
+    Postfix's READMEs open with such lists and no class to name them: 35 pages' lists were
+    indexed and quoted as answers (the headings they repeat stay). Node's "legacy assertion
+    mode" list of ``assert.deepEqual()``… (headings with their arguments) is content."""
+    links = _in_page_links(node)
+    if links is None or not all(_bare(a.text(deep=True)) in headings for a in links):
+        return False
+    text = len("".join(node.text(deep=True).split()))
+    return text > 0 and sum(len("".join(a.text(deep=True).split())) for a in links) >= 0.9 * text
+
+
+_NUMBER = re.compile(r"^\s*(?:\d+[.)]?)+\s*")
+
+
+def _bare(text: str) -> str:
+    """A heading or link text compared: no section number, permalink sign or colon."""
+    return " ".join(_NUMBER.sub("", text).split()).strip(" ¶#§:").casefold()
 
 
 def is_link_index_page(removed: int, text: str) -> bool:
