@@ -229,7 +229,8 @@ def test_html_dropdown_menus_are_not_indexed_and_hidden_panels_stay(tmp_path):
             "class='dropdown-menu'><li>This keyword is available in sections :</li><li>"
             "<a href='#peers'>Peers</a></li></ul></span> keyword.</p>"
             "<div hidden='until-found'>FOUND</div><div role='tablist'><button role='tab'>"
-            "Linux</button></div><div style='display:none' role='tabpanel'>TAB</div><div style='display:none'>PLANTED</div></body></html>")
+            "Linux</button></div><div style='display:none' role='tabpanel'>TAB</div>"
+            "<div style='display:none'>PLANTED</div></body></html>")
     parsed = load_file(_write(tmp_path, "refunds.html", page))
     assert "available in sections" not in parsed.text
     assert "Available Languages" not in parsed.text  # Apache's bar, on each of 244 pages
