@@ -727,3 +727,21 @@ def test_a_list_of_the_page_s_own_sections_is_not_text() -> None:
     text = HtmlLoader().load(page.encode(), Path("TUNING_README.html")).text
     assert "- General tips" not in text and "General tips text." in text
     assert "- assert.deepEqual()" in text
+
+
+def test_line_numbers_drawn_beside_code_are_not_code() -> None:
+    """A new user of Kea's documentation (Sphinx, ``:linenos:``): 191 code chunks kept
+    Pygments' line numbers, an answer showed `` 43    "lease-database": {`` and another
+    "The Control Agent is required 131 // to run". Both of Pygments' layouts."""
+    from citewise.ingest.html import HtmlLoader
+
+    inline = ('<div class="highlight"><pre><span></span><span class="linenos"> 1</span>{\n'
+              '<span class="linenos"> 2</span>  "lease-database": {}\n</pre></div>')
+    table = ('<table class="highlighttable"><tr><td class="linenos"><div class="linenodiv">'
+             '<pre>1\n2</pre></div></td><td class="code"><div class="highlight"><pre>'
+             'http-port: 8000\nhttp-host: 127.0.0.1\n</pre></div></td></tr></table>')
+    page = f"<html><body><h1>Templates</h1><p>An example.</p>{inline}{table}</body></html>"
+    code = [b.text for b in HtmlLoader().load(page.encode(), Path("t.html")).blocks
+            if b.kind == "code"]
+    assert code[0] == '{\n  "lease-database": {}'
+    assert "http-port: 8000\nhttp-host: 127.0.0.1" in code[-1] and "1\n2" not in code[-1]

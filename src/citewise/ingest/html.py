@@ -72,6 +72,10 @@ STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "objec
 """Removed with their text everywhere, also from inside headings and paragraphs: rustdoc puts
 ``<button>Copy item path</button>`` in every page's ``<h1>``, which put "Struct TokenStream
 Copy item path" in every heading path of the page."""
+NOT_CODE = "pre .boring, pre .linenos, td.linenos, .linenodiv"
+"""mdBook's hidden example lines, and the line numbers Pygments draws beside code (Sphinx's
+``:linenos:``): a browser's copy skips them, and a new user of Kea's documentation was
+quoted `` 43    "lease-database": {`` and "The Control Agent is required 131 // to run"."""
 SKIP_TAGS = frozenset({"nav", "aside", "form", "footer", "button", "select", "textarea",
                        "dialog", "canvas", "head", "title", "meta", "link"})
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -113,7 +117,7 @@ class HtmlLoader:
         space_badges(tree)
         mark_stability(tree)
         _spell_out_links(tree)
-        for hidden in tree.css("pre .boring"):  # mdBook's hidden example lines
+        for hidden in tree.css(NOT_CODE):
             hidden.decompose()
         _code_lines(tree)
         for br in tree.css("br"):
