@@ -745,3 +745,29 @@ def test_line_numbers_drawn_beside_code_are_not_code() -> None:
             if b.kind == "code"]
     assert code[0] == '{\n  "lease-database": {}'
     assert "http-port: 8000\nhttp-host: 127.0.0.1" in code[-1] and "1\n2" not in code[-1]
+
+
+def test_a_bold_line_over_what_follows_titles_it_as_in_markdown() -> None:
+    """A new user of Kea's documentation: its 1,374 messages are
+    ``<p><strong>ALLOC_ENGINE_V4_ALLOC_FAIL_NO_POOLS</strong></p>``, a template, then what
+    the message means; 299 IDs were in no chunk with their meaning, and an answer explained
+    the message before. A bold line is a label (as Markdown's ``**Example 1: …**``) over
+    what follows it in its box, up to the next bold line; "Default: off" and a DocBook
+    aside's title (nothing after it in its box) stay text."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ("<html><body><h1>Messages</h1><div><p><strong>ALLOC_FAIL_NO_POOLS</strong></p>"
+            "<p>%1: no pools were available</p><blockquote><div><p>This warning is issued "
+            "when no pool fits.</p></div></blockquote><p><strong>ALLOC_RECLAIMED</strong></p>"
+            "<p>reclaimed lease %1</p><p><b>PRAGMA page_count;</b></p><p>Returns pages.</p>"
+            "</div><p>After the box.</p><p><strong>Default: off</strong></p><p>Turns it on."
+            "</p><div class='sidebar'><div class='titlepage'><p class='title'><strong>TIP "
+            "Exports</strong></p></div><div class='para'>Run exportfs.</div></div></body>"
+            "</html>")
+    blocks = HtmlLoader().load(page.encode(), Path("kea-messages.html")).blocks
+    path = {b.text: b.heading_path[1:] for b in blocks}
+    assert path["This warning is issued when no pool fits."] == ("ALLOC_FAIL_NO_POOLS",)
+    assert path["reclaimed lease %1"] == ("ALLOC_RECLAIMED",)
+    assert path["Returns pages."] == () and path["After the box."] == ()
+    assert [b.kind for b in blocks if b.text in ("Default: off", "TIP Exports")] == \
+        ["text", "text"]

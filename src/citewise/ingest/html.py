@@ -60,7 +60,8 @@ from citewise.ingest.html_chrome import (
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
 from citewise.ingest.html_hidden import NEVER_RENDERED, drop_hidden, read_hints
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
-from citewise.ingest.html_terms import short_term
+from citewise.ingest.html_terms import bold_line, short_term
+from citewise.ingest.labels import is_label
 from citewise.ingest.languages import primary_language
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.metadata import is_openable_link
@@ -358,6 +359,7 @@ class _Walker:
         self.headings: list[tuple[int, int, str | None, bool]] = []  # level, seq, id, adopted
         self.last_heading = 0  # seq of the last heading emitted
         self.term: tuple[str, str | None] | None = None  # a <dt> waiting for its text, own id
+        self.labelled = False  # whether the container walked now opened a bold label
 
     def _scope(self, ident: str | None, outer: Scope) -> Scope:
         if not ident:
@@ -380,6 +382,7 @@ class _Walker:
         Returns the scope at its end (an ``<a name>`` marker inside it starts one)."""
         inline: list[str] = []
         entry = scope
+        outer, self.labelled = self.labelled, False
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":
@@ -399,6 +402,10 @@ class _Walker:
                 self._flush(inline, scope)
                 scope = self._block(child, scope, depth, in_article) or scope
         self._flush(inline, scope)
+        if self.labelled:  # a bold label titles what follows it in this box only
+            self._pending()
+            self.builder.end_label()
+        self.labelled = outer
         return scope
 
     def _flush(self, inline: list[str], scope: Scope) -> None:
@@ -435,6 +442,13 @@ class _Walker:
                              anchor=self._anchor(scope))
         elif tag in HEADINGS:
             self._heading(node, HEADINGS[tag], scope)
+        elif tag == "p" and (bold := bold_line(node)) is not None and self.term is None:
+            self.builder.end_label()  # the next bold line ends a label, a label or not
+            if is_label(bold) and ":" not in bold:  # "Default: off" is a value, quoted
+                self.builder.label(bold, self._anchor(scope))
+                self.labelled = True
+            else:
+                self._text(bold, self._anchor(scope))
         elif tag == "p" or depth >= _MAX_DEPTH:
             self._text(collapse(node.text(deep=True)), self._anchor(scope))
             return self._scope(_trailing_marker(node), None) if tag == "p" else None

@@ -10,6 +10,9 @@ users-and-groups page asked which group reads /var/log and was told "this group"
 short name is joined (:func:`short_term`): an option (``--tool=<name>``), a signature with
 parentheses, a numbered table-of-contents entry and a long phrase stay as they were, kept
 with what follows by the chunker's lead rules.
+
+A paragraph that is one bold line over what follows it in its box (:func:`bold_line`) is
+likewise a name over its text: the HTML loader makes it a label, as Markdown's bold lines.
 """
 
 from __future__ import annotations
@@ -70,3 +73,31 @@ def _first_child(node: LexborNode) -> LexborNode | None:
             return child
         child = child.next
     return None
+
+
+_LABEL_PARENTS = frozenset({"body", "div", "section", "article", "main"})
+
+
+def bold_line(paragraph: LexborNode) -> str | None:
+    """The text of a paragraph of a page's body that is one bold span, a label when it
+    reads as one (:func:`~citewise.ingest.labels.is_label`), as Markdown's ``**Example 1:
+    …**`` lines:
+    Kea's 1,374 messages are ``<p><strong>ALLOC_ENGINE_V4_ALLOC_FAIL_NO_POOLS</strong></p>``
+    then their text, and a new user's chunks split 299 of them from what they mean (an
+    answer explained the message before). Not in a list, a table or a quote, and only
+    over what follows it in its own box (the walker ends the label with the box, or at
+    the next bold line: SQLite's "PRAGMA legacy_file_format;"). A line with a colon
+    is no label (rsyslog's "Default: off" is quoted as the parameter's default)."""
+    parent = paragraph.parent
+    if parent is None or parent.tag not in _LABEL_PARENTS:
+        return None
+    children = [c for c in paragraph.iter(include_text=True)
+                if c.tag != "-text" or (c.text_content or "").strip()]
+    if len(children) != 1 or children[0].tag not in ("strong", "b"):
+        return None
+    after = paragraph.next
+    while after is not None and after.tag.startswith(("-", "_")):
+        after = after.next
+    if after is None:
+        return None  # titles nothing in its box (DocBook's aside title: its own div)
+    return collapse(children[0].text(deep=True)) or None
