@@ -248,6 +248,15 @@ def test_an_option_named_after_a_value_names_the_option_it_belongs_to(tmp_path: 
     assert "Did you mean --mode bm25?" in searched.output, searched.output
 
 
+def test_a_user_option_is_answered_with_what_a_user_is(tmp_path: Path) -> None:
+    """Two new users' ``ask … --user bob`` were told to ask for the text "--user"."""
+    db = leave_index(tmp_path)
+    for command in ("ask", "search"):
+        out = CliRunner().invoke(cli, [command, "what is x", "--user", "bob", "--db", str(db)])
+        assert out.exit_code == 2 and "their --tenant and --groups" in out.output, out.output
+        assert "-- --user" not in out.output
+
+
 def test_text_that_looks_like_an_option_gets_a_hint(tmp_path: Path) -> None:
     """A new user's `citewise search "--mirror"` (wget's option) was refused with only
     "No such option '--mirror'"; a misspelt option keeps click's "Did you mean"."""

@@ -208,6 +208,12 @@ def _choice_named(command: click.Command, name: str) -> str | None:
     return None
 
 
+PERSON_OPTIONS = frozenset({"user", "username", "principal", "as", "who", "persona",
+                            "person", "role"})
+"""Options a new user guesses to ask as someone (two new users' ``--user bob`` was told to
+ask for the text "--user")."""
+
+
 class TextCommand(click.Command):
     """A command whose first argument is free text: text that looks like an option ("--mirror",
     a new user's search for wget's option) is refused by click with "No such option"; the
@@ -220,6 +226,11 @@ class TextCommand(click.Command):
         except click.NoSuchOption as exc:
             if choice := _choice_named(self, exc.option_name or ""):
                 exc.message += f" Did you mean {choice}?"
+            elif (exc.option_name or "").lstrip("-").lower() in PERSON_OPTIONS and \
+                    any(p.name == "groups" for p in self.params):
+                exc.message += (" A user is who they may read as: their --tenant and "
+                                "--groups (e.g. --tenant acme --groups staff,hr); the HTTP "
+                                "API's keys name users (`citewise keys add NAME`).")
             elif not exc.possibilities:  # not a misspelt option
                 name = exc.option_name or ""  # the whole text, not click's "-k" of "-k 2,2n"
                 text = next((a for a in given if name and a.startswith(name)), name)
