@@ -361,3 +361,41 @@ def test_white_header_cells_stay_and_hidden_defaults_hide(tmp_path):
     d.add_paragraph("Shown in its own style.", style="List Bullet").runs[0].font.hidden = False
     text = load_file(_save(d, tmp_path / "n.docx")).text
     assert "Visible paragraph." not in text and "Shown in its own style." in text
+
+
+def test_a_redaction_drawn_in_the_text_s_own_colour_is_not_read(tmp_path):
+    """A second security review: a name "redacted" with a black highlight (black bars in
+    Word and LibreOffice) was quoted to every reader ("…pushed by contractor Jane Roe");
+    white text on a white highlight or on FEFEFE shading, a 1 % character width and a size
+    written "1pt" were read too. Yellow-highlighted black text stays."""
+    from docx.enum.text import WD_COLOR_INDEX
+    from docx.shared import RGBColor
+
+    def prop(run, tag: str, **attrs: str) -> None:
+        element = OxmlElement(tag)
+        for name, value in attrs.items():
+            element.set(qn(f"w:{name}"), value)
+        run._r.get_or_add_rPr().append(element)
+
+    d = docx.Document()
+    p = d.add_paragraph("The outage was caused by a firewall rule pushed by ")
+    black = p.add_run("REDACTED1 Jane Roe")
+    black.font.color.rgb = RGBColor(0, 0, 0)
+    black.font.highlight_color = WD_COLOR_INDEX.BLACK
+    p.add_run(" on Friday.")
+    white = d.add_paragraph().add_run("WHITE2 on a white highlight.")
+    white.font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    white.font.highlight_color = WD_COLOR_INDEX.WHITE
+    near = d.add_paragraph().add_run("NEAR3 on FEFEFE.")
+    near.font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    prop(near, "w:shd", val="clear", fill="FEFEFE")
+    prop(d.add_paragraph().add_run("NARROW4 at 1 %."), "w:w", val="1")
+    prop(d.add_paragraph().add_run("SIZE5 at 1pt."), "w:sz", val="1pt")
+    marked = d.add_paragraph().add_run("Marked in yellow stays.")
+    marked.font.color.rgb = RGBColor(0, 0, 0)
+    marked.font.highlight_color = WD_COLOR_INDEX.YELLOW
+    text = load_file(_save(d, tmp_path / "incident.docx")).text
+    for gone in ("REDACTED1", "Jane Roe", "WHITE2", "NEAR3", "NARROW4", "SIZE5"):
+        assert gone not in text, gone
+    assert "pushed by  on Friday." in text or "pushed by on Friday." in text, text
+    assert "Marked in yellow stays." in text

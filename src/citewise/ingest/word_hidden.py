@@ -21,6 +21,15 @@ _OFF = ("0", "false", "off")
 MIN_HALF_POINTS = 4
 """Runs of this size or less (in half-points: 2 pt) are too small to read."""
 _WHITE = ("ffffff",)  # shading fills that put nothing behind the text
+MIN_SCALE = 10
+"""Character widths (``w:w``, percent) at or under which a run is a dot, not text."""
+_HIGHLIGHTS = {"black": "000000", "white": "ffffff", "darkgray": "808080",
+               "lightgray": "c0c0c0", "yellow": "ffff00", "green": "00ff00", "cyan": "00ffff",
+               "magenta": "ff00ff", "blue": "0000ff", "red": "ff0000", "darkblue": "000080",
+               "darkcyan": "008080", "darkgreen": "008000", "darkmagenta": "800080",
+               "darkred": "800000", "darkyellow": "808000"}
+"""Word's highlight colours; a run of the colour of its highlight or shading is a
+"redaction" nobody can read (a security review's black-highlighted name was quoted)."""
 _HIDING = ("w:vanish",)
 
 
@@ -82,14 +91,29 @@ def _hidden(run: Any, styles: _StyleLook, para_style: str | None, shaded: bool) 
         value = _setting(chain, tag)
         if value is not None and value.lower() not in _OFF:
             return True
-    size = _setting(chain, "w:sz")
-    if size is not None and size.isdigit() and int(size) <= MIN_HALF_POINTS:
+    size = _half_points(_setting(chain, "w:sz"))
+    if size is not None and size <= MIN_HALF_POINTS:
         return True
-    highlight = _setting(chain, "w:highlight")
-    behind = shaded or _coloured(_setting(chain, "w:shd", "w:fill")) or \
-        (highlight is not None and highlight.lower() != "none")
-    return _white(_setting(chain, "w:color"), _setting(chain, "w:color", "w:themeColor")) \
-        and not behind
+    scale = _setting(chain, "w:w")  # character width, percent
+    if scale is not None and scale.isdigit() and int(scale) <= MIN_SCALE:
+        return True
+    color = _setting(chain, "w:color")
+    highlight = _HIGHLIGHTS.get((_setting(chain, "w:highlight") or "none").lower(), "")
+    fill = _setting(chain, "w:shd", "w:fill")
+    if color is not None and color.lower() in (highlight, (fill or "").lower()):
+        return True  # a "redaction": black on black (a review's incident report's name)
+    behind = shaded or _coloured(fill) or highlight not in ("", "ffffff")
+    return _white(color, _setting(chain, "w:color", "w:themeColor")) and not behind
+
+
+def _half_points(size: str | None) -> float | None:
+    """A ``w:sz`` in half-points: a number, or a measure in points ("1pt")."""
+    if size is None:
+        return None
+    try:
+        return float(size[:-2]) * 2 if size.lower().endswith("pt") else float(size)
+    except ValueError:
+        return None
 
 
 def _white(color: str | None, theme: str | None) -> bool:
@@ -106,8 +130,10 @@ def _white(color: str | None, theme: str | None) -> bool:
 
 
 def _coloured(fill: str | None) -> bool:
-    """Whether a shading ``fill`` puts a colour other than white behind the text."""
-    return fill is not None and fill.lower() not in ("auto", "on", *_WHITE)
+    """Whether a shading ``fill`` puts a colour other than white (or nearly: FEFEFE, a
+    review's) behind the text."""
+    return fill is not None and fill.lower() not in ("auto", "on", *_WHITE) \
+        and not _white(fill, None)
 
 
 def _setting(chain: list[Any], tag: str, attribute: str = "w:val") -> str | None:
