@@ -46,6 +46,18 @@ def test_invisible_tiny_and_off_page_text_is_not_indexed(tmp_path: Path) -> None
         assert gone not in text, gone
 
 
+def test_text_of_no_size_at_all_is_not_indexed(tmp_path: Path) -> None:
+    """A second security review: text at font size 0, or squeezed by ``0 Tz``, draws
+    nothing, and was indexed (only sizes above 0 and under 1 pt were judged)."""
+    path = tmp_path / "zero.pdf"
+    path.write_bytes(_pdf("\n".join([VISIBLE[0], _line(740, "PDFZERO zone E.", size=0),
+                                      _line(720, "PDFNOWIDTH zone F.", "0 Tz") + " BT 100 Tz ET",
+                                      VISIBLE[1]])))
+    text = load_file(path).text
+    assert "zone A at all times" in text and "site supervisor" in text
+    assert "PDFZERO" not in text and "PDFNOWIDTH" not in text
+
+
 def test_a_scan_s_invisible_ocr_layer_is_read(tmp_path: Path) -> None:
     """A scanned page draws its image and lays invisible OCR text over it: the only text
     there is."""

@@ -64,7 +64,7 @@ class Unseen:
         invisible = self.mode in INVISIBLE_MODES and not self.scanned
         self.hid_invisible |= invisible
         points = min(wide * self.stretch, tall)
-        hidden = invisible or 0 < points < MIN_POINTS
+        hidden = invisible or points < MIN_POINTS
         self.hid_any |= hidden
         return hidden
 
