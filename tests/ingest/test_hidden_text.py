@@ -130,6 +130,7 @@ def test_markdown_tags_with_quoted_angle_brackets_slashes_and_misnesting() -> No
 
 @pytest.mark.parametrize("hidden", [
     '<span style="display:\\6e one">', '<span style="display:\\00006E one">',
+    '<span style="display:\\4e one">',
     '<span style="color:rgba(0,0,0,0)">', '<span style="color:#0000">',
     '<span style="color:rgb(0 0 0 / 0%)">', '<span style="opacity:0.001">',
     '<span style="filter:opacity(0)">', '<span style="transform:scale(0.001)">',
@@ -151,7 +152,9 @@ def test_the_second_review_s_style_bypasses_are_hidden(hidden: str) -> None:
 @pytest.mark.parametrize("visible", [
     '<span style="opacity:0.5">', '<span style="font-size:0.9em">',
     '<span style="margin-left:-2em">', '<span style="transform:translateX(-50%)">',
-    '<span style="color:rgba(0,0,0,0.8)">', '<span style="height:1px">'])
+    '<span style="color:rgba(0,0,0,0.8)">', '<span style="height:1px">',
+    '<span style="color:rgb(0,0,0)">', '<span style="color:rgb(192,0,0)">',
+    '<span style="color: rgb(0 128 0)">'])  # blue 0 is no alpha (the review of this stop)
 def test_styles_a_reader_still_sees_keep_their_text(visible: str) -> None:
     text = html(f'<p>Set the port to 8080.{visible} Then restart.</span></p>')
     assert "Then restart." in text
@@ -170,5 +173,17 @@ def test_what_browsers_never_draw_and_controls_no_one_sees_open_nothing() -> Non
                 '<a href="#one" style="display:none">open</a><div id="one" hidden>'
                 'PLANTED one</div><input type="hidden" aria-controls="two"><div id="two" '
                 'hidden>PLANTED two</div><a href="#three">\u200b</a><div id="three" hidden>'
-                'PLANTED three</div><div role="tabpanel" hidden>PLANTED tab</div>')
+                'PLANTED three</div><div role="tabpanel" hidden>PLANTED tab</div>'
+                '<span role="tab" hidden></span>')  # a hidden, empty tab opens nothing
     assert "PLANTED" not in text and "Visible text of the page." in text
+
+
+def test_a_long_style_attribute_is_judged_in_linear_time() -> None:
+    """The review of this stop: a 260 KB style of repeated ``;color:rgb(`` took 47 s."""
+    import time
+
+    from citewise.ingest.html_hidden import style_hides
+
+    started = time.process_time()
+    style_hides("a:b" + ";color:rgb(" * 40_000)
+    assert time.process_time() - started < 2.0

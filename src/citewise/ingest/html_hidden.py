@@ -48,6 +48,8 @@ _TINY = r"(?:0*\.\d+|0+)"  # under one unit: "font-size:0.0001px"
 _FAINT = r"(?:0*\.0\d*|0+\.?0*)"  # under a tenth: "opacity:0.001", "scale(0.01)"
 _PX1 = r"(?:[01](?:\.0*)?(?:px)?)"  # "1px", "0"
 _END = r"\s*(?:!important)?\s*(?:;|$)"
+_PART = r"[\w.%]+"  # one colour component: "0", "50%", "120deg"
+_SEP = r"(?:\s*,\s*|\s+)"  # an alpha is the fourth ("rgba(0,0,0,0)", "rgb(0 0 0 / 0)")
 _HIDDEN_STYLE = re.compile(
     rf"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
     rf"|content-visibility\s*:\s*hidden"
@@ -61,10 +63,10 @@ _HIDDEN_STYLE = re.compile(
     rf"|clip\s*:\s*rect\(\s*{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}\s*\)"
     rf"|clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0"
     rf"|color\s*:\s*(?:transparent|#[0-9a-f]{{3}}0|#[0-9a-f]{{6}}00"
-    rf"|(?:rgb|hsl)a?\([^)]*[,/]\s*{_ZERO}%?\s*\)){_END}"
+    rf"|(?:rgb|hsl)a?\(\s*{_PART}{_SEP}{_PART}{_SEP}{_PART}\s*[,/]\s*{_ZERO}%?\s*\)){_END}"
     rf"|(?:text-indent|left|top|margin-left|margin-top)\s*:\s*-(?:\d{{3,}}|[5-9]\d(?:\.\d*)?r?em))")
 _BOXED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:width|height)\s*:\s*(?:{_ZERO}[a-z%]*|1px){_END}")
-_ESCAPE = re.compile(r"\\(?:([0-9a-f]{1,6})\s?|(.))", re.DOTALL)
+_ESCAPE = re.compile(r"\\(?:([0-9a-f]{1,6})\s?|(.))", re.DOTALL | re.IGNORECASE)
 _CLIPPED = re.compile(r"(?:^|;)\s*overflow\s*:\s*hidden")
 _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
@@ -88,7 +90,7 @@ def style_hides(style: str) -> bool:
     values under a tenth, ``0.01em`` text, ``zoom``, ``content-visibility:hidden``, the
     classic ``clip:rect(1px,1px,1px,1px)``, ``clip-path:circle(0)``, a 1px box with its
     overflow hidden, ``-99em`` and ``translateX(-99999px)``)."""
-    text = _ESCAPE.sub(_unescape, _COMMENT.sub("", style).lower())
+    text = _ESCAPE.sub(_unescape, _COMMENT.sub("", style)).lower()  # "\4e one" is "None"
     return bool(_HIDDEN_STYLE.search(text)
                 or (_BOXED.search(text) and _CLIPPED.search(text)))
 
@@ -128,8 +130,9 @@ class Hints:
 def read_hints(tree: LexborHTMLParser) -> Hints:
     """The :class:`Hints` of ``tree`` (call before the loader strips buttons and styles)."""
     classes = stylesheet_classes(tree)
-    return Hints(named_by_controls(tree, classes), classes,
-                 tree.css_first('[role="tab"]') is not None)
+    return Hints(named_by_controls(tree, classes), classes, any(
+        not is_hidden(tab, classes) and _INVISIBLE.sub("", tab.text(deep=True))
+        for tab in tree.css('[role="tab"]')))  # a hidden, empty tab opens nothing (review)
 
 
 def is_hidden(node: LexborNode, classes: frozenset[str] = frozenset()) -> bool:
