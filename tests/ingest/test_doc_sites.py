@@ -771,3 +771,30 @@ def test_a_bold_line_over_what_follows_titles_it_as_in_markdown() -> None:
     assert path["Returns pages."] == () and path["After the box."] == ()
     assert [b.kind for b in blocks if b.text in ("Default: off", "TIP Exports")] == \
         ["text", "text"]
+
+
+def test_a_term_with_no_anchor_ends_the_anchor_of_the_term_before() -> None:
+    """The review of this stop: Texinfo puts ids only on terms with index entries, and on
+    zsh's builtins page 745 blocks (bg, cd, echo…) cited the autoload entry's anchor."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><h2 id="builtins">Builtins</h2><dl><dt id="index-autoload">'
+            'autoload</dt><dd><p>Loads functions.</p></dd><dt>bg</dt><dd><p>Puts a job in '
+            'the background.</p></dd></dl></body></html>')
+    anchors = {b.text: b.anchor for b in HtmlLoader().load(page.encode(), Path("b.html")).blocks}
+    assert anchors["autoload\nLoads functions."] == "index-autoload"
+    assert anchors["bg\nPuts a job in the background."] == "builtins"
+
+
+def test_a_list_of_web_addresses_is_no_cross_reference() -> None:
+    """The review of this stop: a changelog whose items end in their issues' addresses (and
+    an install step's 22 mirrors) lost every item and the page was skipped."""
+    from citewise.ingest.html import HtmlLoader
+
+    items = "".join(f"<li>Fixed crash {i} when reading a proxy URL <a href='https://github.com"
+                    f"/x/y/issues/{i}'>https://github.com/x/y/issues/{i}</a></li>"
+                    for i in range(25))
+    page = f"<html><body><h1>Changes</h1><ul>{items}</ul></body></html>"
+    parsed = HtmlLoader().load(page.encode(), Path("changes.html"))
+    assert "Fixed crash 24 when reading a proxy URL" in parsed.text
+    assert "robots" not in parsed.metadata

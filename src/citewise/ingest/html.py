@@ -381,7 +381,7 @@ class _Walker:
         """Walk a container's children: flush loose inline text, dispatch block children.
         Returns the scope at its end (an ``<a name>`` marker inside it starts one)."""
         inline: list[str] = []
-        entry = scope
+        entry = termed = scope  # termed: the scope a term's own anchor started
         outer, self.labelled = self.labelled, False
         for child in node.iter(include_text=True):
             tag = child.tag
@@ -400,7 +400,11 @@ class _Walker:
                 continue
             else:
                 self._flush(inline, scope)
+                if tag == "dt" and scope is termed:  # a term with no anchor of its own
+                    scope = entry  # ends the one before's (a review: zsh's builtins all
+                    # cited autoload's); a marker between them (SQLite's) still names it
                 scope = self._block(child, scope, depth, in_article) or scope
+                termed = scope if tag == "dt" else termed
         self._flush(inline, scope)
         if self.labelled:  # a bold label titles what follows it in this box only
             self._pending()
