@@ -90,7 +90,7 @@ def drop_link_indexes(tree: LexborHTMLParser) -> int:
             headings = {_bare(h.text(deep=True)) for h in tree.css(_HEADING_TAGS)}
         if _is_link_index(node) or _is_page_contents(node, headings or set()):
             doomed.mark(node)
-            removed += len(node.text(deep=True))
+            removed += len(" ".join(node.text(deep=True).split()))
     doomed.remove()
     return removed
 
@@ -135,15 +135,21 @@ def is_link_index_page(removed: int, text: str) -> bool:
 
 
 def _is_link_index(node: LexborNode) -> bool:
-    """A generated cross-reference: a list of :data:`LINK_INDEX_LINKS` links or more, nine
-    in ten showing their own address as their text ("--safe command-line option →
-    changes.html#version_3_37_0"). SQLite's four ``doc_*_crossref.html`` pages were 2,363
-    chunks of them, 16 % of its index, and an answer quoted three dot-commands from one."""
+    """A generated cross-reference: a list of :data:`LINK_INDEX_LINKS` links or more to
+    pages of the site (no ``scheme:``), nine in ten showing their own address as their
+    text ("--safe command-line option → changes.html#version_3_37_0"), a third of its text
+    theirs (a changelog whose items end in their issues' web addresses is read). SQLite's
+    four ``doc_*_crossref.html`` pages were 2,363 chunks of them, 16 % of its index, and
+    an answer quoted three dot-commands from one."""
     links = node.css("a[href]")
     if len(links) < LINK_INDEX_LINKS:
         return False
-    own = sum((a.text() or "").strip() == (a.attrs.get("href") or "").strip() for a in links)
-    return own >= 0.9 * len(links)
+    hrefs = [(a.attrs.get("href") or "").strip() for a in links]
+    if any(":" in h.split("#", 1)[0] for h in hrefs):
+        return False  # a list of web addresses (a changelog's issue links, mirrors) is read
+    own = sum((a.text() or "").strip() == h for a, h in zip(links, hrefs, strict=True))
+    shown = sum(len("".join(a.text(deep=True).split())) for a in links)
+    return own >= 0.9 * len(links) and shown * 3 >= len("".join(node.text(deep=True).split()))
 
 
 def _is_popup(node: LexborNode) -> bool:
