@@ -151,8 +151,8 @@ def test_a_re_ingest_that_changes_who_may_read_a_document_says_so(tmp_path, work
             "-authors.rst: this ingest changes who may read it, from groups maintainers to "
             "users; if that was not meant, set them back on this index (`citewise acl "
             "--groups maintainers --db INDEX -- -authors.rst`, or PUT "
-            "/v1/documents/-authors.rst/acl) and give the same groups to its next ingest "
-            "(--groups or its --meta line)"]
+            "/v1/documents/-authors.rst/acl) and write those groups in its --meta sidecar "
+            "line"]
 
 
 def test_folders_named_together_link_under_base_url_with_their_folder(tmp_path):

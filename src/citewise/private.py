@@ -58,13 +58,19 @@ def open_private(path: str | Path, *, binary: bool = False, own: bool = True) ->
         if not _stream(path):
             raise ConfigError(f"{path} is a symbolic link; not written through. Fix: write "
                               "to the file it names, or to a new path") from exc
-        fd = os.open(path, os.O_WRONLY)  # /dev/stdout, /dev/fd/N: a stream, as asked
+        try:  # /dev/stdout, /dev/fd/N: a stream, as asked (never waiting for a reader)
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as inner:
+            if inner.errno == errno.ENXIO:
+                raise ConfigError(f"{path} leads to a pipe no one reads; not written. Fix: "
+                                  "write to a new path") from inner
+            raise
     try:
         stat = os.fstat(fd)
         if stat_module.S_ISREG(stat.st_mode):
             _narrow(fd, stat, path, own)
-        elif (stat_module.S_ISFIFO(stat.st_mode) or stat_module.S_ISSOCK(stat.st_mode)) \
-                and stat.st_uid != os.geteuid():
+        elif stat_module.S_ISFIFO(stat.st_mode) and stat.st_uid != os.geteuid() \
+                and not _handed(path):
             raise ConfigError(f"{path} is a pipe another user made, who could read what is "
                               "written; not written. Fix: remove it first, or write to a "
                               "new path")
@@ -75,6 +81,13 @@ def open_private(path: str | Path, *, binary: bool = False, own: bool = True) ->
     if binary:
         return os.fdopen(fd, "wb")
     return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def _handed(path: str | Path) -> bool:
+    """Whether ``path`` names a stream the caller handed in (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``): ``sudo citewise … --out /dev/stdout | less`` writes to the user's
+    pipe (the review of this stop)."""
+    return str(path).startswith(("/dev/", "/proc/"))
 
 
 def _stream(path: str | Path) -> bool:

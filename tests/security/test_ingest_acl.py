@@ -266,6 +266,22 @@ def test_a_symlink_to_a_restricted_file_inside_the_folder_keeps_its_readers(
     assert "skipped 3 symlink(s) to files inside the folder" in out
 
 
+def test_a_file_swapped_for_a_symlink_inside_the_folder_after_the_listing_is_not_read(
+        tmp_path: Path) -> None:
+    """The review of this stop: ``pub/notes.md`` swapped for a link to ``../hr/salary.md``
+    after the folder was listed was indexed as ``pub/notes.md`` (only links out of the folder
+    were refused at the read)."""
+    from citewise.errors import IngestError
+    from citewise.ingest.registry import load_file
+
+    root = docs_with(tmp_path, {"hr/salary.md": SALARY, "pub/notes.md": "# Notes\n\nOk.\n"})
+    notes = root / "pub" / "notes.md"
+    notes.unlink()
+    notes.symlink_to(Path("..") / "hr" / "salary.md")
+    with pytest.raises(IngestError, match="became a symlink"):
+        load_file(notes, within=root.resolve())
+
+
 def test_a_chain_of_folders_deeper_than_the_walk_goes_is_skipped_with_a_note(
         tmp_path: Path) -> None:
     """A security review: a chain of 2,100 folders held an ingest past 2 minutes."""
@@ -448,7 +464,8 @@ def test_a_file_swapped_for_a_symlink_after_the_folder_was_listed_is_not_read(tm
     (root / "sub").symlink_to(outside / "sub", target_is_directory=True)
     (root / "pipe.md").unlink()
     os.mkfifo(root / "pipe.md")
-    for doc_id, why in (("zzz.md", "leads outside"), ("sub/a.md", "leads outside"),
+    for doc_id, why in (("zzz.md", "leads outside|became a symlink"),
+                        ("sub/a.md", "leads outside"),
                         ("pipe.md", "not a regular file")):
         with pytest.raises(IngestError, match=why):
             items[doc_id].load()

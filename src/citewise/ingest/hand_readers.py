@@ -44,8 +44,8 @@ def readers_changed(previous: Document, document: Document) -> str:
     return (f"{document.doc_id}: this ingest changes who may read it, from groups "
             f"{who(previous)} to {who(document)}; if that was not meant, set them back on this "
             f"index (`citewise acl --groups {groups} {INDEX_OPTION} -- {doc}`, or PUT "
-            f"/v1/documents/{document.doc_id}/acl) and give the same groups to its next "
-            "ingest (--groups or its --meta line)")
+            f"/v1/documents/{document.doc_id}/acl) and write those groups in its --meta "
+            "sidecar line")
 
 
 def set_by_hand(document: Document) -> bool:

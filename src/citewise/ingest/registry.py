@@ -215,9 +215,14 @@ def _read_limited(path: Path, max_bytes: int, within: Path | None = None) -> byt
     folder: a file swapped for a symlink to a server file after ``ingest`` listed the folder
     was indexed (security review)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if within is not None:  # a walked file swapped for a symlink after the listing, even to
+        flags |= getattr(os, "O_NOFOLLOW", 0)  # a restricted file inside (a review)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and within is not None:
+            raise IngestError("it became a symlink after the folder was listed; not read. "
+                              "Fix: ingest again (a symlink is skipped with a note)") from None
         fix = "check the path" if exc.errno == errno.ENOENT else "check its permissions"
         raise IngestError(f"cannot read file: {exc.strerror or exc}; {fix}") from None
     info = os.fstat(fd)

@@ -112,6 +112,7 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
             try:  # a symlink loop or a dangling link: its own note, not a crash of the walk
                 is_dir, is_file = entry.is_dir(), entry.is_file()
                 target = path.resolve(strict=True) if entry.is_symlink() else None
+                key = _key(entry.stat()) if is_dir else None  # (a folder it may not enter)
             except (OSError, RuntimeError) as exc:
                 if notes is not None:
                     why = getattr(exc, "strerror", None) or "a symlink loop"
@@ -132,7 +133,7 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                         notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
                                      "Fix: pass --follow-symlinks to index it")
                     continue
-                if is_dir and (_key(entry.stat()) in seen or (inside and not follow)):
+                if is_dir and (key in seen or (inside and not follow)):
                     continue  # a cycle, or a folder the walk reaches anyway
             if is_dir and entry.name in TEMPLATE_DIRS:
                 if notes is not None:
@@ -143,8 +144,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 if notes is not None:
                     notes.append(f"{path}: more than {MAX_DEPTH} folders deep; skipped")
                 continue
-            if is_dir:
-                seen.add(_key(entry.stat()))
+            if is_dir and key is not None:
+                seen.add(key)
                 stack.append((path, depth + 1))
             elif is_file and is_supported(path) and not is_named_licence(entry.name) \
                     and not is_requirements(entry.name):
