@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from citewise.ingest.builder import SEPARATOR
+from citewise.ingest.builder import SEPARATOR, TITLE_SEPARATORS
 from citewise.types import Block, ParsedDocument
 
 MIN_PAGES = 3
@@ -47,7 +47,6 @@ MIN_SHARE = 0.5
 MIN_TWICE_PAGES = 2
 """Pages that must hold a repeated text twice for it to be content: one page with its footer
 drawn twice (a review) kept the footer on every page."""
-_TITLE_SEPARATORS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
 _PAREN_SUFFIX = re.compile(r"\s+\([^()]+\)$")
 
 
@@ -96,7 +95,7 @@ def _affix(titles: Sequence[str], pages: int) -> tuple[str | None, str | None]:
     suffixes: Counter[str] = Counter()
     prefixes: Counter[str] = Counter()
     for title in titles:
-        seps = list(_TITLE_SEPARATORS.finditer(title))
+        seps = list(TITLE_SEPARATORS.finditer(title))
         if seps:
             suffixes[title[seps[-1].start():]] += 1
             prefixes[title[:seps[0].end()]] += 1

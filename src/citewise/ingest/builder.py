@@ -8,6 +8,7 @@ holds by construction, keeps the heading stack (``heading_path``) and enforces
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,9 @@ from citewise.types import Block, BlockKind, ParsedDocument
 SEPARATOR = "\n\n"
 DEFAULT_MAX_BLOCKS = 50_000
 DEFAULT_MAX_NESTING = 256
+TITLE_SEPARATORS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
+"""What parts a page title joins ("Search — Kea 2.2.0 documentation", "Postfix manual -
+smtp(8)"): the site's name is one part (boilerplate, duplicates, a site's search page)."""
 
 
 class DocumentBuilder:

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from citewise.ingest.builder import TITLE_SEPARATORS
 from citewise.ingest.registry import inner_path
 from citewise.types import ParsedDocument
 
@@ -68,14 +69,10 @@ def _preference(path: Path, title: str) -> tuple[bool, bool, int, str]:
     its site publishes, and ``npm-json.html``; every citation linked the second), then the
     shallowest, the first."""
     stem = inner_path(path).stem
-    names = {_named(part) for part in (title, *_TITLE_PARTS.split(title))}
+    names = {_named(part) for part in (title, *TITLE_SEPARATORS.split(title))}
     return (stem.lower() == "index", _named(stem) not in names, len(path.parts),
             path.as_posix())
 
-
-_TITLE_PARTS = re.compile(r"\s+(?:[-—–|·:]|::)\s+")
-"""A title's parts: "Postfix manual - smtp(8)" names ``smtp.8.html`` (a new user's
-citations of smtp(8) linked ``lmtp.8.html``, the same page, first by name)."""
 
 
 def _named(text: str) -> str:

@@ -12,6 +12,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from citewise.ingest.builder import TITLE_SEPARATORS
 from citewise.ingest.html_marks import Marks
 
 CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
@@ -328,7 +329,6 @@ def is_chrome_id(value: str) -> bool:
 
 
 SEARCH_PAGE_CHARS = 1_000
-_TITLE_HEAD = re.compile(r"\s+[-—–|·:]\s+")  # "Search — Kea 2.2.0 documentation"
 
 
 def is_search_page(tree: LexborHTMLParser, title: str, text: str) -> bool:
@@ -336,7 +336,7 @@ def is_search_page(tree: LexborHTMLParser, title: str, text: str) -> bool:
     fills, a title "Search" before the site's name, a line of help at most). Indexed, borg's and
     rsyslog's were a chunk of "Please activate JavaScript to enable the search
     functionality."; Kea's, with no text at all, failed the ingest of the folder."""
-    return (_TITLE_HEAD.split(title, 1)[0].strip().casefold() == "search"
+    return (TITLE_SEPARATORS.split(title, 1)[0].strip().casefold() == "search"
             and len(text) <= SEARCH_PAGE_CHARS
             and tree.css_first("#search-results") is not None)
 
