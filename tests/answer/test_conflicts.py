@@ -283,3 +283,53 @@ def test_a_list_item_s_number_is_no_value() -> None:
          "bytes.", "limits"),
         ("The maximum length of a string or BLOB is 1,000,000,000 bytes.", "faq")))
     assert found == []
+
+
+def test_two_named_entries_values_are_no_conflict_but_one_entry_s_two_are() -> None:
+    """A new user of Postfix's manual was told that two parameters' defaults disagree, and
+    that postconf(5)'s "This feature is available in Postfix 2.3 and later." under two
+    parameters' entries (the name only in the entry's anchor and first line) does too."""
+    from citewise.types import ContextPassage, SectionMark
+
+    def entry(name, said, sid, doc):
+        text = f"{name} (default: empty)\nThe lookup tables for {name} requests.\n{said}"
+        hit = make_hit(text, int(sid[1:]), doc_id=doc)
+        chunk = replace(hit.chunk, anchor=None,
+                        sections=(SectionMark(0, name, ("Postfix Configuration Parameters",)),))
+        return ContextPassage(sid, replace(hit, chunk=chunk), text, 20)
+
+    q = "which postfix release has the relayhost maps feature?"
+    pair = [entry("address_verify_relayhost_maps", "This feature is available in Postfix "
+                  "2.3 and later.", "S1", "postconf.5.html"),
+            entry("smtp_tls_relayhost_maps", "This feature is available in Postfix 3.5 and "
+                  "later.", "S2", "postconf-old.5.html")]
+    assert find_conflicts(q, pair) == []
+    again = entry("address_verify_relayhost_maps", "This feature is available in Postfix "
+                  "3.5 and later.", "S2", "postconf-old.5.html")  # one entry, two versions
+    assert len(find_conflicts(q, [pair[0], again])) == 1
+    limits = ("smtpd_client_connection_rate_limit (default: 0) limits the connection rate.",
+              "smtpd_client_connection_count_limit (default: 50) limits the connection count.")
+    q = "how do I limit the connection count and rate of one client?"
+    assert find_conflicts(q, passages((limits[0], "postconf.5.html"),
+                                      (limits[1], "smtpd.8.html"))) == []
+    again = limits[1].replace("50", "100")
+    assert len(find_conflicts(q, passages((limits[1], "a"), (again, "b")))) == 1
+
+
+def test_this_feature_s_values_in_two_sections_are_no_conflict() -> None:
+    """"This feature is available in Postfix 3.5 and later." of postqueue(1)'s option and of
+    a postconf(5) entry were shown as a conflict; two versions of one section still are."""
+    q = "since which postfix version is this feature available?"
+    a = make_hit("This feature is available in Postfix 2.3 and later.", 1, doc_id="a",
+                 heading=("Postfix Configuration Parameters", "bounce_template_file"))
+    b = make_hit("This feature is available in Postfix 3.5 and later.", 2, doc_id="b",
+                 heading=("postqueue(1)", "DESCRIPTION"))
+    from citewise.types import ContextPassage
+
+    def side(hit, sid):
+        return ContextPassage(sid, hit, hit.chunk.text, 9)
+
+    assert find_conflicts(q, [side(a, "S1"), side(b, "S2")]) == []
+    old = make_hit("This feature is available in Postfix 3.5 and later.", 2, doc_id="b",
+                   heading=("Postfix Configuration Parameters", "bounce_template_file"))
+    assert len(find_conflicts(q, [side(a, "S1"), side(old, "S2")])) == 1

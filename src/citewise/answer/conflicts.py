@@ -1,15 +1,16 @@
 """Conflicting evidence: two passages that give different values for the same fact.
 
 Two sentences conflict (:func:`find_conflicts`) when they come from different documents, both
-state a fact (a lead-in ending in ":" states it in the example after it, which is not compared),
-both
-share a content word with the question, say nearly the same thing in words (Jaccard overlap of
-their content-word stems, numbers left out, at least :data:`MIN_OVERLAP`, with at least
-:data:`MIN_SHARED` stems in common) and state different numbers (each has a number the other
-lacks): "Parental leave is 16 weeks" vs "Parental leave is 20 weeks", an old and a new version
-of a policy; not when the question names a release that only one of them names, in the
-sentence or its section's headings (another release's "Release date: …" is no
-disagreement). Values written as words, or contradictions without numbers, are not detected.
+state a fact (a lead-in ending in ":" states it in the example after it, which is not
+compared), both share a content word with the question, say nearly the same thing in words
+(Jaccard overlap of their content-word stems, numbers left out, at least :data:`MIN_OVERLAP`,
+with at least :data:`MIN_SHARED` stems in common) and state different numbers (each has a
+number the other lacks): "Parental leave is 16 weeks" vs "Parental leave is 20 weeks", an old
+and a new version of a policy; not when the question names a release that only one of them
+names, in the sentence or its section's headings (another release's "Release date: …" is no
+disagreement), nor when each names what it gives a value of and the names differ (two
+parameters' defaults: :func:`_subject`). Values written as words, or contradictions without
+numbers, are not detected.
 
 citewise shows a conflict instead of resolving it: the extractive answer quotes both sides, and
 a generated answer that cites only one side gets a paragraph quoting both
@@ -134,12 +135,12 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
             nums = _values(sentence)
             stems = content_stems(sentence)
             if nums and stems & wanted and not sentence.rstrip().endswith(":"):
-                rows.append((p, sentence, stems, nums, keyed))
+                rows.append((p, sentence, stems, nums, keyed, _subject(p, sentence)))
     found: list[tuple[float, Conflict]] = []
-    for i, (pa, sa, ta, na, ka) in enumerate(rows):
-        for pb, sb, tb, nb, kb in rows[i + 1:]:
+    for i, (pa, sa, ta, na, ka, ja) in enumerate(rows):
+        for pb, sb, tb, nb, kb, jb in rows[i + 1:]:
             if pa.hit.document.doc_id == pb.hit.document.doc_id or na == nb \
-                    or _other_settings(ka, kb) \
+                    or _other_settings(ka, kb) or (ja and jb and not ja & jb) \
                     or _other_editions(asked, pa, pb, (sa, sb)) \
                     or _named_apart((named[pa.sid], named[pb.sid]), (ta, tb)) \
                     or _other_subjects(question, pa, pb, (sa, sb)):
@@ -169,6 +170,34 @@ def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage,
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z]\w*_\w+\b")
+_ENTRY = re.compile(r"[A-Za-z]\w*(?:[-_.]\w+)+")
+
+
+def _subject(passage: ContextPassage, sentence: str) -> set[str]:
+    """What ``sentence`` states a value of, when it says: the identifiers it names
+    (``smtpd_client_connection_count_limit (default: 50)``), else the name its entry's
+    anchor gives when the passage's text says that name too (postconf(5)'s "This feature is
+    available in Postfix 2.3 and later.", under ``#bounce_template_file``), else, for a
+    sentence about "this …" or "it", its section's heading. A new user of Postfix's manual
+    was told that two parameters' defaults, and a parameter's and a command option's "This
+    feature is available in Postfix 2.3 / 3.5 and later", disagree. Empty for a sentence
+    that names nothing ("Parental leave is 16 weeks"): sides about different things are no
+    conflict; two versions of one policy's section are the same thing."""
+    named = {m.group().lower() for m in _IDENTIFIER.finditer(sentence)}
+    if named:
+        return named
+    chunk = passage.hit.chunk
+    where = chunk.section_at(chunk.text.find(sentence.strip()[:80]))
+    anchor = where.anchor or ""
+    if _ENTRY.fullmatch(anchor) and re.search(
+            rf"(?<![\w.-]){re.escape(anchor)}(?![\w-])", passage.text, re.I):
+        return {anchor.lower()}
+    if _DEICTIC.match(_BULLET.sub("", sentence.strip())):
+        return {"§ " + (where.heading_path or (passage.hit.document.title,))[-1].lower()}
+    return set()
+
+
+_DEICTIC = re.compile(r"(?:this|these|that|it)\b", re.I)
 
 
 def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
