@@ -644,3 +644,32 @@ def test_a_sentence_that_only_names_its_source_is_no_answer() -> None:
         "Security policy", "Passwords expire every 90 days")))) for p in policy]
     assert enforce("Passwords expire every 90 days [S1].", policy,
                    question="How often do passwords expire?").answered
+
+
+def test_a_source_line_is_judged_by_its_code_alone() -> None:
+    """The extractive answer's 'From “regexp_table(5)” [S6]:' was removed for the "5" its
+    passage does not state, and the example maps under it were shown with no citation."""
+    from citewise.cite.validate import source_line
+
+    maps = "/^Subject: make money fast/     REJECT\n/^To: friend@public\\.com/       REJECT"
+    (p,) = passages(f"EXAMPLE HEADER FILTER MAP\n{maps}")
+    p = replace(p, hit=replace(p.hit, document=replace(p.hit.document,
+                                                       title="regexp_table(5)")))
+    answer = f"{source_line(p)}\n```\n{maps}\n```"
+    kept = enforce(answer, [p], question="how do I reject mail by its Subject?")
+    assert kept.text.replace("\n\n", "\n") == answer and not kept.removed
+
+
+def test_a_code_block_whose_lead_in_went_says_where_it_is_from() -> None:
+    """Every block an answer keeps cites the passage it is quoted from: after its lead-in was
+    removed, a block gets its passage's source line; one no single passage holds goes."""
+    code = "```\ncitewise ingest docs/ --db team.db\n```"
+    made_up = "To index a folder in parallel on twelve cores, quantum mode runs this [S1]:"
+    kept = enforce(f"{LEAVE[:86]} [S2].\n\n{made_up}\n\n{code}", passages(CLI, LEAVE),
+                   question="how long is parental leave?")
+    assert made_up in [r.text for r in kept.removed]
+    assert kept.text.endswith(f"From “t” [S1]:\n{code}")
+    mixed = "```\ncitewise ingest docs/ --db team.db\nEvery employee who becomes a parent\n```"
+    kept = enforce(f"{LEAVE[:86]} [S2].\n\n{mixed}", passages(CLI, LEAVE),
+                   question="how long is parental leave?")
+    assert "```" not in kept.text and "uncited" in statuses(kept)

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from citewise.cite.asked import asks_quantity, only_leftovers, states_quantity
+from citewise.cite.code_sources import with_sources
 from citewise.cite.leaning import (
     CONSEQUENCE,
     DEMONSTRATIVE,
@@ -46,7 +47,14 @@ from citewise.cite.polarity import without_denied_yes
 from citewise.cite.swapped import swapped_name
 from citewise.cite.terms import content_stems, introduced_names, labels, numbers, tokens_lower
 from citewise.cite.title_only import only_a_title
-from citewise.cite.validate import LIST_MARKER, Verdict, evidence_text, judge, passage_texts
+from citewise.cite.validate import (
+    LIST_MARKER,
+    Verdict,
+    evidence_text,
+    judge,
+    passage_texts,
+    source_line,
+)
 from citewise.protocols import Embedder
 from citewise.types import ContextPassage
 
@@ -330,8 +338,10 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     """The supported part of ``answer_text`` (see the module docstring); with ``question``,
     a sentence that only restates it, or rests on words of it that its sources lack, is
     removed too."""
-    verdicts = judge(answer_text, passages, embedder, threshold)
+    verdicts = judged = judge(answer_text, passages, embedder, threshold)
     texts = passage_texts(passages)  # what every check below reads, instructions left out
+    lines = {source_line(p).upper() for p in passages}  # judged by the code after them
+    sources = {i for i, v in enumerate(verdicts) if v.segment.text.strip().upper() in lines}
     if question:
         verdicts = [replace(v, status="restates") if v.status == "supported"
                     and v.segment.kind == "sentence" and restates(v.segment.text, question)
@@ -344,6 +354,7 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
     verdicts = [replace(v, status="title") if v.status == "supported" and v.segment.kind ==
                 "sentence" and only_a_title(v.segment.text, passages) else v for v in verdicts]
     verdicts = _unknown_names(verdicts, passages, texts, question or "")
+    verdicts = [judged[i] if i in sources else v for i, v in enumerate(verdicts)]
     verdicts = _without_dangling(verdicts)
     if question:
         verdicts = [_yes_kept_or_dropped(v, question) for v in verdicts]
@@ -359,7 +370,9 @@ def enforce(answer_text: str, passages: Sequence[ContextPassage],
                     and v.segment.kind == "sentence" else v for v in verdicts]
     kept = _without_bare_citations([v for i, v in enumerate(verdicts) if v.kept
                                     and not _stray(verdicts, i)]) if answered else []
-    removed = tuple(Removal(v.segment.text, v.status) for v in verdicts if not v.kept)
+    kept, orphans = with_sources(kept, passages, texts)
+    removed = tuple(Removal(v.segment.text, v.status) for v in [
+        *(v for v in verdicts if not v.kept), *orphans])
     return Enforced(_render(kept), answered, removed, tuple(verdicts))
 
 
