@@ -222,6 +222,17 @@ def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
     assert kept.answered and kept.removed == () and 'proxy="http' in kept.text
 
 
+def test_a_line_leading_into_code_starts_a_line() -> None:
+    """Postfix's regexp_table(5) example was introduced at the end of a list item's line:
+    "- Group your … patterns … reject [S3]. From “regexp_table(5)” [S6]:"."""
+    from citewise.generate.extractive import _joined
+
+    item = "- Group your header_checks patterns to avoid needless matching [S3]."
+    assert _joined([(item, False), ("From “regexp_table(5)” [S6]:", False),
+                    ("```\n/^Subject: x/ REJECT\n```", True)]) == (
+        f"{item}\nFrom “regexp_table(5)” [S6]:\n```\n/^Subject: x/ REJECT\n```")
+
+
 _SCORES = """
 from citewise.generate.extractive import score_sentences
 from tests.generate.conftest import passage

@@ -405,10 +405,14 @@ def _joined(quotes: Sequence[tuple[str, bool]]) -> str:
     where the citation checker (:func:`~citewise.cite.parse.line_sentences`) still sees each
     as a sentence of its own, else on the next line. A quote from a list often starts in
     lower case, and after "… [S1]." the checker read it as the rest of the sentence before;
-    a numbered item starts a line ("… [1]. 1. Collaborators will add …" read as one)."""
+    a numbered item starts a line ("… [1]. 1. Collaborators will add …" read as one), and
+    so does a line leading into code (Postfix's regexp_table(5) example was introduced at
+    the end of a list item: "… reject [2]. From “regexp_table(5)” [3]:")."""
     out = quotes[0][0]
-    for (before, code_before), (quote, code) in pairwise(quotes):
-        one_line = not (code or code_before or _ITEM.match(quote)) and \
+    leads = [i + 1 < len(quotes) and quotes[i + 1][1] and q.endswith(":")
+             for i, (q, _) in enumerate(quotes)]
+    for i, ((before, code_before), (quote, code)) in enumerate(pairwise(quotes), start=1):
+        one_line = not (code or code_before or leads[i] or _ITEM.match(quote)) and \
             len(line_sentences(f"{before} {quote}")) == \
             len(line_sentences(before)) + len(line_sentences(quote))
         out += (" " if one_line else "\n") + quote
