@@ -36,7 +36,7 @@ from citewise.indexing import IngestReport, Pending, index_documents
 from citewise.ingest.languages import mixed_languages
 from citewise.ingest.sidecar import SidecarMatch
 from citewise.prime import Primed, prime
-from citewise.protocols import Embedder, Generator, HandDeletes, Reranker, Store
+from citewise.protocols import Embedder, Generator, HandDeletes, HandReaders, Reranker, Store
 from citewise.retrieve import search
 from citewise.sources import file_batch
 from citewise.trace import IndexInfo
@@ -364,23 +364,35 @@ class Engine(EngineVerbs):
     def _scope(self, principal: Principal) -> str:
         return scope_of(principal, alone=self.settings.serve.cache_scope == "principal")
 
-    def resolve_documents(self, refs: Sequence[str]) -> list[str]:
+    def resolve_documents(self, refs: Sequence[str], *, moved: bool = False) -> list[str]:
         """Document ids for ``refs``: each an id or the path its document was ingested from
-        (see :mod:`citewise.docref`); :class:`NotFoundError` for refs matching none."""
+        (see :mod:`citewise.docref`); :class:`NotFoundError` for refs matching none. With
+        ``moved``, an id the live version lacks that was moved by hand to another tenant in
+        another version (:meth:`_moved_away`) is its own (``delete`` forgets it)."""
         from citewise.docref import resolve_refs
 
-        return resolve_refs(refs, self.store)
+        logged = {r for r in refs if moved and self._moved_away(r)}
+        found = iter(resolve_refs([r for r in refs if r not in logged], self.store))
+        return [r if r in logged else next(found) for r in refs]
+
+    def _moved_away(self, doc_id: str) -> bool:
+        """Whether the live version lacks ``doc_id`` and the change log holds readers set by
+        hand for it (:class:`~citewise.protocols.HandReaders`): an ingest refuses it
+        (:func:`~citewise.ingest.ownership.moved_out_problem`) until it is deleted."""
+        return self.store.get_document(doc_id) is None and isinstance(
+            self.store, HandReaders) and self.store.hand_readers(doc_id) is not None
 
     def delete(self, doc_ids: Sequence[str]) -> int:
         """Delete documents; where the index remembers it (:class:`~citewise.protocols.
         HandDeletes`), an ingest of their files does not index them again unless told to
         (``--undelete``)."""
-        missing = [d for d in doc_ids if self.store.get_document(d) is None]
+        away = [d for d in doc_ids if self._moved_away(d)]
+        missing = [d for d in doc_ids if d not in away and self.store.get_document(d) is None]
         if missing:
             raise NotFoundError(f"not in the index: {', '.join(missing)}; "
                                 f"list documents with `citewise status --documents`")
         if isinstance(self.store, HandDeletes):
-            return self.store.delete_by_hand(doc_ids)
+            return self.store.delete_by_hand(doc_ids) + len(away)
         return self.store.delete(doc_ids)
 
     @property

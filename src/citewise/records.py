@@ -16,7 +16,7 @@ from citewise.ingest.hand_readers import (
     widening_problem,
     with_hand_readers,
 )
-from citewise.ingest.ownership import HOME, UPLOADED, replace_problem
+from citewise.ingest.ownership import HOME, UPLOADED, moved_out_problem, replace_problem
 from citewise.types import Document, ParsedDocument
 
 _GOVERNANCE_KEYS = ("title", "owner", "groups", "tenant", "source_url", "updated_at", "doc_id")
@@ -59,7 +59,8 @@ def make_document(parsed: ParsedDocument, doc_id: str, previous: Document | None
     meta = parsed.metadata
     tenant = str(meta.get("tenant") or "default")
     groups = _groups(meta.get("groups"))
-    problem = replace_problem(doc_id, previous, meta, tenant, groups)
+    problem = replace_problem(doc_id, previous, meta, tenant, groups) or \
+        moved_out_problem(doc_id, previous, logged, tenant)
     if problem is not None:
         raise IngestError(problem)
     digest = content_hash(parsed)

@@ -181,18 +181,45 @@ def test_a_page_restricted_by_hand_keeps_its_readers_after_an_edit_and_a_rollbac
     assert canary.leaks == [], summary([canary])
 
 
-def test_readers_set_by_hand_in_one_tenant_are_not_another_tenant_s(
+def test_an_id_set_by_hand_in_one_tenant_is_refused_to_another_until_deleted(
         canary: CanaryIndex, tmp_path: Path) -> None:
-    """The change log's readers set by hand hold only in their tenant: the same id ingested
-    into another tenant once the page left the live version takes its own batch's groups,
-    with no refusal or note that would tell that tenant what the first one held (the
-    review of an earlier attempt)."""
+    """Ids are one namespace: the same id ingested into another tenant once the page left
+    the live version is refused, as it is while the live version has it, without naming the
+    first tenant's groups (the review of an earlier attempt). A security review moved a page
+    from acme to globex by hand, rolled back past it, and acme's routine ingest put it back
+    in acme for its staff. ``delete`` forgets the id in every version; ``--undelete`` then
+    ingests it with its own batch's groups."""
     ingest = _restrict_edit_and_roll_back(canary, tmp_path)
+    elsewhere = [("globex" if a == "acme" else a) for a in ingest]
+    _, out = cli(*elsewhere)  # exit 1: its one file failed
+    assert "another tenant's document" in out and "hr" not in out, out
+    assert "handbook.md" not in found(canary, "zqbaithandbook", "--tenant", "globex",
+                                      "--groups", "staff")
+    assert "deleted 1" in run("delete", "--db", canary.db, "--", "handbook.md")
     canary.acl.pop("handbook.md", None)
-    out = run(*[("globex" if a == "acme" else a) for a in ingest])
-    assert "set by hand" not in out and "hr" not in out, out
+    run(*elsewhere, "--undelete")
     assert "handbook.md" in found(canary, "zqbaithandbook", "--tenant", "globex", "--groups",
                                   "staff")
+
+
+def test_a_page_moved_by_hand_to_another_tenant_stays_out_after_a_rollback(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """The security review's sequence: ingest a page into acme on version 2, move it by hand
+    to globex, roll back to version 1 (which lacks it), run acme's routine ingest again (as
+    the rollback's warning says): refused as before the rollback, not acme's staff's."""
+    page = tmp_path / "docs" / "acme" / "ceo-pay.md"
+    page.write_text("# Salaries\n\nzqbaitceopay: the CEO is paid 900000 a year.\n")
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    ingest = ["ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db",
+              canary.db, "--no-progress"]
+    run(*ingest)
+    run("acl", "ceo-pay.md", "--tenant", "globex", "--groups", "board", "--db", canary.db)
+    canary.acl["ceo-pay.md"] = ("globex", frozenset({"board"}))
+    run("rollback", "--db", canary.db)
+    assert "another tenant's document" in cli(*ingest)[1]
+    assert "ceo-pay.md" not in found(canary, "zqbaitceopay", *STAFF)
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])
 
 
 def test_an_acl_to_the_ingest_s_own_groups_is_not_kept_over_a_narrower_ingest(

@@ -24,7 +24,7 @@ def delete(doc_ids, db):
     """Delete documents, named by id or by the path they were ingested from: unretrievable
     the moment this returns; their vectors go too."""
     with engine_from(db, must_exist=True) as engine:
-        ids = engine.resolve_documents(list(doc_ids))
+        ids = engine.resolve_documents(list(doc_ids), moved=True)
         removed = engine.delete(ids)
         unreached = engine.unreached_versions
     echo(f"deleted {removed} document(s): {', '.join(ids)}", one_line=True)

@@ -84,6 +84,25 @@ def takes_over(previous: Document | None, meta: Mapping[str, Any],
     return previous.acl_groups != groups
 
 
+def moved_out_problem(doc_id: str, previous: Document | None,
+                      logged: tuple[str, frozenset[str]] | None, tenant: str) -> str | None:
+    """Why a document the live version lacks may not be ingested into ``tenant``, or None:
+    its readers were last set by hand in another tenant (``logged``: that tenant and those
+    groups, in any version), and ids are one namespace, as :func:`replace_problem` refuses
+    another tenant's id in the live version. A security review moved a page from acme to
+    globex by hand, rolled back to a version before it, and the folder's routine ingest
+    put it in acme again, read by its staff. The refusal names neither the tenant nor its
+    groups."""
+    if previous is not None or logged is None or logged[0] == tenant:
+        return None
+    quoted = shlex.quote(doc_id)
+    return (f"doc_id {doc_id!r} is another tenant's document in another version of this "
+            "index; not ingested (ids are shared by all tenants). Fix: ingest this folder "
+            "under ids of its own (--id-prefix NAME/), or give this file its own doc_id (its "
+            "--meta sidecar line or front matter), or, if it belongs here, `citewise delete "
+            f"-- {quoted}` (from every version and tenant), then ingest it with --undelete")
+
+
 def replace_problem(doc_id: str, previous: Document | None, meta: Mapping[str, Any],
                      tenant: str, groups: frozenset[str]) -> str | None:
     """Why a document read with ``meta`` (its merged metadata) may not replace ``previous``,
