@@ -4,7 +4,6 @@ live lookup of ``open_store`` and indexes made before the catalog existed."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -111,15 +110,25 @@ def test_live_lookup_leaves_other_files_alone(tmp_path: Path) -> None:
         open_store(text).count()
 
 
-def test_live_lookup_is_cheap(home: Path) -> None:
-    """One read-only query: well under a millisecond on a warm file (bound loose for CI)."""
+def test_live_lookup_is_one_read_only_query(home: Path, monkeypatch) -> None:
+    """Following the live version costs one read-only query per store call (its time:
+    ``benchmarks/live_check.py``, not a timed test: a loaded CI machine took 6 ms)."""
+    from citewise.index.sqlite import catalog
+
+    statements: list[str] = []
+    opened: list[str] = []
+    connect = catalog.sqlite3.connect
+
+    def traced(target, *args, **kwargs):
+        opened.append(str(target))
+        conn = connect(target, *args, **kwargs)
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    monkeypatch.setattr(catalog.sqlite3, "connect", traced)
     live_path(home)
-    runs = 200
-    started = time.perf_counter()
-    for _ in range(runs):
-        live_path(home)
-    per_call_ms = (time.perf_counter() - started) * 1000.0 / runs
-    assert per_call_ms < 5.0, per_call_ms
+    assert len(opened) == 1 and opened[0].endswith("?mode=ro")
+    assert statements == ["SELECT number FROM index_versions WHERE state = 'live'"]
 
 
 def _pending(doc_id: str, text: str) -> Pending:
