@@ -263,7 +263,27 @@ def test_a_symlink_to_a_restricted_file_inside_the_folder_keeps_its_readers(
                  "--exclude", "private")
     assert acl_of(db) == {"hr/salary.md": ("default", ["hr"]),
                           "pub/ok.md": ("default", ["everyone"])}, out
-    assert "skipped 3 symlink(s) to files inside the folder" in out
+    assert "skipped 1 symlink(s) to files inside the folder, each file read at its own " \
+        "path" in out
+    assert "skipped 2 symlink(s) to files inside the folder that this ingest leaves out" in out
+
+
+def test_a_symlink_to_a_file_the_walk_leaves_out_is_not_said_to_be_read(
+        tmp_path: Path) -> None:
+    """The review of the symlink fix: ``CONTRIBUTING.md -> .github/CONTRIBUTING.md`` was
+    said to be read at its own path, and the file in the hidden folder was read nowhere."""
+    from citewise.ingest.walk import discover
+
+    root = docs_with(tmp_path, {".github/CONTRIBUTING.md": "# Contributing\n\nSend PRs.\n",
+                                "ok.md": "# Ok\n\nFine.\n"})
+    (root / "CONTRIBUTING.md").symlink_to(Path(".github") / "CONTRIBUTING.md")
+    notes: list[str] = []
+    assert [f.name for _, f in discover([root], notes=notes)] == ["ok.md"]
+    assert notes == [f"skipped 1 symlink(s) to files inside the folder that this ingest "
+                     "leaves out (hidden, --exclude'd or of a type not read), so they are not "
+                     f"indexed (e.g. {root / 'CONTRIBUTING.md'} -> "
+                     f"{(root / '.github' / 'CONTRIBUTING.md').resolve()}). Fix: name such a "
+                     "file on its own to index it, with the readers of its own folder"]
 
 
 def test_a_file_swapped_for_a_symlink_inside_the_folder_after_the_listing_is_not_read(

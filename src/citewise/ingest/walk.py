@@ -39,7 +39,7 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     are not walked (a note counts them)."""
     found: list[tuple[Path, Path]] = []
     left: list[Path] = []
-    aliases: list[tuple[Path, Path]] = []
+    aliases: list[tuple[Path, Path, bool]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -58,12 +58,40 @@ def discover(paths: Sequence[str | Path], *, follow_symlinks: bool = False,
     if left and notes is not None:
         notes.append(f"--exclude left out {len(left)} file(s) and folder(s): "
                      + first_few([str(p) for p in left], more=", …"))
-    if aliases and notes is not None:
-        notes.append(f"skipped {len(aliases)} symlink(s) to files inside the folder, each file "
-                     f"read at its own path with its own readers (e.g. {aliases[0][0]} -> "
-                     f"{aliases[0][1]}). Fix: pass --follow-symlinks to also index a link "
-                     "under its own name, with the readers of where it sits")
+    if notes is not None:
+        notes.extend(_alias_notes(aliases))
     return found
+
+
+def _alias_notes(aliases: Sequence[tuple[Path, Path, bool]]) -> list[str]:
+    """The notes on symlinks to files inside the folder: those whose file the walk reads at
+    its own path, and those whose file it leaves out (in a hidden folder, under an
+    ``--exclude``, or of a type not read): a review's ``CONTRIBUTING.md ->
+    .github/CONTRIBUTING.md`` was said to be read at its own path, and was read nowhere."""
+    read = [(a, t) for a, t, walked in aliases if walked]
+    unread = [(a, t) for a, t, walked in aliases if not walked]
+    out = []
+    if read:
+        out.append(f"skipped {len(read)} symlink(s) to files inside the folder, each file "
+                   f"read at its own path with its own readers (e.g. {read[0][0]} -> "
+                   f"{read[0][1]}). Fix: pass --follow-symlinks to also index a link under "
+                   "its own name, with the readers of where it sits")
+    if unread:
+        out.append(f"skipped {len(unread)} symlink(s) to files inside the folder that this "
+                   "ingest leaves out (hidden, --exclude'd or of a type not read), so they "
+                   f"are not indexed (e.g. {unread[0][0]} -> {unread[0][1]}). Fix: name such "
+                   "a file on its own to index it, with the readers of its own folder")
+    return out
+
+
+def _walked(rel: Path, exclude: Sequence[str]) -> bool:
+    """Whether the walk reads the file at ``rel`` (relative to the folder): no hidden part
+    nor theme template folder on its way, no ``--exclude`` glob matches, a type it reads."""
+    parts = rel.parts
+    ways = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]  # each folder on its way
+    return not any(p.startswith(".") or p in TEMPLATE_DIRS for p in parts[:-1]) and \
+        not parts[-1].startswith(".") and not any(excluded(w, exclude) for w in ways) \
+        and is_supported(rel)
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -84,7 +112,7 @@ past 2 minutes (each folder's path resolved again, one ``lstat`` a level)."""
 def _walk(root: Path, follow: bool, notes: list[str] | None,
           skipped: list[Path] | None = None, exclude: Sequence[str] = (),
           left: list[Path] | None = None,
-          aliases: list[tuple[Path, Path]] | None = None) -> Iterator[Path]:
+          aliases: list[tuple[Path, Path, bool]] | None = None) -> Iterator[Path]:
     real_root = root.resolve()
     seen = {_key(root.stat())}  # folders walked, by (device, inode)
     stack = [(root, 0)]
@@ -122,7 +150,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 inside = target == real_root or real_root in target.parents
                 if inside and is_file and not follow:  # a security review's pub/notes.md ->
                     if aliases is not None:  # ../hr/salary.md took pub/'s readers
-                        aliases.append((path, target))
+                        walked = _walked(target.relative_to(real_root), exclude)
+                        aliases.append((path, target, walked))
                     continue
                 if not inside and not follow:
                     if not is_dir and not is_supported(path):  # not read either way
