@@ -35,6 +35,7 @@ from citewise.index.changelog import ChangeLogCalls, apply_changes, live_store
 from citewise.index.location import redact
 from citewise.index.postgres import changes
 from citewise.index.postgres.connection import (
+    check_search_path,
     psycopg_modules,
     server_lost,
     split_url,
@@ -60,7 +61,7 @@ _SETUP = (
     f"CREATE SEQUENCE IF NOT EXISTS {CATALOG_SCHEMA}.version_numbers",
     *changes.SETUP,
     *GENERATION_SETUP,
-    f"ALTER TABLE {CATALOG_SCHEMA}.versions ADD COLUMN IF NOT EXISTS replaced integer",
+    changes.add_column("versions", "replaced", "integer"),
 )
 _LOCK = "SELECT pg_advisory_xact_lock(hashtext('citewise:catalog'))"
 
@@ -113,6 +114,7 @@ class PostgresCatalog(ChangeLogCalls):
         psycopg, _ = psycopg_modules()
         conn = self._plain_connect()
         try:
+            check_search_path(conn, f"the version catalog of {redact(self.url)}")
             with conn.transaction():
                 conn.execute(_LOCK)
                 for statement in _SETUP:

@@ -20,6 +20,23 @@ from citewise.index.changelog import Change, LiveState
 from citewise.index.gate import POLL_S
 
 SCHEMA = "citewise_catalog"
+
+
+def add_column(table: str, column: str, definition: str) -> str:
+    """A statement adding ``column`` to the catalog's ``table`` only when it is missing:
+    ``ALTER TABLE … ADD COLUMN IF NOT EXISTS`` takes the table's exclusive lock on every
+    catalog connection even when the column is there. It deadlocked against readers of the
+    change log (two tests), and a security review's ``pg_dump`` (the README's backup)
+    held its read lock, the next connection's ALTER queued behind it, and every search of
+    every server queued behind the ALTER until the dump ended (52 s)."""
+    return f"""DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema =
+                       '{SCHEMA}' AND table_name = '{table}' AND column_name = '{column}') THEN
+            ALTER TABLE {SCHEMA}.{table} ADD COLUMN {column} {definition};
+        END IF;
+    END $$"""
+
+
 SETUP = (
     f"""CREATE TABLE IF NOT EXISTS {SCHEMA}.changes (
         doc_id text PRIMARY KEY,
@@ -28,17 +45,9 @@ SETUP = (
         tenant text,
         groups text[])""",
     f"CREATE SEQUENCE IF NOT EXISTS {SCHEMA}.change_numbers",
-    # deletes someone asked for (changelog.py), false for older ones; altered only when
-    # missing: ALTER TABLE … IF NOT EXISTS locks the table on every catalog connection, and
-    # deadlocked against readers of the change log (two tests, PostgreSQL)
-    f"""DO $$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema =
-                       '{SCHEMA}' AND table_name = 'changes' AND column_name = 'by_hand') THEN
-            ALTER TABLE {SCHEMA}.changes ADD COLUMN by_hand boolean NOT NULL DEFAULT false;
-        END IF;
-    END $$""",
-    f"ALTER TABLE {SCHEMA}.versions ADD COLUMN IF NOT EXISTS applied_seq bigint NOT NULL "
-    "DEFAULT 0",
+    # deletes someone asked for (changelog.py), false for older ones
+    add_column("changes", "by_hand", "boolean NOT NULL DEFAULT false"),
+    add_column("versions", "applied_seq", "bigint NOT NULL DEFAULT 0"),
 )
 GATE_KEY = "hashtext('citewise:write-gate')"
 LIVE_STATE_SQL = f"""SELECT v.number, v.applied_seq,

@@ -119,6 +119,41 @@ def check_pgvector_version(version: str | None, where: str) -> None:
             ">= 0.8 and run `ALTER EXTENSION vector UPDATE`.")
 
 
+_UNTRUSTED_WRITERS = """
+SELECT n.nspname, coalesce(r.rolname, 'PUBLIC')
+FROM pg_namespace AS n,
+     aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) AS a
+     LEFT JOIN pg_roles AS r ON r.oid = a.grantee
+WHERE n.nspname = ANY(current_schemas(false)) AND a.privilege_type = 'CREATE'
+  AND (a.grantee = 0 OR NOT (r.rolsuper OR pg_has_role(current_user, r.oid, 'MEMBER')
+       OR (r.rolname = 'pg_database_owner' AND EXISTS (
+           SELECT 1 FROM pg_database WHERE datname = current_database()
+           AND pg_has_role(current_user, datdba, 'MEMBER')))))
+UNION
+SELECT n.nspname, r.rolname FROM pg_namespace AS n JOIN pg_roles AS r ON r.oid = n.nspowner
+WHERE n.nspname = ANY(current_schemas(false)) AND NOT r.rolsuper
+  AND r.rolname <> 'pg_database_owner' AND NOT pg_has_role(current_user, r.oid, 'MEMBER')"""
+
+
+def check_search_path(conn: Any, where: str) -> None:
+    """Refuse a search path with a schema another role may create objects in (PostgreSQL
+    14 and older let every role create in ``public``): an operator or function defined
+    there with argument types closer than pg_catalog's is called instead of it. A security
+    review's role with no rights on citewise's schemas defined ``public.&&(text[],
+    text[])``, and every search's ACL predicate returned true and copied every tenant's
+    chunks into her table, with citewise's privileges (the CVE-2018-1058 pattern). The
+    fix is PostgreSQL's own advice for a schema others share."""
+    rows = conn.execute(_UNTRUSTED_WRITERS).fetchall()
+    if rows:
+        schema, role = rows[0]
+        raise StoreError(
+            f"{where}: role {role} may create objects in schema {schema}, which citewise "
+            "searches (search_path), so it could replace the operators of citewise's ACL "
+            f"filter. Fix: as a superuser, `REVOKE CREATE ON SCHEMA {schema} FROM {role}` "
+            f"(PostgreSQL 15's default for PUBLIC), or create the vector extension in a "
+            "schema only trusted roles may write")
+
+
 def ensure_pgvector(conn: Any, where: str) -> None:
     """Create the extension if it is missing (needs the right privilege), then check it."""
     if pgvector_version(conn) is None:

@@ -3,7 +3,7 @@ principal's tenant/ACL predicate INSIDE each query.
 
 Predicate (on the chunk row, GIN-indexed ``acl``)::
 
-    c.tenant = %(tenant)s AND c.acl && %(groups)s::text[]
+    c.tenant = %(tenant)s AND c.acl OPERATOR(pg_catalog.&&) %(groups)s::text[]
 
 Group names are compared as whole array elements, so ``hr-managers`` never matches ``hr``.
 
@@ -59,7 +59,7 @@ from citewise.types import ScoredId
 
 EF_SEARCH_MAX = 1000  # pgvector's upper bound for hnsw.ef_search; iterative scan goes beyond
 
-PREDICATE = "c.tenant = %(tenant)s AND c.acl && %(groups)s::text[]"
+PREDICATE = "c.tenant = %(tenant)s AND c.acl OPERATOR(pg_catalog.&&) %(groups)s::text[]"
 
 SPARSE_SQL = f"""SELECT c.chunk_id, ts_rank(%(weights)s::float4[], c.tsv, q.query, 1) AS score
 FROM chunks AS c, to_tsquery('{TS_CONFIG}', %(terms)s) AS q(query)
@@ -95,7 +95,7 @@ VISIBLE_CHUNKS_SQL = """SELECT c.chunk_id, c.ordinal, c.text, c.embed_hash, c.st
        d.source_url, d.owner, d.updated_at, d.metadata
 FROM chunks AS c JOIN documents AS d ON d.id = c.doc_id
 WHERE c.chunk_id = ANY(%(chunk_ids)s)
-  AND d.tenant = %(tenant)s AND d.acl && %(groups)s::text[]"""
+  AND d.tenant = %(tenant)s AND d.acl OPERATOR(pg_catalog.&&) %(groups)s::text[]"""
 
 
 def filter_params(tenant: str, groups: frozenset[str]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from citewise.index.manifest import (
 from citewise.index.postgres import search, writes
 from citewise.index.postgres.connection import (
     check_identifier,
+    check_search_path,
     ensure_pgvector,
     psycopg_modules,
     register_vector_dumper,
@@ -133,6 +134,7 @@ class PostgresStore:
             self._limit_lock_waits(conn)
             ensure_pgvector(conn, f"database {redact(self.url)}")
             self._set_search_path(conn)
+            check_search_path(conn, f"database {redact(self.url)}")
             migrate(conn, self.schema)
             ensure_generations(conn)
         # a connection the server closed (a restart) is replaced when it is taken from the
@@ -378,7 +380,8 @@ class PostgresStore:
         groups = ", ".join(repr(g) for g in sorted(principal.groups))
         with self._reading() as conn:
             tenancy = "isolated" if writes.isolated(conn) else "shared"
-        text = (f"c.tenant = {principal.tenant!r} AND c.acl && ARRAY[{groups}] "
+        text = (f"c.tenant = {principal.tenant!r} AND c.acl OPERATOR(pg_catalog.&&) "
+                f"ARRAY[{groups}] "
                 f"(schema {self.schema}; GIN on chunks.acl; dense: exact scan when the planner "
                 f"estimates at most {self.exact_max} allowed chunks, else HNSW with iterative "
                 "scan; ts_rank reads each chunk alone: no statistics across tenants; "

@@ -1,0 +1,71 @@
+"""PostgreSQL's shared schemas (a security review, CVE-2018-1058's pattern): a role that may
+create objects in a schema on citewise's search path could define ``public.&&(text[],
+text[])``, closer to the ACL predicate's argument types than pg_catalog's, and every search
+would call it. citewise refuses such a search path, and its ACL predicate names
+pg_catalog's operator."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.errors import StoreError
+from citewise.testing.fakes import FakeEmbedder
+from citewise.testing.pg import scratch_database
+from citewise.types import Principal
+
+PG_URL = os.environ.get("CITEWISE_TEST_PG_URL", "")
+pytestmark = pytest.mark.skipif(not PG_URL, reason="CITEWISE_TEST_PG_URL is not set: no "
+                                "PostgreSQL server (run `export CITEWISE_TEST_PG_URL=$(.ci/pg "
+                                "start)`; .ci/run does this)")
+
+
+@pytest.fixture
+def db_url() -> Iterator[str]:
+    with scratch_database(PG_URL) as url:
+        yield url
+
+
+def _sql(url: str, *statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def _index(url: str, folder: Path) -> Engine:
+    (folder / "salary.md").write_text("# Salaries\n\nzqplutonium: the CEO is paid 900000 "
+                                      "a year.\n", encoding="utf-8")
+    engine = Engine(url, Settings(), embedder=FakeEmbedder())
+    engine.ingest_paths([folder], {"tenant": "acme", "groups": ["hr"]})
+    return engine
+
+
+def test_a_schema_others_may_write_on_the_search_path_is_refused(db_url: str,
+                                                                tmp_path: Path) -> None:
+    _sql(db_url, "GRANT CREATE ON SCHEMA public TO PUBLIC")  # PostgreSQL 14's default
+    with pytest.raises(StoreError, match="REVOKE CREATE ON SCHEMA public FROM PUBLIC"):
+        _index(db_url, tmp_path).close()
+    _sql(db_url, "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    _index(db_url, tmp_path).close()
+
+
+def test_the_acl_predicate_is_pg_catalog_s_operator(db_url: str, tmp_path: Path) -> None:
+    """An ``&&`` for ``text[]`` in public that says every group overlaps (made here by the
+    superuser, who may) is never the one a search calls."""
+    with _index(db_url, tmp_path) as engine:
+        _sql(db_url, "CREATE FUNCTION public.any_overlap(a text[], b text[]) RETURNS "
+             "boolean LANGUAGE sql AS 'SELECT true'",
+             "CREATE OPERATOR public.&& (LEFTARG = text[], RIGHTARG = text[], "
+             "FUNCTION = public.any_overlap)")
+        nobody = Principal.of("nobody", tenant="acme")
+        for mode in ("bm25", "dense", "hybrid"):
+            assert engine.search("zqplutonium CEO paid", nobody, mode=mode).hits == (), mode
+        assert engine.search("zqplutonium CEO paid", Principal.of("hr", tenant="acme"),
+                             mode="bm25").hits
