@@ -2,7 +2,7 @@
 create objects in a schema on citewise's search path could define ``public.&&(text[],
 text[])``, closer to the ACL predicate's argument types than pg_catalog's, and every search
 would call it. citewise refuses such a search path, and its ACL predicate names
-pg_catalog's operator."""
+pg_catalog's operator. And a reader of the catalog (``pg_dump``) holds up no search."""
 
 from __future__ import annotations
 
@@ -69,3 +69,26 @@ def test_the_acl_predicate_is_pg_catalog_s_operator(db_url: str, tmp_path: Path)
             assert engine.search("zqplutonium CEO paid", nobody, mode=mode).hits == (), mode
         assert engine.search("zqplutonium CEO paid", Principal.of("hr", tenant="acme"),
                              mode="bm25").hits
+
+
+def test_a_new_catalog_connection_does_not_queue_behind_a_reader(db_url: str,
+                                                                 tmp_path: Path) -> None:
+    """A security review: while ``pg_dump`` held its read lock on the catalog, each new
+    connection's ``ALTER TABLE … ADD COLUMN IF NOT EXISTS`` queued behind it, and every
+    search of every server queued behind that, until the dump ended."""
+    import threading
+
+    import psycopg
+
+    from citewise.index.postgres import PostgresCatalog
+
+    _index(db_url, tmp_path).close()
+    done: list[int] = []
+    with psycopg.connect(db_url) as dump:  # a transaction holding a read lock, as pg_dump
+        dump.execute("SELECT * FROM citewise_catalog.versions").fetchall()
+        dump.execute("SELECT * FROM citewise_catalog.changes").fetchall()
+        opener = threading.Thread(target=lambda: done.append(
+            PostgresCatalog(db_url).live().number), daemon=True)
+        opener.start()
+        opener.join(timeout=20)
+        assert done == [1]
