@@ -54,7 +54,7 @@ VALUES (%(chunk_id)s, %(doc)s, %(ordinal)s, %(text)s, %(heading_path)s, %(anchor
         %(end)s, %(section_id)s, %(token_count)s, %(kind)s, %(page)s, %(embed_hash)s,
         %(tenant)s, %(acl)s, %(vec_scope)s, %(sections)s,
         setweight(to_tsvector('{TS_CONFIG}', %(title_text)s), 'A')
-        || setweight(to_tsvector('{TS_CONFIG}', %(text)s), 'B'))"""
+        || setweight(to_tsvector('{TS_CONFIG}', %(tsv_text)s), 'B'))"""
 
 INSERT_VECTOR_SQL = ("INSERT INTO vectors(scope, embed_hash, embedding) VALUES (%s, %s, %s) "
                      "ON CONFLICT (embed_hash, scope) DO NOTHING")
@@ -205,5 +205,13 @@ def _chunk_params(chunk: Chunk, rowid: int, doc: Document, acl: list[str],
         "token_count": int(chunk.token_count), "kind": chunk.kind, "page": chunk.page,
         "embed_hash": chunk.embed_hash, "tenant": doc.tenant, "acl": acl, "vec_scope": scope,
         "sections": sections_to_json(chunk.sections),
-        "title_text": " ".join([doc.title, *chunk.heading_path]),
+        "title_text": " ".join([doc.title, *chunk.heading_path])[:TSV_CHARS],
+        "tsv_text": chunk.text[:TSV_CHARS],
     }
+
+
+TSV_CHARS = 100_000
+"""The most of a chunk's title and headings, and of its text, its ``tsv`` reads: a security
+review's heading of 45,000 distinct words (kept whole in its chunk) made a ``tsvector`` over
+PostgreSQL's 1 MB limit, and the error stopped the whole batch (SQLite indexed the same
+folder). A chunk's text is a few thousand characters; the stored text is whole."""
