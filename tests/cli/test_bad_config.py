@@ -80,6 +80,7 @@ def test_openai_generator_with_a_non_http_url_raises_generation_error():
 @pytest.mark.parametrize("value, words", [
     ("[" * DEEP + "]" * DEEP, ("nested too deeply",)),
     ("[" * 500 + "]" * 500, ("nests more than",)),
+    ('["\\udcff"]', ("lone UTF-16 surrogate",)),  # a security review's traceback
 ])
 def test_deeply_nested_sidecar_line_is_one_line(tmp_path, docs, value, words):
     meta = tmp_path / "meta.jsonl"

@@ -161,6 +161,9 @@ def test_upload_form_fields_are_checked_like_metadata(served: Served) -> None:
     assert up.status_code == 201, up.text
     doc = up.json()["document"]
     assert doc["doc_id"] == "fields[31m.md" and doc["title"] == "Fields form", doc
+    body = _problem(eddie.post("/v1/documents", files=files, data={  # a review's 500
+        "groups": "eng", "metadata": '{"owner": "\\udcff"}'}), 400)
+    assert "lone UTF-16 surrogate" in body["detail"], body
 
 
 def test_an_upload_says_when_its_files_own_tenant_or_groups_were_ignored(

@@ -309,14 +309,22 @@ def parse_front_matter(source: str) -> dict[str, Any]:
         raise IngestError(f"front matter: {exc}") from None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     """Raise :class:`IngestError` when ``value`` nests lists/mappings deeper than ``limit``
-    (checked iteratively, so any input is safe to check)."""
+    (checked iteratively, so any input is safe to check), or a key or string of it holds a
+    lone surrogate: JSON's ``"\\udcff"`` parses to one, no index can store it, and a
+    security review's upload metadata gave a 500 (a sidecar line, a traceback)."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            raise IngestError(f"metadata holds {ascii(item)[:40]}, a lone UTF-16 surrogate, "
+                              "which is no text; write the character itself or drop it")
         if isinstance(item, Mapping):
-            children: Any = item.values()
+            children: Any = [*item.keys(), *item.values()]
         elif isinstance(item, list | tuple | set | frozenset):
             children = item
         else:
