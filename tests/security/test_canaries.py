@@ -222,6 +222,34 @@ def test_a_page_moved_by_hand_to_another_tenant_stays_out_after_a_rollback(
     assert canary.leaks == [], summary([canary])
 
 
+def test_a_draft_rolled_back_past_never_takes_its_redacted_text_s_readers(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """A security review: an hr-only draft ingested on version 3, a rollback to 2 (which
+    lacks it), its redacted text ingested there for staff (new to the live version, so the
+    other versions were left alone), rollback 1, rollback 3: the draft came back with
+    staff's groups. A write new to the live version reaches the other versions too: the
+    draft's copy, other text, is deleted there."""
+    draft = tmp_path / "draft" / "memo.md"
+    redacted = tmp_path / "redacted" / "memo.md"
+    for page, text in ((draft, "zqbaitmemo: the Porto team is laid off; codename ONYX-77."),
+                       (redacted, "A reorganisation is planned; details follow.")):
+        page.parent.mkdir()
+        page.write_text(f"# Reorg memo\n\n{text}\n", encoding="utf-8")
+    for _ in range(2):
+        run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    ingest = ["--tenant", "acme", "--db", canary.db, "--no-progress"]
+    run("ingest", str(draft.parent), "--groups", "hr", *ingest)
+    run("rollback", "2", "--db", canary.db)
+    run("ingest", str(redacted.parent), "--groups", "staff", *ingest)
+    canary.acl["memo.md"] = ("acme", frozenset({"staff"}))
+    run("rollback", "1", "--db", canary.db)
+    run("rollback", "3", "--db", canary.db)
+    for mode in ("bm25", "hybrid"):
+        assert "memo.md" not in found(canary, "zqbaitmemo Porto ONYX", *STAFF, mode=mode)
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])
+
+
 def test_an_acl_to_the_ingest_s_own_groups_is_not_kept_over_a_narrower_ingest(
         canary: CanaryIndex, tmp_path: Path) -> None:
     """The review of this stop: ``acl`` to the very groups the ingest gave (a no-op) was

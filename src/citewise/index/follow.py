@@ -348,9 +348,13 @@ __all__ = ["FollowedCatalog", "LiveStore", "is_following", "pinned"]
 
 def _rewrites(store: Store, document: Any) -> bool:
     """Whether writing ``document`` changes the tenant, groups or text ``store`` holds for
-    it: a retired version's copy of other text is deleted at once
+    it, or ``store`` lacks it: a retired version's copy of other text is deleted at once
     (:func:`~citewise.index.changelog.apply_changes`), so a redacted document leaves no
-    unredacted copy to open directly or roll back to."""
+    unredacted copy to open directly or roll back to. A version rolled back to lacks what
+    was ingested while it was retired: a security review ingested an hr-only draft, rolled
+    back past it, ingested its redacted text for staff (new to the live version, so the
+    other versions were left alone), rolled back and forward again, and the draft came back
+    with staff's groups (another tenant's text under the same id took that tenant's)."""
     old = store.get_document(document.doc_id)
-    return old is not None and (old.tenant, sorted(old.acl_groups), old.content_hash) != (
+    return old is None or (old.tenant, sorted(old.acl_groups), old.content_hash) != (
         document.tenant, sorted(document.acl_groups), document.content_hash)
