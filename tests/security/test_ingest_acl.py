@@ -268,6 +268,24 @@ def test_a_symlink_to_a_restricted_file_inside_the_folder_keeps_its_readers(
     assert "skipped 2 symlink(s) to files inside the folder that this ingest leaves out" in out
 
 
+def test_follow_symlinks_never_indexes_a_link_to_a_restricted_file_inside(
+        tmp_path: Path) -> None:
+    """A new user of Exim's manual: ``ch33.html -> ch-smtp_authentication.html`` (mxsec by
+    the sidecar); the note said "Fix: pass --follow-symlinks to also index a link under its
+    own name", and with it the chapter was indexed again as ``ch33.html`` for everyone. A
+    link to a folder inside (``pub/hr -> ../hr``) took pub/'s readers the same way."""
+    root = docs_with(tmp_path, {"hr/salary.md": SALARY, "pub/ok.md": "# Ok\n\nFine.\n"})
+    (root / "pub" / "notes.md").symlink_to(Path("..") / "hr" / "salary.md")
+    (root / "pub" / "alias").symlink_to(Path("..") / "hr")
+    meta = sidecar(tmp_path, {"path": "hr/", "groups": ["hr"]})
+    db = tmp_path / "i.db"
+    out = ingest(db, str(root), "--groups", "everyone", "--meta", str(meta),
+                 "--follow-symlinks")
+    assert acl_of(db) == {"hr/salary.md": ("default", ["hr"]),
+                          "pub/ok.md": ("default", ["everyone"])}, out
+    assert "--follow-symlinks" not in out, out
+
+
 def test_a_symlink_to_a_file_the_walk_leaves_out_is_not_said_to_be_read(
         tmp_path: Path) -> None:
     """The review of the symlink fix: ``CONTRIBUTING.md -> .github/CONTRIBUTING.md`` was

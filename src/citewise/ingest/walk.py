@@ -1,8 +1,11 @@
 """Which files an ingest reads: a folder's supported files, walked once.
 
 Hidden entries are skipped; symlinks that lead outside the folder are skipped with a note
-unless ``follow_symlinks``, and so are symlinks to files inside it (the file is read at its
-own path, with its own readers and excludes); folders deeper than :data:`MAX_DEPTH`, pipes,
+unless ``follow_symlinks``, and symlinks to files or folders inside it always are (the file
+is read at its own path, with its own readers and excludes: a new user of Exim's manual,
+whose ``ch33.html`` links to a chapter restricted by the sidecar, followed the note's advice
+to pass ``--follow-symlinks``, and the chapter was indexed again as ``ch33.html`` with the
+readers of the folder the link sits in); folders deeper than :data:`MAX_DEPTH`, pipes,
 sockets and devices, names that are not UTF-8 and unreadable folders get a note each;
 ``--exclude`` globs leave out files and subfolders (:func:`excluded`). A file named on its
 own is its own entry.
@@ -74,8 +77,7 @@ def _alias_notes(aliases: Sequence[tuple[Path, Path, bool]]) -> list[str]:
     if read:
         out.append(f"skipped {len(read)} symlink(s) to files inside the folder, each file "
                    f"read at its own path with its own readers (e.g. {read[0][0]} -> "
-                   f"{read[0][1]}). Fix: pass --follow-symlinks to also index a link under "
-                   "its own name, with the readers of where it sits")
+                   f"{read[0][1]})")
     if unread:
         out.append(f"skipped {len(unread)} symlink(s) to files inside the folder that this "
                    "ingest leaves out (hidden, --exclude'd or of a type not read), so they "
@@ -148,7 +150,7 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 continue
             if target is not None:
                 inside = target == real_root or real_root in target.parents
-                if inside and is_file and not follow:  # a security review's pub/notes.md ->
+                if inside and is_file:  # a security review's pub/notes.md ->
                     if aliases is not None:  # ../hr/salary.md took pub/'s readers
                         walked = _walked(target.relative_to(real_root), exclude)
                         aliases.append((path, target, walked))
@@ -162,8 +164,8 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                         notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
                                      "Fix: pass --follow-symlinks to index it")
                     continue
-                if is_dir and (key in seen or (inside and not follow)):
-                    continue  # a cycle, or a folder the walk reaches anyway
+                if is_dir and (key in seen or inside):
+                    continue  # a cycle, or a folder the walk reaches at its own path
             if is_dir and entry.name in TEMPLATE_DIRS:
                 if notes is not None:
                     notes.append(f"{path}: a Sphinx theme's templates, not documentation; "
