@@ -3,7 +3,8 @@
 A code block is kept when its lines are in the sources (:func:`~citewise.cite.validate.
 code_quoted`), but what cites it is the sentence leading into it (a line ending in ":" with
 its citation, as the extractive answer's ``From “Examples” [S2]:``) or a bare ``[S2]`` under
-it. When that line was removed, the block stayed with no mark at all: a new user of
+it, or a sentence citing the passage the block is from, just before it. When that line was
+removed, the block stayed with no mark at all: a new user of
 Postfix's manual was shown regexp_table(5)'s example maps under an answer listing only
 access(5) and another page. :func:`with_sources` gives such a block the source line of the
 first passage that holds all of it, or removes it when no one passage does.
@@ -27,7 +28,7 @@ def with_sources(kept: Sequence[Verdict], passages: Sequence[ContextPassage],
     out: list[Verdict] = []
     dropped: list[Verdict] = []
     for i, v in enumerate(kept):
-        if v.segment.kind != "code" or _cited(kept, i):
+        if v.segment.kind != "code" or _cited(kept, i, texts):
             out.append(v)
             continue
         holder = next((p for p in passages if code_quoted(v.segment.text,
@@ -41,13 +42,16 @@ def with_sources(kept: Sequence[Verdict], passages: Sequence[ContextPassage],
     return out, dropped
 
 
-def _cited(kept: Sequence[Verdict], i: int) -> bool:
-    """Whether the kept segment just before code block ``i`` leads into it with a citation
-    (ends in ":"), or the one just after is a bare citation."""
+def _cited(kept: Sequence[Verdict], i: int, texts: Mapping[str, str]) -> bool:
+    """Whether the kept segment just before code block ``i`` cites it: it leads into it
+    (ends in ":") with a citation, or cites a passage that holds the block (the extractive
+    answer's sentence and the example after it, from one passage); or the segment just
+    after is a bare citation."""
     before = kept[i - 1].segment if i > 0 else None
     after = kept[i + 1].segment if i + 1 < len(kept) else None
-    leads = before is not None and before.kind == "sentence" and \
-        before.text.rstrip().endswith(":") and bool(citation_ids(before.text))
+    ids = citation_ids(before.text) if before is not None and before.kind == "sentence" else ()
+    leads = bool(ids) and before is not None and (before.text.rstrip().endswith(":") or any(
+        code_quoted(kept[i].segment.text, texts.get(sid.upper(), "")) for sid in ids))
     closes = after is not None and after.kind == "sentence" and \
         bool(citation_ids(after.text)) and not strip_citations(after.text).strip(" .")
     return leads or closes
