@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -617,6 +618,31 @@ def test_a_default_asked_for_comes_with_the_sentence_it_follows():
     plain = _answer("what does the maximum template depth do in an infinite loop?", options,
                     "Pools limit jobs.")
     assert "3000" not in plain.text, plain.text
+
+
+def test_a_default_after_a_note_box_in_its_section_comes_with_its_entry() -> None:
+    """A new user of Knot DNS's reference: "what's the default for zone-max-ttl" quoted
+    the description, "Note [1]." and the note, not "Default: computed after zone is
+    loaded", a paragraph of its own after the box. Another section's default is not
+    taken."""
+    from citewise.types import SectionMark
+
+    entry = ("zone-max-ttl\n\nDeclare (override) maximal TTL value among all the records "
+             "in zone.\n\nNote\n\nIt's generally recommended to override the maximal TTL "
+             "computation by setting this explicitly.\n\nDefault: computed after zone is "
+             "loaded")
+    asked = _answer("what's the default for zone-max-ttl", entry, "Pools limit jobs.")
+    assert asked.text.endswith("Default: computed after zone is loaded [S1]."), asked.text
+    assert "Note [S1]" not in asked.text
+    two = ("zone-max-ttl\n\nDeclare (override) maximal TTL value among all the records in "
+           "zone.\n\nzone-max-size\n\nMaximum size of the zone.\n\nDefault: unlimited")
+    p = passage("S1", two)
+    marks = (SectionMark(0, "zone-max-ttl", ("zone-max-ttl",)),
+             SectionMark(two.index("zone-max-size"), "zone-max-size", ("zone-max-size",)))
+    p = replace(p, hit=replace(p.hit, chunk=replace(p.hit.chunk, sections=marks)))
+    other = ExtractiveGenerator().generate(build_prompt(
+        "what's the default maximal TTL value of the records in a zone", [p]))
+    assert "Declare (override) maximal TTL" in other.text and "unlimited" not in other.text
 
 
 def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() -> None:

@@ -18,6 +18,7 @@ from citewise.generate.examples import leads_in
 
 if TYPE_CHECKING:
     from citewise.generate.extractive import ScoredSentence
+    from citewise.types import Chunk, ContextPassage, SectionMark
 
 _POINTS_BACK = re.compile(r"(?:it|its|they|their|them|this|these|that|those|such|he|she|"
                           r"then|therefore|thus|hence|however|but|also|otherwise)\b",
@@ -104,25 +105,61 @@ _GIVES_DEFAULT = re.compile(r"(?:(?:The|Its|This) )?default(?: value)? (?:is|was
 
 
 def with_defaults(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
-                  question: str) -> list[ScoredSentence]:
-    """``chosen`` with, after a sentence, the one following it in its block that gives a
-    default ("The default is 3000."), when the question asks for one: a new user's "what is
-    xsltproc's default maximum template depth …?" was answered with ``--maxdepth``'s "Adjust
-    the maximum depth of the template stack …" and not the value (it shares one word of
-    the question, so it scored below the keep ratio)."""
+                  question: str, passages: Sequence[ContextPassage] = ()
+                  ) -> list[ScoredSentence]:
+    """``chosen`` with the sentence of their entry that gives a default ("The default is
+    3000.", "Default: 2"), when the question asks for one: after a sentence, the one after
+    it in its block, or a later block of its passage up to :data:`DEFAULT_PARTS` on in the
+    same section (``passages``: their chunks' section marks). A new user's "what is
+    xsltproc's default maximum template depth …?" was answered with ``--maxdepth``'s
+    "Adjust the maximum depth of the template stack …" and not the value; new users of
+    Knot DNS's and Kea's references, whose "Default: …" is a paragraph of its own after a
+    Note box or at a list item's end, got the description and the Note and not the
+    value."""
     if not _ASKS_DEFAULT.search(question):
         return list(chosen)
+    chunks = {p.sid: p.hit.chunk for p in passages}
     picked = {s.order for s in chosen}
     out: list[ScoredSentence] = []
-    for s in chosen:
+    for i, s in enumerate(chosen):
         out.append(s)
-        after = scored[s.order + 1] if s.order + 1 < len(scored) else None
-        if after is not None and after.order not in picked and not s.code and \
-                not after.code and after.sid == s.sid and after.part == s.part and \
-                _GIVES_DEFAULT.match(after.text) and not _GIVES_DEFAULT.match(s.text):
-            out.append(after)
-            picked.add(after.order)
+        after = None if s.code or _GIVES_DEFAULT.match(s.text) else \
+            _default_after(s, scored, chunks.get(s.sid))
+        following = chosen[i + 1] if i + 1 < len(chosen) else None
+        if after is None or after.order in picked or (
+                following is not None and following.sid == s.sid
+                and following.order < after.order):  # a later quote of the entry takes it
+            continue
+        out.append(after)
+        picked.add(after.order)
     return out
+
+
+DEFAULT_PARTS = 4
+"""How many blocks after a quoted sentence :func:`with_defaults` looks for its default."""
+
+
+def _default_after(s: ScoredSentence, scored: Sequence[ScoredSentence],
+                   chunk: Chunk | None) -> ScoredSentence | None:
+    """The first sentence after ``s`` in its passage that gives a default, in its block or
+    a block up to :data:`DEFAULT_PARTS` on in the same section of ``chunk``."""
+    for t in scored[s.order + 1:]:
+        if t.sid != s.sid or t.part > s.part + DEFAULT_PARTS:
+            return None
+        if not t.code and _GIVES_DEFAULT.match(t.text):
+            here = None if chunk is None else _section_of(chunk, s.text)
+            same = t.part == s.part or chunk is None or (
+                here is not None and here == _section_of(chunk, t.text))
+            return t if same else None
+    return None
+
+
+def _section_of(chunk: Chunk, sentence: str) -> SectionMark | None:
+    """The section of ``chunk`` that holds ``sentence`` (its first words, any spacing), or
+    None when it is not found."""
+    words = sentence.split()[:6]
+    found = re.search(r"\s+".join(map(re.escape, words)), chunk.text) if words else None
+    return None if found is None else chunk.section_at(found.start())
 
 
 def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],

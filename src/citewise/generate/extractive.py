@@ -127,6 +127,13 @@ class ScoredSentence:
     part: int = 0  # the block of the prompt it is in (blocks are split at blank lines)
 
 
+_BOX_LABEL = re.compile(r"note|notes|warning|tip|hint|important|caution|attention|danger|"
+                        r"see also|seealso|todo")
+"""The title of an aside box alone (Sphinx's "Note" over its text): a new user of Knot DNS's
+reference was answered "… in zone [1]. Note [1]. It's generally recommended …" (116 boxes
+there)."""
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``: cut at blank lines and before list bullets, whitespace inside
     collapsed, then at the sentence ends the citation checker sees
@@ -256,7 +263,8 @@ class _Scoring:
         for k, (text, value) in enumerate(rows):
             item = content_words(text) if BULLET.match(text) else item
             bare = SECTION_NUMBER.sub("", text.strip().rstrip(".:").lower() + " ").strip()
-            if not bare or bare in headings or is_instruction(text) or is_label(rows, k):
+            if not bare or bare in headings or is_instruction(text) or is_label(rows, k) \
+                    or _BOX_LABEL.fullmatch(bare):
                 continue  # "5.8." is no sentence, nor "* Improvements" over its entries
             under = (offset or 0) >= MAX_PARTS  # under the term's heading: its words are
             if under:  # given, the rest of the question counts
@@ -356,7 +364,8 @@ def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
     if not chosen:
         return INSUFFICIENT_EVIDENCE
     chosen = with_examples(with_lists(with_defaults(with_antecedents(chosen, scored), scored,
-                                                    prompt.question), scored), scored)
+                                                    prompt.question, prompt.passages),
+                                      scored), scored)
     labels = {p.sid: source_line(p) for p in prompt.passages}
     places = {p.sid: (p.hit.chunk.doc_id, tuple(p.hit.chunk.heading_path))
               for p in prompt.passages}
