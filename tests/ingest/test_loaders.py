@@ -1137,3 +1137,23 @@ def test_a_list_items_later_paragraphs_stay_after_its_sub_list(tmp_path):
     assert listed.splitlines() == ["1. The first line should:", "  - be short",
                                    "  Examples:", "  - net: add x", "  Then check it.",
                                    "2. Keep the second line blank."]
+
+
+def test_code_and_tables_a_wrapper_holds_in_a_list_item_keep_their_lines() -> None:
+    """Sphinx wraps each example in ``<div class="highlight-…"><div class="highlight">
+    <pre>``: a new user of Knot DNS's manual found kdig's examples and the migration table
+    of a numbered step run into the item's line of prose."""
+    page = (b'<html><body><h1>Examples</h1><ol>'
+            b'<li><p>Query a record over TLS:</p><div class="highlight-default notranslate">'
+            b'<div class="highlight"><pre>$ kdig -d @1.1.1.1 +tls\n$ kdig +short A</pre>'
+            b'</div></div><p>Both print the answer.</p></li>'
+            b'<li><p>Rename the items:</p><blockquote><table><tr><th>Old</th><th>New</th>'
+            b'</tr><tr><td>max-tcp-clients</td><td>tcp-max-clients</td></tr></table>'
+            b'</blockquote></li></ol></body></html>')
+    doc = HtmlLoader().load(page, Path("ops.html"))
+    (listed,) = [b.text for b in doc.blocks if b.kind == "list"]
+    assert listed.split("\n") == [
+        "1. Query a record over TLS:", "  $ kdig -d @1.1.1.1 +tls", "  $ kdig +short A",
+        "  Both print the answer.", "2. Rename the items:", "  Old | New",
+        "  max-tcp-clients | tcp-max-clients"]
+

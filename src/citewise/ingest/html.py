@@ -35,6 +35,7 @@ container. Ids of page wrappers and chrome (``menu-bar``, ``content``, ``page-wr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 
@@ -526,7 +527,9 @@ def _is_admonition_title(node: LexborNode) -> bool:
 
 
 def _list_lines(node: LexborNode, depth: int) -> list[str]:
-    """``- item`` (or ``3. item``) lines; nested lists and ``pre`` indented under their item."""
+    """``- item`` (or ``3. item``) lines; nested lists, ``pre`` and tables indented under
+    their item, in their place: text after them is a line of its own, indented too (BIND's
+    "A simple primaries definition:", its record, then "This custom property defines…")."""
     ordered = node.tag == "ol"
     number = _int_attr(node, "start", 1)
     indent = "  " * depth
@@ -534,24 +537,56 @@ def _list_lines(node: LexborNode, depth: int) -> list[str]:
     for item in node.iter():
         if item.tag != "li":
             continue
-        parts: list[str] = []
-        nested: list[str] = []
-        for child in item.iter(include_text=True):
+        marker = f"{number}." if ordered else "-"
+        number += 1
+        own: list[str] = []  # the item's lines
+        parts: list[str] = []  # its text since the last block
+        for child in _item_children(item):
+            if child.tag in ("ul", "ol", "pre", "table"):
+                _said(own, parts, f"{indent}{marker} ", f"{indent}  ")
             if child.tag in ("ul", "ol") and depth < _MAX_DEPTH:
-                nested.extend(_list_lines(child, depth + 1))
-            elif child.tag == "pre":
-                code = pre_text(child)
-                nested.extend(f"{indent}  {line}".rstrip() for line in code.split("\n"))
+                own.extend(_list_lines(child, depth + 1))
+            elif child.tag in ("pre", "table"):
+                shown = pre_text(child).split("\n") if child.tag == "pre" else \
+                    table_rows(child)[0]
+                own.extend(f"{indent}  {line}".rstrip() for line in shown)
             elif child.tag == "-text":
                 parts.append(child.text_content or "")
             elif _is_element(child) and child.tag not in SKIP_TAGS:
                 text = child.text(deep=True)
                 parts.append(text if child.tag in INLINE_TAGS else f" {text} ")
-        marker = f"{number}." if ordered else "-"
-        number += 1
-        lines.append(f"{indent}{marker} {collapse(''.join(parts))}".rstrip())
-        lines.extend(nested)
+        _said(own, parts, f"{indent}{marker} ", f"{indent}  ")
+        lines.extend(own)
     return lines
+
+
+def _said(own: list[str], parts: list[str], first: str, later: str) -> None:
+    """Add the text gathered in ``parts`` to the item's lines ``own`` (the item's line
+    opens with ``first``, a later one, after a block, with ``later``) and clear it."""
+    text = collapse("".join(parts))
+    parts.clear()
+    if not own:
+        own.append(f"{first}{text}".rstrip())
+    elif text:
+        own.append(f"{later}{text}")
+
+
+_WRAPPERS = frozenset({"div", "blockquote", "section", "figure", "article"})
+_MAX_WRAPPERS = 4  # Sphinx's are two deep; each costs a search of the wrapper's subtree
+
+
+def _item_children(item: LexborNode, depth: int = 0) -> Iterator[LexborNode]:
+    """A list item's children, and the children of a block wrapper holding code, a table or
+    a list, in their place: Sphinx wraps each example in ``<div class="highlight-…"><div
+    class="highlight"><pre>``, and a new user of Knot DNS's manual found kdig's examples
+    and the migration tables of numbered steps run into one line of prose (Exim's manual:
+    112 of its 1,153 examples)."""
+    for child in item.iter(include_text=True):
+        if depth < _MAX_WRAPPERS and child.tag in _WRAPPERS and \
+                child.css_first("pre, table, ul, ol") is not None:
+            yield from _item_children(child, depth + 1)
+        else:
+            yield child
 
 
 def _int_attr(node: LexborNode, name: str, default: int) -> int:
