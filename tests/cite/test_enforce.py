@@ -673,3 +673,19 @@ def test_a_code_block_whose_lead_in_went_says_where_it_is_from() -> None:
     kept = enforce(f"{LEAVE[:86]} [S2].\n\n{mixed}", passages(CLI, LEAVE),
                    question="how long is parental leave?")
     assert "```" not in kept.text and "uncited" in statuses(kept)
+
+
+def test_a_block_led_into_or_cited_from_a_passage_that_lacks_it_goes() -> None:
+    """The review of 7b261c1: "To back up the database, run this command nightly [S1]:"
+    over ``rm -rf /var/lib/app``, a line only the decommissioning page (S2) has, was shown
+    under the backup guide's citation; so was a bare "[S1]" under it."""
+    backup = "Back up the database every night with the dump command."
+    gone = "To decommission the host, run:\nrm -rf /var/lib/app"
+    block = "```\nrm -rf /var/lib/app\n```"
+    lead = "Back up the database every night with the dump command [S1]:"
+    kept = enforce(f"{LEAVE[:86]} [S3].\n\n{lead}\n\n{block}",
+                   passages(backup, gone, LEAVE), question="how long is parental leave?")
+    assert "rm -rf" not in kept.text and lead not in kept.text, kept.text
+    kept = enforce(f"{LEAVE[:86]} [S3].\n\n{block}\n\n[S1]", passages(backup, gone, LEAVE),
+                   question="how long is parental leave?")
+    assert "rm -rf" not in kept.text, kept.text

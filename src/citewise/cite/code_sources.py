@@ -15,21 +15,39 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from citewise.cite.parse import citation_ids, strip_citations
+from citewise.cite.parse import Segment, citation_ids, strip_citations
 from citewise.cite.validate import Verdict, code_quoted, source_line
 from citewise.types import ContextPassage
 
 
 def with_sources(kept: Sequence[Verdict], passages: Sequence[ContextPassage],
                  texts: Mapping[str, str]) -> tuple[list[Verdict], list[Verdict]]:
-    """``kept`` with a source line before each code block nothing cites, and the blocks no
-    one passage holds (``texts``: :func:`~citewise.cite.validate.passage_texts`) taken out,
-    returned second with status ``uncited``."""
+    """``kept`` with a source line before each code block nothing next to it cites, and
+    taken out (returned second, status ``uncited``): a block no one passage holds, and a
+    block the line leading into it (or the bare citation under it) cites to passages that
+    do not hold it, with that line: a review's "To back up the database, run this command
+    nightly [S1]:" over ``rm -rf /var/lib/app``, a line only the decommissioning page (S2)
+    has, was shown under "[1] Backup guide" (``texts``:
+    :func:`~citewise.cite.validate.passage_texts`)."""
     out: list[Verdict] = []
     dropped: list[Verdict] = []
+    skip = -1  # the bare citation under a block taken out
     for i, v in enumerate(kept):
-        if v.segment.kind != "code" or _cited(kept, i, texts):
+        if i == skip:
+            continue
+        if v.segment.kind != "code":
             out.append(v)
+            continue
+        ids, how = _citing(kept, i)
+        if any(code_quoted(v.segment.text, texts.get(sid.upper(), "")) for sid in ids):
+            out.append(v)
+            continue
+        if how == "lead" and out and out[-1] is kept[i - 1]:
+            dropped += [replace(out.pop(), status="unsupported"), replace(v, status="uncited")]
+            continue
+        if how == "under":
+            skip = i + 1
+            dropped.append(replace(v, status="uncited"))
             continue
         holder = next((p for p in passages if code_quoted(v.segment.text,
                                                           texts[p.sid.upper()])), None)
@@ -42,16 +60,23 @@ def with_sources(kept: Sequence[Verdict], passages: Sequence[ContextPassage],
     return out, dropped
 
 
-def _cited(kept: Sequence[Verdict], i: int, texts: Mapping[str, str]) -> bool:
-    """Whether the kept segment just before code block ``i`` cites it: it leads into it
-    (ends in ":") with a citation, or cites a passage that holds the block (the extractive
-    answer's sentence and the example after it, from one passage); or the segment just
-    after is a bare citation."""
+def _bare(segment: Segment) -> bool:
+    return segment.kind == "sentence" and bool(citation_ids(segment.text)) and \
+        not strip_citations(segment.text).strip(" .")
+
+
+def _citing(kept: Sequence[Verdict], i: int) -> tuple[tuple[str, ...], str]:
+    """The ids that cite code block ``i`` and how: ``lead`` (the line before it leads into
+    it, ending in ":"), ``before`` (the sentence before it cites: the extractive answer's
+    sentence and the example after it), ``under`` (a bare citation under it), or ``()``
+    and ``none``."""
     before = kept[i - 1].segment if i > 0 else None
     after = kept[i + 1].segment if i + 1 < len(kept) else None
-    ids = citation_ids(before.text) if before is not None and before.kind == "sentence" else ()
-    leads = bool(ids) and before is not None and (before.text.rstrip().endswith(":") or any(
-        code_quoted(kept[i].segment.text, texts.get(sid.upper(), "")) for sid in ids))
-    closes = after is not None and after.kind == "sentence" and \
-        bool(citation_ids(after.text)) and not strip_citations(after.text).strip(" .")
-    return leads or closes
+    cites = before is not None and before.kind == "sentence" and citation_ids(before.text)
+    if cites and before is not None and before.text.rstrip().endswith(":"):
+        return tuple(citation_ids(before.text)), "lead"
+    if after is not None and _bare(after):
+        return tuple(citation_ids(after.text)), "under"
+    if cites and before is not None:
+        return tuple(citation_ids(before.text)), "before"
+    return (), "none"
