@@ -316,20 +316,24 @@ def test_two_named_entries_values_are_no_conflict_but_one_entry_s_two_are() -> N
     assert len(find_conflicts(q, passages((limits[1], "a"), (again, "b")))) == 1
 
 
-def test_this_feature_s_values_in_two_sections_are_no_conflict() -> None:
-    """"This feature is available in Postfix 3.5 and later." of postqueue(1)'s option and of
-    a postconf(5) entry were shown as a conflict; two versions of one section still are."""
-    q = "since which postfix version is this feature available?"
-    a = make_hit("This feature is available in Postfix 2.3 and later.", 1, doc_id="a",
-                 heading=("Postfix Configuration Parameters", "bounce_template_file"))
-    b = make_hit("This feature is available in Postfix 3.5 and later.", 2, doc_id="b",
-                 heading=("postqueue(1)", "DESCRIPTION"))
+def test_two_versions_naming_things_in_passing_or_under_new_headings_still_conflict(
+        ) -> None:
+    """The review of 561c8ba: "This policy grants employees 16 / 20 weeks…" under "Parental
+    leave" and "Parental leave (revised)", and one sentence naming ``upload_gateway`` and
+    ``edge_proxy`` in passing, were no longer shown as disagreeing."""
     from citewise.types import ContextPassage
 
-    def side(hit, sid):
-        return ContextPassage(sid, hit, hit.chunk.text, 9)
+    def side(text, sid, heading):
+        hit = make_hit(text, int(sid[1:]), doc_id=f"handbook-{sid}", heading=heading)
+        return ContextPassage(sid, hit, text, 9)
 
-    assert find_conflicts(q, [side(a, "S1"), side(b, "S2")]) == []
-    old = make_hit("This feature is available in Postfix 3.5 and later.", 2, doc_id="b",
-                   heading=("Postfix Configuration Parameters", "bounce_template_file"))
-    assert len(find_conflicts(q, [side(a, "S1"), side(old, "S2")])) == 1
+    q = "how many weeks of parental leave does the policy grant?"
+    assert len(find_conflicts(q, [
+        side("This policy grants employees 16 weeks of paid parental leave.", "S1",
+             ("Handbook", "Parental leave")),
+        side("This policy grants employees 20 weeks of paid parental leave.", "S2",
+             ("Handbook", "Parental leave (revised)"))])) == 1
+    q = "how many retries does the gateway make?"
+    assert len(find_conflicts(q, [
+        side("The gateway retries 3 times before upload_gateway gives up.", "S1", ("A",)),
+        side("The gateway retries 5 times before edge_proxy gives up.", "S2", ("B",))])) == 1

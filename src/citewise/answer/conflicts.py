@@ -174,30 +174,24 @@ _ENTRY = re.compile(r"[A-Za-z]\w*(?:[-_.]\w+)+")
 
 
 def _subject(passage: ContextPassage, sentence: str) -> set[str]:
-    """What ``sentence`` states a value of, when it says: the identifiers it names
-    (``smtpd_client_connection_count_limit (default: 50)``), else the name its entry's
-    anchor gives when the passage's text says that name too (postconf(5)'s "This feature is
-    available in Postfix 2.3 and later.", under ``#bounce_template_file``), else, for a
-    sentence about "this …" or "it", its section's heading. A new user of Postfix's manual
-    was told that two parameters' defaults, and a parameter's and a command option's "This
-    feature is available in Postfix 2.3 / 3.5 and later", disagree. Empty for a sentence
-    that names nothing ("Parental leave is 16 weeks"): sides about different things are no
-    conflict; two versions of one policy's section are the same thing."""
-    named = {m.group().lower() for m in _IDENTIFIER.finditer(sentence)}
-    if named:
-        return named
+    """What ``sentence`` states a value of, when it says so by name: the identifier it
+    opens on (``smtpd_client_connection_count_limit (default: 50)``), else the name its
+    entry's anchor gives when the passage's text says that name too (postconf(5)'s "This
+    feature is available in Postfix 2.3 and later.", under ``#bounce_template_file``). A
+    new user of Postfix's manual was told that two parameters' defaults, and two
+    parameters' "available in Postfix 2.3 / 3.5 and later", disagree. Empty otherwise:
+    identifiers further in are incidental (a review: ``upload_gateway`` and
+    ``edge_proxy`` in two versions of one sentence hid their conflict), and so is a
+    section's heading ("Parental leave" and "Parental leave (revised)")."""
+    opening = _IDENTIFIER.match(_BULLET.sub("", sentence.strip()))
+    if opening is not None:
+        return {opening.group().lower()}
     chunk = passage.hit.chunk
-    where = chunk.section_at(chunk.text.find(sentence.strip()[:80]))
-    anchor = where.anchor or ""
+    anchor = chunk.section_at(chunk.text.find(sentence.strip()[:80])).anchor or ""
     if _ENTRY.fullmatch(anchor) and re.search(
             rf"(?<![\w.-]){re.escape(anchor)}(?![\w-])", passage.text, re.I):
         return {anchor.lower()}
-    if _DEICTIC.match(_BULLET.sub("", sentence.strip())):
-        return {"§ " + (where.heading_path or (passage.hit.document.title,))[-1].lower()}
     return set()
-
-
-_DEICTIC = re.compile(r"(?:this|these|that|it)\b", re.I)
 
 
 def _other_subjects(question: str, a: ContextPassage, b: ContextPassage,
