@@ -631,9 +631,17 @@ def test_a_default_after_a_note_box_in_its_section_comes_with_its_entry() -> Non
              "in zone.\n\nNote\n\nIt's generally recommended to override the maximal TTL "
              "computation by setting this explicitly.\n\nDefault: computed after zone is "
              "loaded")
-    asked = _answer("what's the default for zone-max-ttl", entry, "Pools limit jobs.")
+    asked = ExtractiveGenerator().generate(build_prompt(
+        "what's the default for zone-max-ttl", [passage(
+            "S1", entry, heading=("Configuration Reference", "zone-max-ttl"))]))
     assert asked.text.endswith("Default: computed after zone is loaded [S1]."), asked.text
     assert "Note [S1]" not in asked.text
+    one = ("zone-max-ttl\n\nDeclare (override) maximal TTL value among all the records in "
+           "zone.\n\nzone-max-size\n\nMaximum size of the zone.\n\nDefault: unlimited")
+    several = ExtractiveGenerator().generate(build_prompt(  # the review: no marks, a section
+        "what's the default maximal TTL value of the records in a zone",  # of several
+        [passage("S1", one, heading=("Zones", "Limits of a zone"))]))
+    assert "unlimited" not in several.text, several.text
     two = ("zone-max-ttl\n\nDeclare (override) maximal TTL value among all the records in "
            "zone.\n\nzone-max-size\n\nMaximum size of the zone.\n\nDefault: unlimited")
     p = passage("S1", two)

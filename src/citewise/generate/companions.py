@@ -110,7 +110,8 @@ def with_defaults(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     """``chosen`` with the sentence of their entry that gives a default ("The default is
     3000.", "Default: 2"), when the question asks for one: after a sentence, the one after
     it in its block, or a later block of its passage up to :data:`DEFAULT_PARTS` on in the
-    same section (``passages``: their chunks' section marks). A new user's "what is
+    same section when that section is one option's entry (``passages``: their chunks'
+    section marks; :func:`_names_one_thing`). A new user's "what is
     xsltproc's default maximum template depth …?" was answered with ``--maxdepth``'s
     "Adjust the maximum depth of the template stack …" and not the value; new users of
     Knot DNS's and Kea's references, whose "Default: …" is a paragraph of its own after a
@@ -136,6 +137,7 @@ def with_defaults(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
 
 
 DEFAULT_PARTS = 4
+_ITEM = re.compile(r"\s*(?:[-*•+]|\d{1,3}[.)])\s")
 """How many blocks after a quoted sentence :func:`with_defaults` looks for its default."""
 
 
@@ -144,14 +146,26 @@ def _default_after(s: ScoredSentence, scored: Sequence[ScoredSentence],
     """The first sentence after ``s`` in its passage that gives a default, in its block or
     a block up to :data:`DEFAULT_PARTS` on in the same section of ``chunk``."""
     for t in scored[s.order + 1:]:
-        if t.sid != s.sid or t.part > s.part + DEFAULT_PARTS:
-            return None
+        if t.sid != s.sid or t.part > s.part + DEFAULT_PARTS or _ITEM.match(t.text):
+            return None  # (a list item starts another entry: Kea's max-reclaim-leases)
         if not t.code and _GIVES_DEFAULT.match(t.text):
+            if t.part == s.part:
+                return t if t.order == s.order + 1 else None
             here = None if chunk is None else _section_of(chunk, s.text)
-            same = t.part == s.part or chunk is None or (
-                here is not None and here == _section_of(chunk, t.text))
-            return t if same else None
+            entry = here is not None and _names_one_thing(here)
+            return t if entry and here == _section_of(chunk, t.text) else None
     return None
+
+
+def _names_one_thing(section: SectionMark) -> bool:
+    """Whether ``section`` is one option's or term's entry: its heading is one word
+    (Knot's ``zone-max-ttl``) or its anchor is a name (``#bounce_template_file``). A
+    review's Kea question on hold-reclaimed-time got max-reclaim-leases' "The default
+    value is 100" from the next paragraph of a section describing several."""
+    heading = section.heading_path[-1].strip() if section.heading_path else ""
+    anchor = section.anchor or ""
+    return bool(heading and " " not in heading) or bool(
+        re.fullmatch(r"[A-Za-z]\w*(?:[-_.]\w+)+", anchor))
 
 
 def _section_of(chunk: Chunk, sentence: str) -> SectionMark | None:
