@@ -1184,3 +1184,27 @@ def test_a_back_of_book_index_is_not_indexed() -> None:
     api = HtmlLoader().load(f"<html><body><h1>Lua API</h1>{fields}</body></html>".encode(),
                             Path("index.html"))  # HAProxy's Lua reference: read
     assert any("A table of proxies 7." in b.text for b in api.blocks)
+
+
+def test_a_page_with_an_index_of_nested_lists_keeps_its_prose_and_costs_linear_time(
+        ) -> None:
+    """The review of f071329: nested index lists were each judged again (cubic: 126 nested
+    lists ×100 took 17 s) and counted twice, so a page of ten paragraphs and a small index
+    was marked noindex and skipped."""
+    import time
+
+    index = "".join(f"<dt>term {i}</dt><dd><dl>" + "".join(
+        f'<dt>sub-entry {j} of term {i}</dt><dd><p><a href="ch{j}.html#s{i}">Chapter {j} '
+        f"[Section on term {i}]</a></p></dd>" for j in range(3)) + "</dl></dd>"
+        for i in range(40))
+    prose = "".join(f"<p>Paragraph {k}: the relay daemon accepts mail on port 25 and hands "
+                    "it to the queue manager, which schedules delivery attempts with "
+                    "backoff.</p>" for k in range(10))
+    page = f"<html><body><h1>Relay</h1>{prose}<dl>{index}</dl></body></html>"
+    doc = HtmlLoader().load(page.encode(), Path("relay.html"))
+    assert doc.metadata.get("robots") is None
+    assert any("Paragraph 9" in b.text for b in doc.blocks)
+    chain = ("<dl><dt>t</dt><dd>" * 126 + '<a href="a.html">a</a>' + "</dd></dl>" * 126) * 200
+    started = time.monotonic()
+    HtmlLoader().load(f"<html><body>{chain}</body></html>".encode(), Path("h.html"))
+    assert time.monotonic() - started < 30  # a hang guard: cubic took minutes at this size

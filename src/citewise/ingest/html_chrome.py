@@ -104,22 +104,32 @@ def _drop_book_index(tree: LexborHTMLParser, doomed: Marks) -> int:
     href="ch-the_exim_command_line.html#vi0">The Exim command line<small> [Command line
     options]</small></a></p></dd>``, one list a letter) were 11 % of a new user's index
     and quoted as answers. Returns the characters of text marked."""
-    lists = [dl for dl in tree.css("dl") if not doomed.inside(dl) and _links_only(dl)]
+    outer = [dl for dl in tree.css("dl") if not _in_a_list(dl)]
+    lists = [dl for dl in outer if not doomed.inside(dl) and _links_only(dl)]
     if sum(len(_descriptions(dl)) for dl in lists) < LINK_INDEX_LINKS:
         return 0
-    removed = 0
     for dl in lists:
-        if not doomed.inside(dl):
-            doomed.mark(dl)
-            removed += len(" ".join(dl.text(deep=True).split()))
-    return removed
+        doomed.mark(dl)
+    return sum(len(" ".join(dl.text(deep=True).split())) for dl in lists)
+
+
+def _in_a_list(node: LexborNode) -> bool:
+    """Whether a ``dl`` holds ``node`` (only the outermost lists are judged: judging each
+    nested one again read their text over and over, cubic in a review's 126 nested lists,
+    and counted them twice)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == "dl":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _descriptions(dl: LexborNode) -> list[LexborNode]:
     return [child for child in dl.iter() if child.tag == "dd"]
 
 
-def _links_only(dl: LexborNode) -> bool:
+def _links_only(dl: LexborNode, depth: int = 0) -> bool:
     """Whether each of ``dl``'s descriptions (one or more) is links to other pages of the
     site (no ``scheme:``), half its text theirs or more, or only sub-entries, or a "see"
     line."""
@@ -130,7 +140,7 @@ def _links_only(dl: LexborNode) -> bool:
         inner = [c for c in dd.iter() if c.tag == "dl"]
         if inner and len("".join(said.split())) == sum(
                 len("".join(d.text(deep=True).split())) for d in inner):
-            if not all(_links_only(d) for d in inner):
+            if depth >= _SUB_ENTRY_LEVELS or not all(_links_only(d, depth + 1) for d in inner):
                 return False
             linked = True  # only sub-entries: "message reference" under "-M"
             continue
@@ -148,6 +158,7 @@ def _links_only(dl: LexborNode) -> bool:
 
 
 _SEE = re.compile(r"see\b", re.IGNORECASE)
+_SUB_ENTRY_LEVELS = 2  # an index's entries, sub-entries and theirs
 
 
 PAGE_CONTENTS_LINKS = 3
