@@ -92,3 +92,15 @@ def test_a_new_catalog_connection_does_not_queue_behind_a_reader(db_url: str,
         opener.start()
         opener.join(timeout=20)
         assert done == [1]
+
+
+def test_the_text_search_functions_are_pg_catalog_s(db_url: str, tmp_path: Path) -> None:
+    """The review of 354c67e: ``to_tsquery('english', …)`` with an untyped literal called a
+    ``public.to_tsquery(text, text)`` planted before ``CREATE`` on public was revoked (the
+    check passed), and it saw every query and chunk. Here the superuser plants them."""
+    _sql(db_url, *(f"CREATE FUNCTION public.{name}(a text, b text) RETURNS {kind} "
+                   "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'hijacked'; END$$"
+                   for name, kind in (("to_tsquery", "tsquery"), ("to_tsvector", "tsvector"))))
+    with _index(db_url, tmp_path) as engine:
+        hits = engine.search("zqplutonium", Principal.of("hr", tenant="acme"), mode="bm25").hits
+        assert [h.document.doc_id for h in hits] == ["salary.md"]

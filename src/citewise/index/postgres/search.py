@@ -61,8 +61,10 @@ EF_SEARCH_MAX = 1000  # pgvector's upper bound for hnsw.ef_search; iterative sca
 
 PREDICATE = "c.tenant = %(tenant)s AND c.acl OPERATOR(pg_catalog.&&) %(groups)s::text[]"
 
-SPARSE_SQL = f"""SELECT c.chunk_id, ts_rank(%(weights)s::float4[], c.tsv, q.query, 1) AS score
-FROM chunks AS c, to_tsquery('{TS_CONFIG}', %(terms)s) AS q(query)
+SPARSE_SQL = f"""SELECT c.chunk_id,
+       pg_catalog.ts_rank(%(weights)s::pg_catalog.float4[], c.tsv, q.query, 1) AS score
+FROM chunks AS c,
+     pg_catalog.to_tsquery('{TS_CONFIG}'::pg_catalog.regconfig, %(terms)s) AS q(query)
 WHERE c.tsv @@ q.query AND {PREDICATE}
 ORDER BY score DESC, c.id
 LIMIT %(top_k)s"""

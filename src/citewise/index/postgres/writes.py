@@ -53,8 +53,14 @@ INSERT_CHUNK_SQL = f"""INSERT INTO chunks
 VALUES (%(chunk_id)s, %(doc)s, %(ordinal)s, %(text)s, %(heading_path)s, %(anchor)s, %(start)s,
         %(end)s, %(section_id)s, %(token_count)s, %(kind)s, %(page)s, %(embed_hash)s,
         %(tenant)s, %(acl)s, %(vec_scope)s, %(sections)s,
-        setweight(to_tsvector('{TS_CONFIG}', %(title_text)s), 'A')
-        || setweight(to_tsvector('{TS_CONFIG}', %(tsv_text)s), 'B'))"""
+        pg_catalog.setweight(pg_catalog.to_tsvector('{TS_CONFIG}'::pg_catalog.regconfig,
+                                                    %(title_text)s::pg_catalog.text), 'A')
+        OPERATOR(pg_catalog.||) pg_catalog.setweight(pg_catalog.to_tsvector(
+            '{TS_CONFIG}'::pg_catalog.regconfig, %(tsv_text)s::pg_catalog.text), 'B'))"""
+"""Every function and operator named with its schema: one of the same name in a schema on
+the search path, with parameter types closer to an untyped literal's, would be called
+instead (a review's ``public.to_tsquery(text, text)``, planted before ``CREATE`` on
+``public`` was revoked, saw every query and chunk)."""
 
 INSERT_VECTOR_SQL = ("INSERT INTO vectors(scope, embed_hash, embedding) VALUES (%s, %s, %s) "
                      "ON CONFLICT (embed_hash, scope) DO NOTHING")
