@@ -284,6 +284,12 @@ def test_follow_symlinks_never_indexes_a_link_to_a_restricted_file_inside(
     assert acl_of(db) == {"hr/salary.md": ("default", ["hr"]),
                           "pub/ok.md": ("default", ["everyone"])}, out
     assert "--follow-symlinks" not in out, out
+    versions = root / ".versions" / "3.2"  # the review: what the walk leaves out is followed
+    versions.mkdir(parents=True)
+    (versions / "install.md").write_text("# Install\n\nRun the installer.\n")
+    (root / "latest").symlink_to(Path(".versions") / "3.2")
+    ingest(db, str(root), "--groups", "everyone", "--meta", str(meta), "--follow-symlinks")
+    assert acl_of(db)["latest/install.md"] == ("default", ["everyone"])
 
 
 def test_a_symlink_to_a_file_the_walk_leaves_out_is_not_said_to_be_read(

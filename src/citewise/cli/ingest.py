@@ -59,8 +59,10 @@ from citewise.types import Principal
               help="Let groups in front matter / <meta> set a document's groups (default: "
                    "they may only narrow --groups / --meta; a file never sets its tenant).")
 @click.option("--follow-symlinks", is_flag=True,
-              help="Index symlinks that lead outside the ingest folder, and links to files "
-                   "inside it under their own names (default: skip them with a note).")
+              help="Index symlinks that lead outside the ingest folder, and links to what "
+                   "the walk leaves out (a hidden folder) under their own names (default: "
+                   "skip them with a note). A link to a file read at its own path is never "
+                   "followed.")
 @click.option("--allow-wider-readers", "wider_readers", is_flag=True,
               help="Let this ingest give documents indexed before readers they do not have "
                    "now (by default such a document is not ingested, with the fix: a re-run "

@@ -1,8 +1,8 @@
 """Which files an ingest reads: a folder's supported files, walked once.
 
 Hidden entries are skipped; symlinks that lead outside the folder are skipped with a note
-unless ``follow_symlinks``, and symlinks to files or folders inside it always are (the file
-is read at its own path, with its own readers and excludes: a new user of Exim's manual,
+unless ``follow_symlinks``, and symlinks to files or folders inside it that the walk reads
+at their own paths always are (with their own readers and excludes: a new user of Exim's manual,
 whose ``ch33.html`` links to a chapter restricted by the sidecar, followed the note's advice
 to pass ``--follow-symlinks``, and the chapter was indexed again as ``ch33.html`` with the
 readers of the folder the link sits in); folders deeper than :data:`MAX_DEPTH`, pipes,
@@ -86,14 +86,17 @@ def _alias_notes(aliases: Sequence[tuple[Path, Path, bool]]) -> list[str]:
     return out
 
 
-def _walked(rel: Path, exclude: Sequence[str]) -> bool:
-    """Whether the walk reads the file at ``rel`` (relative to the folder): no hidden part
-    nor theme template folder on its way, no ``--exclude`` glob matches, a type it reads."""
+def _walked(rel: Path, exclude: Sequence[str], *, folder: bool = False) -> bool:
+    """Whether the walk reads the file (or walks the ``folder``) at ``rel``, relative to
+    the folder ingested: no hidden part nor theme template folder on its way, no
+    ``--exclude`` glob matches, a type it reads. With ``--follow-symlinks`` a link to what
+    it leaves out is followed (a review's ``latest -> .versions/3.2``)."""
     parts = rel.parts
+    if not parts:
+        return True  # the folder itself
     ways = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]  # each folder on its way
-    return not any(p.startswith(".") or p in TEMPLATE_DIRS for p in parts[:-1]) and \
-        not parts[-1].startswith(".") and not any(excluded(w, exclude) for w in ways) \
-        and is_supported(rel)
+    return not any(p.startswith(".") or p in TEMPLATE_DIRS for p in parts) and \
+        not any(excluded(w, exclude) for w in ways) and (folder or is_supported(rel))
 
 
 def excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -150,10 +153,11 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                 continue
             if target is not None:
                 inside = target == real_root or real_root in target.parents
-                if inside and is_file:  # a security review's pub/notes.md ->
-                    if aliases is not None:  # ../hr/salary.md took pub/'s readers
-                        walked = _walked(target.relative_to(real_root), exclude)
-                        aliases.append((path, target, walked))
+                walked = inside and _walked(target.relative_to(real_root), exclude,
+                                            folder=is_dir)
+                if inside and is_file and (walked or not follow):  # a security review's
+                    if aliases is not None:  # pub/notes.md -> ../hr/salary.md took pub/'s
+                        aliases.append((path, target, walked))  # readers
                     continue
                 if not inside and not follow:
                     if not is_dir and not is_supported(path):  # not read either way
@@ -164,7 +168,7 @@ def _walk(root: Path, follow: bool, notes: list[str] | None,
                         notes.append(f"{path}: a symlink to {target}, outside {root}; skipped. "
                                      "Fix: pass --follow-symlinks to index it")
                     continue
-                if is_dir and (key in seen or inside):
+                if is_dir and (key in seen or (inside and (walked or not follow))):
                     continue  # a cycle, or a folder the walk reaches at its own path
             if is_dir and entry.name in TEMPLATE_DIRS:
                 if notes is not None:
