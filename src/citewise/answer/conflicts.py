@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citewise.cite.instructions import is_instruction
-from citewise.cite.terms import content_stems, labels, numbers
+from citewise.cite.terms import content_stems, is_entry_name, labels, numbers
 from citewise.types import ContextPassage
 
 _BULLET = re.compile(r"^[-*•][ \t]+")
@@ -170,7 +170,6 @@ def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage,
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z]\w*_\w+\b")
-_ENTRY = re.compile(r"[A-Za-z]\w*(?:[-_.]\w+)+")
 
 
 def _subject(passage: ContextPassage, sentence: str) -> set[str]:
@@ -188,7 +187,7 @@ def _subject(passage: ContextPassage, sentence: str) -> set[str]:
         return {opening.group().lower()}
     chunk = passage.hit.chunk
     anchor = chunk.section_at(chunk.text.find(sentence.strip()[:80])).anchor or ""
-    if _ENTRY.fullmatch(anchor) and re.search(
+    if is_entry_name(anchor) and re.search(
             rf"(?<![\w.-]){re.escape(anchor)}(?![\w-])", passage.text, re.I):
         return {anchor.lower()}
     return set()

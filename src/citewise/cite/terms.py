@@ -241,3 +241,13 @@ def holds_word(name: str, text: str, *, ignore_case: bool = True) -> bool:
     (``ignore_case=False``: in its case, as code is written)."""
     flags = re.IGNORECASE if ignore_case else 0
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, flags) is not None
+
+
+_ENTRY_NAME = re.compile(r"[A-Za-z]\w*(?:[-_.]\w+)+")
+
+
+def is_entry_name(anchor: str) -> bool:
+    """Whether an anchor is an option's or term's name (``bounce_template_file``,
+    ``zone-max-ttl``, ``opt.leak-resolution``) rather than one word or a heading's slug
+    with spaces: what an entry of a reference page is anchored by."""
+    return bool(_ENTRY_NAME.fullmatch(anchor))

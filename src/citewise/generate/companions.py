@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from citewise.cite.enforce import points_elsewhere
 from citewise.cite.leaning import LEAD_IN, names_back
+from citewise.cite.terms import is_entry_name
 from citewise.generate.examples import leads_in
 
 if TYPE_CHECKING:
@@ -164,8 +165,7 @@ def _names_one_thing(section: SectionMark) -> bool:
     value is 100" from the next paragraph of a section describing several."""
     heading = section.heading_path[-1].strip() if section.heading_path else ""
     anchor = section.anchor or ""
-    return bool(heading and " " not in heading) or bool(
-        re.fullmatch(r"[A-Za-z]\w*(?:[-_.]\w+)+", anchor))
+    return bool(heading and " " not in heading) or is_entry_name(anchor)
 
 
 def _section_of(chunk: Chunk, sentence: str) -> SectionMark | None:
