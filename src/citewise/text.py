@@ -271,6 +271,23 @@ def without_bodies(text: str) -> str:
     return text[:status.end() - 1] + text[end - (text[end - 1] == ")"):]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def not_text(value: str) -> str | None:
+    """``value`` shown with ``\\xNN`` escapes when it holds a lone UTF-16 surrogate (how
+    Python hands over command-line bytes that are not UTF-8, or JSON's ``"\\udcff"``), else
+    None: no tokenizer reads one (a question of such bytes gave a traceback)."""
+    if _SURROGATE.search(value) is None:
+        return None
+    return value.encode("utf-8", "surrogateescape" if _bytes_only(value) else "backslashreplace"
+                        ).decode("utf-8", "backslashreplace")[:60]
+
+
+def _bytes_only(value: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in value)
+
+
 def first_few(items: Sequence[str], n: int = 3, more: str = " …") -> str:
     """The first ``n`` of ``items`` joined by commas, ``more`` after them when there are
     more ("a.md, b.md, c.md …"): how a one-line message names a list."""

@@ -176,6 +176,20 @@ def test_an_empty_search_is_refused(corpus_db, query):
     result = invoke("search", query, "--groups", "staff", "--tenant", "northwind", "--db",
                     corpus_db, code=1)
     assert "the query is empty" in result.output and "Fix:" in result.output
+
+
+@pytest.mark.parametrize(("verb", "text", "shown"), [
+    ("search", "caf\udce9", "the query is not UTF-8 text (caf\\xe9)"),
+    ("ask", "\udcff\udcfe what", "the question is not UTF-8 text (\\xff\\xfe what)"),
+    ("ask", "a \ud800 b", "the question is not UTF-8 text (a \\ud800 b)")])
+def test_a_question_of_bytes_that_are_not_utf8_gets_one_line(corpus_db, verb, text, shown):
+    """Bytes that are not UTF-8 on the command line reach Python as lone surrogates, which
+    no tokenizer reads: a security review's `ask $'\\xff\\xfe what'` was a traceback."""
+    extra = ("--generator", "extractive") if verb == "ask" else ()
+    result = invoke(verb, text, "--groups", "staff", "--tenant", "northwind", "--db",
+                    corpus_db, *extra, code=1)
+    assert shown in result.output and "Fix:" in result.output
+    assert "Traceback" not in result.output
     assert "[1]" not in result.output
 
 

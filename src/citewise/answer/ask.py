@@ -31,6 +31,7 @@ from citewise.answer.salient import salient_missing
 from citewise.answer.small_talk import is_small_talk
 from citewise.answer.supported import declined, supported_answer
 from citewise.errors import ConfigError, GenerationError
+from citewise.text import not_text
 from citewise.trace import (
     BudgetTrace,
     ContextTrace,
@@ -90,6 +91,9 @@ def ask(engine: Engine, question: str, principal: Principal, *,
     if not question or not question.strip():
         raise ConfigError("the question is empty. Fix: pass a question, e.g. "
                           "`citewise ask \"How many vacation days do I get?\"`.")
+    if (shown := not_text(question)) is not None:
+        raise ConfigError(f"the question is not UTF-8 text ({shown}). Fix: pass it as UTF-8 "
+                          "(a terminal with LANG=C.UTF-8, or `iconv -t UTF-8`).")
     started = time.perf_counter()
     draft = TraceDraft()
     if is_small_talk(question):  # "thanks!" is no question about the documents

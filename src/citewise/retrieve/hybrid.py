@@ -18,6 +18,7 @@ from citewise.errors import ConfigError
 from citewise.fuse import rrf
 from citewise.protocols import Embedder, Store
 from citewise.retrieve.exact import exact_run, identifiers, phrase_options, titled_names
+from citewise.text import not_text
 from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
 
 
@@ -157,6 +158,9 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     if not query or not query.strip():
         raise ConfigError("the query is empty. Fix: pass words to search for, e.g. "
                           "`citewise search \"rotate the API key\" --groups staff`.")
+    if (shown := not_text(query)) is not None:
+        raise ConfigError(f"the query is not UTF-8 text ({shown}). Fix: pass it as UTF-8 "
+                          "(a terminal with LANG=C.UTF-8, or `iconv -t UTF-8`).")
     settings = settings or RetrieveSettings()
     mode = check_mode(mode or settings.mode)
     top_k = top_k or settings.top_k
