@@ -371,3 +371,41 @@ def test_a_document_deleted_during_the_build_is_never_written_into_the_shadow(
         assert len(copied) == 10
         assert copier.catch_up()  # the changed record is the catch-up's, as before
         assert shadow.store.list_documents() == live.store.list_documents()
+
+
+def _calibrate(home: Path, tenant: str | None, threshold: str) -> None:
+    from citewise.index.meta_keys import gate_key
+
+    with SQLiteStore(home) as store:
+        store.set_meta(gate_key("threshold", tenant), threshold)
+        store.set_meta(gate_key("signal", tenant), "combined")
+
+
+def test_a_rebuild_with_the_same_embedder_keeps_each_tenants_gate_calibration(
+        tmp_path: Path) -> None:
+    """A security review's `reindex` answered every tenant from the shipped gate: each
+    tenant's calibrated threshold stayed in the retired version until calibrated again."""
+    from citewise.answer.gate_store import stored_gate
+
+    home = build(tmp_path / "index.db", strong())
+    _calibrate(home, "northwind", "0.731")
+    with SQLiteCatalog(home) as catalog:
+        report = reindex(catalog, settings(), None, embedder=strong(), force=True)
+    assert report.promoted and report.calibration == ["northwind"], report
+    assert report.uncalibrated == []
+    with SQLiteStore(f"{home}.v2") as store:
+        gate = stored_gate(store, "northwind")
+        assert (gate.signal, gate.threshold) == ("combined", "0.731")
+
+
+def test_a_rebuild_with_another_embedder_names_the_tenants_to_calibrate_again(
+        tmp_path: Path) -> None:
+    home = build(tmp_path / "index.db", weak())
+    _calibrate(home, "northwind", "0.731")
+    _calibrate(home, None, "0.5")  # an index-wide calibration of an older release
+    with SQLiteCatalog(home) as catalog:
+        report = reindex(catalog, settings(), None, embedder=strong(), force=True)
+    assert report.promoted and report.calibration == []
+    assert report.uncalibrated == ["*", "northwind"]  # their scores differ: not carried
+    with SQLiteStore(f"{home}.v2") as store:
+        assert store.get_meta("gate.threshold@northwind") is None

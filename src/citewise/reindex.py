@@ -33,10 +33,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from citewise.answer.gate_store import carry_calibration
 from citewise.config import EvalSettings, Settings
 from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
 from citewise.index.manifest import tenancy_of
+from citewise.index.meta_keys import gate_key
 from citewise.index.versions import gc_versions
 from citewise.indexing import Pending, index_documents
 from citewise.ingest import load_file
@@ -77,6 +79,8 @@ class ReindexReport:
     deleted_during_build: int = 0
     rewritten_during_build: int = 0
     removed: list[int] = field(default_factory=list)  # abandoned shadows cleaned up first
+    calibration: list[str] = field(default_factory=list)  # tenants whose gate was carried
+    uncalibrated: list[str] = field(default_factory=list)  # ... not carried (scores differ)
     comparison: Any = None
     reasons: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -375,7 +379,8 @@ def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
                       copier: _Copier, before_promotion: Callable[[], None] | None) -> None:
     shadow.store.ensure_manifest(shadow.expected_manifest())
     report.pipeline = _describe(shadow.settings, shadow.embedder)
-    copier.copy(live.store.list_documents())
+    documents = live.store.list_documents()
+    copier.copy(documents)
     reasons = [] if copier.catch_up() else [
         "the live index kept changing while the shadow caught up. Fix: run reindex again "
         "when ingestion is quiet."]
@@ -400,9 +405,26 @@ def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
             reasons.append(f"{len(report.failed)} document(s) could not be copied: {shown}. "
                            "Fix: re-ingest them from their files, then run reindex again.")
         report.reasons = reasons
+        _carry_calibration(live.store, shadow.store, {d.tenant for d in documents}, report)
         if before_promotion is not None:
             before_promotion()
         _decide(catalog, shadow, force, report)
+
+
+def _carry_calibration(live: Store, shadow: Store, tenants: set[str],
+                       report: ReindexReport) -> None:
+    """Carry each tenant's gate calibration to a shadow built with the live version's
+    embedder and chunking (its scores are the live ones); else name the tenants that must
+    calibrate again, whose users the shadow answers with the shipped gate."""
+    before, after = live.manifest(), shadow.manifest()
+    same = (before is not None and after is not None
+            and (before.embedder_id, before.chunker_hash) == (after.embedder_id,
+                                                              after.chunker_hash))
+    if same:
+        report.calibration = carry_calibration(live, shadow, tenants)
+    else:
+        report.uncalibrated = [t for t in ("*", *sorted(tenants)) if live.get_meta(
+            gate_key("signal", None if t == "*" else t)) is not None]
 
 
 def _write_gate(catalog: VersionCatalog) -> AbstractContextManager[Any]:

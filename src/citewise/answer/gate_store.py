@@ -13,10 +13,11 @@ else the shipped default (:data:`citewise.answer.gate.SHIPPED`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citewise.index.meta_keys import gate_key
+from citewise.index.meta_keys import calibration_keys, gate_key, gate_name
 
 if TYPE_CHECKING:
     from citewise.protocols import Store
@@ -46,3 +47,20 @@ def stored_gate(store: Store, tenant: str) -> StoredGate:
     return StoredGate(signal, store.get_meta(gate_key("threshold", scope)),
                       store.get_meta(gate_key("reader", scope)),
                       shared=scope is None and signal is not None)
+
+
+def carry_calibration(source: Store, target: Store, tenants: Iterable[str]) -> list[str]:
+    """Copy every calibration key ``source`` holds (index-wide and for ``tenants``) to
+    ``target``; return the tenants (``*`` for the index-wide keys) whose calibration was
+    copied. ``reindex`` carries it to a version built with the same embedder and chunking:
+    a security review's rebuild answered every tenant from the shipped gate, its calibrated
+    threshold lost until ``citewise calibrate`` ran again."""
+    carried: list[str] = []
+    for key in calibration_keys(tenants):
+        value = source.get_meta(key)
+        if value is None:
+            continue
+        target.set_meta(key, value)
+        if gate_name(key) == "signal":
+            carried.append(key.partition("@")[2] or "*")
+    return carried

@@ -77,6 +77,7 @@ def _print_report(report: Any, new_model: str | None) -> None:
         echo(f"changed in the live version meanwhile (applied): "
              f"{report.deleted_during_build} deleted, {report.rewritten_during_build} "
              "rewritten")
+    _print_calibration(report)
     rows = getattr(report.comparison, "rows", None) or []
     if rows:
         # no "allowed" column: the verdict is the tolerance's (an operator read "allowed
@@ -100,6 +101,20 @@ def _print_report(report: Any, new_model: str | None) -> None:
     if new_model:
         echo(f"queries now need embed.model {new_model!r} (e.g. `citewise search "
              f"--model {new_model}`).")
+
+
+def _print_calibration(report: Any) -> None:
+    named = {"*": "the index-wide one"}
+    if report.calibration:
+        echo("gate calibration carried over (same embedder and chunking): "
+             f"{', '.join(named.get(t, t) for t in report.calibration)}")
+    if report.uncalibrated:
+        names = ", ".join(named.get(t, t) for t in report.uncalibrated)
+        tenant = next((t for t in report.uncalibrated if t != "*"), "TENANT")
+        echo(f"gate calibration NOT carried over for {names}: the new embedder or chunking "
+             "scores passages differently, so their users get the shipped gate. Fix: "
+             f"`citewise calibrate --tenant {tenant} --questions FILE` (or --synthesize N) "
+             "once it is live.")
 
 
 def _verdict(row: Any, worse: list[str]) -> str:

@@ -8,12 +8,20 @@ under ``gate.<name>@<tenant>``; a release before this one stored it index-wide u
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 GATE_NAMES: tuple[str, ...] = ("signal", "threshold", "reader", "calibration")
 
 
 def gate_key(name: str, tenant: str | None) -> str:
     """The key of ``name`` for ``tenant`` (None: the index-wide key)."""
     return f"gate.{name}" if tenant is None else f"gate.{name}@{tenant}"
+
+
+def calibration_keys(tenants: Iterable[str]) -> list[str]:
+    """Every calibration key citewise may have written: index-wide and for each tenant."""
+    return [gate_key(name, tenant) for tenant in (None, *sorted(set(tenants)))
+            for name in GATE_NAMES]
 
 
 def gate_name(key: str) -> str | None:
