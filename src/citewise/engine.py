@@ -40,7 +40,7 @@ from citewise.protocols import Embedder, Generator, HandDeletes, HandReaders, Re
 from citewise.retrieve import search
 from citewise.sources import file_batch
 from citewise.trace import IndexInfo
-from citewise.types import Answer, Manifest, Principal, SearchResult
+from citewise.types import Answer, Document, Manifest, Principal, SearchResult
 
 
 def chunk_settings_of(manifest: Manifest) -> ChunkSettings | None:
@@ -367,26 +367,37 @@ class Engine(EngineVerbs):
     def resolve_documents(self, refs: Sequence[str], *, moved: bool = False) -> list[str]:
         """Document ids for ``refs``: each an id or the path its document was ingested from
         (see :mod:`citewise.docref`); :class:`NotFoundError` for refs matching none. With
-        ``moved``, an id the live version lacks that was moved by hand to another tenant in
-        another version (:meth:`_moved_away`) is its own (``delete`` forgets it)."""
+        ``moved``, an id the live version lacks that another version holds or was moved by
+        hand to another tenant there (:meth:`_lost`) is its own (``delete`` forgets it)."""
         from citewise.docref import resolve_refs
 
-        logged = {r for r in refs if moved and self._moved_away(r)}
+        logged = {r for r in refs if moved and self._lost(r)}
         found = iter(resolve_refs([r for r in refs if r not in logged], self.store))
         return [r if r in logged else next(found) for r in refs]
 
-    def _moved_away(self, doc_id: str) -> bool:
-        """Whether the live version lacks ``doc_id`` and the change log holds readers set by
-        hand for it (:class:`~citewise.protocols.HandReaders`): an ingest refuses it
-        (:func:`~citewise.ingest.ownership.moved_out_problem`) until it is deleted."""
-        return self.store.get_document(doc_id) is None and isinstance(
-            self.store, HandReaders) and self.store.hand_readers(doc_id) is not None
+    def lost_document(self, doc_id: str) -> tuple[int, Document] | None:
+        """The newest retired version holding ``doc_id`` and its record there, when the
+        live version lacks it (a rollback past its ingest): a roll forward brings it back
+        unless it is deleted."""
+        kept = getattr(self.store, "kept_elsewhere", None)
+        return kept(doc_id) if kept is not None else None
+
+    def _lost(self, doc_id: str) -> bool:
+        """Whether the live version lacks ``doc_id`` that another version still holds, or
+        for which the change log holds readers set by hand (:class:`~citewise.protocols.
+        HandReaders`: it was moved to another tenant there, and an ingest refuses it,
+        :func:`~citewise.ingest.ownership.moved_out_problem`, until it is deleted)."""
+        if self.store.get_document(doc_id) is not None:
+            return False
+        return (isinstance(self.store, HandReaders) and self.store.hand_readers(doc_id)
+                is not None) or self.lost_document(doc_id) is not None
 
     def delete(self, doc_ids: Sequence[str]) -> int:
-        """Delete documents; where the index remembers it (:class:`~citewise.protocols.
-        HandDeletes`), an ingest of their files does not index them again unless told to
-        (``--undelete``)."""
-        away = [d for d in doc_ids if self._moved_away(d)]
+        """Delete documents from every version; where the index remembers it
+        (:class:`~citewise.protocols.HandDeletes`), an ingest of their files does not index
+        them again unless told to (``--undelete``). An id only a retired version holds (a
+        rollback past its ingest) is deleted there, so no roll forward brings it back."""
+        away = [d for d in doc_ids if self._lost(d)]
         missing = [d for d in doc_ids if d not in away and self.store.get_document(d) is None]
         if missing:
             raise NotFoundError(f"not in the index: {', '.join(missing)}; "

@@ -202,6 +202,27 @@ def test_an_id_set_by_hand_in_one_tenant_is_refused_to_another_until_deleted(
                                   "staff")
 
 
+def test_a_page_a_rollback_left_behind_is_deleted_everywhere_by_delete(
+        canary: CanaryIndex, tmp_path: Path) -> None:
+    """Stop 62's security review (F4): a page ingested after a reindex and rolled back past
+    was "not in the index" to ``delete``, and the roll forward brought it back. ``delete``
+    reaches the retired version that holds it; a later ingest of its file needs
+    ``--undelete``."""
+    page = tmp_path / "docs" / "acme" / "layoffs.md"
+    page.write_text("# Plans\n\nzqbaitlayoffs: the Porto office closes in May.\n")
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    ingest = ["ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db",
+              canary.db, "--no-progress"]
+    run(*ingest)
+    run("rollback", "--db", canary.db)
+    assert "deleted 1" in run("delete", "--db", canary.db, "--", "layoffs.md")
+    run("rollback", "2", "--db", canary.db)
+    assert "layoffs.md" not in found(canary, "zqbaitlayoffs", *STAFF)
+    assert "--undelete" in cli(*ingest)[1]
+    sweep(canary, queries_per_persona=1, errors=False)
+    assert canary.leaks == [], summary([canary])
+
+
 def test_a_page_moved_by_hand_to_another_tenant_stays_out_after_a_rollback(
         canary: CanaryIndex, tmp_path: Path) -> None:
     """The security review's sequence: ingest a page into acme on version 2, move it by hand

@@ -97,6 +97,47 @@ def test_a_rollback_names_the_documents_the_version_it_brings_back_lacks(
     assert back["lost"] == ["late.md"] and back["uploads"] == ["late.md"], back
 
 
+def test_a_document_a_rollback_left_behind_can_be_deleted_so_no_roll_forward_returns_it(
+        served: Served) -> None:
+    """Stop 62's security review (F4): an upload made after a reindex, lost by a rollback,
+    was "not in the index" to its editor's DELETE and ACL change, and came back with the
+    roll forward. The DELETE reaches the retired version; the ACL change names the fix."""
+    otto, eddie = served.client("otto"), served.client("eddie")
+    assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
+                                                   "force": True}).status_code == 200
+    up = eddie.post("/v1/documents", data={"groups": "staff"}, files={
+        "file": ("late.md", b"# Late\n\nThe zebra budget is 4411.\n", "text/markdown")})
+    assert up.status_code == 201, up.text
+    assert otto.post("/v1/versions/rollback", json={}).json()["lost"] == ["late.md"]
+    acl = eddie.put("/v1/documents/late.md/acl", json={"groups": ["hr"]})
+    assert acl.status_code == 404 and "retired version 2" in acl.json()["detail"], acl.text
+    assert "DELETE" in acl.json()["fix"]
+    gone = eddie.delete("/v1/documents/late.md")
+    assert gone.status_code == 200, gone.text
+    assert otto.post("/v1/versions/rollback", json={"version": 2}).status_code == 200
+    assert found(served, "sam", "late.md") == []
+    hits = served.client("sam").post("/v1/search", json={"query": "zebra budget 4411"})
+    assert "4411" not in hits.text
+
+
+def test_another_tenants_editor_cannot_delete_a_document_a_rollback_left_behind(
+        served: Served, tmp_path) -> None:
+    from citewise.serve.keys import KeyFile
+
+    otto = served.client("otto")
+    assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
+                                                   "force": True}).status_code == 200
+    up = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
+        "file": ("late.md", b"# Late\n\nThe zebra budget is 4411.\n", "text/markdown")})
+    assert up.status_code == 201, up.text
+    assert otto.post("/v1/versions/rollback", json={}).json()["lost"] == ["late.md"]
+    key = KeyFile.load(tmp_path / "keys.json").add("gil", "globex", ["staff"], "editor")
+    other = served.client()
+    other.headers["Authorization"] = f"Bearer {key}"
+    r = other.delete("/v1/documents/late.md")
+    assert r.status_code == 404 and "retired" not in r.text, r.text
+
+
 def test_an_acl_change_during_a_server_reindex_is_at_once_and_survives_it(
         served: Served, monkeypatch) -> None:
     """A reindex through the API held the server's one-writer lock while it re-embedded the

@@ -31,6 +31,7 @@ import numpy as np
 
 from citewise.errors import ChangedSinceReadError
 from citewise.index.changelog import (
+    SETTLE_WAIT_S,
     SETTLED,
     Change,
     LiveState,
@@ -265,6 +266,28 @@ class LiveStore:
         if change is None or change.tenant is None:
             return None
         return change.tenant, frozenset(change.groups or ())
+
+    def kept_elsewhere(self, doc_id: str) -> tuple[int, Document] | None:
+        """The newest retired or refused version holding ``doc_id`` and its record there,
+        when the live version lacks it: a rollback past its ingest left it there, and a roll
+        forward brings it back unless it is deleted (which reaches every version). A
+        version that cannot be opened is passed over (``settle_versions`` names those)."""
+        if self.get_document(doc_id) is not None:
+            return None
+        for version in sorted(self.catalog.versions(), key=lambda v: -v.number):
+            if version.state not in SETTLED:
+                continue
+            try:
+                store = self.catalog.open(version.number, wait_s=SETTLE_WAIT_S)
+            except Exception:  # noqa: BLE001 - a version whose data is gone holds nothing
+                continue
+            try:
+                doc = store.get_document(doc_id) if store.manifest() is not None else None
+            finally:
+                store.close()
+            if doc is not None:
+                return version.number, doc
+        return None
 
     def _delete(self, doc_ids: Sequence[str], by_hand: bool) -> int:
         ids = delete_ids(doc_ids)

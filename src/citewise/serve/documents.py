@@ -54,11 +54,20 @@ class RollbackBody(BaseModel):
     version: int | None = Field(None, ge=1)
 
 
-def _managed(st: ServerState, who: ApiPrincipal, doc_id: str) -> None:
+def _managed(st: ServerState, who: ApiPrincipal, doc_id: str, *, lost: bool = False) -> None:
     """Editors and admins manage documents of their tenant (operators may also move them to
-    another tenant)."""
+    another tenant); with ``lost``, also one of their tenant that only a retired version
+    holds (a rollback past its ingest), which a roll forward would bring back: a security
+    review's editor could neither delete nor restrict such a page."""
     st.require(who, "editor")
     doc = st.engine.store.get_document(doc_id)
+    kept = st.engine.lost_document(doc_id) if doc is None else None
+    if kept is not None and kept[1].tenant == who.tenant:
+        if lost:
+            return
+        raise NotFoundError(f"not in the live version: {doc_id} (retired version {kept[0]} "
+                            "holds it, from before a rollback). Fix: delete it with `DELETE "
+                            "/v1/documents/ID` (every version), or roll forward first")
     if doc is None or doc.tenant != who.tenant:
         raise NotFoundError(f"not in the index: {doc_id}. Fix: list documents with "
                             "`GET /v1/documents` (or `citewise status --documents`)")
@@ -317,7 +326,7 @@ def delete_document(doc_id: str, request: Request) -> dict:
     returns."""
     st = state_of(request)
     who = st.authenticate(request)
-    _managed(st, who, doc_id)
+    _managed(st, who, doc_id, lost=True)
     removed = st.write(lambda: st.engine.delete([doc_id]), request, who)
     return {"doc_ids": [doc_id], "removed": removed}
 
