@@ -371,6 +371,11 @@ class Engine(EngineVerbs):
         hand to another tenant there (:meth:`_lost`) is its own (``delete`` forgets it)."""
         from citewise.docref import resolve_refs
 
+        if moved:  # most refs name live documents: open no retired version for them
+            try:
+                return resolve_refs(refs, self.store)
+            except NotFoundError:
+                pass
         logged = {r for r in refs if moved and self._lost(r)}
         found = iter(resolve_refs([r for r in refs if r not in logged], self.store))
         return [r if r in logged else next(found) for r in refs]
