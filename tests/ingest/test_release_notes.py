@@ -185,6 +185,16 @@ def test_a_projects_changelog_is_read_but_debians_and_gnus_logs_are_not(tmp_path
     assert load_file(lib / "CHANGELOG").title == "httplib2 CHANGELOG"
 
 
+def test_a_sphinx_source_copy_of_a_page_named_requirements_is_no_pip_file():
+    """Knot DNS's "Requirements" chapter: its ``_sources/requirements.rst.txt`` was left
+    out as a pip requirements file (a new user was told so); it is the page's source copy."""
+    from citewise.ingest.doc_names import is_left_out
+
+    for name in ("requirements.rst.txt", "requirements.md.txt", "constraints.ipynb.txt"):
+        assert not is_left_out(name), name
+    assert is_left_out("requirements.txt") and is_left_out("requirements-docs.txt")
+
+
 def test_a_licence_named_after_what_it_licenses_is_left_out():
     """mdBook puts OPEN-SANS-LICENSE.txt beside a book's fonts; a new user's question about
     the Rustonomicon was answered from it."""

@@ -101,10 +101,13 @@ def is_left_out(name: str) -> bool:
         and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
 
 
-_REQUIREMENTS = re.compile(r"(?:requirements|constraints)(?:[-_.][\w.-]*)?\.txt")
+_REQUIREMENTS = re.compile(r"(?!.*\.(?:rst|md|ipynb)\.txt$)"
+                           r"(?:requirements|constraints)(?:[-_.][\w.-]*)?\.txt")
 """pip's requirements files (``docs/requirements.txt``, ``requirements-docs.txt``): lists of
 packages a docs build installs, indexed as two new users' documents. Lower case, as pip's
-are: a project's ``REQUIREMENTS.txt`` may be prose ("You need a C compiler…")."""
+are: a project's ``REQUIREMENTS.txt`` may be prose ("You need a C compiler…"). Sphinx's copy
+of a page named requirements (``_sources/requirements.rst.txt``, Knot DNS's "Requirements"
+chapter) is that page's source, which a new user was told was a pip file."""
 
 
 _MARKED_CHANGELOG = re.compile(r"changelog\.(?:md|markdown|rst|txt|adoc)", re.IGNORECASE)
