@@ -72,6 +72,20 @@ def test_drop_controls_keeps_text_tabs_and_line_breaks():
         "\u05e9\u05dc\u05d5\u05dd\u200f (1)"
 
 
+def test_letters_that_show_blank_are_spaces_so_a_title_cannot_push_its_link_away(
+        tmp_path: Path):
+    """A security review's title "Official … (https://portal…, updated …)" and 150 blank
+    braille cells (not white space to Python) put the citation's real link off screen."""
+    assert drop_controls("a\u2800\u2800b\u3164c\u115f\u1160d\uffa0e") == "a  b c  d e"
+    page = tmp_path / "a.md"
+    page.write_text("---\ntitle: Official (https://x.example/p)" + "\u2800" * 150 +
+                    "\n---\n# Rotation\n\nRotate every 5 days.\n", encoding="utf-8")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([page], {"groups": ["public"]})
+        (doc,) = engine.store.list_documents()
+    assert doc.title == "Official (https://x.example/p)"
+
+
 def test_what_the_cli_prints_has_no_terminal_controls(capsys):
     hostile = f"50 bar{ESC}[15D{ESC}[0K99 bar{ESC}]52;c;Y3VybA=={BEL}{CSI8}2J \u202eevil\u202c"
     assert terminal_safe(hostile) == "50 bar[15D[0K99 bar]52;c;Y3VybA==2J evil"

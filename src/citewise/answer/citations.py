@@ -35,7 +35,8 @@ def renumber(text: str, report: ValidationReport) -> tuple[str, dict[str, str]]:
     in brackets that was in the text before (a quoted footnote mark, a model's own ``[1]``)
     is put in parentheses first, so every ``[n]`` shown is a checked citation."""
     numbers = {sid: str(i) for i, sid in enumerate(report.cited, start=1)}
-    shown = number_brackets(inert_numbers(text), lambda sid: numbers.get(sid, sid))
+    shown = number_brackets(inert_numbers(text, len(numbers)),
+                            lambda sid: numbers.get(sid, sid))
     return joined_trailing(shown), numbers
 
 

@@ -122,26 +122,32 @@ def inert_citations(text: str) -> str:
         lambda m: f"({m.group(1)})" if bracket_ids(m.group(1)) is not None else m.group(0), text)
 
 
-def inert_numbers(text: str) -> str:
+def inert_numbers(text: str, taken: int = 0) -> str:
     """``text`` with a lone number in brackets (``[3]``; not a link's, not an index such as
     ``argv[1]``; a footnote after a parenthesis of prose is one) in parentheses, outside
-    fenced code blocks and inline code."""
+    fenced code blocks and inline code. ``taken``: the citation numbers the answer shows
+    (1..taken), which a plain word's bracket never keeps (:func:`_indexes`)."""
     return _outside_code(text, lambda prose: _NUMBER.sub(
-        lambda m: m.group(0) if _indexes(prose, m.start(), m.end()) else f"({m.group(1)})",
-        prose))
+        lambda m: m.group(0) if _indexes(prose, m.start(), m.end(), 0 < int(m.group(1)) <= taken)
+        else f"({m.group(1)})", prose))
 
 
-def _indexes(prose: str, at: int, end: int) -> bool:
+def _indexes(prose: str, at: int, end: int, taken: bool = False) -> bool:
     """Whether the brackets at ``prose[at:end]`` index what is right before them: an
     identifier, a call or another index, or a plain word when prose goes on after them
-    ("argv[1] is the script"); not a footnote's place (:data:`_FOOTNOTE_AFTER`, and a plain
-    word's mark that ends its clause, "…at full pay[1]. The board decided[2]," a review)."""
-    if at == 0 or not (prose[at - 1].isalnum() or prose[at - 1] in "_$)]"):
+    ("argv[1] is the script") and the number is no citation's (``taken``); not a footnote's
+    place (:data:`_FOOTNOTE_AFTER`, and a plain word's mark that ends its clause, "…at full
+    pay[1]. The board decided[2]," a review), nor after a letter no code writes. A security
+    review's source "Per the Official Security Policy[2] employees must…" and "every 5
+    days\u3164[2]" (a Hangul filler, blank on screen) showed ``[2]`` as another document's
+    checked citation."""
+    before = prose[at - 1] if at else ""
+    if not before.isascii() or not (before.isalnum() or before in "_$)]"):
         return False
     if _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is not None:
         return False
     word = _WORD_BEFORE.search(prose, max(0, at - 80), at)
-    return word is None or _CLAUSE_END.match(prose, end) is None
+    return word is None or (not taken and _CLAUSE_END.match(prose, end) is None)
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:

@@ -23,6 +23,11 @@ INVISIBLE_CHARS = "\u00ad\u200b\u2060-\u2064\ufeff"
 no glyph, but they split a word for search and for the injection detector ("Ig\u200bnore
 previous instructions" was neither "ignore" to the detector nor to BM25). Zero-width
 (non-)joiners stay: some scripts and emoji need them."""
+BLANK_CHARS = "\u115f\u1160\u2800\u3164\uffa0"
+"""Letters that show as a blank: the Hangul fillers and the blank braille pattern. Not
+white space to Python, so a security review's title of 150 blank braille cells pushed a
+citation's real link off screen behind a fake one, and "days\u3164[2]" kept ``[2]`` as an
+index; each becomes a space."""
 BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
 """Bidirectional embeddings, overrides and isolates: they reorder what a reader sees without
 changing what search and citation checks read ("is \u202esexaT ni syad 03\u202c" showed as
@@ -39,6 +44,7 @@ escape character left "[1mman-db - the database cached manual pager suite[0m" in
 manual (``man-db-manual.txt.gz``); keeping the second of each overstruck pair turned its
 boxed ``man 1 exit`` (``m BS _ a BS _ n BS _ …``) into "____________"."""
 _BREAKS = re.compile(f"[{BREAK_CHARS}]")
+_BLANKS = re.compile(f"[{BLANK_CHARS}]")
 
 
 def unify_newlines(text: str) -> str:
@@ -54,8 +60,9 @@ def unify_newlines(text: str) -> str:
 def drop_controls(text: str) -> str:
     """``text`` without control characters: a form feed, vertical tab or carriage return
     becomes a line break, every other C0 (but tab and newline), DEL and C1 character goes, and
-    so do the :data:`INVISIBLE_CHARS` and :data:`BIDI_CONTROLS`."""
-    return _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text)))
+    so do the :data:`INVISIBLE_CHARS` and :data:`BIDI_CONTROLS`; :data:`BLANK_CHARS` are
+    spaces."""
+    return _BLANKS.sub(" ", _CONTROLS.sub("", _BREAKS.sub("\n", unify_newlines(text))))
 
 
 def without_terminal(text: str) -> str:
