@@ -67,6 +67,20 @@ def test_near_duplicates_dropped_and_ids_opaque() -> None:
     assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc2#2", "near_duplicate")]
 
 
+def test_a_near_copy_that_changes_a_number_is_kept_for_the_conflict_check() -> None:
+    """A security review's copy of a policy page with "every 5 days" for "every 90 days"
+    ranked first and dropped the original as a near duplicate: no "The sources disagree"."""
+    rest = (" using the self-service portal. The portal sends a reminder seven days before "
+            "the password expires, and accounts whose password has expired are locked until "
+            "the service desk resets them.")
+    hits = [make_hit("Employees must rotate their VPN password every 5 days" + rest, 1),
+            make_hit("Employees must rotate their VPN password every 90 days" + rest, 2),
+            make_hit("Employees must rotate their VPN password every 90 days" + rest, 3)]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert [p.chunk_id for p in ctx.passages] == ["doc1#1", "doc2#2"]
+    assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc3#3", "near_duplicate")]
+
+
 def test_a_short_see_also_list_is_no_passage() -> None:
     """A new user's Rust by Example answers gave two of their first three passages to "See
     also: Iterator" lists, ranked by their page's title."""

@@ -258,17 +258,26 @@ def _is_pointer(chunk: Chunk) -> bool:
         POINTER_HEADING.match(chunk.heading_path[-1].strip()) is not None
 
 
+_VALUE = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
 def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
+    """Drop a passage whose shingles nearly repeat a better-ranked one's with the same
+    numbers: a copy that changes a number is other evidence, which the conflict check must
+    see. A security review's copy of a policy page, "every 5 days" for "every 90 days" and
+    the question's words as its title, ranked first and dropped the original, so the answer
+    gave 5 days with no "The sources disagree"."""
     kept: list[Hit] = []
-    seen: list[frozenset] = []
+    seen: list[tuple[frozenset, frozenset[str]]] = []
     dropped: list[Dropped] = []
     for hit in hits:
-        sh = shingles(hit.chunk.text)
-        if any(jaccard(sh, other) >= NEAR_DUPLICATE for other in seen):
+        sh, values = shingles(hit.chunk.text), frozenset(_VALUE.findall(hit.chunk.text))
+        if any(jaccard(sh, other) >= NEAR_DUPLICATE and values == others
+               for other, others in seen):
             dropped.append(Dropped(hit.chunk.chunk_id, "near_duplicate"))
             continue
         kept.append(hit)
-        seen.append(sh)
+        seen.append((sh, values))
     return kept, dropped
 
 
