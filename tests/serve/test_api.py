@@ -232,6 +232,33 @@ def test_an_upload_does_not_replace_a_document_read_from_a_file(served: Served) 
     assert mine.status_code == 201 and again.status_code == 201, again.text
 
 
+def test_a_files_own_doc_id_does_not_replace_an_upload(served: Served, tmp_path) -> None:
+    """Stop 63's security review: a file whose front matter named an upload's id replaced
+    its text, title and link in a routine folder ingest (the readers the same), with only a
+    warning that its link changed. Upload and ingest stay apart both ways."""
+    from citewise import connect
+    from citewise.testing import FakeEmbedder
+
+    eddie = served.client("eddie")
+    files = {"file": ("vpn.md", b"# VPN\n\nVPN passwords rotate every 90 days.\n",
+                      "text/markdown")}
+    up = eddie.post("/v1/documents", files=files, data={"groups": "staff",
+                                                         "doc_id": "policy/vpn.md"})
+    assert up.status_code == 201, up.text
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "notes.md").write_text("---\ndoc_id: policy/vpn.md\n---\n# VPN\n\nVPN "
+                                     "passwords rotate every 5 days.\n", encoding="utf-8")
+    with connect(served.db, {"generate": {"generator": "extractive"}},
+                 embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([folder], {"tenant": "northwind", "groups": ["staff"]})
+    assert report.count("failed") == 1, report.summary()
+    (problem,) = [o.error for o in report.outcomes if o.error]
+    assert "uploaded through the API" in problem and "Fix:" in problem
+    text = eddie.get("/v1/documents/policy/vpn.md/content").text
+    assert "90 days" in text and "5 days" not in text
+
+
 def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(
         served: Served) -> None:
     """A robustness review: a 5,000-digit integer in ``metadata`` was an HTTP 500, and 100,000
