@@ -101,3 +101,13 @@ def test_run_json_never_holds_the_api_key(engine, questions, personas):
     run = run_eval(engine, questions, personas, as_persona="staff")
     assert "sk-secret" not in run.to_json()
     assert run.settings["generate"]["openai"]["model"] == "gpt-4o-mini"
+
+
+def test_run_json_never_holds_a_password_in_the_endpoints_url(engine, questions, personas):
+    """A security review's ``base_url`` ``http://svc:Pw-HUNTER2@host/v1`` was written whole."""
+    engine.settings = engine.settings.model_validate(
+        {"retrieve": {"mode": "bm25"},
+         "generate": {"openai": {"base_url": "http://svc:Pw-HUNTER2@127.0.0.1:9/v1"}}})
+    run = run_eval(engine, questions, personas, as_persona="staff")
+    assert "HUNTER2" not in run.to_json()
+    assert run.settings["generate"]["openai"]["base_url"] == "http://svc:***@127.0.0.1:9/v1"

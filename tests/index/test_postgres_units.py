@@ -110,6 +110,21 @@ def test_a_password_libpq_reads_reaches_it_as_written_and_no_message_shows_it() 
         assert "Error:" in out and "cret" not in out and "50%off" not in out, out
 
 
+def test_a_password_with_an_at_sign_shows_no_part_of_it_in_libpqs_host_error() -> None:
+    """A security review: libpq splits ``u:first@SECRETTAIL@host`` at the first ``@`` and
+    said "failed to resolve host 'SECRETTAIL@127.0.0.1'", which no whole-password mask
+    matched."""
+    from click.testing import CliRunner
+
+    from citewise.cli.main import cli
+    from citewise.index.location import scrub
+
+    url = "postgresql://u:first@SECRETTAIL@127.0.0.1:1/db"
+    assert scrub("host 'SECRETTAIL@127.0.0.1' and first", url) == "host '***@127.0.0.1' and ***"
+    out = CliRunner().invoke(cli, ["status", "--db", url]).output
+    assert "Error:" in out and "SECRETTAIL" not in out and "first" not in out, out
+
+
 class _Pool:
     def __init__(self, size: int) -> None:
         self.size, self.closed = size, False

@@ -184,8 +184,7 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
         engine.query_embedder()  # model loaded and checked outside the timings
     run = EvalRun(records=[], k=k, name=name,
                   created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                  settings=engine.settings.model_dump(  # never write a secret to run.json
-                      mode="json", exclude={"generate": {"openai": {"api_key"}}}))
+                  settings=_settings_shown(engine.settings))
     docs: dict[str, Document | None] = {}
     for q in qs:
         run.warnings.extend(q.warnings)
@@ -204,3 +203,16 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
         if on_progress is not None:
             on_progress(1)
     return run
+
+
+def _settings_shown(settings: Any) -> dict[str, Any]:
+    """``settings`` as run.json keeps them: never a secret (the endpoint's key, and a
+    password in its URL: a security review's ``http://svc:pw@host/v1`` was written whole)."""
+    from citewise.index.location import redact
+
+    shown = settings.model_dump(mode="json", exclude={"generate": {"openai": {"api_key"}}})
+    openai = shown.get("generate", {}).get("openai", {})
+    if openai.get("base_url"):
+        openai["base_url"] = redact(str(openai["base_url"]))
+    return shown
+

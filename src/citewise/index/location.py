@@ -69,11 +69,22 @@ def scrub(text: str, url: str) -> str:
     reads."""
     secrets = [m.group(2)] if (m := _USER_PASSWORD.search(url)) is not None else []
     secrets += [v for part in split_query(url)[1].split("&") if (v := _secret(part))]
+    secrets += [piece for raw in secrets for piece in _at_pieces(raw)]
     for secret in sorted({s for raw in secrets if raw
                           for s in (raw, unquote(raw), quote(raw, safe=""),
                                     quote(unquote(raw), safe=""))}, key=len, reverse=True):
         text = text.replace(secret, "***")
     return text
+
+
+def _at_pieces(secret: str) -> list[str]:
+    """The parts of a password with an ``@`` in it before and after each ``@`` (4 characters
+    or more): libpq splits ``u:first@TAIL@host`` at the first ``@`` and quotes the rest as
+    the host name in its error, "failed to resolve host 'TAIL@host'" (a security review)."""
+    parts = secret.split("@")
+    pieces = ["@".join(parts[i:]) for i in range(1, len(parts))]
+    pieces += ["@".join(parts[:i]) for i in range(1, len(parts))]
+    return [p for p in pieces if len(p) >= 4]
 
 
 def shown(db: str | PathLike[str]) -> str:
