@@ -161,7 +161,8 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
             rel=rel,
             url=link_for(base_url, path, links[root] + rel),
             site=None if site is None or site.empty else site, url_wins=bool(base_url),
-            within=None if follow_symlinks or path in named else root.resolve())))
+            within=None if follow_symlinks or path in named else root.resolve(),
+            follow_symlinks=follow_symlinks)))
     return batch
 
 
@@ -330,9 +331,11 @@ class FileLoad:
     within: Path | None = None
     """The real path of the folder the file was found in when symlinks out of it are not
     followed: the file opened must be inside it (it may have become such a symlink since)."""
+    follow_symlinks: bool = False  # a split Info manual's parts may be symlinks out
 
     def __call__(self) -> ParsedDocument:
-        parsed = load_file(self.path, self.limits, self.within)
+        parsed = load_file(self.path, self.limits, self.within,
+                           follow_symlinks=self.follow_symlinks)
         if self.site is not None:
             parsed = strip(parsed, self.site)
         side = dict(self.side)

@@ -292,6 +292,26 @@ def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
         assert "acme.info-1" in (refused.outcomes[0].error or ""), refused.outcomes
 
 
+def test_a_manual_named_on_the_command_line_follows_no_symlinked_part(tmp_path):
+    """Stop 63's security review: a manual named as a file (not walked) read its part
+    through a symlink to a secret file elsewhere, indexed under the batch's readers."""
+    shelf, docs = tmp_path / "shelf", tmp_path / "docs"
+    shelf.mkdir()
+    docs.mkdir()
+    _split_manual(shelf)
+    (docs / "acme.info").write_bytes((shelf / "acme.info").read_bytes())
+    (docs / "acme.info-1").symlink_to(shelf / "acme.info-1")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        refused = engine.ingest_paths([docs / "acme.info"], {"groups": ["staff"]})
+        assert [o.status for o in refused.outcomes] == ["failed"], refused.outcomes
+        assert "acme.info-1 is a symlink" in (refused.outcomes[0].error or "")
+        assert "--follow-symlinks" in (refused.outcomes[0].error or "")
+        assert engine.store.list_documents() == []
+        report = engine.ingest_paths([docs / "acme.info"], {"groups": ["staff"]},
+                                     follow_symlinks=True)
+        assert [o.status for o in report.outcomes] == ["new"], report.outcomes
+
+
 def test_a_restricted_split_manual_is_restricted_in_all_its_parts(tmp_path):
     """The same user's sidecar line for ``find.info.gz`` restricted the header only: the
     parts took the batch's groups and staff were quoted the restricted manual."""

@@ -91,9 +91,12 @@ def make_loader(fmt: str, limits: LimitSettings | None = None) -> Loader:
 
 
 def load_file(path: Path, limits: LimitSettings | None = None,
-              within: Path | None = None) -> ParsedDocument:
+              within: Path | None = None, *, follow_symlinks: bool = False) -> ParsedDocument:
     """Load one file into a :class:`ParsedDocument`; with ``within`` (a real folder path),
-    only if the file opened is inside it.
+    only if the file opened is inside it. A split Info manual's parts are read from its
+    folder (``within``, else the manual's own), no symlink followed unless
+    ``follow_symlinks``: a security review's manual named on the command line had a part
+    that was a symlink to a secret file elsewhere, indexed as the manual's text.
 
     Raises :class:`LimitExceededError` when the file is over ``limits.max_file_bytes``
     (checked with ``os.stat`` before reading), :class:`UnsupportedFormatError` when its
@@ -104,7 +107,8 @@ def load_file(path: Path, limits: LimitSettings | None = None,
     path = Path(path)
     try:
         data = _read_limited(path, limits.max_file_bytes, within)
-        data, path = _with_info_parts(data, path, limits, within)
+        parts_within = within or (None if follow_symlinks else path.parent.resolve())
+        data, path = _with_info_parts(data, path, limits, parts_within)
         return load_bytes(data, path, limits)
     except IngestError as exc:
         if exc.path is None:
@@ -163,7 +167,11 @@ def _with_info_parts(data: bytes, path: Path, limits: LimitSettings,
                 f"it is the index of a split Info manual whose text is in {', '.join(names)} "
                 f"beside it, and {name} is missing. Fix: ingest it from the folder makeinfo "
                 "wrote its parts to")
-        try:  # from the manual's folder, as the manual itself is read (``within``)
+        if within is not None and found.is_symlink():
+            raise IngestError(f"its part {found.name} is a symlink; not read (a manual's parts "
+                              "are read from its folder). Fix: pass --follow-symlinks to "
+                              "read parts from elsewhere")
+        try:  # from the manual's folder (``within``)
             part = _read_limited(found, limits.max_file_bytes, within)
             if found.name != name:
                 part = gunzip(part, limits.max_file_bytes)
