@@ -87,8 +87,8 @@ def test_the_cli_reports_copies_and_names_the_fix_for_copies_indexed_before(tmp_
         page.with_suffix(".away").rename(page)
     out = run.invoke(cli, ingest)
     assert out.exit_code == 0, out.output
-    assert ("skipped 3 source copies of pages it indexed (Sphinx _sources/), e.g. "
-            "_sources/index.rst.txt -> index.html") in out.output
+    assert ("skipped 3 source copies of pages it indexed (Sphinx _sources/, a .txt beside "
+            "its .html), e.g. _sources/index.rst.txt -> index.html") in out.output
     warning = next(line for line in out.output.splitlines() if "still indexed" in line)
     fix = warning.split("Fix: citewise ")[1].split()
     assert sorted(fix[1:]) == ["_sources/index.rst.txt", "_sources/internals.rst.txt",
@@ -102,3 +102,33 @@ def test_the_cli_reports_copies_and_names_the_fix_for_copies_indexed_before(tmp_
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert {d.doc_id for d in engine.store.list_documents()} == {
             "index.html", "usage/init.html", "internals.html", "_sources/orphan.md.txt"}
+
+
+def test_an_asciidoc_source_beside_its_page_is_a_copy_too(tmp_path) -> None:
+    """Debian's git-doc ships ``git-rebase.txt`` beside ``git-rebase.html`` for every page:
+    a new user's ingest of the folder indexed each page twice (26 minutes), and the sidecar
+    line restricting ``git-daemon.html`` left ``git-daemon.txt`` to every reader."""
+    assert page_candidates(Path("d/git-rebase.txt")) == (Path("d/git-rebase.html"),
+                                                         Path("d/git-rebase.htm"))
+    root = tmp_path / "git-doc"
+    (root / "howto").mkdir(parents=True)
+    for name, body in (("git-rebase", "Reapply commits on top of another base tip."),
+                       ("git-daemon", "A zqdaemon server for Git repositories."),
+                       ("howto/maintain-git", "How the maintainer zqmaintains Git.")):
+        title = name.rsplit("/", 1)[-1]
+        (root / f"{name}.html").write_text(PAGE.format(t=title, s=title, b=body))
+        (root / f"{name}.txt").write_text(f"{title}(1)\n{'=' * 12}\n\n{body}\n")
+    (root / "config.txt").write_text("core.editor::\n\tThe editor zqeditor uses.\n")
+    side = {"git-daemon.html": {"groups": ["gitadmin"]}}
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["dev"]}, side)
+        assert sorted(report.copies) == [("git-daemon.txt", "git-daemon.html"),
+                                         ("git-rebase.txt", "git-rebase.html"),
+                                         ("howto/maintain-git.txt", "howto/maintain-git.html")]
+        ids = sorted(d.doc_id for d in engine.store.list_documents())
+        assert ids == ["config.txt", "git-daemon.html", "git-rebase.html",
+                       "howto/maintain-git.html"]
+        dev = Principal.of("dev", tenant="default")
+        hits = engine.search("zqdaemon server", dev).hits
+        assert not [h for h in hits if "zqdaemon" in h.chunk.text], hits
+

@@ -130,8 +130,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
                  f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True, one_line=True)
         if report.copies:
             echo(f"skipped {len(report.copies)} source copies of pages it indexed (Sphinx "
-                 f"_sources/), e.g. {report.copies[0][0]} -> {report.copies[0][1]}", err=True,
-                 one_line=True)
+                 f"_sources/, a .txt beside its .html), e.g. {report.copies[0][0]} -> "
+                 f"{report.copies[0][1]}", err=True, one_line=True)
         if report.noindex:
             echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>, "
                  f"as mdBook marks its print.html), a site's 404, search or cross-reference "

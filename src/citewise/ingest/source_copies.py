@@ -9,6 +9,13 @@ copies took context from other pages; and an ACL sidecar that restricted ``inter
 leaked it through ``_sources/internals.rst.txt`` unless it named the copy too. A copy whose page
 is ingested in the same batch (``page.html``, or ``page/index.html`` from Sphinx's ``dirhtml``
 builder) is skipped and reported; a ``_sources`` folder ingested without its pages is read.
+
+AsciiDoc builds ship the source beside the page instead: Debian's git-doc holds
+``git-rebase.txt`` next to ``git-rebase.html`` for each of its 230 pages (and its howtos), so
+a new user's ingest of the folder indexed every page twice (twice the time, each answer's
+passages split between the page and its raw source, and a sidecar line restricting
+``git-daemon.html`` left ``git-daemon.txt`` to everyone). A ``.txt`` file whose page of the
+same name (``.html``, ``.htm``) is beside it in the same batch is skipped and reported too.
 """
 
 from __future__ import annotations
@@ -23,12 +30,15 @@ COPY_SUFFIX = ".txt"
 
 
 def page_candidates(copy: Path) -> tuple[Path, ...]:
-    """The pages a file in a ``_sources`` folder may be the source of (empty for a file
-    elsewhere): ``site/_sources/a/b.rst.txt`` (or ``b.md``) → ``site/a/b.html``,
-    ``site/a/b/index.html``."""
+    """The pages a file may be the source of: for one in a ``_sources`` folder,
+    ``site/_sources/a/b.rst.txt`` (or ``b.md``) → ``site/a/b.html``, ``site/a/b/index.html``;
+    for a ``.txt`` elsewhere the page beside it, ``a/b.txt`` → ``a/b.html``, ``a/b.htm``."""
     parts = copy.parts
     if SOURCES_DIR not in parts[:-1]:
-        return ()
+        inner = inner_path(copy)
+        if inner.suffix.lower() != COPY_SUFFIX or "." in inner.stem:  # b.rst.txt: no page's
+            return ()
+        return inner.with_suffix(".html"), inner.with_suffix(".htm")
     name = inner_path(copy).name
     source = name[: -len(COPY_SUFFIX)] if name.lower().endswith(COPY_SUFFIX) else name
     stem = source.rsplit(".", 1)[0] if "." in source else source  # "b.rst" -> "b"
