@@ -193,3 +193,36 @@ def test_a_page_restricted_alone_keeps_the_sites_title_suffix_cut(tmp_path) -> N
         titles = {d.doc_id: d.title for d in engine.store.list_documents()}
     assert titles == {"intro.html": "Intro", "lints.html": "Lints", "tests.html": "Tests",
                       "unstable.html": "Unstable"}
+
+
+def test_a_paragraph_other_pages_repeat_stays_on_its_page(tmp_path) -> None:
+    """Stop 63's security review: three pages of the same readers repeating a policy's
+    sentence made it boilerplate and removed it from the policy page, leaving readers the
+    copies' "every 5 days". A repeated paragraph is content; chrome is short lines."""
+    from citewise.engine import Engine
+    from citewise.testing import FakeEmbedder
+    from citewise.types import Principal
+
+    docs = tmp_path / "html"
+    docs.mkdir()
+    sentence = ("Employees must rotate their VPN password every 90 days using the "
+                "self-service portal.")
+    (docs / "policy.html").write_text(f"<title>Policy</title><h1>Policy</h1><p>{sentence}</p>"
+                                      "<p>The portal sends a reminder a week before.</p>")
+    for i in (1, 2, 3):
+        (docs / f"team{i}.html").write_text(
+            f"<title>Team {i}</title><h1>Team {i}</h1><p>{sentence}</p><p>VPN passwords must "
+            f"now be rotated every 5 days (team {i}).</p>")
+    with Engine(tmp_path / "i.db", embedder=FakeEmbedder()) as engine:
+        engine.ingest_paths([docs], {"groups": ["staff"]})
+        shown = engine.section("policy.html", Principal.of("staff"), None)
+        assert sentence in "\n".join(b.text for b in shown.blocks)
+
+
+def test_prose_is_two_sentences_or_a_long_one_and_chrome_is_short_lines() -> None:
+    from citewise.ingest.boilerplate import is_prose
+
+    assert not is_prose("Copyright 2008-2020 Rainer Gerhards (Großrinderfeld), and Others.")
+    assert not is_prose("Edit this page") and not is_prose("The XSLT C library for GNOME")
+    assert is_prose("Exit status of 0 means successful operation. Any other exit status "
+                    "indicates an error.")  # Knot DNS's man pages: content they all repeat

@@ -5,7 +5,8 @@ footer, "Edit this page", a title suffix ("Timeouts - HTTPX"). The HTML loader d
 it can recognise by tag, role or class (:mod:`citewise.ingest.html`); what is left is found by
 repetition across the pages of one ingest batch (:func:`profile`):
 
-* a block (text, list, table or top-level heading) whose exact text occurs on at least
+* a block (text, list, table or top-level heading; not prose under a heading,
+  :func:`is_prose`) whose exact text occurs on at least
   :data:`MIN_SHARE` of the batch's pages, and on at least :data:`MIN_PAGES` of them, is
   boilerplate: it is removed from every page and from heading paths (:func:`strip`), unless
   two pages or more (:data:`MIN_TWICE_PAGES`) hold it twice or more. Chrome is drawn once
@@ -78,9 +79,40 @@ class SiteProfile:
                        prefix=whole.prefix, suffix=whole.suffix)
 
 
+PROSE_WORDS = 12
+_WORD = re.compile(r"[^\W\d_]+")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9\"'(])")
+
+
+def is_prose(text: str) -> bool:
+    """Whether a text block says something: :data:`PROSE_WORDS` words or more, or two
+    sentences or more of 8 words in all. Site chrome is short lines (a title, a copyright, a
+    breadcrumb, "Small. Fast. Reliable. Choose any three."); a paragraph many pages repeat
+    under their headings is content. A security review added three pages repeating a
+    policy's "Employees must rotate their VPN password every 90 days using the self-service
+    portal." and it was removed from the policy page; Knot DNS's man pages lost "Exit status
+    of 0 means successful operation. Any other exit status indicates an error."."""
+    words = len(_WORD.findall(text))
+    return words >= PROSE_WORDS or (words >= 8 and _SENTENCE_END.search(text) is not None)
+
+
+def _first_heading(parsed: ParsedDocument) -> int:
+    return next((i for i, b in enumerate(parsed.blocks) if b.kind == "heading"),
+                len(parsed.blocks))
+
+
+def _content(block: Block, at: int, first: int) -> bool:
+    """Whether ``block`` (the ``at``-th of its page, whose first heading is the ``first``-th)
+    is prose under a heading: never boilerplate (:func:`is_prose`). Prose above a page's
+    first heading may be a banner (the Rust book's 2018 edition's "If you came here via a
+    link or web search, you may want to check out the current version …" atop each page)."""
+    return block.kind == "text" and at > first and is_prose(block.text)
+
+
 def _candidates(parsed: ParsedDocument) -> set[str]:
-    return {b.text for b in parsed.blocks if b.kind != "code"
-            and not (b.kind == "heading" and b.level > 1)}
+    first = _first_heading(parsed)
+    return {b.text for i, b in enumerate(parsed.blocks) if b.kind != "code"
+            and not (b.kind == "heading" and b.level > 1) and not _content(b, i, first)}
 
 
 def _section_headings(parsed: ParsedDocument) -> set[str]:
@@ -166,7 +198,9 @@ def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:
     whole (its content is what repeats, e.g. a one-page site)."""
     if site.empty:
         return parsed
-    kept = _without_empty_sections([b for b in parsed.blocks if b.text not in site.blocks],
+    first = _first_heading(parsed)
+    kept = _without_empty_sections([b for i, b in enumerate(parsed.blocks)
+                                    if b.text not in site.blocks or _content(b, i, first)],
                                    site.headings)
     if not kept:
         return replace(parsed, title=_title(parsed.title, site))
