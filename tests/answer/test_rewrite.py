@@ -25,6 +25,13 @@ def test_without_an_llm_the_followup_gains_the_conversations_terms() -> None:
     assert by_terms("parental leave for contractors", HISTORY).count("parental") == 1
 
 
+def test_a_followup_borrows_a_bounded_number_of_terms() -> None:
+    """A security review's six 2,000-character turns made a 5,172-character query."""
+    history = [Turn(" ".join(f"zq{t}word{i}" for i in range(300)), "ok") for t in range(6)]
+    query = by_terms("Does it cover contractors?", history)
+    assert len(query.split()) <= 4 + 24 and len(query) < 600, len(query)
+
+
 def test_an_llm_rewrites_and_bad_output_falls_back() -> None:
     gen = FakeGenerator("Does parental leave cover contractors?\nextra line")
     rw = rewrite_followup("Does it cover contractors?", HISTORY, gen)

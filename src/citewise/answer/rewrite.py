@@ -22,6 +22,9 @@ from citewise.text import json_problem, mask_personal, query_terms
 from citewise.types import Prompt
 
 MAX_TURNS = 6
+MAX_BORROWED = 24
+"""The most terms a follow-up borrows from earlier questions: a security review's six
+2,000-character turns made a 5,172-character query of a question the API bounds at 2,000."""
 PROMPT_TURNS, TURN_CHARS = 4, 300
 """What of the conversation the model reads to rewrite a follow-up: the last turns, each
 question and answer cut short. A security review's six 2,000-character turns took the local
@@ -79,7 +82,7 @@ def by_terms(question: str, history: Sequence[Turn]) -> str:
     extra: list[str] = []
     for turn in reversed(history[-MAX_TURNS:]):  # personal data is never a borrowed term
         for term in query_terms(mask_personal(turn.question, labels=False)):
-            if term not in have and term not in extra:
+            if term not in have and term not in extra and len(extra) < MAX_BORROWED:
                 extra.append(term)
     return f"{question} ({' '.join(extra)})" if extra else question
 
