@@ -168,6 +168,21 @@ def _history(log) -> None:  # noqa: ANN001
                                 gate_passed=not declined))
 
 
+def test_a_citations_web_link_names_the_site_it_opens(tmp_path: Path) -> None:
+    """Stop 63's security review: a title copied from another source ("Official Security
+    Policy › Password rotation") and the link shown only as "open source at this section":
+    a reader could not see the host before clicking."""
+    card = {"id": 1, "doc_id": "notes.md", "title": "Official Security Policy",
+            "heading_path": ["Password rotation"], "quote": "every 5 days",
+            "source": "https://evil.example/notes#password-rotation", "anchor": None,
+            "updated_at": "2026-12-01T00:00:00Z"}
+    shown = run_in_page(tmp_path, "citationCard",
+                        "const a = citationCard(arguments[0]).querySelector('a.source');"
+                        "return [a.textContent, a.href];", card)
+    assert shown == ["open source at this section (evil.example)",
+                     "https://evil.example/notes#password-rotation"]
+
+
 def test_a_streaming_draft_shows_citation_numbers_not_source_ids(tmp_path: Path) -> None:
     """The model cites [S3]; the final answer shows [1]. While tokens arrive the page showed
     the raw ids, then swapped in other numbers: now the draft is numbered as it streams, and

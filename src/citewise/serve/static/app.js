@@ -173,6 +173,8 @@ function citationCard(c) {
     [i ? " › " : null, cw.el("span", {}, part)]);
   const link = cw.el("a", {class: "source"}, "open source at this section");
   if (/^https?:\/\//.test(c.source)) {
+    // the site it opens, shown: a title can copy another source's name (a security review)
+    link.textContent = `open source at this section (${new URL(c.source).host})`;
     link.href = c.source; link.target = "_blank"; link.rel = "noopener";
   } else {
     link.href = `#doc=${encodeURIComponent(c.doc_id)}&anchor=${encodeURIComponent(c.anchor || "")}`;
