@@ -653,6 +653,24 @@ def test_a_sphinx_search_page_is_skipped_not_failed(tmp_path: Path, monkeypatch)
         assert "searching.html" in {d.doc_id for d in engine.store.list_documents()}
 
 
+def test_a_sphinx_general_index_page_is_noindex() -> None:
+    """A new user of rsyslog's documentation: its ``genindex.html`` (tables dropped as
+    chrome) was a document "Index" of letters, "Symbols | A | C | D …", in answers'
+    contexts."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><head><title>Index &mdash; rsyslog documentation</title></head><body>'
+            '<div role="main"><h1 id="index">Index</h1><div class="genindex-jumpbox"><a '
+            'href="#Symbols"><strong>Symbols</strong></a> | <a href="#A"><strong>A</strong>'
+            '</a></div><h2 id="Symbols">Symbols</h2><table class="indextable genindextable">'
+            '<tr><td><ul><li><a href="a.html#x">$ActionQueueFileName</a></li></ul></td></tr>'
+            '</table><h2 id="A">A</h2></div></body></html>')
+    assert HtmlLoader().load(page.encode(), Path("genindex.html")).metadata["robots"] == \
+        "noindex"
+    assert "robots" not in HtmlLoader().load(page.replace("genindextable", "x").encode(),
+                                             Path("genindex.html")).metadata
+
+
 def test_a_generated_cross_reference_list_is_not_text() -> None:
     """A new user of SQLite's documentation: its four ``doc_*_crossref.html`` pages, lists of
     "--safe command-line option → changes.html#version_3_37_0", were 2,363 chunks (16 % of

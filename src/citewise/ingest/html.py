@@ -114,6 +114,7 @@ class HtmlLoader:
         hints = read_hints(tree)
         tree.strip_tags(STRIP_TAGS)
         drop_hidden(tree, hints)
+        generated = tree.css_first(GENERATED_INDEX) is not None
         drop_chrome(tree)
         indexes = drop_link_indexes(tree)
         space_badges(tree)
@@ -135,7 +136,7 @@ class HtmlLoader:
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
         builder.drop_title_lead(title)
-        if is_search_page(tree, title, builder.text_so_far()) or \
+        if generated or is_search_page(tree, title, builder.text_so_far()) or \
                 is_link_index_page(indexes, builder.text_so_far()):
             metadata["robots"] = "noindex"  # skipped by a folder's ingest, listed
             if not builder.has_blocks():
@@ -144,6 +145,12 @@ class HtmlLoader:
             builder.add("text", f"Redirect to {metadata['redirect_to']}")
         return builder.build(title=title, fmt=self.format, metadata=metadata,
                              empty_hint="the page has no visible text outside navigation")
+
+
+GENERATED_INDEX = "table.genindextable, table.modindextable"
+"""Sphinx's general and module index pages (``genindex.html``, ``py-modindex.html``): their
+tables go as chrome, and a new user's rsyslog index kept the page as a document "Index" of
+letters ("Symbols | A | C | D …"), retrieved into answers' contexts; such a page is noindex."""
 
 
 def fragment_text(markup: str, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
