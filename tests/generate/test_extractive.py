@@ -155,6 +155,22 @@ def test_a_row_of_several_sentences_is_quoted_sentence_by_sentence_with_its_row(
     assert table_rows("Version | Changes\nv2 | See sec. 4.2 of the spec. It was renamed.") == []
 
 
+def test_a_table_of_one_row_is_a_record_quoted_with_its_labels():
+    """A new user of rsyslog's documentation: each module parameter has a table "type |
+    default | mandatory | obsolete legacy directive" over one row, under the parameter's
+    heading; "what's the default for imfile's PollingInterval" got the table flattened whole,
+    "type | default | mandatory | obsolete legacy directive integer | 10 | no | none"."""
+    table = ("type | default | mandatory | obsolete legacy directive\n"
+             "integer | 10 | no | none")
+    texts = [passage("S1", "The input module for text files.", heading=("imfile",)),
+             passage("S2", f"{table}\n\nThis setting specifies how often files are polled.",
+                     heading=("imfile", "Module Parameters", "PollingInterval"))]
+    gen = ExtractiveGenerator().generate(build_prompt(
+        "what's the default for imfile's PollingInterval?", texts))
+    assert gen.text.startswith("type: integer; default: 10; mandatory: no; obsolete legacy "
+                               "directive: none [S2]."), gen.text
+
+
 def test_a_table_whose_rows_match_nothing_is_one_sentence_as_before():
     scored = score_sentences("Which maximum applies?", [passage("S1", BANDS)])
     assert [s.text for s in scored][-1].startswith("Level | Title examples | Minimum | Maximum")

@@ -163,7 +163,11 @@ def score_sentences(question: str, passages: Sequence[ContextPassage],
     """Every passage sentence with its score (formula in the module docstring); sentences
     that are just a heading of their passage are left out. A table's rows are scored one by
     one (:func:`table_rows`): a row counts only when its own cells hold a question word, then
-    with its header's words too; a table with no such row is one sentence, as before.
+    with its header's words too; a table with no such row is one sentence, as before. A
+    table of one data row is a record, scored with its header's words: rsyslog's parameter
+    tables ("type | default | mandatory …" over "integer | 10 | no …" under the heading
+    PollingInterval) were quoted flattened whole for "what's the default for imfile's
+    PollingInterval", the question's words being in the header and the heading only.
     ``asked``: the user's question when ``question`` adds a rejected answer's claims to it (a
     version history table is quoted when the user asked about versions, not when a claim
     said "returns a version")."""
@@ -250,8 +254,9 @@ class _Scoring:
         """The sentences (or table rows) of the block ``part`` of ``passage`` with their
         scores; ``offset``: its place in the asked term's entry, if it is in one; ``first``:
         the index the first one will have in the scored list."""
-        rows = [(text, self.score(text) if self.score(cells) > 0 else 0.0)
-                for text, cells in table_rows(part)]
+        read = table_rows(part)  # one data row: the table is its record (module docstring)
+        rows = [(text, self.score(text) if len(read) == 1 or self.score(cells) > 0 else 0.0)
+                for text, cells in read]
         prose = not any(value > 0 for _, value in rows) and not (rows and offset is not None)
         if prose:
             rows = [(s, self.score(s)) for s in split_sentences(part)]
