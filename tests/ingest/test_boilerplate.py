@@ -226,3 +226,26 @@ def test_prose_is_two_sentences_or_a_long_one_and_chrome_is_short_lines() -> Non
     assert not is_prose("Edit this page") and not is_prose("The XSLT C library for GNOME")
     assert is_prose("Exit status of 0 means successful operation. Any other exit status "
                     "indicates an error.")  # Knot DNS's man pages: content they all repeat
+
+
+def test_a_box_title_left_with_nothing_under_it_goes_with_its_box() -> None:
+    """A new user of rsyslog's documentation: every page ends in two "See also" boxes of the
+    site's help and contributing links; the boxes went as boilerplate, their titles (two on
+    each page: content by the twice rule) stayed, and 315 chunks ended "See also See also"."""
+    def rsyslog(title: str) -> ParsedDocument:
+        b = DocumentBuilder()
+        b.heading(title, 1)
+        b.add("text", f"{title} forwards messages.")
+        if title == "omfwd":  # one page's own label, under which its sample stays
+            b.add("text", "Sample:")
+            b.add("code", f'action(type="{title}")')
+            b.add("text", "$DirOwner loguser")
+        for links in ("- Mailing list\n- GitHub", "- Source project\n- Documentation"):
+            b.add("text", "See also")
+            b.add("list", links)
+        return b.build(title=title, fmt="html")
+
+    pages = [rsyslog(t) for t in ("omfwd", "omfile", "imudp", "imtcp")]
+    out = strip(pages[0], profile(pages))
+    assert [b.text for b in out.blocks] == ["omfwd", "omfwd forwards messages.", "Sample:",
+                                            'action(type="omfwd")', "$DirOwner loguser"]

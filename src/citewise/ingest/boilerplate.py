@@ -199,8 +199,10 @@ def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:
     if site.empty:
         return parsed
     first = _first_heading(parsed)
-    kept = _without_empty_sections([b for i, b in enumerate(parsed.blocks)
-                                    if b.text not in site.blocks or _content(b, i, first)],
+    keep = [b.text not in site.blocks or _content(b, i, first)
+            for i, b in enumerate(parsed.blocks)]
+    _drop_orphan_labels(parsed.blocks, keep)
+    kept = _without_empty_sections([b for b, k in zip(parsed.blocks, keep, strict=True) if k],
                                    site.headings)
     if not kept:
         return replace(parsed, title=_title(parsed.title, site))
@@ -218,6 +220,29 @@ def strip(parsed: ParsedDocument, site: SiteProfile) -> ParsedDocument:
         length += len(block.text)
     return replace(parsed, title=_title(parsed.title, site), text="".join(parts),
                    blocks=tuple(blocks))
+
+
+_LABEL = re.compile(r"[A-Z]?[a-z]+(?: [A-Z]?[a-z]+){0,2}:?")
+
+
+def _drop_orphan_labels(blocks: Sequence[Block], keep: list[bool]) -> None:
+    """Mark in ``keep`` the short labels left with nothing under them: a text of at most
+    three plain words (no code name, no acronym; a colon after them at most) whose next
+    block was boilerplate and which the next kept block (a heading, another such label,
+    the page's end) does not continue.
+    rsyslog's pages end in two "See also" boxes (the site's help and contributing links):
+    their contents went as boilerplate, their titles stayed (each page holds two), and 315
+    of a new user's chunks ended "See also See also", 20 of them nothing else."""
+    repeated = [not k for k in keep]  # boilerplate, before any label is dropped
+    after: Block | None = None  # the next kept block, walking back from the page's end
+    for i in range(len(blocks) - 1, -1, -1):
+        block = blocks[i]
+        if keep[i] and block.kind == "text" and i + 1 < len(blocks) and repeated[i + 1] \
+                and _LABEL.fullmatch(block.text) and (after is None or after.kind == "heading"):
+            keep[i] = False
+            continue
+        if keep[i]:
+            after = block
 
 
 def _without_empty_sections(blocks: list[Block], repeated: frozenset[str]) -> list[Block]:
