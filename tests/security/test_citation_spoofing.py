@@ -96,9 +96,13 @@ def test_a_plain_words_number_that_a_citation_shows_is_no_index():
     """A security review: "Per the Official Security Policy[2] employees must…" kept its
     ``[2]`` (a plain word, prose going on) in an answer whose citation 2 was the policy."""
     text = "Per the Official Security Policy[2] employees must, as items[3] and argv[1] say"
-    assert inert_numbers(text, 2) == ("Per the Official Security Policy(2) employees must, as "
-                                      "items[3] and argv(1) say")
-    assert inert_numbers("sys.argv[1] and my_list[2] is", 2) == "sys.argv[1] and my_list[2] is"
+    assert inert_numbers(text, 3) == ("Per the Official Security Policy(2) employees must, as "
+                                      "items[3] and argv[1] say")  # a review: argv(1) is no code
+    for name in ("POLICY[2] employees", "(Policy)[2] employees", "Policy[1] says"):
+        assert "[" not in inert_numbers(name, 2), name
+    assert inert_numbers("Policy[3] employees", 2) == "Policy[3] employees"  # no citation 3
+    kept = "sys.argv[1] and my_list[2] is, as myList[1] and Policy2[1] are"
+    assert inert_numbers(kept, 2) == kept
     assert inert_numbers("every 5 days\u3164[2] here", 0) == "every 5 days\u3164(2) here"
 
 

@@ -54,6 +54,12 @@ kept its ``[1]``, the real HR policy's number in that answer (a security review)
 identifier or a call, ``f(x)[0]``, a number is an index (kept), and after a plain word when
 the sentence goes on (``argv[1] is``), not when its clause ends there (:func:`_indexes`)."""
 _WORD_BEFORE = re.compile(r"(?<![\w$.])[A-Za-z][a-z]+$")  # a plain word, no code in it
+_NAME_BEFORE = re.compile(r"(?<![\w$.])\(?(?:[A-Z][a-z]+|[A-Z]{2,})\)?$")
+"""A capitalised or all-capital word (or one in parentheses) right before a bracket: a
+name in prose, where a footnote's mark goes, not code's index (``argv[1]``, ``items[2]``
+stay). Its number, when the answer shows a citation of that number, is put in parentheses:
+a security review's source "Per the Official Security Policy[2] employees must…" showed
+``[2]`` beside the real policy's citation 2."""
 _CLAUSE_END = re.compile(r"[.,;:!?]?(?:\s+[A-Z\[(]|\s*$)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
@@ -135,19 +141,20 @@ def inert_numbers(text: str, taken: int = 0) -> str:
 def _indexes(prose: str, at: int, end: int, taken: bool = False) -> bool:
     """Whether the brackets at ``prose[at:end]`` index what is right before them: an
     identifier, a call or another index, or a plain word when prose goes on after them
-    ("argv[1] is the script") and the number is no citation's (``taken``); not a footnote's
-    place (:data:`_FOOTNOTE_AFTER`, and a plain word's mark that ends its clause, "…at full
-    pay[1]. The board decided[2]," a review), nor after a letter no code writes. A security
-    review's source "Per the Official Security Policy[2] employees must…" and "every 5
-    days\u3164[2]" (a Hangul filler, blank on screen) showed ``[2]`` as another document's
-    checked citation."""
+    ("argv[1] is the script"); not a footnote's place (:data:`_FOOTNOTE_AFTER`, and a plain
+    word's mark that ends its clause, "…at full pay[1]. The board decided[2]," a review),
+    nor after a letter no code writes ("every 5 days\u3164[2]": a Hangul filler, blank on
+    screen), nor after a name (:data:`_NAME_BEFORE`) when ``taken`` (the answer shows a
+    citation of that number)."""
     before = prose[at - 1] if at else ""
     if not before.isascii() or not (before.isalnum() or before in "_$)]"):
         return False
     if _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is not None:
         return False
+    if taken and _NAME_BEFORE.search(prose, max(0, at - 80), at) is not None:
+        return False  # "Policy[2]", "POLICY[2]", "(Policy)[2]": no code indexes a name so
     word = _WORD_BEFORE.search(prose, max(0, at - 80), at)
-    return word is None or (not taken and _CLAUSE_END.match(prose, end) is None)
+    return word is None or _CLAUSE_END.match(prose, end) is None
 
 
 def bracket_ids(content: str) -> tuple[str, ...] | None:
