@@ -79,6 +79,20 @@ def test_a_near_copy_that_changes_a_number_is_kept_for_the_conflict_check() -> N
     ctx = build_context(hits, ContextSettings(), words)
     assert [p.chunk_id for p in ctx.passages] == ["doc1#1", "doc2#2"]
     assert [(d.chunk_id, d.reason) for d in ctx.dropped] == [("doc3#3", "near_duplicate")]
+    more = rest + " " + " ".join(f"step{i}" for i in range(40))  # Jaccard above 0.8
+    swapped = [make_hit("Rotate it every 7 days; the reminder comes 90 days" + more, 1),
+               make_hit("Rotate it every 90 days; the reminder comes 7 days" + more, 2)]
+    assert len(build_context(swapped, ContextSettings(), words).passages) == 2
+
+
+def test_copies_of_a_page_for_other_releases_are_still_near_duplicates() -> None:
+    """The review of this stop: pages that differ only in "Acme 3.1" / "Acme 3.2" gave "The
+    sources disagree", and ten releases' copies filled the context."""
+    rest = (" stores its data in one file and rotates the log every 90 days using the "
+            "self-service portal, which sends a reminder seven days before the end.")
+    hits = [make_hit(f"Acme 3.{i}" + rest, i) for i in range(1, 11)]
+    ctx = build_context(hits, ContextSettings(), words)
+    assert [p.chunk_id for p in ctx.passages] == ["doc1#1"]
 
 
 def test_a_short_see_also_list_is_no_passage() -> None:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 
 from citewise.chunk.spans import bracket_depth
 from citewise.cite.parse import inert_citations
+from citewise.cite.terms import labels
 from citewise.config import ContextSettings
 from citewise.text import query_terms
 from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
@@ -261,17 +262,26 @@ def _is_pointer(chunk: Chunk) -> bool:
 _VALUE = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
+def _values(text: str) -> tuple[str, ...]:
+    """The numbers ``text`` gives as values, in order (a copy that swaps two is other
+    evidence), not those naming a release ("Acme 3.1", "version 4": pages of two releases
+    that differ only there are one page's evidence, not a disagreement; the review of this
+    stop)."""
+    named = labels(text, written=True)
+    return tuple(v for v in _VALUE.findall(text) if v not in named)
+
+
 def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
     """Drop a passage whose shingles nearly repeat a better-ranked one's with the same
-    numbers: a copy that changes a number is other evidence, which the conflict check must
-    see. A security review's copy of a policy page, "every 5 days" for "every 90 days" and
-    the question's words as its title, ranked first and dropped the original, so the answer
-    gave 5 days with no "The sources disagree"."""
+    values (:func:`_values`): a copy that changes a number is other evidence, which the
+    conflict check must see. A security review's copy of a policy page, "every 5 days" for
+    "every 90 days" and the question's words as its title, ranked first and dropped the
+    original, so the answer gave 5 days with no "The sources disagree"."""
     kept: list[Hit] = []
-    seen: list[tuple[frozenset, frozenset[str]]] = []
+    seen: list[tuple[frozenset, tuple[str, ...]]] = []
     dropped: list[Dropped] = []
     for hit in hits:
-        sh, values = shingles(hit.chunk.text), frozenset(_VALUE.findall(hit.chunk.text))
+        sh, values = shingles(hit.chunk.text), _values(hit.chunk.text)
         if any(jaccard(sh, other) >= NEAR_DUPLICATE and values == others
                for other, others in seen):
             dropped.append(Dropped(hit.chunk.chunk_id, "near_duplicate"))
