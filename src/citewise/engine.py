@@ -371,12 +371,16 @@ class Engine(EngineVerbs):
         hand to another tenant there (:meth:`_lost`) is its own (``delete`` forgets it)."""
         from citewise.docref import resolve_refs
 
-        if moved:  # most refs name live documents: open no retired version for them
-            try:
-                return resolve_refs(refs, self.store)
+        logged = {r for r in refs if moved and self._lost(r)}  # ids the live version lacks
+        for ref in logged:  # and a live document's file too: say so rather than pick (the
+            try:  # review of this stop: `delete -- a.md` in site/ deleted site/a.md)
+                (other,) = resolve_refs([ref], self.store)
             except NotFoundError:
-                pass
-        logged = {r for r in refs if moved and self._lost(r)}
+                continue
+            raise NotFoundError(f"{ref} is both a document only a retired version holds (from "
+                                f"before a rollback) and the file of {other}; nothing done. "
+                                f"Fix: pass {other} for that one, or run the command from a "
+                                f"folder where {ref} names no file for the other")
         found = iter(resolve_refs([r for r in refs if r not in logged], self.store))
         return [r if r in logged else next(found) for r in refs]
 
@@ -407,9 +411,9 @@ class Engine(EngineVerbs):
         if missing:
             raise NotFoundError(f"not in the index: {', '.join(missing)}; "
                                 f"list documents with `citewise status --documents`")
-        if isinstance(self.store, HandDeletes):
-            return self.store.delete_by_hand(doc_ids) + len(away)
-        return self.store.delete(doc_ids)
+        if isinstance(self.store, HandDeletes):  # at most one each: a roll forward racing
+            return min(len(set(doc_ids)), self.store.delete_by_hand(doc_ids) + len(away))
+        return self.store.delete(doc_ids)  # the delete made a lost one live (a review)
 
     @property
     def unreached_versions(self) -> tuple[int, ...]:
@@ -423,4 +427,11 @@ class Engine(EngineVerbs):
         from citewise.ingest.normalize import drop_controls
 
         tenant = None if tenant is None else drop_controls(tenant).strip() or None
+        if self.store.get_document(doc_id) is None and (kept := self.lost_document(doc_id)):
+            import shlex
+
+            raise NotFoundError(f"not in the live version: {doc_id} (retired version {kept[0]} "
+                                "holds it, from before a rollback), so there is no copy to "
+                                f"re-permission. Fix: `citewise delete -- {shlex.quote(doc_id)}`"
+                                " (every version), or `citewise rollback` to that version first")
         self.store.set_acl(doc_id, normalize_groups(list(groups)), tenant)

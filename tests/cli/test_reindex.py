@@ -103,3 +103,27 @@ def test_section_level_metrics_can_gate_a_reindex(tmp_path: Path) -> None:
     out = reindex(db, "--chunk-tokens", "32", "--config", str(config), code=1).output
     assert "section_ndcg@10 measured worse" in out
     assert chunk_tokens(db) == 192  # the live version keeps serving
+
+
+def test_reindex_says_which_tenants_gate_calibration_it_carries_or_not(tmp_path: Path) -> None:
+    """Only a promoted version changes users' gates: a refused one said "NOT carried …
+    their users get the shipped gate" while the live version kept its calibration (the
+    review of this stop)."""
+    from citewise.index.sqlite import SQLiteStore
+
+    db = tmp_path / "demo.db"
+    invoke("ingest", str(CORPUS), "--db", str(db), "--tenant", "northwind", "--groups",
+           "staff", "--no-progress", "--threads", "1")
+    with SQLiteStore(db) as store:
+        store.set_meta("gate.threshold@northwind", "0.7")
+        store.set_meta("gate.signal@northwind", "combined")
+    same = invoke("reindex", "--db", str(db), "--force", "--no-progress", "--threads", "1")
+    assert "gate calibration carried over (same embedder and chunking): northwind" in \
+        same.output
+    refused = invoke("reindex", "--db", str(db), "--chunk-tokens", "100", "--no-progress",
+                     "--threads", "1", code=1)  # no eval set, no --force: refused
+    assert "REFUSED" in refused.output and "calibration" not in refused.output
+    other = invoke("reindex", "--db", str(db), "--chunk-tokens", "100", "--force",
+                   "--no-progress", "--threads", "1")
+    assert "gate calibration NOT carried over for northwind" in other.output
+    assert "citewise calibrate --tenant northwind" in other.output

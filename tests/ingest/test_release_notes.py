@@ -190,7 +190,8 @@ def test_a_sphinx_source_copy_of_a_page_named_requirements_is_no_pip_file():
     out as a pip requirements file (a new user was told so); it is the page's source copy."""
     from citewise.ingest.doc_names import is_left_out
 
-    for name in ("requirements.rst.txt", "requirements.md.txt", "constraints.ipynb.txt"):
+    for name in ("requirements.rst.txt", "requirements.md.txt", "constraints.ipynb.txt",
+                 "requirements.markdown.txt", "requirements.rest.txt", "requirements.myst.txt"):
         assert not is_left_out(name), name
     assert is_left_out("requirements.txt") and is_left_out("requirements-docs.txt")
 

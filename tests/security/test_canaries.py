@@ -223,6 +223,30 @@ def test_a_page_a_rollback_left_behind_is_deleted_everywhere_by_delete(
     assert canary.leaks == [], summary([canary])
 
 
+def test_a_ref_naming_a_rolled_back_id_and_a_live_file_is_refused_as_ambiguous(
+        canary: CanaryIndex, tmp_path: Path, monkeypatch) -> None:
+    """The review of this stop: `delete -- a.md` run in site/, where site/a.md is a live
+    document's file, deleted that document, and the rolled-back a.md came back with the
+    roll forward. An `acl` of the rolled-back id names the fix."""
+    page = tmp_path / "docs" / "acme" / "a.md"
+    page.write_text("# A\n\nzqbaitamd: the rolled-back page.\n")
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    run("ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db", canary.db,
+        "--no-progress")
+    run("rollback", "--db", canary.db)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.md").write_text("# Live A\n\nThe live page.\n")
+    run("ingest", str(site), "--tenant", "acme", "--groups", "staff", "--id-prefix", "site/",
+        "--db", canary.db, "--no-progress")
+    acl = cli("acl", "a.md", "--groups", "hr", "--db", canary.db)
+    assert acl[0] == 1 and "retired version" in acl[1] and "citewise delete -- a.md" in acl[1]
+    monkeypatch.chdir(site)
+    code, out = cli("delete", "--db", canary.db, "--", "a.md")
+    assert code == 1 and "is both a document only a retired version holds" in out, out
+    assert "site/a.md" in found(canary, "live page", *STAFF)
+
+
 def test_a_page_moved_by_hand_to_another_tenant_stays_out_after_a_rollback(
         canary: CanaryIndex, tmp_path: Path) -> None:
     """The security review's sequence: ingest a page into acme on version 2, move it by hand

@@ -42,7 +42,7 @@ def acl(doc_id, groups, tenant, db):
     without re-embedding anything."""
     allowed = sorted(Principal.of(groups).groups)
     with engine_from(db, must_exist=True) as engine:
-        doc_id = engine.resolve_documents([doc_id])[0]
+        doc_id = engine.resolve_documents([doc_id], moved=True)[0]
         engine.set_acl(doc_id, allowed, tenant)
         unreached = engine.unreached_versions
     echo(f"{doc_id}: groups {', '.join(allowed) or '(none: nobody can read it)'}"

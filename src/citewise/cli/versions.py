@@ -77,7 +77,8 @@ def _print_report(report: Any, new_model: str | None) -> None:
         echo(f"changed in the live version meanwhile (applied): "
              f"{report.deleted_during_build} deleted, {report.rewritten_during_build} "
              "rewritten")
-    _print_calibration(report)
+    if report.promoted:  # a refused version changes no user's gate
+        _print_calibration(report)
     rows = getattr(report.comparison, "rows", None) or []
     if rows:
         # no "allowed" column: the verdict is the tolerance's (an operator read "allowed

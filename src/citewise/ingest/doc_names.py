@@ -101,7 +101,7 @@ def is_left_out(name: str) -> bool:
         and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
 
 
-_REQUIREMENTS = re.compile(r"(?!.*\.(?:rst|md|ipynb)\.txt$)"
+_REQUIREMENTS = re.compile(r"(?!.*\.(?:rst|rest|md|markdown|myst|ipynb)\.txt$)"
                            r"(?:requirements|constraints)(?:[-_.][\w.-]*)?\.txt")
 """pip's requirements files (``docs/requirements.txt``, ``requirements-docs.txt``): lists of
 packages a docs build installs, indexed as two new users' documents. Lower case, as pip's

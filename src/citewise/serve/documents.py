@@ -54,14 +54,16 @@ class RollbackBody(BaseModel):
     version: int | None = Field(None, ge=1)
 
 
-def _managed(st: ServerState, who: ApiPrincipal, doc_id: str, *, lost: bool = False) -> None:
+def _managed(st: ServerState, who: ApiPrincipal, doc_id: str, *, lost: bool = False,
+             retired: bool = False) -> None:
     """Editors and admins manage documents of their tenant (operators may also move them to
     another tenant); with ``lost``, also one of their tenant that only a retired version
     holds (a rollback past its ingest), which a roll forward would bring back: a security
-    review's editor could neither delete nor restrict such a page."""
+    review's editor could neither delete nor restrict such a page. ``retired``: look for
+    such a copy to name the fix (each retired version is opened: only for writes)."""
     st.require(who, "editor")
     doc = st.engine.store.get_document(doc_id)
-    kept = st.engine.lost_document(doc_id) if doc is None else None
+    kept = st.engine.lost_document(doc_id) if doc is None and (lost or retired) else None
     if kept is not None and kept[1].tenant == who.tenant:
         if lost:
             return
@@ -336,7 +338,7 @@ def set_acl(doc_id: str, body: AclBody, request: Request) -> dict:
     """Change who may read a document (editor/admin); nothing is re-embedded."""
     st = state_of(request)
     who = st.authenticate(request)
-    _managed(st, who, doc_id)
+    _managed(st, who, doc_id, retired=True)
     if body.tenant and body.tenant != who.tenant:
         st.require(who, "operator")
         _check_tenant(body.tenant)
