@@ -25,12 +25,29 @@ PAUSE_S = 0.4
 
 
 class SlowEmbedder(FakeEmbedder):
-    """Embeds as the fake does, :data:`PAUSE_S` per batch of passages."""
+    """Embeds as the fake does, :data:`PAUSE_S` per batch of passages; ``embedding`` is set
+    once a batch is being embedded (a key is removed then, not after a fixed delay: on a
+    loaded machine a timer fired before the request was even authenticated)."""
+
+    embedding = threading.Event()
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) > 0:
+            SlowEmbedder.embedding.set()
             time.sleep(PAUSE_S)
         return super().embed_batch(texts)
+
+
+def remove_while_embedding(keys_file: Path, name: str) -> threading.Thread:
+    SlowEmbedder.embedding.clear()
+
+    def remove() -> None:
+        if SlowEmbedder.embedding.wait(60):
+            KeyFile.load(keys_file).remove(name)
+
+    thread = threading.Thread(target=remove)
+    thread.start()
+    return thread
 
 
 @contextmanager
@@ -62,9 +79,7 @@ def test_upload_report_counts_parse_and_embedding(tmp_path: Path) -> None:
 
 def test_a_key_removed_during_its_upload_writes_nothing(tmp_path: Path) -> None:
     with slow_server(tmp_path) as (url, keys):
-        revoke = threading.Timer(PAUSE_S / 2, lambda: KeyFile.load(tmp_path / "keys.json")
-                                 .remove("eddie"))
-        revoke.start()
+        revoke = remove_while_embedding(tmp_path / "keys.json", "eddie")
         r = upload(url, keys["eddie"])
         revoke.join()
         assert r.status_code == 401 and "nothing was written" in r.text, r.text
@@ -115,9 +130,7 @@ def test_a_key_removed_during_its_reindex_promotes_nothing(tmp_path: Path) -> No
     gate just before the decision, and the shadow is refused."""
     with slow_server(tmp_path) as (url, keys):
         operator = {"Authorization": f"Bearer {keys['otto']}"}
-        revoke = threading.Timer(PAUSE_S / 2, lambda: KeyFile.load(tmp_path / "keys.json")
-                                 .remove("otto"))
-        revoke.start()
+        revoke = remove_while_embedding(tmp_path / "keys.json", "otto")
         r = httpx.post(f"{url}/v1/versions/reindex", headers=operator,
                        json={"chunk_tokens": 64, "force": True}, timeout=60.0)
         revoke.join()
