@@ -59,9 +59,8 @@ _HIDDEN_STYLE = re.compile(
     rf"|filter\s*:\s*opacity\(\s*{_FAINT}%?\s*\)|zoom\s*:\s*{_FAINT}%?{_END}"
     rf"|transform\s*:[^;]*scale[xy3d]?\(\s*{_FAINT}\s*[,)]"
     rf"|transform\s*:[^;]*translate[xy3d]?\(\s*-\d{{4,}}"
-    rf"|clip-path\s*:\s*(?:inset\(\s*(?:[5-9]\d|100)(?:\.\d*)?%"
-    rf"|(?:circle|ellipse)\(\s*{_ZERO}[a-z%]*\s*[)a]"
-    rf"|polygon\(\s*(?:0[a-z%]*\s+0[a-z%]*\s*,?\s*)+\))"
+    rf"|clip-path\s*:\s*(?:(?:circle|ellipse)\(\s*{_ZERO}[a-z%]*\s*[)a]"
+    rf"|polygon\(\s*(?:{_ZERO}[a-z%]*\s+{_ZERO}[a-z%]*\s*,?\s*)+\))"
     rf"|clip\s*:\s*rect\(\s*{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}[\s,]+{_PX1}\s*\)"
     rf"|clip\s*:\s*rect\(\s*0[a-z]*[\s,]+0"
     rf"|color\s*:\s*(?:transparent|#[0-9a-f]{{3}}0|#[0-9a-f]{{6}}00"
@@ -70,6 +69,7 @@ _HIDDEN_STYLE = re.compile(
 _BOXED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:width|height)\s*:\s*(?:{_ZERO}[a-z%]*|1px){_END}")
 _ESCAPE = re.compile(r"\\(?:([0-9a-f]{1,6})\s?|(.))", re.DOTALL | re.IGNORECASE)
 _CLIPPED = re.compile(r"(?:^|;)\s*overflow\s*:\s*hidden")
+_ZERO_LENGTH = re.compile(r"0(?:\.0*)?[a-z]*")
 _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _CLASS_ONLY = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
@@ -93,8 +93,37 @@ def style_hides(style: str) -> bool:
     classic ``clip:rect(1px,1px,1px,1px)``, ``clip-path:circle(0)``, a 1px box with its
     overflow hidden, ``-99em`` and ``translateX(-99999px)``)."""
     text = _ESCAPE.sub(_unescape, _COMMENT.sub("", style)).lower()  # "\4e one" is "None"
-    return bool(_HIDDEN_STYLE.search(text)
+    return bool(_HIDDEN_STYLE.search(text) or _inset_away(text)
                 or (_BOXED.search(text) and _CLIPPED.search(text)))
+
+
+_INSET = re.compile(r"(?:^|;)\s*clip-path\s*:\s*inset\(([^)]*)\)")
+_PERCENT = re.compile(r"(\d+(?:\.\d*)?|\.\d+)%")
+
+
+def _inset_away(style: str) -> bool:
+    """Whether a ``clip-path: inset(…)`` leaves nothing: its top and bottom, or its left and
+    right, insets (percent, CSS's one to four values) add up to 100 % or more. A security
+    review's ``inset(100%)`` and ``inset(0 0 100% 0)`` were read, and ``inset(60% 0 0 0)``,
+    which shows the lower part, must stay."""
+    match = _INSET.search(style)
+    if match is None:
+        return False
+    values = match.group(1).split(" round ")[0].split()
+    if not 1 <= len(values) <= 4:
+        return False
+    shares = [_share(v) for v in values]
+    top, right = shares[0], shares[1 % len(shares)]
+    bottom = shares[2] if len(shares) > 2 else top
+    left = shares[3] if len(shares) > 3 else right
+    return top + bottom >= 100 or left + right >= 100
+
+
+def _share(value: str) -> float:
+    """An inset in percent (a zero length is 0; any other length counts as none)."""
+    if (percent := _PERCENT.fullmatch(value)) is not None:
+        return float(percent.group(1))
+    return 0.0 if _ZERO_LENGTH.fullmatch(value) else -1000.0
 
 
 def _unescape(escape: re.Match[str]) -> str:
