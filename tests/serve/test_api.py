@@ -257,6 +257,15 @@ def test_a_files_own_doc_id_does_not_replace_an_upload(served: Served, tmp_path)
     assert "uploaded through the API" in problem and "Fix:" in problem
     text = eddie.get("/v1/documents/policy/vpn.md/content").text
     assert "90 days" in text and "5 days" not in text
+    site = tmp_path / "site"  # a file whose path gives it the id (the review of this stop)
+    (site / "policy").mkdir(parents=True)
+    (site / "policy" / "vpn.md").write_text("# VPN\n\nRotate every 7 days.\n")
+    with connect(served.db, {"generate": {"generator": "extractive"}},
+                 embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([site], {"tenant": "northwind", "groups": ["staff"]})
+    (problem,) = [o.error for o in report.outcomes if o.error]
+    assert "uploaded through the API" in problem and "--id-prefix" in problem
+    assert "7 days" not in eddie.get("/v1/documents/policy/vpn.md/content").text
 
 
 def test_an_upload_with_a_huge_number_or_thousands_of_groups_is_refused(

@@ -122,12 +122,15 @@ def replace_problem(doc_id: str, previous: Document | None, meta: Mapping[str, A
                 "from this file, and this ingest would change who may read it; not replaced. "
                 "Fix: remove the doc_id line from this file's front matter (or <meta>), or set "
                 f"that document's groups first with `citewise acl {quoted} --groups ...`")
-    if meta.get("_own_doc_id") and previous is not None and previous.metadata.get(UPLOADED):
-        return (f"doc_id {doc_id!r}, named by this file's own metadata, is a document uploaded "
-                "through the API; a file does not replace it. Fix: remove the doc_id line from "
-                "this file's front matter (or <meta>), or delete the upload first with "
-                f"`citewise delete {quoted}`")  # a security review: its text, title and link
-    other = another_file(previous, meta)  # were replaced with the upload's readers kept
+    if meta.get("_file_path") and not meta.get("_uploaded") and previous is not None \
+            and previous.metadata.get(UPLOADED):  # a security review: a file replaced an
+        named = "named by this file's own metadata, " if meta.get("_own_doc_id") else ""
+        fix = ("remove the doc_id line from this file's front matter (or <meta>), or "
+               if named else "ingest this folder under ids of its own (--id-prefix NAME/), or ")
+        return (f"doc_id {doc_id!r}, {named}is a document uploaded through the API; a file "
+                f"does not replace it. Fix: {fix}delete the upload first with `citewise "
+                f"delete -- {quoted}`")  # upload's text, title and link, its readers kept
+    other = another_file(previous, meta)
     if other is not None and meta.get("_own_doc_id"):
         return (f"doc_id {doc_id!r}, named by this file's own metadata, is already indexed "
                 f"from {other}, another file that still exists; not replaced. Fix: remove the "
