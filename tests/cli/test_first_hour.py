@@ -179,18 +179,29 @@ def test_an_empty_search_is_refused(corpus_db, query):
     assert "[1]" not in result.output
 
 
-@pytest.mark.parametrize(("verb", "text", "shown"), [
-    ("search", "caf\udce9", "the query is not UTF-8 text (caf\\xe9)"),
-    ("ask", "\udcff\udcfe what", "the question is not UTF-8 text (\\xff\\xfe what)"),
-    ("ask", "a \ud800 b", "the question is not UTF-8 text (a \\ud800 b)")])
-def test_a_question_of_bytes_that_are_not_utf8_gets_one_line(corpus_db, verb, text, shown):
+@pytest.mark.parametrize(("args", "shown"), [
+    (("search", "caf\udce9"), "caf\\xe9 is not UTF-8 text"),
+    (("ask", "\udcff\udcfe what", "--generator", "extractive"), "\\xff\\xfe what is not"),
+    (("ask", "a \ud800 b", "--generator", "extractive"), "a \\ud800 b is not UTF-8 text"),
+    (("search", "leave", "--tenant", "t\udcff"), "t\\xff is not UTF-8 text"),
+    (("show", "a\udcff.md"), "a\\xff.md is not UTF-8 text")])
+def test_an_argument_of_bytes_that_are_not_utf8_gets_one_line(corpus_db, args, shown):
     """Bytes that are not UTF-8 on the command line reach Python as lone surrogates, which
-    no tokenizer reads: a security review's `ask $'\\xff\\xfe what'` was a traceback."""
-    extra = ("--generator", "extractive") if verb == "ask" else ()
-    result = invoke(verb, text, "--groups", "staff", "--tenant", "northwind", "--db",
-                    corpus_db, *extra, code=1)
+    no tokenizer reads and SQLite refuses: a security review's `ask $'\\xff\\xfe what'`, and
+    a tenant or document id of such bytes, were tracebacks."""
+    verb, *rest = args
+    result = invoke(verb, *rest, "--groups", "staff", "--db", corpus_db, code=1)
     assert shown in result.output and "Fix:" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_library_refuses_a_question_that_is_not_text(corpus_db):
+    from citewise import connect
+    from citewise.errors import ConfigError
+    from citewise.types import Principal
+
+    with connect(corpus_db) as engine, pytest.raises(ConfigError, match="not UTF-8 text"):
+        engine.search("caf\udce9", Principal.of("staff", tenant="northwind"))
 
 
 def test_calibrate_as_a_user_who_may_read_nothing_says_so(corpus_db, tmp_path):

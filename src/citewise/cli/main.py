@@ -21,7 +21,15 @@ from citewise.cli.show import show
 from citewise.cli.versions import backup, reindex, rollback, versions
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group, whose arguments are checked before any command parses them."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _check_text_arguments(args)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="citewise")
 def cli() -> None:
     """citewise: answers from governed documents, with citations anyone can check."""
@@ -29,6 +37,21 @@ def cli() -> None:
     # stderr, with raw PDF objects and their bytes; the file still loads, and what fails is
     # reported as one `failed:` line
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+def _check_text_arguments(args: list[str]) -> None:
+    """One line for an argument of bytes that are not UTF-8 (Python hands them over as lone
+    surrogates), but a path that exists (a file named so is read): a tenant, group or
+    document id of such bytes was a traceback (``UnicodeEncodeError`` in SQLite)."""
+    import os
+
+    from citewise.text import not_text
+
+    for arg in args:
+        shown = not_text(arg)
+        if shown is not None and not os.path.lexists(arg.partition("=")[2] or arg):
+            raise click.ClickException(f"{shown!s} is not UTF-8 text. Fix: pass it as UTF-8 "
+                                       "(a terminal with LANG=C.UTF-8, or `iconv -t UTF-8`)")
 
 
 for command in (ingest, search, ask, show, calibrate, delete, acl, status, config_cmd, eval_group,
