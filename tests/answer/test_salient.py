@@ -40,6 +40,17 @@ def test_missing_terms_are_looked_up_in_the_top_passages() -> None:
     assert missing_terms("Is it in the Normans chapter?", HITS, kinds=ALL_KINDS) == ["normans"]
 
 
+def test_an_option_written_as_negatable_is_mentioned_both_ways() -> None:
+    """A new user of git's documentation: "what does git daemon --informative-errors do"
+    was declined, its entry ``--[no-]informative-errors`` first in the hits."""
+    hits = [make_hit("--[no-]informative-errors\nWhen informative errors are turned on, git "
+                     "daemon will report more verbose errors to the client.", 1)]
+    for asked in ("--informative-errors", "--no-informative-errors"):
+        assert missing_terms(f"what does git daemon {asked} do?", hits) == [], asked
+    assert missing_terms("what does git daemon --verbose-errors do?", hits) == [
+        "--verbose-errors"]
+
+
 def test_the_crate_a_path_is_in_must_be_in_the_passages() -> None:
     """A new user's "How do I hold a tokio::sync::Mutex guard across an .await point?" of
     the Rust standard library's docs (no word of tokio) was answered from std's Mutex."""

@@ -182,12 +182,25 @@ def missing_terms(question: str, hits: Sequence[Hit], depth: int = DEPTH,
     commands = "identifier" in kinds and asks_command(question)
     if not terms and not commands:
         return []
-    text = "\n".join(_haystack(h) for h in hits[:depth])
+    text = _with_negations("\n".join(_haystack(h) for h in hits[:depth]))
     squashed = _squash(text)
     missing = [t for t in terms if not _mentioned(t, text, squashed)]
     if commands:  # "the git squash command" (citewise.answer.asked_commands)
         missing += [c for c in missing_commands(question, text) if c not in missing]
     return missing
+
+
+_NEGATABLE = re.compile(r"--\[no-?\]")
+
+
+def _with_negations(text: str) -> str:
+    """``text`` and, when it writes options as ``--[no-]name`` (git's way: 115 of its options,
+    20 in that form only), both the ``--name`` and ``--no-name`` it stands for. A new user's
+    "what does git daemon --informative-errors do" was declined as naming something no
+    passage mentions, the ``--[no-]informative-errors`` entry first in the hits."""
+    if _NEGATABLE.search(text) is None:
+        return text
+    return "\n".join((text, _NEGATABLE.sub("--", text), _NEGATABLE.sub("--no-", text)))
 
 
 def _mentioned(term: str, text: str, squashed: str) -> bool:
