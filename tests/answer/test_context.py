@@ -90,9 +90,14 @@ def test_copies_of_a_page_for_other_releases_are_still_near_duplicates() -> None
     sources disagree", and ten releases' copies filled the context."""
     rest = (" stores its data in one file and rotates the log every 90 days using the "
             "self-service portal, which sends a reminder seven days before the end.")
-    hits = [make_hit(f"Acme 3.{i}" + rest, i) for i in range(1, 11)]
+    hits = [make_hit(f"Acme 3.{i}" + rest, i, title=f"Acme 3.{i} manual") for i in range(1, 11)]
     ctx = build_context(hits, ContextSettings(), words)
     assert [p.chunk_id for p in ctx.passages] == ["doc1#1"]
+    policy = (" or later for every external service; the security team reviews each "
+              "exception once a year and keeps the list of exceptions in the wiki.")
+    tls = [make_hit("External services must use TLS 1.0" + policy, 1, title="Copy"),
+           make_hit("External services must use TLS 1.3" + policy, 2, title="Policy")]
+    assert len(build_context(tls, ContextSettings(), words).passages) == 2  # its 2nd review
 
 
 def test_a_short_see_also_list_is_no_passage() -> None:

@@ -224,6 +224,8 @@ def test_prose_is_two_sentences_or_a_long_one_and_chrome_is_short_lines() -> Non
 
     assert not is_prose("Copyright 2008-2020 Rainer Gerhards (Großrinderfeld), and Others.")
     assert not is_prose("Edit this page") and not is_prose("The XSLT C library for GNOME")
+    assert not is_prose("Copyright 2026 The Apache Software Foundation. Licensed under the "
+                        "Apache License, Version 2.0.")  # the review of this stop
     assert is_prose("Exit status of 0 means successful operation. Any other exit status "
                     "indicates an error.")  # Knot DNS's man pages: content they all repeat
 

@@ -277,14 +277,20 @@ def test_a_sidecar_line_for_a_part_stops_the_ingest(tmp_path):
         assert engine.store.list_documents() == []
 
 
-def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
-    """The review of this stop: --follow-symlinks was ignored for a manual's parts."""
+def _manual_with_a_linked_part(tmp_path):
+    """``docs/acme.info`` whose part ``acme.info-1`` is a symlink to one in ``shelf/``."""
     shelf, docs = tmp_path / "shelf", tmp_path / "docs"
     shelf.mkdir()
     docs.mkdir()
     _split_manual(shelf)
     (docs / "acme.info").write_bytes((shelf / "acme.info").read_bytes())
     (docs / "acme.info-1").symlink_to(shelf / "acme.info-1")
+    return docs
+
+
+def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
+    """The review of this stop: --follow-symlinks was ignored for a manual's parts."""
+    docs = _manual_with_a_linked_part(tmp_path)
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
         report = engine.ingest_paths([docs], {"groups": ["staff"]}, follow_symlinks=True)
         assert [o.status for o in report.outcomes] == ["new"], report.outcomes
@@ -295,12 +301,7 @@ def test_a_part_linked_from_elsewhere_is_read_under_follow_symlinks(tmp_path):
 def test_a_manual_named_on_the_command_line_follows_no_symlinked_part(tmp_path):
     """Stop 63's security review: a manual named as a file (not walked) read its part
     through a symlink to a secret file elsewhere, indexed under the batch's readers."""
-    shelf, docs = tmp_path / "shelf", tmp_path / "docs"
-    shelf.mkdir()
-    docs.mkdir()
-    _split_manual(shelf)
-    (docs / "acme.info").write_bytes((shelf / "acme.info").read_bytes())
-    (docs / "acme.info-1").symlink_to(shelf / "acme.info-1")
+    docs = _manual_with_a_linked_part(tmp_path)
     with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
         refused = engine.ingest_paths([docs / "acme.info"], {"groups": ["staff"]})
         assert [o.status for o in refused.outcomes] == ["failed"], refused.outcomes

@@ -83,17 +83,23 @@ def test_rollback_through_the_api_does_not_resurrect_a_delete(served: Served) ->
     assert found(served, "hana", SECRET_DOC) == []
 
 
-def test_a_rollback_names_the_documents_the_version_it_brings_back_lacks(
-        served: Served) -> None:
-    """An operator's trial: an upload made after a reindex vanished with the rollback, and
-    the reply said only which version is live."""
+def upload_then_roll_back_past_it(served: Served) -> dict:
+    """Reindex (version 2), upload late.md there as eddie, roll back to version 1: the
+    rollback's reply."""
     otto = served.client("otto")
     assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
                                                    "force": True}).status_code == 200
     up = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
-        "file": ("late.md", b"# Late\n\nUploaded after the reindex.\n", "text/markdown")})
+        "file": ("late.md", b"# Late\n\nThe zebra budget is 4411.\n", "text/markdown")})
     assert up.status_code == 201, up.text
-    back = otto.post("/v1/versions/rollback", json={}).json()
+    return otto.post("/v1/versions/rollback", json={}).json()
+
+
+def test_a_rollback_names_the_documents_the_version_it_brings_back_lacks(
+        served: Served) -> None:
+    """An operator's trial: an upload made after a reindex vanished with the rollback, and
+    the reply said only which version is live."""
+    back = upload_then_roll_back_past_it(served)
     assert back["lost"] == ["late.md"] and back["uploads"] == ["late.md"], back
 
 
@@ -103,12 +109,7 @@ def test_a_document_a_rollback_left_behind_can_be_deleted_so_no_roll_forward_ret
     was "not in the index" to its editor's DELETE and ACL change, and came back with the
     roll forward. The DELETE reaches the retired version; the ACL change names the fix."""
     otto, eddie = served.client("otto"), served.client("eddie")
-    assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
-                                                   "force": True}).status_code == 200
-    up = eddie.post("/v1/documents", data={"groups": "staff"}, files={
-        "file": ("late.md", b"# Late\n\nThe zebra budget is 4411.\n", "text/markdown")})
-    assert up.status_code == 201, up.text
-    assert otto.post("/v1/versions/rollback", json={}).json()["lost"] == ["late.md"]
+    assert upload_then_roll_back_past_it(served)["lost"] == ["late.md"]
     acl = eddie.put("/v1/documents/late.md/acl", json={"groups": ["hr"]})
     assert acl.status_code == 404 and "retired version 2" in acl.json()["detail"], acl.text
     assert "DELETE" in acl.json()["fix"]
@@ -124,13 +125,7 @@ def test_another_tenants_editor_cannot_delete_a_document_a_rollback_left_behind(
         served: Served, tmp_path) -> None:
     from citewise.serve.keys import KeyFile
 
-    otto = served.client("otto")
-    assert otto.post("/v1/versions/reindex", json={"chunk_tokens": 128,
-                                                   "force": True}).status_code == 200
-    up = served.client("eddie").post("/v1/documents", data={"groups": "staff"}, files={
-        "file": ("late.md", b"# Late\n\nThe zebra budget is 4411.\n", "text/markdown")})
-    assert up.status_code == 201, up.text
-    assert otto.post("/v1/versions/rollback", json={}).json()["lost"] == ["late.md"]
+    assert upload_then_roll_back_past_it(served)["lost"] == ["late.md"]
     key = KeyFile.load(tmp_path / "keys.json").add("gil", "globex", ["staff"], "editor")
     other = served.client()
     other.headers["Authorization"] = f"Bearer {key}"

@@ -45,7 +45,6 @@ from dataclasses import dataclass, replace
 
 from citewise.chunk.spans import bracket_depth
 from citewise.cite.parse import inert_citations
-from citewise.cite.terms import labels
 from citewise.config import ContextSettings
 from citewise.text import query_terms
 from citewise.types import Chunk, ContextPassage, Hit, ParsedDocument
@@ -262,13 +261,15 @@ def _is_pointer(chunk: Chunk) -> bool:
 _VALUE = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
-def _values(text: str) -> tuple[str, ...]:
-    """The numbers ``text`` gives as values, in order (a copy that swaps two is other
-    evidence), not those naming a release ("Acme 3.1", "version 4": pages of two releases
-    that differ only there are one page's evidence, not a disagreement; the review of this
-    stop)."""
-    named = labels(text, written=True)
-    return tuple(v for v in _VALUE.findall(text) if v not in named)
+def _values(hit: Hit) -> tuple[str, ...]:
+    """The numbers ``hit``'s text gives as values, in order (a copy that swaps two is other
+    evidence), not those its page's title or headings hold: pages of two releases ("Acme
+    3.1" / "Acme 3.2 manual") that differ only there are one page's evidence, not a
+    disagreement (the review of this stop), while "TLS 1.0" for "TLS 1.3" in a policy's
+    text is a changed value (its second review)."""
+    named = set(_VALUE.findall(" ".join((hit.document.title or "",
+                                         *hit.chunk.heading_path))))
+    return tuple(v for v in _VALUE.findall(hit.chunk.text) if v not in named)
 
 
 def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]]:
@@ -281,7 +282,7 @@ def _drop_near_duplicates(hits: Sequence[Hit]) -> tuple[list[Hit], list[Dropped]
     seen: list[tuple[frozenset, tuple[str, ...]]] = []
     dropped: list[Dropped] = []
     for hit in hits:
-        sh, values = shingles(hit.chunk.text), _values(hit.chunk.text)
+        sh, values = shingles(hit.chunk.text), _values(hit)
         if any(jaccard(sh, other) >= NEAR_DUPLICATE and values == others
                for other, others in seen):
             dropped.append(Dropped(hit.chunk.chunk_id, "near_duplicate"))
