@@ -195,7 +195,7 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
     which knows their sidecar lines."""
     twins: dict[Path, Path] = {}
     roots = {path: root for root, path in found}
-    copies = source_copies(roots)
+    copies = source_copies(roots, named)
     batch.copies = [(_rel(copy, roots, prefixes), _rel(page, roots, prefixes))
                     for copy, page in copies.items()]
     out: set[Path] = set(copies)

@@ -132,3 +132,25 @@ def test_an_asciidoc_source_beside_its_page_is_a_copy_too(tmp_path) -> None:
         hits = engine.search("zqdaemon server", dev).hits
         assert not [h for h in hits if "zqdaemon" in h.chunk.text], hits
 
+
+
+def test_a_txt_beside_a_page_that_says_otherwise_or_named_on_its_own_is_read(tmp_path) -> None:
+    """The second review of this stop: a README.txt of ops notes beside an unrelated
+    README.html, restricted to ops by the sidecar, was skipped by its name alone (ops lost
+    it); one named on the command line was skipped too."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "README.html").write_text(PAGE.format(t="Welcome", s="welcome",
+                                                  b="The widget manual starts here."))
+    (root / "README.txt").write_text("Restart the zqpager service on the night shift.\n")
+    (root / "guide.html").write_text(PAGE.format(t="Guide", s="guide", b="Use the widget."))
+    (root / "guide.txt").write_text("Guide\n=====\n\nUse the widget.\n")
+    side = {"README.txt": {"groups": ["ops"]}}
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["public"]}, side)
+        assert sorted(report.copies) == [("guide.txt", "guide.html")]
+        ids = {d.doc_id: sorted(d.acl_groups) for d in engine.store.list_documents()}
+        assert ids["README.txt"] == ["ops"] and "guide.txt" not in ids
+        named = engine.ingest_paths([root / "guide.txt", root / "guide.html"],
+                                    {"groups": ["public"]})
+        assert named.copies == [], named.copies

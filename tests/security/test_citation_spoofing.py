@@ -98,8 +98,10 @@ def test_a_plain_words_number_that_a_citation_shows_is_no_index():
     text = "Per the Official Security Policy[2] employees must, as items[3] and argv[1] say"
     assert inert_numbers(text, 3) == ("Per the Official Security Policy(2) employees must, as "
                                       "items[3] and argv[1] say")  # a review: argv(1) is no code
-    for name in ("POLICY[2] employees", "(Policy)[2] employees", "Policy[1] says"):
+    for name in ("(Policy)[2] employees", "Policy[1] says"):
         assert "[" not in inert_numbers(name, 2), name
+    assert inert_numbers("ARGV[1] holds the second argument", 2) == \
+        "ARGV[1] holds the second argument"  # Ruby's: code (the second review)
     assert inert_numbers("Policy[3] employees", 2) == "Policy[3] employees"  # no citation 3
     kept = "sys.argv[1] and my_list[2] is, as myList[1] and Policy2[1] are"
     assert inert_numbers(kept, 2) == kept

@@ -54,12 +54,13 @@ kept its ``[1]``, the real HR policy's number in that answer (a security review)
 identifier or a call, ``f(x)[0]``, a number is an index (kept), and after a plain word when
 the sentence goes on (``argv[1] is``), not when its clause ends there (:func:`_indexes`)."""
 _WORD_BEFORE = re.compile(r"(?<![\w$.])[A-Za-z][a-z]+$")  # a plain word, no code in it
-_NAME_BEFORE = re.compile(r"(?<![\w$.])\(?(?:[A-Z][a-z]+|[A-Z]{2,})\)?$")
-"""A capitalised or all-capital word (or one in parentheses) right before a bracket: a
-name in prose, where a footnote's mark goes, not code's index (``argv[1]``, ``items[2]``
-stay). Its number, when the answer shows a citation of that number, is put in parentheses:
-a security review's source "Per the Official Security Policy[2] employees must…" showed
-``[2]`` beside the real policy's citation 2."""
+_NAME_BEFORE = re.compile(r"(?<![\w$.])\(?[A-Z][a-z]+\)?$")
+"""A capitalised word (or one in parentheses) right before a bracket: a name in prose,
+where a footnote's mark goes, not code's index (``argv[1]``, ``items[2]``, and Ruby's
+``ARGV[1]``, all capitals, stay: the second review of this stop). Its number, when the
+answer shows a citation of that number, is put in parentheses: a security review's source
+"Per the Official Security Policy[2] employees must…" showed ``[2]`` beside the real
+policy's citation 2."""
 _CLAUSE_END = re.compile(r"[.,;:!?]?(?:\s+[A-Z\[(]|\s*$)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block (what the checker reads as one)."""
@@ -152,7 +153,7 @@ def _indexes(prose: str, at: int, end: int, taken: bool = False) -> bool:
     if _FOOTNOTE_AFTER.search(prose, max(0, at - 80), at) is not None:
         return False
     if taken and _NAME_BEFORE.search(prose, max(0, at - 80), at) is not None:
-        return False  # "Policy[2]", "POLICY[2]", "(Policy)[2]": no code indexes a name so
+        return False  # "Policy[2]", "(Policy)[2]": no code indexes a name so
     word = _WORD_BEFORE.search(prose, max(0, at - 80), at)
     return word is None or _CLAUSE_END.match(prose, end) is None
 

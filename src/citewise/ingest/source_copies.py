@@ -20,6 +20,8 @@ same name (``.html``, ``.htm``) is beside it in the same batch is skipped and re
 
 from __future__ import annotations
 
+import gzip
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,14 +50,43 @@ def page_candidates(copy: Path) -> tuple[Path, ...]:
     return folder / f"{stem}.html", folder / stem / "index.html"
 
 
-def source_copies(files: Iterable[Path]) -> dict[Path, Path]:
+def source_copies(files: Iterable[Path], named: Iterable[Path] = ()) -> dict[Path, Path]:
     """``{copy: page}`` for every ``_sources`` copy among ``files`` whose page is also
-    among them (a gzipped page ``b.html.gz`` counts)."""
+    among them (a gzipped page ``b.html.gz`` counts), and every ``.txt`` beside its page that
+    says what the page says (:func:`_same_words`) and was not named on its own (``named``):
+    a ``README.txt`` beside an unrelated ``README.html``, or one an operator names, is read
+    (the second review of this stop)."""
     present = {inner_path(f): f for f in files}
+    asked = set(named)
     out: dict[Path, Path] = {}
     for path in present.values():
         for page in page_candidates(path):
             if page in present:
-                out[path] = present[page]
+                beside = SOURCES_DIR not in path.parts[:-1]
+                if not beside or (path not in asked and _same_words(path, present[page])):
+                    out[path] = present[page]
                 break
     return out
+
+
+SAME_WORDS = 0.6
+_WORDS = re.compile(r"[^\W\d_]{4,}")
+
+
+def _same_words(copy: Path, page: Path) -> bool:
+    """Whether :data:`SAME_WORDS` of the distinct words (4 letters or more) of the head of
+    ``copy`` are in ``page`` as written (its markup included; both read raw, gzip or not)."""
+    text = _head(copy, 65_536)
+    words = set(_WORDS.findall(text.lower()))
+    if not words:
+        return False
+    seen = set(_WORDS.findall(_head(page, 4_000_000).lower()))
+    return len(words & seen) >= SAME_WORDS * len(words)
+
+
+def _head(path: Path, limit: int) -> str:
+    try:
+        with (gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")) as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except (OSError, EOFError):
+        return ""
