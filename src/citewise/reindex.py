@@ -38,7 +38,6 @@ from citewise.config import EvalSettings, Settings
 from citewise.engine import Engine
 from citewise.errors import IngestError, VersionError
 from citewise.index.manifest import tenancy_of
-from citewise.index.meta_keys import gate_key
 from citewise.index.versions import gc_versions
 from citewise.indexing import Pending, index_documents
 from citewise.ingest import load_file
@@ -405,26 +404,11 @@ def _build_and_decide(catalog: VersionCatalog, live: Engine, shadow: Engine,
             reasons.append(f"{len(report.failed)} document(s) could not be copied: {shown}. "
                            "Fix: re-ingest them from their files, then run reindex again.")
         report.reasons = reasons
-        _carry_calibration(live.store, shadow.store, {d.tenant for d in documents}, report)
+        report.calibration, report.uncalibrated = carry_calibration(
+            live.store, shadow.store, {d.tenant for d in documents})
         if before_promotion is not None:
             before_promotion()
         _decide(catalog, shadow, force, report)
-
-
-def _carry_calibration(live: Store, shadow: Store, tenants: set[str],
-                       report: ReindexReport) -> None:
-    """Carry each tenant's gate calibration to a shadow built with the live version's
-    embedder and chunking (its scores are the live ones); else name the tenants that must
-    calibrate again, whose users the shadow answers with the shipped gate."""
-    before, after = live.manifest(), shadow.manifest()
-    same = (before is not None and after is not None
-            and (before.embedder_id, before.chunker_hash) == (after.embedder_id,
-                                                              after.chunker_hash))
-    if same:
-        report.calibration = carry_calibration(live, shadow, tenants)
-    else:
-        report.uncalibrated = [t for t in ("*", *sorted(tenants)) if live.get_meta(
-            gate_key("signal", None if t == "*" else t)) is not None]
 
 
 def _write_gate(catalog: VersionCatalog) -> AbstractContextManager[Any]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citewise.index.meta_keys import calibration_keys, gate_key, gate_name
+from citewise.index.meta_keys import calibration_keys, gate_key
 
 if TYPE_CHECKING:
     from citewise.protocols import Store
@@ -49,18 +49,24 @@ def stored_gate(store: Store, tenant: str) -> StoredGate:
                       shared=scope is None and signal is not None)
 
 
-def carry_calibration(source: Store, target: Store, tenants: Iterable[str]) -> list[str]:
-    """Copy every calibration key ``source`` holds (index-wide and for ``tenants``) to
-    ``target``; return the tenants (``*`` for the index-wide keys) whose calibration was
-    copied. ``reindex`` carries it to a version built with the same embedder and chunking:
-    a security review's rebuild answered every tenant from the shipped gate, its calibrated
-    threshold lost until ``citewise calibrate`` ran again."""
-    carried: list[str] = []
+def carry_calibration(source: Store, target: Store,
+                      tenants: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``(carried, not carried)``: the tenants (``*`` for the index-wide keys) whose gate
+    calibration ``source`` holds, copied to ``target`` when both were built with the same
+    embedder and chunking (its scores are the source's), else named: they must calibrate
+    again, their users answered from the shipped gate. ``reindex`` carries it so: a security
+    review's rebuild answered every tenant from the shipped gate, its calibrated threshold
+    lost until ``citewise calibrate`` ran again."""
+    before, after = source.manifest(), target.manifest()
+    same = (before is not None and after is not None
+            and (before.embedder_id, before.chunker_hash) == (after.embedder_id,
+                                                              after.chunker_hash))
+    held = [t for t in ("*", *sorted(set(tenants)))
+            if source.get_meta(gate_key("signal", None if t == "*" else t)) is not None]
+    if not same:
+        return [], held
     for key in calibration_keys(tenants):
         value = source.get_meta(key)
-        if value is None:
-            continue
-        target.set_meta(key, value)
-        if gate_name(key) == "signal":
-            carried.append(key.partition("@")[2] or "*")
-    return carried
+        if value is not None:
+            target.set_meta(key, value)
+    return held, []
