@@ -653,6 +653,24 @@ def test_a_sphinx_search_page_is_skipped_not_failed(tmp_path: Path, monkeypatch)
         assert "searching.html" in {d.doc_id for d in engine.store.list_documents()}
 
 
+def test_a_page_that_only_says_it_moved_is_a_redirect_stub() -> None:
+    """git's everyday.html: "This document has been moved to giteveryday(7)." was indexed
+    under its old title and ranked fourth for "everyday git commands"."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><head><title>Everyday Git With 20 Commands Or So</title></head><body>'
+            '<h1>Everyday Git With 20 Commands Or So</h1><p>This document has been moved to '
+            '<a href="giteveryday.html">giteveryday(7)</a>.</p><p>Please let the owners of '
+            'the referring site know so that they can update the link you clicked to get '
+            'here.</p><p>Thanks.</p></body></html>')
+    loaded = HtmlLoader().load(page.encode(), Path("everyday.html"))
+    assert loaded.metadata["redirect_to"] == "giteveryday.html"
+    longer = page.replace("<p>Thanks.</p>", "<p>" + "More to read here. " * 30 + "</p>")
+    assert "redirect_to" not in HtmlLoader().load(longer.encode(), Path("a.html")).metadata
+    unlinked = page.replace('<a href="giteveryday.html">giteveryday(7)</a>', "the wiki")
+    assert "redirect_to" not in HtmlLoader().load(unlinked.encode(), Path("a.html")).metadata
+
+
 def test_a_sphinx_general_index_page_is_noindex() -> None:
     """A new user of rsyslog's documentation: its ``genindex.html`` (tables dropped as
     chrome) was a document "Index" of letters, "Symbols | A | C | D …", in answers'

@@ -60,6 +60,7 @@ from citewise.ingest.html_chrome import (
 )
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
 from citewise.ingest.html_hidden import NEVER_RENDERED, drop_hidden, read_hints
+from citewise.ingest.html_moved import moved_to
 from citewise.ingest.html_tables import is_layout_table, own_cells, table_rows
 from citewise.ingest.html_terms import bold_line, short_term
 from citewise.ingest.labels import is_label
@@ -135,6 +136,8 @@ class HtmlLoader:
                            fallback=name_title(path))
         if "redirect_to" in metadata and len(builder.text_so_far()) > REDIRECT_MAX_CHARS:
             del metadata["redirect_to"]  # a real page that also refreshes: keep it
+        elif (moved := moved_to(tree, builder.text_so_far())) is not None:
+            metadata.setdefault("redirect_to", moved)  # "This document has been moved to …"
         builder.drop_title_lead(title)
         if generated or is_search_page(tree, title, builder.text_so_far()) or \
                 is_link_index_page(indexes, builder.text_so_far()):
