@@ -274,11 +274,16 @@ def without_bodies(text: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def has_surrogate(value: str) -> bool:
+    """Whether ``value`` holds a lone UTF-16 surrogate: no text, though Python holds it."""
+    return _SURROGATE.search(value) is not None
+
+
 def not_text(value: str) -> str | None:
     """``value`` shown with ``\\xNN`` escapes when it holds a lone UTF-16 surrogate (how
     Python hands over command-line bytes that are not UTF-8, or JSON's ``"\\udcff"``), else
     None: no tokenizer reads one (a question of such bytes gave a traceback)."""
-    if _SURROGATE.search(value) is None:
+    if not has_surrogate(value):
         return None
     return value.encode("utf-8", "surrogateescape" if _bytes_only(value) else "backslashreplace"
                         ).decode("utf-8", "backslashreplace")[:60]

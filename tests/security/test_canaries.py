@@ -202,19 +202,28 @@ def test_an_id_set_by_hand_in_one_tenant_is_refused_to_another_until_deleted(
                                   "staff")
 
 
+def _ingest_after_a_reindex_then_roll_back(canary: CanaryIndex, tmp_path: Path, name: str,
+                                           text: str) -> list[str]:
+    """Reindex (version 2), ingest acme's page ``name`` there for staff, roll back to
+    version 1 (which lacks it); the ingest's arguments."""
+    page = tmp_path / "docs" / "acme" / name
+    page.write_text(f"# Page\n\n{text}\n")
+    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
+    ingest = ["ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db",
+              canary.db, "--no-progress"]
+    run(*ingest)
+    run("rollback", "--db", canary.db)
+    return ingest
+
+
 def test_a_page_a_rollback_left_behind_is_deleted_everywhere_by_delete(
         canary: CanaryIndex, tmp_path: Path) -> None:
     """Stop 62's security review (F4): a page ingested after a reindex and rolled back past
     was "not in the index" to ``delete``, and the roll forward brought it back. ``delete``
     reaches the retired version that holds it; a later ingest of its file needs
     ``--undelete``."""
-    page = tmp_path / "docs" / "acme" / "layoffs.md"
-    page.write_text("# Plans\n\nzqbaitlayoffs: the Porto office closes in May.\n")
-    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
-    ingest = ["ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db",
-              canary.db, "--no-progress"]
-    run(*ingest)
-    run("rollback", "--db", canary.db)
+    ingest = _ingest_after_a_reindex_then_roll_back(
+        canary, tmp_path, "layoffs.md", "zqbaitlayoffs: the Porto office closes in May.")
     assert "deleted 1" in run("delete", "--db", canary.db, "--", "layoffs.md")
     run("rollback", "2", "--db", canary.db)
     assert "layoffs.md" not in found(canary, "zqbaitlayoffs", *STAFF)
@@ -228,12 +237,8 @@ def test_a_ref_naming_a_rolled_back_id_and_a_live_file_is_refused_as_ambiguous(
     """The review of this stop: `delete -- a.md` run in site/, where site/a.md is a live
     document's file, deleted that document, and the rolled-back a.md came back with the
     roll forward. An `acl` of the rolled-back id names the fix."""
-    page = tmp_path / "docs" / "acme" / "a.md"
-    page.write_text("# A\n\nzqbaitamd: the rolled-back page.\n")
-    run("reindex", "--chunk-tokens", "128", "--force", "--db", canary.db)
-    run("ingest", str(page), "--tenant", "acme", "--groups", "staff", "--db", canary.db,
-        "--no-progress")
-    run("rollback", "--db", canary.db)
+    _ingest_after_a_reindex_then_roll_back(canary, tmp_path, "a.md",
+                                           "zqbaitamd: the rolled-back page.")
     site = tmp_path / "site"
     site.mkdir()
     (site / "a.md").write_text("# Live A\n\nThe live page.\n")

@@ -21,6 +21,7 @@ import yaml
 
 from citewise.errors import IngestError
 from citewise.ingest.normalize import drop_controls, one_line
+from citewise.text import has_surrogate
 
 STRING_KEYS = ("title", "owner", "tenant", "source_url", "doc_id", "updated_at")
 _ALIASES = {"acl_groups": "groups", "url": "source_url"}
@@ -309,9 +310,6 @@ def parse_front_matter(source: str) -> dict[str, Any]:
         raise IngestError(f"front matter: {exc}") from None
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     """Raise :class:`IngestError` when ``value`` nests lists/mappings deeper than ``limit``
     (checked iteratively, so any input is safe to check), or a key or string of it holds a
@@ -320,7 +318,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str) and _SURROGATE.search(item):
+        if isinstance(item, str) and has_surrogate(item):
             raise IngestError(f"metadata holds {ascii(item)[:40]}, a lone UTF-16 surrogate, "
                               "which is no text; write the character itself or drop it")
         if isinstance(item, Mapping):

@@ -15,7 +15,8 @@ AsciiDoc builds ship the source beside the page instead: Debian's git-doc holds
 a new user's ingest of the folder indexed every page twice (twice the time, each answer's
 passages split between the page and its raw source, and a sidecar line restricting
 ``git-daemon.html`` left ``git-daemon.txt`` to everyone). A ``.txt`` file whose page of the
-same name (``.html``, ``.htm``) is beside it in the same batch is skipped and reported too.
+same name (``.html``, ``.htm``) is beside it in the same batch, and which says what the page
+says (:func:`_same_words`), is skipped and reported too, unless it was named on its own.
 """
 
 from __future__ import annotations
