@@ -121,7 +121,7 @@ def _searched(tmp_path: Path, pages: dict[str, str], query: str, top_k: int):  #
 def test_a_markup_element_is_an_identifier_found_as_its_tag() -> None:
     """fontconfig's manual: "What does a <match> block do?" (the section is headed
     ``<match target="pattern">``) was declined; its words alone read as "match"."""
-    assert identifiers("What does a <match> block do in fonts.conf?") == ["<match"]
+    assert identifiers("What does a <match> block do in fonts.conf?") == ["<match", "fonts.conf"]
     assert identifiers("use </alias> with --prefer") == ["<alias", "--prefer"]
     assert identifiers("What does Option<T> or Map<K, V> mean?") == []  # type parameters
     texts = {"a": '<match target="pattern"> This element holds tests.', "b": "<matches>",
@@ -151,6 +151,47 @@ def test_the_exact_run_finds_the_chunk_of_each_called_name() -> None:
                            "I/O events' callbacks."}
     run = exact_run(identifiers(question), texts)
     assert {s.chunk_id for s in run} == {"nexttick", "immediate"}
+
+
+def test_a_configuration_name_is_an_identifier_as_a_manual_writes_it() -> None:
+    """A new user of rsyslog's documentation: "what's the default for imfile's
+    PollingInterval", ``$ActionQueueFileName`` and ``queue.filename`` had no exact run,
+    though the gate asks for those names in the top passages."""
+    assert identifiers("what's the default for imfile's PollingInterval") == [
+        "PollingInterval"]
+    assert identifiers("how do I set $ActionQueueFileName or queue.filename?") == [
+        "$ActionQueueFileName", "queue.filename"]
+    assert identifiers("what do pull.rebase, gc.auto and maxCacheSize do?") == [
+        "pull.rebase", "gc.auto", "maxCacheSize"]
+    # SciFact's biology, abbreviations and capitalised words are no such names
+    assert identifiers("Do iTregs, miRNAs, clpC, polI, FoxO3a or TatAd bind H2A.Z, e.g. "
+                       "in Bacillus subtilis? The Cells i.e. Th17 ones.") == []
+
+
+def test_a_name_with_a_capital_inside_is_matched_as_written() -> None:
+    """SciFact's "increases AlphaBeta production" is not its abstracts' "alphabeta T cell
+    receptor"; a dotted or ``$`` name is found whatever its case."""
+    texts = {"a": "PollingInterval: specifies how often files are polled.",
+             "b": "the pollinginterval and alphabeta words", "c": "Queue.FileName sets it",
+             "d": "$actionqueuefilename (legacy)", "e": "x", "f": "y", "g": "z"}
+    assert [s.chunk_id for s in exact_run(["PollingInterval"], texts)] == ["a"]
+    assert [s.chunk_id for s in exact_run(["queue.filename"], texts)] == ["c"]
+    assert [s.chunk_id for s in exact_run(["$ActionQueueFileName"], texts)] == ["d"]
+
+
+def test_the_parameter_a_question_names_leads_the_hits(tmp_path: Path) -> None:
+    """Pages whose words are the question's ("default", "polling", "interval", "files")
+    outrank the one parameter entry that names ``PollingInterval`` unless it is looked for
+    as written."""
+    pages = {f"mod{i}.md": f"# Module {i}\n\nThe default polling interval for files in "
+             f"module {i} is the default interval of polling files.\n" for i in range(12)}
+    pages["imfile.md"] = ("# imfile\n\nPollingInterval\n\ntype: integer; default: 10. "
+                          "Seconds between two scans.\n")
+    result = _searched(tmp_path, pages, "what's the default PollingInterval for files?",
+                       top_k=5)
+    assert result.hits[0].document.doc_id == "imfile.md", [h.document.doc_id
+                                                           for h in result.hits]
+    assert result.candidates["exact"] == 1
 
 
 def test_a_name_of_letters_and_digits_counts_where_it_titles_the_page() -> None:

@@ -43,6 +43,22 @@ difference between setImmediate() and process.nextTick()?" had ten ``process.nex
 passages on top and was declined as naming something no top passage mentions, the
 ``setImmediate`` sections ranking 11th to 17th in BM25. A dotted call also names its last
 part (``response.raise_for_status()``: a page writes ``r.raise_for_status()``)."""
+_CONFIG_NAME = re.compile(
+    r"(?<![\w.$-])(?:\$[A-Za-z]\w{2,}"  # $ActionQueueFileName, $programname
+    r"|[a-z]{2,}(?:[A-Z][a-z]{2,})+"  # camelCase: pollingInterval, not miRNA or clpC
+    r"|[A-Z][a-z]+(?:[A-Z][a-z]{2,})+"  # PascalCase: PollingInterval, not FoxO3a
+    r"|[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]*)*\.[a-z][a-z0-9_]+)"  # queue.filename, gc.auto
+    r"(?![\w-]|\.\w)")
+"""A configuration name as a manual writes it: a legacy directive or variable with its
+``$``, a camelCase or PascalCase name of two humps, a lowercase dotted name (a config key
+or a file: ``queue.filename``, ``pull.rebase``, ``named.conf``). A new user of rsyslog's
+documentation asked "what's the default for imfile's PollingInterval" and for
+``$ActionQueueFileName`` and ``queue.filename``: the gate asked for those names in the top
+passages (:func:`citewise.cite.terms.is_identifier`), but no run looked for them as written.
+Not SciFact's biology: each hump is a capital and two lowercase letters or more, after two
+lowercase letters for camelCase (``iTregs``, ``miRNA``, ``clpC``, ``FoxO3a``, ``TatAd`` are
+not), and a dotted name is lowercase (``H2A.Z`` is not); of its 300 queries one names such a
+name (``AlphaBeta``), which none of its 5,183 abstracts holds: its exact run is empty."""
 MAX_IDENTIFIERS = 4
 _MIXED = re.compile(r"(?<![\w.-])[A-Za-z]{1,3}\d{3,}(?![\w-]|\.\w)")
 """A code: one to three letters, then three digits or more (``E0384``, ``SC2086``,
@@ -50,7 +66,11 @@ _MIXED = re.compile(r"(?<![\w.-])[A-Za-z]{1,3}\d{3,}(?![\w-]|\.\w)")
 of a dotted or hyphenated name, nor a short name with a version (``ext4``, ``md5``,
 ``http2``): the review of this stop found "how do I create an ext4 filesystem" led by a page
 titled "Release notes for ext4", and "is md5 secure" by an MD5 page of history alone."""
-_SHORT = re.compile(r"-[A-Za-z]")
+_SHORT = re.compile(r"-[A-Za-z]")  # -n is not -N
+_HUMP = re.compile(r"[a-z][A-Z]")
+"""A name with a capital inside (``PollingInterval``, ``setImmediate``) is matched as
+written: SciFact's "AlphaBeta production" is not its abstracts' "alphabeta T cell". A
+legacy directive (``$ActionQueueFileName``) is any case, as rsyslog reads it."""
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
 MAX_PHRASES = 200
 """Phrases looked up per question (a set lookup each, per candidate's own options): a cap
@@ -70,7 +90,9 @@ def identifiers(query: str) -> list[str]:
     for call in _CALL.findall(rest):  # "process.nextTick" and "nextTick" ("r.nextTick")
         last = call.rsplit(".", 1)[-1]
         found += [name for name in (call, last) if len(name) >= 3]  # not it(), x(), $()
-    found += _TOKEN.findall(_CALL.sub(" ", rest))
+    rest = _CALL.sub(" ", rest)
+    found += _TOKEN.findall(rest)
+    found += _CONFIG_NAME.findall(rest)
     found += release_numbers(rest)
     return list(dict.fromkeys(f for f in found if f))[:MAX_IDENTIFIERS]
 
@@ -141,7 +163,7 @@ def _held(names: Sequence[str], texts: Iterable[str]) -> Iterator[set[int]]:
             patterns.append((i, re.compile(
                 rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n[0] != "<" else
                 rf"{re.escape(n)}(?=[\s/>])",  # an element's tag
-                0 if _SHORT.fullmatch(n) else re.IGNORECASE)))  # -n is not -N
+                0 if _SHORT.fullmatch(n) or _HUMP.search(n) and n[0] != "$" else re.IGNORECASE)))
     for text in texts:
         found = {i for i, p in patterns if p.search(text)}
         if long and "--" in text:
