@@ -573,6 +573,23 @@ def test_sqlite_s_fancy_table_of_contents_is_not_text() -> None:
     assert "Run sqlite3 with a file name." in [b.text for b in blocks]
 
 
+def test_a_footer_named_by_its_id_is_not_text_but_a_section_called_footer_is() -> None:
+    """A new user of git's documentation: AsciiDoc's ``div#footer`` ("Last updated
+    2024-05-31 00:35:55 UTC") was in 21 chunks; Apache's and Exim's hold a copyright line and
+    a menu. A section with the id "footer" has its heading and stays."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><div id="header"><h1>git-rebase(1)</h1></div><div id="content">'
+            '<h2 id="_name">NAME</h2><p>git-rebase - Reapply commits.</p></div>'
+            '<div id="footer"><div id="footer-text">Last updated\n 2024-05-31 00:35:55 UTC'
+            '</div></div></body></html>')
+    text = HtmlLoader().load(page.encode(), Path("git-rebase.html")).text
+    assert "Reapply commits" in text and "Last updated" not in text
+    theme = ('<html><body><h1>Theme options</h1><div class="section" id="footer">'
+             '<h2>Footer</h2><p>Set footer_text to change the footer.</p></div></body></html>')
+    assert "Set footer_text" in HtmlLoader().load(theme.encode(), Path("t.html")).text
+
+
 def test_a_page_title_drawn_as_text_above_the_first_heading_is_not_a_chunk() -> None:
     """A new user of SQLite's documentation: 134 pages draw their title in a
     ``div.fancy_title`` above the first heading, so "SQLite Autoincrement" alone was a chunk,

@@ -240,6 +240,7 @@ def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
         classes.discard("sidebar")
     return (role in CHROME_ROLES or bool(classes & CHROME_CLASSES) or _is_popup(node)
             or (node.tag == "div" and "header" in classes)  # Texinfo's node navigation
+            or _footer_box(node)
             or (node.tag == "a" and "src" in classes)  # rustdoc's "Source" link
             or (node.tag == "a" and "tooltip" in classes)  # its "ⓘ" ("This example panics")
             or _since_line(node, classes)
@@ -249,6 +250,18 @@ def _is_chrome(node: LexborNode, *, contents: bool = True) -> bool:
             or (contents and _contents_box(node))
             or ("method-toggle" in classes and _copied_trait_method(node))
             or any(c.endswith(_INDEX_SUFFIX) for c in classes))
+
+
+def _footer_box(node: LexborNode) -> bool:
+    """Whether ``node`` is a page's footer named by its id (``div#footer``) with no heading
+    in it: AsciiDoc's "Last updated 2024-05-31 00:35:55 UTC" (in 21 chunks of a new user's
+    index of git's documentation), Apache's and Exim's copyright and menu lines. A section
+    titled "Footer" has its heading."""
+    return (node.tag == "div" and (node.attrs.get("id") or "").lower() in _FOOTER_IDS
+            and node.css_first(_HEADING_TAGS) is None)
+
+
+_FOOTER_IDS = frozenset({"footer", "footer-text"})
 
 
 def _docbook_aside(node: LexborNode) -> bool:
