@@ -44,7 +44,8 @@ def test_which_pages_a_copy_may_be_the_source_of() -> None:
     nested = Path("s/_sources/x/_sources/c.md.txt.gz")
     assert page_candidates(nested)[0] == Path("s/_sources/x/c.html")
     assert page_candidates(Path("s/_sources/intro.md"))[0] == Path("s/intro.html")  # Jupyter
-    for other in ("s/a/b.rst.txt", "s/_sources"):
+    assert page_candidates(Path("d/gitweb.conf.txt"))[0] == Path("d/gitweb.conf.html")
+    for other in ("s/a/b.rst.txt", "s/a/c.md.txt", "s/_sources"):
         assert page_candidates(Path(other)) == ()
     files = [Path("s/a.html"), Path("s/_sources/a.rst.txt"), Path("s/b/index.html.gz"),
              Path("s/_sources/b.rst.txt"), Path("s/_sources/c.rst.txt")]
@@ -132,6 +133,32 @@ def test_an_asciidoc_source_beside_its_page_is_a_copy_too(tmp_path) -> None:
         hits = engine.search("zqdaemon server", dev).hits
         assert not [h for h in hits if "zqdaemon" in h.chunk.text], hits
 
+
+
+def test_a_fragment_an_asciidoc_copy_includes_is_a_copy_of_its_page(tmp_path) -> None:
+    """git-doc ships 40 fragments with no page of their own (``diff-options.txt``, included
+    by seven pages' sources): a new user's index held them as documents of raw AsciiDoc. A
+    fragment no copy includes (``technical/rerere.txt``), or one named, is read."""
+    root = tmp_path / "git-doc"
+    (root / "technical").mkdir(parents=True)
+    (root / "git-diff.html").write_text(PAGE.format(
+        t="git-diff", s="git-diff", b="Show changes. -p Generate a zqpatch."))
+    (root / "git-diff.txt").write_text("git-diff(1)\n===========\n\nShow changes.\n\n"
+                                       "include::diff-options.txt[]\n")
+    (root / "diff-options.txt").write_text("-p::\n\tGenerate a zqpatch.\n\n"
+                                           "include::technical/../line-range.txt[]\n")
+    (root / "line-range.txt").write_text("-L::\n\tTrace a zqrange.\n")
+    (root / "technical" / "rerere.txt").write_text("Rerere\n======\n\nRecorded zqrerere.\n")
+    with Engine(tmp_path / "i.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["dev"]})
+        assert sorted(report.copies) == [("diff-options.txt", "git-diff.html"),
+                                         ("git-diff.txt", "git-diff.html"),
+                                         ("line-range.txt", "git-diff.html")]
+        ids = sorted(d.doc_id for d in engine.store.list_documents())
+        assert ids == ["git-diff.html", "technical/rerere.txt"]
+        named = engine.ingest_paths([root / "diff-options.txt", root / "git-diff.txt",
+                                     root / "git-diff.html"], {"groups": ["dev"]})
+        assert ("diff-options.txt", "git-diff.html") not in named.copies
 
 
 def test_a_txt_beside_a_page_that_says_otherwise_or_named_on_its_own_is_read(tmp_path) -> None:

@@ -16,12 +16,14 @@ a new user's ingest of the folder indexed every page twice (twice the time, each
 passages split between the page and its raw source, and a sidecar line restricting
 ``git-daemon.html`` left ``git-daemon.txt`` to everyone). A ``.txt`` file whose page of the
 same name (``.html``, ``.htm``) is beside it in the same batch, and which says what the page
-says (:func:`_same_words`), is skipped and reported too, unless it was named on its own.
+says (:func:`_same_words`), is skipped and reported too, unless it was named on its own;
+so are the fragments such a copy includes (:func:`_fragments`).
 """
 
 from __future__ import annotations
 
 import gzip
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,6 +31,7 @@ from pathlib import Path
 from citewise.ingest.registry import inner_path
 
 SOURCES_DIR = "_sources"
+_SOURCE_SUFFIXES = frozenset({".rst", ".rest", ".md", ".markdown", ".myst", ".ipynb", ".txt"})
 COPY_SUFFIX = ".txt"
 
 
@@ -39,8 +42,9 @@ def page_candidates(copy: Path) -> tuple[Path, ...]:
     parts = copy.parts
     if SOURCES_DIR not in parts[:-1]:
         inner = inner_path(copy)
-        if inner.suffix.lower() != COPY_SUFFIX or "." in inner.stem:  # b.rst.txt: no page's
-            return ()
+        if inner.suffix.lower() != COPY_SUFFIX or \
+                Path(inner.stem).suffix.lower() in _SOURCE_SUFFIXES:  # b.rst.txt: no page's
+            return ()  # (gitweb.conf.txt is gitweb.conf.html's)
         return inner.with_suffix(".html"), inner.with_suffix(".htm")
     name = inner_path(copy).name
     source = name[: -len(COPY_SUFFIX)] if name.lower().endswith(COPY_SUFFIX) else name
@@ -67,6 +71,32 @@ def source_copies(files: Iterable[Path], named: Iterable[Path] = ()) -> dict[Pat
                 if not beside or (path not in asked and _same_words(path, present[page])):
                     out[path] = present[page]
                 break
+    return out | _fragments(out, present, asked)
+
+
+_INCLUDE = re.compile(r"^include::([^\[\]{}\n]+)\[", re.MULTILINE)
+MAX_FRAGMENTS = 10_000
+
+
+def _fragments(copies: dict[Path, Path], present: dict[Path, Path],
+               asked: set[Path]) -> dict[Path, Path]:
+    """``{fragment: page}`` for every file among ``present`` (not ``asked`` for) that an
+    AsciiDoc copy beside its page pulls in (``include::diff-options.txt[]``), or a fragment
+    so pulled in does, each under the first page found to hold it: git-doc ships 40 such
+    fragments with no page of their own (``diff-options.txt`` is in seven pages), which a new
+    user's index held as documents of raw AsciiDoc, cited without a section to open. A
+    ``.txt`` no copy includes (git's ``technical/rerere.txt``) is read."""
+    out: dict[Path, Path] = {}
+    todo = [(c, p) for c, p in copies.items() if SOURCES_DIR not in c.parts[:-1]]
+    while todo and len(out) < MAX_FRAGMENTS:
+        source, page = todo.pop(0)
+        for name in _INCLUDE.findall(_head(source, 1_048_576)):
+            target = Path(os.path.normpath(inner_path(source).parent / name.strip()))
+            found = present.get(target)
+            if found is not None and found not in asked and found not in copies \
+                    and found not in out:
+                out[found] = page
+                todo.append((found, page))
     return out
 
 
