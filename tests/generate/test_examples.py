@@ -205,6 +205,22 @@ def test_a_sentence_naming_the_following_invocation_brings_it() -> None:
     assert "--vgdb-prefix" not in text, text
 
 
+def test_a_sentence_stopping_on_then_run_is_finished_by_its_command() -> None:
+    """git's user manual: "…just as if you were going to create a new commit, then run"
+    above ``$ git commit --amend``; a new user was quoted "…then run [2]." without it. A
+    sentence that ends on its own word keeps its next option's synopsis out."""
+    amend = ("If you just want to fix the message of the commit you made, you may edit the "
+             "commit message just as if you were going to create a new commit, then run\n\n"
+             "$ git commit --amend")
+    text, passages = _answer("how do i fix the message of the commit i just made", amend)
+    assert text.endswith("then run [S1]:\n```\n$ git commit --amend\n```"), text
+    assert enforce(text, passages).removed == ()
+    quiet = ("-q, --quiet\n\nBe quiet and only report errors with the commit\n\n"
+             "-v, --verbose")
+    text, _ = _answer("how do I make commit quiet?", quiet)
+    assert "--verbose" not in text, text
+
+
 def test_a_sentence_ending_on_a_colon_brings_the_short_list_it_leads_into():
     """The Rustonomicon's "Which obey the following rules:" was quoted without its list,
     removed as an incomplete sentence, and "what are the rules for aliasing?" declined."""

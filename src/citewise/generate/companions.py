@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from citewise.cite.enforce import points_elsewhere
 from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.terms import is_entry_name
-from citewise.generate.examples import leads_in
+from citewise.generate.examples import leads_in, unfinished
 
 if TYPE_CHECKING:
     from citewise.generate.extractive import ScoredSentence
@@ -181,7 +181,8 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     """``chosen`` with the code example that follows a chosen sentence's paragraph in its
     passage (:mod:`citewise.generate.examples`), at most ``limit`` examples in all, when the
     sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
-    using pip:" is quoted with ``$ pip install httpx[socks]``; or says "the following
+    using pip:" is quoted with ``$ pip install httpx[socks]``; or stops on a word wanting
+    it, "then run", :func:`~citewise.generate.examples.unfinished`; or says "the following
     invocation…", :data:`_POINTS_AHEAD`) or the example has several
     lines and a word of the question. Not a one-line block after a full stop: in an option
     reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
@@ -197,7 +198,7 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
         after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
         if after is not None and after.code and after.sid == s.sid and not s.code \
                 and after.part == s.part + 1 and after.order not in picked and shown < limit \
-                and (leads_in(s.text) or _POINTS_AHEAD.search(s.text)
+                and (leads_in(s.text) or unfinished(s.text) or _POINTS_AHEAD.search(s.text)
                      or (after.score > 0 and "\n" in after.text)):
             out.append(after)
             picked.add(after.order)

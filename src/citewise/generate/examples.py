@@ -260,6 +260,19 @@ def leads_in(text: str) -> bool:
     return text.rstrip().endswith((":", "...", "…"))
 
 
+_UNFINISHED = re.compile(
+    r"\b(?:run|type|use|execute|enter|invoke|issue|try|with|like|to|the|a|an|is|are|as|"
+    r"command|commands|following)\s*$", re.IGNORECASE)
+
+
+def unfinished(text: str) -> bool:
+    """A sentence that stops on a word wanting what follows, with no stop: git's user manual
+    writes "…as if you were going to create a new commit, then run" above ``$ git commit
+    --amend``, and its pages "The command" above one (a new user was quoted "then run [2]."
+    without the command). The block after it finishes it."""
+    return _UNFINISHED.search(text) is not None
+
+
 def statement_lines(code: str) -> list[tuple[int, int]]:
     """``code``'s top-level statements (:func:`citewise.chunk.spans.statement_spans`) as
     (first, last) line numbers from 1; a statement that opens on ``{`` (a C body in the GNU

@@ -89,7 +89,7 @@ from citewise.generate.entries import (
     in_reading_order,
     is_term_line,
 )
-from citewise.generate.examples import blocks, fenced, leads_in, starts_midway
+from citewise.generate.examples import blocks, fenced, leads_in, starts_midway, unfinished
 from citewise.generate.labelled import off_label
 from citewise.generate.releases import is_label, release_weight
 from citewise.generate.repeated import sources_of, unique
@@ -442,10 +442,10 @@ def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = Fal
     proxy URL to the client...") ends as one full stop: "client.. [S1]." read as a sentence
     "client.." and a second one starting "[S1]." to the citation checker. A ``lead_in``
     (the example follows) ending on a colon keeps it ("using pip [S1]:"), and one ending on
-    an ellipsis or a comma gets one ("errors along the lines of [S1]:", the error shown
-    after)."""
+    an ellipsis or a comma (Clippy's "… file below,"), or on a word wanting what follows
+    ("then run"), gets one ("errors along the lines of [S1]:", the error shown after)."""
     text = sentence.text.rstrip()
-    if lead_in and (leads_in(text) or text.endswith(",")):  # "… file below," (Clippy's)
+    if lead_in and (leads_in(text) or unfinished(text) or text.endswith(",")):  # "below,"
         return f"{text.rstrip(':.…,').rstrip()} [{', '.join(sids)}]:"
     text = _STOP_IN_CLOSER.sub(r"\1", text)  # "… variable name.)": "name) [S1]." not ".) [S1]."
     if text.endswith(")") and text.count("(") < text.count(")") \
