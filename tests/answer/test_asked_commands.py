@@ -22,6 +22,17 @@ def test_a_subcommand_the_passages_never_give_is_missing() -> None:
     assert missing_terms("is there a git undo command?", HITS) == ["git undo"]
 
 
+def test_two_words_asked_of_as_a_command_without_the_word_name_one() -> None:
+    """A new user of git's documentation: "what does git undo do" and "how do I use git sync
+    to update my fork" were answered (from git revert and git pull)."""
+    assert missing_terms("what does git undo do?", HITS) == ["git undo"]
+    assert missing_terms("how do I use git sync to update my fork", HITS) == ["git sync"]
+    for question in ("what does git switch do?", "What does the git log do here?",
+                     "how do I use git log to find a commit?", "what does the new git "
+                     "command do?", "what does it do?", "what does this git thing do?"):
+        assert missing_terms(question, HITS) == [], question
+
+
 def test_subcommands_the_passages_give_or_words_that_are_no_program_pass() -> None:
     for question in ("what does the git switch command do?",
                      "how is the git log command's output shorter?",

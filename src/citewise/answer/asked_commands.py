@@ -24,18 +24,32 @@ _ASKED = re.compile(r"(?:^|(?<=\s))([a-z][\w.+-]*)\s+([a-z][\w-]*)\s+(?:sub)?com
                     re.IGNORECASE)
 """A program's name starts after a space (or the question): the review of this stop timed
 the first version, which started at every letter after a dot, at 139 s on 100 KB."""
+_ASKED_USE = re.compile(r"\b(?:what\s+does|what\s+do)\s+(?:the\s+)?([a-z][\w.+-]*)\s+"
+                        r"([a-z][\w-]*)\s+do\b|\b(?:use|run)\s+([a-z][\w.+-]*)\s+"
+                        r"([a-z][\w-]*)\s+to\b", re.IGNORECASE)
+"""Two words asked of as a command without the word: "what does git undo do", "how do I use
+git sync to update my fork" (a new user of git's documentation was answered both, from
+``git revert`` and ``git pull``; "the git undo command" was declined)."""
+
+
+def _asked(question: str) -> list[tuple[str, str]]:
+    pairs = [tuple(m) for m in _ASKED.findall(question)]
+    for m in _ASKED_USE.finditer(question):
+        pairs.append((m[1], m[2]) if m[1] else (m[3], m[4]))
+    return pairs
 
 
 def asks_command(question: str) -> bool:
-    """Whether ``question`` calls two words a command ("the git squash command")."""
-    return _ASKED.search(question) is not None
+    """Whether ``question`` asks of two words as a command ("the git squash command", "what
+    does git undo do")."""
+    return bool(_asked(question))
 
 
 def missing_commands(question: str, text: str) -> list[str]:
     """``"<tool> <name>"`` for each command ``question`` names that the passages' lowercased
     ``text`` show ``<tool>`` given other subcommands but never ``<name>`` (module docstring)."""
     out = []
-    for tool, name in _ASKED.findall(question):
+    for tool, name in _asked(question):
         tool, name = tool.lower(), name.lower()
         if tool in STOPWORDS or name in STOPWORDS:
             continue
