@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from citewise.section import BEFORE, MAX_BLOCKS, section_around
+from citewise.section import MAX_BLOCKS, section_around
 from citewise.types import Block
 
 
@@ -26,12 +26,25 @@ def test_an_anchor_opens_its_section_with_its_subsections():
 def test_a_long_section_is_cut_to_a_window_around_the_anchor():
     pages = [("text", 0, f"page={n}") for n in range(1, 400)]
     blocks = _blocks(("heading", 1, "page=1"), *pages)
-    start, end = section_around(blocks, "page=200")
-    assert blocks[start + BEFORE].anchor == "page=200" and end - start == MAX_BLOCKS
-    assert section_around(blocks, "page=2") == (0, MAX_BLOCKS)
-    assert section_around(blocks, "page=399") == (400 - MAX_BLOCKS, 400)  # ends with it
+    assert section_around(blocks, "page=1") == (0, MAX_BLOCKS)
+    long = _blocks(("heading", 1, "intro"), *pages)
+    start, end = section_around(long, "page=200")  # an anchor inside the section: it opens
+    assert long[start].anchor == "page=200" and end - start == MAX_BLOCKS  # where a
+    assert section_around(long, "page=2") == (2, 2 + MAX_BLOCKS)  # browser opens it
+    assert section_around(long, "page=399") == (399, 400)  # ends with it
     no_heading = _blocks(("text", 0, "a"), ("text", 0, "b"))
-    assert section_around(no_heading, "b") == (0, 2)
+    assert section_around(no_heading, "b") == (1, 2)
+
+
+def test_an_anchor_inside_a_section_opens_where_a_browser_opens_it() -> None:
+    """A new user of rsyslog's documentation: a Sphinx label on the ``<ul>`` of about 40
+    parameters of ``global.html``, which a citation opened, was shown from the page's top
+    (its one heading's section), 200 lines above the cited parameter's list."""
+    params = [("text", 0, "global-janitorinterval")] * 30
+    blocks = _blocks(("heading", 1, "global-configuration-object"),
+                     ("text", 0, "global-configuration-object"), *params)
+    assert section_around(blocks, "global-janitorinterval") == (2, 32)
+    assert section_around(blocks, "global-configuration-object") == (0, 32)
 
 
 def test_an_anchor_typed_as_the_section_is_named_opens_it():

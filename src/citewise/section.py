@@ -95,6 +95,8 @@ def section_around(blocks: Sequence[Block], anchor: str,
     end = next((i for i in range(start + 1, len(blocks))
                 if blocks[i].kind == "heading" and (not level or blocks[i].level <= level)),
                len(blocks))
+    if blocks[at].anchor != blocks[start].anchor:  # an anchor inside the section (a list's
+        start = at  # id): from where a browser opens it, not 40 parameters above it
     if end - start > MAX_BLOCKS:
         start = max(start, min(at - BEFORE, end - MAX_BLOCKS))
         end = start + MAX_BLOCKS
