@@ -110,4 +110,10 @@ def test_run_json_never_holds_a_password_in_the_endpoints_url(engine, questions,
          "generate": {"openai": {"base_url": "http://svc:Pw-HUNTER2@127.0.0.1:9/v1"}}})
     run = run_eval(engine, questions, personas, as_persona="staff")
     assert "HUNTER2" not in run.to_json()
-    assert run.settings["generate"]["openai"]["base_url"] == "http://svc:***@127.0.0.1:9/v1"
+    assert run.settings["generate"]["openai"]["base_url"] == "http://***@127.0.0.1:9/v1"
+    engine.settings = engine.settings.model_validate(  # a token as the user alone
+        {"retrieve": {"mode": "bm25"},
+         "generate": {"openai": {"base_url": "https://sk-TOKEN1234@a:b@host.example/v1"}}})
+    run = run_eval(engine, questions, personas, as_persona="staff")
+    assert "TOKEN1234" not in run.to_json() and "a:b" not in run.to_json()
+    assert run.settings["generate"]["openai"]["base_url"] == "https://***@host.example/v1"

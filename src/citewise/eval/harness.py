@@ -11,6 +11,7 @@ access expects); a hit from such a document is counted as an ACL leak.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -206,13 +207,16 @@ def run_eval(engine: Any, questions: str | Path | Sequence[Question],
 
 
 def _settings_shown(settings: Any) -> dict[str, Any]:
-    """``settings`` as run.json keeps them: never a secret (the endpoint's key, and a
-    password in its URL: a security review's ``http://svc:pw@host/v1`` was written whole)."""
-    from citewise.index.location import redact
-
+    """``settings`` as run.json keeps them: never a secret (the endpoint's key, and the user
+    part of its URL: a security review's ``http://svc:pw@host/v1`` was written whole, and so
+    was a token given as the user alone, ``http://sk-TOKEN@host/v1``)."""
     shown = settings.model_dump(mode="json", exclude={"generate": {"openai": {"api_key"}}})
     openai = shown.get("generate", {}).get("openai", {})
     if openai.get("base_url"):
-        openai["base_url"] = redact(str(openai["base_url"]))
+        openai["base_url"] = _USER_PART.sub(r"\1***@", str(openai["base_url"]), count=1)
     return shown
+
+
+_USER_PART = re.compile(r"^([a-zA-Z][\w+.-]*://)[^/?#]*@")
+"""A URL's user part, up to the last ``@`` before the path (a password may hold one)."""
 
