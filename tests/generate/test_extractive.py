@@ -669,6 +669,30 @@ def test_a_default_after_a_note_box_in_its_section_comes_with_its_entry() -> Non
     assert "Declare (override) maximal TTL" in other.text and "unlimited" not in other.text
 
 
+def test_the_next_entrys_default_is_not_the_asked_ones() -> None:
+    """A new user of git's documentation asked "what's the default for gc.auto" and was
+    given gc.auto's "The default value is 6700" and gc.autoPackLimit's "The default value is
+    50", the next entry under the same one-word heading, in this passage and the next."""
+    gc = ("gc.auto\nWhen there are approximately more than this many loose objects, git gc "
+          "--auto will pack them. The default value is 6700.\n\nSetting this to 0 disables "
+          "automatic packing, such as gc.autoPackLimit.\n\ngc.autoPackLimit\nWhen there are "
+          "more than this many packs, git gc --auto consolidates them. The default value is "
+          "50. Setting gc.auto to 0 will also disable this.")
+    config = ("gc.autoPackLimit\nWhen there are more than this many packs, git gc --auto "
+              "consolidates them. The default value is 50. Setting gc.auto to 0 will also "
+              "disable this.\n\ngc.autoDetach\nMake git gc --auto return at once. Default "
+              "is true.")
+    text = ExtractiveGenerator().generate(build_prompt("what's the default for gc.auto", [
+        passage("S1", gc, heading=("CONFIGURATION",)),
+        passage("S2", config, heading=("Variables",))])).text
+    assert "The default value is 6700 [S1]." in text and "50" not in text, text
+    assert "Default is true" not in text, text
+    other = ExtractiveGenerator().generate(build_prompt(
+        "what's the default for gc.autoPackLimit", [passage("S1", gc,
+                                                            heading=("CONFIGURATION",))])).text
+    assert "The default value is 50 [S1]." in other and "6700" not in other, other
+
+
 def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() -> None:
     """A new user of Vim's help: ":syntax clear" has no code mark, so "… you might want to
     disable syntax highlighting for a moment:" was quoted without it, then removed as an

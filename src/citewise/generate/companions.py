@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from citewise.cite.enforce import points_elsewhere
 from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.terms import is_entry_name
+from citewise.generate.entries import is_term_line
 from citewise.generate.examples import leads_in, unfinished
 
 if TYPE_CHECKING:
@@ -154,8 +155,29 @@ def _default_after(s: ScoredSentence, scored: Sequence[ScoredSentence],
                 return t if t.order == s.order + 1 else None
             here = None if chunk is None else _section_of(chunk, s.text)
             entry = here is not None and _names_one_thing(here)
-            return t if entry and here == _section_of(chunk, t.text) else None
+            return t if entry and here == _section_of(chunk, t.text) \
+                and not _entry_between(chunk, s.text, t.text) else None
     return None
+
+
+def _entry_between(chunk: Chunk | None, first: str, then: str) -> bool:
+    """Whether another entry's term line stands between the sentences ``first`` and
+    ``then`` of ``chunk``: a new user of git's documentation asked for gc.auto's default and
+    was given gc.auto's "The default value is 6700" and gc.autoPackLimit's "The default value
+    is 50", the next entry under the same one-word heading ("CONFIGURATION")."""
+    text = "" if chunk is None else chunk.text
+    start = _find(text, first)
+    end = None if start is None else _find(text, then, start + 1)
+    if start is None or end is None:
+        return False
+    return any(is_term_line(line) for line in text[start:end].splitlines()[1:])
+
+
+def _find(text: str, sentence: str, start: int = 0) -> int | None:
+    words = sentence.split()[:6]
+    found = re.compile(r"\s+".join(map(re.escape, words))).search(text, start) if words \
+        else None
+    return None if found is None else found.start()
 
 
 def _names_one_thing(section: SectionMark) -> bool:
@@ -171,9 +193,8 @@ def _names_one_thing(section: SectionMark) -> bool:
 def _section_of(chunk: Chunk, sentence: str) -> SectionMark | None:
     """The section of ``chunk`` that holds ``sentence`` (its first words, any spacing), or
     None when it is not found."""
-    words = sentence.split()[:6]
-    found = re.search(r"\s+".join(map(re.escape, words)), chunk.text) if words else None
-    return None if found is None else chunk.section_at(found.start())
+    found = _find(chunk.text, sentence)
+    return None if found is None else chunk.section_at(found)
 
 
 def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
