@@ -102,6 +102,10 @@ def test_a_citation_names_the_outermost_heading_too() -> None:
     assert place("Advanced Usage — HTTPX 0.28 documentation", (
         "Advanced Usage", "Timeouts", "Fine tuning", "Disabling timeouts")) == \
         "Advanced Usage — HTTPX 0.28 documentation › Timeouts › Fine tuning › Disabling timeouts"
+    # AsciiDoc's "git-config(1) Manual Page" under "git-config(1)" (a new user of git's docs)
+    assert place("git-config(1)", ("git-config(1) Manual Page", "CONFIGURATION FILE",
+                                   "Variables")) == "git-config(1) › CONFIGURATION FILE › Variables"
+    assert place("Git", ("Git Internals", "Objects")) == "Git › Git Internals › Objects"
 
 
 def test_an_unclosed_run_of_ids_does_not_hang_renumbering() -> None:

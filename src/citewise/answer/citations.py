@@ -142,6 +142,9 @@ def cite(number: str, p: ContextPassage, sentence_words: set[str]) -> Citation:
         updated_at=doc.updated_at, quote=quote)
 
 
+_PAGE_KIND = re.compile(r"\s+(?:manual page|man page|manual|documentation|docs|reference)\s*")
+
+
 def place(title: str, heading_path: Sequence[str]) -> str:
     """``Title › Section › Heading``: the outermost heading and the two innermost, as a
     heading alone ("Compiler") is one of many in a release-notes file, where "Version 1.47.0
@@ -149,11 +152,15 @@ def place(title: str, heading_path: Sequence[str]) -> str:
     edition" under "Language"): Rust's release notes were cited "Language › 2018 edition",
     without the version ("Version 1.32.0 (2019-01-17) › Language › 2018 edition"). Headings
     between are "…". A first heading the title opens with is the title's ("Advanced Usage"
-    under "Advanced Usage — HTTPX 0.28 documentation": a review)."""
+    under "Advanced Usage — HTTPX 0.28 documentation": a review); so is one that is the title
+    and a word saying what the page is ("git-config(1) Manual Page" under "git-config(1)",
+    every citation of a new user's index of git's documentation)."""
     heading = [h for h in heading_path if h and h != title]
     first = heading[0].casefold() if heading else ""
-    if first and title.casefold().startswith(first) and \
-            not title[len(first):len(first) + 1].isalnum():  # not "Go" under "Goals…"
+    opens = first and title.casefold().startswith(first) and \
+        not title[len(first):len(first) + 1].isalnum()  # not "Go" under "Goals…"
+    if opens or (first.startswith(title.casefold())
+                 and _PAGE_KIND.fullmatch(first[len(title):])):
         heading = heading[1:]
     if len(heading) > 3:
         heading = [heading[0], "…", *heading[-2:]]
