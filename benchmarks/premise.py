@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sentence_checks import chunk_text  # noqa: E402  (benchmarks/sentence_checks.py)
 
-from citewise.cite.enforce import premise_gap  # noqa: E402
+from citewise.cite.claim_words import premise_gap  # noqa: E402
 from citewise.cite.instructions import without_instructions  # noqa: E402
 from citewise.cite.parse import citation_ids, paragraph_citations, segments  # noqa: E402
 from citewise.cite.validate import is_claim  # noqa: E402

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from citewise.cite.enforce import restates
+from citewise.cite.claim_words import restates
 from citewise.cite.parse import split_sentences
 
 

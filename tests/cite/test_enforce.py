@@ -152,7 +152,7 @@ def test_a_sentence_that_only_restates_the_question_is_removed() -> None:
     question, such a sentence ("yes" or "no" and the question's words) is removed; one that
     adds a name, number or identifier stays, as does the extractive path (called without
     the question)."""
-    from citewise.cite.enforce import restates
+    from citewise.cite.claim_words import restates
 
     question = "Can valgrind automatically fix the memory leaks it finds?"
     text = "Yes, Valgrind can automatically fix the memory leaks it finds [S1]."
@@ -178,7 +178,7 @@ def test_a_sentence_resting_on_words_of_the_question_its_sources_lack_is_removed
     sentence missing PREMISE_GAP or more of the question's words it uses from the passages it
     cites is removed (``unfounded``); the same sentence over a passage that has them stays,
     and so does a sentence missing fewer (users' words are not always the manual's)."""
-    from citewise.cite.enforce import PREMISE_GAP, premise_gap
+    from citewise.cite.claim_words import PREMISE_GAP, premise_gap
 
     question = "How do I enable valgrind's machine learning mode to predict leaks?"
     text = ("To enable Valgrind's machine learning mode to predict leaks, you can use the "
@@ -205,7 +205,7 @@ def test_a_value_needs_more_of_the_questions_words_in_its_source() -> None:
     Worker's stack size, whose default is 4: the number is in the passage and the sentence
     missed only "zlib" and "pool" of the question's words, under the bar of 3. A sentence
     stating a value is held to PREMISE_GAP_VALUE; one missing a single word keeps it."""
-    from citewise.cite.enforce import PREMISE_GAP, PREMISE_GAP_VALUE
+    from citewise.cite.claim_words import PREMISE_GAP, PREMISE_GAP_VALUE
 
     assert PREMISE_GAP_VALUE < PREMISE_GAP
     question = "How many threads does the zlib thread pool use by default?"
