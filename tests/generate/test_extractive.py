@@ -242,7 +242,7 @@ def test_quotes_are_cut_and_joined_as_the_citation_checker_reads_them():
 def test_a_line_leading_into_code_starts_a_line() -> None:
     """Postfix's regexp_table(5) example was introduced at the end of a list item's line:
     "- Group your … patterns … reject [S3]. From “regexp_table(5)” [S6]:"."""
-    from citewise.generate.extractive import _joined
+    from citewise.generate.quoting import _joined
 
     item = "- Group your header_checks patterns to avoid needless matching [S3]."
     assert _joined([(item, False), ("From “regexp_table(5)” [S6]:", False),

@@ -64,20 +64,13 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 
-from citewise.answer.prompt import INSUFFICIENT_EVIDENCE
 from citewise.cite.asked import answers_kind, asks_quantity
 from citewise.cite.instructions import is_instruction
 from citewise.cite.parse import line_sentences
-from citewise.cite.validate import source_line
 from citewise.generate.companions import (
     BULLET,
     DEFAULT,
-    with_antecedents,
-    with_defaults,
-    with_examples,
-    with_lists,
 )
 from citewise.generate.entries import (
     MAX_PARTS,
@@ -89,10 +82,11 @@ from citewise.generate.entries import (
     in_reading_order,
     is_term_line,
 )
-from citewise.generate.examples import blocks, fenced, leads_in, starts_midway, unfinished
+from citewise.generate.examples import blocks, leads_in, starts_midway
 from citewise.generate.labelled import off_label
+from citewise.generate.quoting import render
 from citewise.generate.releases import is_label, release_weight
-from citewise.generate.repeated import sources_of, unique
+from citewise.generate.repeated import unique
 from citewise.generate.table_rows import is_history, table_rows
 from citewise.generate.words import content_words, idf_weights, passage_words, question_words
 from citewise.text import SECTION_NUMBER
@@ -112,7 +106,6 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # DigestAuth is digest + auth to a 
 _BLOCK_END = re.compile(r"\n{2,}|\n(?=\s*[-*•]\s)")
 _ITEM = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]", re.MULTILINE)
 _BEFORE_ITEM = re.compile(r"\n(?=[ \t]*\d{1,3}[.)][ \t])")
-_SMILEY = re.compile(r"[:;]-?\)$")  # util-linux's "don't try to rewrite it :-)" ended ":-"
 _FAQ_Q = re.compile(r"(?:Q|Question)\s*[:.)]\s", re.IGNORECASE)  # a FAQ's "Q: Can I …?"
 _FAQ_A = re.compile(r"(?:A|Answer)\s*[:.)]\s", re.IGNORECASE)  # and its "A: It may be …"
 
@@ -359,101 +352,3 @@ class ExtractiveGenerator:
         return Generation(text=text, model_id=self.model_id, tokens_in=0,
                           tokens_out=len(text.split()), finish_reason="stop",
                           seconds=time.monotonic() - start)
-
-
-def render(prompt: Prompt, chosen: Sequence[ScoredSentence],
-           scored: Sequence[ScoredSentence]) -> str:
-    """The answer quoting ``chosen`` (each with the sentence it points back to and the
-    example it leads into, both from ``scored``), or both sides of a conflict it is part
-    of; :data:`~citewise.answer.prompt.INSUFFICIENT_EVIDENCE` when nothing is chosen."""
-    if not chosen:
-        return INSUFFICIENT_EVIDENCE
-    chosen = with_examples(with_lists(with_defaults(with_antecedents(chosen, scored), scored,
-                                                    prompt.question, prompt.passages),
-                                      scored), scored)
-    labels = {p.sid: source_line(p) for p in prompt.passages}
-    places = {p.sid: (p.hit.chunk.doc_id, tuple(p.hit.chunk.heading_path))
-              for p in prompt.passages}
-    return _show_conflict(prompt, chosen) or _joined(_quotes(chosen, scored, labels, places))
-
-
-def _show_conflict(prompt: Prompt, chosen: Sequence[ScoredSentence]) -> str | None:
-    """Both sides of a conflict that involves a chosen sentence
-    (:mod:`citewise.answer.conflicts`), or None."""
-    from citewise.answer.conflicts import conflict_text, find_conflicts
-
-    picked = {(s.sid, s.text) for s in chosen}
-    for c in find_conflicts(prompt.question, prompt.passages):
-        if (c.a.sid, c.a.sentence) in picked or (c.b.sid, c.b.sentence) in picked:
-            return conflict_text(c)
-    return None
-
-
-def _quotes(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSentence],
-            labels: Mapping[str, str],
-            places: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str, bool]]:
-    """``(quote, is code)`` for each chosen sentence: prose cited, code fenced; a sentence
-    leading into the example shown after it keeps its closing colon and cites the example's
-    passage alone (the AWS CLI's examples' "Command:" was cited "[S1, S2, S3, S4, S5, S6,
-    S7]", every example saying it, over one of them). Code that no quoted
-    sentence leads into is introduced by where it is from, cited: 'From "Monitoring
-    download progress" [S2]:' (:func:`~citewise.cite.validate.source_line`; a fenced block
-    cites nothing)."""
-    out: list[tuple[str, bool]] = []
-    for i, s in enumerate(chosen):
-        before = chosen[i - 1] if i else None
-        after = chosen[i + 1] if i + 1 < len(chosen) else None
-        if s.code:
-            if before is None or before.sid != s.sid or before.part != s.part - 1:
-                out.append((labels[s.sid], False))
-            out.append((fenced(s.text), True))
-        else:
-            leads = after is not None and after.code and after.order == s.order + 1
-            sids = [s.sid] if leads else sources_of(s, scored, places)  # its example's own
-            out.append((_cited(s, sids, lead_in=leads), False))
-    return out
-
-
-def _joined(quotes: Sequence[tuple[str, bool]]) -> str:
-    """The quotes one after another: a code block on lines of its own; prose on one line
-    where the citation checker (:func:`~citewise.cite.parse.line_sentences`) still sees each
-    as a sentence of its own, else on the next line. A quote from a list often starts in
-    lower case, and after "… [S1]." the checker read it as the rest of the sentence before;
-    a numbered item starts a line ("… [1]. 1. Collaborators will add …" read as one), and
-    so does a line leading into code (Postfix's regexp_table(5) example was introduced at
-    the end of a list item: "… reject [2]. From “regexp_table(5)” [3]:")."""
-    out = quotes[0][0]
-    leads = [i + 1 < len(quotes) and quotes[i + 1][1] and q.endswith(":")
-             for i, (q, _) in enumerate(quotes)]
-    for i, ((before, code_before), (quote, code)) in enumerate(pairwise(quotes), start=1):
-        one_line = not (code or code_before or leads[i] or _ITEM.match(quote)) and \
-            len(line_sentences(f"{before} {quote}")) == \
-            len(line_sentences(before)) + len(line_sentences(quote))
-        out += (" " if one_line else "\n") + quote
-    return out
-
-
-_STOP_IN_CLOSER = re.compile(r"[.!?…]+([)\]\"'”’]+)$")
-"""A stop inside a closing bracket or quote: cited after it, "name.) [1] ." was printed."""
-
-
-def _cited(sentence: ScoredSentence, sids: Sequence[str], *, lead_in: bool = False) -> str:
-    """``sentence`` with ``[S1, S2]`` before its final stop. A trailing ellipsis ("pass the
-    proxy URL to the client...") ends as one full stop: "client.. [S1]." read as a sentence
-    "client.." and a second one starting "[S1]." to the citation checker. A ``lead_in``
-    (the example follows) ending on a colon keeps it ("using pip [S1]:"), and one ending on
-    an ellipsis or a comma (Clippy's "… file below,"), or on a word wanting what follows
-    ("then run"), gets one ("errors along the lines of [S1]:", the error shown after)."""
-    text = sentence.text.rstrip()
-    if lead_in and (leads_in(text) or unfinished(text) or text.endswith(",")):  # "below,"
-        return f"{text.rstrip(':.…,').rstrip()} [{', '.join(sids)}]:"
-    text = _STOP_IN_CLOSER.sub(r"\1", text)  # "… variable name.)": "name) [S1]." not ".) [S1]."
-    if text.endswith(")") and text.count("(") < text.count(")") \
-            and not _SMILEY.search(text):  # its "(" opened the one before it; ":-)" stays
-        text = text[:-1]
-    body = text.rstrip(".!?…").rstrip() or text
-    if re.search(r"[\s=]\.[.!?]$", text):  # "incompatible with pip install -e .." (setuptools),
-        body = text[:-1]  # "run: npm install --logs-dir=.." (npm): the command's "." is kept
-    tail = text[len(body):]
-    end = "?" if "?" in tail else "!" if "!" in tail else "."
-    return f"{body} [{', '.join(sids)}]{end}"

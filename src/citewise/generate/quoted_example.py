@@ -8,7 +8,7 @@ sentences that say what the prose claimed ("A calling convention also specifies 
 return value for a function is found [1]", from the introduction) or declined. The code was the
 answer, and it is the sources' own text: :func:`example_answer` shows the source's block that
 holds it, whole (:func:`~citewise.generate.examples.blocks`: cut between statements), as the
-extractive answer quotes code (:func:`~citewise.generate.extractive.render`): after the
+extractive answer quotes code (:func:`~citewise.generate.quoting.render`): after the
 sentence before it in its passage ("Here is a trivial example that calls puts a few times
 [S1].") or a line saying where it is from ('From "Simple Example" [S1]:'), which the checker
 holds supported only when the block is in the passage it cites.
@@ -25,7 +25,8 @@ from collections.abc import Sequence
 
 from citewise.cite.parse import FENCE
 from citewise.cite.terms import content_stems
-from citewise.generate.extractive import ScoredSentence, render, score_sentences
+from citewise.generate.extractive import ScoredSentence, score_sentences
+from citewise.generate.quoting import render
 from citewise.types import Prompt
 
 MIN_LINES = 2
