@@ -65,6 +65,9 @@ class Change:
     by_hand: bool = False
     """A delete someone asked for (not an ingest's own); for ``acl``/``put``: readers set by
     hand (an ``acl`` change, or an ingest's write that kept them: :meth:`hand_readers`)."""
+    content_hash: str | None = None
+    """For a ``put``: the hash of the text written, whose readers ``groups`` are (None in a
+    change logged before citewise recorded it)."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,11 @@ class ChangeLogCalls:
         return self._on_changes(False, lambda conn: self._changes.applied_seq(conn, number))
 
 
-def put_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = False) -> Change:
-    """An ingest's or upload's write; ``by_hand``: the readers it kept were set by hand."""
-    return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))), by_hand)
+def put_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = False,
+               content_hash: str | None = None) -> Change:
+    """An ingest's or upload's write of the text ``content_hash``; ``by_hand``: the readers
+    it kept were set by hand."""
+    return Change(0, doc_id, "put", tenant, tuple(sorted(set(groups))), by_hand, content_hash)
 
 
 def acl_change(doc_id: str, tenant: str, groups: Iterable[str], by_hand: bool = True) -> Change:
@@ -167,7 +172,13 @@ def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = 
     ``rollback`` showed it (security review). A version made live again lacks that document,
     as it lacks any ingested while it was retired. ``live_unknown``: the live version could
     not be read (its file is missing), so every such copy is deleted, none is given groups
-    that may not be its text's."""
+    that may not be its text's.
+
+    A ``put`` sets readers only on the text it wrote (its ``content_hash``): a write logged
+    but never done (its process killed between the two, its PostgreSQL connection dropped)
+    left the live version's old text, and the replay gave that text the new readers: a
+    redacted memo's wider readers read its unredacted draft (security review). Other text
+    keeps the readers it has."""
     if not changes:
         return 0
     latest: dict[str, Change] = {}
@@ -185,11 +196,17 @@ def apply_changes(store: Store, changes: Sequence[Change], live: Store | None = 
     changed = store.delete(gone) if gone else 0
     for change, doc in zip(acls, docs, strict=True):
         groups = frozenset(change.groups or ())
-        if doc is not None and change.doc_id not in stale and \
-                (doc.tenant, doc.acl_groups) != (change.tenant, groups):
+        if doc is not None and change.doc_id not in stale and not _other_text(change, doc) \
+                and (doc.tenant, doc.acl_groups) != (change.tenant, groups):
             store.set_acl(change.doc_id, sorted(groups), change.tenant)
             changed += 1
     return changed
+
+
+def _other_text(change: Change, doc: Any) -> bool:
+    """Whether ``doc`` holds other text than the ``put`` ``change`` wrote."""
+    return change.kind == "put" and change.content_hash is not None and \
+        doc.content_hash != change.content_hash
 
 
 @contextmanager

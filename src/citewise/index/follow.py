@@ -211,7 +211,9 @@ class LiveStore:
                     self.catalog.unrecord(logged, previous)
                 except Exception as undo:  # keep the write's own error; say what is left
                     exc.add_note(f"its change-log entry stays ({undo}); replaying it is "
-                                 "harmless: a delete or ACL the caller asked for")
+                                 "harmless: a delete or ACL the caller asked for, or readers "
+                                 "for the text this write did not store, which no document "
+                                 "then holds")
                 raise
             self._mark_applied(state.number, seq)
             missed: list[int] = []
@@ -236,7 +238,7 @@ class LiveStore:
                 rewritten.extend(w.document.doc_id for w in batch
                                  if _rewrites(store, w.document))
             return [put_change(w.document.doc_id, w.document.tenant, w.document.acl_groups,
-                               w.hand_readers) for w in batch]
+                               w.hand_readers, w.document.content_hash) for w in batch]
 
         self._write(log, lambda store: store.write(batch), everywhere=lambda: bool(rewritten))
 

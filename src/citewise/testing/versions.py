@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 from citewise.errors import VersionError
-from citewise.index.changelog import delete_change
+from citewise.index.changelog import delete_change, put_change
 from citewise.index.follow import pinned
 from citewise.index.manifest import make_manifest
 from citewise.index.versions import (
@@ -323,6 +323,35 @@ class VersionCatalogConformanceTests:
             two_versions.promote(1)  # rollback
             assert live.get_document("memo") is None and live.get_document("note") is None
             assert answering_docs(live) == set(A_DOCS)
+        finally:
+            live.close()
+
+    def test_a_write_logged_but_never_done_gives_its_readers_to_no_other_text(
+            self, two_versions: VersionCatalog, embedder_b: FakeEmbedder) -> None:
+        """A security review: a redacted memo re-ingested for hr and staff over its hr-only
+        draft, the process killed (or its PostgreSQL connection dropped) after the change
+        was logged and before the text was written; the next read replayed the change and
+        gave the draft to staff. A logged write sets readers on the text it wrote alone."""
+        two_versions.promote(2)
+        redacted = make_write(embedder_b, "memo", ["The reorg is announced."],
+                              groups=["hr", "staff"])
+        live = self.open_live(two_versions)
+        try:
+            live.write([make_write(embedder_b, "memo", ["DRAFT: codename BLUEHERON."],
+                                   groups=["hr"])])
+        finally:
+            live.close()
+        two_versions.record([put_change(  # type: ignore[attr-defined]
+            "memo", "acme", ["hr", "staff"], content_hash=redacted.document.content_hash)])
+        live = self.open_live(two_versions)  # another process: it replays the log
+        try:
+            draft = live.get_document("memo")
+            assert draft is not None and draft.acl_groups == {"hr"}
+            assert not live.get_chunks([c.chunk_id for c in live.search_sparse(
+                "codename BLUEHERON", 5, READER)], READER)
+            live.write([redacted])  # the ingest run again
+            done = live.get_document("memo")
+            assert done is not None and done.acl_groups == {"hr", "staff"}
         finally:
             live.close()
 

@@ -1,7 +1,7 @@
 """The change log in ``citewise_catalog`` (see :mod:`citewise.index.changelog`)::
 
     changes (doc_id text PK, seq bigint UNIQUE, kind put|acl|delete, tenant text, groups text[],
-             by_hand boolean)
+             by_hand boolean, content_hash text)
     SEQUENCE change_numbers
     versions.applied_seq bigint    -- the last change each version has applied
 
@@ -47,13 +47,15 @@ SETUP = (
     f"CREATE SEQUENCE IF NOT EXISTS {SCHEMA}.change_numbers",
     # deletes someone asked for (changelog.py), false for older ones
     add_column("changes", "by_hand", "boolean NOT NULL DEFAULT false"),
+    # the text a put stored: its readers are replayed onto that text only (changelog.py)
+    add_column("changes", "content_hash", "text"),
     add_column("versions", "applied_seq", "bigint NOT NULL DEFAULT 0"),
 )
 GATE_KEY = "hashtext('citewise:write-gate')"
 LIVE_STATE_SQL = f"""SELECT v.number, v.applied_seq,
     (SELECT coalesce(max(seq), 0) FROM {SCHEMA}.changes)
 FROM {SCHEMA}.versions AS v WHERE v.state = 'live'"""
-_ROW = "seq, doc_id, kind, tenant, groups, by_hand"
+_ROW = "seq, doc_id, kind, tenant, groups, by_hand, content_hash"
 
 
 def live_state(conn: Any) -> LiveState | None:
@@ -64,13 +66,13 @@ def live_state(conn: Any) -> LiveState | None:
 def _rows(conn: Any, where: str, params: tuple[Any, ...]) -> list[Change]:
     rows = conn.execute(f"SELECT {_ROW} FROM {SCHEMA}.changes WHERE {where} ORDER BY seq",
                         params).fetchall()
-    return [Change(int(s), d, k, t, None if g is None else tuple(g), bool(h))
-            for s, d, k, t, g, h in rows]
+    return [Change(int(s), d, k, t, None if g is None else tuple(g), bool(h), c)
+            for s, d, k, t, g, h, c in rows]
 
 
 def _values(c: Change) -> tuple[Any, ...]:
     return (c.seq, c.doc_id, c.kind, c.tenant, None if c.groups is None else list(c.groups),
-            c.by_hand)
+            c.by_hand, c.content_hash)
 
 
 def hand_deleted(conn: Any) -> set[str]:
@@ -94,10 +96,11 @@ def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
             for change in changes:
                 seq = cur.execute(f"SELECT nextval('{SCHEMA}.change_numbers')").fetchone()[0]
                 cur.execute(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES "
-                            "(%s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO UPDATE SET "
-                            "seq = excluded.seq, kind = excluded.kind, tenant = "
+                            "(%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO UPDATE "
+                            "SET seq = excluded.seq, kind = excluded.kind, tenant = "
                             "excluded.tenant, groups = excluded.groups, by_hand = "
-                            "excluded.by_hand", _values(replace(change, seq=seq)))
+                            "excluded.by_hand, content_hash = excluded.content_hash",
+                            _values(replace(change, seq=seq)))
     return int(seq), previous
 
 
@@ -107,7 +110,7 @@ def restore(conn: Any, logged: Sequence[Change], previous: Sequence[Change]) -> 
                      ([c.doc_id for c in logged],))
         with conn.cursor() as cur:
             cur.executemany(f"INSERT INTO {SCHEMA}.changes ({_ROW}) VALUES "
-                            "(%s, %s, %s, %s, %s, %s)", [_values(c) for c in previous])
+                            "(%s, %s, %s, %s, %s, %s, %s)", [_values(c) for c in previous])
 
 
 def since(conn: Any, seq: int) -> list[Change]:

@@ -2,7 +2,7 @@
 :mod:`citewise.index.changelog`)::
 
     index_changes (doc_id PK, seq UNIQUE, kind put|acl|delete, tenant, groups JSON,
-                   by_hand 0|1)
+                   by_hand 0|1, content_hash)   -- content_hash: a put's text (m009)
     index_versions.applied_seq   -- the last change each version has applied
 
 Every function runs on the catalog's connection; the writing ones inside its transaction.
@@ -22,7 +22,7 @@ LIVE_STATE_SQL = """SELECT v.number, v.applied_seq,
 FROM index_versions AS v WHERE v.state = 'live'"""
 
 
-_ROW = "seq, doc_id, kind, tenant, groups, by_hand"
+_ROW = "seq, doc_id, kind, tenant, groups, by_hand, content_hash"
 
 
 def live_state(conn: Any) -> LiveState | None:
@@ -47,23 +47,25 @@ def record(conn: Any, changes: Sequence[Change]) -> tuple[int, list[Change]]:
     for change in changes:
         seq += 1
         rows.append(_row(replace(change, seq=seq)))
-    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?) "
+    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?, ?) "
                      "ON CONFLICT (doc_id) DO UPDATE SET seq = excluded.seq, "
                      "kind = excluded.kind, tenant = excluded.tenant, "
-                     "groups = excluded.groups, by_hand = excluded.by_hand", rows)
+                     "groups = excluded.groups, by_hand = excluded.by_hand, "
+                     "content_hash = excluded.content_hash", rows)
     return seq, previous
 
 
 def _row(c: Change) -> tuple[Any, ...]:
     return (c.seq, c.doc_id, c.kind, c.tenant,
-            None if c.groups is None else json.dumps(list(c.groups)), int(c.by_hand))
+            None if c.groups is None else json.dumps(list(c.groups)), int(c.by_hand),
+            c.content_hash)
 
 
 def restore(conn: Any, logged: Sequence[Change], previous: Sequence[Change]) -> None:
     """Undo :func:`record`: drop the rows it wrote and put back the ones it replaced."""
     conn.execute("DELETE FROM index_changes WHERE doc_id IN (SELECT value FROM json_each(?))",
                  (json.dumps([c.doc_id for c in logged]),))
-    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?)",
+    conn.executemany(f"INSERT INTO index_changes({_ROW}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                      [_row(c) for c in previous])
 
 
@@ -75,8 +77,8 @@ def since(conn: Any, seq: int) -> list[Change]:
 
 def since_rows(conn: Any, sql: str, params: tuple[Any, ...]) -> list[Change]:
     return [Change(int(seq), doc_id, kind, tenant,
-                   None if groups is None else tuple(json.loads(groups)), bool(by_hand))
-            for seq, doc_id, kind, tenant, groups, by_hand in conn.execute(sql, params)]
+                   None if groups is None else tuple(json.loads(groups)), bool(by_hand), text)
+            for seq, doc_id, kind, tenant, groups, by_hand, text in conn.execute(sql, params)]
 
 
 def hand_deleted(conn: Any) -> set[str]:

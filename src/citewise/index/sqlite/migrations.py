@@ -203,9 +203,17 @@ def m008_hand_deletes(conn: Connection) -> None:
     conn.execute("ALTER TABLE index_changes ADD COLUMN by_hand INTEGER NOT NULL DEFAULT 0")
 
 
+def m009_put_hashes(conn: Connection) -> None:
+    """The text each logged write stored (``index_changes.content_hash``): its readers are
+    replayed onto that text only (:func:`citewise.index.changelog.apply_changes`). Writes
+    logged before keep none, and are replayed as before."""
+    conn.execute("ALTER TABLE index_changes ADD COLUMN content_hash TEXT")
+
+
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     m001_initial, m002_sources_and_meta, m003_index_versions, m004_tenant_scoped_vectors,
-    m005_change_log, m006_dense_changes, m007_chunk_sections, m008_hand_deletes)
+    m005_change_log, m006_dense_changes, m007_chunk_sections, m008_hand_deletes,
+    m009_put_hashes)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
