@@ -35,6 +35,7 @@ from evalset import EvalSet
 from citewise.answer.calibrate import Record, is_dev, point, roc_auc
 from citewise.answer.gate import BASE_SIGNALS, SHIPPED, VETO, evidence_signals
 from citewise.answer.salient import salient_missing, unknown_words
+from citewise.answer.word_evidence import word_lookup
 from citewise.engine import Engine
 from citewise.eval.harness import Askers, restrict_to_readable
 from citewise.eval.questions import as_questions
@@ -116,8 +117,7 @@ def records(engine: Engine, questions, personas, principal: Principal | None,
         _, who = askers(q)
         readable, _ = restrict_to_readable(engine, q, who, docs, [])
         hits = list(engine.search(q.question, who, top_k=depth).hits)
-        has_word: Callable[[str], bool] = lambda w, who=who: bool(  # noqa: E731
-            engine.store.search_sparse(w, 1, who))
+        has_word: Callable[[str], bool] = word_lookup(engine.store, who)
         base = {k: v for k, v in evidence_signals(q.question, hits).items()
                 if k in BASE_SIGNALS}
         if sentence:

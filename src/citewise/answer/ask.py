@@ -30,6 +30,7 @@ from citewise.answer.progressive import RETRY, escalate, failed, hold_declines, 
 from citewise.answer.salient import salient_missing
 from citewise.answer.small_talk import is_small_talk
 from citewise.answer.supported import declined, supported_answer
+from citewise.answer.word_evidence import word_lookup
 from citewise.errors import ConfigError, GenerationError
 from citewise.text import not_text
 from citewise.trace import (
@@ -65,8 +66,7 @@ def _gate(engine: Engine, question: str, hits: list[Hit], embedder_id: str | Non
     signal, threshold, source = choose_threshold(
         engine.settings.gate.threshold, stored.signal, stored.threshold, embedder_id)
     source = stored.source(source)
-    missing = salient_missing(question, hits, lambda word: bool(  # measured for calibration
-        store.search_sparse(word, 1, principal)))
+    missing = salient_missing(question, hits, word_lookup(store, principal))
     return decide(question, hits, signal, threshold, source, missing)
 
 
