@@ -99,3 +99,24 @@ def test_a_file_that_cannot_be_chunked_is_not_chunked_again_by_the_write(tmp_pat
     (outcome,) = report.outcomes
     assert outcome.status == "failed" and "limits.max_chunks" in outcome.error
     assert chunked == []
+
+
+def test_an_uploads_passage_limit_stops_the_chunking(tmp_path, monkeypatch) -> None:
+    """A security review's 473 KB ``.md.gz`` upload made all its 8,214 passages (82 s,
+    the server's one upload slot held) before the 413 for more than
+    ``serve.max_upload_chunks`` (2,000): the chunking stops once past the limit."""
+    import pytest
+
+    from citewise.chunk import structure
+    from citewise.errors import LimitExceededError
+
+    page = tmp_path / "many.md"
+    page.write_text("".join(f"# Part {i}\n\nParagraph {i} has words.\n\n" for i in range(300)))
+    settings = Settings.model_validate({"chunk": {"chunk_tokens": 16, "min_tokens": 0}})
+    packed = []
+    real = structure.pack_section
+    monkeypatch.setattr(structure, "pack_section", lambda *a: packed.append(1) or real(*a))
+    with Engine(tmp_path / "a.db", settings, embedder=FakeEmbedder()) as engine, \
+            pytest.raises(LimitExceededError, match="more than 5 passages"):
+        engine.prime(_item(page), max_chunks=5)
+    assert 0 < len(packed) <= 6, len(packed)

@@ -68,9 +68,20 @@ def prime(item: Pending, embedder: Embedder, settings: Settings,
         return Primed(Pending(item.label, item.doc_id, _Loaded(None, exc)), {})
     loaded = Pending(item.label, item.doc_id, _Loaded(parsed, None))
     doc_id = str(parsed.metadata.get("doc_id") or item.doc_id)
-    try:
-        chunks = chunk_document(parsed, doc_id, settings.chunk, token_counter(embedder),
-                                max_chunks=settings.limits.max_chunks)
+    upload = max_chunks is not None and max_chunks < settings.limits.max_chunks
+    try:  # an upload's limit stops the chunking (a security review's 473 KB .md.gz made
+        chunks = chunk_document(  # 8,214 passages in 82 s before its 413, the upload slot
+            parsed, doc_id, settings.chunk, token_counter(embedder),  # held meanwhile)
+            max_chunks=max_chunks if upload and max_chunks is not None
+            else settings.limits.max_chunks)
+    except LimitExceededError as exc:
+        if not upload:
+            return Primed(Pending(item.label, item.doc_id, _Loaded(None, exc)), {})
+        raise LimitExceededError(
+            f"{item.label}: more than {max_chunks} passages, more than an upload may hold "
+            f"(serve.max_upload_chunks: {max_chunks}). Fix: ingest the file on the server "
+            "(`citewise ingest FILE --groups ...`), upload it in parts, or raise "
+            "serve.max_upload_chunks in the server's --config") from None
     except Exception as exc:  # noqa: BLE001 - the write reports it, as a load's error: it
         return Primed(Pending(item.label, item.doc_id, _Loaded(None, exc)), {})  # chunked
         # again under the server's write lock (a review: 60 s, an ACL change waiting)

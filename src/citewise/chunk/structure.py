@@ -51,13 +51,15 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, settings: ChunkSettings,
     counts = count.prime([b.text for b in blocks])
     counted = [Counted(b, n) for b, n in zip(blocks, counts, strict=True)]
     sections = build_sections(counted, settings.chunk_tokens, settings.min_tokens)
-    drafts = [draft for section in sections
-              for draft in pack_section(parsed.text, section, settings.chunk_tokens,
-                                        settings.overlap_tokens, count)]
-    if len(drafts) > max_chunks:
-        raise LimitExceededError(
-            f"the document makes {len(drafts):,} chunks, over limits.max_chunks "
-            f"({max_chunks:,}); split the document or raise limits.max_chunks")
+    drafts = []
+    for section in sections:  # stops once over the limit: an upload's 2,000 passages were
+        drafts += pack_section(parsed.text, section, settings.chunk_tokens,  # known only
+                               settings.overlap_tokens, count)  # after all 8,214 were made
+        if len(drafts) > max_chunks:
+            raise LimitExceededError(
+                f"the document makes more than {max_chunks:,} chunks ({len(drafts):,} so "
+                f"far), over limits.max_chunks; split the document or raise "
+                "limits.max_chunks")
     if getattr(count_tokens, "additive", False):
         totals = [d.tokens for d in drafts]
     else:
