@@ -573,6 +573,45 @@ def test_sqlite_s_fancy_table_of_contents_is_not_text() -> None:
     assert "Run sqlite3 with a file name." in [b.text for b in blocks]
 
 
+def test_an_xhtml_pages_empty_anchors_do_not_swallow_its_code_and_tables() -> None:
+    """A new user of the Debian Reference (DocBook XHTML): an ``<a id="x"/>`` stayed open to
+    an HTML parser and wrapped what followed, so 107 of 163 code blocks and 168 of 170
+    tables were one line of prose ("Table 1.1. KeyskeyuseF10menu"), and headings took the
+    previous section's anchor. A void element (``<br/>``) stays one."""
+    from citewise.ingest.html import HtmlLoader
+
+    body = ('<body><div class="section"><div class="titlepage"><div><div><h2 class="title">'
+            '<a id="_first"/>1.1. First</h2></div></div></div><p>Run this:</p><pre class='
+            '"screen">$ date\n$ hwclock</pre><div class="table"><a id="tbl"/><p class="title">'
+            '<b>Table 1.1. Keys</b></p><div class="table-contents"><table summary="keys" '
+            'border="1"><tr><th>key</th><th>use</th></tr><tr><td>F10</td><td>menu</td></tr>'
+            '</table></div></div></div><div class="section"><div class="titlepage"><div><div>'
+            '<h2 class="title"><a id="_second"/>1.2. Second</h2></div></div></div><p>Then '
+            'more.<br/>Still more.</p></div></body>')
+    xhtml = ('<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/'
+             'xhtml"><head><title>T</title></head>' + body + '</html>')
+    blocks = HtmlLoader().load(xhtml.encode(), Path("ch01.en.html")).blocks
+    assert ("table", "tbl", "key | use\nF10 | menu") in {(b.kind, b.anchor, b.text)
+                                                          for b in blocks}
+    assert ("code", "_first") in {(b.kind, b.anchor) for b in blocks}
+    assert blocks[-1].text == "Then more. Still more." and blocks[-1].anchor == "_second"
+
+
+def test_a_docbook_note_box_laid_out_as_a_table_is_its_word_and_text() -> None:
+    """The Debian Reference's 122 note boxes are tables (an icon, the word in a ``<th>``,
+    the text below): read as rows they were "[Caution] | Caution" above the text."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><h2>Pinning</h2><div class="caution"><table border="0" '
+            'summary="Caution"><tr><td rowspan="2"><img alt="[Caution]" src="c.png"/></td>'
+            '<th align="left">Caution</th></tr><tr><td><p>Use pinning with care.</p></td>'
+            '</tr></table></div><table summary="Caution"><tr><th>Caution</th><td>x</td></tr>'
+            '</table></body></html>')
+    blocks = HtmlLoader().load(page.encode(), Path("ch02.en.html")).blocks
+    assert [b.text for b in blocks][:3] == ["Pinning", "Caution:", "Use pinning with care."]
+    assert blocks[-1].kind == "table"  # a data table that only says "Caution" stays one
+
+
 def test_a_footer_named_by_its_id_is_not_text_but_a_section_called_footer_is() -> None:
     """A new user of git's documentation: AsciiDoc's ``div#footer`` ("Last updated
     2024-05-31 00:35:55 UTC") was in 21 chunks; Apache's and Exim's hold a copyright line and

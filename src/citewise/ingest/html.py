@@ -57,6 +57,7 @@ from citewise.ingest.languages import primary_language
 from citewise.ingest.link_text import spelled_out
 from citewise.ingest.metadata import is_openable_link
 from citewise.ingest.normalize import collapse
+from citewise.ingest.xhtml import close_empty_elements
 from citewise.types import ParsedDocument
 
 STRIP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed",
@@ -84,7 +85,7 @@ class HtmlLoader:
         """Parse HTML bytes (decoded by :func:`decode_text`) into blocks; raises IngestError
         for bad bytes/no text and LimitExceededError for elements nested deeper than
         ``max_nesting``."""
-        text = drop_selects(decode_text(data, "HTML"))
+        text = close_empty_elements(drop_selects(decode_text(data, "HTML")))
         check_nesting(text, self.max_nesting, INLINE_TAGS)
         tree = LexborHTMLParser(text)
         metadata = _head_metadata(tree)

@@ -259,6 +259,13 @@ class Walker:
             self.builder.add("code", pre_text(node), anchor=self._anchor(scope))
         elif tag in ("ul", "ol"):
             self.builder.add("list", "\n".join(_list_lines(node, 0)), anchor=self._anchor(scope))
+        elif tag == "table" and (box := _admonition_box(node)) is not None:
+            for cell in own_cells(node):  # DocBook's note box: its word leads its text
+                if collapse(cell.text(deep=True)).rstrip(":").lower() == box:
+                    self._text(f"{collapse(cell.text(deep=True)).rstrip(':')}:",
+                               self._anchor(scope))
+                elif collapse(cell.text(deep=True)):  # (the icon's cell says nothing)
+                    scope = self.container(cell, scope, depth + 1, in_article)
         elif tag == "table" and is_layout_table(node):
             for cell in own_cells(node):  # a marker in one cell names the cells after it
                 scope = self.container(cell, scope, depth + 1, in_article)
@@ -309,6 +316,18 @@ class Walker:
             self.builder.add("text", collapse(caption.text(deep=True)), anchor=anchor)
         rows, header_lines = table_rows(node)
         self.builder.add("table", "\n".join(rows), anchor=anchor, header_lines=header_lines)
+
+
+def _admonition_box(table: LexborNode) -> str | None:
+    """The word of the note box ``table`` lays out, or None: DocBook's HTML puts each note,
+    tip or caution in a table (``<div class="caution"><table summary="Caution">``, an icon
+    whose ``alt`` is "[Caution]", the word in a ``<th>``, the text below). Read as a table,
+    the Debian Reference's 122 boxes were "[Caution] | Caution" rows above their text."""
+    parent = table.parent
+    classes = set(((parent.attrs.get("class") if parent is not None else None)
+                   or "").lower().split())
+    summary = (table.attrs.get("summary") or "").strip().lower()
+    return summary if summary in ADMONITIONS and summary in classes else None
 
 
 def _is_admonition_title(node: LexborNode) -> bool:
