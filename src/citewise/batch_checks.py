@@ -21,6 +21,7 @@ from citewise.ingest.metadata import MAX_FRONT_MATTER_CHARS, split_front_matter
 from citewise.ingest.ownership import file_of
 from citewise.ingest.registry import GZIP_SUFFIX, format_of, inner_path
 from citewise.ingest.sidecar import SidecarMatch
+from citewise.ingest.walk import excluded
 from citewise.protocols import Store
 from citewise.sources import FileBatch, FileLoad
 from citewise.text import first_few
@@ -138,26 +139,41 @@ def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> l
                    if others else [])
 
 
-def gone(store: Store, paths: Sequence[str | Path], prune: bool) -> tuple[list[str], list[str]]:
+def gone(store: Store, paths: Sequence[str | Path], prune: bool,
+         exclude: Sequence[str] = ()) -> tuple[list[str], list[str]]:
     """``(doc ids, warning lines)``: the documents read from a file under a folder this
-    ingest walked that is no longer there, deleted under ``prune`` (and indexed again if the
-    file comes back). An operator's trial: a page moved out of the folder, or renamed, was
-    still answered from after the re-ingest ("0 new … 255 unchanged"), its link a missing
-    file, and nothing said so."""
+    ingest walked that is no longer there, or that its ``exclude`` globs leave out now,
+    deleted under ``prune`` (and indexed again if the file comes back). An operator's trial:
+    a page moved out of the folder, or renamed, was still answered from after the re-ingest
+    ("0 new … 255 unchanged"), its link a missing file, and nothing said so; a new user who
+    found the Debian Reference's PDF and text copies indexed beside its pages (restricted
+    chapters readable through them) re-ran the ingest with ``--exclude '*.pdf' --prune``
+    and both copies stayed, readable, with no word."""
     roots = [str(Path(p).resolve()) + os.sep for p in paths if Path(p).is_dir()]
     if not roots:
         return [], []
     ids = [doc.doc_id for doc in store.list_documents()
-           if (home := file_of(doc)) and any(home.startswith(r) for r in roots)
-           and not Path(home).exists()]
+           if (home := file_of(doc)) and (root := next((r for r in roots
+                                                        if home.startswith(r)), None))
+           and (not Path(home).exists() or _excluded(home[len(root):], exclude))]
     if not ids:
         return [], []
     shown = first_few(ids, more=", …")
     if prune:
         store.delete(ids)
         return ids, [f"deleted {len(ids)} document(s) whose files are no longer in the "
-                     f"folder ({shown}): --prune"]
+                     f"folder or are --exclude'd ({shown}): --prune"]
     delete = " ".join(shlex.quote(d) for d in ids[:3])
-    return ids, [f"{len(ids)} document(s) read from files no longer in the folder are still "
-                 f"indexed and answered from ({shown}). Fix: ingest the folder again with "
-                 f"--prune to delete them, or `citewise delete {delete} {INDEX_OPTION}`"]
+    return ids, [f"{len(ids)} document(s) read from files no longer in the folder, or "
+                 f"--exclude'd now, are still indexed and answered from ({shown}). Fix: "
+                 f"ingest the folder again with --prune to delete them, or `citewise delete "
+                 f"{delete} {INDEX_OPTION}`"]
+
+
+def _excluded(rel: str, exclude: Sequence[str]) -> bool:
+    """Whether a file at ``rel`` (under a walked folder) or a folder on its way matches a
+    glob of ``exclude`` (:func:`citewise.ingest.walk.excluded`)."""
+    if not exclude:
+        return False
+    parts = Path(rel).parts
+    return any(excluded("/".join(parts[:n]), exclude) for n in range(1, len(parts) + 1))

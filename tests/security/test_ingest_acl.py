@@ -894,7 +894,8 @@ def test_a_page_gone_from_its_folder_is_named_and_pruned(tmp_path: Path, db: str
     ingest(db, str(root), "--groups", "staff")
     (root / "salary.md").rename(tmp_path / "salary.md")
     out = ingest(db, str(root), "--groups", "staff")
-    assert "1 document(s) read from files no longer in the folder are still indexed" in out
+    assert "1 document(s) read from files no longer in the folder, or --exclude'd now, are " \
+        "still indexed" in out
     assert "--prune" in out and "`citewise delete salary.md --db " in out  # this index
     code, out = cli("ingest", str(root), "--groups", "staff", "--json", "--no-progress",
                     "--db", db)
@@ -906,6 +907,22 @@ def test_a_page_gone_from_its_folder_is_named_and_pruned(tmp_path: Path, db: str
     assert "zqsecretsalary" not in out
     (tmp_path / "salary.md").rename(root / "salary.md")
     assert "1 new" in ingest(db, str(root), "--groups", "staff")  # no hand delete to undo
+
+
+def test_a_file_excluded_now_is_named_and_pruned(tmp_path: Path, db: str) -> None:
+    """A new user found the Debian Reference's PDF and text copies indexed beside its pages
+    (its restricted chapters readable through them), re-ran the ingest with ``--exclude
+    '*.pdf' --prune``: both copies stayed indexed and readable, and nothing said so."""
+    root = docs_with(tmp_path, {"salary.md": SALARY, "travel.md": "# Travel\n\nBook early.\n",
+                                "old/notes.md": "# Notes\n\nzqoldnotes here.\n"})
+    ingest(db, str(root), "--groups", "staff")
+    out = ingest(db, str(root), "--groups", "staff", "--exclude", "salary.md")
+    assert "1 document(s) read from files no longer in the folder, or --exclude'd now" in out
+    out = ingest(db, str(root), "--groups", "staff", "--exclude", "salary.md", "--exclude",
+                 "old", "--prune")
+    assert "deleted 2 document(s) whose files are no longer in the folder or are " \
+        "--exclude'd" in out, out
+    assert set(acl_of(db)) == {"travel.md"}
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
