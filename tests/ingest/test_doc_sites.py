@@ -612,6 +612,18 @@ def test_a_docbook_note_box_laid_out_as_a_table_is_its_word_and_text() -> None:
     assert blocks[-1].kind == "table"  # a data table that only says "Caution" stays one
 
 
+def test_docbooks_list_of_tables_is_not_text() -> None:
+    """The Debian Reference's index page lists its 300 tables' titles, each a link into a
+    chapter: a new user's first hit for questions about tables."""
+    from citewise.ingest.html import HtmlLoader
+
+    page = ('<html><body><h1>Debian Reference</h1><p>Welcome.</p><div class="list-of-tables">'
+            '<p><b>List of Tables</b></p><dl><dt>1.1. <a href="ch01.en.html#t1">List of '
+            'interesting text-mode program packages</a></dt></dl></div></body></html>')
+    text = HtmlLoader().load(page.encode(), Path("index.en.html")).text
+    assert "Welcome." in text and "List of Tables" not in text and "interesting" not in text
+
+
 def test_a_footer_named_by_its_id_is_not_text_but_a_section_called_footer_is() -> None:
     """A new user of git's documentation: AsciiDoc's ``div#footer`` ("Last updated
     2024-05-31 00:35:55 UTC") was in 21 chunks; Apache's and Exim's hold a copyright line and
