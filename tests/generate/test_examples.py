@@ -221,6 +221,22 @@ def test_a_sentence_stopping_on_then_run_is_finished_by_its_command() -> None:
     assert "--verbose" not in text, text
 
 
+def test_a_sentence_opening_or_ending_on_the_following_brings_its_command() -> None:
+    """The Debian Reference: "The following reconfigure the timezone used by the Debian
+    system." above ``# dpkg-reconfigure tzdata`` was quoted alone; "the following section
+    explains" points at no example."""
+    tz = ("The following reconfigure the timezone used by the Debian system.\n\n"
+          "# dpkg-reconfigure tzdata")
+    text, passages = _answer("how do I set the timezone", tz)
+    assert text.endswith("```\n# dpkg-reconfigure tzdata\n```"), text
+    assert enforce(text, passages).removed == ()
+    iso = ("You can mount an ISO image by the following.\n\n# mount -o loop image.iso /mnt")
+    assert "mount -o loop" in _answer("how do I mount an iso image", iso)[0]
+    vgdb = ("--vgdb=<no|yes|full> [default: yes]\n\nThe following section explains the vgdb "
+            "modes.\n\n--vgdb-prefix=<prefix>")
+    assert "--vgdb-prefix" not in _answer("what does --vgdb do?", vgdb)[0]
+
+
 def test_a_sentence_ending_on_a_colon_brings_the_short_list_it_leads_into():
     """The Rustonomicon's "Which obey the following rules:" was quoted without its list,
     removed as an incomplete sentence, and "what are the rules for aliasing?" declined."""

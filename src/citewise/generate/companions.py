@@ -16,7 +16,7 @@ from citewise.cite.enforce import points_elsewhere
 from citewise.cite.leaning import LEAD_IN, names_back
 from citewise.cite.terms import is_entry_name
 from citewise.generate.entries import is_term_line
-from citewise.generate.examples import leads_in, unfinished
+from citewise.generate.examples import leads_in, points_ahead, unfinished
 
 if TYPE_CHECKING:
     from citewise.generate.extractive import ScoredSentence
@@ -204,7 +204,7 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
     sentence leads into it (ends on a colon or an ellipsis: "You can install SOCKS support
     using pip:" is quoted with ``$ pip install httpx[socks]``; or stops on a word wanting
     it, "then run", :func:`~citewise.generate.examples.unfinished`; or says "the following
-    invocation…", :data:`_POINTS_AHEAD`) or the example has several
+    invocation…", :func:`~citewise.generate.examples.points_ahead`) or the example has several
     lines and a word of the question. Not a one-line block after a full stop: in an option
     reference that is the next option's synopsis (``--vgdb-prefix=<prefix>``), not an
     example of this one. (A code block chosen for its own words comes with the sentence
@@ -219,7 +219,7 @@ def with_examples(chosen: Sequence[ScoredSentence], scored: Sequence[ScoredSente
         after = next((t for t in scored[s.order + 1:] if t.part != s.part), None)
         if after is not None and after.code and after.sid == s.sid and not s.code \
                 and after.part == s.part + 1 and after.order not in picked and shown < limit \
-                and (leads_in(s.text) or unfinished(s.text) or _POINTS_AHEAD.search(s.text)
+                and (leads_in(s.text) or unfinished(s.text) or points_ahead(s.text)
                      or (after.score > 0 and "\n" in after.text)):
             out.append(after)
             picked.add(after.order)
@@ -281,14 +281,6 @@ def list_after(lead: ScoredSentence, scored: Sequence[ScoredSentence]) -> list[S
         return []
     return items
 
-
-_POINTS_AHEAD = re.compile(
-    r"\bthe following (?:[\w-]+ ){0,2}?(?:invocation|command|example|code|call|snippet|"
-    r"line|program|session|statement|script|configuration|query)s?\b|\bas follows\W*$",
-    re.IGNORECASE)
-"""A sentence naming the code that comes next though it ends on a full stop: libtasn1's
-"…the following invocation will decode the DER data." was quoted without its command. Not
-"the following section explains…": the next option's synopsis is no example (a review)."""
 
 
 def _is_title(text: str) -> bool:

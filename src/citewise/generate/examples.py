@@ -158,6 +158,10 @@ def _led_line(part: str, headings: set[str]) -> bool:
         and not _SENTENCE_END.search(lines[0].rstrip()) and not _has_fence(part)
 
 
+def _leads_to(text: str) -> bool:
+    return leads_in(text) or points_ahead(text) or unfinished(text)
+
+
 def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
     """The passage's blocks as ``(text, is code)``, in order; consecutive code blocks (one
     example with blank lines inside) are one, cut to :data:`MAX_LINES`. In a chunk the
@@ -175,7 +179,7 @@ def blocks(passage: ContextPassage) -> list[tuple[str, bool]]:
         code = is_code(part) or (in_code and bool(part.strip()) and not reads_as_prose(part)
                                  and part.strip() not in headings and not leads_in(part)
                                  and not _has_fence(part)) or \
-            bool(out) and not out[-1][1] and leads_in(out[-1][0]) and _led_line(part, headings)
+            bool(out) and not out[-1][1] and _leads_to(out[-1][0]) and _led_line(part, headings)
         text = part.strip("\n") if code else part
         if code and out and out[-1][1] and not _another_example(out[-1][0], text):
             out[-1] = (out[-1][0] + "\n\n" + text, True)
@@ -271,6 +275,25 @@ def unfinished(text: str) -> bool:
     --amend``, and its pages "The command" above one (a new user was quoted "then run [2]."
     without the command). The block after it finishes it."""
     return _UNFINISHED.search(text) is not None
+
+
+_POINTS_AHEAD = re.compile(
+    r"\bthe following (?:[\w-]+ ){0,2}?(?:invocation|command|example|code|call|snippet|"
+    r"line|program|session|statement|script|configuration|query)s?\b|\bas follows\W*$"
+    r"|^the following\b(?! (?:section|chapter|table|list|page)s?\b)"
+    r"|\b(?:as|by|with|are|is|use|run) the followings?\W*$|\bfollowings\W*$",
+    re.IGNORECASE)
+"""A sentence naming the code that comes next though it ends on a full stop: libtasn1's
+"…the following invocation will decode the DER data." was quoted without its command. Not
+"the following section explains…": the next option's synopsis is no example (a review). The
+Debian Reference writes "The following reconfigure the timezone used by the Debian system."
+above ``# dpkg-reconfigure tzdata``, and "… by the following." above its commands: a new user
+was quoted the sentence alone."""
+
+
+def points_ahead(text: str) -> bool:
+    """A sentence naming what comes next though it ends on a full stop (:data:`_POINTS_AHEAD`)."""
+    return _POINTS_AHEAD.search(text) is not None
 
 
 def statement_lines(code: str) -> list[tuple[int, int]]:
