@@ -693,6 +693,21 @@ def test_the_next_entrys_default_is_not_the_asked_ones() -> None:
     assert "The default value is 50 [S1]." in other and "6700" not in other, other
 
 
+def test_an_entrys_grammar_does_not_bring_the_entry_befores_last_sentence() -> None:
+    """A new user of the BIND manual: "what does minimal-responses do" was answered "The
+    default is yes [1]." first, message-compression's last sentence, before the
+    ``minimal-responses`` / ``Grammar: …`` block it was taken as leading into."""
+    bind = ("If yes, DNS name compression is used in responses. The default is yes.\n\n"
+            "minimal-responses\nGrammar: minimal-responses ( no-auth | <boolean> );\n\n"
+            "Blocks: options, view\n\nControls whether the server only adds records to the "
+            "authority and additional data sections when they are required.")
+    text = _answer("what does minimal-responses do", bind).text
+    assert "The default is yes" not in text and "Controls whether the server" in text, text
+    lead = ("Fetch a page like this:\n\nhttpx.get('https://example.org')")
+    assert _answer("how do I fetch a page with httpx.get", lead).text.startswith(
+        "Fetch a page like this [S1]:"), _answer("how do I fetch a page", lead).text
+
+
 def test_a_short_command_after_a_sentence_leading_into_it_is_quoted_with_it() -> None:
     """A new user of Vim's help: ":syntax clear" has no code mark, so "… you might want to
     disable syntax highlighting for a moment:" was quoted without it, then removed as an

@@ -54,11 +54,24 @@ def antecedent(s: ScoredSentence, scored: Sequence[ScoredSentence]) -> ScoredSen
     if s.code and before is not None and before.sid == s.sid and not before.code and \
             points_elsewhere(before.text):
         before = _paragraph_opening(before, scored)
+    if before is not None and before.sid == s.sid and s.code and _opens_entry(s.text) and \
+            not (leads_in(before.text) or points_ahead(before.text)
+                 or unfinished(before.text)):
+        return None  # the last sentence of the entry before (module docstring of entries)
     if before is not None and before.sid == s.sid and (
             ((s.code or _leans_back(s.text)) and not before.code and not _is_title(before.text))
             or (before.code and not s.code and s.text[:1].islower())):
         return before  # a sentence going on from an example ("prints two lines of
     return None  # context…" after grep -C 2 'hello') comes with it
+
+
+def _opens_entry(code: str) -> bool:
+    """Whether a code block opens with a term line (BIND's "minimal-responses" over its
+    "Grammar: …"): the sentence before it ends the previous entry. A new user of the BIND
+    manual asked "what does minimal-responses do" and was answered "The default is yes [1]."
+    first, message-compression's default, linked to minimal-responses' entry."""
+    first = code.strip().split("\n", 1)[0]
+    return is_term_line(first) and "(" not in first and "=" not in first
 
 
 def _paragraph_opening(s: ScoredSentence,
