@@ -16,6 +16,16 @@ def test_a_base_url_link_percent_encodes_the_files_path(tmp_path):
     assert link_for(None, page, "python 2 sunset.rst").endswith("/python%202%20sunset.rst")
 
 
+def test_a_gzipped_page_links_as_the_page_it_is_published_as(tmp_path):
+    """Debian gzips large pages (BIND's ``changelog.html.gz``): a new user's 23 citations of
+    ``https://bind9.readthedocs.io/…/changelog.html.gz`` were 404s; the site publishes
+    ``changelog.html``. Other gzipped files are downloads and keep their name."""
+    page = tmp_path / "changelog.html.gz"
+    assert link_for("https://d.example/doc/", page, "changelog.html.gz") == \
+        "https://d.example/doc/changelog.html"
+    assert link_for("https://d.example/", page, "NEWS.txt.gz") == "https://d.example/NEWS.txt.gz"
+
+
 def test_a_section_anchor_is_not_added_to_a_link_with_a_fragment_already():
     """A new user's hash-routed site (``--base-url 'https://undici.nodejs.org/#/{path}'``):
     citations read ``…/#/docs/api/ProxyAgent.md#example``, two fragments, which open no

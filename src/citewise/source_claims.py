@@ -115,8 +115,9 @@ def _base_url(link: str, holder: str, doc_id: str, prefix: str | None) -> str | 
     ``'…/reference/{stem}.html'``, and every KMS page's link lost its ``kms/``)."""
     if prefix is None or not link.startswith(("http://", "https://")):
         return None
-    if link.endswith("/" + doc_id):
-        return link[:-len(doc_id)]
+    for published in (doc_id, doc_id.removesuffix(".gz")):  # (a gzipped page links as
+        if link.endswith("/" + published):  # the page: :func:`citewise.sources.link_for`)
+            return link[:-len(published)]
     name = holder.rsplit("/", 1)[-1]
     stem = quote(holder.rsplit(".", 1)[0] if "." in name else holder)
     if link.count(stem) != 1:

@@ -90,7 +90,9 @@ def link_for(base_url: str | None, path: Path, rel: str) -> str:
         plain = inner_path(Path(rel)).as_posix()  # "guide.md.gz" links as "guide"
         stem = plain.rsplit(".", 1)[0] if "." in plain.rsplit("/", 1)[-1] else plain
         return base_url.replace("{path}", quote(rel)).replace("{stem}", quote(stem))
-    return f"{base_url.rstrip('/')}/{quote(rel)}"
+    if inner_path(Path(rel)).suffix.lower() in (".html", ".htm"):  # a page Debian gzipped
+        rel = inner_path(Path(rel)).as_posix()  # is published as a page: a new user's 23
+    return f"{base_url.rstrip('/')}/{quote(rel)}"  # links to BIND's changelog.html.gz 404'd
 
 
 def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
