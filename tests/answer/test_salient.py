@@ -241,3 +241,16 @@ def test_an_options_value_is_the_users_not_a_name_to_look_for() -> None:
     """The review of this stop: a rule requiring ``--backup=git``'s value in the passages
     declined "what does docker run --name=web do?", the value being the user's choice."""
     assert salient_terms("what does docker run --name=web do?") == ["--name"]
+
+
+def test_a_hyphenated_name_asked_of_as_an_option_must_be_in_the_passages() -> None:
+    """A new user of the BIND manual asked "what does max-cache-entries do" (BIND has
+    max-cache-size) and was answered from its neighbours; a user's own compound is no
+    name."""
+    hits = [make_hit("max-cache-size\nThe maximum amount of memory to use for the "
+                     "server's cache. The default is 90%.", 1)]
+    assert missing_terms("What does max-cache-entries do?", hits) == ["max-cache-entries"]
+    assert missing_terms("what's the default for prefetch-aggressive", hits) == [
+        "prefetch-aggressive"]
+    assert missing_terms("how do I set the max-cache-size option", hits) == []
+    assert missing_terms("give me a step-by-step guide to the server's cache", hits) == []
