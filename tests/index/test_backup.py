@@ -325,3 +325,34 @@ def test_a_link_in_the_path_is_resolved_once_and_written_through(home: Path, tmp
     copied = backup(str(home), str(link / "copy.db"))
     assert os.listdir(other) == []
     assert "copy.db" in os.listdir(safe) and copied[0].path.startswith(str(safe))
+
+
+def test_a_tampered_backup_is_not_restored(home: Path, tmp_path: Path) -> None:
+    """A security review restored a backup whose triggers re-added a group after every ACL
+    change and ignored every delete (both reported done), and one whose ``.v2`` was a
+    symlink to another index (its text searchable in the restored index)."""
+    import sqlite3
+
+    bk = tmp_path / "bk" / "bk.db"
+    bk.parent.mkdir(mode=0o700)
+    backup(str(home), str(bk))
+    conn = sqlite3.connect(bk)
+    conn.execute("CREATE TRIGGER keep_docs BEFORE DELETE ON documents BEGIN "
+                 "SELECT RAISE(IGNORE); END")
+    conn.commit()
+    conn.close()
+    restored = tmp_path / "r1"
+    restored.mkdir(mode=0o700)
+    with pytest.raises(ConfigError, match="trigger keep_docs"):
+        backup(str(bk), str(restored / "idx.db"))
+    assert not any(restored.iterdir())  # nothing left behind
+    conn = sqlite3.connect(bk)
+    conn.execute("DROP TRIGGER keep_docs")
+    conn.commit()
+    conn.close()
+    other = tmp_path / "other.db"
+    os.replace(f"{bk}.v2", other)
+    os.symlink(other, f"{bk}.v2")
+    with pytest.raises(ConfigError, match="is a symlink"):
+        backup(str(bk), str(restored / "idx.db"))
+    assert not any(restored.iterdir())

@@ -187,7 +187,16 @@ def _refuse_existing(target: str, numbers: list[int]) -> None:
 
 
 def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
-    """``path`` copied to a new owner-only file ``to`` in one backup step."""
+    """``path`` copied to a new owner-only file ``to`` in one backup step. A version file
+    that is a symlink, or a file holding triggers or views (citewise makes none), is refused:
+    a security review restored a tampered backup whose ``BACKUP.db.v2`` linked to an index
+    its writer could not read (its text then searchable in the restored index), and one
+    whose triggers re-added a group after every ACL change and ignored every delete (both
+    reported done)."""
+    if number != 1 and os.path.islink(path):
+        raise ConfigError(f"{path} is a symlink; an index's version files are its own. "
+                          "Fix: copy the file itself there, or restore from a backup "
+                          "`citewise backup` made")
     create_private(to, exclusive=True)
     src = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, timeout=5.0)
     try:
@@ -195,10 +204,17 @@ def _copy(path: str, to: str, number: int, state: str) -> CopiedVersion:
         try:
             src.backup(dst, pages=-1)
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            foreign = dst.execute("SELECT type, name FROM sqlite_master "
+                                  "WHERE type IN ('trigger', 'view')").fetchall()
         finally:
             dst.close()
     finally:
         src.close()
+    if foreign:
+        shown = ", ".join(f"{kind} {name}" for kind, name in foreign[:3])
+        raise ConfigError(f"{path} holds schema objects citewise does not make ({shown}): "
+                          "it was changed outside citewise, and is not copied. Fix: restore "
+                          "from a backup `citewise backup` made and nothing changed since")
     return CopiedVersion(number, state, to, os.path.getsize(to))
 
 
