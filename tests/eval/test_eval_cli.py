@@ -115,3 +115,34 @@ def test_sweep_prints_the_table(corpus, questions, tmp_path):
     data = json.loads(invoke("eval", "sweep", "--questions", qpath, "--corpus", corpus,
                              "--groups", "staff", "--vary", "mode=bm25", "--json").output)
     assert data[0]["variant"] == {"retrieve.mode": "bm25"} and data[0]["hit@5"] == 1.0
+
+
+def test_hostile_files_are_one_line_errors_and_no_output_goes_through_a_link(tmp_path):
+    """A security review: ``eval compare``, ``eval squad`` and ``ask --history`` of a file
+    nested 50,000 deep, holding a 5,000-digit number or a 0xff byte were tracebacks; ``eval
+    squad --out`` wrote its questions through a planted symlink."""
+    deep, big, bad = tmp_path / "deep.json", tmp_path / "big.json", tmp_path / "bad.json"
+    deep.write_text("[" * 50_000 + "]" * 50_000)
+    big.write_text('{"data": ' + "9" * 5_000 + "}")
+    bad.write_bytes(b"\xff\xfe[1]")
+    for path in (deep, big, bad):
+        for args in (("eval", "compare", path, path), ("eval", "squad", path, "--out",
+                                                       tmp_path / "o")):
+            out = invoke(*args, code=1).output
+            assert out.startswith("Error: ") and "Traceback" not in out, out
+        from citewise.answer.rewrite import read_history
+        from citewise.errors import ConfigError
+
+        with pytest.raises(ConfigError, match="not JSON or JSONL"):
+            read_history(path)
+    sq = tmp_path / "sq"
+    sq.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (sq / "questions.jsonl").symlink_to(victim)
+    squad = tmp_path / "one.json"
+    squad.write_text(json.dumps({"data": [{"title": "T", "paragraphs": [{
+        "context": "Paris is the capital.", "qas": [{"id": "q1", "question": "Capital?",
+                                                     "answers": [{"text": "Paris"}]}]}]}]}))
+    assert "symbolic link" in invoke("eval", "squad", squad, "--out", sq, code=1).output
+    assert victim.read_text() == "precious"

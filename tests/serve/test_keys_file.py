@@ -57,6 +57,15 @@ def test_a_keys_file_too_deep_or_a_folder_refuses_every_key_in_one_line(tmp_path
     assert served.lookup(key) is None and "not a citewise keys file" in served.problem
 
 
+def test_a_keys_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """A security review: an editor that saves UTF-8 with a BOM made a running server refuse
+    every key, and the fix it named (recreate the file) threw every key away."""
+    path = tmp_path / "keys.json"
+    key = KeyFile.load(path, must_exist=False).add("sam", "acme", ["staff"], "reader")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert KeyFile.load(path).lookup(key) is not None
+
+
 def test_a_good_file_put_back_with_its_old_stamp_is_read_again(tmp_path):
     """An operator's typo refused every key (as documented); `cp -p keys.json.bak
     keys.json` put back the last good file's stamp (cp writes into the same inode, and

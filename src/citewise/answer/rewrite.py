@@ -65,14 +65,31 @@ def turns_from(data: Any) -> list[Turn]:
     return [Turn(str(t["question"]), str(t.get("answer") or "")) for t in data]
 
 
+MAX_HISTORY_BYTES = 1 << 20
+"""The largest history file read: six turns are used (:data:`MAX_TURNS`)."""
+
+
+def _history_text(path: str | Path) -> str:
+    try:
+        with Path(path).open("rb") as fh:
+            raw = fh.read(MAX_HISTORY_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}. Fix: check the path") from None
+    if len(raw) > MAX_HISTORY_BYTES:
+        raise ConfigError(f"{path}: over {MAX_HISTORY_BYTES:,} bytes. Fix: keep the last "
+                          f"{MAX_TURNS} turns (only those are used)")
+    return raw.decode("utf-8")  # a UnicodeDecodeError is a ValueError: reported below
+
+
 def read_history(path: str | Path) -> list[Turn]:
     """A history file: a JSON list, or JSONL with one turn per line."""
-    text = Path(path).read_text(encoding="utf-8").strip()
     try:
+        text = _history_text(path).strip()
         data = json.loads(text) if text.startswith("[") else \
             [json.loads(line) for line in text.splitlines() if line.strip()]
-    except ValueError as exc:  # a 5,000-digit number too (not a JSONDecodeError)
-        raise ConfigError(f"{path}: not JSON or JSONL ({json_problem(exc)}). Fix: write the "
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, bad UTF-8, deep "["
+        why = "nested too deeply" if isinstance(exc, RecursionError) else json_problem(exc)
+        raise ConfigError(f"{path}: not JSON or JSONL ({why}). Fix: write the "
                           "earlier turns as [{\"question\": ..., \"answer\": ...}]") from None
     return turns_from(data)
 

@@ -241,7 +241,11 @@ def load_questions(path: str | Path) -> list[Question]:
 
 
 def write_questions(path: str | Path, questions: Iterable[Question]) -> None:
-    with Path(path).open("w", encoding="utf-8") as fh:
+    """Write ``questions`` as JSONL, never through a symlink (:func:`~citewise.private.
+    open_private`: a review's planted ``questions.jsonl`` link had its target overwritten)."""
+    from citewise.private import open_private
+
+    with open_private(path) as fh:
         for q in questions:
             fh.write(json.dumps(q.as_dict(), ensure_ascii=False) + "\n")
 

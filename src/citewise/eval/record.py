@@ -14,6 +14,7 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.eval.questions import Piece, Question, parse_question
 from citewise.private import write_private_text
+from citewise.text import json_problem
 
 RUN_FORMAT = 1
 
@@ -102,8 +103,10 @@ class EvalRun:
     def from_json(cls, text: str, where: str = "run.json") -> EvalRun:
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON ({exc.msg}, line {exc.lineno}). "
+        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 50,000 "["
+            why = "nested too deeply" if isinstance(exc, RecursionError) else \
+                json_problem(exc)
+            raise ConfigError(f"{where}: not valid JSON ({why}). "
                               "Fix: pass a run.json written by `citewise eval run`") from None
         if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
             raise ConfigError(f"{where}: not a citewise eval run (format {RUN_FORMAT}). "
@@ -125,6 +128,9 @@ class EvalRun:
         except OSError as exc:
             raise ConfigError(f"cannot read {path}: {exc.strerror}. Fix: check the path") \
                 from None
+        except UnicodeDecodeError:  # a security review's 0xff byte: a traceback
+            raise ConfigError(f"{path}: not UTF-8 text. Fix: pass a run.json written by "
+                              "`citewise eval run`") from None
         return cls.from_json(text, path.name)
 
     def doc_runs(self) -> dict[str, list[tuple[str, float]]]:

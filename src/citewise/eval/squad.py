@@ -18,6 +18,8 @@ from typing import Any
 from citewise.errors import ConfigError
 from citewise.eval.questions import Piece, Place, Question, write_questions
 from citewise.ingest.slug import slugify
+from citewise.private import write_private_text
+from citewise.text import json_problem
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,10 @@ def _load(path: Path) -> list[dict[str, Any]]:
         return articles
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}. Fix: check the path") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a SQuAD 2.0 file ({exc}). "
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:  # bad UTF-8, a
+        why = "nested too deeply" if isinstance(exc, RecursionError) else (  # 5,000-digit
+            json_problem(exc) if isinstance(exc, ValueError) else str(exc))  # number too
+        raise ConfigError(f"{path}: not a SQuAD 2.0 file ({why[:160]}). "
                           "Fix: pass a dev-v2.0.json-style file with a \"data\" list") from None
 
 
@@ -68,7 +72,7 @@ def convert_squad(source: str | Path, out_dir: str | Path) -> SquadConversion:
         (docs_dir / slug).mkdir(parents=True, exist_ok=True)
         for i, para in enumerate(article.get("paragraphs") or ()):
             name = f"p{i:03d}.txt"
-            (docs_dir / slug / name).write_text(para["context"].strip() + "\n", encoding="utf-8")
+            write_private_text(docs_dir / slug / name, para["context"].strip() + "\n")
             documents += 1
             questions += [_question(qa, f"{slug}/{name}", slug) for qa in para.get("qas") or ()]
     if not questions:

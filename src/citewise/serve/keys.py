@@ -103,7 +103,7 @@ class KeyFile:
                                   f"add NAME --keys {p} --groups GROUPS`")
             return cls(p)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json.loads(p.read_text(encoding="utf-8-sig"))  # an editor's BOM: fine
             entries = [_entry(e) for e in data.get("keys", [])]
             retired = [str(name) for name in data.get("retired", [])]
         except (ValueError, TypeError, AttributeError, KeyError, RecursionError,
