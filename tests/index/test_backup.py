@@ -356,3 +356,18 @@ def test_a_tampered_backup_is_not_restored(home: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="is a symlink"):
         backup(str(bk), str(restored / "idx.db"))
     assert not any(restored.iterdir())
+
+
+def test_a_backup_whose_lock_cannot_be_written_is_one_line(home: Path, tmp_path: Path,
+                                                           monkeypatch) -> None:
+    """A security review restored from a read-only snapshot: taking the backup's write lock
+    was an ``OSError`` traceback."""
+    import errno
+
+    def read_only(self, timeout=None):  # noqa: ANN001, ANN202
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(SQLiteCatalog, "gate", read_only)
+    with pytest.raises(ConfigError, match="copy the backup's files"):
+        backup(str(home), str(tmp_path / "copy.db"))
+    assert not (tmp_path / "copy.db").exists()

@@ -30,7 +30,7 @@ import shutil
 import stat
 import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +76,7 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
     staging = tempfile.mkdtemp(prefix=".citewise-backup-", dir=folder)  # 0700, ours
     try:
         staged = os.path.join(staging, os.path.basename(target))
-        with SQLiteCatalog(source) as catalog, catalog.gate(timeout):
+        with SQLiteCatalog(source) as catalog, _gate(catalog, source, timeout):
             every = catalog.versions()
             rows = [(v.number, v.state) for v in every if v.state != "shadow"]
             rows = rows or [(live_version(source)[1], "live")]  # an index made before versions
@@ -90,6 +90,24 @@ def backup(home: str, dest: str, *, timeout: float = gate.TIMEOUT_S) -> list[Cop
         shutil.rmtree(staging, ignore_errors=True)
     return [CopiedVersion(c.number, c.state, version_path(target, c.number), c.size)
             for c in copied]
+
+
+@contextlib.contextmanager
+def _gate(catalog: SQLiteCatalog, source: str, timeout: float) -> Iterator[None]:
+    """The source's write gate; a one-line error where its lock file cannot be written (a
+    security review's restore from a read-only snapshot was an ``OSError`` traceback)."""
+    try:
+        held = catalog.gate(timeout)
+        held.__enter__()
+    except OSError as exc:
+        raise ConfigError(f"cannot take the write lock of {source} ({exc.strerror}): its "
+                          "folder is read-only or not yours. Fix: copy the backup's files "
+                          f"({os.path.basename(source)}*) to a folder you may write, and "
+                          "restore from that copy") from None
+    try:
+        yield
+    finally:
+        held.__exit__(None, None, None)
 
 
 def _refuse_open_folder(folder: str) -> None:
