@@ -982,6 +982,16 @@ def test_numbered_sections_numbered_once_stay_headings_beside_underlined_ones(tm
         "1 Installation", "1.1 Requirements", "1.1.1 Compilers on Solaris", "2 Configuration"]
 
 
+def test_numbered_sections_set_with_a_no_break_space_are_headings(tmp_path):
+    """The Debian Reference's text edition writes "9.5.5.\u00a0System and hardware time":
+    a new user's index of it had no heading at all (every citation the whole book's)."""
+    text = ("9. System tips\n\nTips.\n\n9.5.\u00a0Hardware\n\nAbout it.\n\n"
+            "9.5.5.\u00a0System and hardware time\n\nSet the clock with date.\n")
+    parsed = load_file(_write(tmp_path, "book.txt", text.encode()))
+    assert _headings(parsed) == ["9 System tips", "9.5 Hardware",
+                                 "9.5.5 System and hardware time"]
+
+
 def test_a_paragraph_with_one_column_before_an_option_list_stays_prose(tmp_path):
     """The review of this stop: libjpeg's usage.txt paragraph "If the JPEG image was
     compressed using a quality level of 85…" ran into the next option with one aligned

@@ -332,9 +332,11 @@ def _indent(line: str) -> int:
 
 
 _PARAGRAPHS = re.compile(r"\n[^\S\n]*\n(?:[^\S\n]*\n)*")  # a paragraph keeps its indent
-_SECTION = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,4})\.?[ \t]{1,4}([^\W\d_][^\n]{0,78}[^.:;,\n])")
+_SECTION = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,4})\.?[ \t\u00a0]{1,4}"
+                      r"([^\W\d_][^\n]{0,78}[^.:;,\n])")
 """A numbered section heading alone on its line ("1.  Introduction", "3.5.1.  ISO 8859-1
-(latin1) manual pages"), as groff's ``-ms`` and many text manuals write them."""
+(latin1) manual pages"), as groff's ``-ms`` and many text manuals write them; the Debian
+Reference's text edition sets a no-break space after the number."""
 _COLUMNS = re.compile(r"\S[ \t]{3,}\S")
 
 
