@@ -9,14 +9,14 @@ from __future__ import annotations
 import gzip
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from citewise.errors import ConfigError, IngestError
 from citewise.indexing import IngestReport
 from citewise.ingest.content import decode_text
 from citewise.ingest.hand_readers import INDEX_OPTION
-from citewise.ingest.ids import common_parent
+from citewise.ingest.ids import common_parent, id_prefixes
 from citewise.ingest.metadata import MAX_FRONT_MATTER_CHARS, split_front_matter
 from citewise.ingest.ownership import file_of
 from citewise.ingest.registry import GZIP_SUFFIX, format_of, inner_path
@@ -140,7 +140,8 @@ def delete_read_parts(store: Store, batch: FileBatch, report: IngestReport) -> l
 
 
 def gone(store: Store, paths: Sequence[str | Path], prune: bool,
-         exclude: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+         exclude: Sequence[str] = (), *, id_prefix: str = "", tenant: str = "default",
+         keep: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """``(doc ids, warning lines)``: the documents read from a file under a folder this
     ingest walked that is no longer there, or that its ``exclude`` globs leave out now,
     deleted under ``prune`` (and indexed again if the file comes back). An operator's trial:
@@ -148,14 +149,21 @@ def gone(store: Store, paths: Sequence[str | Path], prune: bool,
     ("0 new … 255 unchanged"), its link a missing file, and nothing said so; a new user who
     found the Debian Reference's PDF and text copies indexed beside its pages (restricted
     chapters readable through them) re-ran the ingest with ``--exclude '*.pdf' --prune``
-    and both copies stayed, readable, with no word."""
-    roots = [str(Path(p).resolve()) + os.sep for p in paths if Path(p).is_dir()]
-    if not roots:
+    and both copies stayed, readable, with no word. An excluded file's document is one
+    this walk would have made (its id from this root and ``id_prefix``, this ``tenant``),
+    not one this ingest wrote (``keep``): a review's ``--exclude internal --prune`` deleted
+    the documents a separate ingest of ``internal/`` had made for hr (another tenant's
+    too), and a folder named beside its excluded subfolder lost what it had just indexed."""
+    prefixes = {str(Path(p).resolve()) + os.sep: part
+                for p, part in id_prefixes(paths, id_prefix).items() if Path(p).is_dir()}
+    if not prefixes:
         return [], []
     ids = [doc.doc_id for doc in store.list_documents()
-           if (home := file_of(doc)) and (root := next((r for r in roots
-                                                        if home.startswith(r)), None))
-           and (not Path(home).exists() or _excluded(home[len(root):], exclude))]
+           if (home := file_of(doc)) and any(home.startswith(r) for r in prefixes)
+           and (not Path(home).exists() or doc.tenant == tenant and doc.doc_id not in keep
+                and any(home.startswith(r) and _excluded(home[len(r):], exclude)
+                        and doc.doc_id == part + Path(home[len(r):]).as_posix()
+                        for r, part in prefixes.items()))]
     if not ids:
         return [], []
     shown = first_few(ids, more=", …")

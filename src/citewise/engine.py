@@ -200,7 +200,10 @@ class Engine(EngineVerbs):
         left_out = [p for p, _ in batch.copies + batch.redirects + batch.duplicates]
         left_out = left_out + batch.noindex + [o.doc_id for o in report.includes_only]
         # (the ids' paths, prefixes included; include-only files indexed before with text)
-        report.gone, moved = gone(self.store, paths, prune, exclude)
+        report.gone, moved = gone(
+            self.store, paths, prune, exclude, id_prefix=id_prefix,
+            tenant=str((defaults or {}).get("tenant") or "default"),
+            keep={o.doc_id for o in report.outcomes})
         report.warnings[:0] = (notes + self._stale(left_out)
                                + delete_read_parts(self.store, batch, report)
                                + report.sidecar_problems + moved)

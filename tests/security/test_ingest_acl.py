@@ -923,6 +923,17 @@ def test_a_file_excluded_now_is_named_and_pruned(tmp_path: Path, db: str) -> Non
     assert "deleted 2 document(s) whose files are no longer in the folder or are " \
         "--exclude'd" in out, out
     assert set(acl_of(db)) == {"travel.md"}
+    # a review: what another ingest of the excluded folder made (for hr), and what this one
+    # just indexed from a folder named beside it, stay
+    ingest(db, str(root / "old"), "--groups", "hr")
+    out = ingest(db, str(root), "--groups", "staff", "--exclude", "old", "--prune")
+    assert "document(s) whose files" not in out
+    assert set(acl_of(db)) == {"travel.md", "salary.md", "notes.md"}
+    (root / "new").mkdir()
+    (root / "new" / "x.md").write_text("# X\n\nzqnewx.\n", encoding="utf-8")
+    out = ingest(db, str(root), str(root / "new"), "--groups", "staff", "--exclude", "new",
+                 "--exclude", "old", "--prune")
+    assert "document(s) whose files" not in out and "new/x.md" in acl_of(db), acl_of(db)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
