@@ -595,6 +595,13 @@ def test_an_xhtml_pages_empty_anchors_do_not_swallow_its_code_and_tables() -> No
                                                           for b in blocks}
     assert ("code", "_first") in {(b.kind, b.anchor) for b in blocks}
     assert blocks[-1].text == "Then more. Still more." and blocks[-1].anchor == "_second"
+    # the review of this stop: a browser reads a .html page as HTML, where a self-closed
+    # <style/>, <textarea/> or hidden <div/> hides what follows; it stays hidden here
+    for hider in ('<style/>', '<textarea/>', '<div hidden="hidden"/>', '<noscript/>',
+                  '<a id="h" style="display:none"/>', '<title/>'):
+        page = xhtml.replace("<p>Run this:</p>", hider + "<p>zqhidden text</p>")
+        text = HtmlLoader().load(page.encode(), Path("ch01.en.html")).text
+        assert "zqhidden" not in text, hider
 
 
 def test_a_docbook_note_box_laid_out_as_a_table_is_its_word_and_text() -> None:
