@@ -9,6 +9,7 @@ from pathlib import Path
 from citewise.answer.word_evidence import word_lookup
 from citewise.config import Settings
 from citewise.engine import Engine
+from citewise.generate.extractive import ExtractiveGenerator
 from citewise.testing import FakeEmbedder
 from citewise.types import Principal
 
@@ -46,6 +47,25 @@ def test_an_acronym_the_index_stems_to_another_word_is_not_found(tmp_path: Path)
 def test_a_question_about_an_acronym_no_document_holds_is_declined(tmp_path: Path) -> None:
     with _engine(tmp_path) as engine:
         answer = engine.ask("How do I set up Git LFS for large binary files?", DEV,
-                            generator="extractive")
+                            generator=ExtractiveGenerator())
     assert answer.declined, answer.answer
     assert answer.trace.gate.missing == ("lfs",), answer.trace.gate
+
+
+def test_a_name_a_top_passage_holds_is_never_absent(tmp_path: Path) -> None:
+    """The review of this stop: "HTTPS" is ``http`` to the index, and 80 pages of "HTTP"
+    came before the one top passage that said it, so the question was declined."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(120):
+        (docs / f"http{i:03d}.md").write_text(
+            f"# HTTP note {i}\n\nThe HTTP client sends HTTP requests; HTTP status {200 + i} "
+            "is logged by the HTTP layer.\n", encoding="utf-8")
+    (docs / "gateway.md").write_text(
+        "# Gateway connections\n\nThe gateway accepts HTTPS connections on port 443 with "
+        "the certificate the operations team installed.\n", encoding="utf-8")
+    with Engine(tmp_path / "x.db", Settings(), embedder=FakeEmbedder()) as engine:
+        engine.ingest_files([docs], {"groups": ["dev"]})
+        answer = engine.ask("Does the gateway accept HTTPS connections?", DEV,
+                            generator=ExtractiveGenerator())
+    assert answer.trace.gate.missing == (), answer.trace.gate

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from citewise.answer.asked_commands import asks_command, missing_commands
 from citewise.cite.terms import is_identifier, labels
-from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms
+from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms, stem
 from citewise.types import Hit
 
 DEPTH = 10
@@ -293,15 +293,19 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
     terms are skipped (already found missing). A term the index holds no word of (Readline's
     key ``C-r``, TLS ``1.3``: one-letter words are not indexed, so no lookup finds them) is
     absent when it is in none of the top ``hits``: "how do I use C-r to search the history?"
-    was declined as naming something no document contains."""
+    was declined as naming something no document contains. A term a top passage holds is
+    not looked up: the review of this stop's "HTTPS", stemmed ``http`` by the index, had 80
+    pages of "HTTP" before the one of its top passages that said it."""
     if not kinds:
         return []
     terms = [t for t in salient_terms(question, kinds) if t not in known]
     unindexed = [t for t in terms if _dotted(t) and t not in query_terms(t)  # "3.10" looks
                  or not query_terms(t)]  # up "10" alone; "c-r" no word at all
-    text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if unindexed else ""
+    text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if terms else ""
     gone = {t for t in unindexed if not _named(t, text)}
-    return [t for t in terms if t in gone or (t not in unindexed and not has_word(t))]
+    seen = {stem(w) for w in set(re.findall(r"[^\W_]+", text))}  # a top passage says it:
+    return [t for t in terms if t in gone or (t not in unindexed and stem(t) not in seen
+                                               and not has_word(t))]  # the index may not
 
 
 def _dotted(term: str) -> bool:

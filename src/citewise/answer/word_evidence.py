@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from citewise.protocols import Store
     from citewise.types import Principal
 
-DEPTH = 50
+DEPTH = 100
 """Candidates read per word: the ones BM25 ranks first for it alone."""
 _WORD = re.compile(r"[^\W_]+")
 
