@@ -29,7 +29,9 @@ def test_two_words_asked_of_as_a_command_without_the_word_name_one() -> None:
     assert missing_terms("how do I use git sync to update my fork", HITS) == ["git sync"]
     for question in ("what does git switch do?", "What does the git log do here?",
                      "how do I use git log to find a commit?", "what does the new git "
-                     "command do?", "what does it do?", "what does this git thing do?"):
+                     "command do?", "what does it do?", "what does this git thing do?",
+                     "What does git actually do?", "run git twice to be sure",
+                     "use git instead to track it", "what does git really do"):
         assert missing_terms(question, HITS) == [], question
 
 

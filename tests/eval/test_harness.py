@@ -117,3 +117,9 @@ def test_run_json_never_holds_a_password_in_the_endpoints_url(engine, questions,
     run = run_eval(engine, questions, personas, as_persona="staff")
     assert "TOKEN1234" not in run.to_json() and "a:b" not in run.to_json()
     assert run.settings["generate"]["openai"]["base_url"] == "https://***@host.example/v1"
+    engine.settings = engine.settings.model_validate(  # the review: a key in the query
+        {"retrieve": {"mode": "bm25"}, "generate": {"openai": {
+            "base_url": "https://svc:pa#ss@h.example/v1?api-key=SECRETKEY123&password=PW9"}}})
+    run = run_eval(engine, questions, personas, as_persona="staff")
+    for secret in ("SECRETKEY123", "PW9", "pa#ss"):
+        assert secret not in run.to_json(), secret

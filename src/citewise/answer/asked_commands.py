@@ -32,10 +32,21 @@ git sync to update my fork" (a new user of git's documentation was answered both
 ``git revert`` and ``git pull``; "the git undo command" was declined)."""
 
 
+_NOT_A_NAME = frozenset({
+    "again", "also", "always", "anyway", "first", "instead", "just", "later", "never", "next",
+    "now", "once", "only", "still", "then", "there", "here", "twice", "too", "usually",
+    "even", "ever", "not", "all", "both", "each", "alone", "directly", "exactly"})
+"""Words after a program's name that say how, not which command: "What does ninja actually
+do?", "run ninja twice to …", "use ninja instead to …" (the review of this stop: declined as
+naming "ninja actually"). Adverbs in -ly are left out too."""
+
+
 def _asked(question: str) -> list[tuple[str, str]]:
     pairs = [tuple(m) for m in _ASKED.findall(question)]
     for m in _ASKED_USE.finditer(question):
-        pairs.append((m[1], m[2]) if m[1] else (m[3], m[4]))
+        tool, name = (m[1], m[2]) if m[1] else (m[3], m[4])
+        if name.lower() not in _NOT_A_NAME and not name.lower().endswith("ly"):
+            pairs.append((tool, name))
     return pairs
 
 

@@ -212,8 +212,11 @@ def _settings_shown(settings: Any) -> dict[str, Any]:
     was a token given as the user alone, ``http://sk-TOKEN@host/v1``)."""
     shown = settings.model_dump(mode="json", exclude={"generate": {"openai": {"api_key"}}})
     openai = shown.get("generate", {}).get("openai", {})
-    if openai.get("base_url"):
-        openai["base_url"] = _USER_PART.sub(r"\1***@", str(openai["base_url"]), count=1)
+    if openai.get("base_url"):  # the query's secrets (?api-key=) and the password first
+        from citewise.index.location import redact
+
+        openai["base_url"] = _USER_PART.sub(r"\1***@", redact(str(openai["base_url"])),
+                                            count=1)
     return shown
 
 
