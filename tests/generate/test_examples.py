@@ -219,6 +219,9 @@ def test_a_sentence_stopping_on_then_run_is_finished_by_its_command() -> None:
              "-v, --verbose")
     text, _ = _answer("how do I make commit quiet?", quiet)
     assert "--verbose" not in text, text
+    editor = "-e, --editor\n\nThe editor to use\n\n-f, --force"  # the review's
+    text, _ = _answer("Which editor does frob use?", editor)
+    assert "--force" not in text, text
 
 
 def test_a_sentence_opening_or_ending_on_the_following_brings_its_command() -> None:

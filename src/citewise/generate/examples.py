@@ -265,15 +265,17 @@ def leads_in(text: str) -> bool:
 
 
 _UNFINISHED = re.compile(
-    r"\b(?:run|type|use|execute|enter|invoke|issue|try|with|like|to|the|a|an|is|are|as|"
-    r"command|commands|following)\s*$", re.IGNORECASE)
+    r"(?:\b(?:then|and|now|just|simply|to|you|please)\s+(?:run|type|execute|enter|invoke|"
+    r"issue|try)|\b(?:the|this) (?:command|commands|following))\s*$", re.IGNORECASE)
 
 
 def unfinished(text: str) -> bool:
-    """A sentence that stops on a word wanting what follows, with no stop: git's user manual
+    """A sentence that stops on a verb wanting its command, with no stop: git's user manual
     writes "…as if you were going to create a new commit, then run" above ``$ git commit
     --amend``, and its pages "The command" above one (a new user was quoted "then run [2]."
-    without the command). The block after it finishes it."""
+    without the command). The block after it finishes it. Not a description ending "…the
+    editor to use" (the review of this stop: the next option's synopsis was quoted as its
+    command)."""
     return _UNFINISHED.search(text) is not None
 
 
