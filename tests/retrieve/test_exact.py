@@ -177,6 +177,9 @@ def test_a_name_with_a_capital_inside_is_matched_as_written() -> None:
     assert [s.chunk_id for s in exact_run(["PollingInterval"], texts)] == ["a"]
     assert [s.chunk_id for s in exact_run(["queue.filename"], texts)] == ["c"]
     assert [s.chunk_id for s in exact_run(["$ActionQueueFileName"], texts)] == ["d"]
+    more = {"a": "use -maxdepth 2", "b": "<myelement> here", **{k: k for k in "cdefg"}}
+    assert [s.chunk_id for s in exact_run(["-maxDepth"], more)] == ["a"]  # options and
+    assert [s.chunk_id for s in exact_run(["<myElement"], more)] == ["b"]  # tags: any case
 
 
 def test_the_parameter_a_question_names_leads_the_hits(tmp_path: Path) -> None:

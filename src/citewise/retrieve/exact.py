@@ -67,10 +67,11 @@ of a dotted or hyphenated name, nor a short name with a version (``ext4``, ``md5
 ``http2``): the review of this stop found "how do I create an ext4 filesystem" led by a page
 titled "Release notes for ext4", and "is md5 secure" by an MD5 page of history alone."""
 _SHORT = re.compile(r"-[A-Za-z]")  # -n is not -N
-_HUMP = re.compile(r"[a-z][A-Z]")
-"""A name with a capital inside (``PollingInterval``, ``setImmediate``) is matched as
-written: SciFact's "AlphaBeta production" is not its abstracts' "alphabeta T cell". A
-legacy directive (``$ActionQueueFileName``) is any case, as rsyslog reads it."""
+_HUMPED = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+|[A-Z][a-z]+(?:[A-Z][a-z]{2,})+")
+"""A camelCase or PascalCase name (``PollingInterval``, ``setImmediate``) is matched as
+written: SciFact's "AlphaBeta production" is not its abstracts' "alphabeta T cell". An
+option, a tag or a legacy directive (``-maxDepth``, ``<myElement``,
+``$ActionQueueFileName``) is any case, as before (the review of this stop)."""
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
 MAX_PHRASES = 200
 """Phrases looked up per question (a set lookup each, per candidate's own options): a cap
@@ -163,7 +164,7 @@ def _held(names: Sequence[str], texts: Iterable[str]) -> Iterator[set[int]]:
             patterns.append((i, re.compile(
                 rf"(?<![\w-]){re.escape(n)}(?![\w-])" if n[0] != "<" else
                 rf"{re.escape(n)}(?=[\s/>])",  # an element's tag
-                0 if _SHORT.fullmatch(n) or _HUMP.search(n) and n[0] != "$" else re.IGNORECASE)))
+                0 if _SHORT.fullmatch(n) or _HUMPED.fullmatch(n) else re.IGNORECASE)))
     for text in texts:
         found = {i for i, p in patterns if p.search(text)}
         if long and "--" in text:
