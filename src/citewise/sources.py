@@ -35,7 +35,7 @@ from citewise.ingest.info_parts import changed_at, without_info_parts
 from citewise.ingest.neighbours import chrome_only, is_page, neighbours
 from citewise.ingest.precedence import merge_metadata
 from citewise.ingest.sidecar import SidecarMatch
-from citewise.ingest.source_copies import source_copies
+from citewise.ingest.source_copies import is_fragment, source_copies
 from citewise.ingest.walk import discover
 from citewise.ingest_report import OWN_LINK
 from citewise.source_claims import UNDELETE
@@ -197,7 +197,9 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
     which knows their sidecar lines."""
     twins: dict[Path, Path] = {}
     roots = {path: root for root, path in found}
-    copies = source_copies(roots, named)
+    copies = {copy: page for copy, page in source_copies(roots, named).items()
+              if not is_fragment(copy, page)  # a fragment with readers of its own is read
+              or readers[roots[copy], copy] == readers[roots[page], page]}
     batch.copies = [(_rel(copy, roots, prefixes), _rel(page, roots, prefixes))
                     for copy, page in copies.items()]
     out: set[Path] = set(copies)

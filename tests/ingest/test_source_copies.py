@@ -159,6 +159,20 @@ def test_a_fragment_an_asciidoc_copy_includes_is_a_copy_of_its_page(tmp_path) ->
         named = engine.ingest_paths([root / "diff-options.txt", root / "git-diff.txt",
                                      root / "git-diff.html"], {"groups": ["dev"]})
         assert ("diff-options.txt", "git-diff.html") not in named.copies
+    # the review of this stop: a fragment with readers of its own is read, and an include
+    # line names no page of another kind (include::../handbook/leave.md[])
+    (root / "leave.md").write_text("# Leave\n\nzqleave days.\n")
+    (root / "git-diff.html").write_text(PAGE.format(
+        t="git-diff", s="git-diff", b="Show changes. Options include leave and a zqpatch."))
+    (root / "git-diff.txt").write_text("git-diff(1)\n===========\n\nShow changes.\n\n"
+                                       "include::diff-options.txt[]\ninclude::leave.md[]\n")
+    side = {"diff-options.txt": {"groups": ["staff"]}}
+    with Engine(tmp_path / "j.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["dev"]}, side)
+        assert sorted(report.copies) == [("git-diff.txt", "git-diff.html"),
+                                         ("line-range.txt", "git-diff.html")]
+        groups = {d.doc_id: sorted(d.acl_groups) for d in engine.store.list_documents()}
+        assert groups["diff-options.txt"] == ["staff"] and "leave.md" in groups
 
 
 def test_a_txt_beside_a_page_that_says_otherwise_or_named_on_its_own_is_read(tmp_path) -> None:

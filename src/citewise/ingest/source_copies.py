@@ -75,6 +75,13 @@ def source_copies(files: Iterable[Path], named: Iterable[Path] = ()) -> dict[Pat
 
 
 _INCLUDE = re.compile(r"^include::([^\[\]{}\n]+)\[", re.MULTILINE)
+FRAGMENT_SUFFIXES = frozenset({".txt", ".adoc", ".asciidoc"})
+
+
+def is_fragment(copy: Path, page: Path) -> bool:
+    """Whether ``copy`` left out for ``page`` is an included fragment, not the page's own
+    source (:func:`_fragments`)."""
+    return inner_path(page) not in page_candidates(copy)
 MAX_FRAGMENTS = 10_000
 
 
@@ -92,6 +99,8 @@ def _fragments(copies: dict[Path, Path], present: dict[Path, Path],
         source, page = todo.pop(0)
         for name in _INCLUDE.findall(_head(source, 1_048_576)):
             target = Path(os.path.normpath(inner_path(source).parent / name.strip()))
+            if target.suffix.lower() not in FRAGMENT_SUFFIXES:
+                continue  # a review's include::../handbook/leave.md[] dropped that page
             found = present.get(target)
             if found is not None and found not in asked and found not in copies \
                     and found not in out:
