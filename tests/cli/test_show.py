@@ -243,6 +243,19 @@ def test_subsections_without_anchors_of_their_own_are_shown_with_their_section(
     assert "not shown" not in shown, shown
 
 
+def test_an_anchor_inside_a_section_opens_there_under_the_sections_path(tmp_path):
+    """A new user of rsyslog's documentation: a Sphinx label on a list of 40 parameters was
+    shown from the page's top; the review of this stop: then under no section at all."""
+    page = ('<html><head><title>Config</title></head><body><h1>Config</h1><h2 id="global">'
+            'Global</h2><p>Parameters of the global object.</p><p>Set them once.</p>'
+            '<ul id="global-janitor"><li><p>janitor.interval: minutes between runs.</p></li>'
+            '</ul></body></html>')
+    _, db = indexed(tmp_path, "g.html", page)
+    code, out = run("show", "g.html#global-janitor", "--groups", "public", "--db", db)
+    assert code == 0 and out.startswith("Config › Global (") and "#global-janitor" in out
+    assert "janitor.interval" in out and "Set them once" not in out, out
+
+
 def test_an_anchor_is_listed_with_its_own_heading_not_the_last_one_under_it(tmp_path):
     """A new user of findutils' maintainer manual read "#make-the-compiler-find-the-bugs
     (4.1.2 Spelling of ASCII NUL)": a subsection without an anchor of its own shares its

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import click
 
+from citewise.answer.citations import place as shown_place
 from citewise.cli.common import (
     TextCommand,
     db_option,
@@ -82,10 +83,10 @@ def print_section(section: DocumentSection, show_args: Sequence[str] = ()) -> No
                             f"{_listed(anchors, names)}")
     own, subsections = _own_blocks(section.blocks, section.anchor)
     first = section.blocks[0] if section.blocks else None
-    within = first.heading_path[:-1] if first is not None and first.kind == "heading" else ()
-    if within and within[0] == doc.title:  # a manual's first heading is often its title
-        within = within[1:]
-    place = " › ".join((doc.title, *within))  # whose "New commands": "… › Changes in GDB 12"
+    within = () if first is None else first.heading_path[:-1] if first.kind == "heading" \
+        else first.heading_path  # an anchor inside a section: that section's whole path
+    place = shown_place(doc.title, within)  # "… › Changes in GDB 12": whose "New commands";
+    # a first heading that is the title is not repeated
     anchor = first.anchor if first is not None and section.anchor else None
     echo(f"{place} ({linked(doc.source_url or doc.doc_id, anchor)}; {where})",
          one_line=True)  # the section's own link (a new user's named the page's)
