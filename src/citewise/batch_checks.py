@@ -11,6 +11,7 @@ import os
 import shlex
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 from citewise.errors import ConfigError, IngestError
 from citewise.indexing import IngestReport
@@ -158,12 +159,15 @@ def gone(store: Store, paths: Sequence[str | Path], prune: bool,
                 for p, part in id_prefixes(paths, id_prefix).items() if Path(p).is_dir()}
     if not prefixes:
         return [], []
+    def walked_out(doc: Any, home: str) -> bool:  # this walk would have made it, from a
+        return doc.tenant == tenant and doc.doc_id not in keep and any(  # root excluding it
+            home.startswith(r) and _excluded(home[len(r):], exclude)
+            and doc.doc_id == part + Path(home[len(r):]).as_posix()
+            for r, part in prefixes.items())
+
     ids = [doc.doc_id for doc in store.list_documents()
            if (home := file_of(doc)) and any(home.startswith(r) for r in prefixes)
-           and (not Path(home).exists() or doc.tenant == tenant and doc.doc_id not in keep
-                and any(home.startswith(r) and _excluded(home[len(r):], exclude)
-                        and doc.doc_id == part + Path(home[len(r):]).as_posix()
-                        for r, part in prefixes.items()))]
+           and (not Path(home).exists() or walked_out(doc, home))]
     if not ids:
         return [], []
     shown = first_few(ids, more=", …")
