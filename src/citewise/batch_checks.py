@@ -155,8 +155,9 @@ def gone(store: Store, paths: Sequence[str | Path], prune: bool,
     not one this ingest wrote (``keep``): a review's ``--exclude internal --prune`` deleted
     the documents a separate ingest of ``internal/`` had made for hr (another tenant's
     too), and a folder named beside its excluded subfolder lost what it had just indexed."""
-    prefixes = {str(Path(p).resolve()) + os.sep: part
-                for p, part in id_prefixes(paths, id_prefix).items() if Path(p).is_dir()}
+    folders = {Path(p) for p in paths if Path(p).is_dir()}  # not a named file's folder
+    prefixes = {str(p.resolve()) + os.sep: part  # (a review: `ingest docs/a.md --prune`
+                for p, part in id_prefixes(paths, id_prefix).items() if p in folders}
     if not prefixes:
         return [], []
     def walked_out(doc: Any, home: str) -> bool:  # this walk would have made it, from a

@@ -198,8 +198,9 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
     twins: dict[Path, Path] = {}
     roots = {path: root for root, path in found}
     copies = {copy: page for copy, page in source_copies(roots, named).items()
-              if not is_fragment(copy, page)  # a fragment with readers of its own is read
-              or readers[roots[copy], copy] == readers[roots[page], page]}
+              if not is_fragment(copy, page) or not readers[roots[copy], copy]  # a fragment
+              or readers[roots[copy], copy] == readers[roots[page], page]}  # a sidecar line
+    # gives readers other than its page's is read; one with no line is its page's (a review)
     batch.copies = [(_rel(copy, roots, prefixes), _rel(page, roots, prefixes))
                     for copy, page in copies.items()]
     out: set[Path] = set(copies)

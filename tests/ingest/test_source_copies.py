@@ -173,6 +173,13 @@ def test_a_fragment_an_asciidoc_copy_includes_is_a_copy_of_its_page(tmp_path) ->
                                          ("line-range.txt", "git-diff.html")]
         groups = {d.doc_id: sorted(d.acl_groups) for d in engine.store.list_documents()}
         assert groups["diff-options.txt"] == ["staff"] and "leave.md" in groups
+    # the second review: a fragment with no line of its own, included by a page the sidecar
+    # restricts, stays its page's copy (read for the batch's groups, it leaked the page)
+    side = {"git-diff.html": {"groups": ["hr"]}, "git-diff.txt": {"groups": ["hr"]}}
+    with Engine(tmp_path / "k.db", Settings(), embedder=FakeEmbedder()) as engine:
+        report = engine.ingest_paths([root], {"groups": ["staff"]}, side)
+        assert ("diff-options.txt", "git-diff.html") in report.copies
+        assert engine.store.get_document("diff-options.txt") is None
 
 
 def test_a_txt_beside_a_page_that_says_otherwise_or_named_on_its_own_is_read(tmp_path) -> None:

@@ -934,6 +934,10 @@ def test_a_file_excluded_now_is_named_and_pruned(tmp_path: Path, db: str) -> Non
     out = ingest(db, str(root), str(root / "new"), "--groups", "staff", "--exclude", "new",
                  "--exclude", "old", "--prune")
     assert "document(s) whose files" not in out and "new/x.md" in acl_of(db), acl_of(db)
+    # the second review: a file named on its own adds no folder to prune
+    out = ingest(db, str(root / "travel.md"), "--groups", "staff", "--exclude", "new",
+                 "--prune")
+    assert "document(s) whose files" not in out and "new/x.md" in acl_of(db), out
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

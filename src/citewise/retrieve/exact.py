@@ -67,11 +67,12 @@ of a dotted or hyphenated name, nor a short name with a version (``ext4``, ``md5
 ``http2``): the review of this stop found "how do I create an ext4 filesystem" led by a page
 titled "Release notes for ext4", and "is md5 secure" by an MD5 page of history alone."""
 _SHORT = re.compile(r"-[A-Za-z]")  # -n is not -N
-_HUMPED = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+|[A-Z][a-z]+(?:[A-Z][a-z]{2,})+")
-"""A camelCase or PascalCase name (``PollingInterval``, ``setImmediate``) is matched as
-written: SciFact's "AlphaBeta production" is not its abstracts' "alphabeta T cell". An
-option, a tag or a legacy directive (``-maxDepth``, ``<myElement``,
-``$ActionQueueFileName``) is any case, as before (the review of this stop)."""
+_HUMPED = re.compile(r"[A-Za-z][A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*")
+"""A camelCase or PascalCase name (``PollingInterval``, ``setImmediate``, ``getElementById``,
+``XMLHttpRequest``) is matched as written: SciFact's "AlphaBeta production" is not its
+abstracts' "alphabeta T cell". An option, a tag or a legacy directive (``-maxDepth``,
+``<myElement``, ``$ActionQueueFileName``) is any case, as before (the reviews of this
+stop)."""
 _WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ \t]+[A-Za-z][a-z]+)+")  # a run of words, no punctuation
 MAX_PHRASES = 200
 """Phrases looked up per question (a set lookup each, per candidate's own options): a cap
