@@ -21,8 +21,6 @@ _XHTML = re.compile(r"<\?xml\b|xmlns\s*=\s*[\"']http://www\.w3\.org/1999/xhtml[\
                     re.IGNORECASE)
 _EMPTY = re.compile(r"<([A-Za-z][\w:-]*)((?:\s+[^\s<>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|"
                     r"[^\s<>\"']+))?)*)\s*/>")
-VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                  "param", "source", "track", "wbr", "basefont", "frame", "isindex", "keygen"})
 HEAD = 4_096
 """How much of a page's start is read for its declaration."""
 
