@@ -168,6 +168,14 @@ def stem(word: str) -> str:
     return str(stemmer.stemWord(word.lower()))
 
 
+def word_stems(*texts: str) -> set[str]:
+    """The :func:`stem` of every word (letters and digits) of ``texts``, each word once."""
+    return {stem(w) for w in {w for t in texts for w in _WORD_RUN.findall(t.lower())}}
+
+
+_WORD_RUN = re.compile(r"[^\W_]+")
+
+
 def query_terms(text: str) -> list[str]:
     """The BM25 terms of a query, in first-seen order: its release numbers whole
     (:func:`release_numbers`, a phrase of their parts to the index), then its words.

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from citewise.answer.asked_commands import asks_command, missing_commands
 from citewise.cite.terms import is_identifier, labels
-from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms, stem
+from citewise.text import MARKUP_ELEMENT, STOPWORDS, query_terms, stem, word_stems
 from citewise.types import Hit
 
 DEPTH = 10
@@ -303,7 +303,7 @@ def absent_terms(question: str, has_word: Callable[[str], bool],
                  or not query_terms(t)]  # up "10" alone; "c-r" no word at all
     text = "\n".join(_haystack(h) for h in hits[:DEPTH]) if terms else ""
     gone = {t for t in unindexed if not _named(t, text)}
-    seen = {stem(w) for w in set(re.findall(r"[^\W_]+", text))}  # a top passage says it:
+    seen = word_stems(text)  # a top passage says it:
     return [t for t in terms if t in gone or (t not in unindexed and stem(t) not in seen
                                                and not has_word(t))]  # the index may not
 

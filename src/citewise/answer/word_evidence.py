@@ -12,12 +12,11 @@ stemmer (:func:`citewise.text.stem`, Porter2: "Normans" is in a page saying "Nor
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from citewise.text import stem
+from citewise.text import stem, word_stems
 
 if TYPE_CHECKING:
     from citewise.protocols import Store
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
 
 DEPTH = 100
 """Candidates read per word: the ones BM25 ranks first for it alone."""
-_WORD = re.compile(r"[^\W_]+")
 
 
 def word_lookup(store: Store, principal: Principal) -> Callable[[str], bool]:
@@ -44,7 +42,7 @@ def word_lookup(store: Store, principal: Principal) -> Callable[[str], bool]:
 
 
 def _stems(*texts: str) -> set[str]:
-    return {stem(w) for t in texts for w in _WORD.findall(_fold(t).lower())}
+    return word_stems(*(_fold(t) for t in texts))
 
 
 def _fold(text: str) -> str:
