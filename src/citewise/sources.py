@@ -29,6 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
+from citewise.ingest.editions import other_editions
 from citewise.ingest.hand_readers import READERS_FROM, WIDER_READERS
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
 from citewise.ingest.info_parts import changed_at, without_info_parts
@@ -219,6 +220,10 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
             if path not in named:
                 out.add(path)
                 batch.noindex.append(_rel(path, roots, prefixes))
+        for path, page in seen.copies.items():
+            if path not in named and path not in out:  # (a .txt beside its .html: above)
+                out.add(path)
+                batch.copies.append((_rel(path, roots, prefixes), _rel(page, roots, prefixes)))
         twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
         batch.languages.update({_rel(p, roots, prefixes): lang
                                 for p, lang in seen.languages.items()})
@@ -248,6 +253,7 @@ class Survey:
     noindex: list[Path]
     duplicates: dict[Path, Path] = field(default_factory=dict)
     languages: dict[Path, str] = field(default_factory=dict)  # pages' <html lang>
+    copies: dict[Path, Path] = field(default_factory=dict)  # a PDF or text edition: its page
 
 
 def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = (),
@@ -294,7 +300,9 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     noindex += [path for path in editions if path not in extra]
     return Survey(sites, [r for r in redirects if r[0] not in extra],
-                  [n for n in noindex if n not in extra], repeated_pages(pages, who), languages)
+                  [n for n in noindex if n not in extra], repeated_pages(pages, who), languages,
+                  other_editions(pages, files, limits))
+
 
 
 def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, list[Path]]:

@@ -88,8 +88,9 @@ def test_the_cli_reports_copies_and_names_the_fix_for_copies_indexed_before(tmp_
         page.with_suffix(".away").rename(page)
     out = run.invoke(cli, ingest)
     assert out.exit_code == 0, out.output
-    assert ("skipped 3 source copies of pages it indexed (Sphinx _sources/, a .txt beside "
-            "its .html), e.g. _sources/index.rst.txt -> index.html") in out.output
+    assert ("skipped 3 copies of pages it indexed (Sphinx _sources/, a .txt beside its "
+            ".html, a PDF or text edition of the HTML pages), e.g. _sources/index.rst.txt -> "
+            "index.html; name one to ingest it") in out.output
     warning = next(line for line in out.output.splitlines() if "still indexed" in line)
     fix = warning.split("Fix: citewise ")[1].split()
     assert sorted(fix[1:]) == ["_sources/index.rst.txt", "_sources/internals.rst.txt",

@@ -129,9 +129,10 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
             echo(f"skipped {len(report.redirects)} redirect page(s), e.g. "
                  f"{report.redirects[0][0]} -> {report.redirects[0][1]}", err=True, one_line=True)
         if report.copies:
-            echo(f"skipped {len(report.copies)} source copies of pages it indexed (Sphinx "
-                 f"_sources/, a .txt beside its .html), e.g. {report.copies[0][0]} -> "
-                 f"{report.copies[0][1]}", err=True, one_line=True)
+            echo(f"skipped {len(report.copies)} copies of pages it indexed (Sphinx "
+                 f"_sources/, a .txt beside its .html, a PDF or text edition of the HTML "
+                 f"pages), e.g. {report.copies[0][0]} -> {report.copies[0][1]}; name one to "
+                 "ingest it", err=True, one_line=True)
         if report.noindex:
             echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>, "
                  f"as mdBook marks its print.html), a site's 404, search or cross-reference "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,24 @@ class PdfLoader:
             title=title, fmt=self.format, metadata=metadata, pages=count,
             empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")
 
+    def sample_text(self, data: bytes, count: int) -> str:
+        """The text of ``count`` pages spread over the PDF's middle (its front matter and
+        index left out), checked as :meth:`load` checks the whole file, for a cheap look at
+        what the PDF holds (:mod:`citewise.ingest.editions`)."""
+        check_pdf_header(data)
+        reader = _open(data)
+        total = _page_count(reader)
+        if total > self.max_pages:
+            return ""
+        first, last = total // 10, max(total // 10 + 1, total - total // 10)
+        step = max(1, (last - first) // count)
+        picks = list(range(first, last, step))[:count]
+        pages = _Pages([reader.pages[i] for i in picks])
+        if content_bytes(pages, self.max_content_bytes) > self.max_content_bytes:
+            return ""
+        page_reader = PageReader()
+        return "\n".join(page_reader.read(pages.pages[i], _clean) for i in range(len(picks)))
+
     def _check_work(self, reader: PdfReader) -> None:
         """Refuse a PDF whose pages hold more content than a reader should tokenize
         (:mod:`citewise.ingest.pdf_work`)."""
@@ -122,6 +141,14 @@ class PdfLoader:
                 f"PDF pages hold over {limit} MiB of content to read (a small file whose pages "
                 "all draw one huge stream takes hours); raise limits.max_pdf_content_bytes "
                 "for a PDF you trust")
+
+
+@dataclass(frozen=True)
+class _Pages:
+    """Some of a PDF's pages, as :func:`~citewise.ingest.pdf_work.content_bytes` reads a
+    reader's."""
+
+    pages: list[Any]
 
 
 def _parts(lines: list[str], entries: Sequence[OutlineEntry], number: int,

@@ -133,6 +133,22 @@ def load_bytes(data: bytes, path: Path, limits: LimitSettings | None = None) -> 
     return make_loader(fmt, limits).load(data, path)
 
 
+def sample_text(path: Path, limits: LimitSettings, pages: int) -> str:
+    """Some of a PDF's text (``pages`` pages of its middle: :meth:`PdfLoader.sample_text`),
+    or all of a plain-text file's, for a look at what a file holds
+    (:mod:`~citewise.ingest.editions`); other formats, or a file that fails to read: ``""``.
+    Read as :func:`load_file` reads, limits and all."""
+    data = _read_limited(path, limits.max_file_bytes)
+    if path.suffix.lower() == GZIP_SUFFIX and data.startswith(GZIP_MAGIC):
+        data, path = gunzip(data, limits.max_file_bytes), inner_path(path)
+    fmt = format_of(path)
+    if fmt == "pdf":
+        return PdfLoader(max_pages=limits.max_pages,
+                         max_content_bytes=limits.max_pdf_content_bytes
+                         ).sample_text(data, pages)
+    return load_bytes(data, path, limits).text if fmt == "text" else ""
+
+
 def _whole_page(data: bytes) -> bool:
     """Whether ``data`` is a whole HTML page (a doctype or ``<html>`` first). A security
     review's ``page.md`` holding one was read as one Markdown HTML block: no headings, its
