@@ -25,7 +25,7 @@ import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from citewise.config import LimitSettings
@@ -89,19 +89,20 @@ def format_editions(pages: Sequence[tuple[Path, ParsedDocument]],
     for path, keys in sampled.items():
         found = [held[key] for key in keys if key in held]
         if len(found) >= MIN_COVERED * len(keys):
-            out[path] = _first_page(Counter(found), [p for p, _ in pages])
+            out[path] = _first_page(Counter(found), {p: len(d.blocks) for p, d in pages})
     return out
 
 
-def _first_page(found: Counter[Path], pages: Sequence[Path]) -> Path:
+def _first_page(found: Counter[Path], pages: Mapping[Path, int]) -> Path:
     """The page holding most of an edition's sample, or, when it spreads over several
     (:data:`SPREAD` of it or more on each), their folder's ``index`` page if there is one:
     a whole manual's PDF is the edition of the manual, not of the page that happens to hold
-    most of the pages sampled."""
+    most of the pages sampled. ``pages``: each page's number of blocks."""
     many = [path for path, n in found.items() if n >= SPREAD * found.total()]
     if len(many) > 1:
         folder = Path(os.path.commonpath([str(p.parent) for p in many]))
         index = [p for p in pages if p.parent == folder and p.name.lower().startswith("index.")]
         if index:
-            return min(index, key=lambda p: len(p.name))
+            return min(index, key=lambda p: (-found[p], -pages[p]))  # the book's contents,
+            # not a chooser of languages and formats (the Debian Reference's index.html)
     return found.most_common(1)[0][0]
