@@ -34,6 +34,25 @@ def create_private(path: str | Path, *, exclusive: bool = False) -> None:
     os.close(fd)
 
 
+def foreign(path: str | Path) -> str | None:
+    """Why an index's file at ``path`` (the database, its ``-wal``/``-shm``, its gate's
+    ``.lock``), if it exists, is not to be used, or None: it belongs to a user other than
+    this one and root, or is no regular file. A security review's user planted an empty
+    ``citewise.db`` in a team folder, and the operator's ingest wrote every tenant's text
+    into a file the planter owned and read; a planted ``-wal`` built from the planter's own
+    index replaced every document of the operator's at its next open; a planted ``.lock``,
+    held, stopped every write."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat_module.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_uid not in (os.geteuid(), 0):
+        return f"belongs to another user (uid {info.st_uid}), who could read or replace it"
+    return None
+
+
 def open_private(path: str | Path, *, binary: bool = False, own: bool = True) -> IO:
     """Open ``path`` for writing (truncated) as an owner-only file. A file that exists with a
     wider mode is narrowed to at most 0600. Not through a symlink to a file, nor into a file

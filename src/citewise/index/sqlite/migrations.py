@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from citewise.errors import StoreError
-from citewise.private import create_private
+from citewise.private import create_private, foreign
 
 try:  # pragma: no cover - exercised implicitly
     from pysqlite3 import dbapi2 as sqlite3
@@ -233,11 +233,14 @@ def connect(path: str | Path) -> Connection:
         except OSError as exc:
             raise StoreError(f"cannot create index {target}: {exc.strerror or exc}. Fix: check "
                              "the folder exists and is writable, or pass another --db.") from exc
+        _check_own(target)
     try:
         conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not left in pages
+        if target != ":memory:":  # (checked again: a -wal planted since is refused before
+            _check_own(target, conn)  # SQLite first reads the index, which replays it)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -246,6 +249,19 @@ def connect(path: str | Path) -> Connection:
             f"cannot open index {target}: {exc}. Fix: pass the path of a citewise index "
             "(or a new file name to create one).") from exc
     return conn
+
+
+def _check_own(target: str, conn: Connection | None = None) -> None:
+    """Refuse an index whose file, ``-wal`` or ``-shm`` another user owns
+    (:func:`~citewise.private.foreign`), closing ``conn`` first."""
+    for name in (target, f"{target}-wal", f"{target}-shm"):
+        problem = foreign(name)
+        if problem:
+            if conn is not None:
+                conn.close()
+            raise StoreError(f"index file {name} {problem}; not opened. Fix: remove it (or "
+                             "have its owner do so), or pass a --db in a folder only you "
+                             "may write")
 
 
 def applied_migrations(conn: Connection) -> list[str]:

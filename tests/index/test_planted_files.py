@@ -1,0 +1,87 @@
+"""An index's files another user planted are refused, not used (a security review).
+
+In a folder others may write (a team folder, ``/tmp``), a user planted an empty
+``citewise.db``: the operator's ingest wrote every tenant's text into the planter's file. A
+planted ``-wal`` built from the planter's own index replaced every document of the
+operator's index at its next open; a planted ``.lock``, held, stopped every write."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from citewise.cli import ingest as ingest_module
+from citewise.cli.main import cli
+from citewise.config import Settings
+from citewise.engine import Engine
+from citewise.errors import StoreError
+from citewise.index.gate import flock_acquire
+from citewise.testing.fakes import FakeEmbedder
+
+SECRET = "zebracanary4711 salary bands"
+
+
+def _theirs(path: Path, monkeypatch) -> None:
+    """Make ``path`` another user's: chown'd to nobody when running as root, else as if this
+    process ran as another user."""
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+
+
+def _ingest(tmp_path: Path, db: Path, monkeypatch):
+    monkeypatch.setattr(ingest_module, "engine_from", lambda *a, **k: Engine(
+        db, Settings(), embedder=FakeEmbedder()))
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    (docs / "pay.md").write_text(f"# Pay\n\nThe {SECRET} are reviewed in March.\n")
+    return CliRunner().invoke(cli, ["ingest", str(docs), "--db", str(db), "--groups", "hr",
+                                    "--no-progress"])
+
+
+def test_a_planted_index_file_is_refused_and_gets_no_text(tmp_path, monkeypatch) -> None:
+    db = tmp_path / "citewise.db"
+    db.write_bytes(b"")
+    db.chmod(0o666)
+    _theirs(db, monkeypatch)
+    out = _ingest(tmp_path, db, monkeypatch)
+    assert out.exit_code != 0
+    assert f"index file {db} belongs to another user" in out.output, out.output
+    assert "Fix: remove it" in out.output
+    assert db.read_bytes() == b""  # not one page written into the planter's file
+
+
+def test_a_planted_wal_beside_an_index_is_refused_before_it_is_replayed(
+        tmp_path, monkeypatch) -> None:
+    db = tmp_path / "team.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.store.list_documents() == []
+    before = db.read_bytes()
+    wal = tmp_path / "team.db-wal"
+    wal.write_bytes(b"planted")
+    _theirs(wal, monkeypatch)
+    with pytest.raises(StoreError, match="team.db-wal belongs to another user"), \
+            Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.store.list_documents()
+    assert db.read_bytes() == before and wal.read_bytes() == b"planted"
+
+
+def test_a_planted_lock_file_is_refused_at_once(tmp_path, monkeypatch) -> None:
+    lock = tmp_path / "team.db.lock"
+    lock.write_bytes(b"")
+    _theirs(lock, monkeypatch)
+    with pytest.raises(StoreError, match="lock file .* belongs to another user"):
+        flock_acquire(str(lock))(float("inf"))
+
+
+def test_the_owners_own_files_and_roots_are_used(tmp_path, monkeypatch) -> None:
+    db = tmp_path / "mine.db"
+    assert _ingest(tmp_path, db, monkeypatch).exit_code == 0
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 1
+    conn.close()
