@@ -196,3 +196,19 @@ def test_unknown_group_runs_the_same_queries_as_another_tenants_group(tmp_path: 
 
         engine.search("warm", ACME, mode="hybrid")  # load matrices and statistics first
         assert sorted(statements("board")) == sorted(statements("ghost"))  # threads interleave
+
+
+def test_a_document_moved_to_another_tenant_then_deleted_leaves_no_words(tmp_path) -> None:
+    """A security review under isolated tenancy: a document moved to another tenant (``acl
+    --tenant``) and then deleted left its words and positions in the first tenant's
+    full-text table (the move only marked its rows deleted there; the delete purged the new
+    tenant's table)."""
+    db = tmp_path / "index.db"
+    ingest(db, write_docs(tmp_path / "acme", {"falcon.md": f"{SECRET} zqheronword"}), "acme",
+           "isolated")
+    with Engine(db, settings(), FakeEmbedder()) as engine:
+        engine.set_acl("falcon.md", ["hr"], tenant="globex")
+        assert engine.delete(["falcon.md"]) == 1
+    for suffix in ("", "-wal"):
+        path = Path(f"{db}{suffix}")
+        assert not path.exists() or b"zqheronword" not in path.read_bytes(), suffix

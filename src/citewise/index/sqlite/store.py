@@ -196,11 +196,16 @@ class SQLiteStore:
     def set_acl(self, doc_id: str, groups: Sequence[str], tenant: str | None = None) -> None:
         """New groups (and tenant) for one document. Its old FTS rows held the same text: no
         purge (they only say which groups could read it), but BM25's counts, which kept them,
-        are set right after the write (:mod:`~citewise.index.sqlite.fts_stats`)."""
+        are set right after the write (:mod:`~citewise.index.sqlite.fts_stats`). Moved to
+        another tenant's table (isolated tenancy), its words leave the old one: a security
+        review's moved and then deleted document kept them there."""
         names = acl_groups(doc_id, groups)
         with self._writing() as conn:
             tables = writes.set_document_acl(conn, doc_id, names, tenant)
-        self._purger.recount(tables)
+        if len(tables) > 1:
+            self._purger.removed(tables)  # purges and recounts
+        else:
+            self._purger.recount(tables)
 
     def purging_once(self) -> AbstractContextManager[None]:
         """Purge removed text once when the block ends, not after each write in it (an
