@@ -26,7 +26,7 @@ from urllib.parse import quote
 from citewise.config import LimitSettings
 from citewise.errors import ConfigError
 from citewise.indexing import Pending
-from citewise.ingest import format_of, inner_path, load_file
+from citewise.ingest import format_of, inner_path, load_bytes, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
 from citewise.ingest.editions import other_editions
@@ -345,10 +345,15 @@ class FileLoad:
     """The real path of the folder the file was found in when symlinks out of it are not
     followed: the file opened must be inside it (it may have become such a symlink since)."""
     follow_symlinks: bool = False  # a split Info manual's parts may be symlinks out
+    data: bytes | None = None
+    """An upload's bytes, read as the file ``path`` names (never written to disk: a temporary
+    copy of a restricted upload outlived a server killed while it embedded, a security
+    review found, and nothing removed it)."""
 
     def __call__(self) -> ParsedDocument:
         parsed = load_file(self.path, self.limits, self.within,
-                           follow_symlinks=self.follow_symlinks)
+                           follow_symlinks=self.follow_symlinks) if self.data is None \
+            else load_bytes(self.data, self.path, self.limits)
         if self.site is not None:
             parsed = strip(parsed, self.site)
         side = dict(self.side)
@@ -359,7 +364,9 @@ class FileLoad:
                                        trust_file_acl=self.trust_file_acl,
                                        label=self.rel or self.path.name)
         url = self.url or self.path.as_posix()
-        meta = {"_file_mtime": _mtime_iso(self.path), "source_url": url, **merged}
+        changed = _mtime_iso(self.path) if self.data is None else \
+            datetime.now(UTC).isoformat(timespec="seconds")
+        meta = {"_file_mtime": changed, "source_url": url, **merged}
         if self.local:
             meta["_file_path"] = str(self.path.resolve())
         else:

@@ -140,3 +140,29 @@ def test_a_key_removed_during_its_reindex_promotes_nothing(tmp_path: Path) -> No
         versions = httpx.get(f"{url}/v1/versions", headers={
             "Authorization": f"Bearer {admin}"}, timeout=30.0).json()["versions"]
         assert [v["state"] for v in versions] == ["live", "refused"], versions
+
+
+def test_an_upload_being_embedded_has_no_copy_on_disk(tmp_path: Path, monkeypatch) -> None:
+    """A security review killed the server (``kill -9``) while an hr-only upload embedded:
+    its temporary copy stayed in /tmp, and nothing removed it. The upload is read from
+    memory; while it embeds, no file holds its text."""
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    seen: list[list[str]] = []
+
+    def look() -> None:
+        if SlowEmbedder.embedding.wait(60):
+            seen.append([str(p) for p in scratch.rglob("*") if p.is_file()
+                         and b"Kites fly" in p.read_bytes()])
+
+    SlowEmbedder.embedding.clear()
+    with slow_server(tmp_path) as (url, keys):
+        watcher = threading.Thread(target=look)
+        watcher.start()
+        r = upload(url, keys["eddie"])
+        watcher.join()
+    assert r.status_code == 201, r.text
+    assert seen == [[]]

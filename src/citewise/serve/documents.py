@@ -5,7 +5,6 @@ invalidate the caches."""
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
@@ -15,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citewise.errors import ConfigError, NotFoundError
 from citewise.indexing import IngestReport, Pending
-from citewise.ingest.doc_names import UPLOAD_PREFIX
 from citewise.ingest.hand_readers import INDEX_OPTION
 from citewise.ingest.metadata import is_web_or_relative_link, normalize_groups
 from citewise.ingest.normalize import drop_controls
@@ -163,15 +161,11 @@ async def _upload(st: ServerState, request: Request, who: ApiPrincipal, file: Up
     received = time.time()
 
     def parse() -> Primed:  # outside the write lock: deletes and ACL changes need not wait
-        with tempfile.TemporaryDirectory(prefix=UPLOAD_PREFIX) as tmp:
-            path = Path(tmp) / name
-            path.write_bytes(data)
-            item = Pending(label=doc_id, doc_id=doc_id,
-                           load=FileLoad(path, st.engine.settings.limits, {}, side,
-                                         local=False))
-            with st.upload_lock:  # one upload parses and embeds at a time, a bounded
-                return st.engine.prime(  # number of passages
-                    item, st.engine.settings.serve.max_upload_chunks)
+        item = Pending(label=doc_id, doc_id=doc_id,
+                       load=FileLoad(Path(name), st.engine.settings.limits, {}, side,
+                                     local=False, data=data))  # in memory, no copy on disk
+        with st.upload_lock:  # one upload parses and embeds at a time, a bounded number
+            return st.engine.prime(item, st.engine.settings.serve.max_upload_chunks)
 
     from starlette.concurrency import run_in_threadpool
 
