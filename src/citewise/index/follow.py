@@ -99,7 +99,8 @@ class LiveStore:
         self._lock = threading.RLock()
         self._store: Store | None = None
         self._number: int | None = None
-        self._previous: Store | None = None
+        self._retired: list[Store] = []  # stores of versions no longer live, still open
+        self._readers: dict[int, int] = {}  # id(store): reads on it now
         self.unreached_versions: tuple[int, ...] = ()  # by the last write's change
         """Versions the last delete or ACL change could not reach (their data is missing);
         each applies it when made live again."""
@@ -120,31 +121,73 @@ class LiveStore:
 
     def close(self) -> None:
         with self._lock:
-            for store in (self._store, self._previous):
+            for store in (self._store, *self._retired):
                 if store is not None:
                     store.close()
-            self._store, self._number, self._previous = None, None, None
+            self._store, self._number, self._retired = None, None, []
         self.catalog.close()
 
     # -- following the live version ------------------------------------------------------------
 
-    def _switch(self, number: int) -> Store:
+    def _switch(self, number: int, reading: bool = False) -> Store:
+        """The store of version ``number``, opened when another version was live; with
+        ``reading``, counted as read until :meth:`_done`. A store no longer live is closed
+        once no read is on it and a newer one has been retired since (one read ``current``
+        handed out, uncounted, may still be on the last retired): closing the store of "two
+        versions ago" at once closed a reader's PostgreSQL pool under it when a promotion
+        and a rollback came within one read (a security review's 503s)."""
         with self._lock:
             if self._store is None or self._number != number:
-                if self._previous is not None:  # two versions ago: no reader still on it
-                    self._previous.close()
-                self._previous = self._store  # a pinned reader may still be on this one
+                if self._store is not None:
+                    self._retired.append(self._store)
                 self._store, self._number = self.catalog.open(number), number
+                self._close_unread()
+            if reading:
+                key = id(self._store)
+                self._readers[key] = self._readers.get(key, 0) + 1
             return self._store
 
-    def _current(self) -> Store:
+    def _done(self, store: Store) -> None:
+        with self._lock:
+            key = id(store)
+            self._readers[key] -= 1
+            if not self._readers[key]:
+                del self._readers[key]
+                self._close_unread()
+
+    def _close_unread(self) -> None:
+        """Close the retired stores no read is on, but the last retired (call under the
+        lock)."""
+        keep = []
+        for store in self._retired:
+            if store is self._retired[-1] or self._readers.get(id(store)):
+                keep.append(store)
+            else:
+                store.close()
+        self._retired = keep
+
+    def _current(self, reading: bool = False) -> Store:
         state = self.catalog.live_state()
-        store = self._switch(state.number)
-        if state.behind and self._gate_free():  # behind, and no writer at work: one died
-            with self.catalog.gate(timeout=0) as free:  # between logging and writing
-                if free:
-                    self._apply_pending(store, self.catalog.live_state())
+        store = self._switch(state.number, reading)
+        try:
+            if state.behind and self._gate_free():  # behind, no writer at work: one died
+                with self.catalog.gate(timeout=0) as free:  # between logging and writing
+                    if free:
+                        self._apply_pending(store, self.catalog.live_state())
+        except BaseException:
+            if reading:
+                self._done(store)
+            raise
         return store
+
+    @contextmanager
+    def _reading(self) -> Iterator[Store]:
+        """The store of the version live now, kept open while the block reads it."""
+        store = self._current(reading=True)
+        try:
+            yield store
+        finally:
+            self._done(store)
 
     def _gate_free(self) -> bool:
         """A cheap look at the gate (a writer at work holds it while the live version is
@@ -184,10 +227,9 @@ class LiveStore:
         """The store of the version live now (it stays on that version)."""
         return self._current()
 
-    @contextmanager
-    def pinned(self) -> Iterator[Store]:
+    def pinned(self) -> AbstractContextManager[Store]:
         """The store of the version live now, for several reads that must agree."""
-        yield self._current()
+        return self._reading()
 
     # -- writes: under the gate, logged ----------------------------------------------------------
 
@@ -322,40 +364,51 @@ class LiveStore:
     # -- reads: on the version live now ----------------------------------------------------------
 
     def manifest(self) -> Manifest | None:
-        return self._current().manifest()
+        with self._reading() as store:
+            return store.manifest()
 
     def get_document(self, doc_id: str) -> Document | None:
-        return self._current().get_document(doc_id)
+        with self._reading() as store:
+            return store.get_document(doc_id)
 
     def get_parsed(self, doc_id: str) -> ParsedDocument | None:
-        return self._current().get_parsed(doc_id)
+        with self._reading() as store:
+            return store.get_parsed(doc_id)
 
     def get_meta(self, key: str) -> str | None:
-        return self._current().get_meta(key)
+        with self._reading() as store:
+            return store.get_meta(key)
 
     def list_documents(self) -> list[Document]:
-        return self._current().list_documents()
+        with self._reading() as store:
+            return store.list_documents()
 
     def cached_vectors(self, embed_hashes: Sequence[str], tenant: str | None = None) -> set[str]:
-        return self._current().cached_vectors(embed_hashes, tenant)
+        with self._reading() as store:
+            return store.cached_vectors(embed_hashes, tenant)
 
     def count(self) -> StoreCounts:
-        return self._current().count()
+        with self._reading() as store:
+            return store.count()
 
     def search_sparse(self, query: str, top_k: int, principal: Principal,
                       title_weight: float = 1.0) -> list[ScoredId]:
-        return self._current().search_sparse(query, top_k, principal, title_weight)
+        with self._reading() as store:
+            return store.search_sparse(query, top_k, principal, title_weight)
 
     def search_dense(self, vector: np.ndarray, top_k: int,
                      principal: Principal) -> list[ScoredId]:
-        return self._current().search_dense(vector, top_k, principal)
+        with self._reading() as store:
+            return store.search_dense(vector, top_k, principal)
 
     def get_chunks(self, chunk_ids: Sequence[str],
                    principal: Principal) -> dict[str, tuple[Chunk, Document]]:
-        return self._current().get_chunks(chunk_ids, principal)
+        with self._reading() as store:
+            return store.get_chunks(chunk_ids, principal)
 
     def describe_filter(self, principal: Principal) -> str:
-        return self._current().describe_filter(principal)
+        with self._reading() as store:
+            return store.describe_filter(principal)
 
 
 def pinned(store: Store) -> AbstractContextManager[Store]:

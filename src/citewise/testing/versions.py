@@ -429,6 +429,29 @@ class VersionCatalogConformanceTests:
         assert seen and all(s in (set(A_DOCS), set(B_DOCS)) for s in seen)
         assert sum(1 for v in two_versions.versions() if v.state == "live") == 1
 
+    def test_a_read_outlives_a_promotion_and_a_rollback(self,
+                                                        two_versions: VersionCatalog) -> None:
+        """A security review's reads on a PostgreSQL server failed ("the pool is closed")
+        when a promotion and a rollback came within one read: the store of "two versions
+        ago" was closed, the read's still on it."""
+        live = self.open_live(two_versions)
+        closed: list[Store] = []
+        try:
+            with pinned(live) as store:
+                assert answering_docs(store) == set(A_DOCS)
+                close = store.close
+                store.close = lambda: (closed.append(store), close())  # type: ignore[method-assign]
+                for number in (2, 1, 2):
+                    two_versions.promote(number)
+                    answering_docs(live)  # the live store follows each flip
+                assert closed == []  # (a PostgreSQL store reopens its pool on its next use:
+                # closed under a read, the read's query failed)
+                assert answering_docs(store) == set(A_DOCS)
+            assert closed == [store]  # closed once the read is done, not left open
+            assert answering_docs(live) == set(B_DOCS)
+        finally:
+            live.close()
+
     def test_writes_through_the_live_store_reach_the_live_version(
             self, two_versions: VersionCatalog, embedder_b: FakeEmbedder) -> None:
         two_versions.promote(2)
