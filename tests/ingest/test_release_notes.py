@@ -387,3 +387,15 @@ def test_a_release_heading_of_the_opening_s_shape_is_its_sibling_not_under_it(tm
     fix = next(b for b in parsed.blocks if "#3685" in b.text)
     assert fix.heading_path[-2:] == ("v66.1.0", "Changes")
     assert len(fix.heading_path) == 2 or fix.heading_path[0] != "v66.1.1"
+
+
+def test_a_stylesheet_named_changelog_is_no_changelog():
+    """SQLAlchemy's documentation ships ``_static/changelog.css``: a new user's ingest said
+    it left out "1 changelog, author or licence file (e.g. changelog.css)"; it is a file of
+    a type citewise does not read, counted with the other stylesheets."""
+    from citewise.ingest.doc_names import is_left_out
+
+    for name in ("changelog.css", "changelog.js", "LICENSE.png", "copyright.svg.gz"):
+        assert not is_left_out(name), name
+    for name in ("changelog.Debian.gz", "copyright", "LICENSE", "COPYING.LIB", "AUTHORS.txt"):
+        assert is_left_out(name), name

@@ -97,6 +97,9 @@ def is_left_out(name: str) -> bool:
     if is_requirements(name):
         return True
     bare = name.removesuffix(".gz")
+    if any(part.lower() in _PROGRAM for part in bare.split(".")[1:]):
+        return False  # a stylesheet or script so named (SQLAlchemy's changelog.css) is no
+        # changelog: a file of a type citewise does not read (a new user was told otherwise)
     return (_LEFT_OUT.fullmatch(name) is not None or _NAMED_LICENCE.fullmatch(bare) is not None) \
         and not is_doc_name(bare) and _MARKED_CHANGELOG.fullmatch(bare) is None
 
