@@ -18,6 +18,7 @@ from citewise.errors import ConfigError
 from citewise.fuse import rrf
 from citewise.protocols import Embedder, Store
 from citewise.retrieve.exact import exact_run, identifiers, phrase_options, titled_names
+from citewise.retrieve.release_notes import asks_about_changes, release_notes_later
 from citewise.text import not_text
 from citewise.types import SEARCH_MODES, Hit, Principal, ScoredId, SearchResult
 
@@ -173,6 +174,11 @@ def search(store: Store, embedder: Embedder | None, query: str, principal: Princ
     notes: list[str] = []
     page = top_k * 2 + 10
     fused, hydrated = _in_question_language(store, ranked, query, principal, page, notes)
+    if mode == "hybrid" and not asks_about_changes(query):
+        fused, lowered = release_notes_later(fused, {c: d for c, (_, d) in hydrated.items()})
+        if lowered:
+            notes.append(f"{lowered} passage(s) of release notes or changelogs ranked lower: "
+                         "the question asks about no version or change")
     for offset in range(0, len(fused), page):
         if len(hits) >= top_k:
             break
