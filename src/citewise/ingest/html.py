@@ -51,6 +51,7 @@ from citewise.ingest.html_chrome import (
 )
 from citewise.ingest.html_guard import INLINE_TAGS, check_nesting, drop_selects
 from citewise.ingest.html_hidden import NEVER_RENDERED, drop_hidden, read_hints
+from citewise.ingest.html_main import drop_beside_main
 from citewise.ingest.html_moved import moved_to
 from citewise.ingest.html_walk import Walker
 from citewise.ingest.languages import primary_language
@@ -94,6 +95,7 @@ class HtmlLoader:
         drop_hidden(tree, hints)
         generated = tree.css_first(GENERATED_INDEX) is not None
         drop_chrome(tree)
+        drop_beside_main(tree)
         indexes = drop_link_indexes(tree)
         space_badges(tree)
         mark_stability(tree)
