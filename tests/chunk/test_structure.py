@@ -499,3 +499,25 @@ def test_invariants_on_a_mixed_document(make_doc):
             assert not any(c.start < h < c.end for h in headings[2:])  # no section crossed
             if doc.text[c.start:c.end] != c.text:  # only continued table chunks
                 assert c.kind == "table" and c.text.startswith("k | v\n")
+
+
+def test_text_after_a_bold_labels_box_is_not_under_the_label() -> None:
+    """SQLAlchemy's API pages put a bold "Class signature" line over one paragraph in a box;
+    the class's methods after the box were chunked under it (3,026 of a new user's 13,809
+    chunks; citations read "Session API › Session › Class signature")."""
+    from pathlib import Path
+
+    from citewise.ingest.html import HtmlLoader
+
+    methods = "".join(f'<dl class="py method"><dt id="m{i}">method m{i}()</dt><dd><p>Runs '
+                      f'step {i} of the session flush and returns nothing.</p></dd></dl>'
+                      for i in range(3))
+    page = ('<html><body><main><section id="session"><h2>Session</h2><p>The Session.</p>'
+            '<div class="class-bases"><p><strong>Class signature</strong></p>'
+            '<p>class Session (object)</p></div>' + methods + '</section></main></body></html>')
+    parsed = HtmlLoader().load(page.encode(), Path("session_api.html"))
+    chunks = chunk_document(parsed, "api", settings(chunk=40), FakeEmbedder().count_tokens)
+    for chunk in chunks:
+        if "Runs step" in chunk.text:
+            assert chunk.heading_path == ("Session",), chunk.heading_path
+    assert any("Class signature" in c.heading_path for c in chunks)  # its box's own text
