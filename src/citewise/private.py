@@ -13,7 +13,7 @@ import stat as stat_module
 from pathlib import Path
 from typing import IO
 
-from citewise.errors import ConfigError
+from citewise.errors import ConfigError, StoreError
 
 PRIVATE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
@@ -35,22 +35,65 @@ def create_private(path: str | Path, *, exclusive: bool = False) -> None:
 
 
 def foreign(path: str | Path) -> str | None:
-    """Why an index's file at ``path`` (the database, its ``-wal``/``-shm``, its gate's
-    ``.lock``), if it exists, is not to be used, or None: it belongs to a user other than
-    this one and root, or is no regular file. A security review's user planted an empty
-    ``citewise.db`` in a team folder, and the operator's ingest wrote every tenant's text
-    into a file the planter owned and read; a planted ``-wal`` built from the planter's own
-    index replaced every document of the operator's at its next open; a planted ``.lock``,
-    held, stopped every write."""
+    """Why an index's file at ``path`` (the database, its ``-wal``/``-shm``/``-journal``, a
+    lock), if it exists, is not to be used, or None: it, or a symbolic link at ``path``,
+    belongs to a user this process may not trust (:func:`_trusted`), or it is no regular
+    file. A security review's user planted an empty ``citewise.db`` in a team folder, and the
+    operator's ingest wrote every tenant's text into a file the planter owned and read; a
+    planted ``-wal`` or ``-journal`` built from the planter's own index replaced every
+    document of the operator's at its next open; a planted link made SQLite create the index
+    in the planter's folder; a planted ``.lock``, held, stopped every write."""
     try:
-        info = os.stat(path)
+        info = os.lstat(path)
     except FileNotFoundError:
         return None
+    if stat_module.S_ISLNK(info.st_mode):
+        if not _trusted(info, path):
+            return f"is a symbolic link of another user (uid {info.st_uid}), who chose where " \
+                   "it leads"
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return None  # a link of this user's to a file not made yet
     if not stat_module.S_ISREG(info.st_mode):
         return "is not a regular file"
-    if info.st_uid not in (os.geteuid(), 0):
+    if not _trusted(info, os.path.realpath(path)):
         return f"belongs to another user (uid {info.st_uid}), who could read or replace it"
     return None
+
+
+def _trusted(info: os.stat_result, path: str | Path) -> bool:
+    """Whether a file's owner is this user, root, or the owner of its folder when no one
+    else may write that folder (root serving a service user's index in its own folder)."""
+    if info.st_uid in (os.geteuid(), 0):
+        return True
+    try:
+        folder = os.stat(os.path.dirname(os.path.abspath(path)) or ".")
+    except OSError:
+        return False
+    return folder.st_uid == info.st_uid and not folder.st_mode & (stat_module.S_IWGRP
+                                                                  | stat_module.S_IWOTH)
+
+
+def open_lock(path: str | Path) -> int:
+    """A descriptor on the lock file ``path`` (created 0600 if missing), never through a
+    symbolic link nor on a file :func:`foreign` refuses (raises :class:`StoreError`
+    naming the fix): a planted link made root create any file it names, a planted lock
+    held by its planter stopped every write."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        problem: str | None = "is a symbolic link"
+    else:
+        problem = foreign(path)
+        if problem:
+            os.close(fd)
+    if problem:
+        raise StoreError(f"the index's lock file {path} {problem}. Fix: remove it (or have "
+                          "its owner do so), or pass a --db in a folder only you may write")
+    return fd
 
 
 def open_private(path: str | Path, *, binary: bool = False, own: bool = True) -> IO:

@@ -29,7 +29,7 @@ def _theirs(path: Path, monkeypatch) -> None:
     """Make ``path`` another user's: chown'd to nobody when running as root, else as if this
     process ran as another user."""
     if os.geteuid() == 0:
-        os.chown(path, 65534, 65534)
+        os.chown(path, 65534, 65534, follow_symlinks=False)
     else:
         monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
 
@@ -52,7 +52,7 @@ def test_a_planted_index_file_is_refused_and_gets_no_text(tmp_path, monkeypatch)
     out = _ingest(tmp_path, db, monkeypatch)
     assert out.exit_code != 0
     assert f"index file {db} belongs to another user" in out.output, out.output
-    assert "Fix: remove it" in out.output
+    assert "Fix: run citewise as its owner, or remove it" in out.output
     assert db.read_bytes() == b""  # not one page written into the planter's file
 
 
@@ -77,6 +77,57 @@ def test_a_planted_lock_file_is_refused_at_once(tmp_path, monkeypatch) -> None:
     _theirs(lock, monkeypatch)
     with pytest.raises(StoreError, match="lock file .* belongs to another user"):
         flock_acquire(str(lock))(float("inf"))
+
+
+def test_a_planted_journal_is_refused(tmp_path, monkeypatch) -> None:
+    db = tmp_path / "team.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.store.list_documents() == []
+    journal = tmp_path / "team.db-journal"
+    journal.write_bytes(b"planted")
+    _theirs(journal, monkeypatch)
+    with pytest.raises(StoreError, match="team.db-journal belongs to another user"), \
+            Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.store.list_documents()
+
+
+def test_a_planted_link_as_the_index_creates_nothing_where_it_leads(tmp_path,
+                                                                     monkeypatch) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    db = tmp_path / "citewise.db"
+    db.symlink_to(theirs / "real.db")  # dangling: SQLite would create the index there
+    _theirs(db, monkeypatch)
+    out = _ingest(tmp_path, db, monkeypatch)
+    assert out.exit_code != 0 and "is a symbolic link of another user" in out.output, \
+        out.output
+    assert not (theirs / "real.db").exists()
+
+
+def test_a_planted_link_as_the_lock_is_not_followed(tmp_path) -> None:
+    target = tmp_path / "elsewhere"
+    lock = tmp_path / "team.db.lock"
+    lock.symlink_to(target)
+    with pytest.raises(StoreError, match="is a symbolic link"):
+        flock_acquire(str(lock))(float("inf"))
+    assert not target.exists()
+
+
+def test_a_service_users_index_in_its_own_folder_is_used(tmp_path, monkeypatch) -> None:
+    """Root (or anyone) may open an index whose owner also owns its folder and lets no one
+    else write there: a service user's, as root serves or backs it up."""
+    home = tmp_path / "service"
+    home.mkdir(mode=0o700)
+    db = home / "index.db"
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.store.list_documents() == []
+    if os.geteuid() == 0:
+        for path in (home, *home.iterdir()):
+            os.chown(path, 65534, 65534)
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        assert engine.store.list_documents() == []
 
 
 def test_the_owners_own_files_and_roots_are_used(tmp_path, monkeypatch) -> None:

@@ -138,9 +138,10 @@ class LiveStore:
         and a rollback came within one read (a security review's 503s)."""
         with self._lock:
             if self._store is None or self._number != number:
+                opened = self.catalog.open(number)  # (a failure retires nothing)
                 if self._store is not None:
                     self._retired.append(self._store)
-                self._store, self._number = self.catalog.open(number), number
+                self._store, self._number = opened, number
                 self._close_unread()
             if reading:
                 key = id(self._store)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from citewise.errors import StoreError
-from citewise.private import foreign
+from citewise.private import open_lock
 
 TIMEOUT_S = 120.0
 """How long a writer waits for the gate before it reports the index busy (a promotion holds it
@@ -128,13 +128,7 @@ def lock_file(home: str) -> str:
 
 def flock_acquire(path: str) -> Acquire:
     def acquire(deadline: float) -> Any:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        problem = foreign(path)
-        if problem:  # a planted lock file, held, stopped every write (a security review)
-            os.close(fd)
-            raise StoreError(f"the index's lock file {path} {problem}. Fix: remove it (or "
-                             "have its owner do so), or pass a --db in a folder only you may "
-                             "write")
+        fd = open_lock(path)  # not a planted one (a security review)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -29,7 +29,7 @@ from typing import Any
 
 from citewise.index.sqlite.fts_stats import restore_statistics
 from citewise.index.sqlite.tenancy import fts_table_exists, fts_tables
-from citewise.private import PRIVATE_MODE
+from citewise.private import open_lock
 
 log = logging.getLogger(__name__)
 VERSION_SUFFIXES = ("", "-wal", "-shm", ".lock")
@@ -48,7 +48,7 @@ def lock_path(location: str) -> str:
 @contextmanager
 def build_lock(location: str) -> Iterator[None]:
     """Hold the build lock of the version at ``location`` (see the module docstring)."""
-    fd = os.open(lock_path(location), os.O_RDWR | os.O_CREAT, PRIVATE_MODE)
+    fd = open_lock(lock_path(location))  # not a planted one, held (a review)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -61,8 +61,8 @@ def build_lock(location: str) -> Iterator[None]:
 def is_building(location: str) -> bool:
     """Whether a live process holds the build lock of the version at ``location``."""
     try:
-        fd = os.open(lock_path(location), os.O_RDWR)
-    except FileNotFoundError:
+        fd = os.open(lock_path(location), os.O_RDWR | os.O_NOFOLLOW)
+    except (FileNotFoundError, OSError):  # missing, or a link: nothing of ours holds it
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -46,6 +46,7 @@ which BM25's row count keeps counting (:mod:`.fts_stats` sets it right).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,12 +229,12 @@ def connect(path: str | Path) -> Connection:
     target = str(path)
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
+        _check_own(target)  # before anything is created through a planted link
         try:
             create_private(target)  # 0600, and so its -wal/-shm files (SQLite copies the mode)
         except OSError as exc:
             raise StoreError(f"cannot create index {target}: {exc.strerror or exc}. Fix: check "
                              "the folder exists and is writable, or pass another --db.") from exc
-        _check_own(target)
     try:
         conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_TIMEOUT_MS / 1000)
@@ -252,16 +253,18 @@ def connect(path: str | Path) -> Connection:
 
 
 def _check_own(target: str, conn: Connection | None = None) -> None:
-    """Refuse an index whose file, ``-wal`` or ``-shm`` another user owns
+    """Refuse an index whose file, ``-wal``, ``-shm`` or ``-journal`` another user owns
     (:func:`~citewise.private.foreign`), closing ``conn`` first."""
-    for name in (target, f"{target}-wal", f"{target}-shm"):
+    real = os.path.realpath(target)  # SQLite names the -wal after the file it opens
+    for name in dict.fromkeys(f"{base}{suffix}" for base in (target, real)
+                              for suffix in ("", "-wal", "-shm", "-journal")):
         problem = foreign(name)
         if problem:
             if conn is not None:
                 conn.close()
-            raise StoreError(f"index file {name} {problem}; not opened. Fix: remove it (or "
-                             "have its owner do so), or pass a --db in a folder only you "
-                             "may write")
+            raise StoreError(f"index file {name} {problem}; not opened. Fix: run citewise as "
+                             "its owner, or remove it if no one you trust made it, or pass "
+                             "a --db in a folder only you may write")
 
 
 def applied_migrations(conn: Connection) -> list[str]:
