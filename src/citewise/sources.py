@@ -29,7 +29,7 @@ from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_bytes, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
 from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
-from citewise.ingest.editions import other_editions
+from citewise.ingest.editions import exposed_note, other_editions
 from citewise.ingest.hand_readers import READERS_FROM, WIDER_READERS
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
 from citewise.ingest.info_parts import changed_at, without_info_parts
@@ -141,7 +141,7 @@ def file_batch(paths: Sequence[str | Path], limits: LimitSettings,
              for root, path in found}  # lost the other's line)
     readers = {key: match.readers(*at, prefixes[key[0]] + at[0])
                for key, at in where.items()}
-    stubs, twins = _left_out(found, named, limits, batch, prefixes, readers)
+    stubs, twins = _left_out(found, named, limits, batch, prefixes, readers, notes)
     listed = []
     for root, path in found:
         if path in stubs:
@@ -190,7 +190,8 @@ def _readers(side: Mapping[str, Any]) -> dict[str, Any]:
 
 def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: LimitSettings,
               batch: FileBatch, prefixes: Mapping[Path, str],
-              readers: Mapping[tuple[Path, Path], str]) -> tuple[set[Path], dict[Path, Path]]:
+              readers: Mapping[tuple[Path, Path], str], notes: list[str] | None = None
+              ) -> tuple[set[Path], dict[Path, Path]]:
     """The files not to index, each listed in ``batch`` (``copies``, ``redirects``,
     ``noindex``), and each root's boilerplate in ``batch.sites``. A page marked noindex is
     indexed when it was named on its own (``named``), not found in a folder. Also returned:
@@ -224,6 +225,10 @@ def _left_out(found: Sequence[tuple[Path, Path]], named: set[Path], limits: Limi
             if path not in named and path not in out:  # (a .txt beside its .html: above)
                 out.add(path)
                 batch.copies.append((_rel(path, roots, prefixes), _rel(page, roots, prefixes)))
+        for path, pages in seen.exposed.items():
+            if path not in out and notes is not None:
+                notes.append(exposed_note(_rel(path, roots, prefixes),
+                                          [_rel(p, roots, prefixes) for p in pages]))
         twins.update({p: k for p, k in seen.duplicates.items() if p not in named})
         batch.languages.update({_rel(p, roots, prefixes): lang
                                 for p, lang in seen.languages.items()})
@@ -254,6 +259,8 @@ class Survey:
     duplicates: dict[Path, Path] = field(default_factory=dict)
     languages: dict[Path, str] = field(default_factory=dict)  # pages' <html lang>
     copies: dict[Path, Path] = field(default_factory=dict)  # a PDF or text edition: its page
+    exposed: dict[Path, list[Path]] = field(default_factory=dict)
+    """PDF and text files, indexed, that hold text of pages the sidecar gives other readers."""
 
 
 def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = (),
@@ -299,9 +306,10 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     noindex += [path for path in editions if path not in extra]
+    exposed: dict[Path, list[Path]] = {}
     return Survey(sites, [r for r in redirects if r[0] not in extra],
                   [n for n in noindex if n not in extra], repeated_pages(pages, who), languages,
-                  other_editions(pages, files, limits))
+                  other_editions(pages, files, limits, who, exposed), exposed)
 
 
 

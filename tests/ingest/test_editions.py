@@ -66,10 +66,35 @@ def test_an_edition_is_told_from_a_file_of_its_own() -> None:
     own = "\n".join(_prose(7, 80))
     half = "\n".join(CHAPTERS["intro"] + _prose(8))  # quotes one page, adds as much again
     assert len(shingles(whole)) >= MIN_SAMPLES and len(shingles(own)) >= MIN_SAMPLES
-    found = format_editions(pages, [(Path("a.txt"), whole), (Path("b.pdf"), glued),
-                                    (Path("c.txt"), own), (Path("d.txt"), half),
-                                    (Path("e.txt"), CHAPTERS["keys"][0])])  # too short
+    chapters = ["\n".join(s) for s in CHAPTERS.values()]
+    own_part = chapters + ["\n".join(_prose(9 + i)) for i in range(2)]  # 2 of 5 its own
+    found = format_editions(pages, [(Path("a.txt"), [whole]), (Path("b.pdf"), [glued]),
+                                    (Path("c.txt"), [own]), (Path("d.txt"), [half]),
+                                    (Path("e.txt"), [CHAPTERS["keys"][0]]),  # too short
+                                    (Path("f.pdf"), own_part)])
     assert set(found) == {Path("a.txt"), Path("b.pdf")}
+
+
+def test_an_edition_other_readers_get_is_kept_and_one_holding_restricted_text_named(
+        ) -> None:
+    """A review: a PDF the sidecar gave another tenant was skipped, and that tenant had no
+    documents left. A copy given other readers than its pages is kept; one kept that holds
+    a restricted page's text is named."""
+    loader = HtmlLoader()
+    pages = [(Path(f"{n}.html"), loader.load(_page(n, s).encode(), Path(f"{n}.html")))
+             for n, s in CHAPTERS.items()]
+    whole = ["\n".join(s) for s in CHAPTERS.values()]
+    readers = {Path("keys.html"): '{"groups": ["admins"]}', Path("other.pdf"):
+               '{"tenant": "globex"}', Path("wide.pdf"): '{"groups": ["everyone"]}'}
+    exposed: dict[Path, list[Path]] = {}
+    found = format_editions(pages, [(Path(n), whole) for n in ("same.pdf", "other.pdf",
+                                                                "wide.pdf")],
+                            readers, exposed)
+    assert set(found) == {Path("same.pdf")}  # its pages' readers, or fewer
+    assert exposed[Path("other.pdf")] == [Path("backup.html"), Path("intro.html"),
+                                          Path("keys.html")]
+    assert exposed[Path("wide.pdf")] == [Path("backup.html"), Path("intro.html"),
+                                         Path("keys.html")]
 
 
 def test_ingest_skips_a_pdf_and_a_text_edition_of_the_pages_and_names_them(

@@ -5,22 +5,28 @@ Debian's debian-reference-en ships its book as 14 HTML chapters, as a PDF and as
 manual as HTML and as a PDF. Ingested as a user points at the folder, the book was indexed
 three times (the copies 74 % of the index), every fact competed with its copies for an
 answer's context, and a sidecar that restricted two HTML chapters left their text readable in
-the PDF and the text edition (a new user's trial). A PDF or text file of a folder whose text
-the folder's HTML pages hold (:data:`MIN_COVERED` of its sampled passages, at least
-:data:`MIN_SAMPLES` of them) is an edition of those pages: it is not indexed, and the ingest
-names it, as it names a page's source copy; named on the command line, it is indexed.
+the PDF and the text edition (a new user's trial). A PDF or text file of a folder is an
+edition of its HTML pages (:func:`format_editions`) when the pages hold :data:`MIN_COVERED`
+of its sampled passages (at least :data:`MIN_SAMPLES`), at most one of its :data:`SAMPLES`
+samples (pages spread over a PDF, first and last included; stretches of a text) is mostly
+its own, and the sidecar gives it the pages' tenant and no group they lack: it is not
+indexed, and the ingest names it, as it names a page's source copy; named on the command
+line, it is indexed. A file it keeps that holds text of pages the sidecar restricts is
+named in a warning (the Debian Reference's ``.txt.gz``, 3 of whose 16 samples are mostly its
+own: its contents and tables, laid out as text).
 
 Text is compared as shingles: runs of :data:`PIECES` pieces of its letters and digits, spaces
 and punctuation dropped and cut after each ``e``, so the words a PDF's text extraction glues
 together (dblatex's "thepackage") match the page's; a quarter of them is kept, chosen by
-their hash, so both sides keep the same ones. Over /usr/share/doc the editions hold 81-99 %
-of their passages in their HTML pages (the Debian Reference's text 81 %, its PDF 87 %); the
-other files of those folders at most 65 % (nettle's README, which its manual's page quotes),
-most none.
+their hash, so both sides keep the same ones. Over /usr/share/doc, the editions found: the
+Debian Reference's PDF (84 % held), valgrind's, zsh's, bzip2's, nettle's and fontconfig's
+manuals in PDF, fontconfig's in text, valgrind's and zsh's FAQs in text; a review's valgrind
+folder without two chapters' pages keeps the manual's PDF (2 of 16 samples its own).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import zlib
@@ -37,7 +43,10 @@ SAMPLE_MOD = 4
 MIN_COVERED = 0.75
 MIN_SAMPLES = 100
 SPREAD = 0.05  # of an edition's sample on a page: the page is one it holds
-SAMPLE_PAGES = 12  # pages of a PDF read to decide (its middle: not its contents or index)
+SAMPLES = 16  # pages of a PDF, stretches of a text, read to decide
+MIN_SAMPLE_KEYS = 10  # shingles a sample needs to count as mostly its own or not
+EXPOSED = 0.05  # of a file's passages in pages of other readers: worth a warning
+OWN_SAMPLES = 0.07  # of the samples, the most that may be mostly the file's own (one of 16)
 
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 _PIECE_END = re.compile(r"(?<=e)")
@@ -55,30 +64,43 @@ def shingles(text: str) -> set[int]:
 
 
 def other_editions(pages: Sequence[tuple[Path, ParsedDocument]], files: Iterable[Path],
-                   limits: LimitSettings) -> dict[Path, Path]:
+                   limits: LimitSettings, readers: Mapping[Path, str] | None = None,
+                   exposed: dict[Path, list[Path]] | None = None) -> dict[Path, Path]:
     """The PDF and text files among ``files`` that are an edition of ``pages``, with the page
     each opens as (:func:`format_editions`); a file that fails to read is the real pass's
-    to report."""
+    to report. ``readers``: who the sidecar lets read each file (its key)."""
     if not pages:
         return {}
     others = []
     for path in files:
         if format_of(inner_path(path)) in ("pdf", "text"):
             try:
-                others.append((path, sample_text(path, limits, SAMPLE_PAGES)))
+                others.append((path, sample_text(path, limits, SAMPLES)))
             except Exception:  # pypdf raises many types on damaged input
                 continue
-    return format_editions(pages, others) if others else {}
+    return format_editions(pages, others, readers or {}, exposed) if others else {}
 
 
 def format_editions(pages: Sequence[tuple[Path, ParsedDocument]],
-                    others: Iterable[tuple[Path, str]]) -> dict[Path, Path]:
-    """``{file: page}`` for each of ``others`` (a file and its sampled text) that is an
-    edition of ``pages`` (the HTML pages that stay indexed), with the page a reader of the
-    edition would open first (:func:`_first_page`). The pages are read only when a file is
-    long enough to be one."""
-    sampled = {path: keys for path, text in others
-               if len(keys := shingles(text)) >= MIN_SAMPLES}
+                    others: Iterable[tuple[Path, Sequence[str]]],
+                    readers: Mapping[Path, str] | None = None,
+                    exposed: dict[Path, list[Path]] | None = None) -> dict[Path, Path]:
+    """``{file: page}`` for each of ``others`` (a file and its samples: pages of a PDF,
+    stretches of a text) that is an edition of ``pages`` (the HTML pages that stay indexed),
+    with the page a reader of the edition would open first (:func:`_first_page`): the pages
+    hold :data:`MIN_COVERED` of its sampled passages, no more than :data:`OWN_SAMPLES` of
+    its samples are mostly its own (a PDF with chapters no page has is no copy: a review's
+    valgrind folder without two chapters' pages kept the manual's PDF from being skipped
+    only so), and the sidecar lets it be read by no one the pages do not let read them
+    (:func:`_same_readers`). The pages are read only when a file is long enough to be one.
+    ``exposed`` gets each other file that holds :data:`EXPOSED` or more of its passages in
+    pages the sidecar gives other readers, with those pages: a chapter restricted by its
+    page may be readable in the file (the ingest warns)."""
+    sampled = {}
+    for path, samples in others:
+        keys = [shingles(text) for text in samples]
+        if len(whole := set().union(*keys)) >= MIN_SAMPLES:
+            sampled[path] = (whole, keys)
     if not sampled:
         return {}
     held: dict[int, Path] = {}
@@ -86,11 +108,47 @@ def format_editions(pages: Sequence[tuple[Path, ParsedDocument]],
         for key in shingles("\n".join(block.text for block in parsed.blocks)):
             held.setdefault(key, path)
     out: dict[Path, Path] = {}
-    for path, keys in sampled.items():
-        found = [held[key] for key in keys if key in held]
-        if len(found) >= MIN_COVERED * len(keys):
+    who = readers or {}
+    for path, (whole, keys) in sampled.items():
+        found = [held[key] for key in whole if key in held]
+        own = [k for k in keys if len(k) >= MIN_SAMPLE_KEYS
+               and sum(key in held for key in k) < len(k) / 2]
+        if len(found) >= MIN_COVERED * len(whole) and len(own) <= OWN_SAMPLES * len(keys) \
+                and _same_readers(path, set(found), who):
             out[path] = _first_page(Counter(found), {p: len(d.blocks) for p, d in pages})
+        elif exposed is not None and (other := [p for p in found
+                                                if who.get(p, "") != who.get(path, "")]) \
+                and len(other) >= EXPOSED * len(whole):
+            exposed[path] = sorted(set(other))
     return out
+
+
+def exposed_note(path: str, pages: Sequence[str]) -> str:
+    """The ingest's warning for a file that holds text of pages of other readers."""
+    shown = ", ".join(pages[:3]) + (", …" if len(pages) > 3 else "")
+    return (f"{path} holds text of pages the sidecar lets other readers read ({shown}), and "
+            "is indexed for its own readers: a restricted page's text may be readable in it. "
+            "Fix: restrict it in the sidecar as the pages are, or leave it out with --exclude")
+
+
+def _same_readers(path: Path, pages: set[Path], readers: Mapping[Path, str]) -> bool:
+    """Whether the sidecar gives the edition ``path`` the tenant of ``pages`` and no group
+    none of them has: skipped, a copy the sidecar gave another tenant or wider readers would
+    leave them without the text (a review's PDF in another tenant: that tenant had nothing);
+    one restricted like its most open pages is skipped, so the chapters a sidecar restricted
+    to fewer are not readable in it."""
+    tenant, groups = _acl(readers.get(path, ""))
+    seen = [_acl(readers.get(page, "")) for page in pages]
+    return {t for t, _ in seen} == {tenant} and groups <= set().union(*(g for _, g in seen))
+
+
+def _acl(key: str) -> tuple[str, frozenset[str]]:
+    """A sidecar readers key's tenant and groups (``""`` and the batch's, when not given)."""
+    acl = json.loads(key) if key else {}
+    groups = acl.get("groups")
+    if isinstance(groups, str):
+        groups = groups.split(",")
+    return str(acl.get("tenant") or ""), frozenset(map(str, groups or ["(the batch's)"]))
 
 
 def _first_page(found: Counter[Path], pages: Mapping[Path, int]) -> Path:

@@ -106,23 +106,21 @@ class PdfLoader:
             title=title, fmt=self.format, metadata=metadata, pages=count,
             empty_hint="the PDF may be scanned images; run OCR on it and ingest the result")
 
-    def sample_text(self, data: bytes, count: int) -> str:
-        """The text of ``count`` pages spread over the PDF's middle (its front matter and
-        index left out), checked as :meth:`load` checks the whole file, for a cheap look at
-        what the PDF holds (:mod:`citewise.ingest.editions`)."""
+    def sample_text(self, data: bytes, count: int) -> list[str]:
+        """The text of ``count`` pages spread over the PDF, first and last included, checked
+        as :meth:`load` checks the whole file, for a cheap look at what the PDF holds
+        (:mod:`citewise.ingest.editions`)."""
         check_pdf_header(data)
         reader = _open(data)
         total = _page_count(reader)
         if total > self.max_pages:
-            return ""
-        first, last = total // 10, max(total // 10 + 1, total - total // 10)
-        step = max(1, (last - first) // count)
-        picks = list(range(first, last, step))[:count]
+            return []
+        picks = sorted({round(i * (total - 1) / max(1, count - 1)) for i in range(count)})
         pages = _Pages([reader.pages[i] for i in picks])
         if content_bytes(pages, self.max_content_bytes) > self.max_content_bytes:
-            return ""
+            return []
         page_reader = PageReader()
-        return "\n".join(page_reader.read(pages.pages[i], _clean) for i in range(len(picks)))
+        return [page_reader.read(page, _clean) for page in pages.pages]
 
     def _check_work(self, reader: PdfReader) -> None:
         """Refuse a PDF whose pages hold more content than a reader should tokenize
