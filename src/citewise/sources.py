@@ -28,7 +28,12 @@ from citewise.errors import ConfigError
 from citewise.indexing import Pending
 from citewise.ingest import format_of, inner_path, load_bytes, load_file
 from citewise.ingest.boilerplate import SiteProfile, profile, strip
-from citewise.ingest.duplicates import is_not_found_page, repeated_pages, single_page_editions
+from citewise.ingest.duplicates import (
+    is_highlighted_source,
+    is_not_found_page,
+    repeated_pages,
+    single_page_editions,
+)
 from citewise.ingest.editions import exposed_note, other_editions
 from citewise.ingest.hand_readers import READERS_FROM, WIDER_READERS
 from citewise.ingest.ids import from_common, id_prefixes, link_prefixes
@@ -290,7 +295,8 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
             redirects.append((path, str(parsed.metadata["redirect_to"])))
         elif fmt == "rst":
             continue  # only an HTML site has chrome and copies to find
-        elif parsed.metadata.get("robots") == "noindex" or is_not_found_page(path):
+        elif parsed.metadata.get("robots") == "noindex" or is_not_found_page(path) \
+                or is_highlighted_source(path, parsed):
             noindex.append(path)
         else:
             pages.append((path, parsed))

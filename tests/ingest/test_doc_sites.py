@@ -237,8 +237,9 @@ def test_pages_marked_noindex_are_skipped_unless_named(tmp_path: Path, monkeypat
     out = ingest(str(site), "--groups", "public")
     assert out.exit_code == 0, out.output
     assert ("skipped 2 page(s) marked noindex (<meta name=robots>, as mdBook marks its "
-            "print.html), a site's 404, search or cross-reference page, or a page that repeats "
-            "the others whole (as Node's all.html), e.g. print.html; name one to ingest it") \
+            "print.html), a site's 404, search or cross-reference page, Sphinx's highlighted "
+            "source (_modules/), or a page that repeats the others whole (as Node's all.html), "
+            "e.g. print.html; name one to ingest it") \
         in out.output
     listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
     assert listed["noindex"] == ["print.html", "search.html"]
@@ -909,3 +910,25 @@ def test_a_list_of_web_addresses_is_no_cross_reference() -> None:
     parsed = HtmlLoader().load(page.encode(), Path("changes.html"))
     assert "Fixed crash 24 when reading a proxy URL" in parsed.text
     assert "robots" not in parsed.metadata
+
+
+def test_sphinx_highlighted_source_is_left_out_unless_named(tmp_path, monkeypatch) -> None:
+    """A new user's index of Django's documentation held its 153 ``_modules/`` pages (Sphinx's
+    highlighted source), 26 % of the chunks, and answers quoted Django's code."""
+    import json
+
+    site = tmp_path / "site"
+    (site / "_modules" / "pkg").mkdir(parents=True)
+    (site / "guide.html").write_text("<html><body><h1>Guide</h1><p>Call frobnicate() to "
+                                     "frobnicate the widgets.</p></body></html>")
+    source = site / "_modules" / "pkg" / "core.html"
+    source.write_text("<html><body><h1>Source code for pkg.core</h1><pre>def frobnicate():\n"
+                      "    return widgets</pre></body></html>")
+    (site / "_modules" / "notes.html").write_text(
+        "<html><body><h1>Module notes</h1><p>Written by hand.</p></body></html>")
+    db = tmp_path / "i.db"
+    ingest = ingest_cli(db, monkeypatch)
+    listed = json.loads(ingest(str(site), "--groups", "public", "--json").output)
+    assert listed["noindex"] == ["_modules/pkg/core.html"]
+    named = ingest(str(source), "--groups", "public")
+    assert named.exit_code == 0 and "1 new" in named.output, named.output

@@ -136,7 +136,8 @@ def ingest(paths, tenant, groups, owner, meta_path, base_url, id_prefix, exclude
         if report.noindex:
             echo(f"skipped {len(report.noindex)} page(s) marked noindex (<meta name=robots>, "
                  f"as mdBook marks its print.html), a site's 404, search or cross-reference "
-                 f"page, or a page that repeats the others whole (as Node's all.html), e.g. "
+                 f"page, Sphinx's highlighted source (_modules/), or a page that repeats the "
+                 f"others whole (as Node's all.html), e.g. "
                  f"{report.noindex[0]}; name one to ingest it", err=True, one_line=True)
         if report.duplicates:
             echo(f"skipped {len(report.duplicates)} page(s) with the same text as a page it "
