@@ -41,3 +41,13 @@ def test_a_title_above_a_main_element_without_headings_stays() -> None:
             '<nav><p>Other pages</p></nav><footer><p>© 2024</p></footer></body></html>')
     texts = _texts(page)
     assert texts[0] == "Install guide" and BODY in texts and "Other pages" not in texts
+
+
+def test_sphinx_source_links_are_not_read_into_signatures() -> None:
+    """Django's API entries end their signature in Sphinx's "[source]" link: a new user's
+    answers read "PROTECT[source] Prevent deletion…" (752 chunks)."""
+    page = ('<html><body><dl class="py class"><dt id="django.db.models.PROTECT">PROTECT<a '
+            'class="reference internal" href="../_modules/x.html#PROTECT"><span '
+            'class="viewcode-link"><span class="pre">[source]</span></span></a></dt><dd><p>'
+            'Prevent deletion of the referenced object.</p></dd></dl></body></html>')
+    assert not any("[source]" in t for t in _texts(page)), _texts(page)

@@ -27,16 +27,17 @@ CHROME_CLASSES = frozenset({
     "copiable-anchor", "copiable-link", "skip-main-content", "rustdoc-breadcrumbs",
     "rule-link", "test-link", "tests-popup", "dropdown-menu", "toplang", "bottomlang",
     "docnav", "list-of-tables", "list-of-figures", "list-of-examples", "list-of-equations",
-    "list-of-procedures"})
-"""(``toplang``/``bottomlang``: the Apache manual's "Available Languages: en | fr | ja …" bars,
-in 470 chunks of a new user's index, one answer opening with it. ``dropdown-menu``:
-Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
-cross-reference's menu into its prose, "serverThis keyword is available in sections :Peers…",
-483 times. ``list-of-tables`` and its kin: DocBook's lists of every table's title, each a
-link into a chapter, the Debian Reference's index page's 300 of them the first hit of a new
-user's questions about tables. Text hidden otherwise, by the ``hidden`` attribute or a
-style, is judged by :mod:`citewise.ingest.html_hidden`: tabs and boxes a reader opens
-stay.)"""
+    "list-of-procedures", "viewcode-link", "viewcode-back"})
+"""(``viewcode-link``: Sphinx's "[source]" link after an entry's signature, into the
+highlighted source, read into 752 chunks of a new user's Django index as "PROTECT[source]
+Prevent deletion…". ``toplang``/``bottomlang``: the Apache manual's "Available Languages: en
+| fr | ja …" bars, in 470 chunks of a new user's index, one answer opening with it.
+``dropdown-menu``: Bootstrap's menus, hidden until clicked; HAProxy's manual glued each
+cross-reference's menu into its prose, "serverThis keyword is available in sections
+:Peers…", 483 times. ``list-of-tables`` and its kin: DocBook's lists of every table's title,
+each a link into a chapter, the Debian Reference's index page's 300 of them the first hit of
+a new user's questions about tables. Text hidden otherwise, by the ``hidden`` attribute or a
+style, is judged by :mod:`citewise.ingest.html_hidden`: tabs and boxes a reader opens stay.)"""
 GENERATED_SECTION_IDS = frozenset({
     "synthetic-implementations", "synthetic-implementations-list",
     "blanket-implementations", "blanket-implementations-list"})
