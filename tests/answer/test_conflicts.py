@@ -41,6 +41,17 @@ def test_find_conflicts_needs_same_fact_different_values_different_documents() -
     assert find_conflicts(Q, passages((NEW, "a"), (other, "b"))) == []  # another fact
 
 
+def test_two_releases_notes_do_not_disagree() -> None:
+    """Django's 276 release-notes pages say the same things of each release: a new user was
+    told "the sources disagree" between 1.3's and 1.4's "first security release" lines."""
+    q = "How far ahead are distributors told about a security release?"
+    a = "Distributors are notified 7 days before the first security release in the 1.3 series."
+    b = "Distributors are notified 7 days before the first security release in the 1.4 series."
+    notes = passages((a, "releases/1.3.html"), (b, "releases/1.4.html"))
+    assert find_conflicts(q, notes) == []
+    assert len(find_conflicts(q, passages((a, "policy/v1.html"), (b, "policy/v2.html")))) == 1
+
+
 def test_numbers_inside_names_are_no_values() -> None:
     """A new user of Git's release notes was told two releases' security notes, and two
     notes' merge lines, disagree: a CVE's and a commit's digits name, they state nothing."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from citewise.cite.instructions import is_instruction
 from citewise.cite.terms import content_stems, is_entry_name, labels, numbers
+from citewise.retrieve.release_notes import is_release_notes
 from citewise.types import ContextPassage
 
 _BULLET = re.compile(r"^[-*•][ \t]+")
@@ -143,7 +144,8 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
                     or _other_settings(ka, kb) or (ja and jb and not ja & jb) \
                     or _other_editions(asked, pa, pb, (sa, sb)) \
                     or _named_apart((named[pa.sid], named[pb.sid]), (ta, tb)) \
-                    or _other_subjects(question, pa, pb, (sa, sb)):
+                    or _other_subjects(question, pa, pb, (sa, sb)) \
+                    or _two_releases(pa, pb):
                 continue
             shared = ta & tb
             overlap = len(shared) / len(ta | tb)
@@ -151,6 +153,15 @@ def find_conflicts(question: str, passages: Sequence[ContextPassage]) -> list[Co
                 found.append((overlap, Conflict(Side(pa.sid, sa), Side(pb.sid, sb))))
     found.sort(key=lambda x: -x[0])
     return [c for _, c in found]
+
+
+def _two_releases(a: ContextPassage, b: ContextPassage) -> bool:
+    """Whether both passages are release notes (:func:`~citewise.retrieve.release_notes.
+    is_release_notes`): each release's notes say what that release did, in the words the
+    others use ("… the first security release in the Django 1.3 series" and "… 1.4
+    series"), and a new user of Django's 276 release-notes pages was told the sources
+    disagree three times so."""
+    return is_release_notes(a.hit.document) and is_release_notes(b.hit.document)
 
 
 def _other_editions(asked: set[str], a: ContextPassage, b: ContextPassage,
