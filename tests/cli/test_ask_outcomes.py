@@ -339,3 +339,12 @@ def test_pruned_quotes_are_not_called_a_generated_answer() -> None:
 
     assert line("extractive-v1") == ""
     assert line("qwen2.5-coder-1.5b-instruct@x") == ask_module.OUTCOMES["pruned"]
+
+
+def test_a_warnings_sentence_shows_the_readers_numbers_not_prompt_ids() -> None:
+    """A new user read "warning: not supported by its cited source: From “…” [S4]": an id
+    no citation names. Ids of citations shown read as their numbers; others go."""
+    from citewise.cli.ask import _as_read
+
+    assert _as_read("From “Bulk inserts” [S4]", {}) == "From “Bulk inserts”"
+    assert _as_read("Use echo=True [S1, S4].", {"S1": "2"}) == "Use echo=True [2]."
