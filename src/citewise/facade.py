@@ -137,7 +137,9 @@ class EngineVerbs(VersionVerbs):
         anchor = (unquote(fragment) or None) if anchor is None else anchor
         local = file_url_path(base) or (base if "://" in base else _resolved(base))
         readable = [d for d in self.store.list_documents() if principal.may_read(d)]
-        linked = sorted(d.doc_id for d in readable if base in (d.doc_id, d.source_url)
+        links = {base, *(base + index for index in _FOLDER_INDEXES
+                         if "://" in base and base.endswith("/"))}
+        linked = sorted(d.doc_id for d in readable if d.doc_id == base or d.source_url in links
                         or file_url_path(d.source_url or "") == local)
         if len(linked) > 1:  # a security review's upload took the handbook's link, and
             at = f"#{fragment}" if fragment else ""  # the anchor the link gave
@@ -372,3 +374,9 @@ def _resolved(path: str) -> str:
         return str(Path(path).resolve())
     except (OSError, RuntimeError):
         return path
+
+
+_FOLDER_INDEXES = ("index/", "index.html")
+"""What a site serves at a folder's URL: a page ``ref/contrib/admin/index.html`` ingested
+under a ``{stem}/`` template links as ``…/admin/index/``, which djangoproject.com redirects
+to ``…/admin/``, the URL a new user then pasted into ``show`` ("not in the index")."""

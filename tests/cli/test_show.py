@@ -350,3 +350,21 @@ def test_hints_name_the_index_but_not_its_password_and_only_in_the_command():
     out = on_this_index(warning, "/tmp/x.db")
     assert out.startswith("odd --db INDEX id: this ingest")
     assert "`citewise acl --groups a --db /tmp/x.db -- 'odd --db INDEX id'`" in out
+
+
+def test_show_takes_the_folder_url_a_site_serves_its_index_page_at(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """A new user of Django's docs, ingested with ``--base-url '…/{stem}/'``: citations link
+    ``…/admin/index/#…``, which the site redirects to ``…/admin/``; that URL pasted into
+    ``show`` was "not in the index"."""
+    docs = tmp_path / "site" / "admin"
+    docs.mkdir(parents=True)
+    (docs / "index.html").write_text("<html><body><h1 id='admin'>Admin</h1><h2 id='actions'>"
+                                     "Actions</h2><p>Bulk actions run on the selected "
+                                     "rows.</p></body></html>")
+    monkeypatch.chdir(tmp_path)
+    assert run("ingest", "site", "--groups", "public", "--db", "i.db", "--no-progress",
+               "--base-url", "https://docs.example/en/{stem}/")[0] == 0
+    code, shown = run("show", "https://docs.example/en/admin/#actions", "--groups", "public",
+                      "--db", "i.db")
+    assert code == 0 and "Bulk actions" in shown, shown
