@@ -63,16 +63,28 @@ def foreign(path: str | Path) -> str | None:
 
 
 def _trusted(info: os.stat_result, path: str | Path) -> bool:
-    """Whether a file's owner is this user, root, or the owner of its folder when no one
-    else may write that folder (root serving a service user's index in its own folder)."""
+    """Whether a file's owner is this user or root; or, when this process is root, a user
+    who owns the file's folder and every folder above it is theirs or root's and written by
+    no one else (root serving or backing up a service user's index in ``/srv/citewise``).
+    A folder a user made for themselves in ``/tmp`` or a team folder is not enough: a review
+    planted an index in one and root's ingest wrote every tenant's text into it."""
     if info.st_uid in (os.geteuid(), 0):
         return True
-    try:
-        folder = os.stat(os.path.dirname(os.path.abspath(path)) or ".")
-    except OSError:
+    if os.geteuid() != 0:
         return False
-    return folder.st_uid == info.st_uid and not folder.st_mode & (stat_module.S_IWGRP
-                                                                  | stat_module.S_IWOTH)
+    folder = os.path.dirname(os.path.abspath(path)) or "/"
+    while True:
+        try:
+            held = os.stat(folder)
+        except OSError:
+            return False
+        if held.st_uid not in (info.st_uid, 0) or held.st_mode & (stat_module.S_IWGRP
+                                                                   | stat_module.S_IWOTH):
+            return False
+        above = os.path.dirname(folder)
+        if above == folder:
+            return True
+        folder = above
 
 
 def open_lock(path: str | Path) -> int:

@@ -113,21 +113,55 @@ def test_a_planted_link_as_the_lock_is_not_followed(tmp_path) -> None:
     assert not target.exists()
 
 
-def test_a_service_users_index_in_its_own_folder_is_used(tmp_path, monkeypatch) -> None:
-    """Root (or anyone) may open an index whose owner also owns its folder and lets no one
-    else write there: a service user's, as root serves or backs it up."""
+def _as_root_with(home: Path, monkeypatch, safe_above: bool) -> None:
+    """Run as root over ``home`` and its files made another user's (nobody's when this test
+    runs as root; else this process pretends to be root over its own files); the folders
+    above ``home`` look written by root alone when ``safe_above`` (pytest's live in /tmp)."""
+    if os.geteuid() == 0:
+        for path in (home, *home.iterdir()):
+            os.chown(path, 65534, 65534)
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: 0)
+    real = os.stat
+
+    def stat(path, *args, **kwargs):
+        info = real(path, *args, **kwargs)
+        if safe_above and str(home).startswith(f"{os.path.abspath(path).rstrip('/')}/"):
+            fields = list(info)
+            fields[0], fields[4] = info.st_mode & ~0o022, 0  # root's, written by it alone
+            return os.stat_result(fields)
+        return info
+    monkeypatch.setattr(os, "stat", stat)
+
+
+def test_root_uses_a_service_users_index_in_a_folder_only_they_write(tmp_path,
+                                                                     monkeypatch) -> None:
+    """Root serving or backing up a service user's index (``/srv/citewise``, the user's
+    own folder under folders only root writes)."""
     home = tmp_path / "service"
     home.mkdir(mode=0o700)
     db = home / "index.db"
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert engine.store.list_documents() == []
-    if os.geteuid() == 0:
-        for path in (home, *home.iterdir()):
-            os.chown(path, 65534, 65534)
-    else:
-        monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+    _as_root_with(home, monkeypatch, safe_above=True)
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert engine.store.list_documents() == []
+
+
+def test_root_refuses_an_index_in_a_folder_its_planter_made_in_a_shared_one(
+        tmp_path, monkeypatch) -> None:
+    """A review: ``nobody`` made a folder of their own in /tmp and an index in it, 0666;
+    root's ingest wrote a tenant's text into it."""
+    home = tmp_path / "team"
+    home.mkdir(mode=0o755)
+    db = home / "index.db"
+    db.write_bytes(b"")
+    db.chmod(0o666)
+    _as_root_with(home, monkeypatch, safe_above=False)  # /tmp above: anyone writes it
+    with pytest.raises(StoreError, match="belongs to another user"), \
+            Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
+        engine.store.list_documents()
+    assert db.read_bytes() == b""
 
 
 def test_the_owners_own_files_and_roots_are_used(tmp_path, monkeypatch) -> None:
