@@ -521,3 +521,28 @@ def test_text_after_a_bold_labels_box_is_not_under_the_label() -> None:
         if "Runs step" in chunk.text:
             assert chunk.heading_path == ("Session",), chunk.heading_path
     assert any("Class signature" in c.heading_path for c in chunks)  # its box's own text
+
+
+def test_a_vim_tags_lines_stay_in_their_section() -> None:
+    """A review: Vim help gives a tag's path to its next line only; cut at the first block
+    outside it, options.txt fell into tag-only chunks ("local-options / Handling of local
+    options", 40 characters). Only an HTML page's labels end with their box."""
+    from pathlib import Path
+
+    from citewise.ingest.text import TextLoader
+
+    body = ("Some of the options only apply to a window or buffer.  Each window or buffer\n"
+            "has its own copy of this option, thus each can have its own value.\n") * 6
+    text = ("*options.txt*\tFor Vim version 9.0.  Last change: 2023 Feb 17\n\n\n"
+            "\t\t  VIM REFERENCE MANUAL\t  by Bram Moolenaar\n\n\nOptions\t\t\t\t*options*\n\n"
+            "1. Setting options\t\t\t|set-option|\n\n" + "=" * 78 + "\n"
+            "1. Setting options\t\t\t\t\t*set-option* *E764*\n\n"
+            "When adding or removing a string from an option with \":set opt-=val\" the\n"
+            "expansion is done before the adding or removing.\n\n\n"
+            "Handling of local options\t\t\t*local-options*\n\n" + body + "\n")
+    parsed = TextLoader().load(text.encode(), Path("options.txt"))
+    chunks = chunk_document(parsed, "opts", settings(chunk=200), FakeEmbedder().count_tokens)
+    held = [c for c in chunks if "Each window or buffer" in c.text]
+    assert held and all("Handling of local options" in c.text or "local-options" in
+                        " ".join(c.heading_path) for c in held), [
+        (c.heading_path, c.text[:60]) for c in chunks]

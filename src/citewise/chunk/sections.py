@@ -3,7 +3,7 @@
 Rules, applied in order:
 
 1. **Split.** A section is a heading block plus the blocks after it up to the next heading
-   or the first block outside it (a bold label's box ended).
+   or, in an HTML page, the first block outside it (a bold label's box ended).
    Blocks before the first heading form a *preamble* section whose heading path is the first
    block's own ``heading_path`` (``()`` or the title, as the loader set it).
 2. **Heading-only sections merge forward.** A section holding only heading blocks (a heading
@@ -29,21 +29,25 @@ from citewise.types import Block
 
 
 def build_sections(blocks: Sequence[Counted], chunk_tokens: int,
-                   min_tokens: int) -> list[Section]:
-    """Rules 1–3 of the module docstring, in order."""
-    sections = merge_heading_only(split_sections(blocks))
+                   min_tokens: int, boxed_labels: bool = False) -> list[Section]:
+    """Rules 1–3 of the module docstring, in order (``boxed_labels``: see
+    :func:`split_sections`)."""
+    sections = merge_heading_only(split_sections(blocks, boxed_labels))
     return merge_small_siblings(sections, chunk_tokens, min_tokens)
 
 
-def split_sections(blocks: Sequence[Counted]) -> list[Section]:
-    """Rule 1: cut before every heading block, and before a block that is no longer under
-    the section's heading (a bold label's box ended: SQLAlchemy's "Class signature" line
-    over one paragraph headed the class's every method after it, 3,026 of a new user's
-    13,809 chunks, and their citations read "… › Class signature")."""
+def split_sections(blocks: Sequence[Counted], boxed_labels: bool = False) -> list[Section]:
+    """Rule 1: cut before every heading block; with ``boxed_labels`` (an HTML page, whose
+    bold labels title their box only), also before a block no longer under the section's
+    heading: SQLAlchemy's "Class signature" line over one paragraph headed the class's every
+    method after its box, 3,026 of a new user's 13,809 chunks, their citations reading "…
+    › Class signature". (Vim help gives a tag's path to its next line only: cut so, its
+    sections fell into tag-only chunks, a review found.)"""
     groups: list[list[Counted]] = []
     for counted in blocks:
         block = counted.block
-        if block.kind == "heading" or not groups or _left(block, groups[-1][0].block):
+        if block.kind == "heading" or not groups or (
+                boxed_labels and _left(block, groups[-1][0].block)):
             groups.append([])
         groups[-1].append(counted)
     return [_section(group) for group in groups]

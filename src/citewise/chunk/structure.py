@@ -50,7 +50,8 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, settings: ChunkSettings,
     blocks = [b for b in parsed.blocks if b.text.strip()]
     counts = count.prime([b.text for b in blocks])
     counted = [Counted(b, n) for b, n in zip(blocks, counts, strict=True)]
-    sections = build_sections(counted, settings.chunk_tokens, settings.min_tokens)
+    sections = build_sections(counted, settings.chunk_tokens, settings.min_tokens,
+                              boxed_labels=parsed.format == "html")
     drafts = []
     for section in sections:  # stops once over the limit: an upload's 2,000 passages were
         drafts += pack_section(parsed.text, section, settings.chunk_tokens,  # known only
