@@ -40,7 +40,10 @@ def test_release_notes_are_told_by_title_or_path(doc_id: str, title: str) -> Non
 @pytest.mark.parametrize("doc_id, title", [
     ("topics/email.html", "Sending email"), ("ref/settings.html", "Settings"),
     ("usage/history.html", "Command history"), ("howto/upgrade-version.html", "How to upgrade"),
-    ("newsletter.html", "Newsletter templates"), ("topics/changes/tracking.md", "Tracking edits")])
+    ("newsletter.html", "Newsletter templates"), ("topics/changes/tracking.md", "Tracking edits"),
+    ("internals/release-process.html", "Django's release process"),
+    ("contributing/releases.md", "Releases"), ("howto/news.html", "Setting up a news feed"),
+    ("topics/db/tracking.html", "Tracking changes in your models")])
 def test_other_pages_are_not(doc_id: str, title: str) -> None:
     assert not is_release_notes(_doc(doc_id, title))
 
@@ -52,7 +55,11 @@ def test_other_pages_are_not(doc_id: str, title: str) -> None:
     ("how do I fix a migration conflict", False),
     ("what's new in Django 3.2", True), ("what changed in 1.4 for JSONField", True),
     ("is url() deprecated", True), ("which version added the console backend", True),
-    ("what do I need to change when upgrading", True), ("when was this feature released", True)])
+    ("what do I need to change when upgrading", True), ("when was this feature released", True),
+    ("what did Django 5 add", True), ("when did Django add JSONField", True),
+    ("since when does Django support async views", True), ("is python 2 still supported", True),
+    ("what's changed since Django 4", True), ("what was fixed for CVE-2024-27351", True),
+    ("how do I release a connection back to the pool", False)])
 def test_a_question_asks_about_changes_or_not(question: str, asks: bool) -> None:
     assert asks_about_changes(question) is asks
 

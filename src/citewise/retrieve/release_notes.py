@@ -25,18 +25,28 @@ SCALE = 0.5
 counts as first in one."""
 
 _TITLE = re.compile(r"\brelease notes?\b|^\s*(?:\d+(?:\.\d+)*\.?\s+)?(?:change\s?log|changes\b"
-                    r"|(?:older\s+)?news\b|release history\b)|\bchanges in\b|\bwhat'?s new\b"
+                    r"|(?:older\s+)?news\b|release history\b|changes in\b)|\bwhat'?s new\b"
                     r"|\bchangelog\b", re.IGNORECASE)
-_PATH = re.compile(r"(?:^|[/.])(?:releases?|release[-_]?notes?|change[-_]?logs?|whats[-_]?new)"
-                   r"(?=[/._-]|$)|(?:^|[/.])(?:changes|news)(?=[._-][^/]*$|$)", re.IGNORECASE)
-"""A folder or file of release notes (``releases/``, ``changelog/``, ``CHANGELOG.md``), or a
-file named as one (``CHANGES.rst``, ``dist.news.html``: not a folder ``changes/``)."""
-_ASKS = re.compile(
-    r"\d+\.\d+|\bv\d+\b|\bversions?\b|\bwhat'?s new\b|\bnew in\b|\bnewly\b|\b(?:added|removed|"
-    r"changed|introduced|deprecated|dropped|renamed)\s+in\b|\bdeprecat\w*|\bchangelogs?\b"
-    r"|\bchange ?logs?\b|\bchanges in\b|\bwhat changed\b|\brelease(?:s|d| notes?)?\b"
-    r"|\bupgrad\w*|\bbackwards?[- ]incompatib\w*|\bbreaking changes?\b|\bregressions?\b"
-    r"|\bnews\b|\bhistory of\b", re.IGNORECASE)
+_PATH = re.compile(r"(?:^|/)(?:releases?|release[-_]?notes|change[-_]?logs?|whats[-_]?new)/"
+                   r"|(?:^|/)(?:[^/]*[._-])?(?:release[-_]?notes|change[-_]?logs?|whats[-_]?new)"
+                   r"(?:\.[^/]*)?$|(?:^|/)(?:[^/]*\.)?(?-i:NEWS|CHANGES)(?:\.[^/]*)?$"
+                   r"|^(?:news|changes)(?:\.[^/]*)?$", re.IGNORECASE)
+"""A folder of release notes (``releases/``, ``changelog/``), a file named as such
+(``CHANGELOG.md``, ``release-notes.html``, ``dist.news.html``, ``NEWS``), or a ``news`` or
+``changes`` page at the top of the ids (borg's ``changes.html``); not ``releases.md`` on how
+to cut one, ``release-process.html`` nor ``howto/news.html`` on news feeds (a review)."""
+_ASKS = re.compile("|".join((
+    r"\d+\.\d+", r"\bv\d+\b", r"\b[a-z][\w+-]*\s+\d{1,2}\b(?![.:,]?\d)", r"\bversions?\b",
+    r"\bwhat'?s new\b", r"\bnew in\b", r"\bnewly\b",
+    r"\b(?:added|removed|changed|introduced|deprecated|dropped|renamed|fixed)\s+in\b",
+    r"\bdeprecat\w*", r"\bchangelogs?\b", r"\bchange ?logs?\b", r"\bchanges in\b",
+    r"\bwhat(?:'?s| has| was| is)? (?:changed|different|fixed|added|removed)\b",
+    r"\bwhen (?:did|was|were)\b", r"\bsince\b", r"\brelease(?:s|d| notes?)\b",
+    r"\b(?:which|what) release\b", r"\bupgrad\w*", r"\bbackwards?[- ]incompatib\w*",
+    r"\bbreaking changes?\b", r"\bregressions?\b", r"\bnews\b", r"\bhistory of\b",
+    r"\bcve-\d", r"\bstill supported\b")), re.IGNORECASE)
+"""(A name and a number: "Django 5", "python 2"; "release" alone is SQLAlchemy's own word
+for giving a connection back.)"""
 
 
 def is_release_notes(document: Document) -> bool:
