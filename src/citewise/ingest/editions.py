@@ -116,8 +116,8 @@ def format_editions(pages: Sequence[tuple[Path, ParsedDocument]],
         if len(found) >= MIN_COVERED * len(whole) and len(own) <= OWN_SAMPLES * len(keys) \
                 and _same_readers(path, set(found), who):
             out[path] = _first_page(Counter(found), {p: len(d.blocks) for p, d in pages})
-        elif exposed is not None and (other := [p for p in found
-                                                if who.get(p, "") != who.get(path, "")]) \
+        elif exposed is not None and (other := [p for p in found if _acl(who.get(p, ""))
+                                                != _acl(who.get(path, ""))]) \
                 and len(other) >= EXPOSED * len(whole):
             exposed[path] = sorted(set(other))
     return out
