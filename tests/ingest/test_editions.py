@@ -95,6 +95,13 @@ def test_an_edition_other_readers_get_is_kept_and_one_holding_restricted_text_na
                                           Path("keys.html")]
     assert exposed[Path("wide.pdf")] == [Path("backup.html"), Path("intro.html"),
                                          Path("keys.html")]
+    same = {p: '{"groups": ["admins", "staff"]}' for p in (Path("intro.html"),
+                                                          Path("backup.html"))}
+    same.update({Path("keys.html"): '{"groups": ["staff", "admins"]}',
+                 Path("book.pdf"): '{"groups": ["staff", "admins"]}'})
+    exposed.clear()  # a review: the same groups in another order were "other readers"
+    assert format_editions(pages, [(Path("book.pdf"), whole[:1] + ["\n".join(_prose(5))] * 2)],
+                           same, exposed) == {} and exposed == {}
 
 
 def test_ingest_skips_a_pdf_and_a_text_edition_of_the_pages_and_names_them(
