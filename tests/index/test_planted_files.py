@@ -56,19 +56,22 @@ def test_a_planted_index_file_is_refused_and_gets_no_text(tmp_path, monkeypatch)
     assert db.read_bytes() == b""  # not one page written into the planter's file
 
 
-def test_a_planted_wal_beside_an_index_is_refused_before_it_is_replayed(
-        tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("suffix", ["-wal", "-journal"])
+def test_a_planted_wal_or_journal_beside_an_index_is_refused_before_it_is_replayed(
+        tmp_path, monkeypatch, suffix: str) -> None:
+    """SQLite replays either into the index at its next read: a review's planted ``-wal``,
+    then ``-journal``, built from the planter's index replaced every document."""
     db = tmp_path / "team.db"
     with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         assert engine.store.list_documents() == []
     before = db.read_bytes()
-    wal = tmp_path / "team.db-wal"
-    wal.write_bytes(b"planted")
-    _theirs(wal, monkeypatch)
-    with pytest.raises(StoreError, match="team.db-wal belongs to another user"), \
+    planted = tmp_path / f"team.db{suffix}"
+    planted.write_bytes(b"planted")
+    _theirs(planted, monkeypatch)
+    with pytest.raises(StoreError, match=f"team.db{suffix} belongs to another user"), \
             Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
         engine.store.list_documents()
-    assert db.read_bytes() == before and wal.read_bytes() == b"planted"
+    assert db.read_bytes() == before and planted.read_bytes() == b"planted"
 
 
 def test_a_planted_lock_file_is_refused_at_once(tmp_path, monkeypatch) -> None:
@@ -77,18 +80,6 @@ def test_a_planted_lock_file_is_refused_at_once(tmp_path, monkeypatch) -> None:
     _theirs(lock, monkeypatch)
     with pytest.raises(StoreError, match="lock file .* belongs to another user"):
         flock_acquire(str(lock))(float("inf"))
-
-
-def test_a_planted_journal_is_refused(tmp_path, monkeypatch) -> None:
-    db = tmp_path / "team.db"
-    with Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
-        assert engine.store.list_documents() == []
-    journal = tmp_path / "team.db-journal"
-    journal.write_bytes(b"planted")
-    _theirs(journal, monkeypatch)
-    with pytest.raises(StoreError, match="team.db-journal belongs to another user"), \
-            Engine(db, Settings(), embedder=FakeEmbedder()) as engine:
-        engine.store.list_documents()
 
 
 def test_a_planted_link_as_the_index_creates_nothing_where_it_leads(tmp_path,

@@ -70,7 +70,7 @@ class SiteProfile:
     def within(self, whole: SiteProfile) -> SiteProfile:
         """What this profile (of the pages one set of readers reads) and ``whole`` (of the
         whole batch) both find: a text is boilerplate of a page when pages its own readers
-        read repeat it, and the batch does too (:func:`citewise.sources.survey`). A title's
+        read repeat it, and the batch does too (:func:`citewise.ingest.survey.survey`). A title's
         prefix or suffix is the batch's, the site's name rather than a page's text: a new
         user's page restricted to a group of its own (one page: no affix of its own) was
         retitled "Unstable features - The rustdoc book" and all its chunks embedded again."""
