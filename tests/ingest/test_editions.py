@@ -68,7 +68,7 @@ def test_an_edition_is_told_from_a_file_of_its_own() -> None:
     assert len(shingles(whole)) >= MIN_SAMPLES and len(shingles(own)) >= MIN_SAMPLES
     chapters = ["\n".join(s) for s in CHAPTERS.values()]
     own_part = chapters + ["\n".join(_prose(9 + i)) for i in range(2)]  # 2 of 5 its own
-    found = format_editions(pages, [(Path("a.txt"), [whole]), (Path("b.pdf"), [glued]),
+    found, _ = format_editions(pages, [(Path("a.txt"), [whole]), (Path("b.pdf"), [glued]),
                                     (Path("c.txt"), [own]), (Path("d.txt"), [half]),
                                     (Path("e.txt"), [CHAPTERS["keys"][0]]),  # too short
                                     (Path("f.pdf"), own_part)])
@@ -86,10 +86,9 @@ def test_an_edition_other_readers_get_is_kept_and_one_holding_restricted_text_na
     whole = ["\n".join(s) for s in CHAPTERS.values()]
     readers = {Path("keys.html"): '{"groups": ["admins"]}', Path("other.pdf"):
                '{"tenant": "globex"}', Path("wide.pdf"): '{"groups": ["everyone"]}'}
-    exposed: dict[Path, list[Path]] = {}
-    found = format_editions(pages, [(Path(n), whole) for n in ("same.pdf", "other.pdf",
+    found, exposed = format_editions(pages, [(Path(n), whole) for n in ("same.pdf", "other.pdf",
                                                                 "wide.pdf")],
-                            readers, exposed)
+                            readers)
     assert set(found) == {Path("same.pdf")}  # its pages' readers, or fewer
     assert exposed[Path("other.pdf")] == [Path("backup.html"), Path("intro.html"),
                                           Path("keys.html")]
@@ -99,9 +98,9 @@ def test_an_edition_other_readers_get_is_kept_and_one_holding_restricted_text_na
                                                           Path("backup.html"))}
     same.update({Path("keys.html"): '{"groups": ["staff", "admins"]}',
                  Path("book.pdf"): '{"groups": ["staff", "admins"]}'})
-    exposed.clear()  # a review: the same groups in another order were "other readers"
+    # a review: the same groups in another order were "other readers"
     assert format_editions(pages, [(Path("book.pdf"), whole[:1] + ["\n".join(_prose(5))] * 2)],
-                           same, exposed) == {} and exposed == {}
+                           same) == ({}, {})
 
 
 def test_ingest_skips_a_pdf_and_a_text_edition_of_the_pages_and_names_them(

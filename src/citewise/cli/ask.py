@@ -149,22 +149,22 @@ def print_answer(answer: Answer, *, shown: bool = False, show_args: Sequence[str
     v = answer.validation
     for sid in v.fabricated:
         echo(f"warning: the answer cites {sid}, which is not one of its sources")
-    shown = {c.sid: c.id for c in answer.citations}
+    numbers = {c.sid: c.id for c in answer.citations}  # (``shown`` is the bool above)
     for issue in v.unsupported:
-        echo(f"warning: not supported by its cited source: {_as_read(issue.sentence, shown)}")
+        echo(f"warning: not supported by its cited source: {_as_read(issue.sentence, numbers)}")
     for issue in v.uncited:
-        echo(f"warning: no citation for: {_as_read(issue.sentence, shown)}")
+        echo(f"warning: no citation for: {_as_read(issue.sentence, numbers)}")
     print_notes(answer)
 
 
 _PROMPT_IDS = re.compile(r"\s*\[(S\d{1,4}(?:,\s*S\d{1,4})*)\]")
 
 
-def _as_read(sentence: str, shown: dict[str, str]) -> str:
+def _as_read(sentence: str, numbers: dict[str, str]) -> str:
     """A checked sentence with its prompt ids (``[S4]``) as the reader's numbers, or without
     those no citation shows: a new user read "… [S4]" in a warning, an id nothing names."""
     def number(match: re.Match[str]) -> str:
-        ids = [shown[i.strip()] for i in match.group(1).split(",") if i.strip() in shown]
+        ids = [numbers[i.strip()] for i in match.group(1).split(",") if i.strip() in numbers]
         return f" [{', '.join(ids)}]" if ids else ""
     return _PROMPT_IDS.sub(number, sentence)
 

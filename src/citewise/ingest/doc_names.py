@@ -34,9 +34,10 @@ _PROGRAM = frozenset({"sh", "bash", "py", "pl", "rb", "js", "c", "h", "cc", "cpp
                       "lz", "lzma", "7z", "rar", "z", "deb", "rpm", "lz4", "tbz2", "txz",
                       "sig", "gpg", "asc", "jar", "so", "o", "a", "bin"})
 UPLOAD_PREFIX = "citewise-upload-"
-"""The prefix of the temporary folder an API upload is read from: no folder of the
-document's (a review's uploaded README was titled "citewise-upload-rjznxws9 README", and
-each upload of the same bytes was a new version)."""
+"""The prefix of the temporary folder API uploads were read from before they were read from
+memory (an upload's path has no folder now): no folder of the document's (a review's
+uploaded README was titled "citewise-upload-rjznxws9 README"); such a folder still names no
+title."""
 FORMAT_BY_SUFFIX: dict[str, str] = {
     ".md": "markdown", ".markdown": "markdown",
     ".html": "html", ".htm": "html",

@@ -63,14 +63,19 @@ def shingles(text: str) -> set[int]:
     return out
 
 
+Editions = tuple[dict[Path, Path], dict[Path, list[Path]]]
+"""``(copies, exposed)``: each edition with the page it is named after, and each other file
+holding :data:`EXPOSED` or more of its passages in pages of other readers, with those pages."""
+
+
 def other_editions(pages: Sequence[tuple[Path, ParsedDocument]], files: Iterable[Path],
-                   limits: LimitSettings, readers: Mapping[Path, str] | None = None,
-                   exposed: dict[Path, list[Path]] | None = None) -> dict[Path, Path]:
-    """The PDF and text files among ``files`` that are an edition of ``pages``, with the page
-    each opens as (:func:`format_editions`); a file that fails to read is the real pass's
-    to report. ``readers``: who the sidecar lets read each file (its key)."""
+                   limits: LimitSettings, readers: Mapping[Path, str] | None = None
+                   ) -> Editions:
+    """The :data:`Editions` of ``pages`` among the PDF and text files of ``files``
+    (:func:`format_editions`); a file that fails to read is the real pass's to report.
+    ``readers``: who the sidecar lets read each file (its key)."""
     if not pages:
-        return {}
+        return {}, {}
     others = []
     for path in files:
         if format_of(inner_path(path)) in ("pdf", "text"):
@@ -78,49 +83,49 @@ def other_editions(pages: Sequence[tuple[Path, ParsedDocument]], files: Iterable
                 others.append((path, sample_text(path, limits, SAMPLES)))
             except Exception:  # pypdf raises many types on damaged input
                 continue
-    return format_editions(pages, others, readers or {}, exposed) if others else {}
+    return format_editions(pages, others, readers) if others else ({}, {})
 
 
 def format_editions(pages: Sequence[tuple[Path, ParsedDocument]],
                     others: Iterable[tuple[Path, Sequence[str]]],
-                    readers: Mapping[Path, str] | None = None,
-                    exposed: dict[Path, list[Path]] | None = None) -> dict[Path, Path]:
-    """``{file: page}`` for each of ``others`` (a file and its samples: pages of a PDF,
-    stretches of a text) that is an edition of ``pages`` (the HTML pages that stay indexed),
-    with the page a reader of the edition would open first (:func:`_first_page`): the pages
-    hold :data:`MIN_COVERED` of its sampled passages, no more than :data:`OWN_SAMPLES` of
-    its samples are mostly its own (a PDF with chapters no page has is no copy: a review's
-    valgrind folder without two chapters' pages kept the manual's PDF from being skipped
-    only so), and the sidecar lets it be read by no one the pages do not let read them
-    (:func:`_same_readers`). The pages are read only when a file is long enough to be one.
-    ``exposed`` gets each other file that holds :data:`EXPOSED` or more of its passages in
-    pages the sidecar gives other readers, with those pages: a chapter restricted by its
-    page may be readable in the file (the ingest warns)."""
+                    readers: Mapping[Path, str] | None = None) -> Editions:
+    """The :data:`Editions` among ``others`` (a file and its samples: pages of a PDF,
+    stretches of a text) of ``pages`` (the HTML pages that stay indexed). A file is an
+    edition, named after the page a reader of it would open first (:func:`_first_page`),
+    when the pages hold :data:`MIN_COVERED` of its sampled passages, no more than
+    :data:`OWN_SAMPLES` of its samples are mostly its own (a PDF with chapters no page has
+    is no copy: a review's valgrind folder without two chapters' pages kept the manual's PDF
+    from being skipped only so), and the sidecar lets it be read by no one the pages do not
+    let read them (:func:`_same_readers`). The pages are read only when a file is long
+    enough to be one. A file kept that holds text of pages the sidecar gives other readers
+    is ``exposed``: a chapter restricted by its page may be readable in it (the ingest
+    warns)."""
     sampled = {}
     for path, samples in others:
         keys = [shingles(text) for text in samples]
         if len(whole := set().union(*keys)) >= MIN_SAMPLES:
             sampled[path] = (whole, keys)
     if not sampled:
-        return {}
+        return {}, {}
     held: dict[int, Path] = {}
     for path, parsed in pages:
         for key in shingles("\n".join(block.text for block in parsed.blocks)):
             held.setdefault(key, path)
-    out: dict[Path, Path] = {}
-    who = readers or {}
+    acl = {path: _acl((readers or {}).get(path, ""))
+           for path in {*sampled, *held.values()}}  # each key parsed once, not per passage
+    copies: dict[Path, Path] = {}
+    exposed: dict[Path, list[Path]] = {}
     for path, (whole, keys) in sampled.items():
         found = [held[key] for key in whole if key in held]
         own = [k for k in keys if len(k) >= MIN_SAMPLE_KEYS
                and sum(key in held for key in k) < len(k) / 2]
         if len(found) >= MIN_COVERED * len(whole) and len(own) <= OWN_SAMPLES * len(keys) \
-                and _same_readers(path, set(found), who):
-            out[path] = _first_page(Counter(found), {p: len(d.blocks) for p, d in pages})
-        elif exposed is not None and (other := [p for p in found if _acl(who.get(p, ""))
-                                                != _acl(who.get(path, ""))]) \
+                and _same_readers(acl[path], [acl[p] for p in set(found)]):
+            copies[path] = _first_page(Counter(found), {p: len(d.blocks) for p, d in pages})
+        elif (other := [p for p in found if acl[p] != acl[path]]) \
                 and len(other) >= EXPOSED * len(whole):
             exposed[path] = sorted(set(other))
-    return out
+    return copies, exposed
 
 
 def exposed_note(path: str, pages: Sequence[str]) -> str:
@@ -131,15 +136,15 @@ def exposed_note(path: str, pages: Sequence[str]) -> str:
             "Fix: restrict it in the sidecar as the pages are, or leave it out with --exclude")
 
 
-def _same_readers(path: Path, pages: set[Path], readers: Mapping[Path, str]) -> bool:
-    """Whether the sidecar gives the edition ``path`` the tenant of ``pages`` and no group
-    none of them has: skipped, a copy the sidecar gave another tenant or wider readers would
-    leave them without the text (a review's PDF in another tenant: that tenant had nothing);
-    one restricted like its most open pages is skipped, so the chapters a sidecar restricted
-    to fewer are not readable in it."""
-    tenant, groups = _acl(readers.get(path, ""))
-    seen = [_acl(readers.get(page, "")) for page in pages]
-    return {t for t, _ in seen} == {tenant} and groups <= set().union(*(g for _, g in seen))
+def _same_readers(edition: tuple[str, frozenset[str]],
+                  pages: Sequence[tuple[str, frozenset[str]]]) -> bool:
+    """Whether the sidecar gives the edition (its tenant and groups) the tenant of the
+    ``pages`` and no group none of them has: skipped, a copy the sidecar gave another
+    tenant or wider readers would leave them without the text (a review's PDF in another
+    tenant: that tenant had nothing); one restricted like its most open pages is skipped,
+    so the chapters a sidecar restricted to fewer are not readable in it."""
+    tenant, groups = edition
+    return {t for t, _ in pages} == {tenant} and groups <= set().union(*(g for _, g in pages))
 
 
 def _acl(key: str) -> tuple[str, frozenset[str]]:

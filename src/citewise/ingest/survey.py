@@ -91,11 +91,10 @@ def survey(files: Sequence[Path], limits: LimitSettings, also: Sequence[Path] = 
     pages = [(path, p) for path, p in pages if path not in extra]
     languages = {path: str(p.metadata["lang"]) for path, p in pages if "lang" in p.metadata}
     noindex += [path for path in editions if path not in extra]
-    exposed: dict[Path, list[Path]] = {}
+    copies, exposed = other_editions(pages, files, limits, who)
     return Survey(sites, [r for r in redirects if r[0] not in extra],
                   [n for n in noindex if n not in extra], repeated_pages(pages, who), languages,
-                  other_editions(pages, files, limits, who, exposed), exposed)
-
+                  copies, exposed)
 
 
 def _profile(pages: list[tuple[Path, ParsedDocument]]) -> tuple[SiteProfile, list[Path]]:

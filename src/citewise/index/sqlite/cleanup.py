@@ -62,7 +62,7 @@ def is_building(location: str) -> bool:
     """Whether a live process holds the build lock of the version at ``location``."""
     try:
         fd = os.open(lock_path(location), os.O_RDWR | os.O_NOFOLLOW)
-    except (FileNotFoundError, OSError):  # missing, or a link: nothing of ours holds it
+    except OSError:  # missing, or a link (ELOOP): nothing of ours holds it
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
